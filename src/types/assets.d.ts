@@ -1,0 +1,5 @@
+/** Files imported `with { type: "file" }` resolve to their path (an embedded /$bunfs path when compiled). */
+declare module "*.so" {
+  const path: string;
+  export default path;
+}
