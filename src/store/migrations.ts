@@ -1,0 +1,53 @@
+/**
+ * Versioned schema of homed.db. `PRAGMA user_version` records how many migrations ran. A
+ * migration is appended here and never edited once released: a database that has run it must
+ * mean the same thing to every later binary.
+ *
+ * The `events` table is the append-only log of DESIGN §5. Triggers make UPDATE and DELETE on it
+ * fail inside sqlite itself, so no code path — ours or a future one — can rewrite history.
+ * Layer and access state live beside it in `event_state`.
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "append-only event log",
+    sql: `
+      CREATE TABLE events (
+        id        INTEGER PRIMARY KEY AUTOINCREMENT,
+        ts        INTEGER NOT NULL,           -- unix milliseconds when appended
+        conv      TEXT    NOT NULL,           -- conversation the event belongs to
+        kind      TEXT    NOT NULL,           -- noun-verb: user-message, tool-call, ...
+        actor     TEXT    NOT NULL,           -- who produced it: user, agent, plugin name
+        untrusted INTEGER NOT NULL DEFAULT 0, -- 1 when it came from an untrusted source
+        body      TEXT    NOT NULL            -- JSON payload, validated when read back
+      );
+      CREATE INDEX events_conv ON events(conv, id);
+      CREATE TRIGGER events_no_update BEFORE UPDATE ON events
+        BEGIN SELECT RAISE(ABORT, 'events are append-only: UPDATE refused'); END;
+      CREATE TRIGGER events_no_delete BEFORE DELETE ON events
+        BEGIN SELECT RAISE(ABORT, 'events are append-only: DELETE refused'); END;
+
+      -- Mutable state over the log: which memory layer an event is in and how it is used.
+      CREATE TABLE event_state (
+        event_id    INTEGER PRIMARY KEY REFERENCES events(id),
+        layer       INTEGER NOT NULL DEFAULT 1 CHECK (layer IN (1, 2, 3)),
+        accesses    INTEGER NOT NULL DEFAULT 0,
+        last_access INTEGER,
+        changed_at  INTEGER NOT NULL
+      );
+
+      CREATE TABLE meta (
+        key   TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+      );
+    `,
+  },
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;

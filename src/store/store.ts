@@ -1,0 +1,137 @@
+/**
+ * homed.db: bun:sqlite in WAL mode with synchronous=NORMAL. In WAL mode a committed
+ * transaction is in the WAL file before the commit returns, so an event acknowledged to a
+ * caller survives a crash of the process (kill -9); power loss may drop the last commits,
+ * which is out of scope (DESIGN §5, issue 2).
+ */
+import { Database } from "bun:sqlite";
+import { chmodSync, existsSync, statSync } from "node:fs";
+import { HomedError } from "../protocol/errors.ts";
+import { MIGRATIONS, SCHEMA_VERSION } from "./migrations.ts";
+
+export interface StoreOptions {
+  busyTimeoutMs?: number;
+}
+
+export interface AppendEvent {
+  conv: string;
+  kind: string;
+  actor: string;
+  untrusted?: boolean;
+  body: unknown;
+  /** Defaults to now. */
+  ts?: number;
+}
+
+export interface StoredEvent {
+  id: number;
+  ts: number;
+  conv: string;
+  kind: string;
+  actor: string;
+  untrusted: boolean;
+  body: string;
+}
+
+export class Store {
+  readonly db: Database;
+  private readonly insertEvent;
+  private readonly insertState;
+
+  private constructor(
+    readonly path: string,
+    db: Database,
+  ) {
+    this.db = db;
+    this.insertEvent = db.prepare<{ id: number }, [number, string, string, string, number, string]>(
+      "INSERT INTO events (ts, conv, kind, actor, untrusted, body) VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
+    );
+    this.insertState = db.prepare<unknown, [number, number]>("INSERT INTO event_state (event_id, layer, changed_at) VALUES (?, 1, ?)");
+  }
+
+  /** Open (creating if needed, 0600) and migrate. Refuses a database newer than this binary. */
+  static open(path: string, opts: StoreOptions = {}): Store {
+    const fresh = !existsSync(path);
+    let db: Database;
+    try {
+      db = new Database(path, { create: true, strict: true });
+    } catch (err) {
+      throw new HomedError("store", `cannot open ${path}: ${(err as Error).message}`, { path });
+    }
+    try {
+      if (fresh) chmodSync(path, 0o600);
+      db.exec(`PRAGMA busy_timeout = ${Math.trunc(opts.busyTimeoutMs ?? 5000)}`);
+      db.exec("PRAGMA journal_mode = WAL");
+      db.exec("PRAGMA synchronous = NORMAL");
+      db.exec("PRAGMA foreign_keys = ON");
+      migrate(db, path);
+      return new Store(path, db);
+    } catch (err) {
+      db.close();
+      if (err instanceof HomedError) throw err;
+      throw new HomedError("store", `${path}: ${(err as Error).message}`, { path });
+    }
+  }
+
+  get schemaVersion(): number {
+    return userVersion(this.db);
+  }
+
+  /** Append one event and its layer-1 state in one transaction; returns id and timestamp. */
+  append(ev: AppendEvent): { id: number; ts: number } {
+    const ts = ev.ts ?? Date.now();
+    const body = JSON.stringify(ev.body ?? null);
+    return this.db.transaction(() => {
+      const row = this.insertEvent.get(ts, ev.conv, ev.kind, ev.actor, ev.untrusted ? 1 : 0, body);
+      if (!row) throw new HomedError("store", "insert returned no id");
+      this.insertState.run(row.id, ts);
+      return { id: row.id, ts };
+    })();
+  }
+
+  eventCount(): number {
+    const row = this.db.query<{ n: number }, []>("SELECT count(*) AS n FROM events").get();
+    return row?.n ?? 0;
+  }
+
+  /** Size of the database plus its WAL, in bytes. */
+  sizeBytes(): number {
+    let total = 0;
+    for (const p of [this.path, `${this.path}-wal`]) {
+      if (existsSync(p)) total += statSync(p).size;
+    }
+    return total;
+  }
+
+  close(): void {
+    try {
+      this.db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    } catch {
+      // A checkpoint is an optimisation; the WAL is replayed on the next open anyway.
+    }
+    this.db.close();
+  }
+}
+
+function userVersion(db: Database): number {
+  const row = db.query<{ user_version: number }, []>("PRAGMA user_version").get();
+  return row?.user_version ?? 0;
+}
+
+function migrate(db: Database, path: string): void {
+  const current = userVersion(db);
+  if (current > SCHEMA_VERSION) {
+    throw new HomedError(
+      "schema_too_new",
+      `${path} has schema version ${current}, but this homed only knows up to ${SCHEMA_VERSION}: it was written by a newer homed. Run that version, or restore a backup.`,
+      { path, schemaVersion: current, supported: SCHEMA_VERSION },
+    );
+  }
+  for (const m of MIGRATIONS) {
+    if (m.version <= current) continue;
+    db.transaction(() => {
+      db.exec(m.sql);
+      db.exec(`PRAGMA user_version = ${m.version}`);
+    })();
+  }
+}
