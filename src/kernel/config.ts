@@ -1,0 +1,147 @@
+/**
+ * config.toml: parsed with Bun's TOML parser, then checked with valibot. Every field has a
+ * default, so an empty or missing file is a valid configuration. Precedence, lowest first:
+ * defaults < DATA/config.toml < HOMED_* environment < command-line flags.
+ *
+ * A bad value is a HomedError("config") naming the field and the reason; the command line
+ * maps it to exit status 78 (EX_CONFIG), which the supervisor never restarts.
+ */
+import * as v from "valibot";
+import { existsSync, readFileSync } from "node:fs";
+import { describeIssues } from "../protocol/jsonrpc.ts";
+import { HomedError } from "../protocol/errors.ts";
+import { LOG_LEVELS } from "../protocol/logfmt.ts";
+
+const ListenAddress = v.pipe(
+  v.string(),
+  v.check((s) => parseListen(s) !== null, "must be HOST:PORT with a port from 0 to 65535 (e.g. 127.0.0.1:8080 or [::1]:8080)"),
+);
+
+export const ConfigSchema = v.strictObject({
+  listen: v.optional(ListenAddress, "127.0.0.1:8080"),
+  log: v.optional(
+    v.strictObject({
+      level: v.optional(v.picklist(LOG_LEVELS, `must be one of ${LOG_LEVELS.join(", ")}`), "info"),
+    }),
+    {},
+  ),
+  store: v.optional(
+    v.strictObject({
+      busy_timeout_ms: v.optional(
+        v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(0), v.maxValue(600_000)),
+        5000,
+      ),
+    }),
+    {},
+  ),
+});
+
+export type Config = v.InferOutput<typeof ConfigSchema>;
+
+/** The commented file `homed initconfig` writes. It must parse to exactly the defaults (tested). */
+export const CONFIG_TEMPLATE = `# homed configuration. Every setting is optional; the value shown is the default.
+# Environment variables override this file: HOMED_<SECTION>_<KEY> in capitals,
+# e.g. HOMED_LISTEN, HOMED_LOG_LEVEL, HOMED_STORE_BUSY_TIMEOUT_MS.
+# Command-line flags (-listen) override both.
+
+# Address of the web UI and HTTP APIs, HOST:PORT. Keep 127.0.0.1 unless you put a login
+# token in front of it: any other address exposes the agent to the network.
+listen = "127.0.0.1:8080"
+
+[log]
+# debug | info | warn | error. Lines go to stderr and to DATA/logs/homed.log.
+level = "info"
+
+[store]
+# How long a write waits for a busy database (milliseconds) before it fails.
+busy_timeout_ms = 5000
+`;
+
+/** Split HOST:PORT; null when malformed. IPv6 hosts are bracketed. */
+export function parseListen(addr: string): { host: string; port: number } | null {
+  const m = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.\-]+):(\d{1,5})$/.exec(addr);
+  if (!m) return null;
+  const port = Number(m[2]);
+  if (port > 65535) return null;
+  const host = (m[1] as string).replace(/^\[|\]$/g, "");
+  return { host, port };
+}
+
+/** Dotted paths of every leaf setting, with the kind of value each holds. */
+function leafKinds(): Map<string, "string" | "number"> {
+  const defaults = v.parse(ConfigSchema, {});
+  const out = new Map<string, "string" | "number">();
+  const walk = (obj: Record<string, unknown>, prefix: string) => {
+    for (const [key, value] of Object.entries(obj)) {
+      const path = prefix ? `${prefix}.${key}` : key;
+      if (typeof value === "object" && value !== null) walk(value as Record<string, unknown>, path);
+      else out.set(path, typeof value === "number" ? "number" : "string");
+    }
+  };
+  walk(defaults, "");
+  return out;
+}
+
+/** The environment variable that overrides a dotted setting path. */
+export function envName(path: string): string {
+  return "HOMED_" + path.replace(/\./g, "_").toUpperCase();
+}
+
+function setPath(obj: Record<string, unknown>, path: string, value: unknown): void {
+  const keys = path.split(".");
+  let cur = obj;
+  for (const key of keys.slice(0, -1)) {
+    const next = cur[key];
+    if (typeof next !== "object" || next === null || Array.isArray(next)) cur[key] = {};
+    cur = cur[key] as Record<string, unknown>;
+  }
+  cur[keys[keys.length - 1] as string] = value;
+}
+
+export interface LoadConfigOptions {
+  /** Path to config.toml; a missing file means all defaults. */
+  file: string;
+  env?: Record<string, string | undefined>;
+  /** Flag values, as dotted paths (e.g. `listen`). */
+  overrides?: Record<string, unknown>;
+}
+
+export function loadConfig(opts: LoadConfigOptions): Config {
+  let raw: Record<string, unknown> = {};
+  if (existsSync(opts.file)) {
+    let text: string;
+    try {
+      text = readFileSync(opts.file, "utf8");
+    } catch (err) {
+      throw new HomedError("config", `${opts.file}: cannot read: ${(err as Error).message}`, { file: opts.file });
+    }
+    try {
+      const parsed: unknown = Bun.TOML.parse(text);
+      raw = parsed as Record<string, unknown>;
+    } catch (err) {
+      throw new HomedError("config", `${opts.file}: not valid TOML: ${(err as Error).message}`, { file: opts.file });
+    }
+  }
+  const sources = new Map<string, string>();
+  for (const [path, kind] of leafKinds()) {
+    const name = envName(path);
+    const value = opts.env?.[name];
+    if (value === undefined || value === "") continue;
+    setPath(raw, path, kind === "number" && /^-?\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : value);
+    sources.set(path, name);
+  }
+  for (const [path, value] of Object.entries(opts.overrides ?? {})) {
+    if (value === undefined) continue;
+    setPath(raw, path, value);
+    sources.set(path, `flag -${path}`);
+  }
+  const result = v.safeParse(ConfigSchema, raw);
+  if (!result.success) {
+    const issue = result.issues[0];
+    const path = issue ? (v.getDotPath(issue) ?? "") : "";
+    const where = sources.get(path) ?? opts.file;
+    const reason = describeIssues(result.issues.map((i) => (i.type === "strict_object" && i.expected === "never" ? { ...i, message: "unknown setting" } : i)));
+    throw new HomedError("config", `${where}: ${reason}`, { field: path, source: where });
+  }
+  return result.output;
+}

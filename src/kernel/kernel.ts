@@ -1,0 +1,98 @@
+/**
+ * The kernel: owns the data dir, the store and the control socket for the lifetime of one
+ * daemon. Scope is passed explicitly (a Kernel object), never through module singletons.
+ */
+import type { StatusResult } from "../protocol/control.ts";
+import { listenUnixRpc, type RpcServer } from "../ipc/unix-rpc.ts";
+import { VERSION } from "../version.ts";
+import { Store } from "../store/store.ts";
+import { loadConfig, type Config } from "./config.ts";
+import { controlHandler } from "./control.ts";
+import { ensureDataDir, lockDataDir, type DataDirLock } from "./data-dir.ts";
+import { dataPaths, type DataPaths } from "./data-paths.ts";
+import { attachLogFile, createLogger, createLogSink, type Logger } from "./log.ts";
+
+export interface KernelOptions {
+  dataDir: string;
+  /** Flag values that override config.toml and the environment (dotted paths). */
+  overrides?: Record<string, unknown>;
+  env?: Record<string, string | undefined>;
+}
+
+export class Kernel {
+  readonly startedAt = new Date();
+  private control: RpcServer | null = null;
+  private stopped = false;
+
+  private constructor(
+    readonly paths: DataPaths,
+    readonly config: Config,
+    readonly log: Logger,
+    readonly store: Store,
+    private readonly lock: DataDirLock,
+  ) {}
+
+  /**
+   * Boot in the order that keeps every failure clean: data dir, config (a bad value stops us
+   * before anything is touched), lock (a second daemon stops before opening the database),
+   * store, control socket.
+   */
+  static async start(opts: KernelOptions): Promise<Kernel> {
+    const t0 = performance.now();
+    const paths = dataPaths(opts.dataDir);
+    const dir = ensureDataDir(paths);
+    const config = loadConfig({ file: paths.config, env: opts.env ?? process.env, overrides: opts.overrides });
+    const sink = createLogSink(config.log.level);
+    attachLogFile(sink, paths.logs);
+    const log = createLogger(sink);
+    if (dir.openToOthers) log.warn("data dir is readable by other users; chmod 700 it", { data: paths.dir });
+    const lock = lockDataDir(paths);
+    let store: Store;
+    try {
+      store = Store.open(paths.db, { busyTimeoutMs: config.store.busy_timeout_ms });
+    } catch (err) {
+      lock.release();
+      throw err;
+    }
+    const kernel = new Kernel(paths, config, log, store, lock);
+    kernel.control = listenUnixRpc(paths.socket, controlHandler(kernel), log.with({ component: "control" }));
+    log.info("homed ready", {
+      version: VERSION,
+      pid: process.pid,
+      data: paths.dir,
+      listen: config.listen,
+      socket: paths.socket,
+      events: store.eventCount(),
+      boot_ms: Math.round(performance.now() - t0),
+    });
+    return kernel;
+  }
+
+  status(): StatusResult {
+    return {
+      version: VERSION,
+      pid: process.pid,
+      startedAt: this.startedAt.toISOString(),
+      uptimeMs: Date.now() - this.startedAt.getTime(),
+      dataDir: this.paths.dir,
+      listen: this.config.listen,
+      arch: process.arch,
+      store: {
+        path: this.paths.db,
+        schemaVersion: this.store.schemaVersion,
+        events: this.store.eventCount(),
+        sizeBytes: this.store.sizeBytes(),
+      },
+    };
+  }
+
+  /** Stop accepting requests, close the store cleanly, release the lock. Idempotent. */
+  stop(reason: string): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.log.info("homed stopping", { reason });
+    this.control?.stop();
+    this.store.close();
+    this.lock.release();
+  }
+}

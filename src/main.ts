@@ -1,0 +1,53 @@
+/** `homed`: argv → the subcommands of DESIGN §1; nothing else. */
+import { HomedError, ExitCode } from "./protocol/errors.ts";
+import { formatLogLine } from "./protocol/logfmt.ts";
+import { parseFlags } from "./cli/flags.ts";
+import { runDaemon, SUBCOMMANDS, usage, type Subcommand } from "./cli/commands.ts";
+
+async function main(argv: string[]): Promise<number> {
+  if (argv[0] === "help") {
+    process.stdout.write(usage());
+    return ExitCode.Ok;
+  }
+  let command: Subcommand = runDaemon;
+  let args = argv;
+  const named = SUBCOMMANDS.find((c) => c.name === argv[0]);
+  if (named) {
+    command = named;
+    args = argv.slice(1);
+  }
+  try {
+    const parsed = parseFlags(args, command.flags);
+    if (command === runDaemon && parsed.rest.length > 0) {
+      // Go style also allows `homed -data DIR status`: flags first, then the subcommand.
+      const sub = SUBCOMMANDS.find((c) => c.name === parsed.rest[0]);
+      if (!sub) throw new HomedError("usage", `unknown command "${parsed.rest[0]}"`);
+      const inner = parseFlags(parsed.rest.slice(1), sub.flags);
+      if (typeof parsed.values.listen === "string") throw new HomedError("usage", `-listen applies only when running the daemon`);
+      return await sub.run({ ...parsed.values, ...inner.values }, inner.rest);
+    }
+    return await command.run(parsed.values, parsed.rest);
+  } catch (err) {
+    return report(err, command === runDaemon);
+  }
+}
+
+/** Daemon failures are log lines (logfmt, like the rest of its stderr); a subcommand's are prose. */
+function report(err: unknown, asLog: boolean): number {
+  if (err instanceof HomedError && err.code === "usage") {
+    if (err.data.help === true) {
+      process.stdout.write(usage());
+      return ExitCode.Ok;
+    }
+    process.stderr.write(`homed: ${err.message}\n\n${usage()}`);
+    return ExitCode.Usage;
+  }
+  if (err instanceof HomedError) {
+    process.stderr.write(asLog ? formatLogLine("error", err.message, { code: err.code }) + "\n" : `homed: ${err.message}\n`);
+    return err.exitCode;
+  }
+  process.stderr.write(formatLogLine("error", "unexpected failure", { err: err instanceof Error ? (err.stack ?? err.message) : String(err) }) + "\n");
+  return ExitCode.Failure;
+}
+
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,83 @@
+import { describe, expect, test } from "bun:test";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { HOMED, WAITER, run, tempDir } from "./harness/binary.ts";
+
+describe("homed command line", () => {
+  test("version runs from / with no node_modules beside it", async () => {
+    const r = await run([HOMED, "version"], { cwd: "/" });
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toMatch(/^homed \d+\.\d+\.\d+ \(bun [\d.]+, linux\/x64\)\n$/);
+    expect(r.stderr).toBe("");
+  });
+
+  test("-h and --help print usage on stdout and exit 0", async () => {
+    for (const flag of ["-h", "--help", "-help"]) {
+      const r = await run([HOMED, flag]);
+      expect(r.exitCode).toBe(0);
+      expect(r.stdout).toContain("Usage:");
+      expect(r.stdout).toContain("homed initconfig");
+    }
+  });
+
+  test("an unknown flag prints usage on stderr and exits 2", async () => {
+    const r = await run([HOMED, "-bogus"]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain("flag provided but not defined: -bogus");
+    expect(r.stderr).toContain("Usage:");
+    expect(r.stdout).toBe("");
+  });
+
+  test("a flag missing its value exits 2", async () => {
+    for (const args of [["-data"], ["--listen"], ["status", "-data"]]) {
+      const r = await run([HOMED, ...args]);
+      expect(r.exitCode).toBe(2);
+      expect(r.stderr).toContain("flag needs an argument");
+    }
+  });
+
+  test("an unknown subcommand or a stray argument exits 2", async () => {
+    expect((await run([HOMED, "-data", "/tmp/x", "frobnicate"])).exitCode).toBe(2);
+    expect((await run([HOMED, "version", "extra"])).exitCode).toBe(2);
+  });
+
+  test("initconfig writes a commented config.toml, refuses to overwrite, and -force does", async () => {
+    using dir = tempDir();
+    const data = join(dir.path, "d");
+    const first = await run([HOMED, "initconfig", "--data", data]);
+    expect(first.exitCode).toBe(0);
+    const file = join(data, "config.toml");
+    const text = readFileSync(file, "utf8");
+    expect(text).toContain("# homed configuration");
+    expect(text).toContain('listen = "127.0.0.1:8080"');
+    expect(statSync(data).mode & 0o777).toBe(0o700);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+
+    writeFileSync(file, "# mine\n");
+    const again = await run([HOMED, "initconfig", "-data", data]);
+    expect(again.exitCode).toBe(78);
+    expect(again.stderr).toContain("already exists");
+    expect(readFileSync(file, "utf8")).toBe("# mine\n");
+
+    const forced = await run([HOMED, "initconfig", "-data", data, "-force"]);
+    expect(forced.exitCode).toBe(0);
+    expect(readFileSync(file, "utf8")).toContain("# homed configuration");
+  });
+
+  test("status without a daemon says so and exits 69", async () => {
+    using dir = tempDir();
+    const r = await run([HOMED, "status", "-data", dir.path]);
+    expect(r.exitCode).toBe(69);
+    expect(r.stderr).toContain("homed is not running");
+    const w = await run([WAITER, "-data", dir.path]);
+    expect(w.exitCode).toBe(69);
+    expect(w.stderr).toContain("homed is not running");
+  });
+
+  test("the default data dir follows XDG_DATA_HOME", async () => {
+    using dir = tempDir();
+    const r = await run([HOMED, "initconfig"], { env: { XDG_DATA_HOME: dir.path } });
+    expect(r.exitCode).toBe(0);
+    expect(existsSync(join(dir.path, "homed", "config.toml"))).toBe(true);
+  });
+});

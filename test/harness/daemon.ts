@@ -1,0 +1,87 @@
+/**
+ * Start a real daemon (dist/homed) on a data dir and wait for its readiness line on stderr —
+ * never a sleep. The returned handle collects stderr and stops the process when disposed.
+ */
+import type { Subprocess } from "bun";
+import { join } from "node:path";
+import { HOMED } from "./binary.ts";
+
+export interface Daemon {
+  proc: Subprocess<"ignore", "pipe", "pipe">;
+  dataDir: string;
+  socket: string;
+  /** Everything the daemon wrote to stderr so far. */
+  stderr(): string;
+  /** Resolves when stderr contains `text` (or rejects after timeoutMs). */
+  waitFor(text: string | RegExp, timeoutMs?: number): Promise<void>;
+  /** SIGTERM and wait for exit; returns the exit code. */
+  stop(): Promise<number>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+export function spawnDaemon(dataDir: string, opts: { args?: string[]; env?: Record<string, string>; bin?: string[] } = {}): Daemon {
+  const proc = Bun.spawn([...(opts.bin ?? [HOMED]), "-data", dataDir, ...(opts.args ?? [])], {
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/root", ...opts.env },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  let err = "";
+  const waiters: { match: string | RegExp; resolve: () => void }[] = [];
+  const check = () => {
+    for (let i = waiters.length - 1; i >= 0; i--) {
+      const w = waiters[i]!;
+      if (typeof w.match === "string" ? err.includes(w.match) : w.match.test(err)) {
+        waiters.splice(i, 1);
+        w.resolve();
+      }
+    }
+  };
+  void (async () => {
+    const dec = new TextDecoder();
+    for await (const chunk of proc.stderr) {
+      err += dec.decode(chunk, { stream: true });
+      check();
+    }
+  })();
+  void new Response(proc.stdout).text();
+  const d: Daemon = {
+    proc,
+    dataDir,
+    socket: join(dataDir, "homed.sock"),
+    stderr: () => err,
+    waitFor(text, timeoutMs = 15_000) {
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`timed out waiting for ${text} in daemon stderr:\n${err}`)), timeoutMs);
+        const done = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+        waiters.push({ match: text, resolve: done });
+        check();
+        void proc.exited.then((code) => {
+          if (waiters.some((w) => w.resolve === done)) {
+            clearTimeout(timer);
+            reject(new Error(`daemon exited (${code}) before ${text}:\n${err}`));
+          }
+        });
+      });
+    },
+    async stop() {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGTERM");
+      return await proc.exited;
+    },
+    async [Symbol.asyncDispose]() {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
+      await proc.exited;
+    },
+  };
+  return d;
+}
+
+/** Start a daemon and wait until it says it is ready. */
+export async function startDaemon(dataDir: string, opts: Parameters<typeof spawnDaemon>[1] = {}): Promise<Daemon> {
+  const d = spawnDaemon(dataDir, opts);
+  await d.waitFor('msg="homed ready"');
+  return d;
+}

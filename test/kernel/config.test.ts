@@ -1,0 +1,79 @@
+import { describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { HOMED, run, tempDir } from "../harness/binary.ts";
+import { spawnDaemon, startDaemon } from "../harness/daemon.ts";
+import { CONFIG_TEMPLATE, ConfigSchema, loadConfig } from "../../src/kernel/config.ts";
+import * as v from "valibot";
+
+/** Start a daemon expected to fail; return its exit code and stderr. */
+async function failing(data: string, opts: Parameters<typeof spawnDaemon>[1] = {}) {
+  const d = spawnDaemon(data, opts);
+  const code = await d.proc.exited;
+  return { code, stderr: d.stderr() };
+}
+
+describe("config.toml", () => {
+  test("the template initconfig writes parses to exactly the defaults", () => {
+    expect(Bun.TOML.parse(CONFIG_TEMPLATE)).toEqual(v.parse(ConfigSchema, {}));
+  });
+
+  test("every default has a HOMED_ override documented in the template", () => {
+    using dir = tempDir();
+    const cfg = loadConfig({
+      file: join(dir.path, "missing.toml"),
+      env: { HOMED_LISTEN: "[::1]:81", HOMED_LOG_LEVEL: "debug", HOMED_STORE_BUSY_TIMEOUT_MS: "250" },
+    });
+    expect(cfg).toEqual({ listen: "[::1]:81", log: { level: "debug" }, store: { busy_timeout_ms: 250 } });
+    for (const name of ["HOMED_LISTEN", "HOMED_LOG_LEVEL", "HOMED_STORE_BUSY_TIMEOUT_MS"]) expect(CONFIG_TEMPLATE).toContain(name);
+  });
+
+  test("a bad value stops the daemon with 78, naming the field and the reason", async () => {
+    using dir = tempDir();
+    writeFileSync(join(dir.path, "config.toml"), '[log]\nlevel = "loud"\n');
+    const r = await failing(dir.path);
+    expect(r.code).toBe(78);
+    expect(r.stderr).toContain("log.level");
+    expect(r.stderr).toContain("must be one of debug, info, warn, error");
+  });
+
+  test("a value of the wrong type, an unknown key and broken TOML are each exit 78", async () => {
+    using dir = tempDir();
+    const file = join(dir.path, "config.toml");
+    writeFileSync(file, "[store]\nbusy_timeout_ms = \"soon\"\n");
+    let r = await failing(dir.path);
+    expect(r.code).toBe(78);
+    expect(r.stderr).toContain("store.busy_timeout_ms: must be a number");
+
+    writeFileSync(file, 'lisen = "127.0.0.1:1"\n');
+    r = await failing(dir.path);
+    expect(r.code).toBe(78);
+    expect(r.stderr).toContain("lisen");
+
+    writeFileSync(file, "listen = \n");
+    r = await failing(dir.path);
+    expect(r.code).toBe(78);
+    expect(r.stderr).toContain("not valid TOML");
+  });
+
+  test("a bad environment override or flag names where it came from", async () => {
+    using dir = tempDir();
+    let r = await failing(dir.path, { env: { HOMED_LOG_LEVEL: "chatty" } });
+    expect(r.code).toBe(78);
+    expect(r.stderr).toContain("HOMED_LOG_LEVEL");
+    r = await failing(dir.path, { args: ["-listen", "localhost:99999"] });
+    expect(r.code).toBe(78);
+    expect(r.stderr).toContain("flag -listen");
+    expect(r.stderr).toContain("HOST:PORT");
+  });
+
+  test("an empty file and a full template both start the daemon", async () => {
+    using dir = tempDir();
+    writeFileSync(join(dir.path, "config.toml"), "");
+    const a = await startDaemon(dir.path);
+    await a.stop();
+    expect((await run([HOMED, "initconfig", "-data", dir.path, "-force"])).exitCode).toBe(0);
+    await using b = await startDaemon(dir.path);
+    expect(b.stderr()).toContain("listen=127.0.0.1:8080");
+  });
+});
