@@ -1,0 +1,76 @@
+# homed — build, run, test, bench. Every target installs what it needs.
+SHELL := /bin/bash
+.DEFAULT_GOAL := build
+
+PREFIX ?= /usr/local
+BUN := node_modules/.bin/bun
+CC ?= gcc
+CC_ARM64 ?= aarch64-linux-gnu-gcc
+CFLAGS_SHIM := -O2 -Wall -Wextra -Werror -fPIC -shared
+SRC := $(shell find src plugins -name '*.ts' 2>/dev/null) package.json
+
+.PHONY: build build-arm64 build-cli install run test bench typecheck clean deps
+
+# npm ci when the lockfile changed or node_modules is missing; bun's own postinstall runs.
+node_modules/.installed: package.json package-lock.json .npmrc
+	npm ci --no-audit --no-fund
+	@touch $@
+
+deps: node_modules/.installed
+
+dist/native/libhomed-shim-x64.so: native/shim.c native/shim.h
+	@mkdir -p dist/native
+	$(CC) $(CFLAGS_SHIM) -o $@ native/shim.c
+
+dist/native/libhomed-shim-arm64.so: native/shim.c native/shim.h
+	@mkdir -p dist/native
+	@command -v $(CC_ARM64) >/dev/null || scripts/ensure-cross-gcc.sh
+	$(CC_ARM64) $(CFLAGS_SHIM) -o $@ native/shim.c
+
+# The host's shim under the name src/ipc/shim.ts imports (bun run, bun test, x64 builds).
+dist/native/libhomed-shim.so: dist/native/libhomed-shim-x64.so
+	cp $< $@
+
+dist/homed: node_modules/.installed dist/native/libhomed-shim.so $(SRC)
+	$(BUN) scripts/build.ts homed x64
+
+build: dist/homed
+
+build-cli: dist/waiter
+
+dist/waiter: node_modules/.installed dist/native/libhomed-shim.so $(SRC)
+	$(BUN) scripts/build.ts waiter x64
+
+build-arm64: dist/homed-linux-arm64 dist/waiter-linux-arm64
+
+dist/homed-linux-arm64: node_modules/.installed dist/native/libhomed-shim.so dist/native/libhomed-shim-arm64.so $(SRC)
+	$(BUN) scripts/build.ts homed arm64
+
+dist/waiter-linux-arm64: node_modules/.installed $(SRC)
+	$(BUN) scripts/build.ts waiter arm64
+
+install: dist/homed dist/waiter
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 dist/homed dist/waiter $(DESTDIR)$(PREFIX)/bin/
+
+run: dist/homed
+	@echo "starting dist/homed -data ./.homed -listen 127.0.0.1:8080 (Ctrl-C stops it)"
+	@echo "  status: dist/homed status -data ./.homed"
+	dist/homed -data ./.homed -listen 127.0.0.1:8080
+
+typecheck: node_modules/.installed
+	node_modules/.bin/tsc --noEmit
+
+# bun test's summary goes to stderr as " N pass" / " N fail"; print the plain line CI reads too,
+# and keep bun's exit status.
+test: typecheck dist/homed dist/waiter build-arm64
+	@set -o pipefail; $(BUN) test --timeout 60000 2>&1 | tee .test.log; rc=$${PIPESTATUS[0]}; \
+	  pass=$$(grep -E '^ *[0-9]+ pass$$' .test.log | tail -1 | grep -oE '[0-9]+'); \
+	  fail=$$(grep -E '^ *[0-9]+ fail$$' .test.log | tail -1 | grep -oE '[0-9]+'); \
+	  echo "$${pass:-0} passed, $${fail:-0} failed"; exit $$rc
+
+bench: dist/homed build-arm64
+	$(BUN) bench/run.ts
+
+clean:
+	rm -rf dist .test.log

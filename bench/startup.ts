@@ -1,0 +1,49 @@
+/**
+ * Binary sizes and daemon start-up: from spawning dist/homed on a fresh data dir to its control
+ * socket answering a `status` request.
+ */
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { connectUnixRpc } from "../src/ipc/unix-rpc.ts";
+import { median, report } from "./report.ts";
+
+const ROOT = resolve(import.meta.dir, "..");
+const quiet = { warn: () => {}, debug: () => {} };
+
+async function timeToReady(): Promise<number> {
+  const data = mkdtempSync(join(tmpdir(), "homed-bench-"));
+  const socket = join(data, "homed.sock");
+  const t0 = performance.now();
+  const proc = Bun.spawn([join(ROOT, "dist/homed"), "-data", data], { stdio: ["ignore", "ignore", "ignore"] });
+  try {
+    for (;;) {
+      if (proc.exitCode !== null) throw new Error(`homed exited with ${proc.exitCode}`);
+      if (existsSync(socket)) {
+        try {
+          const c = await connectUnixRpc(socket, quiet, { timeoutMs: 2000 });
+          await c.peer.request("status");
+          c.close();
+          return performance.now() - t0;
+        } catch {
+          // Socket file present but not accepting yet: try again.
+        }
+      }
+      await Bun.sleep(1);
+    }
+  } finally {
+    proc.kill("SIGTERM");
+    await proc.exited;
+    rmSync(data, { recursive: true, force: true });
+  }
+}
+
+export async function benchStartup(): Promise<void> {
+  const mb = (p: string) => statSync(join(ROOT, p)).size / (1024 * 1024);
+  report("binary.mb", mb("dist/homed"), "MiB");
+  report("binary_arm64.mb", mb("dist/homed-linux-arm64"), "MiB");
+  const runs: number[] = [];
+  await timeToReady(); // warm the page cache: the first start after a build reads 100 MiB from disk
+  for (let i = 0; i < 15; i++) runs.push(await timeToReady());
+  report("start.ready_ms", median(runs), "ms");
+}

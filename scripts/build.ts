@@ -1,0 +1,92 @@
+/**
+ * Compile one of homed's executables: `bun scripts/build.ts homed|waiter x64|arm64`.
+ *
+ * x64 is the host: Bun compiles with its own runtime. arm64 is a cross build, offline: the
+ * aarch64 Bun runtime comes from the npm package @oven/bun-linux-aarch64 at the same version
+ * as our pinned bun (its platform check refuses a normal install on x64, so we `npm pack` and
+ * unpack it), and the native shim import is redirected to the arm64 build of native/shim.c.
+ */
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type { BunPlugin } from "bun";
+
+const ROOT = resolve(import.meta.dir, "..");
+const DIST = join(ROOT, "dist");
+
+const entries = {
+  homed: { src: "src/main.ts", out: { x64: "homed", arm64: "homed-linux-arm64" } },
+  waiter: { src: "src/waiter.ts", out: { x64: "waiter", arm64: "waiter-linux-arm64" } },
+} as const;
+
+type Entry = keyof typeof entries;
+type Arch = "x64" | "arm64";
+
+function fail(msg: string): never {
+  console.error(`build: ${msg}`);
+  process.exit(1);
+}
+
+/** The aarch64 Bun runtime, fetched from the npm registry once and kept under dist/cache. */
+async function arm64Runtime(): Promise<string> {
+  const version = Bun.version;
+  const dir = join(DIST, "cache", `bun-linux-aarch64-${version}`);
+  const bin = join(dir, "package", "bin", "bun");
+  if (existsSync(bin)) return bin;
+  mkdirSync(dir, { recursive: true });
+  const pack = Bun.spawnSync(["npm", "pack", `@oven/bun-linux-aarch64@${version}`, "--silent"], { cwd: dir, stderr: "pipe" });
+  if (pack.exitCode !== 0) fail(`npm pack @oven/bun-linux-aarch64@${version} failed: ${pack.stderr.toString()}`);
+  const tgz = readdirSync(dir).find((f) => f.endsWith(".tgz"));
+  if (!tgz) fail("npm pack produced no tarball");
+  const untar = Bun.spawnSync(["tar", "xzf", tgz, "-C", dir], { cwd: dir, stderr: "pipe" });
+  if (untar.exitCode !== 0) fail(`cannot unpack ${tgz}: ${untar.stderr.toString()}`);
+  rmSync(join(dir, tgz));
+  if (!existsSync(bin)) fail(`${bin} missing after unpacking`);
+  return bin;
+}
+
+/** Point `dist/native/libhomed-shim.so` imports at the target architecture's build. */
+function nativeShimFor(arch: Arch): BunPlugin {
+  const file = join(DIST, "native", `libhomed-shim-${arch}.so`);
+  return {
+    name: "homed-native-shim",
+    setup(build) {
+      build.onResolve({ filter: /libhomed-shim\.so$/ }, () => {
+        if (!existsSync(file)) fail(`${file} is missing; run make`);
+        return { path: file };
+      });
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  const [entryName, archName = "x64"] = process.argv.slice(2);
+  if (!entryName || !(entryName in entries)) fail(`usage: bun scripts/build.ts homed|waiter x64|arm64`);
+  if (archName !== "x64" && archName !== "arm64") fail(`unknown arch ${archName}`);
+  const entry = entries[entryName as Entry];
+  const arch = archName as Arch;
+  const outfile = join(DIST, entry.out[arch]);
+  const tmp = `${outfile}.tmp`;
+  const t0 = performance.now();
+  const result = await Bun.build({
+    entrypoints: [join(ROOT, entry.src)],
+    minify: true,
+    sourcemap: "none",
+    plugins: [nativeShimFor(arch)],
+    compile: {
+      target: arch === "x64" ? "bun-linux-x64" : "bun-linux-arm64",
+      outfile: tmp,
+      ...(arch === "arm64" ? { executablePath: await arm64Runtime() } : {}),
+      // A daemon must not pick up a stray .env or bunfig.toml from whatever directory it runs in.
+      autoloadDotenv: false,
+      autoloadBunfig: false,
+    },
+  });
+  if (!result.success) {
+    for (const log of result.logs) console.error(log);
+    fail(`compiling ${entry.src} for ${arch} failed`);
+  }
+  renameSync(tmp, outfile);
+  console.log(`build: ${entry.out[arch]} (${arch}) in ${Math.round(performance.now() - t0)} ms`);
+}
+
+await main();

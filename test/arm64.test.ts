@@ -1,0 +1,36 @@
+/**
+ * The arm64 build (make build-arm64, part of make test): an aarch64 ELF that really runs. Where
+ * qemu-user-static is installed (.ci/run installs it) the arm64 daemon is started under
+ * emulation with the arm64 shim, and the x64 client asks it for its status.
+ */
+import { describe, expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { HOMED, ROOT, run, tempDir } from "./harness/binary.ts";
+import { startDaemon } from "./harness/daemon.ts";
+
+const ARM64 = join(ROOT, "dist/homed-linux-arm64");
+const QEMU = Bun.which("qemu-aarch64-static");
+const EM_AARCH64 = 0xb7;
+
+describe("arm64 build", () => {
+  test("dist/homed-linux-arm64 is an aarch64 ELF executable", () => {
+    const head = readFileSync(ARM64).subarray(0, 20);
+    expect([...head.subarray(0, 4)]).toEqual([0x7f, 0x45, 0x4c, 0x46]);
+    expect(head[4]).toBe(2); // 64-bit
+    expect(head.readUInt16LE(18)).toBe(EM_AARCH64);
+    expect(existsSync(join(ROOT, "dist/native/libhomed-shim-arm64.so"))).toBe(true);
+  });
+
+  // Emulation needs qemu-user-static: .ci/run installs it, a developer machine may not have it.
+  test.skipIf(!QEMU)("runs under qemu: version, then a daemon the x64 client can ask", async () => {
+    const qemu = [QEMU as string, "-L", "/usr/aarch64-linux-gnu", ARM64];
+    const v = await run([...qemu, "version"]);
+    expect(v.stdout).toContain("linux/arm64");
+    using dir = tempDir();
+    await using d = await startDaemon(dir.path, { bin: qemu });
+    const st = JSON.parse((await run([HOMED, "status", "-data", dir.path, "-json"])).stdout);
+    expect(st.arch).toBe("arm64");
+    expect(st.pid).toBe(d.proc.pid);
+  });
+});

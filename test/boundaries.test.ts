@@ -1,0 +1,91 @@
+/**
+ * Layers point one way (STYLE §2, DESIGN §8). Scans every import in the tree:
+ *   - plugins import only src/protocol, src/ipc and plugins/sdk (and packages);
+ *   - src/protocol imports nothing of ours;
+ *   - src/memory never imports src/llm;
+ *   - only src/ipc touches bun:ffi.
+ */
+import { describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { ROOT } from "./harness/binary.ts";
+
+function files(dir: string): string[] {
+  const out: string[] = [];
+  let entries: string[] = [];
+  try {
+    entries = readdirSync(dir);
+  } catch {
+    return out;
+  }
+  for (const name of entries) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) out.push(...files(p));
+    else if (/\.(ts|tsx|js|mjs)$/.test(name)) out.push(p);
+  }
+  return out;
+}
+
+/** Every module specifier a file imports (static, dynamic, re-export, require). */
+export function importsOf(source: string): string[] {
+  const specs: string[] = [];
+  const re = /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|require\(\s*['"]([^'"]+)['"]\s*\)/g;
+  for (const m of source.matchAll(re)) specs.push((m[1] ?? m[2] ?? m[3] ?? m[4]) as string);
+  return specs;
+}
+
+/** Resolved imports of our own tree, as paths relative to the repo root. */
+function ownImports(file: string): { spec: string; target: string | null }[] {
+  return importsOf(readFileSync(file, "utf8")).map((spec) => ({
+    spec,
+    target: spec.startsWith(".") ? relative(ROOT, resolve(dirname(file), spec)) : null,
+  }));
+}
+
+function violations(dir: string, allowed: (target: string | null, spec: string) => boolean): string[] {
+  const bad: string[] = [];
+  for (const f of files(join(ROOT, dir))) {
+    for (const { spec, target } of ownImports(f)) if (!allowed(target, spec)) bad.push(`${relative(ROOT, f)} imports ${spec}`);
+  }
+  return bad;
+}
+
+const under = (target: string | null, ...prefixes: string[]) => target !== null && prefixes.some((p) => target === p || target.startsWith(p + "/"));
+
+describe("import boundaries", () => {
+  test("the scanner sees every import form", () => {
+    const src = `import a from "./a.ts";\nimport { b } from '../b.ts';\nexport * from "./c.ts";\nimport "./d.ts";\nawait import("./e.ts");\nrequire("./f.js");\nimport type { G } from "./g.ts";`;
+    expect(importsOf(src)).toEqual(["./a.ts", "../b.ts", "./c.ts", "./g.ts", "./d.ts", "./e.ts", "./f.js"].sort((x, y) => src.indexOf(x) - src.indexOf(y)));
+  });
+
+  test("plugins import only plugins/sdk, src/protocol, src/ipc and their own folder", () => {
+    const bad: string[] = [];
+    for (const f of files(join(ROOT, "plugins"))) {
+      const own = relative(ROOT, f).split("/").slice(0, 2).join("/");
+      for (const { spec, target } of ownImports(f)) {
+        if (target === null) continue;
+        if (!under(target, "plugins/sdk", "src/protocol", "src/ipc", own)) bad.push(`${relative(ROOT, f)} imports ${spec}`);
+      }
+    }
+    expect(bad).toEqual([]);
+  });
+
+  test("src/protocol imports nothing of ours but itself", () => {
+    expect(violations("src/protocol", (t) => t === null || under(t, "src/protocol"))).toEqual([]);
+  });
+
+  test("src/memory never imports src/llm", () => {
+    expect(violations("src/memory", (t) => !under(t, "src/llm"))).toEqual([]);
+  });
+
+  test("only src/ipc uses bun:ffi", () => {
+    const bad: string[] = [];
+    for (const dir of ["src", "plugins"]) {
+      for (const f of files(join(ROOT, dir))) {
+        if (relative(ROOT, f).startsWith("src/ipc/")) continue;
+        if (importsOf(readFileSync(f, "utf8")).includes("bun:ffi")) bad.push(relative(ROOT, f));
+      }
+    }
+    expect(bad).toEqual([]);
+  });
+});
