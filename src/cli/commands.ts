@@ -4,9 +4,11 @@
  */
 import { existsSync, writeFileSync } from "node:fs";
 import { ControlMethod, StatusResult } from "../protocol/control.ts";
+import { PluginInfo } from "../protocol/plugin.ts";
+import { BUILTIN_ENTRIES } from "../generated/builtin-plugins.ts";
 import { HomedError } from "../protocol/errors.ts";
 import { callDaemon } from "../client/control-client.ts";
-import { formatStatus } from "../client/format-status.ts";
+import { formatPlugin, formatStatus } from "../client/format-status.ts";
 import { CONFIG_TEMPLATE } from "../kernel/config.ts";
 import { ensureDataDir } from "../kernel/data-dir.ts";
 import { dataPaths, defaultDataDir } from "../kernel/data-paths.ts";
@@ -47,8 +49,7 @@ export const runDaemon: Subcommand = {
     const kernel = await Kernel.start({ dataDir: resolveDataDir(values), overrides });
     await new Promise<void>((resolve) => {
       const stop = (signal: string) => {
-        kernel.stop(signal);
-        resolve();
+        void kernel.stop(signal).then(resolve);
       };
       process.once("SIGINT", () => stop("SIGINT"));
       process.once("SIGTERM", () => stop("SIGTERM"));
@@ -98,7 +99,37 @@ export const version: Subcommand = {
   },
 };
 
-export const SUBCOMMANDS: readonly Subcommand[] = [initconfig, status, version];
+export const pluginRestart: Subcommand = {
+  name: "plugin-restart",
+  summary: "restart a plugin (and re-arm automatic restarts)",
+  flags: [DATA_FLAG, JSON_FLAG],
+  async run(values, rest) {
+    const name = rest[0];
+    if (!name || rest.length > 1) throw new HomedError("usage", "plugin-restart takes one plugin name");
+    const paths = dataPaths(resolveDataDir(values));
+    const info = await callDaemon(paths.socket, ControlMethod.PluginRestart, { name }, PluginInfo);
+    process.stdout.write(values.json ? JSON.stringify(info) + "\n" : formatPlugin(info) + "\n");
+    return 0;
+  },
+};
+
+/** Internal: run a built-in plugin (the kernel starts these; a person never needs to). */
+export const plugin: Subcommand = {
+  name: "plugin",
+  summary: "run a built-in plugin (started by the daemon)",
+  flags: [],
+  async run(_values, rest) {
+    const name = rest[0] ?? "";
+    const entry = BUILTIN_ENTRIES[name];
+    if (!entry || rest.length > 1) throw new HomedError("usage", `plugin takes one of: ${Object.keys(BUILTIN_ENTRIES).join(", ")}`);
+    if (!process.env.HOMED_PLUGIN_NAME) throw new HomedError("usage", `plugins are started by the homed daemon, not by hand`);
+    await entry();
+    // The plugin keeps the process alive through its own handles (stdin, servers).
+    return await new Promise<number>(() => {});
+  },
+};
+
+export const SUBCOMMANDS: readonly Subcommand[] = [initconfig, status, pluginRestart, version, plugin];
 
 export function usage(): string {
   const lines = [

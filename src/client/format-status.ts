@@ -1,5 +1,6 @@
 /** The human form of a daemon's status, shared by `homed status` and `waiter status`. */
 import type { StatusResult } from "../protocol/control.ts";
+import type { PluginInfo } from "../protocol/plugin.ts";
 
 export function formatDuration(ms: number): string {
   const s = Math.floor(ms / 1000);
@@ -23,5 +24,15 @@ export function formatStatus(st: StatusResult): string {
     `  data     ${st.dataDir}`,
     `  listen   ${st.listen}`,
     `  store    ${st.store.path}  schema v${st.store.schemaVersion}, ${st.store.events} events, ${formatBytes(st.store.sizeBytes)}`,
+    ...(st.failClosed.length ? [`  FAIL-CLOSED: critical plugin down: ${st.failClosed.join(", ")}`] : []),
+    `  plugins`,
+    ...st.plugins.map((p) => "    " + formatPlugin(p)),
   ].join("\n");
+}
+
+/** One line per plugin: name, state, why, pid and restart count; then its last stderr line if it is not running. */
+export function formatPlugin(p: PluginInfo): string {
+  const head = `${p.name.padEnd(12)} ${p.state.padEnd(10)} ${p.detail}${p.pid ? ` (pid ${p.pid})` : ""}${p.restarts ? `, ${p.restarts} restarts` : ""}`;
+  const last = p.stderrTail[p.stderrTail.length - 1];
+  return p.state === "ready" || !last ? head : `${head}\n      last stderr: ${last}`;
 }

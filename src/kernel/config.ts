@@ -11,6 +11,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { describeIssues } from "../protocol/jsonrpc.ts";
 import { HomedError } from "../protocol/errors.ts";
 import { LOG_LEVELS } from "../protocol/logfmt.ts";
+import { parseListen } from "../protocol/listen.ts";
 
 const ListenAddress = v.pipe(
   v.string(),
@@ -22,6 +23,17 @@ export const ConfigSchema = v.strictObject({
   log: v.optional(
     v.strictObject({
       level: v.optional(v.picklist(LOG_LEVELS, `must be one of ${LOG_LEVELS.join(", ")}`), "info"),
+    }),
+    {},
+  ),
+  plugins: v.optional(
+    v.strictObject({
+      segment_mb: v.optional(v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(1), v.maxValue(1024)), 32),
+      start_timeout_ms: v.optional(v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(100), v.maxValue(600_000)), 30_000),
+      ping_interval_ms: v.optional(v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(0), v.maxValue(3_600_000)), 10_000),
+      frame_rate: v.optional(v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(10)), 20_000),
+      inline_bulk_kb: v.optional(v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(1), v.maxValue(65_536)), 8192),
+      disabled: v.optional(v.array(v.string("must be plugin names")), []),
     }),
     {},
   ),
@@ -41,7 +53,7 @@ export type Config = v.InferOutput<typeof ConfigSchema>;
 /** The commented file `homed initconfig` writes. It must parse to exactly the defaults (tested). */
 export const CONFIG_TEMPLATE = `# homed configuration. Every setting is optional; the value shown is the default.
 # Environment variables override this file: HOMED_<SECTION>_<KEY> in capitals,
-# e.g. HOMED_LISTEN, HOMED_LOG_LEVEL, HOMED_STORE_BUSY_TIMEOUT_MS.
+# e.g. HOMED_LISTEN, HOMED_LOG_LEVEL, HOMED_PLUGINS_SEGMENT_MB, HOMED_STORE_BUSY_TIMEOUT_MS.
 # Command-line flags (-listen) override both.
 
 # Address of the web UI and HTTP APIs, HOST:PORT. Keep 127.0.0.1 unless you put a login
@@ -52,29 +64,36 @@ listen = "127.0.0.1:8080"
 # debug | info | warn | error. Lines go to stderr and to DATA/logs/homed.log.
 level = "info"
 
+[plugins]
+# Shared-memory segment per plugin (MiB): bulk data and event rings. Pages are only
+# resident once used, so a generous size costs little.
+segment_mb = 32
+# A plugin that is not ready this long after it started is killed (and counts as a crash).
+start_timeout_ms = 30000
+# Liveness ping to every ready plugin; three missed in a row and it is killed as hung.
+# 0 turns pings off.
+ping_interval_ms = 10000
+# Frames per second a plugin may send the kernel (bursts of twice that); more are refused.
+frame_rate = 20000
+# Largest bulk payload (KiB) a plugin on the stdio transport may send inline as base64.
+inline_bulk_kb = 8192
+# Plugins not to start, by name (HOMED_PLUGINS_DISABLED takes a comma-separated list).
+disabled = []
+
 [store]
 # How long a write waits for a busy database (milliseconds) before it fails.
 busy_timeout_ms = 5000
 `;
 
-/** Split HOST:PORT; null when malformed. IPv6 hosts are bracketed. */
-export function parseListen(addr: string): { host: string; port: number } | null {
-  const m = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.\-]+):(\d{1,5})$/.exec(addr);
-  if (!m) return null;
-  const port = Number(m[2]);
-  if (port > 65535) return null;
-  const host = (m[1] as string).replace(/^\[|\]$/g, "");
-  return { host, port };
-}
-
 /** Dotted paths of every leaf setting, with the kind of value each holds. */
-function leafKinds(): Map<string, "string" | "number"> {
+function leafKinds(): Map<string, "string" | "number" | "list"> {
   const defaults = v.parse(ConfigSchema, {});
-  const out = new Map<string, "string" | "number">();
+  const out = new Map<string, "string" | "number" | "list">();
   const walk = (obj: Record<string, unknown>, prefix: string) => {
     for (const [key, value] of Object.entries(obj)) {
       const path = prefix ? `${prefix}.${key}` : key;
-      if (typeof value === "object" && value !== null) walk(value as Record<string, unknown>, path);
+      if (Array.isArray(value)) out.set(path, "list");
+      else if (typeof value === "object" && value !== null) walk(value as Record<string, unknown>, path);
       else out.set(path, typeof value === "number" ? "number" : "string");
     }
   };
@@ -126,8 +145,12 @@ export function loadConfig(opts: LoadConfigOptions): Config {
   for (const [path, kind] of leafKinds()) {
     const name = envName(path);
     const value = opts.env?.[name];
-    if (value === undefined || value === "") continue;
-    setPath(raw, path, kind === "number" && /^-?\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : value);
+    if (value === undefined) continue;
+    if (value === "" && kind !== "list") continue;
+    let parsed: unknown = value;
+    if (kind === "number" && /^-?\d+(\.\d+)?$/.test(value.trim())) parsed = Number(value);
+    else if (kind === "list") parsed = value.split(",").map((x) => x.trim()).filter(Boolean);
+    setPath(raw, path, parsed);
     sources.set(path, name);
   }
   for (const [path, value] of Object.entries(opts.overrides ?? {})) {

@@ -4,7 +4,7 @@
  * into the daemon.
  */
 import * as v from "valibot";
-import { ControlMethod, EventAppendParams, StatusParams, type EventAppendResult, type StatusResult } from "../protocol/control.ts";
+import { ControlMethod, EventAppendParams, PluginRestartParams, StatusParams, type EventAppendResult, type StatusResult } from "../protocol/control.ts";
 import { HomedError, RpcError } from "../protocol/errors.ts";
 import { describeIssues, RpcErrorCode } from "../protocol/jsonrpc.ts";
 import type { RequestHandler } from "../ipc/rpc-peer.ts";
@@ -26,6 +26,7 @@ export function controlHandler(kernel: Kernel): RequestHandler {
       const p = parseParams(EventAppendParams, params);
       return kernel.store.append(p);
     },
+    [ControlMethod.PluginRestart]: (params) => kernel.supervisor.restart(parseParams(PluginRestartParams, params).name),
   };
   return (method, params) => {
     const fn = methods[method];

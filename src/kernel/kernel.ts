@@ -11,18 +11,27 @@ import { controlHandler } from "./control.ts";
 import { ensureDataDir, lockDataDir, type DataDirLock } from "./data-dir.ts";
 import { dataPaths, type DataPaths } from "./data-paths.ts";
 import { attachLogFile, createLogger, createLogSink, type Logger } from "./log.ts";
+import { join } from "node:path";
+import { PluginMethod, type HelloResult } from "../protocol/plugin.ts";
+import { realClock, type Clock } from "./clock.ts";
+import { builtinSpecs, externalSpecs } from "./plugin-catalog.ts";
+import { KERNEL_FACILITIES } from "./plugin-graph.ts";
+import { Supervisor, type PluginSpec } from "./supervisor.ts";
 
 export interface KernelOptions {
   dataDir: string;
   /** Flag values that override config.toml and the environment (dotted paths). */
   overrides?: Record<string, unknown>;
   env?: Record<string, string | undefined>;
+  /** Time for the supervisor; tests inject their own. */
+  clock?: Clock;
 }
 
 export class Kernel {
   readonly startedAt = new Date();
   private control: RpcServer | null = null;
   private stopped = false;
+  supervisor!: Supervisor;
 
   private constructor(
     readonly paths: DataPaths,
@@ -55,6 +64,7 @@ export class Kernel {
       throw err;
     }
     const kernel = new Kernel(paths, config, log, store, lock);
+    kernel.supervisor = kernel.createSupervisor(opts.clock ?? realClock, opts.env ?? process.env);
     kernel.control = listenUnixRpc(paths.socket, controlHandler(kernel), log.with({ component: "control" }));
     log.info("homed ready", {
       version: VERSION,
@@ -65,7 +75,41 @@ export class Kernel {
       events: store.eventCount(),
       boot_ms: Math.round(performance.now() - t0),
     });
+    kernel.supervisor.start();
     return kernel;
+  }
+
+  private createSupervisor(clock: Clock, env: Record<string, string | undefined>): Supervisor {
+    const pc = this.config.plugins;
+    const disabled = new Set(pc.disabled);
+    const specs: PluginSpec[] = [...builtinSpecs(this.paths.dir), ...externalSpecs(join(this.paths.dir, "plugins"))].map((s) =>
+      disabled.has(s.manifest.name) ? { ...s, problem: "disabled in config.toml ([plugins] disabled)" } : s,
+    );
+    const childEnv: Record<string, string> = {};
+    for (const [k, val] of Object.entries(env)) if (val !== undefined) childEnv[k] = val;
+    childEnv.HOMED_DATA = this.paths.dir;
+    const hello: HelloResult = {
+      kernelVersion: VERSION,
+      dataDir: this.paths.dir,
+      listen: this.config.listen,
+      logLevel: this.config.log.level,
+      inlineBulkLimit: pc.inline_bulk_kb * 1024,
+    };
+    return new Supervisor({
+      specs,
+      kernelFacilities: KERNEL_FACILITIES,
+      clock,
+      log: this.log.with({ component: "supervisor" }),
+      hello: () => hello,
+      kernelMethods: { [PluginMethod.KernelStatus]: () => this.status() },
+      env: childEnv,
+      segmentBytes: pc.segment_mb * 1024 * 1024,
+      frameRate: pc.frame_rate,
+      // A stdio plugin's inline payload is base64 (4/3) inside a JSON frame.
+      maxFrameBytes: Math.max(4 << 20, Math.ceil((pc.inline_bulk_kb * 1024 * 4) / 3) + 64 * 1024),
+      startTimeoutMs: pc.start_timeout_ms,
+      pingIntervalMs: pc.ping_interval_ms,
+    });
   }
 
   status(): StatusResult {
@@ -83,16 +127,20 @@ export class Kernel {
         events: this.store.eventCount(),
         sizeBytes: this.store.sizeBytes(),
       },
+      plugins: this.supervisor.list(),
+      failClosed: this.supervisor.failClosed(),
     };
   }
 
-  /** Stop accepting requests, close the store cleanly, release the lock. Idempotent. */
-  stop(reason: string): void {
+  /** Stop plugins, stop accepting requests, close the store cleanly, release the lock. Idempotent. */
+  async stop(reason: string): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
     this.log.info("homed stopping", { reason });
+    await this.supervisor.stopAll();
     this.control?.stop();
     this.store.close();
     this.lock.release();
+    this.log.info("homed stopped");
   }
 }

@@ -4,6 +4,7 @@
  * client — both sides of the socket parse what they receive.
  */
 import * as v from "valibot";
+import { PluginList, RestartParams } from "./plugin.ts";
 
 export const StatusParams = v.optional(v.strictObject({}));
 
@@ -21,6 +22,9 @@ export const StatusResult = v.object({
     events: v.number(),
     sizeBytes: v.number(),
   }),
+  plugins: PluginList,
+  /** Critical plugins that are down: the kernel denies what they guard until they are back. */
+  failClosed: v.array(v.string()),
 });
 export type StatusResult = v.InferOutput<typeof StatusResult>;
 
@@ -37,8 +41,11 @@ export type EventAppendParams = v.InferOutput<typeof EventAppendParams>;
 export const EventAppendResult = v.object({ id: v.number(), ts: v.number() });
 export type EventAppendResult = v.InferOutput<typeof EventAppendResult>;
 
+export const PluginRestartParams = RestartParams;
+
 /** Method names, so a typo is a compile error on both sides. */
 export const ControlMethod = {
   Status: "status",
   EventAppend: "event.append",
+  PluginRestart: "plugin.restart",
 } as const;

@@ -19,8 +19,14 @@ export interface Daemon {
   [Symbol.asyncDispose](): Promise<void>;
 }
 
+/**
+ * Spawn `homed -data DIR`. Unless the test passes its own -listen, the web plugin gets port 0
+ * (any free port), so suites run side by side and next to a daemon on 8080.
+ */
 export function spawnDaemon(dataDir: string, opts: { args?: string[]; env?: Record<string, string>; bin?: string[] } = {}): Daemon {
-  const proc = Bun.spawn([...(opts.bin ?? [HOMED]), "-data", dataDir, ...(opts.args ?? [])], {
+  const args = opts.args ?? [];
+  const listen = args.some((a) => /^--?listen/.test(a)) || opts.env?.HOMED_LISTEN ? [] : ["-listen", "127.0.0.1:0"];
+  const proc = Bun.spawn([...(opts.bin ?? [HOMED]), "-data", dataDir, ...listen, ...args], {
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/root", ...opts.env },
     stdin: "ignore",
     stdout: "pipe",

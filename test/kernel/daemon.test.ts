@@ -23,7 +23,7 @@ describe("daemon lifecycle", () => {
     expect(body.pid).toBe(d.proc.pid);
     expect(body.dataDir).toBe(data);
     expect(body.store.schemaVersion).toBe(1);
-    expect(body.listen).toBe("127.0.0.1:8080");
+    expect(body.listen).toBe("127.0.0.1:0");
 
     const human = await run([WAITER, "-data", data, "status"]);
     expect(human.exitCode).toBe(0);
@@ -37,12 +37,12 @@ describe("daemon lifecycle", () => {
 
   test("-listen and HOMED_LISTEN set the address; the flag wins", async () => {
     using dir = tempDir();
-    await using d = await startDaemon(dir.path, { args: ["--listen", "0.0.0.0:9999"], env: { HOMED_LISTEN: "127.0.0.1:7000" } });
+    await using d = await startDaemon(dir.path, { args: ["--listen", "127.0.0.2:0"], env: { HOMED_LISTEN: "127.0.0.3:0" } });
     const st = JSON.parse((await run([HOMED, "status", "-data", dir.path, "-json"])).stdout);
-    expect(st.listen).toBe("0.0.0.0:9999");
+    expect(st.listen).toBe("127.0.0.2:0");
     await d.stop();
-    await using e = await startDaemon(dir.path, { env: { HOMED_LISTEN: "127.0.0.1:7000" } });
-    expect(JSON.parse((await run([HOMED, "status", "-data", dir.path, "-json"])).stdout).listen).toBe("127.0.0.1:7000");
+    await using e = await startDaemon(dir.path, { env: { HOMED_LISTEN: "127.0.0.3:0" } });
+    expect(JSON.parse((await run([HOMED, "status", "-data", dir.path, "-json"])).stdout).listen).toBe("127.0.0.3:0");
     await e.stop();
   });
 

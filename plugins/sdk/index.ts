@@ -1,0 +1,225 @@
+/**
+ * What a TypeScript plugin imports to join the kernel (DESIGN §2, §3).
+ *
+ *   const plugin = await connectPlugin();
+ *   plugin.handle("my/method", (params) => ...);
+ *   await plugin.ready("channel.web");
+ *
+ * The kernel starts the plugin with HOMED_PLUGIN_NAME and HOMED_PLUGIN_TRANSPORT in its
+ * environment. Control is JSON-RPC on stdin/stdout; with the `shm` transport fd 3 is the shared
+ * segment and fd 4 the doorbell, and bulk data and events go through shared memory; with `stdio`
+ * they travel inline (base64) in JSON-RPC frames. The API is the same either way.
+ *
+ * Lifetime: the plugin exits when the kernel asks (`plugin/shutdown`) or when its stdin closes
+ * (the kernel is gone) — a plugin never outlives its kernel.
+ */
+import * as v from "valibot";
+import { RpcPeer } from "../../src/ipc/rpc-peer.ts";
+import { SharedSegment } from "../../src/ipc/shared-memory.ts";
+import { readLayout } from "../../src/ipc/segment-layout.ts";
+import { ShmLink } from "../../src/ipc/shm-link.ts";
+import { HomedError, RpcError } from "../../src/protocol/errors.ts";
+import { describeIssues, RpcErrorCode } from "../../src/protocol/jsonrpc.ts";
+import type { LogLevel } from "../../src/protocol/logfmt.ts";
+import {
+  BulkRefSchema,
+  EventParams,
+  HelloResult,
+  PLUGIN_PROTOCOL_VERSION,
+  PluginMethod,
+  type BulkRefFrame,
+} from "../../src/protocol/plugin.ts";
+import { createPluginLogger, type PluginLogger } from "./log.ts";
+
+export { PLUGIN_EXIT_CONFIG } from "../../src/protocol/plugin.ts";
+export { EventType } from "../../src/protocol/events.ts";
+export type { BulkRefFrame, HelloResult, PluginLogger };
+
+export type Handler = (params: unknown) => unknown | Promise<unknown>;
+export type EventHandler = (payload: Uint8Array, type: number) => void;
+
+export interface Plugin {
+  readonly name: string;
+  readonly transport: "shm" | "stdio";
+  /** What the kernel said in reply to hello: config and paths. */
+  readonly hello: HelloResult;
+  readonly log: PluginLogger;
+  /** Call the kernel. */
+  request(method: string, params?: unknown, opts?: { timeoutMs?: number }): Promise<unknown>;
+  /** Call the kernel and validate the result. */
+  call<S extends v.GenericSchema>(method: string, params: unknown, schema: S): Promise<v.InferOutput<S>>;
+  /** Answer the kernel's requests for `method`. */
+  handle(method: string, handler: Handler): void;
+  /** Announce that a facility from the manifest's `provides` is ready. */
+  ready(facility: string): Promise<void>;
+  /** Send an event to the kernel (ring record, or a notification on stdio). */
+  emit(type: number, payload: Uint8Array): Promise<void>;
+  /** Receive events of `type` (or every type with "*"). Payload views are valid during the call. */
+  onEvent(type: number | "*", handler: EventHandler): void;
+  /** Hand bytes to the kernel: a segment reference (shm) or inline base64 (stdio). */
+  sendBulk(bytes: Uint8Array): Promise<BulkRefFrame>;
+  /** Bytes the kernel handed us. On shm a view into shared memory: call releaseBulk when done. */
+  readBulk(ref: unknown): Uint8Array;
+  releaseBulk(ref: unknown): void;
+  /** Run `fn` before exiting on shutdown or kernel loss. */
+  onShutdown(fn: () => void | Promise<void>): void;
+  /** Clean exit with `code` (78 = configuration error: the kernel will not restart us). */
+  exit(code?: number): Promise<never>;
+}
+
+const encoder = new TextEncoder();
+
+export async function connectPlugin(opts: { name?: string } = {}): Promise<Plugin> {
+  const name = opts.name ?? process.env.HOMED_PLUGIN_NAME ?? "";
+  const transport = process.env.HOMED_PLUGIN_TRANSPORT === "stdio" ? "stdio" : "shm";
+  if (!name) throw new HomedError("usage", "HOMED_PLUGIN_NAME is not set: plugins are started by homed");
+  const log = createPluginLogger(name);
+  const handlers = new Map<string, Handler>();
+  const eventHandlers = new Map<number | "*", EventHandler[]>();
+  const shutdownHooks: (() => void | Promise<void>)[] = [];
+  let exiting = false;
+
+  const out = Bun.stdout.writer();
+  const dispatchEvent = (type: number, payload: Uint8Array) => {
+    for (const h of eventHandlers.get(type) ?? []) h(payload, type);
+    for (const h of eventHandlers.get("*") ?? []) h(payload, type);
+  };
+
+  const rpc = new RpcPeer({
+    name: "kernel",
+    log,
+    send: (line) => {
+      out.write(line);
+      out.flush();
+    },
+    onRequest: async (method, params) => {
+      if (method === PluginMethod.Ping) return { pid: process.pid };
+      const h = handlers.get(method);
+      if (!h) throw new RpcError(RpcErrorCode.MethodNotFound, `${name} has no method ${method}`);
+      return await h(params);
+    },
+    onNotification: (method, params) => {
+      if (method === PluginMethod.Shutdown) void exit(0);
+      else if (method === PluginMethod.Event) {
+        const p = v.safeParse(EventParams, params);
+        if (p.success) dispatchEvent(p.output.type, Buffer.from(p.output.data, "base64"));
+        else log.warn("bad event notification", { reason: describeIssues(p.issues) });
+      }
+    },
+  });
+
+  let link: ShmLink | null = null;
+  if (transport === "shm") {
+    const seg = SharedSegment.fromFd(3);
+    link = new ShmLink({
+      buffer: seg.buffer,
+      layout: readLayout(seg.buffer),
+      role: "plugin",
+      doorbellFd: 4,
+      onEvent: (type, payload) => dispatchEvent(type, payload),
+      onHandlerError: (err, type) => log.warn("event handler failed", { type, err }),
+      onCorrupt: (err) => {
+        log.error("shared segment corrupt; exiting", { err });
+        void exit(1);
+      },
+    });
+    void link.run();
+  }
+
+  // stdin: frames from the kernel. EOF means the kernel is gone.
+  void (async () => {
+    try {
+      for await (const chunk of Bun.stdin.stream()) rpc.feed(chunk);
+    } catch (err) {
+      log.warn("stdin failed", { err });
+    }
+    void exit(0);
+  })();
+
+  async function exit(code = 0): Promise<never> {
+    if (!exiting) {
+      exiting = true;
+      for (const fn of shutdownHooks) {
+        try {
+          await fn();
+        } catch (err) {
+          log.warn("shutdown hook failed", { err });
+        }
+      }
+      link?.close();
+      rpc.close("plugin exiting");
+      process.exit(code);
+    }
+    return await new Promise<never>(() => {});
+  }
+
+  const hello = await (async () => {
+    const raw = await rpc.request(PluginMethod.Hello, { name, protocol: PLUGIN_PROTOCOL_VERSION, pid: process.pid });
+    const r = v.safeParse(HelloResult, raw);
+    if (!r.success) throw new HomedError("invalid_params", `kernel sent a malformed hello: ${describeIssues(r.issues)}`);
+    return r.output;
+  })();
+  log.level = (hello.logLevel as LogLevel) ?? "info";
+
+  const plugin: Plugin = {
+    name,
+    transport,
+    hello,
+    log,
+    request: (method, params, o) => rpc.request(method, params, o),
+    async call(method, params, schema) {
+      const raw = await rpc.request(method, params);
+      const r = v.safeParse(schema, raw);
+      if (!r.success) throw new HomedError("invalid_params", `kernel sent a malformed ${method} result: ${describeIssues(r.issues)}`);
+      return r.output;
+    },
+    handle(method, handler) {
+      handlers.set(method, handler);
+    },
+    async ready(facility) {
+      await rpc.request(PluginMethod.FacilityReady, { facility });
+    },
+    async emit(type, payload) {
+      if (link) return await link.emit(type, payload);
+      rpc.notify(PluginMethod.Event, { type, data: Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength).toString("base64") });
+    },
+    onEvent(type, handler) {
+      const list = eventHandlers.get(type) ?? [];
+      list.push(handler);
+      eventHandlers.set(type, list);
+    },
+    async sendBulk(bytes) {
+      if (link) return await link.writeBulk(bytes);
+      if (bytes.length > hello.inlineBulkLimit) {
+        throw new HomedError("invalid_params", `payload of ${bytes.length} bytes exceeds the stdio transport's inline limit of ${hello.inlineBulkLimit}`);
+      }
+      return { b64: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64") };
+    },
+    readBulk(ref) {
+      const r = parseRef(ref);
+      if ("b64" in r) return Buffer.from(r.b64, "base64");
+      if (!link) throw new HomedError("invalid_params", "segment reference on the stdio transport");
+      return link.readBulk(r);
+    },
+    releaseBulk(ref) {
+      const r = parseRef(ref);
+      if ("off" in r && link) link.releaseBulk(r);
+    },
+    onShutdown(fn) {
+      shutdownHooks.push(fn);
+    },
+    exit,
+  };
+  return plugin;
+}
+
+function parseRef(ref: unknown): BulkRefFrame {
+  const r = v.safeParse(BulkRefSchema, ref);
+  if (!r.success) throw new HomedError("invalid_params", `not a bulk reference: ${describeIssues(r.issues)}`);
+  return r.output;
+}
+
+/** UTF-8 JSON as event payload bytes (for the kernel's own event types). */
+export function jsonPayload(value: unknown): Uint8Array {
+  return encoder.encode(JSON.stringify(value));
+}

@@ -1,0 +1,24 @@
+/** The `web` plugin: Hono on Bun.serve at the daemon's listen address. HTTP never runs in the kernel. */
+import { connectPlugin, PLUGIN_EXIT_CONFIG } from "../sdk/index.ts";
+import { parseListen } from "../../src/protocol/listen.ts";
+import { createApp } from "./app.ts";
+
+const plugin = await connectPlugin();
+const addr = parseListen(plugin.hello.listen);
+if (!addr) {
+  plugin.log.error("listen address is not HOST:PORT", { listen: plugin.hello.listen });
+  await plugin.exit(PLUGIN_EXIT_CONFIG);
+}
+const { host, port } = addr!;
+const app = createApp(plugin);
+let server: ReturnType<typeof Bun.serve>;
+try {
+  server = Bun.serve({ hostname: host, port, fetch: app.fetch });
+} catch (err) {
+  // Another program holds the port, or the address is not ours: restarting will not help.
+  plugin.log.error("cannot listen", { listen: plugin.hello.listen, err });
+  await plugin.exit(PLUGIN_EXIT_CONFIG);
+}
+plugin.onShutdown(() => server.stop(true));
+await plugin.ready("channel.web");
+plugin.log.info("web listening", { url: `http://${host.includes(":") ? `[${host}]` : host}:${server!.port}/` });

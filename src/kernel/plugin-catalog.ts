@@ -1,0 +1,71 @@
+/**
+ * Which plugins exist: the built-in ones compiled into this binary (from the generated list)
+ * and external ones installed as DATA/plugins/<name>/plugin.json next to their executable.
+ * An external plugin with a broken manifest is still listed — blocked, with the reason — so
+ * the person who installed it sees why it does not run.
+ */
+import * as v from "valibot";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { isAbsolute, join } from "node:path";
+import { describeIssues } from "../protocol/jsonrpc.ts";
+import { PluginManifest } from "../protocol/manifest.ts";
+import { BUILTIN_PLUGINS } from "../generated/builtin-plugins.ts";
+import type { PluginSpec } from "./supervisor.ts";
+
+/** How this binary re-runs itself as `homed plugin NAME` (compiled, or under `bun run`). */
+export function selfCommand(): string[] {
+  return Bun.main.startsWith("/$bunfs") ? [process.execPath] : [process.execPath, Bun.main];
+}
+
+export function builtinSpecs(cwd: string): PluginSpec[] {
+  return BUILTIN_PLUGINS.map((manifest) => ({
+    manifest,
+    builtin: true,
+    command: [...selfCommand(), "plugin", manifest.name],
+    cwd,
+  }));
+}
+
+function blockedSpec(name: string, dir: string, problem: string): PluginSpec {
+  const manifest = v.parse(PluginManifest, { name: /^[a-z][a-z0-9-]{0,62}$/.test(name) ? name : "invalid-plugin" });
+  return { manifest, builtin: false, command: [], cwd: dir, problem };
+}
+
+/** Every DATA/plugins/<name>/ folder with a plugin.json. */
+export function externalSpecs(pluginsDir: string): PluginSpec[] {
+  if (!existsSync(pluginsDir)) return [];
+  const specs: PluginSpec[] = [];
+  for (const name of readdirSync(pluginsDir).sort()) {
+    const dir = join(pluginsDir, name);
+    const file = join(dir, "plugin.json");
+    if (!statSync(dir).isDirectory() || !existsSync(file)) continue;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(readFileSync(file, "utf8"));
+    } catch (err) {
+      specs.push(blockedSpec(name, dir, `plugin.json is not valid JSON: ${(err as Error).message}`));
+      continue;
+    }
+    const r = v.safeParse(PluginManifest, raw);
+    if (!r.success) {
+      specs.push(blockedSpec(name, dir, `plugin.json: ${describeIssues(r.issues)}`));
+      continue;
+    }
+    const m = r.output;
+    if (m.name !== name) {
+      specs.push(blockedSpec(name, dir, `plugin.json names "${m.name}" but lives in folder "${name}"`));
+      continue;
+    }
+    if (!m.exec) {
+      specs.push(blockedSpec(name, dir, `plugin.json has no "exec": which program runs the plugin?`));
+      continue;
+    }
+    const exe = isAbsolute(m.exec) ? m.exec : join(dir, m.exec);
+    if (!existsSync(exe)) {
+      specs.push(blockedSpec(name, dir, `executable ${exe} does not exist`));
+      continue;
+    }
+    specs.push({ manifest: m, builtin: false, command: [exe, ...m.args], cwd: dir });
+  }
+  return specs;
+}

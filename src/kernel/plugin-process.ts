@@ -1,0 +1,225 @@
+/**
+ * One running plugin process, seen from the kernel: spawns it with its channels, speaks
+ * JSON-RPC on its stdin/stdout, owns its shared segment (shm transport), keeps the last lines
+ * of its stderr, and reports its exit. Nothing a plugin writes can throw into the kernel: bad
+ * frames become JSON-RPC errors and counters, floods are rate-limited, and log lines from it
+ * are throttled.
+ */
+import type { Subprocess } from "bun";
+import { RpcPeer, type RequestHandler } from "../ipc/rpc-peer.ts";
+import { SharedSegment } from "../ipc/shared-memory.ts";
+import { planLayout, writeLayout } from "../ipc/segment-layout.ts";
+import { ShmLink } from "../ipc/shm-link.ts";
+import { LineDecoder } from "../ipc/line-decoder.ts";
+import { RpcError } from "../protocol/errors.ts";
+import { RpcErrorCode } from "../protocol/jsonrpc.ts";
+import { PluginMethod } from "../protocol/plugin.ts";
+import type { PluginManifest } from "../protocol/manifest.ts";
+import { parseLogLine } from "../protocol/logfmt.ts";
+import type { Logger } from "./log.ts";
+
+export const STDERR_TAIL_LINES = 50;
+const STDERR_LINE_MAX = 2000;
+
+export interface PluginLaunch {
+  manifest: PluginManifest;
+  command: string[];
+  cwd: string;
+  env: Record<string, string>;
+  segmentBytes: number;
+  /** Inbound frames per second allowed (burst: twice that). */
+  frameRate: number;
+  maxFrameBytes: number;
+}
+
+export interface PluginProcessEvents {
+  onRequest: RequestHandler;
+  onEvent(type: number, payload: Uint8Array): void;
+  onExit(code: number | null, signal: string | null): void;
+}
+
+/** Token bucket: `rate` per second, bursts up to `2 × rate`. */
+class RateLimiter {
+  private tokens: number;
+  private last = performance.now();
+  dropped = 0;
+  constructor(private readonly rate: number) {
+    this.tokens = rate * 2;
+  }
+  take(): boolean {
+    const now = performance.now();
+    this.tokens = Math.min(this.rate * 2, this.tokens + ((now - this.last) / 1000) * this.rate);
+    this.last = now;
+    if (this.tokens >= 1) {
+      this.tokens -= 1;
+      return true;
+    }
+    this.dropped++;
+    return false;
+  }
+}
+
+/** At most `max` log lines per `windowMs`; then one line saying how many were suppressed. */
+function throttledLog(log: Logger, max = 20, windowMs = 10_000): Logger {
+  let windowStart = 0;
+  let count = 0;
+  let suppressed = 0;
+  const gate = (): boolean => {
+    const now = Date.now();
+    if (now - windowStart > windowMs) {
+      if (suppressed > 0) log.warn("plugin log lines suppressed", { count: suppressed });
+      windowStart = now;
+      count = 0;
+      suppressed = 0;
+    }
+    if (count++ < max) return true;
+    suppressed++;
+    return false;
+  };
+  const wrap = (fn: Logger["warn"]): Logger["warn"] => (msg, fields) => {
+    if (gate()) fn(msg, fields);
+  };
+  return {
+    debug: wrap(log.debug),
+    info: wrap(log.info),
+    warn: wrap(log.warn),
+    error: wrap(log.error),
+    raw: (line) => {
+      if (gate()) log.raw(line);
+    },
+    with: (f) => throttledLog(log.with(f), max, windowMs),
+  };
+}
+
+export class PluginProcess {
+  readonly proc: Subprocess<"pipe", "pipe", "pipe">;
+  readonly rpc: RpcPeer;
+  readonly link: ShmLink | null = null;
+  private readonly segment: SharedSegment | null = null;
+  readonly stderrTail: string[] = [];
+  readonly startedAt = new Date();
+  private readonly limiter: RateLimiter;
+  private readonly plog: Logger;
+  private exited = false;
+  readonly exitedPromise: Promise<void>;
+
+  constructor(
+    readonly launch: PluginLaunch,
+    private readonly events: PluginProcessEvents,
+    log: Logger,
+  ) {
+    const name = launch.manifest.name;
+    const plog = throttledLog(log.with({ plugin: name }));
+    this.plog = plog;
+    this.limiter = new RateLimiter(launch.frameRate);
+    const shm = launch.manifest.transport === "shm";
+    const env = { ...launch.env, HOMED_PLUGIN_NAME: name, HOMED_PLUGIN_TRANSPORT: launch.manifest.transport };
+    // The segment stays close-on-exec in the kernel (no other child inherits it); the spawn
+    // dup2s it to this child's fd 3. fd 4 ("pipe") is a socketpair: the doorbell.
+    if (shm) this.segment = SharedSegment.create(`homed-${name}`, launch.segmentBytes);
+    try {
+      this.proc = Bun.spawn(launch.command, {
+        cwd: launch.cwd,
+        env,
+        stdio: shm ? ["pipe", "pipe", "pipe", this.segment!.fd, "pipe"] : ["pipe", "pipe", "pipe"],
+      }) as Subprocess<"pipe", "pipe", "pipe">;
+    } catch (err) {
+      this.segment?.close();
+      throw err;
+    }
+    const stdin = this.proc.stdin;
+    this.rpc = new RpcPeer({
+      name,
+      log: plog,
+      maxFrameBytes: launch.maxFrameBytes,
+      send: (line) => {
+        if (this.exited) return;
+        try {
+          stdin.write(line);
+          stdin.flush();
+        } catch {
+          // The pipe closed under us: the exit handler deals with the process.
+        }
+      },
+      onRequest: (method, params, ctx) => {
+        if (!this.limiter.take()) throw new RpcError(RpcErrorCode.Application, "rate limited: too many frames", { code: "rate_limited" });
+        return events.onRequest(method, params, ctx);
+      },
+      onNotification: (method, params) => {
+        if (!this.limiter.take()) return;
+        if (method === PluginMethod.Event) {
+          const p = params as { type?: unknown; data?: unknown };
+          if (typeof p?.type === "number" && typeof p.data === "string") events.onEvent(p.type, Buffer.from(p.data, "base64"));
+        }
+      },
+    });
+    if (shm && this.segment) {
+      const layout = planLayout(this.segment.size);
+      writeLayout(this.segment.buffer, layout);
+      this.link = new ShmLink({
+        buffer: this.segment.buffer,
+        layout,
+        role: "kernel",
+        doorbellFd: this.proc.stdio[4] as unknown as number,
+        onEvent: (type, payload) => events.onEvent(type, payload),
+        onHandlerError: (err, type) => plog.warn("event handler failed", { type, err }),
+        onCorrupt: (err) => {
+          plog.error("plugin corrupted its event ring; killing it", { err });
+          this.kill("SIGKILL");
+        },
+      });
+      void this.link.run().catch((err) => plog.warn("doorbell failed", { err }));
+    }
+    void this.pump(this.proc.stdout, (chunk) => this.rpc.feed(chunk));
+    const lines = new LineDecoder(
+      {
+        line: (text) => this.stderrLine(text),
+        oversized: (bytes) => this.stderrLine(`[${bytes} bytes without a newline, dropped]`),
+      },
+      STDERR_LINE_MAX * 4,
+    );
+    void this.pump(this.proc.stderr, (chunk) => lines.push(chunk));
+    this.exitedPromise = this.proc.exited.then(() => {
+      this.exited = true;
+      this.rpc.close(`${name} exited`);
+      this.link?.close();
+      // The child is gone, so nothing else maps its segment through us: unmap and close.
+      this.segment?.close();
+      events.onExit(this.proc.exitCode, this.proc.signalCode === null ? null : String(this.proc.signalCode));
+    });
+  }
+
+  get pid(): number {
+    return this.proc.pid;
+  }
+
+  get alive(): boolean {
+    return !this.exited;
+  }
+
+  get badFrames(): number {
+    return this.rpc.stats.badFrames + this.rpc.stats.oversized;
+  }
+
+  kill(signal: "SIGTERM" | "SIGKILL" = "SIGTERM"): void {
+    if (!this.exited) this.proc.kill(signal);
+  }
+
+  private stderrLine(text: string): void {
+    const line = text.length > STDERR_LINE_MAX ? text.slice(0, STDERR_LINE_MAX) + "…" : text;
+    this.stderrTail.push(line);
+    if (this.stderrTail.length > STDERR_TAIL_LINES) this.stderrTail.shift();
+    // The plugin's log joins the kernel's: logfmt lines as they are, anything else wrapped.
+    const parsed = parseLogLine(line);
+    if (parsed.level && parsed.msg !== undefined) this.plog.raw(line);
+    else this.plog.info(line, { stream: "stderr" });
+  }
+
+  private async pump(stream: ReadableStream<Uint8Array>, feed: (chunk: Uint8Array) => void): Promise<void> {
+    try {
+      for await (const chunk of stream) feed(chunk);
+    } catch {
+      // A broken pipe ends with the process; its exit is reported by `exited`.
+    }
+  }
+}

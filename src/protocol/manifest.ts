@@ -1,0 +1,26 @@
+/**
+ * plugin.json: what a plugin is and needs. Built-in plugins keep theirs in plugins/<name>/,
+ * external ones in DATA/plugins/<name>/ next to their executable.
+ */
+import * as v from "valibot";
+
+const Name = v.pipe(v.string(), v.regex(/^[a-z][a-z0-9-]{0,62}$/, "must be lower-case letters, digits and dashes, starting with a letter"));
+const Facility = v.pipe(v.string(), v.regex(/^[a-z][a-z0-9-]*(\.[a-z0-9-]+)+$/, "must look like area.name (e.g. channel.web)"));
+
+export const PluginManifest = v.strictObject({
+  name: Name,
+  description: v.optional(v.pipe(v.string(), v.maxLength(300)), ""),
+  /** `shm`: JSON-RPC + shared segment (fd 3) + doorbell (fd 4); `stdio`: JSON-RPC only. */
+  transport: v.optional(v.picklist(["shm", "stdio"]), "shm"),
+  provides: v.optional(v.array(Facility), []),
+  requires: v.optional(v.array(Facility), []),
+  /** While a critical plugin is down, the kernel fails closed on what it guards. */
+  critical: v.optional(v.boolean(), false),
+  /** Start on first use instead of at boot; stopped again when idle. */
+  lazy: v.optional(v.boolean(), false),
+  /** External plugins: the executable, relative to the plugin's folder (or absolute), and its arguments. */
+  exec: v.optional(v.pipe(v.string(), v.minLength(1))),
+  args: v.optional(v.array(v.string()), []),
+});
+
+export type PluginManifest = v.InferOutput<typeof PluginManifest>;

@@ -1,0 +1,91 @@
+/**
+ * The kernel↔plugin control protocol: JSON-RPC methods on the plugin's stdin/stdout, their
+ * params and results. Both sides validate with these schemas.
+ *
+ * Handshake: the plugin's first request is `plugin/hello`; the reply carries what it needs to
+ * run (config, data dir). It then sends `facility/ready` for each facility its manifest
+ * provides; when all are announced the plugin is ready. A plugin that provides nothing is ready
+ * after hello.
+ */
+import * as v from "valibot";
+
+export const PLUGIN_PROTOCOL_VERSION = 1;
+
+/** Exit status by which a plugin says "my configuration is wrong": never restarted. */
+export const PLUGIN_EXIT_CONFIG = 78;
+
+export const PluginMethod = {
+  Hello: "plugin/hello",
+  FacilityReady: "facility/ready",
+  List: "plugins/list",
+  Restart: "plugins/restart",
+  KernelStatus: "kernel/status",
+  /** kernel → plugin: please exit cleanly. */
+  Shutdown: "plugin/shutdown",
+  /** kernel → plugin: liveness check. */
+  Ping: "plugin/ping",
+  /** stdio transport: an event, since there is no ring. */
+  Event: "event",
+} as const;
+
+export const HelloParams = v.strictObject({
+  name: v.string(),
+  protocol: v.number(),
+  pid: v.number(),
+});
+
+export const HelloResult = v.object({
+  kernelVersion: v.string(),
+  dataDir: v.string(),
+  listen: v.string(),
+  logLevel: v.string(),
+  /** stdio transport: largest bulk payload accepted inline (bytes, before base64). */
+  inlineBulkLimit: v.number(),
+});
+export type HelloResult = v.InferOutput<typeof HelloResult>;
+
+export const FacilityReadyParams = v.strictObject({ facility: v.string() });
+
+export const RestartParams = v.strictObject({ name: v.string() });
+
+export const PluginStateName = v.picklist(["waiting", "idle", "starting", "ready", "restarting", "stopped", "failed", "blocked", "stopping", "exited"]);
+export type PluginStateName = v.InferOutput<typeof PluginStateName>;
+
+export const PluginInfo = v.object({
+  name: v.string(),
+  builtin: v.boolean(),
+  transport: v.picklist(["shm", "stdio"]),
+  state: PluginStateName,
+  /** Why it is in that state, in words a person can act on. */
+  detail: v.string(),
+  pid: v.nullable(v.number()),
+  critical: v.boolean(),
+  lazy: v.boolean(),
+  provides: v.array(v.string()),
+  requires: v.array(v.string()),
+  ready: v.array(v.string()),
+  restarts: v.number(),
+  crashesInWindow: v.number(),
+  /** When the next automatic restart happens (ISO time), if one is scheduled. */
+  restartAt: v.nullable(v.string()),
+  lastExit: v.nullable(v.object({ code: v.nullable(v.number()), signal: v.nullable(v.string()), at: v.string() })),
+  stderrTail: v.array(v.string()),
+  startedAt: v.nullable(v.string()),
+  badFrames: v.number(),
+});
+export type PluginInfo = v.InferOutput<typeof PluginInfo>;
+
+export const PluginList = v.array(PluginInfo);
+
+/** A bulk payload in a frame: a segment reference (shm) or inline base64 (stdio). */
+export const BulkRefSchema = v.union([
+  v.strictObject({ off: v.pipe(v.number(), v.safeInteger(), v.minValue(0)), len: v.pipe(v.number(), v.safeInteger(), v.minValue(0)) }),
+  v.strictObject({ b64: v.string() }),
+]);
+export type BulkRefFrame = v.InferOutput<typeof BulkRefSchema>;
+
+/** stdio transport: `event` notification params. */
+export const EventParams = v.strictObject({
+  type: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(0xffff)),
+  data: v.string(), // base64
+});
