@@ -107,6 +107,7 @@ export class Kernel {
       frameRate: pc.frame_rate,
       // A stdio plugin's inline payload is base64 (4/3) inside a JSON frame.
       maxFrameBytes: Math.max(4 << 20, Math.ceil((pc.inline_bulk_kb * 1024 * 4) / 3) + 64 * 1024),
+      inlineBulkLimit: pc.inline_bulk_kb * 1024,
       startTimeoutMs: pc.start_timeout_ms,
       pingIntervalMs: pc.ping_interval_ms,
     });

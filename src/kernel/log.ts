@@ -15,8 +15,8 @@ export interface Logger {
   info(msg: string, fields?: LogFields): void;
   warn(msg: string, fields?: LogFields): void;
   error(msg: string, fields?: LogFields): void;
-  /** Write an already formatted logfmt line (a plugin's) as it is. */
-  raw(line: string): void;
+  /** Write an already formatted logfmt line (a plugin's) as it is, if `level` passes the filter. */
+  raw(line: string, level: LogLevel): void;
   /** A logger that adds `fields` to every line. */
   with(fields: LogFields): Logger;
 }
@@ -77,7 +77,9 @@ export function createLogger(sink: LogSink, base: LogFields = {}): Logger {
     info: (msg, fields) => emit("info", msg, fields),
     warn: (msg, fields) => emit("warn", msg, fields),
     error: (msg, fields) => emit("error", msg, fields),
-    raw: (line) => write(sink, line),
+    raw: (line, level) => {
+      if (LOG_LEVELS.indexOf(level) >= LOG_LEVELS.indexOf(sink.level)) write(sink, line);
+    },
     with: (fields) => createLogger(sink, { ...base, ...fields }),
   };
 }

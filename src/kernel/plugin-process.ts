@@ -11,11 +11,12 @@ import { SharedSegment } from "../ipc/shared-memory.ts";
 import { planLayout, writeLayout } from "../ipc/segment-layout.ts";
 import { ShmLink } from "../ipc/shm-link.ts";
 import { LineDecoder } from "../ipc/line-decoder.ts";
-import { RpcError } from "../protocol/errors.ts";
-import { RpcErrorCode } from "../protocol/jsonrpc.ts";
-import { PluginMethod } from "../protocol/plugin.ts";
+import * as v from "valibot";
+import { HomedError, RpcError } from "../protocol/errors.ts";
+import { describeIssues, RpcErrorCode } from "../protocol/jsonrpc.ts";
+import { BulkRefSchema, PluginMethod, type BulkRefFrame } from "../protocol/plugin.ts";
 import type { PluginManifest } from "../protocol/manifest.ts";
-import { parseLogLine } from "../protocol/logfmt.ts";
+import { LOG_LEVELS, parseLogLine } from "../protocol/logfmt.ts";
 import type { Logger } from "./log.ts";
 
 export const STDERR_TAIL_LINES = 50;
@@ -30,6 +31,8 @@ export interface PluginLaunch {
   /** Inbound frames per second allowed (burst: twice that). */
   frameRate: number;
   maxFrameBytes: number;
+  /** stdio transport: largest bulk payload sent inline (bytes, before base64). */
+  inlineBulkLimit: number;
 }
 
 export interface PluginProcessEvents {
@@ -84,11 +87,17 @@ function throttledLog(log: Logger, max = 20, windowMs = 10_000): Logger {
     info: wrap(log.info),
     warn: wrap(log.warn),
     error: wrap(log.error),
-    raw: (line) => {
-      if (gate()) log.raw(line);
+    raw: (line, level) => {
+      if (gate()) log.raw(line, level);
     },
     with: (f) => throttledLog(log.with(f), max, windowMs),
   };
+}
+
+function parseBulkRef(ref: unknown): BulkRefFrame {
+  const r = v.safeParse(BulkRefSchema, ref);
+  if (!r.success) throw new HomedError("invalid_params", `not a bulk reference: ${describeIssues(r.issues)}`);
+  return r.output;
 }
 
 export class PluginProcess {
@@ -201,6 +210,34 @@ export class PluginProcess {
     return this.rpc.stats.badFrames + this.rpc.stats.oversized;
   }
 
+  /** Hand bytes to the plugin: a segment reference (shm) or inline base64 (stdio). */
+  async sendBulk(bytes: Uint8Array): Promise<BulkRefFrame> {
+    if (this.link) return await this.link.writeBulk(bytes);
+    if (bytes.length > this.launch.inlineBulkLimit) {
+      throw new HomedError("invalid_params", `payload of ${bytes.length} bytes exceeds the stdio transport's inline limit of ${this.launch.inlineBulkLimit}`);
+    }
+    return { b64: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64") };
+  }
+
+  /** Bytes the plugin handed us: a view into the segment (release it) or decoded base64. */
+  readBulk(ref: unknown): Uint8Array {
+    const r = parseBulkRef(ref);
+    if ("b64" in r) return Buffer.from(r.b64, "base64");
+    if (!this.link) throw new HomedError("invalid_params", "segment reference from a stdio plugin");
+    return this.link.readBulk(r);
+  }
+
+  releaseBulk(ref: unknown): void {
+    const r = parseBulkRef(ref);
+    if ("off" in r && this.link) this.link.releaseBulk(r);
+  }
+
+  /** Send an event: a ring record (shm) or an `event` notification (stdio). */
+  async emit(type: number, payload: Uint8Array): Promise<void> {
+    if (this.link) return await this.link.emit(type, payload);
+    this.rpc.notify(PluginMethod.Event, { type, data: Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength).toString("base64") });
+  }
+
   kill(signal: "SIGTERM" | "SIGKILL" = "SIGTERM"): void {
     if (!this.exited) this.proc.kill(signal);
   }
@@ -211,7 +248,8 @@ export class PluginProcess {
     if (this.stderrTail.length > STDERR_TAIL_LINES) this.stderrTail.shift();
     // The plugin's log joins the kernel's: logfmt lines as they are, anything else wrapped.
     const parsed = parseLogLine(line);
-    if (parsed.level && parsed.msg !== undefined) this.plog.raw(line);
+    const level = LOG_LEVELS.find((l) => l === parsed.level);
+    if (level && parsed.msg !== undefined) this.plog.raw(line, level);
     else this.plog.info(line, { stream: "stderr" });
   }
 

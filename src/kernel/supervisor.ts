@@ -57,6 +57,7 @@ export interface SupervisorOptions {
   segmentBytes: number;
   frameRate: number;
   maxFrameBytes: number;
+  inlineBulkLimit: number;
   startTimeoutMs: number;
   pingIntervalMs: number;
   /** Consecutive missed pings before a plugin is declared hung and killed. */
@@ -224,10 +225,7 @@ export class Supervisor {
   async emit(target: string, type: number, payload: Uint8Array): Promise<void> {
     const targets = target === "*" ? [...this.entries.values()] : [this.entries.get(target)].filter((e): e is Entry => !!e);
     for (const e of targets) {
-      const p = e.proc;
-      if (!p?.alive || !e.helloDone) continue;
-      if (p.link) await p.link.emit(type, payload);
-      else p.rpc.notify(PluginMethod.Event, { type, data: Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength).toString("base64") });
+      if (e.proc?.alive && e.helloDone) await e.proc.emit(type, payload);
     }
   }
 
@@ -290,6 +288,7 @@ export class Supervisor {
       segmentBytes: this.opts.segmentBytes,
       frameRate: this.opts.frameRate,
       maxFrameBytes: this.opts.maxFrameBytes,
+      inlineBulkLimit: this.opts.inlineBulkLimit,
     };
     e.helloDone = false;
     e.ready = new Set();
