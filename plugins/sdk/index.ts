@@ -3,7 +3,7 @@
  *
  *   const plugin = await connectPlugin();
  *   plugin.handle("my/method", (params) => ...);
- *   await plugin.ready("channel.web");
+ *   await plugin.ready("channel.web");   // or plugin.ready() if it provides nothing
  *
  * The kernel starts the plugin with HOMED_PLUGIN_NAME and HOMED_PLUGIN_TRANSPORT in its
  * environment. Control is JSON-RPC on stdin/stdout; with the `shm` transport fd 3 is the shared
@@ -50,8 +50,12 @@ export interface Plugin {
   call<S extends v.GenericSchema>(method: string, params: unknown, schema: S): Promise<v.InferOutput<S>>;
   /** Answer the kernel's requests for `method`. */
   handle(method: string, handler: Handler): void;
-  /** Announce that a facility from the manifest's `provides` is ready. */
-  ready(facility: string): Promise<void>;
+  /**
+   * Announce readiness: `ready(facility)` for each facility in the manifest's `provides` (the
+   * last one makes the plugin ready), or `ready()` once handlers are registered when the plugin
+   * provides nothing. Register handlers before announcing: requests may follow at once.
+   */
+  ready(facility?: string): Promise<void>;
   /** Send an event to the kernel (ring record, or a notification on stdio). */
   emit(type: number, payload: Uint8Array): Promise<void>;
   /** Receive events of `type` (or every type with "*"). Payload views are valid during the call. */
@@ -160,6 +164,8 @@ export async function connectPlugin(opts: { name?: string } = {}): Promise<Plugi
     return r.output;
   })();
   log.level = (hello.logLevel as LogLevel) ?? "info";
+  // Inline bulk data (stdio) is base64 inside a frame: allow frames that large, plus room for JSON.
+  rpc.setMaxFrameBytes(Math.max(rpc.maxFrameBytes, Math.ceil((hello.inlineBulkLimit * 4) / 3) + 64 * 1024));
 
   const plugin: Plugin = {
     name,
@@ -177,7 +183,8 @@ export async function connectPlugin(opts: { name?: string } = {}): Promise<Plugi
       handlers.set(method, handler);
     },
     async ready(facility) {
-      await rpc.request(PluginMethod.FacilityReady, { facility });
+      if (facility === undefined) await rpc.request(PluginMethod.Ready);
+      else await rpc.request(PluginMethod.FacilityReady, { facility });
     },
     async emit(type, payload) {
       if (link) return await link.emit(type, payload);

@@ -20,5 +20,5 @@ try {
   await plugin.exit(PLUGIN_EXIT_CONFIG);
 }
 plugin.onShutdown(() => server.stop(true));
-await plugin.ready("channel.web");
 plugin.log.info("web listening", { url: `http://${host.includes(":") ? `[${host}]` : host}:${server!.port}/` });
+await plugin.ready("channel.web");

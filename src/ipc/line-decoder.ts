@@ -17,7 +17,7 @@ export class LineDecoder {
 
   constructor(
     private readonly sink: LineSink,
-    private readonly maxLineBytes: number,
+    public maxLineBytes: number,
   ) {}
 
   push(chunk: Uint8Array): void {

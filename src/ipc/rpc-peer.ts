@@ -67,13 +67,13 @@ export class RpcPeer {
   private readonly timedOut = new Set<number>();
   private readonly decoder: LineDecoder;
   private closed = false;
-  readonly maxFrameBytes: number;
+  private maxFrame: number;
   readonly timeoutMs: number;
   /** Counters a supervisor can show: frames rejected as malformed, and oversized lines. */
   readonly stats = { badFrames: 0, oversized: 0, lateReplies: 0 };
 
   constructor(private readonly opts: RpcPeerOptions) {
-    this.maxFrameBytes = opts.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
+    this.maxFrame = opts.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.decoder = new LineDecoder(
       {
@@ -86,6 +86,16 @@ export class RpcPeer {
       },
       this.maxFrameBytes,
     );
+  }
+
+  get maxFrameBytes(): number {
+    return this.maxFrame;
+  }
+
+  /** Change the frame limit (both directions), e.g. once a handshake told us the peer's. */
+  setMaxFrameBytes(bytes: number): void {
+    this.maxFrame = bytes;
+    this.decoder.maxLineBytes = bytes;
   }
 
   /** Feed bytes read from the other side. */
@@ -144,7 +154,7 @@ export class RpcPeer {
 
   private write(frame: Record<string, unknown>): void {
     const line = JSON.stringify(frame);
-    if (line.length > this.maxFrameBytes) {
+    if (line.length > this.maxFrame) {
       throw new RpcError(RpcErrorCode.FrameTooLarge, `outgoing frame of ${line.length} bytes exceeds ${this.maxFrameBytes}`);
     }
     this.opts.send(line + "\n");

@@ -62,6 +62,8 @@ export interface SupervisorOptions {
   pingIntervalMs: number;
   /** Consecutive missed pings before a plugin is declared hung and killed. */
   pingMisses?: number;
+  /** A lazy plugin unused this long is stopped (it starts again on next use). 0: never. */
+  idleStopMs?: number;
 }
 
 interface Entry {
@@ -70,6 +72,8 @@ interface Entry {
   detail: string;
   proc: PluginProcess | null;
   helloDone: boolean;
+  /** The plugin said plugin/ready (needed when it provides nothing). */
+  saidReady: boolean;
   ready: Set<string>;
   crashes: number[];
   restarts: number;
@@ -81,6 +85,9 @@ interface Entry {
   stopIntent: "shutdown" | "restart" | "idle" | null;
   missedPings: number;
   lastStderr: string[];
+  /** Lazy plugins: requests in flight, and the timer that stops the plugin once idle. */
+  inFlight: number;
+  idleTimer: unknown;
 }
 
 export class Supervisor {
@@ -110,6 +117,7 @@ export class Supervisor {
         detail: problem ?? (spec.manifest.lazy ? "starts on first use" : "waiting for its facilities"),
         proc: null,
         helloDone: false,
+        saidReady: false,
         ready: new Set(),
         crashes: [],
         restarts: 0,
@@ -120,6 +128,8 @@ export class Supervisor {
         stopIntent: null,
         missedPings: 0,
         lastStderr: [],
+        inFlight: 0,
+        idleTimer: null,
       });
       if (!problem) for (const f of spec.manifest.provides) this.providers.set(f, name);
     }
@@ -193,7 +203,29 @@ export class Supervisor {
       await this.waitReady(e, this.opts.startTimeoutMs);
     }
     if (!e.proc?.alive || e.state !== "ready") throw new HomedError("invalid_params", `plugin ${name} is ${e.state}: ${e.detail}`);
-    return await e.proc.rpc.request(method, params, { timeoutMs });
+    e.inFlight++;
+    try {
+      return await e.proc.rpc.request(method, params, { timeoutMs });
+    } finally {
+      e.inFlight--;
+      if (e.spec.manifest.lazy) this.armIdleStop(e);
+    }
+  }
+
+  /** (Re)start the countdown after which an unused lazy plugin is stopped. */
+  private armIdleStop(e: Entry): void {
+    const ms = this.opts.idleStopMs ?? 5 * 60 * 1000;
+    if (ms <= 0) return;
+    if (e.idleTimer !== null) this.opts.clock.clearTimeout(e.idleTimer);
+    e.idleTimer = this.opts.clock.setTimeout(() => {
+      e.idleTimer = null;
+      if (e.inFlight > 0 || e.state !== "ready" || !e.proc?.alive) return;
+      e.stopIntent = "idle";
+      this.setState(e, "stopping", "idle");
+      e.proc.rpc.notify(PluginMethod.Shutdown);
+      const proc = e.proc;
+      e.timer = this.opts.clock.setTimeout(() => proc.kill("SIGKILL"), 3000);
+    }, ms);
   }
 
   /**
@@ -263,8 +295,10 @@ export class Supervisor {
   private cancelTimers(e: Entry): void {
     if (e.timer !== null) this.opts.clock.clearTimeout(e.timer);
     if (e.startTimer !== null) this.opts.clock.clearTimeout(e.startTimer);
+    if (e.idleTimer !== null) this.opts.clock.clearTimeout(e.idleTimer);
     e.timer = null;
     e.startTimer = null;
+    e.idleTimer = null;
     e.restartAt = null;
   }
 
@@ -291,6 +325,7 @@ export class Supervisor {
       inlineBulkLimit: this.opts.inlineBulkLimit,
     };
     e.helloDone = false;
+    e.saidReady = false;
     e.ready = new Set();
     e.stopIntent = null;
     e.missedPings = 0;
@@ -336,6 +371,7 @@ export class Supervisor {
   private markReady(e: Entry): void {
     const m = e.spec.manifest;
     if (e.state !== "starting" || !e.helloDone || !m.provides.every((f) => e.ready.has(f))) return;
+    if (m.provides.length === 0 && !e.saidReady) return;
     if (e.startTimer !== null) this.opts.clock.clearTimeout(e.startTimer);
     e.startTimer = null;
     this.setState(e, "ready", m.provides.length ? `provides ${m.provides.join(", ")}` : "running");
@@ -442,7 +478,6 @@ export class Supervisor {
       if (p.name !== name) throw new HomedError("invalid_params", `this is plugin ${name}, not ${p.name}`);
       if (p.protocol !== PLUGIN_PROTOCOL_VERSION) throw new HomedError("invalid_params", `protocol ${p.protocol} unsupported; this kernel speaks ${PLUGIN_PROTOCOL_VERSION}`);
       e.helloDone = true;
-      queueMicrotask(() => this.markReady(e));
       return this.opts.hello();
     }
     if (!e.helloDone) throw new RpcError(RpcErrorCode.InvalidRequest, `${method} before ${PluginMethod.Hello}`);
@@ -454,6 +489,10 @@ export class Supervisor {
         queueMicrotask(() => this.markReady(e));
         return { ok: true };
       }
+      case PluginMethod.Ready:
+        e.saidReady = true;
+        queueMicrotask(() => this.markReady(e));
+        return { ok: true };
       case PluginMethod.List:
         return this.list();
       case PluginMethod.Restart:

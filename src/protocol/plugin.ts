@@ -4,8 +4,8 @@
  *
  * Handshake: the plugin's first request is `plugin/hello`; the reply carries what it needs to
  * run (config, data dir). It then sends `facility/ready` for each facility its manifest
- * provides; when all are announced the plugin is ready. A plugin that provides nothing is ready
- * after hello.
+ * provides; when the last is announced the plugin is ready. A plugin that provides nothing
+ * says `plugin/ready` once its handlers are registered.
  */
 import * as v from "valibot";
 
@@ -17,6 +17,7 @@ export const PLUGIN_EXIT_CONFIG = 78;
 export const PluginMethod = {
   Hello: "plugin/hello",
   FacilityReady: "facility/ready",
+  Ready: "plugin/ready",
   List: "plugins/list",
   Restart: "plugins/restart",
   KernelStatus: "kernel/status",

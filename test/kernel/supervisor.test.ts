@@ -219,14 +219,38 @@ describe("facilities and start order", () => {
     expect(s.failClosed()).toEqual([]);
   });
 
-  test("a lazy plugin stays idle until its first use", async () => {
+  test("a lazy plugin stays idle until its first use, and is stopped again when unused", async () => {
     using dir = tempDir();
     installBunPlugin(dir.path, "lazy", "echo.ts", { lazy: true });
-    const s = supervise(dir.path, new FakeClock());
+    const clock = new FakeClock();
+    const s = supervise(dir.path, clock, { idleStopMs: 60_000 });
     expect(info(s, "lazy").state).toBe("idle");
     expect(info(s, "lazy").pid).toBeNull();
     expect(await s.request("lazy", "echo/ping")).toBe("pong");
+    const pid = info(s, "lazy").pid;
     expect(info(s, "lazy").state).toBe("ready");
+    clock.advance(59_999);
+    expect(await s.request("lazy", "echo/ping")).toBe("pong"); // used again: the countdown restarts
+    clock.advance(59_999);
+    expect(info(s, "lazy").state).toBe("ready");
+    clock.advance(1);
+    const idle = await until(s, "lazy", (x) => x.state === "idle");
+    expect(idle.detail).toBe("stopped while idle; starts on next use");
+    expect(idle.crashesInWindow).toBe(0);
+    expect(await s.request("lazy", "echo/ping")).toBe("pong");
+    expect(info(s, "lazy").pid).not.toBe(pid);
+  });
+
+  test("a plugin that floods the kernel is rate-limited and the kernel keeps answering", async () => {
+    using dir = tempDir();
+    installBunPlugin(dir.path, "flood", "echo.ts");
+    const s = supervise(dir.path, new FakeClock(), { frameRate: 500 });
+    await until(s, "flood", isReady);
+    const r = (await s.request("flood", "echo/flood", { count: 5000 })) as { ok: number; limited: number };
+    expect(r.ok + r.limited).toBe(5000);
+    expect(r.ok).toBeGreaterThanOrEqual(1000); // the burst allowance (2 × rate) went through
+    expect(r.limited).toBeGreaterThan(2000);
+    expect(await s.request("flood", "echo/ping")).toBe("pong");
   });
 });
 

@@ -1,0 +1,184 @@
+/**
+ * Kernel ↔ plugin transport figures (DESIGN §9), both sides of each comparison in one run with
+ * the same work: the receiver decodes and checksums every payload or event, and the sender
+ * makes one write per message.
+ *
+ *   ipc.bulk.ratio, ipc.bulk.ratio_1mib — kernel→plugin throughput, shared segment ÷ base64 in
+ *     JSON-RPC on stdio (16 MiB and 1 MiB payloads, one request per payload, crc32 checked)
+ *   ipc.notify.ratio — events/s through the ring (doorbell mode) ÷ the same events as JSON
+ *     lines over a pipe
+ *   ipc.notify.p50_us, ipc.notify.p99_us — one-way latency through the ring when the reader is
+ *     idle (half of a ping→pong round trip through both rings and doorbells)
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { Supervisor } from "../src/kernel/supervisor.ts";
+import { externalSpecs } from "../src/kernel/plugin-catalog.ts";
+import { KERNEL_FACILITIES } from "../src/kernel/plugin-graph.ts";
+import { createLogger, createLogSink } from "../src/kernel/log.ts";
+import { realClock } from "../src/kernel/clock.ts";
+import type { PluginProcess } from "../src/kernel/plugin-process.ts";
+import { median, percentile, report } from "./report.ts";
+
+const ROOT = resolve(import.meta.dir, "..");
+const SINK = join(ROOT, "bench/plugins/sink.ts");
+
+/** Where pong events from the shm sink go while the latency probe runs. */
+let pongHandler: ((payload: Uint8Array) => void) | null = null;
+
+function install(data: string, name: string, transport: "shm" | "stdio"): void {
+  const dir = join(data, "plugins", name);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "plugin.json"), JSON.stringify({ name, transport, exec: process.execPath, args: [SINK] }));
+}
+
+async function startSinks(data: string): Promise<{ sup: Supervisor; shm: PluginProcess; stdio: PluginProcess }> {
+  install(data, "shm", "shm");
+  install(data, "stdio", "stdio");
+  const sup = new Supervisor({
+    specs: externalSpecs(join(data, "plugins")),
+    kernelFacilities: KERNEL_FACILITIES,
+    clock: realClock,
+    log: createLogger(createLogSink("error")),
+    hello: () => ({ kernelVersion: "bench", dataDir: data, listen: "127.0.0.1:0", logLevel: "warn", inlineBulkLimit: 32 << 20 }),
+    kernelMethods: {},
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/root" },
+    segmentBytes: 72 << 20,
+    frameRate: 1_000_000,
+    maxFrameBytes: 48 << 20,
+    inlineBulkLimit: 32 << 20,
+    startTimeoutMs: 30_000,
+    pingIntervalMs: 0,
+    onEvent: (_name, type, payload) => {
+      if (type === 0x202) pongHandler?.(payload);
+    },
+  });
+  sup.start();
+  for (let i = 0; i < 3000 && !(sup.process("shm") && sup.process("stdio") && sup.list().every((p) => p.state === "ready")); i++) await Bun.sleep(5);
+  const shm = sup.process("shm");
+  const stdio = sup.process("stdio");
+  if (!shm || !stdio) throw new Error("bench sinks did not start");
+  return { sup, shm, stdio };
+}
+
+/** Bytes per second pushing `count` payloads of `size` bytes, one request each, crc checked. */
+async function bulkRate(p: PluginProcess, size: number, count: number): Promise<number> {
+  const payload = new Uint8Array(size);
+  for (let i = 0; i < size; i += 4096) payload[i] = (i >> 12) & 0xff;
+  const crc = Bun.hash.crc32(payload);
+  const send = async () => {
+    const ref = await p.sendBulk(payload);
+    const r = (await p.rpc.request("bench/bulk", { ref }, { timeoutMs: 60_000 })) as { crc: number };
+    if (r.crc !== crc) throw new Error("checksum mismatch");
+  };
+  await send(); // warm-up
+  const t0 = performance.now();
+  for (let i = 0; i < count; i++) await send();
+  return (size * count) / ((performance.now() - t0) / 1000);
+}
+
+function eventBytes(seq: number, buf: Uint8Array, dv: DataView): void {
+  dv.setUint32(0, seq, true);
+  dv.setFloat64(8, performance.now(), true);
+  buf[buf.length - 1] = seq & 0xff;
+}
+
+/** Events per second through the ring to the shm sink, counting until all arrived. */
+async function ringRate(p: PluginProcess, n: number): Promise<number> {
+  await p.rpc.request("bench/reset");
+  const buf = new Uint8Array(64);
+  const dv = new DataView(buf.buffer);
+  const link = p.link!;
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) {
+    eventBytes(i, buf, dv);
+    if (!link.tryEmit(0x200, buf)) await link.emit(0x200, buf);
+  }
+  let got = { count: 0, sum: 0 };
+  while (got.count < n) got = (await p.rpc.request("bench/events")) as typeof got;
+  return n / ((performance.now() - t0) / 1000);
+}
+
+/** The same events as JSON lines over a plain pipe, one write (and flush) per message. */
+async function jsonLinesRate(n: number): Promise<number> {
+  const child = Bun.spawn([process.execPath, join(ROOT, "bench/plugins/json-lines-sink.ts")], { stdin: "pipe", stdout: "pipe", stderr: "inherit" });
+  await Bun.sleep(100); // let the child load, as the ring side's sink already has
+  const buf = new Uint8Array(64);
+  const dv = new DataView(buf.buffer);
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) {
+    eventBytes(i, buf, dv);
+    child.stdin.write(JSON.stringify({ seq: i, stamp: dv.getFloat64(8, true), data: Buffer.from(buf.subarray(16)).toString("base64") }) + "\n");
+    child.stdin.flush();
+  }
+  child.stdin.write('"end"\n');
+  await child.stdin.end();
+  const out = JSON.parse(await new Response(child.stdout).text()) as { count: number };
+  const dt = (performance.now() - t0) / 1000;
+  if (out.count !== n) throw new Error(`json sink counted ${out.count} of ${n}`);
+  return n / dt;
+}
+
+/** Round trips ping→pong through both rings, each sent when the sink is idle (asleep). */
+async function ringLatencyUs(p: PluginProcess, n: number): Promise<number[]> {
+  const oneWay: number[] = [];
+  let resolvePong: (() => void) | null = null;
+  const sent = new Map<number, number>();
+  const onPong = (payload: Uint8Array) => {
+    const seq = new DataView(payload.buffer, payload.byteOffset, 16).getUint32(0, true);
+    const t = sent.get(seq);
+    if (t !== undefined) oneWay.push(((performance.now() - t) * 1000) / 2);
+    resolvePong?.();
+  };
+  pongHandler = onPong;
+  const buf = new Uint8Array(16);
+  const dv = new DataView(buf.buffer);
+  for (let i = 0; i < n; i++) {
+    await Bun.sleep(1); // the sink goes back to sleep on its doorbell
+    dv.setUint32(0, i, true);
+    const done = new Promise<void>((r) => (resolvePong = r));
+    sent.set(i, performance.now());
+    await p.link!.emit(0x201, buf);
+    await done;
+  }
+  pongHandler = null;
+  return oneWay;
+}
+
+export async function benchIpc(): Promise<void> {
+  const data = mkdtempSync(join(tmpdir(), "homed-bench-ipc-"));
+  const { sup, shm, stdio } = await startSinks(data);
+  try {
+    const MiB = 1 << 20;
+    const shm16 = await bulkRate(shm, 16 * MiB, 24);
+    const stdio16 = await bulkRate(stdio, 16 * MiB, 6);
+    report("ipc.bulk.ratio", shm16 / stdio16, "x");
+    report("ipc.bulk.shm_mib_s", shm16 / MiB, "MiB/s");
+    report("ipc.bulk.stdio_mib_s", stdio16 / MiB, "MiB/s");
+    const shm1 = await bulkRate(shm, MiB, 300);
+    const stdio1 = await bulkRate(stdio, MiB, 60);
+    report("ipc.bulk.ratio_1mib", shm1 / stdio1, "x");
+
+    // Three alternating rounds; the median of each side, so one noisy moment on a loaded
+    // 2-core machine does not decide the ratio.
+    const N = 1_000_000;
+    await ringRate(shm, 50_000); // warm-up
+    const rings: number[] = [];
+    const jsons: number[] = [];
+    for (let round = 0; round < 3; round++) {
+      rings.push(await ringRate(shm, N));
+      jsons.push(await jsonLinesRate(N / 5));
+    }
+    report("ipc.notify.ratio", median(rings) / median(jsons), "x");
+    report("ipc.notify.ring_msgs_s", median(rings), "msg/s", 0);
+    report("ipc.notify.json_msgs_s", median(jsons), "msg/s", 0);
+
+    const lat = await ringLatencyUs(shm, 2000);
+    report("ipc.notify.p50_us", median(lat), "us");
+    report("ipc.notify.p99_us", percentile(lat, 99), "us");
+  } finally {
+    await sup.stopAll(1000);
+    rmSync(data, { recursive: true, force: true });
+  }
+}
