@@ -14,7 +14,10 @@ export type HomedErrorCode =
   | "schema_too_new"
   | "native"
   | "not_running"
-  | "invalid_params";
+  | "invalid_params"
+  | "llm"
+  | "denied"
+  | "cancelled";
 
 /** Process exit statuses, from sysexits(3) where one fits. */
 export const ExitCode = {
