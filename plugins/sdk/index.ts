@@ -30,12 +30,42 @@ import {
   type BulkRefFrame,
 } from "../../src/protocol/plugin.ts";
 import { createPluginLogger, type PluginLogger } from "./log.ts";
+import { toJsonSchema } from "@valibot/to-json-schema";
+import {
+  AgentMethod,
+  RegisterStagesResult,
+  RunToolParams,
+  StageRunParams,
+  type StageName,
+  type StagePayloads,
+  type StageResult,
+} from "../../src/protocol/agent.ts";
 
 export { PLUGIN_EXIT_CONFIG } from "../../src/protocol/plugin.ts";
 export { EventType } from "../../src/protocol/events.ts";
 export type { BulkRefFrame, HelloResult, PluginLogger };
 
 export type Handler = (params: unknown) => unknown | Promise<unknown>;
+
+export interface ToolContext {
+  callId: string;
+  conv: string;
+  /** The call came from input marked untrusted (a group chat, a web page): be careful. */
+  untrusted: boolean;
+}
+
+export interface ToolOptions<S extends v.GenericSchema> {
+  /** ^[a-zA-Z0-9_-]{1,64}$, e.g. files_read. */
+  name: string;
+  description: string;
+  /** The arguments, as a valibot schema; published to the model as JSON Schema. */
+  input: S;
+  /** "ask": a person should approve each call unless the policy says otherwise. */
+  approval?: "auto" | "ask";
+  run(args: v.InferOutput<S>, ctx: ToolContext): string | { content: string; isError?: boolean } | Promise<string | { content: string; isError?: boolean }>;
+}
+
+export type StageHandlerFn<S extends StageName> = (payload: StagePayloads[S]) => StageResult<S> | void | Promise<StageResult<S> | void>;
 export type EventHandler = (payload: Uint8Array, type: number) => void;
 
 export interface Plugin {
@@ -65,6 +95,10 @@ export interface Plugin {
   /** Bytes the kernel handed us. On shm a view into shared memory: call releaseBulk when done. */
   readBulk(ref: unknown): Uint8Array;
   releaseBulk(ref: unknown): void;
+  /** Offer a tool to the model. Arguments are validated with `input` before `run` sees them. */
+  tool<S extends v.GenericSchema>(opts: ToolOptions<S>): Promise<void>;
+  /** Act at one of the seven stages of every turn (lower priority runs first). */
+  stage<S extends StageName>(stage: S, handler: StageHandlerFn<S>, opts?: { priority?: number; deadlineMs?: number }): Promise<number>;
   /** Run `fn` before exiting on shutdown or kernel loss. */
   onShutdown(fn: () => void | Promise<void>): void;
   /** Clean exit with `code` (78 = configuration error: the kernel will not restart us). */
@@ -79,6 +113,8 @@ export async function connectPlugin(opts: { name?: string } = {}): Promise<Plugi
   if (!name) throw new HomedError("usage", "HOMED_PLUGIN_NAME is not set: plugins are started by homed");
   const log = createPluginLogger(name);
   const handlers = new Map<string, Handler>();
+  const tools = new Map<string, ToolOptions<v.GenericSchema>>();
+  const stageHandlers = new Map<number, (payload: unknown) => unknown>();
   const eventHandlers = new Map<number | "*", EventHandler[]>();
   const shutdownHooks: (() => void | Promise<void>)[] = [];
   let exiting = false;
@@ -98,6 +134,14 @@ export async function connectPlugin(opts: { name?: string } = {}): Promise<Plugi
     },
     onRequest: async (method, params) => {
       if (method === PluginMethod.Ping) return { pid: process.pid };
+      if (method === AgentMethod.RunTool) return await runTool(params);
+      if (method === AgentMethod.RunStage) {
+        const p = v.safeParse(StageRunParams, params);
+        if (!p.success) throw new HomedError("invalid_params", describeIssues(p.issues));
+        const h = stageHandlers.get(p.output.handler);
+        if (!h) throw new RpcError(RpcErrorCode.MethodNotFound, `${name} has no stage handler ${p.output.handler}`);
+        return (await h(p.output.payload)) ?? {};
+      }
       const h = handlers.get(method);
       if (!h) throw new RpcError(RpcErrorCode.MethodNotFound, `${name} has no method ${method}`);
       return await h(params);
@@ -111,6 +155,21 @@ export async function connectPlugin(opts: { name?: string } = {}): Promise<Plugi
       }
     },
   });
+
+  async function runTool(params: unknown): Promise<{ content: string; isError: boolean }> {
+    const p = v.safeParse(RunToolParams, params);
+    if (!p.success) throw new HomedError("invalid_params", describeIssues(p.issues));
+    const t = tools.get(p.output.name);
+    if (!t) return { content: `error: ${name} has no tool ${p.output.name}`, isError: true };
+    const args = v.safeParse(t.input, p.output.arguments);
+    if (!args.success) return { content: `error: invalid arguments: ${describeIssues(args.issues)}`, isError: true };
+    try {
+      const r = await t.run(args.output, { callId: p.output.callId, conv: p.output.conv, untrusted: p.output.untrusted });
+      return typeof r === "string" ? { content: r, isError: false } : { content: r.content, isError: r.isError ?? false };
+    } catch (err) {
+      return { content: `error: ${(err as Error).message}`, isError: true };
+    }
+  }
 
   let link: ShmLink | null = null;
   if (transport === "shm") {
@@ -211,6 +270,20 @@ export async function connectPlugin(opts: { name?: string } = {}): Promise<Plugi
     releaseBulk(ref) {
       const r = parseRef(ref);
       if ("off" in r && link) link.releaseBulk(r);
+    },
+    async tool(opts) {
+      const schema = toJsonSchema(opts.input, { errorMode: "ignore" }) as Record<string, unknown>;
+      delete schema.$schema;
+      tools.set(opts.name, opts as unknown as ToolOptions<v.GenericSchema>);
+      await rpc.request(AgentMethod.RegisterTools, { tools: [{ name: opts.name, description: opts.description, parameters: schema, approval: opts.approval ?? "auto" }] });
+    },
+    async stage(stage, handler, opts = {}) {
+      const raw = await rpc.request(AgentMethod.RegisterStages, { handlers: [{ stage, ...opts }] });
+      const r = v.safeParse(RegisterStagesResult, raw);
+      const id = r.success ? r.output.ids[0] : undefined;
+      if (id === undefined) throw new HomedError("invalid_params", "kernel did not register the stage handler");
+      stageHandlers.set(id, handler as (payload: unknown) => unknown);
+      return id;
     },
     onShutdown(fn) {
       shutdownHooks.push(fn);

@@ -3,7 +3,8 @@
  * HomedError and mapped to a message and status by src/main.ts.
  */
 import { existsSync, writeFileSync } from "node:fs";
-import { ControlMethod, StatusResult } from "../protocol/control.ts";
+import { ControlMethod, LlmSettingsView, LlmTestResult, StatusResult } from "../protocol/control.ts";
+import { chatOnce } from "../client/chat.ts";
 import { PluginInfo } from "../protocol/plugin.ts";
 import { BUILTIN_ENTRIES } from "../generated/builtin-plugins.ts";
 import { HomedError } from "../protocol/errors.ts";
@@ -113,6 +114,109 @@ export const pluginRestart: Subcommand = {
   },
 };
 
+const CONV_FLAG: FlagSpec = { name: "conv", kind: "string", arg: "ID", usage: "conversation to continue (default cli)" };
+
+/** Lines typed on stdin, read lazily; null once stdin has ended (or was never there). */
+function stdinLines(): () => Promise<string | null> {
+  let buffered = "";
+  let ended = false;
+  let reader: ReadableStreamDefaultReader<Uint8Array> | null = null;
+  const dec = new TextDecoder();
+  return async () => {
+    for (;;) {
+      const nl = buffered.indexOf("\n");
+      if (nl >= 0) {
+        const line = buffered.slice(0, nl);
+        buffered = buffered.slice(nl + 1);
+        return line;
+      }
+      if (ended) return null;
+      reader ??= Bun.stdin.stream().getReader() as ReadableStreamDefaultReader<Uint8Array>;
+      const { value, done } = await reader.read();
+      if (done) {
+        ended = true;
+        if (buffered) {
+          const rest = buffered;
+          buffered = "";
+          return rest;
+        }
+        return null;
+      }
+      buffered += dec.decode(value, { stream: true });
+    }
+  };
+}
+
+export const chat: Subcommand = {
+  name: "chat",
+  summary: "send a message to the running daemon and stream the answer",
+  flags: [DATA_FLAG, CONV_FLAG, JSON_FLAG],
+  async run(values, rest) {
+    const text = rest.join(" ").trim();
+    if (!text) throw new HomedError("usage", `chat needs a message, e.g. homed chat "hello"`);
+    const paths = dataPaths(resolveDataDir(values));
+    const readLine = stdinLines();
+    const result = await chatOnce(
+      paths.socket,
+      { text, conv: typeof values.conv === "string" ? values.conv : "cli" },
+      { out: (t) => void (values.json ? null : process.stdout.write(t)), err: (t) => void process.stderr.write(t), readLine },
+    );
+    if (values.json) process.stdout.write(JSON.stringify(result) + "\n");
+    const c = result.conversation;
+    process.stderr.write(`[${result.stopReason}; ${result.usage.inputTokens} in / ${result.usage.outputTokens} out tokens${c ? `; conversation: ${c.turns} turns, ${c.inputTokens} in / ${c.outputTokens} out` : ""}]\n`);
+    return result.stopReason === "error" ? 1 : 0;
+  },
+};
+
+const PROVIDER_FLAGS: FlagSpec[] = [
+  DATA_FLAG,
+  { name: "kind", kind: "string", arg: "KIND", usage: "openai (any OpenAI-compatible API) or anthropic" },
+  { name: "base-url", kind: "string", arg: "URL", usage: "API base URL (default: the provider's official one)" },
+  { name: "model", kind: "string", arg: "NAME", usage: "model name, e.g. gpt-4o-mini, claude-sonnet-4-5, qwen2.5:7b" },
+  { name: "context-window", kind: "string", arg: "N", usage: "the model's context window in tokens" },
+  { name: "key-stdin", kind: "bool", usage: "read the API key from the first line of stdin" },
+  { name: "test", kind: "bool", usage: "send the model a one-line test prompt and report" },
+  JSON_FLAG,
+];
+
+function formatProvider(p: LlmSettingsView): string {
+  if (!p.configured) return "no model provider configured (homed provider -kind openai -model NAME -key-stdin)";
+  return `${p.provider} ${p.model} at ${p.baseURL}, context ${p.contextWindow} tokens, key ${p.hasKey ? p.keyHint : "none"} (from ${p.source})`;
+}
+
+export const provider: Subcommand = {
+  name: "provider",
+  summary: "show or set the model provider (the key is read from stdin)",
+  flags: PROVIDER_FLAGS,
+  async run(values, rest) {
+    noArgs("provider", rest);
+    const paths = dataPaths(resolveDataDir(values));
+    let view: LlmSettingsView;
+    if (typeof values.kind === "string" || typeof values.model === "string") {
+      if (typeof values.kind !== "string" || typeof values.model !== "string") throw new HomedError("usage", "setting a provider needs both -kind and -model");
+      let apiKey: string | undefined;
+      if (values["key-stdin"]) apiKey = ((await stdinLines()()) ?? "").trim();
+      const cw = typeof values["context-window"] === "string" ? Number(values["context-window"]) : undefined;
+      if (cw !== undefined && !Number.isInteger(cw)) throw new HomedError("usage", "-context-window must be a whole number");
+      view = await callDaemon(
+        paths.socket,
+        ControlMethod.LlmSet,
+        { provider: values.kind, model: values.model, baseURL: typeof values["base-url"] === "string" ? values["base-url"] : "", contextWindow: cw, apiKey },
+        LlmSettingsView,
+      );
+    } else {
+      view = await callDaemon(paths.socket, ControlMethod.LlmGet, {}, LlmSettingsView);
+    }
+    process.stdout.write(values.json ? JSON.stringify(view) + "\n" : formatProvider(view) + "\n");
+    if (values.test) {
+      const t = await callDaemon(paths.socket, ControlMethod.LlmTest, {}, LlmTestResult, { timeoutMs: 60_000 });
+      process.stdout.write(`${t.ok ? "ok" : "failed"}: ${t.message} (${t.latencyMs} ms)\n`);
+      return t.ok ? 0 : 1;
+    }
+    return 0;
+  },
+};
+
 /** Internal: run a built-in plugin (the kernel starts these; a person never needs to). */
 export const plugin: Subcommand = {
   name: "plugin",
@@ -129,18 +233,23 @@ export const plugin: Subcommand = {
   },
 };
 
-export const SUBCOMMANDS: readonly Subcommand[] = [initconfig, status, pluginRestart, version, plugin];
+export const SUBCOMMANDS: readonly Subcommand[] = [initconfig, status, chat, provider, pluginRestart, version, plugin];
 
 export function usage(): string {
+  const visible = SUBCOMMANDS.filter((c) => c !== plugin);
+  const synopsis = (c: Subcommand) => c.flags.map((f) => `[-${f.name}${f.arg ? ` ${f.arg}` : ""}]`).join(" ");
+  const flags = new Map<string, FlagSpec>();
+  for (const c of [runDaemon, ...visible]) for (const f of c.flags) if (!flags.has(f.name)) flags.set(f.name, f);
   const lines = [
     "homed — a self-hosted agent kernel",
     "",
     "Usage:",
-    "  homed            [-data DIR] [-listen ADDR]  run the daemon",
-    ...SUBCOMMANDS.map((c) => `  homed ${c.name.padEnd(10)} ${c.flags.map((f) => `[-${f.name}${f.arg ? ` ${f.arg}` : ""}]`).join(" ").padEnd(20)} ${c.summary}`),
+    `  homed ${synopsis(runDaemon)}`,
+    `      ${runDaemon.summary}`,
+    ...visible.flatMap((c) => [`  homed ${c.name}${c.flags.length ? " " + synopsis(c) : ""}${c === chat ? ' "message"' : c === pluginRestart ? " NAME" : ""}`, `      ${c.summary}`]),
     "",
     "Flags:",
-    formatFlags([DATA_FLAG, LISTEN_FLAG, JSON_FLAG, FORCE_FLAG]),
+    formatFlags([...flags.values()]),
     "",
     "Flags take one or two dashes: -data and --data are the same.",
   ];

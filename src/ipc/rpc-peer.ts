@@ -65,6 +65,7 @@ export class RpcPeer {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
   private readonly timedOut = new Set<number>();
+  private readonly closeHooks: (() => void)[] = [];
   private readonly decoder: LineDecoder;
   private closed = false;
   private maxFrame: number;
@@ -141,10 +142,23 @@ export class RpcPeer {
     this.write(frame);
   }
 
+  /** Run `fn` when the peer closes (at once if it already has). */
+  onClose(fn: () => void): void {
+    if (this.closed) fn();
+    else this.closeHooks.push(fn);
+  }
+
   /** Fail every outstanding request and refuse new ones. */
   close(reason = "connection closed"): void {
     if (this.closed) return;
     this.closed = true;
+    for (const fn of this.closeHooks.splice(0)) {
+      try {
+        fn();
+      } catch (err) {
+        this.opts.log.warn("close hook failed", { peer: this.opts.name, err });
+      }
+    }
     for (const [id, p] of this.pending) {
       clearTimeout(p.timer);
       p.reject(new RpcError(RpcErrorCode.Disconnected, `${p.method}: ${reason}`));

@@ -112,7 +112,7 @@ export interface RpcClient {
 export async function connectUnixRpc(
   path: string,
   log: RpcLog,
-  opts: { timeoutMs?: number; onNotification?: (method: string, params: unknown) => void } = {},
+  opts: { timeoutMs?: number; onNotification?: (method: string, params: unknown) => void; onRequest?: RequestHandler } = {},
 ): Promise<RpcClient> {
   const socket = await Bun.connect<ConnState>({
     unix: path,
@@ -139,6 +139,7 @@ export async function connectUnixRpc(
     name: "daemon",
     timeoutMs: opts.timeoutMs,
     onNotification: opts.onNotification,
+    onRequest: opts.onRequest,
   });
   socket.data.peer = peer;
   return {

@@ -26,6 +26,54 @@ export const ConfigSchema = v.strictObject({
     }),
     {},
   ),
+  llm: v.optional(
+    v.strictObject({
+      /** "" = none configured yet (the web UI walks the user through it). */
+      provider: v.optional(v.picklist(["", "openai", "anthropic"], "must be openai, anthropic or empty"), ""),
+      base_url: v.optional(v.pipe(v.string(), v.check((s) => s === "" || /^https?:\/\/\S+$/.test(s), "must be an http(s) URL")), ""),
+      model: v.optional(v.string(), ""),
+      context_window: v.optional(v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(1024)), 128_000),
+      max_output_tokens: v.optional(v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(16)), 4096),
+      timeout_ms: v.optional(v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(100)), 120_000),
+      max_retries: v.optional(v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(0), v.maxValue(10)), 3),
+    }),
+    {},
+  ),
+  agent: v.optional(
+    v.strictObject({
+      system_prompt: v.optional(v.string(), "You are homed, a personal agent running on the user's own machine. Answer plainly. Use tools when they help, and say what you did."),
+      max_iterations: v.optional(v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(1), v.maxValue(200)), 10),
+      tool_timeout_ms: v.optional(v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(100)), 120_000),
+    }),
+    {},
+  ),
+  approval: v.optional(
+    v.strictObject({
+      default: v.optional(v.picklist(["allow", "ask", "deny"], "must be allow, ask or deny"), "allow"),
+      timeout_ms: v.optional(v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(100)), 120_000),
+      allow: v.optional(v.array(v.string("must be tool name patterns")), []),
+      ask: v.optional(v.array(v.string("must be tool name patterns")), []),
+      deny: v.optional(v.array(v.string("must be tool name patterns")), []),
+      untrusted_deny: v.optional(v.array(v.string("must be tool name patterns")), []),
+    }),
+    {},
+  ),
+  mcp: v.optional(
+    v.strictObject({
+      servers: v.optional(
+        v.array(
+          v.strictObject({
+            name: v.pipe(v.string(), v.regex(/^[a-zA-Z0-9-]{1,32}$/, "must be 1-32 letters, digits or dashes")),
+            command: v.pipe(v.string(), v.minLength(1)),
+            args: v.optional(v.array(v.string()), []),
+            env: v.optional(v.record(v.string(), v.string()), {}),
+          }),
+        ),
+        [],
+      ),
+    }),
+    {},
+  ),
   plugins: v.optional(
     v.strictObject({
       segment_mb: v.optional(v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(1), v.maxValue(1024)), 32),
@@ -63,6 +111,49 @@ listen = "127.0.0.1:8080"
 [log]
 # debug | info | warn | error. Lines go to stderr and to DATA/logs/homed.log.
 level = "info"
+
+[llm]
+# The model provider. Leave provider empty to set it up in the web UI or with
+# \`homed provider\`. API keys never go here: they live in DATA/secrets.json (0600).
+# provider: "openai" (any OpenAI-compatible API: OpenAI, DeepSeek, Qwen, Moonshot, Ollama,
+# llama.cpp, vLLM) or "anthropic".
+provider = ""
+# e.g. https://api.openai.com/v1, http://127.0.0.1:11434/v1, https://api.anthropic.com
+base_url = ""
+model = ""
+# The model's context window and the room kept for its reply (tokens).
+context_window = 128000
+max_output_tokens = 4096
+# No bytes from the provider for this long = the call failed (milliseconds).
+timeout_ms = 120000
+# Retries of a call that failed retryably (429, 5xx, network) before any output.
+max_retries = 3
+
+[agent]
+system_prompt = "You are homed, a personal agent running on the user's own machine. Answer plainly. Use tools when they help, and say what you did."
+# Model calls per turn before the agent stops and says so.
+max_iterations = 10
+tool_timeout_ms = 120000
+
+[approval]
+# Tool calls no rule below matches: allow | ask | deny. Tools that ask for approval
+# themselves (e.g. shell) are asked about unless a rule allows them.
+default = "allow"
+# How long a question waits for an answer; no answer = denied.
+timeout_ms = 120000
+# Glob patterns on tool names, e.g. ["shell_*"]. deny wins, then untrusted_deny (for input
+# from untrusted sources such as group chats), then allow, then ask. Untrusted input is
+# never asked about: what would need a person's approval is denied.
+allow = []
+ask = []
+deny = []
+untrusted_deny = []
+
+# MCP servers whose tools the agent may use (started and supervised by the mcp plugin):
+# [[mcp.servers]]
+# name = "everything"
+# command = "npx"
+# args = ["-y", "@modelcontextprotocol/server-everything"]
 
 [plugins]
 # Shared-memory segment per plugin (MiB): bulk data and event rings. Pages are only

@@ -17,6 +17,8 @@ import { realClock, type Clock } from "./clock.ts";
 import { builtinSpecs, externalSpecs } from "./plugin-catalog.ts";
 import { KERNEL_FACILITIES } from "./plugin-graph.ts";
 import { Supervisor, type PluginSpec } from "./supervisor.ts";
+import { Agent } from "../agent/agent.ts";
+import { LlmSettings } from "./llm-settings.ts";
 
 export interface KernelOptions {
   dataDir: string;
@@ -32,6 +34,8 @@ export class Kernel {
   private control: RpcServer | null = null;
   private stopped = false;
   supervisor!: Supervisor;
+  readonly llm: LlmSettings;
+  readonly agent: Agent;
 
   private constructor(
     readonly paths: DataPaths,
@@ -39,7 +43,27 @@ export class Kernel {
     readonly log: Logger,
     readonly store: Store,
     private readonly lock: DataDirLock,
-  ) {}
+  ) {
+    this.llm = new LlmSettings(paths.dir, config, log.with({ component: "llm" }));
+    this.agent = new Agent({
+      store,
+      caller: {
+        call: (plugin, method, params, timeoutMs) => this.supervisor.request(plugin, method, params, timeoutMs),
+        isCritical: (plugin) => this.supervisor.isCritical(plugin),
+        failClosed: () => this.supervisor.failClosed(),
+      },
+      log: log.with({ component: "agent" }),
+      model: () => this.llm.model(),
+      config: () => ({
+        systemPrompt: config.agent.system_prompt,
+        maxIterations: config.agent.max_iterations,
+        contextWindow: this.llm.contextWindow,
+        maxOutputTokens: this.llm.maxOutputTokens,
+      }),
+      approval: config.approval,
+      toolTimeoutMs: config.agent.tool_timeout_ms,
+    });
+  }
 
   /**
    * Boot in the order that keeps every failure clean: data dir, config (a bad value stops us
@@ -101,7 +125,11 @@ export class Kernel {
       clock,
       log: this.log.with({ component: "supervisor" }),
       hello: () => hello,
-      kernelMethods: { [PluginMethod.KernelStatus]: () => this.status() },
+      kernelMethods: { [PluginMethod.KernelStatus]: () => this.status(), ...this.agent.pluginMethods },
+      onPluginExit: (name) => {
+        const gone = this.agent.pluginGone(name);
+        if (gone.stages || gone.tools) this.log.info("plugin registrations removed", { plugin: name, ...gone });
+      },
       env: childEnv,
       segmentBytes: pc.segment_mb * 1024 * 1024,
       frameRate: pc.frame_rate,
@@ -130,6 +158,9 @@ export class Kernel {
       },
       plugins: this.supervisor.list(),
       failClosed: this.supervisor.failClosed(),
+      llm: this.llm.view(),
+      tools: this.agent.tools.list().map((t) => ({ name: t.def.name, plugin: t.plugin, approval: t.def.approval })),
+      stages: this.agent.stages.all().map((h) => ({ stage: h.stage, plugin: h.plugin, priority: h.priority, deadlineMs: h.deadlineMs })),
     };
   }
 

@@ -7,7 +7,7 @@
 import type { PluginManifest } from "../protocol/manifest.ts";
 
 /** What the kernel itself provides, ready before any plugin starts. */
-export const KERNEL_FACILITIES = ["kernel.store", "kernel.control"] as const;
+export const KERNEL_FACILITIES = ["kernel.store", "kernel.control", "kernel.agent", "kernel.llm"] as const;
 
 export interface GraphProblem {
   kind: "missing" | "cycle" | "duplicate";

@@ -53,6 +53,8 @@ export interface SupervisorOptions {
   /** Kernel methods plugins may call beyond the supervisor's own (e.g. kernel/status). */
   kernelMethods: Record<string, (params: unknown, plugin: string) => unknown>;
   onEvent?: (plugin: string, type: number, payload: Uint8Array) => void;
+  /** A plugin process ended (any reason): what it registered with the kernel must go. */
+  onPluginExit?: (plugin: string) => void;
   env: Record<string, string>;
   segmentBytes: number;
   frameRate: number;
@@ -147,6 +149,10 @@ export class Supervisor {
     if (!owner) return false;
     const e = this.entries.get(owner);
     return !!e && e.state === "ready" && e.ready.has(facility);
+  }
+
+  isCritical(name: string): boolean {
+    return this.entries.get(name)?.spec.manifest.critical ?? false;
   }
 
   /** Critical plugins that are not ready: while non-empty, guarded actions must be denied. */
@@ -397,6 +403,7 @@ export class Supervisor {
     if (wasReady) for (const f of lost) void this.broadcastFacility(f, false);
     const intent = e.stopIntent;
     e.stopIntent = null;
+    this.opts.onPluginExit?.(m.name);
     this.opts.log.info("plugin exited", { plugin: m.name, code, signal, intent: intent ?? "crash" });
     if (intent === "shutdown" || this.shuttingDown) {
       this.setState(e, "exited", "stopped with the kernel");

@@ -25,6 +25,9 @@ export const StatusResult = v.object({
   plugins: PluginList,
   /** Critical plugins that are down: the kernel denies what they guard until they are back. */
   failClosed: v.array(v.string()),
+  llm: v.lazy(() => LlmSettingsView),
+  tools: v.array(v.object({ name: v.string(), plugin: v.string(), approval: v.string() })),
+  stages: v.array(v.object({ stage: v.string(), plugin: v.string(), priority: v.number(), deadlineMs: v.number() })),
 });
 export type StatusResult = v.InferOutput<typeof StatusResult>;
 
@@ -43,9 +46,69 @@ export type EventAppendResult = v.InferOutput<typeof EventAppendResult>;
 
 export const PluginRestartParams = RestartParams;
 
+/** The model provider as a client may see it: the key only as its last four characters. */
+export const LlmSettingsView = v.object({
+  provider: v.picklist(["", "openai", "anthropic"]),
+  baseURL: v.string(),
+  model: v.string(),
+  contextWindow: v.number(),
+  maxOutputTokens: v.number(),
+  keyHint: v.string(),
+  hasKey: v.boolean(),
+  configured: v.boolean(),
+  source: v.picklist(["config", "runtime"]),
+});
+export type LlmSettingsView = v.InferOutput<typeof LlmSettingsView>;
+
+export const LlmSetParams = v.strictObject({
+  provider: v.picklist(["openai", "anthropic"], "provider must be openai or anthropic"),
+  baseURL: v.optional(v.pipe(v.string(), v.maxLength(2000)), ""),
+  model: v.pipe(v.string(), v.minLength(1, "model is required"), v.maxLength(200)),
+  contextWindow: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1024))),
+  maxOutputTokens: v.optional(v.pipe(v.number(), v.integer(), v.minValue(16))),
+  /** Omitted: keep the stored key. Empty string: forget it. */
+  apiKey: v.optional(v.pipe(v.string(), v.maxLength(1000))),
+});
+export type LlmSetParams = v.InferOutput<typeof LlmSetParams>;
+
+export const LlmTestResult = v.object({ ok: v.boolean(), message: v.string(), latencyMs: v.number() });
+export type LlmTestResult = v.InferOutput<typeof LlmTestResult>;
+
+export const ChatSendParams = v.strictObject({
+  text: v.pipe(v.string(), v.minLength(1, "message is empty"), v.maxLength(1_000_000)),
+  conv: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200)), "cli"),
+  channel: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(64)), "cli"),
+});
+
+export const TurnResultSchema = v.object({
+  turn: v.string(),
+  conv: v.string(),
+  text: v.string(),
+  stopReason: v.string(),
+  iterations: v.number(),
+  usage: v.object({ inputTokens: v.number(), outputTokens: v.number() }),
+  error: v.optional(v.string()),
+  conversation: v.nullable(v.object({ turns: v.number(), inputTokens: v.number(), outputTokens: v.number() })),
+});
+export type TurnResultView = v.InferOutput<typeof TurnResultSchema>;
+
+/** daemon → client during chat.send: one event of the turn. */
+export const ChatEventParams = v.object({ turn: v.optional(v.string()), event: v.record(v.string(), v.unknown()) });
+
+/** daemon → client during chat.send: may this tool call run? */
+export const ChatApproveParams = v.object({ tool: v.string(), arguments: v.unknown(), callId: v.string() });
+export const ChatApproveResult = v.object({ approved: v.boolean() });
+
 /** Method names, so a typo is a compile error on both sides. */
 export const ControlMethod = {
   Status: "status",
   EventAppend: "event.append",
   PluginRestart: "plugin.restart",
+  LlmGet: "llm.get",
+  LlmSet: "llm.set",
+  LlmTest: "llm.test",
+  ChatSend: "chat.send",
+  /** daemon → client notifications and requests while a chat.send is running */
+  ChatEvent: "chat.event",
+  ChatApprove: "chat.approve",
 } as const;

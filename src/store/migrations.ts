@@ -48,6 +48,33 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: "conversations and turns",
+    sql: `
+      -- Per-conversation and per-turn accounting beside the log (the log itself stays append-only).
+      CREATE TABLE conversations (
+        id            TEXT PRIMARY KEY,
+        channel       TEXT    NOT NULL,
+        created_at    INTEGER NOT NULL,
+        updated_at    INTEGER NOT NULL,
+        turns         INTEGER NOT NULL DEFAULT 0,
+        input_tokens  INTEGER NOT NULL DEFAULT 0,
+        output_tokens INTEGER NOT NULL DEFAULT 0
+      );
+      CREATE TABLE turns (
+        id            TEXT PRIMARY KEY,
+        conv          TEXT    NOT NULL,
+        started_at    INTEGER NOT NULL,
+        finished_at   INTEGER,
+        iterations    INTEGER NOT NULL DEFAULT 0,
+        input_tokens  INTEGER NOT NULL DEFAULT 0,
+        output_tokens INTEGER NOT NULL DEFAULT 0,
+        stop_reason   TEXT
+      );
+      CREATE INDEX turns_conv ON turns(conv, started_at);
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -89,6 +89,46 @@ export class Store {
     })();
   }
 
+  /** Events of one conversation, oldest first (optionally only those with id > afterId). */
+  conversationEvents(conv: string, limit = 100_000): StoredEvent[] {
+    return this.db
+      .query<{ id: number; ts: number; conv: string; kind: string; actor: string; untrusted: number; body: string }, [string, number]>(
+        "SELECT id, ts, conv, kind, actor, untrusted, body FROM (SELECT * FROM events WHERE conv = ? ORDER BY id DESC LIMIT ?) ORDER BY id",
+      )
+      .all(conv, limit)
+      .map((r) => ({ ...r, untrusted: r.untrusted === 1 }));
+  }
+
+  /** Record that a turn started (creating the conversation on its first turn). */
+  beginTurn(turn: string, conv: string, channel: string, now = Date.now()): void {
+    this.db.transaction(() => {
+      this.db.query("INSERT OR IGNORE INTO conversations (id, channel, created_at, updated_at) VALUES (?, ?, ?, ?)").run(conv, channel, now, now);
+      this.db.query("INSERT INTO turns (id, conv, started_at) VALUES (?, ?, ?)").run(turn, conv, now);
+    })();
+  }
+
+  /** Close a turn's accounting and add its tokens to the conversation. */
+  finishTurn(turn: string, t: { iterations: number; inputTokens: number; outputTokens: number; stopReason: string }, now = Date.now()): void {
+    this.db.transaction(() => {
+      const row = this.db
+        .query<{ conv: string }, [number, number, number, number, string, string]>(
+          "UPDATE turns SET finished_at = ?, iterations = ?, input_tokens = ?, output_tokens = ?, stop_reason = ? WHERE id = ? RETURNING conv",
+        )
+        .get(now, t.iterations, t.inputTokens, t.outputTokens, t.stopReason, turn);
+      if (!row) return;
+      this.db
+        .query("UPDATE conversations SET updated_at = ?, turns = turns + 1, input_tokens = input_tokens + ?, output_tokens = output_tokens + ? WHERE id = ?")
+        .run(now, t.inputTokens, t.outputTokens, row.conv);
+    })();
+  }
+
+  conversationUsage(conv: string): { turns: number; inputTokens: number; outputTokens: number } | null {
+    const row = this.db
+      .query<{ turns: number; input_tokens: number; output_tokens: number }, [string]>("SELECT turns, input_tokens, output_tokens FROM conversations WHERE id = ?")
+      .get(conv);
+    return row ? { turns: row.turns, inputTokens: row.input_tokens, outputTokens: row.output_tokens } : null;
+  }
+
   eventCount(): number {
     const row = this.db.query<{ n: number }, []>("SELECT count(*) AS n FROM events").get();
     return row?.n ?? 0;

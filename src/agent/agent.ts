@@ -1,0 +1,79 @@
+/**
+ * The agent: the registries plugins fill (tools, stage handlers), the one tool gate, and the
+ * turn. The kernel owns one Agent; it reaches plugins only through the injected PluginCaller.
+ */
+import * as v from "valibot";
+import { AgentMethod, RegisterStagesParams, RegisterToolsParams, UnregisterToolsParams } from "../protocol/agent.ts";
+import { HomedError } from "../protocol/errors.ts";
+import { describeIssues } from "../protocol/jsonrpc.ts";
+import type { LanguageModel } from "../llm/types.ts";
+import type { Store } from "../store/store.ts";
+import { ApprovalPolicy, type ApprovalConfig } from "./approval.ts";
+import type { PluginCaller } from "./plugin-caller.ts";
+import { StageRegistry, type StageLog } from "./stages.ts";
+import { ToolExecutor } from "./tool-executor.ts";
+import { ToolRegistry } from "./tools.ts";
+import { runTurn, type TurnConfig, type TurnInput, type TurnResult, type TurnSink } from "./turn.ts";
+
+export interface AgentDeps {
+  store: Store;
+  caller: PluginCaller;
+  log: StageLog & { info(msg: string, fields?: Record<string, unknown>): void };
+  model(): LanguageModel | string;
+  config(): TurnConfig;
+  approval: ApprovalConfig;
+  toolTimeoutMs: number;
+}
+
+export class Agent {
+  readonly stages = new StageRegistry();
+  readonly tools = new ToolRegistry();
+  readonly executor: ToolExecutor;
+
+  constructor(private readonly d: AgentDeps) {
+    this.executor = new ToolExecutor({
+      tools: this.tools,
+      stages: this.stages,
+      caller: d.caller,
+      policy: new ApprovalPolicy(d.approval),
+      store: d.store,
+      log: d.log,
+      toolTimeoutMs: d.toolTimeoutMs,
+    });
+  }
+
+  run(input: TurnInput, sink: TurnSink, signal: AbortSignal): Promise<TurnResult> {
+    return runTurn(
+      { store: this.d.store, stages: this.stages, tools: this.tools, executor: this.executor, caller: this.d.caller, log: this.d.log, model: this.d.model, config: this.d.config },
+      input,
+      sink,
+      signal,
+    );
+  }
+
+  /** The kernel methods a plugin calls to register what it offers. */
+  readonly pluginMethods: Record<string, (params: unknown, plugin: string) => unknown> = {
+    [AgentMethod.RegisterTools]: (params, plugin) => {
+      const p = parse(RegisterToolsParams, params);
+      for (const t of p.tools) this.tools.register(plugin, t);
+      this.d.log.info("tools registered", { plugin, tools: p.tools.map((t) => t.name).join(",") });
+      return { registered: p.tools.length };
+    },
+    [AgentMethod.UnregisterTools]: (params, plugin) => ({ removed: this.tools.unregister(plugin, parse(UnregisterToolsParams, params).names) }),
+    [AgentMethod.RegisterStages]: (params, plugin) => {
+      const p = parse(RegisterStagesParams, params);
+      return { ids: p.handlers.map((h) => this.stages.register(plugin, h.stage, h.priority, h.deadlineMs).id) };
+    },
+  };
+
+  /** A plugin went away: its handlers and tools vanish (they come back when it registers again). */
+  pluginGone(plugin: string): { stages: number; tools: number } {
+    return { stages: this.stages.unregisterPluginStages(plugin), tools: this.tools.unregister(plugin) };
+  }
+}
+
+function parse<S extends v.GenericSchema>(schema: S, params: unknown): v.InferOutput<S> {
+  const r = v.safeParse(schema, params);
+  if (!r.success) throw new HomedError("invalid_params", describeIssues(r.issues));
+  return r.output;
+}

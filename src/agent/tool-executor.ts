@@ -1,0 +1,158 @@
+/**
+ * The one path by which a tool runs — a foreground turn, a background job and a scheduled job
+ * all call `ToolExecutor.execute`, and nothing else sends `tool/run` to a plugin (a test keeps
+ * it so). In order: parse and validate the model's arguments, before_toolcall (deny or rewrite),
+ * fail closed while a critical plugin is down, the approval policy (asking a person when it
+ * says so; no answer in time is a no), run it in its plugin with a timeout, after_toolcall
+ * (redact). Every outcome is recorded in the log and returned as text the model can read — a bad
+ * call is an error the model can correct, never an exception.
+ */
+import * as v from "valibot";
+import { AgentMethod, RunToolResult, type ExecutionOrigin, type ToolCallView } from "../protocol/agent.ts";
+import { describeIssues } from "../protocol/jsonrpc.ts";
+import type { ToolCall } from "../llm/types.ts";
+import type { Store } from "../store/store.ts";
+import type { ApprovalPolicy } from "./approval.ts";
+import type { PluginCaller } from "./plugin-caller.ts";
+import { runStage, type StageLog, type StageRegistry } from "./stages.ts";
+import type { ToolRegistry } from "./tools.ts";
+
+/** Tool output beyond this many characters is cut before it reaches the model (the log keeps all). */
+export const MAX_TOOL_OUTPUT_CHARS = 100_000;
+
+export interface ApprovalQuestion {
+  tool: string;
+  arguments: unknown;
+  callId: string;
+}
+
+export interface ExecContext {
+  conv: string;
+  turn: string | null;
+  untrusted: boolean;
+  origin: ExecutionOrigin;
+  /** Ask a person; undefined when nobody can be asked (then "ask" means no). */
+  ask?: (q: ApprovalQuestion, signal: AbortSignal) => Promise<boolean>;
+}
+
+export type ExecStatus = "ok" | "error" | "denied" | "invalid";
+
+export interface ToolExecution {
+  callId: string;
+  name: string;
+  status: ExecStatus;
+  /** What the model is told. */
+  content: string;
+  arguments: unknown;
+}
+
+export interface ToolExecutorDeps {
+  tools: ToolRegistry;
+  stages: StageRegistry;
+  caller: PluginCaller;
+  policy: ApprovalPolicy;
+  store: Store;
+  log: StageLog;
+  toolTimeoutMs: number;
+}
+
+export class ToolExecutor {
+  constructor(private readonly d: ToolExecutorDeps) {}
+
+  async execute(call: ToolCall, ctx: ExecContext): Promise<ToolExecution> {
+    this.d.store.append({ conv: ctx.conv, kind: "tool-call", actor: "agent", untrusted: ctx.untrusted, body: { turn: ctx.turn, callId: call.id, name: call.name, arguments: call.arguments, origin: ctx.origin } });
+    const result = await this.decideAndRun(call, ctx);
+    const forModel = result.content.length > MAX_TOOL_OUTPUT_CHARS ? result.content.slice(0, MAX_TOOL_OUTPUT_CHARS) + `\n[output cut at ${MAX_TOOL_OUTPUT_CHARS} characters]` : result.content;
+    this.d.store.append({
+      conv: ctx.conv,
+      kind: "tool-result",
+      actor: this.d.tools.get(call.name)?.plugin ?? "kernel",
+      untrusted: ctx.untrusted,
+      body: { turn: ctx.turn, callId: call.id, name: call.name, status: result.status, content: result.content, arguments: result.arguments },
+    });
+    return { ...result, content: forModel };
+  }
+
+  private async decideAndRun(call: ToolCall, ctx: ExecContext): Promise<ToolExecution> {
+    const out = (status: ExecStatus, content: string, args: unknown = null): ToolExecution => ({ callId: call.id, name: call.name, status, content, arguments: args });
+    const tool = this.d.tools.get(call.name);
+    if (!tool) {
+      const known = this.d.tools.list().map((t) => t.def.name);
+      return out("invalid", `error: there is no tool named ${call.name}. Available tools: ${known.join(", ") || "none"}.`);
+    }
+    let args: unknown;
+    try {
+      args = call.arguments.trim() === "" ? {} : JSON.parse(call.arguments);
+    } catch (err) {
+      return out("invalid", `error: the arguments are not valid JSON (${(err as Error).message}). Call ${call.name} again with a JSON object.`);
+    }
+    const problem = this.d.tools.check(tool, args);
+    if (problem) return out("invalid", `error: invalid arguments for ${call.name}: ${problem}. Fix them and call again.`, args);
+
+    // before_toolcall: audit, deny or rewrite. A critical plugin that fails to answer denies.
+    let denied: string | null = null;
+    const view: ToolCallView = { id: call.id, name: call.name, arguments: args };
+    const after = await runStage(this.d.stages, this.d.caller, this.d.log, "before_toolcall", { conv: ctx.conv, call: view, untrusted: ctx.untrusted, origin: ctx.origin }, (o, p) => {
+      if (!o.result) {
+        if (this.d.caller.isCritical(o.handler.plugin)) {
+          denied = `the policy plugin ${o.handler.plugin} did not answer (${o.error}); denied to be safe`;
+          return { payload: p, stop: true };
+        }
+        return { payload: p };
+      }
+      if (o.result.action === "deny") {
+        denied = o.result.reason ? `denied by ${o.handler.plugin}: ${o.result.reason}` : `denied by ${o.handler.plugin}`;
+        return { payload: p, stop: true };
+      }
+      if (o.result.arguments) return { payload: { ...p, call: { ...p.call, arguments: o.result.arguments } } };
+      return { payload: p };
+    });
+    if (denied) return out("denied", `denied: ${denied}`, args);
+    if (after.call.arguments !== args) {
+      args = after.call.arguments;
+      const again = this.d.tools.check(tool, args);
+      if (again) return out("invalid", `error: arguments rewritten by a policy are invalid: ${again}`, args);
+    }
+
+    const down = this.d.caller.failClosed();
+    if (down.length > 0) return out("denied", `denied: critical plugin ${down.join(", ")} is down, so tool calls are refused until it is back`, args);
+
+    const decision = this.d.policy.decide(call.name, tool.def.approval === "ask", ctx.untrusted);
+    if (decision.kind === "deny") return out("denied", `denied: ${decision.reason}`, args);
+    if (decision.kind === "ask") {
+      const yes = await this.askPerson(call, args, ctx);
+      if (!yes.approved) return out("denied", `denied: ${yes.why}`, args);
+    }
+
+    let raw: unknown;
+    try {
+      raw = await this.d.caller.call(tool.plugin, AgentMethod.RunTool, { name: call.name, callId: call.id, arguments: args, conv: ctx.conv, untrusted: ctx.untrusted }, this.d.toolTimeoutMs);
+    } catch (err) {
+      return out("error", `error: ${call.name} failed: ${(err as Error).message}`, args);
+    }
+    const parsed = v.safeParse(RunToolResult, raw);
+    if (!parsed.success) return out("error", `error: ${call.name} returned a malformed result (${describeIssues(parsed.issues)})`, args);
+    let content = parsed.output.content;
+    const redacted = await runStage(this.d.stages, this.d.caller, this.d.log, "after_toolcall", { conv: ctx.conv, call: { ...view, arguments: args }, result: { content, isError: parsed.output.isError } }, (o, p) =>
+      o.result?.content !== undefined ? { payload: { ...p, result: { ...p.result, content: o.result.content } } } : { payload: p },
+    );
+    content = redacted.result.content;
+    return out(parsed.output.isError ? "error" : "ok", content, args);
+  }
+
+  private async askPerson(call: ToolCall, args: unknown, ctx: ExecContext): Promise<{ approved: boolean; why: string }> {
+    if (!ctx.ask) return { approved: false, why: `${call.name} needs a person's approval and nobody can be asked here (${ctx.origin})` };
+    const timeoutMs = this.d.policy.config.timeout_ms;
+    const ac = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<"timeout">((r) => (timer = setTimeout(() => r("timeout"), timeoutMs)));
+    try {
+      const answer = await Promise.race([ctx.ask({ tool: call.name, arguments: args, callId: call.id }, ac.signal).catch(() => false), timeout]);
+      if (answer === "timeout") return { approved: false, why: `nobody approved ${call.name} within ${Math.round(timeoutMs / 1000)} s` };
+      return answer ? { approved: true, why: "" } : { approved: false, why: `the user declined ${call.name}` };
+    } finally {
+      clearTimeout(timer);
+      ac.abort();
+    }
+  }
+}

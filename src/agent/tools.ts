@@ -1,0 +1,69 @@
+/**
+ * Model-callable tools registered by plugins. Each arrives with a JSON Schema (the SDK makes it
+ * from a valibot schema); the kernel compiles it once and validates every call's arguments
+ * before anything runs, so a bad call goes back to the model as an error it can correct.
+ */
+import { Ajv, type ValidateFunction } from "ajv";
+import { HomedError } from "../protocol/errors.ts";
+import type { ToolDefinition } from "../protocol/agent.ts";
+import type { ToolSpec } from "../llm/types.ts";
+
+export interface RegisteredTool {
+  plugin: string;
+  def: ToolDefinition;
+  validate: ValidateFunction;
+}
+
+export class ToolRegistry {
+  private readonly tools = new Map<string, RegisteredTool>();
+  private readonly ajv = new Ajv({ allErrors: true, strict: false });
+
+  /** Add or replace `plugin`'s tool. A name another plugin holds, or a schema that does not compile, is refused. */
+  register(plugin: string, def: ToolDefinition): void {
+    const existing = this.tools.get(def.name);
+    if (existing && existing.plugin !== plugin) {
+      throw new HomedError("invalid_params", `tool ${def.name} is already registered by plugin ${existing.plugin}`);
+    }
+    if (def.parameters.type !== undefined && def.parameters.type !== "object") {
+      throw new HomedError("invalid_params", `tool ${def.name}: parameters must be an object schema`);
+    }
+    let validate: ValidateFunction;
+    try {
+      validate = this.ajv.compile(def.parameters);
+    } catch (err) {
+      throw new HomedError("invalid_params", `tool ${def.name}: schema does not compile: ${(err as Error).message}`);
+    }
+    this.tools.set(def.name, { plugin, def, validate });
+  }
+
+  /** Remove `plugin`'s tools (all, or the named ones); returns how many were removed. */
+  unregister(plugin: string, names?: readonly string[]): number {
+    let n = 0;
+    for (const [name, t] of this.tools) {
+      if (t.plugin === plugin && (!names || names.includes(name))) {
+        this.tools.delete(name);
+        n++;
+      }
+    }
+    return n;
+  }
+
+  get(name: string): RegisteredTool | undefined {
+    return this.tools.get(name);
+  }
+
+  list(): RegisteredTool[] {
+    return [...this.tools.values()].sort((a, b) => a.def.name.localeCompare(b.def.name));
+  }
+
+  /** What the model is told about the tools. */
+  specs(): ToolSpec[] {
+    return this.list().map((t) => ({ name: t.def.name, description: t.def.description, parameters: t.def.parameters }));
+  }
+
+  /** Validation errors in words the model can act on, or null when the arguments are fine. */
+  check(tool: RegisteredTool, args: unknown): string | null {
+    if (tool.validate(args)) return null;
+    return (tool.validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || "(arguments)"} ${e.message ?? "is invalid"}`).join("; ");
+  }
+}

@@ -1,0 +1,116 @@
+/**
+ * The turn's wire contracts: how plugins register tools and stage handlers, what the kernel
+ * sends them when a stage runs or a tool is called, and what they may answer (DESIGN §4).
+ * Every answer is validated; an answer that does not parse is treated like no answer (the
+ * handler is skipped and logged) — except for critical plugins at before_toolcall, where it
+ * denies.
+ */
+import * as v from "valibot";
+
+export const STAGES = ["on_input", "pre_action", "post_action", "before_toolcall", "after_toolcall", "before_output", "after_output"] as const;
+export type StageName = (typeof STAGES)[number];
+
+export const AgentMethod = {
+  /** plugin → kernel */
+  RegisterTools: "tools/register",
+  UnregisterTools: "tools/unregister",
+  RegisterStages: "stages/register",
+  /** kernel → plugin */
+  RunTool: "tool/run",
+  RunStage: "stage/run",
+} as const;
+
+/** Tool names every provider accepts (OpenAI: ^[a-zA-Z0-9_-]{1,64}$). */
+export const ToolName = v.pipe(v.string(), v.regex(/^[a-zA-Z0-9_-]{1,64}$/, "tool names are 1-64 letters, digits, _ or -"));
+
+export const ToolDefinition = v.strictObject({
+  name: ToolName,
+  description: v.pipe(v.string(), v.maxLength(4000)),
+  /** JSON Schema of the arguments (an object schema). */
+  parameters: v.record(v.string(), v.unknown()),
+  /** The plugin's own view: "ask" = a person should confirm each call unless policy says otherwise. */
+  approval: v.optional(v.picklist(["auto", "ask"]), "auto"),
+});
+export type ToolDefinition = v.InferOutput<typeof ToolDefinition>;
+
+export const RegisterToolsParams = v.strictObject({ tools: v.pipe(v.array(ToolDefinition), v.maxLength(500)) });
+export const UnregisterToolsParams = v.strictObject({ names: v.array(ToolName) });
+
+export const StageRegistration = v.strictObject({
+  stage: v.picklist(STAGES),
+  /** Lower runs first. */
+  priority: v.optional(v.pipe(v.number(), v.integer(), v.minValue(-1_000_000), v.maxValue(1_000_000)), 100),
+  /** How long the kernel waits for this handler on each turn. */
+  deadlineMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(60_000)), 2000),
+});
+export const RegisterStagesParams = v.strictObject({ handlers: v.pipe(v.array(StageRegistration), v.maxLength(100)) });
+export const RegisterStagesResult = v.object({ ids: v.array(v.number()) });
+
+export interface ToolCallView {
+  id: string;
+  name: string;
+  arguments: unknown;
+}
+
+/** What `stage/run` carries for each stage. */
+export interface StagePayloads {
+  on_input: { conv: string; channel: string; text: string; untrusted: boolean };
+  pre_action: { conv: string; channel: string; input: string; messages: number };
+  post_action: { conv: string; iteration: number; text: string; toolCalls: { id: string; name: string; arguments: string }[] };
+  before_toolcall: { conv: string; call: ToolCallView; untrusted: boolean; origin: ExecutionOrigin };
+  after_toolcall: { conv: string; call: ToolCallView; result: { content: string; isError: boolean } };
+  before_output: { conv: string; channel: string; text: string };
+  after_output: { conv: string; channel: string; text: string; usage: { inputTokens: number; outputTokens: number } };
+}
+
+export type ExecutionOrigin = "foreground" | "background" | "scheduled";
+
+export const StageRunParams = v.strictObject({
+  stage: v.picklist(STAGES),
+  handler: v.number(),
+  payload: v.unknown(),
+});
+
+/** What a handler may answer, per stage. Everything is optional: `{}` means "carry on". */
+export const StageResults = {
+  on_input: v.object({
+    action: v.optional(v.picklist(["continue", "block", "reply"])),
+    /** continue: the (rewritten) input; reply: the reply to send instead of running the model. */
+    text: v.optional(v.string()),
+    reason: v.optional(v.string()),
+  }),
+  pre_action: v.object({ inject: v.optional(v.array(v.string())) }),
+  post_action: v.object({
+    action: v.optional(v.picklist(["continue", "redirect"])),
+    /** Replace the model's text (filtering). */
+    text: v.optional(v.string()),
+    /** Ids of tool calls to drop. */
+    dropToolCalls: v.optional(v.array(v.string())),
+    /** redirect: discard this output and tell the model this instead; the loop goes on. */
+    redirect: v.optional(v.string()),
+  }),
+  before_toolcall: v.object({
+    action: v.optional(v.picklist(["allow", "deny"])),
+    reason: v.optional(v.string()),
+    arguments: v.optional(v.record(v.string(), v.unknown())),
+  }),
+  after_toolcall: v.object({ content: v.optional(v.string()) }),
+  before_output: v.object({ text: v.optional(v.string()) }),
+  after_output: v.object({}),
+} satisfies Record<StageName, v.GenericSchema>;
+
+export type StageResult<S extends StageName> = v.InferOutput<(typeof StageResults)[S]>;
+
+export const RunToolParams = v.strictObject({
+  name: ToolName,
+  callId: v.string(),
+  arguments: v.unknown(),
+  conv: v.string(),
+  untrusted: v.boolean(),
+});
+
+export const RunToolResult = v.object({
+  content: v.string(),
+  isError: v.optional(v.boolean(), false),
+});
+export type RunToolResult = v.InferOutput<typeof RunToolResult>;
