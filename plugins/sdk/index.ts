@@ -97,6 +97,13 @@ export interface Plugin {
   releaseBulk(ref: unknown): void;
   /** Offer a tool to the model. Arguments are validated with `input` before `run` sees them. */
   tool<S extends v.GenericSchema>(opts: ToolOptions<S>): Promise<void>;
+  /**
+   * Offer a tool whose arguments are described by a JSON Schema you already have (e.g. from an
+   * MCP server). The kernel validates arguments against it before `run` sees them.
+   */
+  jsonSchemaTool(opts: { name: string; description: string; parameters: Record<string, unknown>; approval?: "auto" | "ask"; run(args: unknown, ctx: ToolContext): ReturnType<ToolOptions<v.GenericSchema>["run"]> }): Promise<void>;
+  /** Withdraw tools this plugin registered. */
+  unregisterTools(names: string[]): Promise<void>;
   /** Act at one of the seven stages of every turn (lower priority runs first). */
   stage<S extends StageName>(stage: S, handler: StageHandlerFn<S>, opts?: { priority?: number; deadlineMs?: number }): Promise<number>;
   /** Run `fn` before exiting on shutdown or kernel loss. */
@@ -113,7 +120,7 @@ export async function connectPlugin(opts: { name?: string } = {}): Promise<Plugi
   if (!name) throw new HomedError("usage", "HOMED_PLUGIN_NAME is not set: plugins are started by homed");
   const log = createPluginLogger(name);
   const handlers = new Map<string, Handler>();
-  const tools = new Map<string, ToolOptions<v.GenericSchema>>();
+  const tools = new Map<string, { input: v.GenericSchema | null; run: ToolOptions<v.GenericSchema>["run"] }>();
   const stageHandlers = new Map<number, (payload: unknown) => unknown>();
   const eventHandlers = new Map<number | "*", EventHandler[]>();
   const shutdownHooks: (() => void | Promise<void>)[] = [];
@@ -161,10 +168,14 @@ export async function connectPlugin(opts: { name?: string } = {}): Promise<Plugi
     if (!p.success) throw new HomedError("invalid_params", describeIssues(p.issues));
     const t = tools.get(p.output.name);
     if (!t) return { content: `error: ${name} has no tool ${p.output.name}`, isError: true };
-    const args = v.safeParse(t.input, p.output.arguments);
-    if (!args.success) return { content: `error: invalid arguments: ${describeIssues(args.issues)}`, isError: true };
+    let input: unknown = p.output.arguments;
+    if (t.input) {
+      const args = v.safeParse(t.input, p.output.arguments);
+      if (!args.success) return { content: `error: invalid arguments: ${describeIssues(args.issues)}`, isError: true };
+      input = args.output;
+    }
     try {
-      const r = await t.run(args.output, { callId: p.output.callId, conv: p.output.conv, untrusted: p.output.untrusted });
+      const r = await t.run(input, { callId: p.output.callId, conv: p.output.conv, untrusted: p.output.untrusted });
       return typeof r === "string" ? { content: r, isError: false } : { content: r.content, isError: r.isError ?? false };
     } catch (err) {
       return { content: `error: ${(err as Error).message}`, isError: true };
@@ -274,8 +285,16 @@ export async function connectPlugin(opts: { name?: string } = {}): Promise<Plugi
     async tool(opts) {
       const schema = toJsonSchema(opts.input, { errorMode: "ignore" }) as Record<string, unknown>;
       delete schema.$schema;
-      tools.set(opts.name, opts as unknown as ToolOptions<v.GenericSchema>);
+      tools.set(opts.name, { input: opts.input, run: opts.run as ToolOptions<v.GenericSchema>["run"] });
       await rpc.request(AgentMethod.RegisterTools, { tools: [{ name: opts.name, description: opts.description, parameters: schema, approval: opts.approval ?? "auto" }] });
+    },
+    async jsonSchemaTool(opts) {
+      tools.set(opts.name, { input: null, run: opts.run });
+      await rpc.request(AgentMethod.RegisterTools, { tools: [{ name: opts.name, description: opts.description, parameters: opts.parameters, approval: opts.approval ?? "auto" }] });
+    },
+    async unregisterTools(names) {
+      for (const n of names) tools.delete(n);
+      await rpc.request(AgentMethod.UnregisterTools, { names });
     },
     async stage(stage, handler, opts = {}) {
       const raw = await rpc.request(AgentMethod.RegisterStages, { handlers: [{ stage, ...opts }] });

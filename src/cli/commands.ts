@@ -159,7 +159,7 @@ export const chat: Subcommand = {
     const result = await chatOnce(
       paths.socket,
       { text, conv: typeof values.conv === "string" ? values.conv : "cli" },
-      { out: (t) => void (values.json ? null : process.stdout.write(t)), err: (t) => void process.stderr.write(t), readLine },
+      { stream: process.stdout.isTTY === true && !values.json, out: (t) => void (values.json ? null : process.stdout.write(t)), err: (t) => void process.stderr.write(t), readLine },
     );
     if (values.json) process.stdout.write(JSON.stringify(result) + "\n");
     const c = result.conversation;

@@ -1,6 +1,7 @@
 /**
- * `homed chat`: send one message to the running daemon and stream the answer. The reply goes to
- * stdout as it is written; tool calls, notices and approval questions go to stderr, so stdout
+ * `homed chat`: send one message to the running daemon and stream the answer. On a terminal the
+ * reply is shown as it is written; into a pipe or file only the final reply goes, so stdout is
+ * exactly the answer. Tool calls, notices and approval questions go to stderr, so stdout
  * can be piped. An approval question is answered with a line on stdin (y = yes); no terminal or
  * no answer means no.
  */
@@ -14,6 +15,8 @@ import { connectUnixRpc } from "../ipc/unix-rpc.ts";
 const quietLog = { warn: () => {}, debug: () => {} };
 
 export interface ChatIO {
+  /** Stream the reply as it is written (a terminal); otherwise only the final text is printed. */
+  stream: boolean;
   out(text: string): void;
   err(text: string): void;
   /** One line typed by the person, or null when there is nobody to ask. */
@@ -38,6 +41,7 @@ export async function chatOnce(socketPath: string, message: { text: string; conv
       const e = p.output.event as Record<string, string>;
       switch (e.type) {
         case "text-delta":
+          if (!io.stream) break;
           if (afterTools) {
             // A new model call after tool results: the reply so far was an intermediate step.
             streamed = "";
@@ -47,13 +51,14 @@ export async function chatOnce(socketPath: string, message: { text: string; conv
           io.out(e.text ?? "");
           break;
         case "text-replace":
+          if (!io.stream) break;
           if (streamed) io.out("\n");
           io.err(`[the reply was changed by a plugin]\n`);
           streamed = e.text ?? "";
           if (streamed) io.out(streamed);
           break;
         case "tool-call":
-          if (streamed && !streamed.endsWith("\n")) io.out("\n");
+          if (io.stream && streamed && !streamed.endsWith("\n")) io.out("\n");
           io.err(`→ ${e.name} ${short(e.arguments ?? "")}\n`);
           break;
         case "tool-result":

@@ -12,7 +12,10 @@ import { ensureDataDir, lockDataDir, type DataDirLock } from "./data-dir.ts";
 import { dataPaths, type DataPaths } from "./data-paths.ts";
 import { attachLogFile, createLogger, createLogSink, type Logger } from "./log.ts";
 import { join } from "node:path";
-import { PluginMethod, type HelloResult } from "../protocol/plugin.ts";
+import * as v from "valibot";
+import { ConfigGetParams, PluginMethod, type HelloResult } from "../protocol/plugin.ts";
+import { HomedError } from "../protocol/errors.ts";
+import { describeIssues } from "../protocol/jsonrpc.ts";
 import { realClock, type Clock } from "./clock.ts";
 import { builtinSpecs, externalSpecs } from "./plugin-catalog.ts";
 import { KERNEL_FACILITIES } from "./plugin-graph.ts";
@@ -125,7 +128,15 @@ export class Kernel {
       clock,
       log: this.log.with({ component: "supervisor" }),
       hello: () => hello,
-      kernelMethods: { [PluginMethod.KernelStatus]: () => this.status(), ...this.agent.pluginMethods },
+      kernelMethods: {
+        [PluginMethod.KernelStatus]: () => this.status(),
+        [PluginMethod.ConfigGet]: (params) => {
+          const r = v.safeParse(ConfigGetParams, params);
+          if (!r.success) throw new HomedError("invalid_params", describeIssues(r.issues));
+          return this.config[r.output.section];
+        },
+        ...this.agent.pluginMethods,
+      },
       onPluginExit: (name) => {
         const gone = this.agent.pluginGone(name);
         if (gone.stages || gone.tools) this.log.info("plugin registrations removed", { plugin: name, ...gone });

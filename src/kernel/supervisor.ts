@@ -28,12 +28,10 @@ import type { RequestContext } from "../ipc/rpc-peer.ts";
 import type { Clock } from "./clock.ts";
 import type { Logger } from "./log.ts";
 import { resolveGraph } from "./plugin-graph.ts";
+import { afterCrash, crashesInWindow } from "../protocol/restart-policy.ts";
 import { PluginProcess, type PluginLaunch } from "./plugin-process.ts";
 
-export const RESTART_DELAYS_MS = [1000, 2000, 3000] as const;
-export const CRASH_WINDOW_MS = 5 * 60 * 1000;
-/** The crash that stops automatic restarts: the 4th within the window. */
-export const MAX_CRASHES = RESTART_DELAYS_MS.length + 1;
+export { CRASH_WINDOW_MS, MAX_CRASHES, RESTART_DELAYS_MS } from "../protocol/restart-policy.ts";
 
 export interface PluginSpec {
   manifest: PluginManifest;
@@ -168,7 +166,6 @@ export class Supervisor {
     const now = this.opts.clock.now();
     return [...this.entries.values()].map((e) => {
       const m = e.spec.manifest;
-      const crashesInWindow = e.crashes.filter((t) => now - t < CRASH_WINDOW_MS).length;
       let detail = e.detail;
       if (e.state === "restarting" && e.restartAt !== null) detail = `restarting in ${Math.max(0, Math.ceil((e.restartAt - now) / 1000))} s`;
       return {
@@ -184,7 +181,7 @@ export class Supervisor {
         requires: m.requires,
         ready: [...e.ready],
         restarts: e.restarts,
-        crashesInWindow,
+        crashesInWindow: crashesInWindow(e.crashes, now),
         restartAt: e.restartAt === null ? null : new Date(e.restartAt).toISOString(),
         lastExit: e.lastExit,
         stderrTail: e.proc ? [...e.proc.stderrTail] : [...e.lastStderr],
@@ -428,15 +425,14 @@ export class Supervisor {
 
   private crashed(e: Entry, why: string): void {
     const now = this.opts.clock.now();
-    e.crashes = e.crashes.filter((t) => now - t < CRASH_WINDOW_MS);
-    e.crashes.push(now);
-    const n = e.crashes.length;
+    const next = afterCrash(e.crashes, now);
+    e.crashes = next.crashes;
     const name = e.spec.manifest.name;
-    if (n >= MAX_CRASHES) {
-      this.setState(e, "stopped", `${why}; crashed ${n} times in 5 minutes, automatic restarts stopped (homed plugin-restart ${name})`);
+    if (next.delayMs === null) {
+      this.setState(e, "stopped", `${why}; crashed ${e.crashes.length} times in 5 minutes, automatic restarts stopped (homed plugin-restart ${name})`);
       return;
     }
-    const delay = RESTART_DELAYS_MS[n - 1] as number;
+    const delay = next.delayMs;
     e.restartAt = now + delay;
     this.setState(e, "restarting", `${why}; restarting in ${delay / 1000} s`);
     e.timer = this.opts.clock.setTimeout(() => {

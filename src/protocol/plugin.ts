@@ -21,6 +21,8 @@ export const PluginMethod = {
   List: "plugins/list",
   Restart: "plugins/restart",
   KernelStatus: "kernel/status",
+  /** A section of the daemon's configuration a plugin needs (e.g. mcp). */
+  ConfigGet: "config/get",
   /** kernel → plugin: please exit cleanly. */
   Shutdown: "plugin/shutdown",
   /** kernel → plugin: liveness check. */
@@ -48,6 +50,9 @@ export type HelloResult = v.InferOutput<typeof HelloResult>;
 export const FacilityReadyParams = v.strictObject({ facility: v.string() });
 
 export const RestartParams = v.strictObject({ name: v.string() });
+
+/** Sections of config.toml a plugin may read (none of them hold secrets). */
+export const ConfigGetParams = v.strictObject({ section: v.picklist(["mcp", "approval", "agent"]) });
 
 export const PluginStateName = v.picklist(["waiting", "idle", "starting", "ready", "restarting", "stopped", "failed", "blocked", "stopping", "exited"]);
 export type PluginStateName = v.InferOutput<typeof PluginStateName>;

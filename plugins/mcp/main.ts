@@ -1,0 +1,21 @@
+/**
+ * The `mcp` plugin: the MCP client of homed. Each server in config.toml's [[mcp.servers]] is
+ * started over stdio and supervised; its tools appear to the model like any other tool.
+ */
+import * as v from "valibot";
+import { connectPlugin } from "../sdk/index.ts";
+import { PluginMethod } from "../../src/protocol/plugin.ts";
+import { McpServer } from "./server.ts";
+
+const McpSection = v.object({ servers: v.array(v.object({ name: v.string(), command: v.string(), args: v.array(v.string()), env: v.record(v.string(), v.string()) })) });
+
+const plugin = await connectPlugin();
+const section = await plugin.call(PluginMethod.ConfigGet, { section: "mcp" }, McpSection);
+const servers = section.servers.map((cfg) => new McpServer(cfg, plugin));
+plugin.onShutdown(async () => {
+  await Promise.all(servers.map((s) => s.stop()));
+});
+// Servers start in the background: a slow or broken one must not hold the plugin's readiness.
+for (const s of servers) void s.start();
+await plugin.ready("tool.mcp");
+plugin.log.info("mcp plugin ready", { servers: servers.length });

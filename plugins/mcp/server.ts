@@ -1,0 +1,122 @@
+/**
+ * One MCP server over stdio, kept running: its tools are registered with the kernel as
+ * `<server>_<tool>` while it is up and withdrawn when it goes down; a crash restarts it with the
+ * plugin supervisor's policy (1 s, 2 s, 3 s; the 4th crash in 5 minutes stops).
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { afterCrash } from "../../src/protocol/restart-policy.ts";
+import type { Plugin } from "../sdk/index.ts";
+
+export interface McpServerConfig {
+  name: string;
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+}
+
+export type McpServerState = "starting" | "running" | "restarting" | "stopped";
+
+/** A tool name every provider accepts, from the server's and the tool's names. */
+export function toolName(server: string, tool: string): string {
+  return `${server}_${tool}`.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 64);
+}
+
+type ContentItem = { type: string; text?: string; mimeType?: string; resource?: { uri?: string; text?: string } };
+
+/** MCP tool output as the text the model reads. */
+export function contentToText(content: readonly ContentItem[]): string {
+  return content
+    .map((c) => {
+      if (c.type === "text") return c.text ?? "";
+      if (c.type === "resource") return c.resource?.text ?? `[resource ${c.resource?.uri ?? ""}]`;
+      return `[${c.type}${c.mimeType ? ` ${c.mimeType}` : ""}]`;
+    })
+    .join("\n");
+}
+
+export class McpServer {
+  state: McpServerState = "starting";
+  private client: Client | null = null;
+  private crashes: number[] = [];
+  private registered: string[] = [];
+  private stopping = false;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+
+  constructor(
+    private readonly cfg: McpServerConfig,
+    private readonly plugin: Plugin,
+  ) {}
+
+  async start(): Promise<void> {
+    this.state = "starting";
+    const transport = new StdioClientTransport({
+      command: this.cfg.command,
+      args: this.cfg.args,
+      env: { ...(process.env as Record<string, string>), ...this.cfg.env },
+      stderr: "pipe",
+    });
+    transport.stderr?.on("data", (chunk: Buffer) => {
+      for (const line of chunk.toString().split("\n")) if (line.trim()) this.plugin.log.info("mcp server stderr", { server: this.cfg.name, line: line.slice(0, 500) });
+    });
+    const client = new Client({ name: "homed", version: this.plugin.hello.kernelVersion });
+    let closed = false;
+    client.onclose = () => {
+      if (closed) return;
+      closed = true;
+      void this.down("the server exited");
+    };
+    try {
+      await client.connect(transport);
+      this.client = client;
+      const { tools } = await client.listTools();
+      for (const t of tools) {
+        const name = toolName(this.cfg.name, t.name);
+        await this.plugin.jsonSchemaTool({
+          name,
+          description: `[MCP ${this.cfg.name}] ${t.description ?? t.name}`.slice(0, 4000),
+          parameters: t.inputSchema as Record<string, unknown>,
+          run: async (args) => {
+            if (!this.client) return { content: `error: MCP server ${this.cfg.name} is not running`, isError: true };
+            const r = await this.client.callTool({ name: t.name, arguments: (args ?? {}) as Record<string, unknown> });
+            const content = Array.isArray(r.content) ? contentToText(r.content as ContentItem[]) : JSON.stringify(r.structuredContent ?? r);
+            return { content, isError: r.isError === true };
+          },
+        });
+        this.registered.push(name);
+      }
+      this.state = "running";
+      this.plugin.log.info("mcp server running", { server: this.cfg.name, tools: this.registered.length });
+    } catch (err) {
+      closed = true;
+      await client.close().catch(() => {});
+      await this.down(`could not start: ${(err as Error).message}`);
+    }
+  }
+
+  private async down(why: string): Promise<void> {
+    this.client = null;
+    if (this.registered.length) {
+      const names = this.registered;
+      this.registered = [];
+      await this.plugin.unregisterTools(names).catch(() => {});
+    }
+    if (this.stopping) return;
+    const next = afterCrash(this.crashes, Date.now());
+    this.crashes = next.crashes;
+    if (next.delayMs === null) {
+      this.state = "stopped";
+      this.plugin.log.error("mcp server keeps crashing; not restarting it", { server: this.cfg.name, why, crashes: this.crashes.length });
+      return;
+    }
+    this.state = "restarting";
+    this.plugin.log.warn("mcp server down; restarting", { server: this.cfg.name, why, in_ms: next.delayMs });
+    this.timer = setTimeout(() => void this.start(), next.delayMs);
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.client?.close().catch(() => {});
+  }
+}
