@@ -1,8 +1,10 @@
 /** `make bench`: every benchmark, one `bench: NAME VALUE UNIT` line per figure. */
 import { benchIpc } from "./ipc.ts";
 import { benchStartup } from "./startup.ts";
+import { benchTurn } from "./turn.ts";
 
 const t0 = performance.now();
 await benchStartup();
 await benchIpc();
+await benchTurn();
 console.error(`bench run finished in ${((performance.now() - t0) / 1000).toFixed(1)} s`);

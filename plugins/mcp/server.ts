@@ -6,7 +6,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterCrash } from "../../src/protocol/restart-policy.ts";
-import type { Plugin } from "../sdk/index.ts";
+import type { JsonSchemaTool, Plugin } from "../sdk/index.ts";
 
 export interface McpServerConfig {
   name: string;
@@ -70,9 +70,9 @@ export class McpServer {
       await client.connect(transport);
       this.client = client;
       const { tools } = await client.listTools();
-      for (const t of tools) {
+      const defs: JsonSchemaTool[] = tools.map((t) => {
         const name = toolName(this.cfg.name, t.name);
-        await this.plugin.jsonSchemaTool({
+        return {
           name,
           description: `[MCP ${this.cfg.name}] ${t.description ?? t.name}`.slice(0, 4000),
           parameters: t.inputSchema as Record<string, unknown>,
@@ -82,9 +82,10 @@ export class McpServer {
             const content = Array.isArray(r.content) ? contentToText(r.content as ContentItem[]) : JSON.stringify(r.structuredContent ?? r);
             return { content, isError: r.isError === true };
           },
-        });
-        this.registered.push(name);
-      }
+        };
+      });
+      await this.plugin.jsonSchemaTools(defs);
+      this.registered = defs.map((d) => d.name);
       this.state = "running";
       this.plugin.log.info("mcp server running", { server: this.cfg.name, tools: this.registered.length });
     } catch (err) {

@@ -65,6 +65,15 @@ export interface ToolOptions<S extends v.GenericSchema> {
   run(args: v.InferOutput<S>, ctx: ToolContext): string | { content: string; isError?: boolean } | Promise<string | { content: string; isError?: boolean }>;
 }
 
+/** A tool described by a JSON Schema (for jsonSchemaTools). */
+export interface JsonSchemaTool {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+  approval?: "auto" | "ask";
+  run(args: unknown, ctx: ToolContext): ReturnType<ToolOptions<v.GenericSchema>["run"]>;
+}
+
 export type StageHandlerFn<S extends StageName> = (payload: StagePayloads[S]) => StageResult<S> | void | Promise<StageResult<S> | void>;
 export type EventHandler = (payload: Uint8Array, type: number) => void;
 
@@ -98,10 +107,10 @@ export interface Plugin {
   /** Offer a tool to the model. Arguments are validated with `input` before `run` sees them. */
   tool<S extends v.GenericSchema>(opts: ToolOptions<S>): Promise<void>;
   /**
-   * Offer a tool whose arguments are described by a JSON Schema you already have (e.g. from an
-   * MCP server). The kernel validates arguments against it before `run` sees them.
+   * Offer tools whose arguments are described by JSON Schemas you already have (e.g. from an
+   * MCP server), in one registration. The kernel validates arguments before `run` sees them.
    */
-  jsonSchemaTool(opts: { name: string; description: string; parameters: Record<string, unknown>; approval?: "auto" | "ask"; run(args: unknown, ctx: ToolContext): ReturnType<ToolOptions<v.GenericSchema>["run"]> }): Promise<void>;
+  jsonSchemaTools(tools: JsonSchemaTool[]): Promise<void>;
   /** Withdraw tools this plugin registered. */
   unregisterTools(names: string[]): Promise<void>;
   /** Act at one of the seven stages of every turn (lower priority runs first). */
@@ -288,9 +297,10 @@ export async function connectPlugin(opts: { name?: string } = {}): Promise<Plugi
       tools.set(opts.name, { input: opts.input, run: opts.run as ToolOptions<v.GenericSchema>["run"] });
       await rpc.request(AgentMethod.RegisterTools, { tools: [{ name: opts.name, description: opts.description, parameters: schema, approval: opts.approval ?? "auto" }] });
     },
-    async jsonSchemaTool(opts) {
-      tools.set(opts.name, { input: null, run: opts.run });
-      await rpc.request(AgentMethod.RegisterTools, { tools: [{ name: opts.name, description: opts.description, parameters: opts.parameters, approval: opts.approval ?? "auto" }] });
+    async jsonSchemaTools(list) {
+      // One request for the lot, so the model never sees half of a server's tools.
+      for (const t of list) tools.set(t.name, { input: null, run: t.run });
+      await rpc.request(AgentMethod.RegisterTools, { tools: list.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters, approval: t.approval ?? "auto" })) });
     },
     async unregisterTools(names) {
       for (const n of names) tools.delete(n);

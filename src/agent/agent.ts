@@ -13,6 +13,7 @@ import type { PluginCaller } from "./plugin-caller.ts";
 import { StageRegistry, type StageLog } from "./stages.ts";
 import { ToolExecutor } from "./tool-executor.ts";
 import { ToolRegistry } from "./tools.ts";
+import { HistoryCache } from "./history.ts";
 import { runTurn, type TurnConfig, type TurnInput, type TurnResult, type TurnSink } from "./turn.ts";
 
 export interface AgentDeps {
@@ -29,8 +30,10 @@ export class Agent {
   readonly stages = new StageRegistry();
   readonly tools = new ToolRegistry();
   readonly executor: ToolExecutor;
+  private readonly history: HistoryCache;
 
   constructor(private readonly d: AgentDeps) {
+    this.history = new HistoryCache(d.store);
     this.executor = new ToolExecutor({
       tools: this.tools,
       stages: this.stages,
@@ -44,7 +47,7 @@ export class Agent {
 
   run(input: TurnInput, sink: TurnSink, signal: AbortSignal): Promise<TurnResult> {
     return runTurn(
-      { store: this.d.store, stages: this.stages, tools: this.tools, executor: this.executor, caller: this.d.caller, log: this.d.log, model: this.d.model, config: this.d.config },
+      { store: this.d.store, stages: this.stages, tools: this.tools, executor: this.executor, history: this.history, caller: this.d.caller, log: this.d.log, model: this.d.model, config: this.d.config },
       input,
       sink,
       signal,

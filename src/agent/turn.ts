@@ -14,7 +14,7 @@
 import type { ExecutionOrigin } from "../protocol/agent.ts";
 import type { ChatMessage, LanguageModel, ToolCall, Usage } from "../llm/types.ts";
 import type { Store } from "../store/store.ts";
-import { estimateTokens, historyMessages } from "./history.ts";
+import { estimateTokens, type HistoryCache } from "./history.ts";
 import type { PluginCaller } from "./plugin-caller.ts";
 import { runStage, type StageLog, type StageRegistry } from "./stages.ts";
 import type { ApprovalQuestion, ToolExecutor } from "./tool-executor.ts";
@@ -66,6 +66,7 @@ export interface TurnDeps {
   stages: StageRegistry;
   tools: ToolRegistry;
   executor: ToolExecutor;
+  history: HistoryCache;
   caller: PluginCaller;
   log: StageLog;
   /** The configured model, or an error message saying why there is none. */
@@ -119,7 +120,7 @@ export async function runTurn(d: TurnDeps, input: TurnInput, sink: TurnSink, sig
 
   // Context: system prompt, what pre_action injects, history that fits, this input.
   const injected: string[] = [];
-  const history = historyMessages(d.store.conversationEvents(conv), Math.max(0, cfg.contextWindow - cfg.maxOutputTokens - estimateTokens(cfg.systemPrompt) - estimateTokens(inputText) - 256), turn);
+  const history = d.history.messages(conv, Math.max(0, cfg.contextWindow - cfg.maxOutputTokens - estimateTokens(cfg.systemPrompt) - estimateTokens(inputText) - 256), turn);
   await runStage(d.stages, d.caller, d.log, "pre_action", { conv, channel, input: inputText, messages: history.length + 1 }, (o, p) => {
     for (const text of o.result?.inject ?? []) injected.push(`[from plugin ${o.handler.plugin}]\n${text}`);
     return { payload: p };

@@ -89,13 +89,13 @@ export class Store {
     })();
   }
 
-  /** Events of one conversation, oldest first (optionally only those with id > afterId). */
-  conversationEvents(conv: string, limit = 100_000): StoredEvent[] {
+  /** Events of one conversation with id > `afterId`, oldest first (incremental readers). */
+  conversationEventsAfter(conv: string, afterId: number): StoredEvent[] {
     return this.db
       .query<{ id: number; ts: number; conv: string; kind: string; actor: string; untrusted: number; body: string }, [string, number]>(
-        "SELECT id, ts, conv, kind, actor, untrusted, body FROM (SELECT * FROM events WHERE conv = ? ORDER BY id DESC LIMIT ?) ORDER BY id",
+        "SELECT id, ts, conv, kind, actor, untrusted, body FROM events WHERE conv = ? AND id > ? ORDER BY id",
       )
-      .all(conv, limit)
+      .all(conv, afterId)
       .map((r) => ({ ...r, untrusted: r.untrusted === 1 }));
   }
 

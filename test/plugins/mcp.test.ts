@@ -1,0 +1,59 @@
+/**
+ * The mcp plugin against a real MCP server from npm (@modelcontextprotocol/server-everything):
+ * its tools reach the model like any other, and a crashed server comes back with the same
+ * backoff as plugins.
+ */
+import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { ROOT, tempDir } from "../harness/binary.ts";
+import { startAgentRig } from "../harness/agent-daemon.ts";
+
+const EVERYTHING = join(ROOT, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+
+async function waitTools(rig: Awaited<ReturnType<typeof startAgentRig>>, pred: (names: string[]) => boolean, ms = 20_000): Promise<string[]> {
+  const t0 = Date.now();
+  for (;;) {
+    const names = (await rig.status()).tools.map((t) => t.name);
+    if (pred(names)) return names;
+    if (Date.now() - t0 > ms) throw new Error(`tools never matched: ${names.join(", ")}`);
+    await Bun.sleep(50);
+  }
+}
+
+describe("mcp plugin", () => {
+  test("server-everything's tools are offered to the model, run, and return after the server is killed", async () => {
+    using dir = tempDir();
+    const pidFile = join(dir.path, "mcp.pid");
+    // sh records the server's pid (exec keeps it) so the test can kill exactly this server.
+    await Bun.write(
+      join(dir.path, "config.toml"),
+      `[[mcp.servers]]\nname = "everything"\ncommand = "sh"\nargs = ["-c", ${JSON.stringify(`echo $$ > ${pidFile}; exec node ${EVERYTHING} stdio`)}]\n`,
+    );
+    await using rig = await startAgentRig(dir.path, { plugin: false });
+    const names = await waitTools(rig, (n) => n.includes("everything_echo"));
+    expect(names).toContain("everything_get-sum");
+
+    rig.llm.script([{ toolCalls: [{ name: "everything_echo", arguments: { message: "hello mcp" } }, { name: "everything_get-sum", arguments: { a: 2, b: 3 } }] }, { text: "done" }]);
+    const r = await rig.chat("use the tools");
+    expect(r.exitCode).toBe(0);
+    const sent = (rig.llm.requests[1]!.body as { messages: { role: string; content: string }[] }).messages.filter((m) => m.role === "tool").map((m) => m.content);
+    expect(sent[0]).toContain("hello mcp");
+    expect(sent[1]).toContain("5");
+    const tools = (rig.llm.requests[0]!.body as { tools: { function: { name: string; parameters: { properties?: Record<string, unknown> } } }[] }).tools;
+    expect(Object.keys(tools.find((t) => t.function.name === "everything_echo")!.function.parameters.properties ?? {})).toEqual(["message"]);
+
+    // A bad call is the model's to correct, checked by the kernel against the server's schema.
+    rig.llm.script([{ toolCalls: [{ name: "everything_get-sum", arguments: { a: "two" } }] }, { text: "ok" }]);
+    await rig.chat("bad sum");
+    expect((rig.llm.requests[3]!.body as { messages: { role: string; content: string }[] }).messages.at(-1)!.content).toContain("invalid arguments");
+
+    const pid = Number(readFileSync(pidFile, "utf8").trim());
+    process.kill(pid, "SIGKILL");
+    await waitTools(rig, (n) => !n.includes("everything_echo"), 5000);
+    const killedAt = Date.now();
+    await waitTools(rig, (n) => n.includes("everything_echo"));
+    expect(Date.now() - killedAt).toBeGreaterThanOrEqual(500);
+    expect(Number(readFileSync(pidFile, "utf8").trim())).not.toBe(pid);
+  }, 60_000);
+});
