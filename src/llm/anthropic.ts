@@ -1,0 +1,239 @@
+/**
+ * The Anthropic Messages API (`POST /v1/messages`), streamed. Text and tool_use content blocks
+ * only; thinking and server-tool blocks are skipped.
+ */
+import * as v from "valibot";
+import { finishWithError, postStream, providerComplaint, streamError, trimBase } from "./http.ts";
+import { parseSse } from "./sse.ts";
+import { LlmError, type ChatRequest, type LanguageModel, type ProviderSettings, type StopReason, type StreamEvent, type Usage } from "./types.ts";
+
+/** The API version this mapping was written against; the header is mandatory. */
+export const ANTHROPIC_VERSION = "2023-06-01";
+
+/** Used when the request sets no limit: the API requires `max_tokens`. */
+export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
+
+const Count = v.optional(v.nullable(v.number()));
+const UsageFields = v.looseObject({
+  input_tokens: Count,
+  output_tokens: Count,
+  cache_creation_input_tokens: Count,
+  cache_read_input_tokens: Count,
+});
+
+/** Minimal, loose schemas of the events we act on; anything else only needs a `type`. */
+const Event = v.variant("type", [
+  v.looseObject({ type: v.literal("message_start"), message: v.looseObject({ usage: v.optional(UsageFields) }) }),
+  v.looseObject({
+    type: v.literal("content_block_start"),
+    index: v.number(),
+    content_block: v.looseObject({ type: v.string(), id: v.optional(v.string()), name: v.optional(v.string()), text: v.optional(v.string()) }),
+  }),
+  v.looseObject({
+    type: v.literal("content_block_delta"),
+    index: v.number(),
+    delta: v.looseObject({ type: v.string(), text: v.optional(v.string()), partial_json: v.optional(v.string()) }),
+  }),
+  v.looseObject({ type: v.literal("content_block_stop"), index: v.number() }),
+  v.looseObject({
+    type: v.literal("message_delta"),
+    delta: v.optional(v.looseObject({ stop_reason: v.optional(v.nullable(v.string())) })),
+    usage: v.optional(UsageFields),
+  }),
+  v.looseObject({ type: v.literal("message_stop") }),
+  v.looseObject({ type: v.literal("ping") }),
+  v.looseObject({ type: v.literal("error"), error: v.optional(v.unknown()) }),
+]);
+const Typed = v.looseObject({ type: v.string() });
+const KNOWN_EVENTS = new Set(["message_start", "content_block_start", "content_block_delta", "content_block_stop", "message_delta", "message_stop", "ping", "error"]);
+
+type Block = Record<string, unknown>;
+
+/** The request body for `request`: system messages lifted out, tool results folded into user turns. */
+function anthropicBody(model: string, request: ChatRequest): Record<string, unknown> {
+  const system: string[] = [];
+  const messages: { role: "user" | "assistant"; content: Block[] }[] = [];
+  // Same-role neighbours merge into one turn: tool results answering one assistant turn must sit
+  // in the single user message that follows it, tool_result blocks first.
+  const push = (role: "user" | "assistant", blocks: Block[]) => {
+    const last = messages.at(-1);
+    if (last && last.role === role) last.content.push(...blocks);
+    else messages.push({ role, content: blocks });
+  };
+  for (const m of request.messages) {
+    switch (m.role) {
+      case "system":
+        system.push(m.content);
+        break;
+      case "user":
+        push("user", [{ type: "text", text: m.content }]);
+        break;
+      case "assistant": {
+        const blocks: Block[] = m.content === "" ? [] : [{ type: "text", text: m.content }];
+        for (const c of m.toolCalls ?? []) blocks.push({ type: "tool_use", id: c.id, name: c.name, input: toolInput(c.arguments) });
+        push("assistant", blocks.length > 0 ? blocks : [{ type: "text", text: m.content }]);
+        break;
+      }
+      case "tool":
+        push("user", [{ type: "tool_result", tool_use_id: m.toolCallId, content: m.content, is_error: m.isError ?? false }]);
+        break;
+    }
+  }
+  const body: Record<string, unknown> = {
+    model,
+    max_tokens: request.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
+    // A turn that is one text block goes as a plain string, the form the API documents first.
+    messages: messages.map(({ role, content }) => {
+      const only = content.length === 1 ? content[0] : undefined;
+      return { role, content: only?.type === "text" ? only.text : content };
+    }),
+    stream: true,
+  };
+  if (system.length > 0) body.system = system.join("\n\n");
+  if (request.tools && request.tools.length > 0) {
+    body.tools = request.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters }));
+  }
+  if (request.temperature !== undefined) body.temperature = request.temperature;
+  return body;
+}
+
+/**
+ * `input` must be a JSON object. Arguments the model wrote badly become `{}`: the turn loop has
+ * already told the model its call was invalid, and the API would reject the whole request.
+ */
+function toolInput(args: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(args);
+    if (typeof value === "object" && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
+  } catch {
+    // fall through
+  }
+  return {};
+}
+
+function stopReasonOf(reason: string): StopReason {
+  switch (reason) {
+    case "tool_use":
+      return "tool_calls";
+    case "max_tokens":
+      return "length";
+    default:
+      // end_turn, stop_sequence, refusal, pause_turn…: the turn is over.
+      return "stop";
+  }
+}
+
+/** The `/v1/messages` URL under `baseURL`, with or without a trailing `/v1` in it. */
+function anthropicURL(baseURL: string): string {
+  const base = trimBase(baseURL);
+  return base.endsWith("/v1") ? `${base}/messages` : `${base}/v1/messages`;
+}
+
+/**
+ * A `LanguageModel` for the Anthropic Messages API at `baseURL` (`https://api.anthropic.com`,
+ * with or without `/v1`). Input usage counts cached prompt tokens too, like OpenAI's `prompt_tokens`.
+ */
+export function createAnthropic(settings: ProviderSettings): LanguageModel {
+  return {
+    kind: "anthropic",
+    model: settings.model,
+    stream: (request, signal) => streamAnthropic(settings, request, signal),
+  };
+}
+
+async function* streamAnthropic(settings: ProviderSettings, request: ChatRequest, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    accept: "text/event-stream",
+    "anthropic-version": ANTHROPIC_VERSION,
+  };
+  if (settings.apiKey !== "") headers["x-api-key"] = settings.apiKey;
+  let body: ReadableStream<Uint8Array>;
+  try {
+    body = await postStream(settings, anthropicURL(settings.baseURL), headers, anthropicBody(settings.model, request), signal);
+  } catch (err) {
+    yield finishWithError(err);
+    return;
+  }
+
+  const bad = (what: string) => new LlmError("bad_response", `${settings.kind} provider sent ${what}`);
+  // Open tool_use blocks by content-block index; each is emitted whole at its content_block_stop.
+  const tools = new Map<number, { id: string; name: string; arguments: string }>();
+  let stop: StopReason | null = null;
+  let sawCalls = false;
+  let input: number | null = null;
+  let output: number | null = null;
+  let ended = false;
+
+  function* emit(index: number): Generator<StreamEvent> {
+    const t = tools.get(index);
+    if (!t) return;
+    tools.delete(index);
+    sawCalls = true;
+    yield { type: "tool-call", call: { id: t.id, name: t.name, arguments: t.arguments === "" ? "{}" : t.arguments } };
+  }
+
+  try {
+    for await (const sse of parseSse(body)) {
+      let json: unknown;
+      try {
+        json = JSON.parse(sse.data);
+      } catch {
+        throw bad(`a line that is not JSON: ${JSON.stringify(sse.data.slice(0, 200))}`);
+      }
+      const typed = v.safeParse(Typed, json);
+      if (!typed.success) throw bad(`an event without a type (SSE event ${JSON.stringify(sse.event ?? "")})`);
+      // Event types added after this was written are skipped, as the API's versioning policy asks.
+      if (!KNOWN_EVENTS.has(typed.output.type)) continue;
+      const parsed = v.safeParse(Event, json);
+      if (!parsed.success) throw bad(`a ${typed.output.type} event of unexpected shape: ${v.summarize(parsed.issues).slice(0, 300)}`);
+      const ev = parsed.output;
+      switch (ev.type) {
+        case "message_start": {
+          const u = ev.message.usage;
+          if (u) input = (u.input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0);
+          break;
+        }
+        case "content_block_start": {
+          const b = ev.content_block;
+          if (b.type === "text" && b.text) yield { type: "text-delta", text: b.text };
+          if (b.type === "tool_use") {
+            if (!b.id || !b.name) throw bad("a tool_use block without id or name");
+            tools.set(ev.index, { id: b.id, name: b.name, arguments: "" });
+          }
+          break;
+        }
+        case "content_block_delta":
+          if (ev.delta.type === "text_delta" && ev.delta.text) yield { type: "text-delta", text: ev.delta.text };
+          else if (ev.delta.type === "input_json_delta") {
+            const t = tools.get(ev.index);
+            if (t) t.arguments += ev.delta.partial_json ?? "";
+          }
+          break;
+        case "content_block_stop":
+          yield* emit(ev.index);
+          break;
+        case "message_delta":
+          if (ev.delta?.stop_reason) stop = stopReasonOf(ev.delta.stop_reason);
+          if (ev.usage?.output_tokens != null) output = ev.usage.output_tokens;
+          break;
+        case "message_stop":
+          ended = true;
+          break;
+        case "ping":
+          break;
+        case "error":
+          throw streamError(settings, providerComplaint(JSON.stringify({ error: ev.error })));
+      }
+      if (ended) break;
+    }
+    if (!ended && stop === null) throw bad("a stream that ended early (no stop_reason, no message_stop)");
+    for (const index of [...tools.keys()].sort((a, b) => a - b)) yield* emit(index);
+  } catch (err) {
+    yield finishWithError(err);
+    return;
+  }
+  if (input !== null || output !== null) yield { type: "usage", usage: { inputTokens: input ?? 0, outputTokens: output ?? 0 } satisfies Usage };
+  if (sawCalls && (stop === null || stop === "stop")) stop = "tool_calls";
+  yield { type: "finish", stopReason: stop ?? "stop" };
+}

@@ -1,0 +1,193 @@
+/**
+ * OpenAI-compatible chat completions (OpenAI, Ollama, llama.cpp, vLLM, OpenRouter…), streamed.
+ * Only the subset every compatible server speaks: `messages`, `tools`, `stream_options`.
+ */
+import * as v from "valibot";
+import { finishWithError, postStream, providerComplaint, streamError, trimBase } from "./http.ts";
+import { parseSse } from "./sse.ts";
+import { LlmError, type ChatMessage, type ChatRequest, type LanguageModel, type ProviderSettings, type StopReason, type StreamEvent, type ToolSpec, type Usage } from "./types.ts";
+
+/** Minimal, loose: compatible servers add fields (reasoning_content, system_fingerprint…) freely. */
+const ToolCallDelta = v.looseObject({
+  index: v.nullish(v.number()),
+  id: v.nullish(v.string()),
+  function: v.nullish(
+    v.looseObject({
+      name: v.nullish(v.string()),
+      arguments: v.nullish(v.string()),
+    }),
+  ),
+});
+
+const Chunk = v.looseObject({
+  choices: v.nullish(
+    v.array(
+      v.looseObject({
+        delta: v.nullish(
+          v.looseObject({
+            content: v.nullish(v.string()),
+            tool_calls: v.nullish(v.array(ToolCallDelta)),
+          }),
+        ),
+        finish_reason: v.nullish(v.string()),
+      }),
+    ),
+  ),
+  // Counts are optional: a server that reports only some of them still streams a good answer.
+  usage: v.nullish(v.looseObject({ prompt_tokens: v.nullish(v.number()), completion_tokens: v.nullish(v.number()) })),
+  error: v.optional(v.unknown()),
+});
+
+/** The chat completions body for `request`. */
+function openAIBody(model: string, request: ChatRequest): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    model,
+    messages: request.messages.map(toOpenAIMessage),
+    stream: true,
+    stream_options: { include_usage: true },
+  };
+  if (request.tools && request.tools.length > 0) body.tools = request.tools.map(toOpenAITool);
+  // `max_tokens`, not `max_completion_tokens`: every compatible server understands it.
+  if (request.maxOutputTokens !== undefined) body.max_tokens = request.maxOutputTokens;
+  if (request.temperature !== undefined) body.temperature = request.temperature;
+  return body;
+}
+
+function toOpenAIMessage(m: ChatMessage): Record<string, unknown> {
+  switch (m.role) {
+    case "system":
+    case "user":
+      return { role: m.role, content: m.content };
+    case "assistant":
+      if (!m.toolCalls || m.toolCalls.length === 0) return { role: "assistant", content: m.content };
+      return {
+        role: "assistant",
+        // null, not "": the documented value when the turn is only tool calls.
+        content: m.content === "" ? null : m.content,
+        tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } })),
+      };
+    case "tool":
+      // The wire has no error flag; the turn loop words a failed result so the model can tell.
+      return { role: "tool", tool_call_id: m.toolCallId, content: m.content };
+  }
+}
+
+function toOpenAITool(t: ToolSpec): Record<string, unknown> {
+  return { type: "function", function: { name: t.name, description: t.description, parameters: t.parameters } };
+}
+
+function stopReasonOf(finish: string): StopReason {
+  switch (finish) {
+    case "tool_calls":
+    case "function_call":
+      return "tool_calls";
+    case "length":
+      return "length";
+    default:
+      // "stop", "content_filter", and whatever a compatible server invents: the turn is over.
+      return "stop";
+  }
+}
+
+/**
+ * A `LanguageModel` for an OpenAI-compatible `POST {baseURL}/chat/completions`. `baseURL` includes
+ * the version (`https://api.openai.com/v1`, `http://127.0.0.1:11434/v1`); an empty `apiKey` sends
+ * no Authorization header, as local servers expect.
+ */
+export function createOpenAI(settings: ProviderSettings): LanguageModel {
+  return {
+    kind: "openai",
+    model: settings.model,
+    stream: (request, signal) => streamOpenAI(settings, request, signal),
+  };
+}
+
+async function* streamOpenAI(settings: ProviderSettings, request: ChatRequest, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
+  const headers: Record<string, string> = { "content-type": "application/json", accept: "text/event-stream" };
+  if (settings.apiKey !== "") headers.authorization = `Bearer ${settings.apiKey}`;
+  let body: ReadableStream<Uint8Array>;
+  try {
+    body = await postStream(settings, `${trimBase(settings.baseURL)}/chat/completions`, headers, openAIBody(settings.model, request), signal);
+  } catch (err) {
+    yield finishWithError(err);
+    return;
+  }
+
+  const bad = (what: string) => new LlmError("bad_response", `${settings.kind} provider sent ${what}`);
+  // Tool calls in order of their first fragment: id and name come first, arguments in pieces.
+  const calls = new Map<number, { id: string; name: string; arguments: string }>();
+  const slotOf = new Map<number, number>();
+  let slots = 0;
+  let stop: StopReason | null = null;
+  let usage: Usage | null = null;
+  let done = false;
+
+  function* flushCalls(): Generator<StreamEvent> {
+    for (const c of calls.values()) {
+      if (c.name === "") throw bad(`a tool call without a name (id ${JSON.stringify(c.id)})`);
+      yield { type: "tool-call", call: { id: c.id || `call_${crypto.randomUUID()}`, name: c.name, arguments: c.arguments } };
+    }
+    calls.clear();
+    slotOf.clear();
+  }
+
+  try {
+    for await (const sse of parseSse(body)) {
+      if (sse.data === "[DONE]") {
+        done = true;
+        break;
+      }
+      let json: unknown;
+      try {
+        json = JSON.parse(sse.data);
+      } catch {
+        throw bad(`a line that is not JSON: ${JSON.stringify(sse.data.slice(0, 200))}`);
+      }
+      const parsed = v.safeParse(Chunk, json);
+      if (!parsed.success) throw bad(`a chunk of unexpected shape: ${v.summarize(parsed.issues).slice(0, 300)}`);
+      const chunk = parsed.output;
+      if (chunk.error !== undefined && chunk.error !== null) {
+        throw streamError(settings, providerComplaint(JSON.stringify({ error: chunk.error })));
+      }
+      if (chunk.usage) usage = { inputTokens: chunk.usage.prompt_tokens ?? 0, outputTokens: chunk.usage.completion_tokens ?? 0 };
+      const choice = chunk.choices?.[0];
+      if (!choice) continue;
+      const delta = choice.delta;
+      if (delta?.content) yield { type: "text-delta", text: delta.content };
+      for (const part of delta?.tool_calls ?? []) {
+        // Fragments are matched to calls by `index`. A server that omits it (wire index -1 here),
+        // or reuses one for a call with a new id, gets a new call per id; fragments without an id
+        // continue the latest call of their index.
+        const wire = part.index ?? -1;
+        let slot = slotOf.get(wire);
+        const current = slot === undefined ? undefined : calls.get(slot);
+        if (slot === undefined || (part.id && current && current.id !== "" && current.id !== part.id)) {
+          slot = slots++;
+          slotOf.set(wire, slot);
+        }
+        let call = calls.get(slot);
+        if (!call) calls.set(slot, (call = { id: "", name: "", arguments: "" }));
+        // id and name are taken from their first fragment only: some servers repeat them.
+        if (part.id && call.id === "") call.id = part.id;
+        if (part.function?.name && call.name === "") call.name = part.function.name;
+        if (part.function?.arguments) call.arguments += part.function.arguments;
+      }
+      if (choice.finish_reason) {
+        const hadCalls = calls.size > 0;
+        yield* flushCalls();
+        stop = stopReasonOf(choice.finish_reason);
+        // Some servers say "stop" after tool calls; the calls are what the turn loop must act on.
+        if (stop === "stop" && hadCalls) stop = "tool_calls";
+      }
+    }
+    if (!done && stop === null) throw bad("a stream that ended early (no finish_reason, no [DONE])");
+    const hadCalls = calls.size > 0;
+    yield* flushCalls();
+    if (hadCalls && (stop === null || stop === "stop")) stop = "tool_calls";
+  } catch (err) {
+    yield finishWithError(err);
+    return;
+  }
+  if (usage) yield { type: "usage", usage };
+  yield { type: "finish", stopReason: stop ?? "stop" };
+}
