@@ -45,13 +45,26 @@ export class Agent {
     });
   }
 
-  run(input: TurnInput, sink: TurnSink, signal: AbortSignal): Promise<TurnResult> {
-    return runTurn(
+  async run(input: TurnInput, sink: TurnSink, signal: AbortSignal): Promise<TurnResult> {
+    const t0 = performance.now();
+    const r = await runTurn(
       { store: this.d.store, stages: this.stages, tools: this.tools, executor: this.executor, history: this.history, caller: this.d.caller, log: this.d.log, model: this.d.model, config: this.d.config },
       input,
       sink,
       signal,
     );
+    this.d.log.info("turn finished", {
+      conv: r.conv,
+      turn: r.turn,
+      channel: input.channel,
+      stop: r.stopReason,
+      iterations: r.iterations,
+      tokens_in: r.usage.inputTokens,
+      tokens_out: r.usage.outputTokens,
+      ms: Math.round(performance.now() - t0),
+      ...(r.error ? { error: r.error } : {}),
+    });
+    return r;
   }
 
   /** The kernel methods a plugin calls to register what it offers. */

@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
-import { tempDir } from "../harness/binary.ts";
+import { HOMED, tempDir } from "../harness/binary.ts";
 import { startAgentRig } from "../harness/agent-daemon.ts";
 import { installBunPlugin } from "../harness/plugins.ts";
 
@@ -244,5 +244,77 @@ describe("approval and failing closed", () => {
     rig.llm.script([call]);
     const r = await rig.chat("echo");
     expect(r.stderr).toContain("← echo_text [denied] denied: critical plugin policy is down");
+  });
+});
+
+describe("when the model fails", () => {
+  test("a rejected key is a clear reply and exit status 1, never the key itself", async () => {
+    using dir = tempDir();
+    await using rig = await startAgentRig(dir.path, { plugin: false });
+    rig.llm.script([{ status: 401 }]);
+    const r = await rig.chat("hi");
+    expect(r.exitCode).toBe(1);
+    expect(r.stdout).toContain("The model call failed:");
+    expect(r.stdout.toLowerCase()).toContain("key");
+    expect(r.stdout + r.stderr + rig.daemon.stderr()).not.toContain("sk-test-secret-key-1234");
+  });
+
+  test("429 then success is retried inside the turn; a hang ends in a timeout reply", async () => {
+    using dir = tempDir();
+    await using rig = await startAgentRig(dir.path, { plugin: false, env: { HOMED_LLM_TIMEOUT_MS: "300" } });
+    rig.llm.script([{ status: 429 }, { text: "after the retry" }]);
+    const ok = await rig.chat("hi");
+    expect(ok.stdout).toBe("after the retry\n");
+    expect(rig.llm.requests.length).toBe(2);
+    rig.llm.script([{ hang: true }, { hang: true }, { hang: true }, { hang: true }]);
+    const t0 = Date.now();
+    const hung = await rig.chat("hi");
+    expect(hung.exitCode).toBe(1);
+    expect(hung.stdout).toMatch(/The model call failed: no data from openai provider at .* for 300 ms/);
+    expect(Date.now() - t0).toBeLessThan(30_000);
+  }, 60_000);
+
+  test("malformed output and a dropped connection end the turn with an error reply, and the daemon carries on", async () => {
+    using dir = tempDir();
+    await using rig = await startAgentRig(dir.path, { plugin: false, env: { HOMED_LLM_MAX_RETRIES: "0" } });
+    rig.llm.script([{ malformed: true, text: "partial" }]);
+    let r = await rig.chat("hi");
+    expect(r.exitCode).toBe(1);
+    expect(r.stdout).toContain("The model call failed:");
+    rig.llm.script([{ drop: true, text: "cut off mid" }]);
+    r = await rig.chat("hi");
+    expect(r.exitCode).toBe(1);
+    expect(r.stdout).toContain("The model call failed:");
+    rig.llm.script([{ text: "fine again" }]);
+    expect((await rig.chat("hi")).stdout).toBe("fine again\n");
+  });
+
+  test("closing the chat client cancels the turn", async () => {
+    using dir = tempDir();
+    await using rig = await startAgentRig(dir.path, { plugin: false });
+    rig.llm.script([{ text: "this will never finish", stall: true }]);
+    const proc = Bun.spawn([HOMED, "chat", "-data", rig.data, "long story"], { stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+    await rig.llm.received(1);
+    proc.kill("SIGKILL");
+    await proc.exited;
+    await rig.daemon.waitFor(/msg="turn finished".*stop=cancelled/);
+  });
+});
+
+describe("Anthropic Messages", () => {
+  test("the same turn with tools works against the Anthropic wire format", async () => {
+    using dir = tempDir();
+    await using rig = await startAgentRig(dir.path, { kind: "anthropic" });
+    rig.llm.script([{ text: "Adding.", toolCalls: [{ name: "add", arguments: { a: 20, b: 22 } }] }, { text: "It is 42.", usage: { input: 9, output: 4 } }]);
+    const r = await rig.chat("20+22?");
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout.trim().endsWith("It is 42.")).toBe(true);
+    const first = rig.llm.requests[0]!;
+    expect(first.path).toBe("/v1/messages");
+    expect(first.headers["x-api-key"]).toBe("sk-test-secret-key-1234");
+    expect(typeof first.body.system).toBe("string");
+    const second = rig.llm.requests[1]!.body as { messages: { role: string; content: { type: string; content?: string; tool_use_id?: string }[] }[] };
+    const result = second.messages.at(-1)!.content.find((b) => b.type === "tool_result")!;
+    expect(result.content).toBe("42");
   });
 });
