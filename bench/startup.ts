@@ -29,12 +29,15 @@ async function pluginsReady(): Promise<{ readyMs: number; rssMb: number }> {
   try {
     for (;;) {
       if (proc.exitCode !== null) throw new Error(`homed exited with ${proc.exitCode}`);
+      if (performance.now() - t0 > 30_000) throw new Error("plugins not ready after 30 s");
       if (existsSync(socket)) {
         try {
           const c = await connectUnixRpc(socket, quiet, { timeoutMs: 2000 });
           const st = (await c.peer.request("status")) as { plugins: { state: string; pid: number | null }[] };
           c.close();
-          if (st.plugins.length > 0 && st.plugins.every((p) => p.state === "ready")) {
+          // Plugins turned off by configuration (or lazy ones) are settled without running.
+          const settled = st.plugins.every((p) => p.state === "ready" || p.state === "disabled" || p.state === "idle");
+          if (st.plugins.some((p) => p.state === "ready") && settled) {
             const readyMs = performance.now() - t0;
             await Bun.sleep(1000);
             const rssMb = rssMiB(proc.pid) + st.plugins.reduce((sum, p) => sum + (p.pid ? rssMiB(p.pid) : 0), 0);
@@ -57,10 +60,11 @@ async function timeToReady(): Promise<number> {
   const data = mkdtempSync(join(tmpdir(), "homed-bench-"));
   const socket = join(data, "homed.sock");
   const t0 = performance.now();
-  const proc = Bun.spawn([join(ROOT, "dist/homed"), "-data", data], { stdio: ["ignore", "ignore", "ignore"] });
+  const proc = Bun.spawn([join(ROOT, "dist/homed"), "-data", data, "-listen", "127.0.0.1:0"], { stdio: ["ignore", "ignore", "ignore"] });
   try {
     for (;;) {
       if (proc.exitCode !== null) throw new Error(`homed exited with ${proc.exitCode}`);
+      if (performance.now() - t0 > 30_000) throw new Error("no answer on the control socket after 30 s");
       if (existsSync(socket)) {
         try {
           const c = await connectUnixRpc(socket, quiet, { timeoutMs: 2000 });

@@ -6,7 +6,7 @@ import type { Plugin } from "../sdk/index.ts";
 import { renderStatusPage } from "./status-page.ts";
 
 /** Plugin states that count as healthy: running, or deliberately not running. */
-const HEALTHY = new Set(["ready", "idle"]);
+const HEALTHY = new Set(["ready", "idle", "disabled"]);
 
 export function createApp(plugin: Pick<Plugin, "call" | "log">): Hono {
   const app = new Hono();

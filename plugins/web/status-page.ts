@@ -16,7 +16,7 @@ function uptime(ms: number): string {
   return `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m`;
 }
 
-const STATE_CLASS: Record<string, string> = { ready: "ok", starting: "warn", waiting: "warn", restarting: "warn", idle: "idle", stopped: "bad", failed: "bad", blocked: "bad", exited: "idle", stopping: "warn" };
+const STATE_CLASS: Record<string, string> = { ready: "ok", starting: "warn", waiting: "warn", restarting: "warn", idle: "idle", disabled: "idle", stopped: "bad", failed: "bad", blocked: "bad", exited: "idle", stopping: "warn" };
 
 function pluginRow(p: PluginInfo): string {
   const tail = p.stderrTail.slice(-5).map(escapeHtml).join("\n");

@@ -64,7 +64,7 @@ async function chat(kernel: Kernel, params: unknown, ctx: RequestContext): Promi
       return r.success && r.output.approved;
     },
   };
-  const result = await kernel.agent.run({ conv: p.conv, channel: p.channel, text: p.text }, sink, ac.signal);
+  const result = await kernel.agent.run({ conv: p.conv, channel: p.channel, text: p.text, untrusted: p.untrusted }, sink, ac.signal);
   return { ...result, conversation: kernel.store.conversationUsage(p.conv) };
 }
 

@@ -23,6 +23,17 @@ import { Supervisor, type PluginSpec } from "./supervisor.ts";
 import { Agent } from "../agent/agent.ts";
 import { LlmSettings } from "./llm-settings.ts";
 
+/** The value at a dotted path of the configuration (undefined if absent). */
+function configValue(config: Config, path: string): unknown {
+  let cur: unknown = config;
+  for (const key of path.split(".")) cur = typeof cur === "object" && cur !== null ? (cur as Record<string, unknown>)[key] : undefined;
+  return cur;
+}
+
+function isEmpty(value: unknown): boolean {
+  return value === undefined || value === null || value === false || value === "" || (Array.isArray(value) && value.length === 0);
+}
+
 export interface KernelOptions {
   dataDir: string;
   /** Flag values that override config.toml and the environment (dotted paths). */
@@ -109,9 +120,12 @@ export class Kernel {
   private createSupervisor(clock: Clock, env: Record<string, string | undefined>): Supervisor {
     const pc = this.config.plugins;
     const disabled = new Set(pc.disabled);
-    const specs: PluginSpec[] = [...builtinSpecs(this.paths.dir), ...externalSpecs(join(this.paths.dir, "plugins"))].map((s) =>
-      disabled.has(s.manifest.name) ? { ...s, problem: "disabled in config.toml ([plugins] disabled)" } : s,
-    );
+    const specs: PluginSpec[] = [...builtinSpecs(this.paths.dir), ...externalSpecs(join(this.paths.dir, "plugins"))].map((s) => {
+      if (disabled.has(s.manifest.name)) return { ...s, disabled: "disabled in config.toml ([plugins] disabled)" };
+      const by = s.manifest.enabled_by;
+      if (by && isEmpty(configValue(this.config, by))) return { ...s, disabled: `not needed: ${by} is empty in config.toml` };
+      return s;
+    });
     const childEnv: Record<string, string> = {};
     for (const [k, val] of Object.entries(env)) if (val !== undefined) childEnv[k] = val;
     childEnv.HOMED_DATA = this.paths.dir;

@@ -40,6 +40,8 @@ export interface PluginSpec {
   cwd: string;
   /** Set when the plugin cannot run at all (bad manifest, missing executable). */
   problem?: string;
+  /** Set when configuration turns the plugin off; it is listed as disabled with this reason. */
+  disabled?: string;
 }
 
 export interface SupervisorOptions {
@@ -97,7 +99,7 @@ export class Supervisor {
   private shuttingDown = false;
 
   constructor(private readonly opts: SupervisorOptions) {
-    const runnable = opts.specs.filter((s) => !s.problem);
+    const runnable = opts.specs.filter((s) => !s.problem && !s.disabled);
     const graph = resolveGraph(
       runnable.map((s) => s.manifest),
       opts.kernelFacilities,
@@ -110,11 +112,11 @@ export class Supervisor {
         opts.log.warn("plugin name used twice; ignoring the second", { plugin: name });
         continue;
       }
-      const problem = blocked.get(name);
+      const problem = spec.disabled ? undefined : blocked.get(name);
       this.entries.set(name, {
         spec,
-        state: problem ? "blocked" : spec.manifest.lazy ? "idle" : "waiting",
-        detail: problem ?? (spec.manifest.lazy ? "starts on first use" : "waiting for its facilities"),
+        state: spec.disabled ? "disabled" : problem ? "blocked" : spec.manifest.lazy ? "idle" : "waiting",
+        detail: spec.disabled ?? problem ?? (spec.manifest.lazy ? "starts on first use" : "waiting for its facilities"),
         proc: null,
         helloDone: false,
         saidReady: false,
@@ -131,7 +133,7 @@ export class Supervisor {
         inFlight: 0,
         idleTimer: null,
       });
-      if (!problem) for (const f of spec.manifest.provides) this.providers.set(f, name);
+      if (!problem && !spec.disabled) for (const f of spec.manifest.provides) this.providers.set(f, name);
     }
   }
 
@@ -238,7 +240,7 @@ export class Supervisor {
   restart(name: string): PluginInfo {
     const e = this.entries.get(name);
     if (!e) throw new HomedError("invalid_params", `no plugin named ${name}`);
-    if (e.state === "blocked") throw new HomedError("invalid_params", `${name} cannot start: ${e.detail}`);
+    if (e.state === "blocked" || e.state === "disabled") throw new HomedError("invalid_params", `${name} cannot start: ${e.detail}`);
     this.opts.log.info("plugin restart requested", { plugin: name, state: e.state });
     e.crashes = [];
     e.restarts++;

@@ -78,6 +78,8 @@ export const ChatSendParams = v.strictObject({
   text: v.pipe(v.string(), v.minLength(1, "message is empty"), v.maxLength(1_000_000)),
   conv: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200)), "cli"),
   channel: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(64)), "cli"),
+  /** The message comes from an untrusted source (a bridge relaying a group chat, say). */
+  untrusted: v.optional(v.boolean(), false),
 });
 
 export const TurnResultSchema = v.object({

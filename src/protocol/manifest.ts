@@ -18,6 +18,11 @@ export const PluginManifest = v.strictObject({
   critical: v.optional(v.boolean(), false),
   /** Start on first use instead of at boot; stopped again when idle. */
   lazy: v.optional(v.boolean(), false),
+  /**
+   * Built-in plugins that only matter when something is configured: the dotted config path
+   * (e.g. "mcp.servers") that must be non-empty for the plugin to start at all.
+   */
+  enabled_by: v.optional(v.pipe(v.string(), v.regex(/^[a-z_]+(\.[a-z_]+)*$/))),
   /** External plugins: the executable, relative to the plugin's folder (or absolute), and its arguments. */
   exec: v.optional(v.pipe(v.string(), v.minLength(1))),
   args: v.optional(v.array(v.string()), []),

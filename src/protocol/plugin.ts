@@ -54,7 +54,12 @@ export const RestartParams = v.strictObject({ name: v.string() });
 /** Sections of config.toml a plugin may read (none of them hold secrets). */
 export const ConfigGetParams = v.strictObject({ section: v.picklist(["mcp", "approval", "agent"]) });
 
-export const PluginStateName = v.picklist(["waiting", "idle", "starting", "ready", "restarting", "stopped", "failed", "blocked", "stopping", "exited"]);
+/**
+ * waiting: for required facilities · idle: lazy, starts on use · disabled: turned off by
+ * configuration · starting · ready · restarting: after a crash · stopped: after repeated crashes
+ * · failed: exit 78 · blocked: cannot run (bad manifest, missing facility) · stopping · exited.
+ */
+export const PluginStateName = v.picklist(["waiting", "idle", "disabled", "starting", "ready", "restarting", "stopped", "failed", "blocked", "stopping", "exited"]);
 export type PluginStateName = v.InferOutput<typeof PluginStateName>;
 
 export const PluginInfo = v.object({

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { HOMED, tempDir } from "../harness/binary.ts";
 import { startAgentRig } from "../harness/agent-daemon.ts";
 import { installBunPlugin } from "../harness/plugins.ts";
+import { connectUnixRpc } from "../../src/ipc/unix-rpc.ts";
 
 type Msg = { role: string; content?: unknown; tool_calls?: { id: string; function: { name: string; arguments: string } }[]; tool_call_id?: string };
 const messagesOf = (req: { body: unknown }) => (req.body as { messages: Msg[] }).messages;
@@ -215,13 +216,29 @@ describe("approval and failing closed", () => {
     expect(rig.seen().filter((s) => s.tool === "danger_rm").length).toBe(1);
   });
 
-  test("policy rules in config.toml deny, and untrusted input may not trigger a listed tool", async () => {
+  test("policy rules in config.toml deny; untrusted input may not trigger a listed tool and is never asked", async () => {
     using dir = tempDir();
     await Bun.write(join(dir.path, "config.toml"), '[approval]\ndeny = ["add"]\nuntrusted_deny = ["echo_*"]\n');
     await using rig = await startAgentRig(dir.path);
     rig.llm.script([{ toolCalls: [{ name: "add", arguments: '{"a":1,"b":1}' }] }]);
     const r = await rig.chat("add");
     expect(r.stderr).toContain("← add [denied] denied: policy denies add");
+
+    // An untrusted message (as a group-chat bridge would send it) may not call echo_*, and a
+    // tool that needs approval is denied without asking anyone.
+    const client = await connectUnixRpc(rig.daemon.socket, { warn: () => {}, debug: () => {} }, { onRequest: () => ({ approved: true }) });
+    rig.llm.script([{ toolCalls: [{ name: "echo_text", arguments: '{"text":"x"}' }, { name: "danger_rm", arguments: '{"path":"/"}' }] }]);
+    const res = (await client.peer.request("chat.send", { text: "from a stranger", conv: "group", untrusted: true })) as { text: string };
+    client.close();
+    expect(res.text).toContain("untrusted input may not call echo_text");
+    expect(res.text).toContain("danger_rm needs a person's approval, and the input is untrusted");
+    expect(rig.seen().some((s) => s.tool)).toBe(false);
+    await rig.daemon.stop();
+    const db = new Database(join(rig.data, "homed.db"), { readonly: true });
+    const marks = db.query<{ kind: string; untrusted: number }, []>("SELECT kind, untrusted FROM events WHERE conv = 'group' ORDER BY id").all();
+    db.close();
+    expect(marks.length).toBeGreaterThan(3);
+    expect(marks.every((m) => m.untrusted === 1)).toBe(true);
   });
 
   test("while a critical plugin is down, tool calls are denied", async () => {

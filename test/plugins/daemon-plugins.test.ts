@@ -44,14 +44,16 @@ describe("plugins under a running daemon", () => {
   test("web comes up, serves /healthz and /, and after kill -9 returns at 1 s, 2 s, 3 s, then stops until plugin-restart", async () => {
     using dir = tempDir();
     await using d = await startDaemon(dir.path);
-    await waitPlugin(dir.path, "mcp", (p) => p.state === "ready");
     let web = await waitPlugin(dir.path, "web", (p) => p.state === "ready");
     let url = webUrl(web);
     const health = await fetch(url + "healthz");
     expect(health.status).toBe(200);
     const body = (await health.json()) as { ok: boolean; plugins: PluginInfo[] };
     expect(body.ok).toBe(true);
-    expect(body.plugins.map((p) => [p.name, p.state])).toEqual([["mcp", "ready"], ["web", "ready"]]);
+    expect(body.plugins.map((p) => [p.name, p.state, p.detail])).toEqual([
+      ["mcp", "disabled", "not needed: mcp.servers is empty in config.toml"],
+      ["web", "ready", "provides channel.web"],
+    ]);
     const page = await (await fetch(url)).text();
     expect(page).toContain("<title>homed</title>");
     expect(page).toContain("channel.web");
