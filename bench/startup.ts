@@ -17,11 +17,13 @@ function rssMiB(pid: number): number {
   return m ? Number(m[1]) / 1024 : 0;
 }
 
+type Status = { plugins: { state: string; pid: number | null }[] };
+
 /**
- * Start a daemon with its default plugins; time until every plugin is ready, then, after a
- * second of idling, the resident memory of the daemon and its plugins together.
+ * Spawn dist/homed on a fresh data dir and poll `status` on its control socket until `done`
+ * accepts an answer; returns what `done` returned. Gives up after 30 s.
  */
-async function pluginsReady(): Promise<{ readyMs: number; rssMb: number }> {
+async function withFreshDaemon<T>(done: (st: Status, t0: number, pid: number) => Promise<T | null>): Promise<T> {
   const data = mkdtempSync(join(tmpdir(), "homed-bench-"));
   const socket = join(data, "homed.sock");
   const t0 = performance.now();
@@ -29,23 +31,18 @@ async function pluginsReady(): Promise<{ readyMs: number; rssMb: number }> {
   try {
     for (;;) {
       if (proc.exitCode !== null) throw new Error(`homed exited with ${proc.exitCode}`);
-      if (performance.now() - t0 > 30_000) throw new Error("plugins not ready after 30 s");
+      if (performance.now() - t0 > 30_000) throw new Error("daemon not ready after 30 s");
       if (existsSync(socket)) {
+        let st: Status | null = null;
         try {
           const c = await connectUnixRpc(socket, quiet, { timeoutMs: 2000 });
-          const st = (await c.peer.request("status")) as { plugins: { state: string; pid: number | null }[] };
+          st = (await c.peer.request("status")) as Status;
           c.close();
-          // Plugins turned off by configuration (or lazy ones) are settled without running.
-          const settled = st.plugins.every((p) => p.state === "ready" || p.state === "disabled" || p.state === "idle");
-          if (st.plugins.some((p) => p.state === "ready") && settled) {
-            const readyMs = performance.now() - t0;
-            await Bun.sleep(1000);
-            const rssMb = rssMiB(proc.pid) + st.plugins.reduce((sum, p) => sum + (p.pid ? rssMiB(p.pid) : 0), 0);
-            return { readyMs, rssMb };
-          }
         } catch {
-          // Not answering yet.
+          // Socket file present but not accepting yet: try again.
         }
+        const result = st ? await done(st, t0, proc.pid) : null;
+        if (result !== null) return result;
       }
       await Bun.sleep(1);
     }
@@ -56,33 +53,21 @@ async function pluginsReady(): Promise<{ readyMs: number; rssMb: number }> {
   }
 }
 
-async function timeToReady(): Promise<number> {
-  const data = mkdtempSync(join(tmpdir(), "homed-bench-"));
-  const socket = join(data, "homed.sock");
-  const t0 = performance.now();
-  const proc = Bun.spawn([join(ROOT, "dist/homed"), "-data", data, "-listen", "127.0.0.1:0"], { stdio: ["ignore", "ignore", "ignore"] });
-  try {
-    for (;;) {
-      if (proc.exitCode !== null) throw new Error(`homed exited with ${proc.exitCode}`);
-      if (performance.now() - t0 > 30_000) throw new Error("no answer on the control socket after 30 s");
-      if (existsSync(socket)) {
-        try {
-          const c = await connectUnixRpc(socket, quiet, { timeoutMs: 2000 });
-          await c.peer.request("status");
-          c.close();
-          return performance.now() - t0;
-        } catch {
-          // Socket file present but not accepting yet: try again.
-        }
-      }
-      await Bun.sleep(1);
-    }
-  } finally {
-    proc.kill("SIGTERM");
-    await proc.exited;
-    rmSync(data, { recursive: true, force: true });
-  }
-}
+/** Daemon start to its control socket answering. */
+const timeToReady = () => withFreshDaemon(async (_st, t0) => performance.now() - t0);
+
+/**
+ * Daemon start to every default plugin settled (ready, or not started by configuration), then,
+ * after a second of idling, the resident memory of the daemon and its plugins together.
+ */
+const pluginsReady = () =>
+  withFreshDaemon(async (st, t0, pid) => {
+    const settled = st.plugins.every((p) => p.state === "ready" || p.state === "disabled" || p.state === "idle");
+    if (!settled || !st.plugins.some((p) => p.state === "ready")) return null;
+    const readyMs = performance.now() - t0;
+    await Bun.sleep(1000);
+    return { readyMs, rssMb: rssMiB(pid) + st.plugins.reduce((sum, p) => sum + (p.pid ? rssMiB(p.pid) : 0), 0) };
+  });
 
 export async function benchStartup(): Promise<void> {
   const mb = (p: string) => statSync(join(ROOT, p)).size / (1024 * 1024);

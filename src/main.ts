@@ -1,6 +1,6 @@
 /** `homed`: argv → the subcommands of DESIGN §1; nothing else. */
 import { HomedError, ExitCode } from "./protocol/errors.ts";
-import { formatLogLine } from "./protocol/logfmt.ts";
+import { reportError } from "./cli/report-error.ts";
 import { parseFlags } from "./cli/flags.ts";
 import { runDaemon, SUBCOMMANDS, usage, type Subcommand } from "./cli/commands.ts";
 
@@ -28,26 +28,9 @@ async function main(argv: string[]): Promise<number> {
     }
     return await command.run(parsed.values, parsed.rest);
   } catch (err) {
-    return report(err, command === runDaemon);
+    // Daemon failures are log lines (logfmt, like the rest of its stderr); a subcommand's are prose.
+    return reportError("homed", err, usage, command === runDaemon);
   }
-}
-
-/** Daemon failures are log lines (logfmt, like the rest of its stderr); a subcommand's are prose. */
-function report(err: unknown, asLog: boolean): number {
-  if (err instanceof HomedError && err.code === "usage") {
-    if (err.data.help === true) {
-      process.stdout.write(usage());
-      return ExitCode.Ok;
-    }
-    process.stderr.write(`homed: ${err.message}\n\n${usage()}`);
-    return ExitCode.Usage;
-  }
-  if (err instanceof HomedError) {
-    process.stderr.write(asLog ? formatLogLine("error", err.message, { code: err.code }) + "\n" : `homed: ${err.message}\n`);
-    return err.exitCode;
-  }
-  process.stderr.write(formatLogLine("error", "unexpected failure", { err: err instanceof Error ? (err.stack ?? err.message) : String(err) }) + "\n");
-  return ExitCode.Failure;
 }
 
 process.exitCode = await main(process.argv.slice(2));

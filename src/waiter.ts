@@ -7,6 +7,7 @@ import { ExitCode, HomedError } from "./protocol/errors.ts";
 import { callDaemon } from "./client/control-client.ts";
 import { formatStatus } from "./client/format-status.ts";
 import { formatFlags, parseFlags, type FlagSpec } from "./cli/flags.ts";
+import { reportError } from "./cli/report-error.ts";
 import { dataPaths, defaultDataDir } from "./kernel/data-paths.ts";
 import { VERSION } from "./version.ts";
 
@@ -48,16 +49,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(values.json ? JSON.stringify(st) + "\n" : formatStatus(st) + "\n");
     return ExitCode.Ok;
   } catch (err) {
-    if (err instanceof HomedError && err.code === "usage") {
-      if (err.data.help === true) {
-        process.stdout.write(usage());
-        return ExitCode.Ok;
-      }
-      process.stderr.write(`waiter: ${err.message}\n\n${usage()}`);
-      return ExitCode.Usage;
-    }
-    process.stderr.write(`waiter: ${err instanceof Error ? err.message : String(err)}\n`);
-    return err instanceof HomedError ? err.exitCode : ExitCode.Failure;
+    return reportError("waiter", err, usage);
   }
 }
 

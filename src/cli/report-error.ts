@@ -1,0 +1,24 @@
+/**
+ * The one mapping from an error to what a command prints and its exit status, shared by homed
+ * and waiter: usage errors print usage (help goes to stdout, exit 0), expected errors one line,
+ * anything else the stack as a log line.
+ */
+import { ExitCode, HomedError } from "../protocol/errors.ts";
+import { formatLogLine } from "../protocol/logfmt.ts";
+
+export function reportError(prog: string, err: unknown, usage: () => string, asLog = false): number {
+  if (err instanceof HomedError && err.code === "usage") {
+    if (err.data.help === true) {
+      process.stdout.write(usage());
+      return ExitCode.Ok;
+    }
+    process.stderr.write(`${prog}: ${err.message}\n\n${usage()}`);
+    return ExitCode.Usage;
+  }
+  if (err instanceof HomedError) {
+    process.stderr.write(asLog ? formatLogLine("error", err.message, { code: err.code }) + "\n" : `${prog}: ${err.message}\n`);
+    return err.exitCode;
+  }
+  process.stderr.write(formatLogLine("error", "unexpected failure", { err: err instanceof Error ? (err.stack ?? err.message) : String(err) }) + "\n");
+  return ExitCode.Failure;
+}
