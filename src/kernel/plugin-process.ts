@@ -28,6 +28,8 @@ export interface PluginLaunch {
   cwd: string;
   env: Record<string, string>;
   segmentBytes: number;
+  /** How long a send waits for room in a full ring or arena before failing. */
+  waitTimeoutMs?: number;
   /** Inbound frames per second allowed (burst: twice that). */
   frameRate: number;
   maxFrameBytes: number;
@@ -170,6 +172,7 @@ export class PluginProcess {
         layout,
         role: "kernel",
         doorbellFd: this.proc.stdio[4] as unknown as number,
+        waitTimeoutMs: launch.waitTimeoutMs,
         onEvent: (type, payload) => events.onEvent(type, payload),
         onHandlerError: (err, type) => plog.warn("event handler failed", { type, err }),
         onCorrupt: (err) => {

@@ -57,6 +57,8 @@ export interface SupervisorOptions {
   onPluginExit?: (plugin: string) => void;
   env: Record<string, string>;
   segmentBytes: number;
+  /** How long a send to a plugin waits for room in its ring or arena (default 10 s). */
+  bulkWaitMs?: number;
   frameRate: number;
   maxFrameBytes: number;
   inlineBulkLimit: number;
@@ -325,6 +327,7 @@ export class Supervisor {
       cwd: e.spec.cwd,
       env: this.opts.env,
       segmentBytes: this.opts.segmentBytes,
+      waitTimeoutMs: this.opts.bulkWaitMs,
       frameRate: this.opts.frameRate,
       maxFrameBytes: this.opts.maxFrameBytes,
       inlineBulkLimit: this.opts.inlineBulkLimit,

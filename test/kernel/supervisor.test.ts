@@ -295,6 +295,37 @@ describe("bulk data and events", () => {
     });
   }
 
+  test("a full arena makes the sender wait for releases, or fail clearly when none come", async () => {
+    using dir = tempDir();
+    installBunPlugin(dir.path, "echo", "echo.ts");
+    const s = supervise(dir.path, new FakeClock(), { bulkWaitMs: 1500 });
+    await until(s, "echo", isReady);
+    const proc = s.process("echo")!;
+    const chunk = new Uint8Array(1 << 20).fill(7);
+    // Fill the kernel→plugin arena (about 3.5 MiB of an 8 MiB segment) with held payloads.
+    let held = 0;
+    let blocked: Promise<unknown>;
+    for (;;) {
+      const send = proc.sendBulk(chunk);
+      const ref = await Promise.race([send, Bun.sleep(300).then(() => null)]);
+      if (ref === null) {
+        blocked = send; // this send is now waiting for room
+        break;
+      }
+      await proc.rpc.request("echo/hold", { ref });
+      held++;
+    }
+    expect(held).toBeGreaterThanOrEqual(2);
+    // The blocked send resumes once the plugin releases.
+    await proc.rpc.request("echo/release-all");
+    const ref = await blocked;
+    expect((await proc.rpc.request("echo/bulk", { ref })) as { len: number }).toMatchObject({ len: 1 << 20 });
+    // Held again and never released: the sender gives up with a clear error, nothing corrupt.
+    for (let i = 0; i < held; i++) await proc.rpc.request("echo/hold", { ref: await proc.sendBulk(chunk) });
+    await expect(proc.sendBulk(chunk)).rejects.toThrow("bulk arena full for 1500 ms: the other side is not releasing");
+    expect(await proc.rpc.request("echo/ping")).toBe("pong");
+  });
+
   test("plugin → kernel events arrive in order, for shm and stdio", async () => {
     using dir = tempDir();
     installBunPlugin(dir.path, "ring", "echo.ts", { transport: "shm" });
