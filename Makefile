@@ -7,7 +7,8 @@ BUN := node_modules/.bin/bun
 CC ?= gcc
 CC_ARM64 ?= aarch64-linux-gnu-gcc
 CFLAGS_SHIM := -O2 -Wall -Wextra -Werror -fPIC -shared
-SRC := $(shell find src plugins -name '*.ts' -not -path 'src/generated/*' 2>/dev/null) package.json src/generated/builtin-plugins.ts
+SRC := $(shell find src plugins -name '*.ts' -not -path 'src/generated/*' -not -path 'plugins/web/generated/*' 2>/dev/null) package.json src/generated/builtin-plugins.ts plugins/web/generated/assets.ts
+UI := $(wildcard plugins/web/ui/*)
 MANIFESTS := $(wildcard plugins/*/plugin.json)
 
 .PHONY: build build-arm64 build-cli install run test bench typecheck clean deps
@@ -31,6 +32,10 @@ dist/native/libhomed-shim-arm64.so: native/shim.c native/shim.h
 # Start order of the built-in plugins; fails on a dependency cycle or a missing facility.
 src/generated/builtin-plugins.ts: node_modules/.installed scripts/gen-plugins.ts src/kernel/plugin-graph.ts src/protocol/manifest.ts $(MANIFESTS)
 	$(BUN) scripts/gen-plugins.ts
+
+# The web UI bundled into strings the binary embeds.
+plugins/web/generated/assets.ts: node_modules/.installed scripts/build-ui.ts $(UI)
+	$(BUN) scripts/build-ui.ts
 
 # The host's shim under the name src/ipc/shim.ts imports (bun run, bun test, x64 builds).
 dist/native/libhomed-shim.so: dist/native/libhomed-shim-x64.so
@@ -63,8 +68,9 @@ run: dist/homed
 	@echo "  status: dist/homed status -data ./.homed"
 	dist/homed -data ./.homed -listen 127.0.0.1:8080
 
-typecheck: node_modules/.installed src/generated/builtin-plugins.ts dist/native/libhomed-shim.so
+typecheck: node_modules/.installed src/generated/builtin-plugins.ts plugins/web/generated/assets.ts dist/native/libhomed-shim.so
 	node_modules/.bin/tsc --noEmit
+	node_modules/.bin/tsc --noEmit -p plugins/web/ui
 
 # bun test's summary goes to stderr as " N pass" / " N fail"; print the plain line CI reads too,
 # and keep bun's exit status.
@@ -78,4 +84,4 @@ bench: dist/homed build-arm64
 	$(BUN) bench/run.ts
 
 clean:
-	rm -rf dist .test.log src/generated
+	rm -rf dist .test.log src/generated plugins/web/generated

@@ -89,6 +89,8 @@ export interface Plugin {
   call<S extends v.GenericSchema>(method: string, params: unknown, schema: S): Promise<v.InferOutput<S>>;
   /** Answer the kernel's requests for `method`. */
   handle(method: string, handler: Handler): void;
+  /** Receive the kernel's notifications for `method`. */
+  onNotify(method: string, fn: (params: unknown) => void): void;
   /**
    * Announce readiness: `ready(facility)` for each facility in the manifest's `provides` (the
    * last one makes the plugin ready), or `ready()` once handlers are registered when the plugin
@@ -129,6 +131,7 @@ export async function connectPlugin(opts: { name?: string } = {}): Promise<Plugi
   if (!name) throw new HomedError("usage", "HOMED_PLUGIN_NAME is not set: plugins are started by homed");
   const log = createPluginLogger(name);
   const handlers = new Map<string, Handler>();
+  const notifyHandlers = new Map<string, (params: unknown) => void>();
   const tools = new Map<string, { input: v.GenericSchema | null; run: ToolOptions<v.GenericSchema>["run"] }>();
   const stageHandlers = new Map<number, (payload: unknown) => unknown>();
   const eventHandlers = new Map<number | "*", EventHandler[]>();
@@ -168,7 +171,7 @@ export async function connectPlugin(opts: { name?: string } = {}): Promise<Plugi
         const p = v.safeParse(EventParams, params);
         if (p.success) dispatchEvent(p.output.type, Buffer.from(p.output.data, "base64"));
         else log.warn("bad event notification", { reason: describeIssues(p.issues) });
-      }
+      } else notifyHandlers.get(method)?.(params);
     },
   });
 
@@ -260,6 +263,9 @@ export async function connectPlugin(opts: { name?: string } = {}): Promise<Plugi
     },
     handle(method, handler) {
       handlers.set(method, handler);
+    },
+    onNotify(method, fn) {
+      notifyHandlers.set(method, fn);
     },
     async ready(facility) {
       if (facility === undefined) await rpc.request(PluginMethod.Ready);

@@ -1,29 +1,62 @@
-/** The HTTP surface of the web plugin. Everything it knows comes from the kernel over RPC. */
+/** The HTTP surface of the web plugin: UI shell and assets, /api, /v1, /healthz. */
+import * as v from "valibot";
 import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { HTTPException } from "hono/http-exception";
 import { StatusResult } from "../../src/protocol/control.ts";
+import { RpcError } from "../../src/protocol/errors.ts";
+import { RpcErrorCode } from "../../src/protocol/jsonrpc.ts";
 import { PluginMethod } from "../../src/protocol/plugin.ts";
 import type { Plugin } from "../sdk/index.ts";
-import { renderStatusPage } from "./status-page.ts";
+import { apiRoutes } from "./api.ts";
+import { ChatHub } from "./chat-hub.ts";
+import { openAiRoutes } from "./openai-api.ts";
+import type { Security } from "./security.ts";
+import { APP_CSS, APP_JS, INDEX_HTML } from "./generated/assets.ts";
 
 /** Plugin states that count as healthy: running, or deliberately not running. */
 const HEALTHY = new Set(["ready", "idle", "disabled"]);
 
-export function createApp(plugin: Pick<Plugin, "call" | "log">): Hono {
+export function createApp(plugin: Plugin, security: Security, maxBodyBytes: number): Hono {
   const app = new Hono();
+  const hub = new ChatHub(plugin);
   const status = () => plugin.call(PluginMethod.KernelStatus, {}, StatusResult);
+
+  app.use(security.middleware);
+  app.use(
+    bodyLimit({
+      maxSize: maxBodyBytes,
+      onError: (c) => c.json({ error: `request body larger than ${Math.round(maxBodyBytes / 1024)} KiB` }, 413),
+    }),
+  );
 
   app.get("/healthz", async (c) => {
     const st = await status();
     const ok = st.failClosed.length === 0 && st.plugins.every((p) => HEALTHY.has(p.state));
+    // Exposed and not logged in: say only whether all is well.
+    if (security.exposed && !(await security.authenticated(c))) return c.json({ ok }, ok ? 200 : 503);
     return c.json({ ok, kernel: { version: st.version, pid: st.pid, uptimeMs: st.uptimeMs, store: st.store }, plugins: st.plugins, failClosed: st.failClosed }, ok ? 200 : 503);
   });
 
-  app.get("/", async (c) => c.html(renderStatusPage(await status())));
+  app.route("/api", apiRoutes(plugin, hub, security));
+  app.route("/v1", openAiRoutes(hub));
+
+  app.get("/", (c) => c.html(INDEX_HTML));
+  app.get("/favicon.ico", (c) => c.body(null, 204));
+  app.get("/assets/app.js", (c) => c.body(APP_JS, 200, { "content-type": "text/javascript; charset=utf-8", "cache-control": "no-cache" }));
+  app.get("/assets/app.css", (c) => c.body(APP_CSS, 200, { "content-type": "text/css; charset=utf-8", "cache-control": "no-cache" }));
 
   app.notFound((c) => c.json({ error: "not found", path: c.req.path }, 404));
   app.onError((err, c) => {
+    if (err instanceof HTTPException) return c.json({ error: err.message }, err.status);
+    if (err instanceof v.ValiError) return c.json({ error: err.message }, 400);
+    if (err instanceof RpcError) {
+      // The kernel refused the request itself (bad parameters): the client's to fix.
+      const client = err.code === RpcErrorCode.InvalidParams || (err.code === RpcErrorCode.Application && (err.data as { code?: string } | undefined)?.code === "invalid_params");
+      return c.json({ error: err.message }, client ? 400 : 502);
+    }
     plugin.log.warn("request failed", { path: c.req.path, err });
-    return c.json({ error: err.message }, 502);
+    return c.json({ error: err.message }, 500);
   });
   return app;
 }

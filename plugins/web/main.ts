@@ -1,7 +1,9 @@
 /** The `web` plugin: Hono on Bun.serve at the daemon's listen address. HTTP never runs in the kernel. */
 import { connectPlugin, PLUGIN_EXIT_CONFIG } from "../sdk/index.ts";
 import { parseListen } from "../../src/protocol/listen.ts";
+import { PluginMethod, WebConfig } from "../../src/protocol/plugin.ts";
 import { createApp } from "./app.ts";
+import { createSecurity } from "./security.ts";
 
 const plugin = await connectPlugin();
 const addr = parseListen(plugin.hello.listen);
@@ -10,15 +12,18 @@ if (!addr) {
   await plugin.exit(PLUGIN_EXIT_CONFIG);
 }
 const { host, port } = addr!;
-const app = createApp(plugin);
+const web = await plugin.call(PluginMethod.ConfigGet, { section: "web" }, WebConfig);
+const security = createSecurity(web.token, host);
+const app = createApp(plugin, security, web.max_body_kb * 1024);
 let server: ReturnType<typeof Bun.serve>;
 try {
-  server = Bun.serve({ hostname: host, port, fetch: app.fetch });
+  // idleTimeout 0: a turn's event stream may stay quiet while a person reads an approval question.
+  server = Bun.serve({ hostname: host, port, fetch: app.fetch, idleTimeout: 0 });
 } catch (err) {
   // Another program holds the port, or the address is not ours: restarting will not help.
   plugin.log.error("cannot listen", { listen: plugin.hello.listen, err });
   await plugin.exit(PLUGIN_EXIT_CONFIG);
 }
 plugin.onShutdown(() => server.stop(true));
-plugin.log.info("web listening", { url: `http://${host.includes(":") ? `[${host}]` : host}:${server!.port}/` });
+plugin.log.info("web listening", { url: `http://${host.includes(":") ? `[${host}]` : host}:${server!.port}/`, login: security.exposed ? "token required" : "loopback, no login" });
 await plugin.ready("channel.web");

@@ -6,7 +6,7 @@ import * as v from "valibot";
 import { AgentMethod, RegisterStagesParams, RegisterToolsParams, UnregisterToolsParams } from "../protocol/agent.ts";
 import { HomedError } from "../protocol/errors.ts";
 import { describeIssues } from "../protocol/jsonrpc.ts";
-import type { LanguageModel } from "../llm/types.ts";
+import type { ChatMessage, LanguageModel } from "../llm/types.ts";
 import type { Store } from "../store/store.ts";
 import { ApprovalPolicy, type ApprovalConfig } from "./approval.ts";
 import type { PluginCaller } from "./plugin-caller.ts";
@@ -31,6 +31,8 @@ export class Agent {
   readonly tools = new ToolRegistry();
   readonly executor: ToolExecutor;
   private readonly history: HistoryCache;
+  /** The last context each recent conversation sent the model: what the memory page shows. */
+  private readonly contexts = new Map<string, { turn: string; at: number; messages: readonly ChatMessage[]; tools: readonly string[] }>();
 
   constructor(private readonly d: AgentDeps) {
     this.history = new HistoryCache(d.store);
@@ -48,7 +50,7 @@ export class Agent {
   async run(input: TurnInput, sink: TurnSink, signal: AbortSignal): Promise<TurnResult> {
     const t0 = performance.now();
     const r = await runTurn(
-      { store: this.d.store, stages: this.stages, tools: this.tools, executor: this.executor, history: this.history, caller: this.d.caller, log: this.d.log, model: this.d.model, config: this.d.config },
+      { store: this.d.store, stages: this.stages, tools: this.tools, executor: this.executor, history: this.history, caller: this.d.caller, log: this.d.log, model: this.d.model, config: this.d.config, onContext: (conv, turn, messages, tools) => this.rememberContext(conv, turn, messages, tools) },
       input,
       sink,
       signal,
@@ -65,6 +67,17 @@ export class Agent {
       ...(r.error ? { error: r.error } : {}),
     });
     return r;
+  }
+
+  private rememberContext(conv: string, turn: string, messages: readonly ChatMessage[], tools: readonly string[]): void {
+    this.contexts.delete(conv);
+    this.contexts.set(conv, { turn, at: Date.now(), messages, tools });
+    if (this.contexts.size > 64) this.contexts.delete(this.contexts.keys().next().value as string);
+  }
+
+  /** Exactly what the model was sent on the latest call of a conversation's latest turn. */
+  lastContext(conv: string): { turn: string; at: number; messages: readonly ChatMessage[]; tools: readonly string[] } | null {
+    return this.contexts.get(conv) ?? null;
   }
 
   /** The kernel methods a plugin calls to register what it offers. */

@@ -69,6 +69,8 @@ export interface TurnDeps {
   history: HistoryCache;
   caller: PluginCaller;
   log: StageLog;
+  /** Told the exact messages and tools of every model call (for "what the model sees"). */
+  onContext?: (conv: string, turn: string, messages: readonly ChatMessage[], tools: readonly string[]) => void;
   /** The configured model, or an error message saying why there is none. */
   model(): LanguageModel | string;
   config(): TurnConfig;
@@ -137,7 +139,9 @@ export async function runTurn(d: TurnDeps, input: TurnInput, sink: TurnSink, sig
     const calls: ToolCall[] = [];
     let failure: string | null = null;
     let aborted = false;
-    for await (const ev of model.stream({ messages, tools: d.tools.specs(), maxOutputTokens: cfg.maxOutputTokens }, signal)) {
+    const tools = d.tools.specs();
+    d.onContext?.(conv, turn, [...messages], tools.map((t) => t.name));
+    for await (const ev of model.stream({ messages, tools, maxOutputTokens: cfg.maxOutputTokens }, signal)) {
       if (ev.type === "text-delta") {
         text += ev.text;
         sink.event({ type: "text-delta", text: ev.text });

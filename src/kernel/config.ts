@@ -74,6 +74,15 @@ export const ConfigSchema = v.strictObject({
     }),
     {},
   ),
+  web: v.optional(
+    v.strictObject({
+      /** Empty: generated at first start into DATA/web-token. */
+      token: v.optional(v.pipe(v.string(), v.check((t) => t === "" || t.length >= 16, "must be at least 16 characters (or empty to generate one)")), ""),
+      /** Largest HTTP request body accepted, in KiB. */
+      max_body_kb: v.optional(v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(16), v.maxValue(1_048_576)), 10_240),
+    }),
+    {},
+  ),
   plugins: v.optional(
     v.strictObject({
       segment_mb: v.optional(v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(1), v.maxValue(1024)), 32),
@@ -154,6 +163,13 @@ untrusted_deny = []
 # name = "everything"
 # command = "npx"
 # args = ["-y", "@modelcontextprotocol/server-everything"]
+
+[web]
+# Login token for the web UI and the HTTP APIs, required whenever listen is not a loopback
+# address. Empty: one is generated at first start into DATA/web-token (0600) and printed once.
+token = ""
+# Largest HTTP request body accepted (KiB).
+max_body_kb = 10240
 
 [plugins]
 # Shared-memory segment per plugin (MiB): bulk data and event rings. Pages are only

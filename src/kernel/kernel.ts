@@ -22,6 +22,8 @@ import { KERNEL_FACILITIES } from "./plugin-graph.ts";
 import { Supervisor, type PluginSpec } from "./supervisor.ts";
 import { Agent } from "../agent/agent.ts";
 import { LlmSettings } from "./llm-settings.ts";
+import { channelMethods } from "./channel-methods.ts";
+import { ensureWebToken } from "./web-token.ts";
 
 /** The value at a dotted path of the configuration (undefined if absent). */
 function configValue(config: Config, path: string): unknown {
@@ -49,6 +51,8 @@ export class Kernel {
   private stopped = false;
   supervisor!: Supervisor;
   readonly llm: LlmSettings;
+  /** The login token of the web UI and HTTP APIs (config.toml, or DATA/web-token). */
+  webToken = "";
   readonly agent: Agent;
 
   private constructor(
@@ -102,6 +106,7 @@ export class Kernel {
       throw err;
     }
     const kernel = new Kernel(paths, config, log, store, lock);
+    kernel.webToken = ensureWebToken(paths.dir, config.web.token, config.listen);
     kernel.supervisor = kernel.createSupervisor(opts.clock ?? realClock, opts.env ?? process.env);
     kernel.control = listenUnixRpc(paths.socket, controlHandler(kernel), log.with({ component: "control" }));
     log.info("homed ready", {
@@ -144,12 +149,17 @@ export class Kernel {
       hello: () => hello,
       kernelMethods: {
         [PluginMethod.KernelStatus]: () => this.status(),
-        [PluginMethod.ConfigGet]: (params) => {
+        [PluginMethod.ConfigGet]: (params, plugin) => {
           const r = v.safeParse(ConfigGetParams, params);
           if (!r.success) throw new HomedError("invalid_params", describeIssues(r.issues));
+          if (r.output.section === "web") {
+            if (!this.supervisor.isBuiltin(plugin)) throw new HomedError("invalid_params", `the web section is reserved to built-in plugins`);
+            return { ...this.config.web, token: this.webToken };
+          }
           return this.config[r.output.section];
         },
         ...this.agent.pluginMethods,
+        ...channelMethods(this),
       },
       onPluginExit: (name) => {
         const gone = this.agent.pluginGone(name);

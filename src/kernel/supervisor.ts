@@ -153,6 +153,10 @@ export class Supervisor {
     return !!e && e.state === "ready" && e.ready.has(facility);
   }
 
+  isBuiltin(name: string): boolean {
+    return this.entries.get(name)?.spec.builtin ?? false;
+  }
+
   isCritical(name: string): boolean {
     return this.entries.get(name)?.spec.manifest.critical ?? false;
   }

@@ -51,8 +51,11 @@ export const FacilityReadyParams = v.strictObject({ facility: v.string() });
 
 export const RestartParams = v.strictObject({ name: v.string() });
 
-/** Sections of config.toml a plugin may read (none of them hold secrets). */
-export const ConfigGetParams = v.strictObject({ section: v.picklist(["mcp", "approval", "agent"]) });
+/** Sections of config.toml a plugin may read; "web" (the login token) only built-in plugins. */
+export const ConfigGetParams = v.strictObject({ section: v.picklist(["mcp", "approval", "agent", "web"]) });
+
+/** What the web plugin gets for section "web": the token in force, wherever it came from. */
+export const WebConfig = v.object({ token: v.string(), max_body_kb: v.number() });
 
 /**
  * waiting: for required facilities · idle: lazy, starts on use · disabled: turned off by

@@ -129,6 +129,36 @@ export class Store {
     return row ? { turns: row.turns, inputTokens: row.input_tokens, outputTokens: row.output_tokens } : null;
   }
 
+  /** Conversations, most recently active first, with the first user message as a title. */
+  listConversations(limit = 200): { id: string; channel: string; createdAt: number; updatedAt: number; turns: number; inputTokens: number; outputTokens: number; title: string }[] {
+    const rows = this.db
+      .query<{ id: string; channel: string; created_at: number; updated_at: number; turns: number; input_tokens: number; output_tokens: number; first: string | null }, [number]>(
+        `SELECT c.*, (SELECT body FROM events e WHERE e.conv = c.id AND e.kind = 'user-message' ORDER BY e.id LIMIT 1) AS first
+         FROM conversations c ORDER BY c.updated_at DESC LIMIT ?`,
+      )
+      .all(limit);
+    return rows.map((r) => {
+      let title = r.id;
+      try {
+        const t = (JSON.parse(r.first ?? "{}") as { text?: unknown }).text;
+        if (typeof t === "string" && t.trim()) title = t.trim().slice(0, 80);
+      } catch {
+        // A malformed first event leaves the id as the title.
+      }
+      return { id: r.id, channel: r.channel, createdAt: r.created_at, updatedAt: r.updated_at, turns: r.turns, inputTokens: r.input_tokens, outputTokens: r.output_tokens, title };
+    });
+  }
+
+  /** The newest `limit` events of a conversation, oldest first. */
+  recentConversationEvents(conv: string, limit: number): StoredEvent[] {
+    return this.db
+      .query<{ id: number; ts: number; conv: string; kind: string; actor: string; untrusted: number; body: string }, [string, number]>(
+        "SELECT * FROM (SELECT id, ts, conv, kind, actor, untrusted, body FROM events WHERE conv = ? ORDER BY id DESC LIMIT ?) ORDER BY id",
+      )
+      .all(conv, limit)
+      .map((r) => ({ ...r, untrusted: r.untrusted === 1 }));
+  }
+
   eventCount(): number {
     const row = this.db.query<{ n: number }, []>("SELECT count(*) AS n FROM events").get();
     return row?.n ?? 0;

@@ -1,0 +1,82 @@
+/** /api: what the web UI uses. Everything it knows comes from the kernel over RPC. */
+import * as v from "valibot";
+import { Hono } from "hono";
+import { streamSSE } from "hono/streaming";
+import { ChannelMethod, ContextView, ConversationSummary, TranscriptItem } from "../../src/protocol/channel.ts";
+import { LlmSetParams, LlmSettingsView, LlmTestResult, StatusResult } from "../../src/protocol/control.ts";
+import { PluginInfo, PluginList, PluginMethod } from "../../src/protocol/plugin.ts";
+import type { Plugin } from "../sdk/index.ts";
+import type { ChatHub } from "./chat-hub.ts";
+import { readJson } from "./http-util.ts";
+import type { Security } from "./security.ts";
+
+const ConvId = v.pipe(v.string(), v.regex(/^[A-Za-z0-9._:-]{1,200}$/, "conversation ids are 1-200 letters, digits, . _ : -"));
+const ChatBody = v.strictObject({ conv: ConvId, text: v.pipe(v.string(), v.minLength(1, "message is empty"), v.maxLength(1_000_000)) });
+const ApproveBody = v.strictObject({ stream: v.string(), callId: v.string(), approved: v.boolean() });
+const StreamBody = v.strictObject({ stream: v.string() });
+const LoginBody = v.strictObject({ token: v.pipe(v.string(), v.maxLength(1000)) });
+
+export function apiRoutes(plugin: Plugin, hub: ChatHub, security: Security): Hono {
+  const api = new Hono();
+
+  api.get("/session", async (c) => c.json({ exposed: security.exposed, authenticated: !security.exposed || (await security.authenticated(c)) }));
+  api.post("/login", async (c) => {
+    const { token } = await readJson(c, LoginBody);
+    return (await security.login(c, token)) ? c.json({ ok: true }) : c.json({ error: "wrong token" }, 401);
+  });
+
+  api.get("/status", async (c) => c.json(await plugin.call(PluginMethod.KernelStatus, {}, StatusResult)));
+  api.get("/conversations", async (c) => c.json(await plugin.call(ChannelMethod.ConversationsList, {}, v.array(ConversationSummary))));
+  api.get("/conversations/:id", async (c) => {
+    const conv = v.parse(ConvId, c.req.param("id"));
+    return c.json(await plugin.call(ChannelMethod.ConversationsMessages, { conv }, v.array(TranscriptItem)));
+  });
+  api.get("/context/:id", async (c) => {
+    const conv = v.parse(ConvId, c.req.param("id"));
+    return c.json(await plugin.call(ChannelMethod.ContextGet, { conv }, ContextView));
+  });
+
+  api.post("/chat", async (c) => {
+    const body = await readJson(c, ChatBody);
+    const stream = crypto.randomUUID();
+    return streamSSE(c, async (sse) => {
+      let finished = false;
+      sse.onAbort(() => {
+        if (!finished) void hub.cancel(stream).catch(() => {});
+      });
+      // Writes are chained and the chain awaited before the stream closes: a write still pending
+      // when the callback returns would be dropped (the final "done" event with it).
+      let chain = Promise.resolve();
+      const send = (e: Record<string, unknown>) => {
+        chain = chain.then(() => sse.writeSSE({ data: JSON.stringify(e) })).catch(() => {});
+      };
+      send({ type: "stream", stream });
+      try {
+        const result = await hub.run(stream, body.conv, body.text, {
+          event: send,
+          approval: (q) => send({ type: "approval", ...q }),
+        });
+        send({ type: "done", result });
+      } catch (err) {
+        send({ type: "error", message: (err as Error).message });
+      } finally {
+        finished = true;
+        await chain;
+      }
+    });
+  });
+  api.post("/approve", async (c) => {
+    const b = await readJson(c, ApproveBody);
+    return hub.answer(b.stream, b.callId, b.approved) ? c.json({ ok: true }) : c.json({ error: "no question is waiting for that answer" }, 404);
+  });
+  api.post("/cancel", async (c) => c.json({ cancelled: await hub.cancel((await readJson(c, StreamBody)).stream) }));
+
+  api.get("/provider", async (c) => c.json(await plugin.call(ChannelMethod.LlmGet, {}, LlmSettingsView)));
+  api.post("/provider", async (c) => c.json(await plugin.call(ChannelMethod.LlmSet, await readJson(c, LlmSetParams), LlmSettingsView)));
+  api.post("/provider/test", async (c) => c.json(await plugin.call(ChannelMethod.LlmTest, {}, LlmTestResult)));
+
+  api.get("/plugins", async (c) => c.json(await plugin.call(PluginMethod.List, {}, PluginList)));
+  api.post("/plugins/:name/restart", async (c) => c.json(await plugin.call(PluginMethod.Restart, { name: c.req.param("name") }, PluginInfo)));
+
+  return api;
+}

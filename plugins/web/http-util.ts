@@ -1,0 +1,31 @@
+/** Parsing request bodies at the HTTP boundary: valibot, with 4xx answers a person can act on. */
+import * as v from "valibot";
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+
+function describe(issues: readonly v.BaseIssue<unknown>[]): string {
+  return issues
+    .slice(0, 5)
+    .map((i) => {
+      const path = v.getDotPath(i);
+      return path ? `${path}: ${i.message}` : i.message;
+    })
+    .join("; ");
+}
+
+/** The JSON body checked against `schema`; 415, 400 or 422 with a clear message otherwise. */
+export async function readJson<S extends v.GenericSchema>(c: Context, schema: S): Promise<v.InferOutput<S>> {
+  const type = c.req.header("content-type") ?? "";
+  if (!type.toLowerCase().includes("application/json")) {
+    throw new HTTPException(415, { message: "send the body as JSON (Content-Type: application/json)" });
+  }
+  let raw: unknown;
+  try {
+    raw = await c.req.json();
+  } catch {
+    throw new HTTPException(400, { message: "the body is not valid JSON" });
+  }
+  const r = v.safeParse(schema, raw);
+  if (!r.success) throw new HTTPException(422, { message: `invalid request: ${describe(r.issues)}` });
+  return r.output;
+}

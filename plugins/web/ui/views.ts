@@ -1,0 +1,173 @@
+/** The other pages: login, model provider (first run and settings), plugins, memory. */
+import { api, ApiError } from "./api.ts";
+import { clear, h, timeAgo } from "./dom.ts";
+
+export interface Provider {
+  provider: "" | "openai" | "anthropic";
+  baseURL: string;
+  model: string;
+  contextWindow: number;
+  keyHint: string;
+  hasKey: boolean;
+  configured: boolean;
+}
+
+export function loginView(onDone: () => void): HTMLElement {
+  const token = h("input", { type: "password", id: "token", placeholder: "login token", autocomplete: "current-password" });
+  const msg = h("div", { class: "form-msg" });
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    try {
+      await api("/api/login", { token: token.value.trim() });
+      onDone();
+    } catch (err) {
+      msg.textContent = (err as Error).message;
+    }
+  };
+  return h(
+    "form",
+    { class: "card narrow", onsubmit: submit },
+    h("h2", {}, "Log in to homed"),
+    h("p", { class: "hint" }, "This homed listens beyond this machine, so it needs its login token. It was printed when the daemon first started and is kept in DATA/web-token."),
+    token,
+    h("button", { class: "primary", type: "submit" }, "Log in"),
+    msg,
+  );
+}
+
+export function providerView(current: Provider, firstRun: boolean, onSaved: () => void): HTMLElement {
+  const kind = h("select", { id: "kind" }, h("option", { value: "openai" }, "OpenAI-compatible (OpenAI, DeepSeek, Qwen, Ollama, llama.cpp, vLLM…)"), h("option", { value: "anthropic" }, "Anthropic"));
+  kind.value = current.provider || "openai";
+  const baseURL = h("input", { id: "base-url", placeholder: "https://api.openai.com/v1", value: current.baseURL });
+  const model = h("input", { id: "model", placeholder: "gpt-4o-mini", value: current.model });
+  const key = h("input", { id: "api-key", type: "password", autocomplete: "off", placeholder: current.hasKey ? `keep the stored key (${current.keyHint})` : "API key (leave empty for local servers)" });
+  const window = h("input", { id: "context-window", type: "number", min: "1024", value: String(current.contextWindow || 128000) });
+  const msg = h("div", { class: "form-msg", id: "provider-msg" });
+  const testBtn = h("button", { type: "button", id: "test-connection", disabled: !current.configured }, "Test connection");
+  // First run: after saving, stay on the form so the connection can be tested, then go on.
+  const startBtn = h("button", { type: "button", id: "start-chatting", class: "primary", hidden: true, onclick: () => onSaved() }, "Start chatting →");
+  kind.addEventListener("change", () => {
+    baseURL.placeholder = kind.value === "anthropic" ? "https://api.anthropic.com" : "https://api.openai.com/v1";
+  });
+  const save = async (e: Event) => {
+    e.preventDefault();
+    msg.className = "form-msg";
+    try {
+      const body: Record<string, unknown> = { provider: kind.value, baseURL: baseURL.value.trim(), model: model.value.trim(), contextWindow: Number(window.value) || undefined };
+      if (key.value) body.apiKey = key.value;
+      const saved = await api<Provider>("/api/provider", body);
+      key.value = "";
+      key.placeholder = saved.hasKey ? `keep the stored key (${saved.keyHint})` : "API key";
+      msg.textContent = `Saved: ${saved.provider} ${saved.model}${saved.hasKey ? `, key ${saved.keyHint}` : ", no key"}.`;
+      msg.classList.add("ok");
+      testBtn.disabled = false;
+      startBtn.hidden = !firstRun;
+      if (!firstRun) onSaved();
+    } catch (err) {
+      msg.textContent = (err as Error).message;
+      msg.classList.add("bad");
+    }
+  };
+  testBtn.addEventListener("click", async () => {
+    msg.className = "form-msg";
+    msg.textContent = "Testing…";
+    try {
+      const r = await api<{ ok: boolean; message: string; latencyMs: number }>("/api/provider/test", {});
+      msg.textContent = `${r.ok ? "Connected" : "Failed"}: ${r.message} (${r.latencyMs} ms)`;
+      msg.classList.add(r.ok ? "ok" : "bad");
+    } catch (err) {
+      msg.textContent = (err as Error).message;
+      msg.classList.add("bad");
+    }
+  });
+  return h(
+    "form",
+    { class: "card narrow", id: "provider-form", onsubmit: save },
+    h("h2", {}, firstRun ? "Welcome to homed" : "Model provider"),
+    firstRun ? h("p", { class: "hint" }, "homed needs a language model to think with. Add one: the key stays on this machine (DATA/secrets.json, readable only by you), and only its last four characters are ever shown again.") : null,
+    h("label", {}, "Provider", kind),
+    h("label", {}, "Base URL", baseURL),
+    h("label", {}, "Model", model),
+    h("label", {}, "API key", key),
+    h("label", {}, "Context window (tokens)", window),
+    h("div", { class: "row" }, h("button", { class: "primary", type: "submit", id: "save-provider" }, "Save"), testBtn, startBtn),
+    msg,
+  );
+}
+
+interface PluginInfo {
+  name: string;
+  state: string;
+  detail: string;
+  pid: number | null;
+  restarts: number;
+  builtin: boolean;
+  critical: boolean;
+  stderrTail: string[];
+  provides: string[];
+}
+
+export function pluginsView(): { el: HTMLElement; stop(): void } {
+  const body = h("tbody");
+  const refresh = async () => {
+    const list = await api<PluginInfo[]>("/api/plugins").catch(() => null);
+    if (!list) return;
+    clear(body);
+    for (const p of list) {
+      const restart = h("button", { class: "small", onclick: async () => void (await api(`/api/plugins/${encodeURIComponent(p.name)}/restart`, {}).catch((e: ApiError) => alert(e.message)), await refresh()) }, "Restart");
+      body.append(
+        h(
+          "tr",
+          { "data-plugin": p.name },
+          h("td", {}, h("b", {}, p.name), p.builtin ? "" : h("span", { class: "tag" }, "external"), p.critical ? h("span", { class: "tag" }, "critical") : ""),
+          h("td", {}, h("span", { class: `state ${p.state}` }, p.state), h("div", { class: "detail" }, p.detail)),
+          h("td", {}, p.pid ? String(p.pid) : "–"),
+          h("td", { class: "restarts" }, String(p.restarts)),
+          h("td", {}, h("pre", { class: "stderr" }, p.stderrTail.slice(-4).join("\n") || "–")),
+          h("td", {}, p.state === "disabled" ? "" : restart),
+        ),
+      );
+    }
+  };
+  void refresh();
+  const timer = setInterval(refresh, 1000);
+  const el = h("section", { class: "page" }, h("h2", {}, "Plugins"), h("table", { class: "plugins" }, h("thead", {}, h("tr", {}, h("th", {}, "plugin"), h("th", {}, "state"), h("th", {}, "pid"), h("th", {}, "restarts"), h("th", {}, "last stderr"), h("th", {}, ""))), body));
+  return { el, stop: () => clearInterval(timer) };
+}
+
+interface ContextMessage {
+  role: string;
+  content: string;
+  layer: string;
+  tokens: number;
+  name?: string;
+  toolCalls?: { name: string; arguments: string }[];
+}
+
+export function memoryView(conv: string): HTMLElement {
+  const list = h("div", { class: "context" });
+  const search = h("input", { id: "memory-search", placeholder: "Search what the model was sent…" });
+  const summary = h("p", { class: "hint" });
+  let messages: ContextMessage[] = [];
+  const render = () => {
+    clear(list);
+    const q = search.value.trim().toLowerCase();
+    for (const m of messages) {
+      const text = m.content + (m.toolCalls ? "\n" + m.toolCalls.map((c) => `→ ${c.name} ${c.arguments}`).join("\n") : "");
+      if (q && !text.toLowerCase().includes(q)) continue;
+      list.append(h("div", { class: `ctx ${m.role}` }, h("div", { class: "ctx-head" }, h("b", {}, m.role + (m.name ? ` (${m.name})` : "")), h("span", { class: "tag" }, m.layer), h("span", { class: "tokens" }, `~${m.tokens} tokens`)), h("pre", {}, text)));
+    }
+  };
+  search.addEventListener("input", render);
+  void api<{ turn: string; at: number; tools: string[]; messages: ContextMessage[] } | null>(`/api/context/${encodeURIComponent(conv)}`).then((c) => {
+    if (!c) {
+      summary.textContent = "Nothing yet: the model has not been called in this conversation since the daemon started.";
+      return;
+    }
+    messages = c.messages;
+    const total = messages.reduce((n, m) => n + m.tokens, 0);
+    summary.textContent = `The last model call (${timeAgo(c.at)}): ${messages.length} messages, ~${total} tokens, tools: ${c.tools.join(", ") || "none"}. Layers: L1 is the context window; recall from cold memory (L2/L3) arrives with the memory issues.`;
+    render();
+  });
+  return h("section", { class: "page" }, h("h2", {}, "What the model sees"), summary, search, list);
+}

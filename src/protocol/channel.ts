@@ -1,0 +1,84 @@
+/**
+ * What channel plugins (web today; QQ, ACP, A2A later) ask of the kernel: run turns with
+ * streamed events and approval questions, list conversations and their transcripts, show what
+ * the model was sent, and manage the model provider.
+ */
+import * as v from "valibot";
+
+export const ChannelMethod = {
+  ChatSend: "chat/send",
+  ChatCancel: "chat/cancel",
+  /** kernel → plugin notification: one event of a running turn. */
+  ChatEvent: "chat/event",
+  /** kernel → plugin request: may this tool call run? */
+  ChatApprove: "chat/approve",
+  ConversationsList: "conversations/list",
+  ConversationsMessages: "conversations/messages",
+  ContextGet: "context/get",
+  LlmGet: "llm/get",
+  LlmSet: "llm/set",
+  LlmTest: "llm/test",
+} as const;
+
+const ConvId = v.pipe(v.string(), v.minLength(1), v.maxLength(200));
+
+export const ChannelChatParams = v.strictObject({
+  /** Chosen by the plugin; tags the events and approval questions of this turn. */
+  stream: v.pipe(v.string(), v.minLength(1), v.maxLength(100)),
+  conv: ConvId,
+  text: v.pipe(v.string(), v.minLength(1, "message is empty"), v.maxLength(1_000_000)),
+  channel: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(64)), "web"),
+  untrusted: v.optional(v.boolean(), false),
+});
+
+export const ChannelCancelParams = v.strictObject({ stream: v.string() });
+export const ConvParams = v.strictObject({ conv: ConvId, limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(5000)), 500) });
+export const ContextParams = v.strictObject({ conv: ConvId });
+
+export const ChatEventNotice = v.object({ stream: v.string(), event: v.record(v.string(), v.unknown()) });
+export const ChatApproveRequest = v.object({ stream: v.string(), tool: v.string(), arguments: v.unknown(), callId: v.string() });
+
+export const ConversationSummary = v.object({
+  id: v.string(),
+  channel: v.string(),
+  createdAt: v.number(),
+  updatedAt: v.number(),
+  turns: v.number(),
+  inputTokens: v.number(),
+  outputTokens: v.number(),
+  title: v.string(),
+});
+export type ConversationSummary = v.InferOutput<typeof ConversationSummary>;
+
+/** One line of a conversation as a person reads it. */
+export const TranscriptItem = v.object({
+  id: v.number(),
+  ts: v.number(),
+  kind: v.picklist(["user", "assistant", "tool-call", "tool-result"]),
+  text: v.string(),
+  name: v.optional(v.string()),
+  status: v.optional(v.string()),
+  callId: v.optional(v.string()),
+  untrusted: v.boolean(),
+});
+export type TranscriptItem = v.InferOutput<typeof TranscriptItem>;
+
+export const ContextView = v.nullable(
+  v.object({
+    turn: v.string(),
+    at: v.number(),
+    tools: v.array(v.string()),
+    messages: v.array(
+      v.object({
+        role: v.string(),
+        content: v.string(),
+        /** The memory layer it came from (L1 until the memory issues add L2/L3 recall). */
+        layer: v.string(),
+        tokens: v.number(),
+        toolCalls: v.optional(v.array(v.object({ id: v.string(), name: v.string(), arguments: v.string() }))),
+        name: v.optional(v.string()),
+      }),
+    ),
+  }),
+);
+export type ContextView = v.InferOutput<typeof ContextView>;

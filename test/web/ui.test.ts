@@ -1,0 +1,118 @@
+/**
+ * The web UI in real Chromium against the compiled binary and the fake LLM, as a person uses it:
+ * first-run setup, a chat with a tool call and an approval, a plugin killed and shown
+ * restarting, and a reload that keeps the conversation. Screenshots land in dist/screenshots.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Browser } from "playwright-core";
+import { tempDir } from "../harness/binary.ts";
+import { startDaemon } from "../harness/daemon.ts";
+import { startFakeLlm } from "../harness/fake-llm.ts";
+import { installBunPlugin } from "../harness/plugins.ts";
+import { launchBrowser, openPage, shot } from "../harness/browser.ts";
+
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+async function webUrl(d: Awaited<ReturnType<typeof startDaemon>>): Promise<string> {
+  await d.waitFor(/msg="web listening" plugin=web url=http:\/\/\S+/);
+  return /msg="web listening" plugin=web url=(http:\/\/\S+)/.exec(d.stderr())![1] as string;
+}
+
+describe("web UI", () => {
+  test("first run: set up a provider, test the connection, chat with a tool call approved in place, reload keeps it", async () => {
+    using dir = tempDir();
+    installBunPlugin(dir.path, "agent", "agent.ts");
+    await using llm = await startFakeLlm();
+    await using d = await startDaemon(dir.path);
+    const url = await webUrl(d);
+    const { page, errors } = await openPage(browser, url);
+
+    await page.waitForSelector("#provider-form");
+    expect(await page.textContent("h2")).toBe("Welcome to homed");
+    await shot(page, "01-first-run");
+    await page.fill("#base-url", llm.url);
+    await page.fill("#model", "fake-model");
+    await page.fill("#api-key", "sk-ui-secret-abcd");
+    await page.click("#save-provider");
+    await page.waitForSelector("#provider-msg.ok");
+    expect(await page.textContent("#provider-msg")).toContain("key …abcd");
+    llm.script([{ text: "ok" }]);
+    await page.click("#test-connection");
+    await page.waitForFunction(() => document.querySelector("#provider-msg")?.textContent?.startsWith("Connected"));
+    expect(await page.textContent("#provider-msg")).toContain("fake-model answered: ok");
+    // The key is never sent back in full.
+    const provider = await page.evaluate(async () => (await fetch("/api/provider")).text());
+    expect(provider).not.toContain("sk-ui-secret-abcd");
+    await shot(page, "02-provider-saved");
+
+    await page.click("#start-chatting");
+    await page.waitForSelector("#prompt");
+    llm.script([
+      { text: "I will **remove** it.", toolCalls: [{ name: "danger_rm", arguments: { path: "/tmp/junk" } }] },
+      { text: "Done — `/tmp/junk` is gone.\n\n<script>window.pwned = 1</script>" },
+    ]);
+    await page.fill("#prompt", "please delete /tmp/junk");
+    await page.click("#send");
+    await page.waitForSelector(".approval button.approve");
+    await shot(page, "03-approval");
+    await page.click(".approval button.approve");
+    await page.waitForSelector(".msg.assistant .meta");
+    const html = await page.innerHTML("#messages");
+    expect(html).toContain("<code>/tmp/junk</code>");
+    expect(html).toContain("&lt;script&gt;");
+    expect(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBeUndefined();
+    expect(await page.textContent(".tool .tool-status")).toBe("ok");
+    expect(await page.textContent(".tool .tool-result")).toBe("removed /tmp/junk");
+    await shot(page, "04-chat-done");
+
+    await page.reload();
+    await page.waitForSelector(".msg.user");
+    expect(await page.textContent(".msg.user")).toBe("please delete /tmp/junk");
+    expect(await page.textContent("#messages")).toContain("is gone");
+    expect(await page.textContent(".conv.active .title")).toBe("please delete /tmp/junk");
+    await shot(page, "05-after-reload");
+    expect(errors).toEqual([]);
+  }, 60_000);
+
+  test("the plugins page shows a killed plugin restarting, and the memory page what the model was sent", async () => {
+    using dir = tempDir();
+    installBunPlugin(dir.path, "agent", "agent.ts");
+    await using llm = await startFakeLlm();
+    await using d = await startDaemon(dir.path);
+    const url = await webUrl(d);
+    const { page, errors } = await openPage(browser, url);
+    await page.evaluate(
+      async (base) => (await fetch("/api/provider", { method: "POST", headers: { "content-type": "application/json", "x-homed": "1" }, body: JSON.stringify({ provider: "openai", baseURL: base, model: "m" }) })).status,
+      llm.url,
+    );
+    await page.goto(url + "#/plugins");
+    await page.waitForSelector('tr[data-plugin="agent"] .state.ready');
+    const pid = Number(await page.textContent('tr[data-plugin="agent"] td:nth-child(3)'));
+    process.kill(pid, "SIGKILL");
+    await page.waitForSelector('tr[data-plugin="agent"] .state.restarting');
+    expect(await page.textContent('tr[data-plugin="agent"] .detail')).toMatch(/restarting in \d s/);
+    await shot(page, "06-plugin-restarting");
+    await page.waitForSelector('tr[data-plugin="agent"] .state.ready', { timeout: 10_000 });
+    expect(await page.textContent('tr[data-plugin="agent"] .restarts')).toBe("1");
+
+    llm.script([{ text: "The garden needs water." }]);
+    await page.goto(url + "#/chat/garden");
+    await page.waitForSelector("#prompt");
+    await page.fill("#prompt", "what does the garden need?");
+    await page.click("#send");
+    await page.waitForSelector(".msg.assistant .meta");
+    await page.goto(url + "#/memory/garden");
+    await page.waitForSelector(".ctx.user");
+    expect(await page.textContent(".ctx.user pre")).toBe("what does the garden need?");
+    await page.fill("#memory-search", "homed");
+    expect(await page.locator(".ctx").count()).toBe(1); // only the system prompt mentions homed
+    await shot(page, "07-memory");
+    expect(errors).toEqual([]);
+  }, 60_000);
+});
