@@ -11,7 +11,11 @@ SRC := $(shell find src plugins -name '*.ts' -not -path 'src/generated/*' -not -
 UI := $(wildcard plugins/web/ui/*)
 MANIFESTS := $(wildcard plugins/*/plugin.json)
 
-.PHONY: build build-arm64 build-cli install run test bench typecheck clean deps
+.PHONY: build build-arm64 build-cli install run test test-tools bench typecheck clean deps
+
+# Debian packages the suites need (cross compiler, qemu, chromium), installed when missing.
+test-tools:
+	@scripts/ensure-test-tools.sh
 
 # npm ci when the lockfile changed or node_modules is missing; bun's own postinstall runs.
 node_modules/.installed: package.json package-lock.json .npmrc
@@ -74,7 +78,7 @@ typecheck: node_modules/.installed src/generated/builtin-plugins.ts plugins/web/
 
 # bun test's summary goes to stderr as " N pass" / " N fail"; print the plain line CI reads too,
 # and keep bun's exit status.
-test: typecheck dist/homed dist/waiter build-arm64
+test: test-tools typecheck dist/homed dist/waiter build-arm64
 	@set -o pipefail; $(BUN) test --timeout 60000 2>&1 | tee .test.log; rc=$${PIPESTATUS[0]}; \
 	  pass=$$(grep -E '^ *[0-9]+ pass$$' .test.log | tail -1 | grep -oE '[0-9]+'); \
 	  fail=$$(grep -E '^ *[0-9]+ fail$$' .test.log | tail -1 | grep -oE '[0-9]+'); \

@@ -56,7 +56,8 @@ describe("plugins under a running daemon", () => {
     ]);
     const page = await (await fetch(url)).text();
     expect(page).toContain("<title>homed</title>");
-    expect(page).toContain("channel.web");
+    expect(page).toContain('<script type="module" src="/assets/app.js"></script>');
+    expect((await fetch(url + "assets/app.js")).headers.get("content-type")).toContain("javascript");
 
     for (const delay of [1000, 2000, 3000]) {
       const oldPid = web.pid as number;

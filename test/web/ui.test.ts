@@ -44,7 +44,8 @@ describe("web UI", () => {
     expect(await page.textContent("#provider-msg")).toContain("key …abcd");
     llm.script([{ text: "ok" }]);
     await page.click("#test-connection");
-    await page.waitForFunction(() => document.querySelector("#provider-msg")?.textContent?.startsWith("Connected"));
+    // Runs in the page: the test's own lib has no DOM types, so reach `document` through globalThis.
+    await page.waitForFunction(() => (globalThis as unknown as { document: { querySelector(s: string): { textContent: string | null } | null } }).document.querySelector("#provider-msg")?.textContent?.startsWith("Connected"));
     expect(await page.textContent("#provider-msg")).toContain("fake-model answered: ok");
     // The key is never sent back in full.
     const provider = await page.evaluate(async () => (await fetch("/api/provider")).text());
@@ -66,7 +67,7 @@ describe("web UI", () => {
     const html = await page.innerHTML("#messages");
     expect(html).toContain("<code>/tmp/junk</code>");
     expect(html).toContain("&lt;script&gt;");
-    expect(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBeUndefined();
+    expect(await page.evaluate(() => (globalThis as unknown as { pwned?: number }).pwned)).toBeUndefined();
     expect(await page.textContent(".tool .tool-status")).toBe("ok");
     expect(await page.textContent(".tool .tool-result")).toBe("removed /tmp/junk");
     await shot(page, "04-chat-done");
