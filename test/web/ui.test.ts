@@ -42,6 +42,12 @@ describe("web UI", () => {
     await page.click("#save-provider");
     await page.waitForSelector("#provider-msg.ok");
     expect(await page.textContent("#provider-msg")).toContain("key …abcd");
+    // The provider's own complaint comes through the test button.
+    llm.script([{ status: 401 }]);
+    await page.click("#test-connection");
+    await page.waitForSelector("#provider-msg.bad");
+    expect(await page.textContent("#provider-msg")).toMatch(/^Failed: .*key/);
+    await shot(page, "02a-test-failed");
     llm.script([{ text: "ok" }]);
     await page.click("#test-connection");
     // Runs in the page: the test's own lib has no DOM types, so reach `document` through globalThis.
@@ -72,9 +78,19 @@ describe("web UI", () => {
     expect(await page.textContent(".tool .tool-result")).toBe("removed /tmp/junk");
     await shot(page, "04-chat-done");
 
+    // Stop cancels a turn that is still running.
+    llm.script([{ text: "This answer never finishes", stall: true }]);
+    await page.fill("#prompt", "tell me a long story");
+    await page.click("#send");
+    await page.waitForSelector("#stop:not([hidden])");
+    await llm.received(3);
+    await page.click("#stop");
+    await page.waitForSelector("#send:not([hidden])");
+    await d.waitFor(/msg="turn finished".*stop=cancelled/);
+
     await page.reload();
     await page.waitForSelector(".msg.user");
-    expect(await page.textContent(".msg.user")).toBe("please delete /tmp/junk");
+    expect(await page.locator(".msg.user").first().textContent()).toBe("please delete /tmp/junk");
     expect(await page.textContent("#messages")).toContain("is gone");
     expect(await page.textContent(".conv.active .title")).toBe("please delete /tmp/junk");
     await shot(page, "05-after-reload");

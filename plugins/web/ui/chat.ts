@@ -79,7 +79,12 @@ export class ChatPane {
     const items = await api<TranscriptItem[]>(`/api/conversations/${encodeURIComponent(this.conv)}`).catch(() => []);
     const cards = new Map<string, ReturnType<typeof toolCard>>();
     for (const it of items) {
-      if (it.kind === "user" || it.kind === "assistant") this.list.append(bubble(it.kind, it.text));
+      if (it.kind === "user" || it.kind === "assistant") {
+        const b = bubble(it.kind, it.text);
+        // A reply that did not end normally says how it ended (stopped, error, limit…).
+        if (it.kind === "assistant" && it.status && it.status !== "done") b.append(h("div", { class: "meta" }, it.status === "cancelled" ? "stopped" : it.status.replace(/_/g, " ")));
+        this.list.append(b);
+      }
       else if (it.kind === "tool-call") {
         const c = toolCard(it.name ?? "tool", it.text);
         c.el.removeAttribute("open");
