@@ -68,6 +68,10 @@ export class ChatHub {
   }
 
   async cancel(stream: string): Promise<boolean> {
+    // Questions still open are answered no at once; the kernel then winds the turn down.
+    const s = this.streams.get(stream);
+    for (const resolve of s?.pending.values() ?? []) resolve(false);
+    s?.pending.clear();
     const r = (await this.plugin.request(ChannelMethod.ChatCancel, { stream })) as { cancelled?: boolean };
     return r?.cancelled === true;
   }

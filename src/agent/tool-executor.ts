@@ -33,6 +33,8 @@ export interface ExecContext {
   origin: ExecutionOrigin;
   /** Ask a person; undefined when nobody can be asked (then "ask" means no). */
   ask?: (q: ApprovalQuestion, signal: AbortSignal) => Promise<boolean>;
+  /** The turn's cancellation: a question still open when it fires is answered no. */
+  signal?: AbortSignal;
 }
 
 export type ExecStatus = "ok" | "error" | "denied" | "invalid";
@@ -146,9 +148,14 @@ export class ToolExecutor {
     const ac = new AbortController();
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<"timeout">((r) => (timer = setTimeout(() => r("timeout"), timeoutMs)));
+    const cancelled = new Promise<"cancelled">((r) => {
+      if (ctx.signal?.aborted) r("cancelled");
+      ctx.signal?.addEventListener("abort", () => r("cancelled"), { once: true });
+    });
     try {
-      const answer = await Promise.race([ctx.ask({ tool: call.name, arguments: args, callId: call.id }, ac.signal).catch(() => false), timeout]);
+      const answer = await Promise.race([ctx.ask({ tool: call.name, arguments: args, callId: call.id }, ac.signal).catch(() => false), timeout, cancelled]);
       if (answer === "timeout") return { approved: false, why: `nobody approved ${call.name} within ${Math.round(timeoutMs / 1000)} s` };
+      if (answer === "cancelled") return { approved: false, why: "the turn was cancelled before anyone answered" };
       return answer ? { approved: true, why: "" } : { approved: false, why: `the user declined ${call.name}` };
     } finally {
       clearTimeout(timer);

@@ -196,7 +196,7 @@ export async function runTurn(d: TurnDeps, input: TurnInput, sink: TurnSink, sig
     for (const call of toRun) {
       if (signal.aborted) break;
       sink.event({ type: "tool-call", callId: call.id, name: call.name, arguments: call.arguments });
-      const r = await d.executor.execute(call, { conv, turn, untrusted, origin: input.origin ?? "foreground", ask: sink.ask });
+      const r = await d.executor.execute(call, { conv, turn, untrusted, origin: input.origin ?? "foreground", ask: sink.ask, signal });
       sink.event({ type: "tool-result", callId: call.id, name: call.name, status: r.status, content: r.content });
       messages.push({ role: "tool", toolCallId: call.id, name: call.name, content: r.content, isError: r.status !== "ok" });
       if (r.status !== "denied") deniedAll = false;

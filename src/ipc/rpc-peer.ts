@@ -142,10 +142,17 @@ export class RpcPeer {
     this.write(frame);
   }
 
-  /** Run `fn` when the peer closes (at once if it already has). */
-  onClose(fn: () => void): void {
-    if (this.closed) fn();
-    else this.closeHooks.push(fn);
+  /** Run `fn` when the peer closes (at once if it already has). Returns a function that forgets it. */
+  onClose(fn: () => void): () => void {
+    if (this.closed) {
+      fn();
+      return () => {};
+    }
+    this.closeHooks.push(fn);
+    return () => {
+      const i = this.closeHooks.indexOf(fn);
+      if (i >= 0) this.closeHooks.splice(i, 1);
+    };
   }
 
   /** Fail every outstanding request and refuse new ones. */

@@ -64,7 +64,7 @@ export function channelMethods(kernel: Kernel): Record<string, (params: unknown,
       const ac = new AbortController();
       const k = key(plugin, p.stream);
       running.set(k, ac);
-      proc.rpc.onClose(() => ac.abort());
+      const forget = proc.rpc.onClose(() => ac.abort());
       const sink: TurnSink = {
         event: (event) => proc.rpc.notify(ChannelMethod.ChatEvent, { stream: p.stream, event }),
         ask: async (q) => {
@@ -77,6 +77,7 @@ export function channelMethods(kernel: Kernel): Record<string, (params: unknown,
         return { ...result, conversation: kernel.store.conversationUsage(p.conv) };
       } finally {
         running.delete(k);
+        forget();
       }
     },
     [ChannelMethod.ChatCancel]: (params, plugin) => {

@@ -335,3 +335,23 @@ describe("Anthropic Messages", () => {
     expect(result.content).toBe("42");
   });
 });
+
+describe("cancelling while a question is open", () => {
+  test("a browser that goes away while an approval waits ends the turn at once, not at the approval timeout", async () => {
+    using dir = tempDir();
+    await using rig = await startAgentRig(dir.path);
+    await rig.daemon.waitFor(/msg="web listening" plugin=web url=http:\/\/\S+/);
+    const url = /msg="web listening" plugin=web url=(http:\/\/\S+)/.exec(rig.daemon.stderr())![1] as string;
+    rig.llm.script([{ toolCalls: [{ name: "danger_rm", arguments: '{"path":"/x"}' }] }]);
+    const ac = new AbortController();
+    const res = await fetch(url + "api/chat", { method: "POST", headers: { "content-type": "application/json", "x-homed": "1" }, body: JSON.stringify({ conv: "c1", text: "remove /x" }), signal: ac.signal });
+    const reader = res.body!.getReader();
+    let seen = "";
+    while (!seen.includes('"type":"approval"')) seen += new TextDecoder().decode((await reader.read()).value);
+    const t0 = Date.now();
+    ac.abort();
+    await rig.daemon.waitFor(/msg="turn finished".*conv=c1.*stop=cancelled/);
+    expect(Date.now() - t0).toBeLessThan(5000);
+    expect(rig.seen().some((s) => s.tool)).toBe(false);
+  });
+});
