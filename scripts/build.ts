@@ -6,7 +6,7 @@
  * as our pinned bun (its platform check refuses a normal install on x64, so we `npm pack` and
  * unpack it), and the native shim import is redirected to the arm64 build of native/shim.c.
  */
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { BunPlugin } from "bun";
 
@@ -26,22 +26,51 @@ function fail(msg: string): never {
   process.exit(1);
 }
 
-/** The aarch64 Bun runtime, fetched from the npm registry once and kept under dist/cache. */
-async function arm64Runtime(): Promise<string> {
-  const version = Bun.version;
-  const dir = join(DIST, "cache", `bun-linux-aarch64-${version}`);
-  const bin = join(dir, "package", "bin", "bun");
-  if (existsSync(bin)) return bin;
+/**
+ * An npm package for another platform (its platform check refuses a normal install here),
+ * fetched with `npm pack` once and unpacked under dist/cache. Returns the package's folder.
+ */
+function packedPackage(name: string, version: string): string {
+  const dir = join(DIST, "cache", `${name.replace(/[@/]/g, "_")}-${version}`);
+  const pkg = join(dir, "package");
+  if (existsSync(join(pkg, "package.json"))) return pkg;
   mkdirSync(dir, { recursive: true });
-  const pack = Bun.spawnSync(["npm", "pack", `@oven/bun-linux-aarch64@${version}`, "--silent"], { cwd: dir, stderr: "pipe" });
-  if (pack.exitCode !== 0) fail(`npm pack @oven/bun-linux-aarch64@${version} failed: ${pack.stderr.toString()}`);
+  const pack = Bun.spawnSync(["npm", "pack", `${name}@${version}`, "--silent"], { cwd: dir, stderr: "pipe" });
+  if (pack.exitCode !== 0) fail(`npm pack ${name}@${version} failed: ${pack.stderr.toString()}`);
   const tgz = readdirSync(dir).find((f) => f.endsWith(".tgz"));
-  if (!tgz) fail("npm pack produced no tarball");
+  if (!tgz) fail(`npm pack ${name} produced no tarball`);
   const untar = Bun.spawnSync(["tar", "xzf", tgz, "-C", dir], { cwd: dir, stderr: "pipe" });
   if (untar.exitCode !== 0) fail(`cannot unpack ${tgz}: ${untar.stderr.toString()}`);
   rmSync(join(dir, tgz));
-  if (!existsSync(bin)) fail(`${bin} missing after unpacking`);
+  if (!existsSync(join(pkg, "package.json"))) fail(`${name} has no package.json after unpacking`);
+  return pkg;
+}
+
+/** The aarch64 Bun runtime at the version of the Bun doing the build. */
+function arm64Runtime(): string {
+  const bin = join(packedPackage("@oven/bun-linux-aarch64", Bun.version), "bin", "bun");
+  if (!existsSync(bin)) fail(`${bin} missing in @oven/bun-linux-aarch64`);
   return bin;
+}
+
+/** Native addons whose x64 build npm installed; the arm64 build swaps in their aarch64 package. */
+const NATIVE_ADDONS = [{ host: "@node-rs/jieba-linux-x64-gnu", arm64: "@node-rs/jieba-linux-arm64-gnu" }];
+
+function nativeAddonsFor(arch: Arch): BunPlugin {
+  return {
+    name: "homed-native-addons",
+    setup(build) {
+      if (arch !== "arm64") return;
+      for (const addon of NATIVE_ADDONS) {
+        const version = (JSON.parse(readFileSync(join(ROOT, "node_modules", addon.host, "package.json"), "utf8")) as { version: string }).version;
+        const pkg = packedPackage(addon.arm64, version);
+        const main = (JSON.parse(readFileSync(join(pkg, "package.json"), "utf8")) as { main: string }).main;
+        const escaped = addon.arm64.replace(/[/.]/g, "\\$&");
+        build.onResolve({ filter: new RegExp(`^${escaped}$`) }, () => ({ path: join(pkg, main) }));
+        build.onResolve({ filter: new RegExp(`^${escaped}/package\\.json$`) }, () => ({ path: join(pkg, "package.json") }));
+      }
+    },
+  };
 }
 
 /** Point `dist/native/libhomed-shim.so` imports at the target architecture's build. */
@@ -71,11 +100,11 @@ async function main(): Promise<void> {
     entrypoints: [join(ROOT, entry.src)],
     minify: true,
     sourcemap: "none",
-    plugins: [nativeShimFor(arch)],
+    plugins: [nativeShimFor(arch), nativeAddonsFor(arch)],
     compile: {
       target: arch === "x64" ? "bun-linux-x64" : "bun-linux-arm64",
       outfile: tmp,
-      ...(arch === "arm64" ? { executablePath: await arm64Runtime() } : {}),
+      ...(arch === "arm64" ? { executablePath: arm64Runtime() } : {}),
       // A daemon must not pick up a stray .env or bunfig.toml from whatever directory it runs in.
       autoloadDotenv: false,
       autoloadBunfig: false,

@@ -32,5 +32,10 @@ describe("arm64 build", () => {
     const st = JSON.parse((await run([HOMED, "status", "-data", dir.path, "-json"])).stdout);
     expect(st.arch).toBe("arm64");
     expect(st.pid).toBe(d.proc.pid);
-  });
+    await d.stop();
+    // jieba's aarch64 addon and dictionary are inside the arm64 binary.
+    using other = tempDir();
+    const r = await run([...qemu, "recall", "-stdio", "-data", other.path], { stdin: '{"op":"index","conv":"a","id":"t1","text":"我搬到了杭州"}\n{"op":"query","conv":"a","text":"杭州在哪","k":1}\n' });
+    expect(r.stdout).toBe('{"ids":["t1"]}\n');
+  }, 60_000);
 });

@@ -217,6 +217,19 @@ export const provider: Subcommand = {
   },
 };
 
+export const recall: Subcommand = {
+  name: "recall",
+  summary: "offline recall over JSON lines on stdin (evaluation, bulk import); the daemon must be stopped",
+  flags: [DATA_FLAG, { name: "stdio", kind: "bool", usage: "read ops from stdin, answer queries on stdout" }],
+  async run(values, rest) {
+    noArgs("recall", rest);
+    if (values.stdio !== true) throw new HomedError("usage", "recall needs -stdio");
+    // Loaded on demand: jieba's native addon should not be in every homed process.
+    const { runRecall } = await import("./recall.ts");
+    return await runRecall(resolveDataDir(values));
+  },
+};
+
 /** Internal: run a built-in plugin (the kernel starts these; a person never needs to). */
 export const plugin: Subcommand = {
   name: "plugin",
@@ -233,7 +246,7 @@ export const plugin: Subcommand = {
   },
 };
 
-export const SUBCOMMANDS: readonly Subcommand[] = [initconfig, status, chat, provider, pluginRestart, version, plugin];
+export const SUBCOMMANDS: readonly Subcommand[] = [initconfig, status, chat, provider, recall, pluginRestart, version, plugin];
 
 export function usage(): string {
   const visible = SUBCOMMANDS.filter((c) => c !== plugin);

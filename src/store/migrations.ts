@@ -75,6 +75,29 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX turns_conv ON turns(conv, started_at);
     `,
   },
+  {
+    version: 3,
+    name: "lexical memory index",
+    sql: `
+      -- BM25 over jieba's words: FTS5's own tokenizer does not split Chinese into words, so each
+      -- event's terms (already segmented, space-separated) are what FTS5 indexes. rowid = event id.
+      CREATE VIRTUAL TABLE event_fts USING fts5(terms, conv UNINDEXED, tokenize = 'unicode61 remove_diacritics 0');
+      -- Term counts per event, for TF-IDF vectors weighted with the corpus's current IDF.
+      CREATE TABLE event_terms (
+        event_id INTEGER PRIMARY KEY REFERENCES events(id),
+        conv     TEXT NOT NULL,
+        tokens   INTEGER NOT NULL,
+        terms    TEXT NOT NULL -- JSON {term: count}
+      );
+      CREATE INDEX event_terms_conv ON event_terms(conv, event_id);
+      -- Document frequency of every term over the data dir's events (incremental IDF).
+      CREATE TABLE term_df (
+        term TEXT PRIMARY KEY,
+        df   INTEGER NOT NULL
+      ) WITHOUT ROWID;
+      INSERT INTO meta (key, value) VALUES ('lexical_docs', '0');
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,0 +1,9 @@
+/** jieba's dictionary and IDF table, imported `with { type: "file" }`: their paths (embedded when compiled). */
+declare module "*/dict.txt" {
+  const path: string;
+  export default path;
+}
+declare module "*/idf.txt" {
+  const path: string;
+  export default path;
+}

@@ -1,0 +1,66 @@
+/**
+ * `homed recall --stdio` as an evaluation harness would use it: JSON lines in, one line out per
+ * query, problems on stderr, conversations isolated, generations reset, run from the compiled
+ * binary (jieba's dictionary embedded).
+ */
+import { describe, expect, test } from "bun:test";
+import { HOMED, run, tempDir } from "../harness/binary.ts";
+import { startDaemon } from "../harness/daemon.ts";
+
+const lines = (...ops: unknown[]) => ops.map((o) => (typeof o === "string" ? o : JSON.stringify(o))).join("\n") + "\n";
+
+describe("homed recall --stdio", () => {
+  test("indexes English and Chinese turns and answers queries best first, one line each", async () => {
+    using dir = tempDir();
+    const r = await run([HOMED, "recall", "-stdio", "-data", dir.path], {
+      cwd: "/",
+      stdin: lines(
+        { op: "reset", conv: "a" },
+        { op: "index", conv: "a", id: "t1", text: "We adopted a beagle puppy and named him Max.", speaker: "user", time: "2025-01-02T10:00:00Z", session: 1, seq: 1 },
+        { op: "index", conv: "a", id: "t2", text: "我上个月搬到了杭州，在一家咖啡店工作。", speaker: "user", time: "last week", session: 1, seq: 2 },
+        { op: "index", conv: "a", id: "t3", text: "", speaker: "assistant", session: 1, seq: 3 },
+        { op: "index", conv: "a", id: "t4", text: "The traffic this morning was terrible.", speaker: "user", session: 1, seq: 4 },
+        { op: "commit", conv: "a" },
+        { op: "query", conv: "a", qid: "q1", text: "what did we name the beagle?", k: 2 },
+        { op: "query", conv: "a", qid: "q2", text: "我在杭州做什么工作？", k: 1 },
+        { op: "query", conv: "b", qid: "q3", text: "beagle", k: 5 },
+      ),
+    });
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toBe("");
+    expect(r.stdout.trim().split("\n").map((l) => JSON.parse(l))).toEqual([{ ids: ["t1"] }, { ids: ["t2"] }, { ids: [] }]);
+  });
+
+  test("bad lines go to stderr and the stream goes on; a bad query still answers one line", async () => {
+    using dir = tempDir();
+    const r = await run([HOMED, "recall", "-stdio", "-data", dir.path], {
+      stdin: lines("not json", { op: "explode" }, { op: "index", conv: "a", id: "x" }, { op: "index", conv: "a", id: "x", text: "cello lessons twice a week" }, { op: "query", conv: "a", text: "cello" }, { op: "query", conv: "a", text: "cello", k: 3 }),
+    });
+    expect(r.exitCode).toBe(0);
+    const out = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    expect(out.length).toBe(2);
+    expect(out[0].ids).toEqual([]);
+    expect(out[0].error).toContain("k");
+    expect(out[1]).toEqual({ ids: ["x"] });
+    expect(r.stderr.trim().split("\n").length).toBe(4);
+    expect(r.stderr).toContain("line 1: not JSON");
+  });
+
+  test("reset starts a new generation: older turns stay in the log but are no longer visible", async () => {
+    using dir = tempDir();
+    const first = await run([HOMED, "recall", "-stdio", "-data", dir.path], { stdin: lines({ op: "index", conv: "a", id: "old", text: "piano lessons" }, { op: "commit", conv: "a" }) });
+    expect(first.exitCode).toBe(0);
+    const second = await run([HOMED, "recall", "-stdio", "-data", dir.path], {
+      stdin: lines({ op: "query", conv: "a", text: "piano", k: 5 }, { op: "reset", conv: "a" }, { op: "query", conv: "a", text: "piano", k: 5 }, { op: "index", conv: "a", id: "new", text: "piano recital" }, { op: "query", conv: "a", text: "piano", k: 5 }),
+    });
+    expect(second.stdout.trim().split("\n").map((l) => JSON.parse(l).ids)).toEqual([["old"], [], ["new"]]);
+  });
+
+  test("it refuses to run while a daemon holds the data dir", async () => {
+    using dir = tempDir();
+    await using d = await startDaemon(dir.path);
+    const r = await run([HOMED, "recall", "-stdio", "-data", dir.path], { stdin: "" });
+    expect(r.exitCode).toBe(75);
+    expect(r.stderr).toContain(`pid ${d.proc.pid}`);
+  });
+});
