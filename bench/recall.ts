@@ -3,7 +3,8 @@
  * interface a person would use for it: `dist/homed recall -stdio`, once per scorer.
  *   recall.r10         hybrid scorer (what the agent uses): share of questions with an evidence
  *                      turn in the top 10
- *   recall.r10_bm25    BM25 alone
+ *   recall.r10_bm25    plain BM25 over words (the classic baseline)
+ *   recall.r10_bm25c   BM25 over words and concepts (to show where the gain comes from)
  *   recall.r10_recent  the 10 most recent turns
  *   recall.mrr         mean reciprocal rank of the first evidence turn, hybrid
  * and the cost of scoring plus pruning a context of 10k and 100k events (prune.ms_*).
@@ -95,9 +96,11 @@ export async function benchRecall(): Promise<void> {
   const data = generate(7, 20);
   const hybrid = await evaluate(data, "hybrid");
   const bm25 = await evaluate(data, "bm25");
+  const bm25c = await evaluate(data, "bm25c");
   const recent = await evaluate(data, "recent");
   report("recall.r10", hybrid.r10 * 100, "%");
   report("recall.r10_bm25", bm25.r10 * 100, "%");
+  report("recall.r10_bm25c", bm25c.r10 * 100, "%");
   report("recall.r10_recent", recent.r10 * 100, "%");
   report("recall.mrr", hybrid.mrr, "", 3);
   report("recall.r10_en", (hybrid.byLang.en ?? 0) * 100, "%");

@@ -4,7 +4,7 @@
  * writes to stdout, always exactly one line; a bad line is reported on stderr and the stream
  * goes on. It opens the data dir itself, so the daemon must not be running on it.
  *
- * HOMED_RECALL_SCORER=hybrid|bm25|tfidf|recent picks the scorer (evaluation only; the agent
+ * HOMED_RECALL_SCORER=hybrid|bm25|bm25c|tfidf|recent picks the scorer (evaluation only; the agent
  * always uses hybrid).
  */
 import * as v from "valibot";
@@ -19,7 +19,7 @@ import { loadConfig } from "../kernel/config.ts";
 import { ensureDataDir, lockDataDir } from "../kernel/data-dir.ts";
 import { dataPaths } from "../kernel/data-paths.ts";
 
-const SCORERS: ScorerName[] = ["hybrid", "bm25", "tfidf", "recent"];
+const SCORERS: ScorerName[] = ["hybrid", "bm25", "bm25c", "tfidf", "recent"];
 
 /** ISO-8601 when it parses, otherwise kept exactly as given. */
 function normaliseTime(t: string | number | undefined): string | number | null {

@@ -10,6 +10,7 @@
 import { Jieba } from "@node-rs/jieba";
 import dictPath from "../../node_modules/@node-rs/jieba/dict.txt" with { type: "file" };
 import idfPath from "../../node_modules/@node-rs/jieba/idf.txt" with { type: "file" };
+import lexiconPath from "../generated/lexicon.txt" with { type: "file" };
 import { readFileSync } from "node:fs";
 
 const WORD = /[\p{L}\p{N}]/u;
@@ -40,6 +41,7 @@ export function stem(word: string): string {
 export class Tokenizer {
   private jieba: Jieba | null = null;
   private idf: Map<string, number> | null = null;
+  private lexicon: Map<string, string[]> | null = null;
 
   private segmenter(): Jieba {
     this.jieba ??= Jieba.withDict(readFileSync(dictPath));
@@ -58,6 +60,35 @@ export class Tokenizer {
         out.push(stem(w.replace(/[’']s$/, "").replace(/[’']/g, "")));
       } else out.push(w);
     }
+    return out;
+  }
+
+  /**
+   * Related concepts of a word, from the lexicon built out of WordNet and CC-CEDICT
+   * (scripts/build-lexicon.ts): beagle → hound, dog; 猎犬 → hound, dog; 城市 → city. Loaded on
+   * first call.
+   */
+  concepts(word: string): readonly string[] {
+    if (!this.lexicon) {
+      const lex = new Map<string, string[]>();
+      for (const line of readFileSync(lexiconPath, "utf8").split("\n")) {
+        const tab = line.indexOf("\t");
+        if (tab > 0) lex.set(line.slice(0, tab), line.slice(tab + 1).split(" "));
+      }
+      this.lexicon = lex;
+    }
+    return this.lexicon.get(word) ?? [];
+  }
+
+  /**
+   * What memory indexes and searches: the words of `text` plus the concepts they stand for, so
+   * a question and its evidence can meet without sharing a word ("dog" / "beagle", "城市" / "杭州",
+   * "dog" / "猎犬").
+   */
+  terms(text: string): string[] {
+    const words = this.tokens(text);
+    const out = [...words];
+    for (const w of new Set(words)) for (const c of this.concepts(w)) out.push(c);
     return out;
   }
 

@@ -27,6 +27,9 @@ interface ConvDocs {
   docs: Doc[];
 }
 
+/** BM25 weight of a match in the concepts column relative to one in the words column. */
+const CONCEPT_WEIGHT = 0.5;
+
 /** How many documents the jieba prior is worth when blended with the corpus's own IDF. */
 const PRIOR_WEIGHT = 50;
 
@@ -46,17 +49,22 @@ export class LexicalIndex {
     return this.docsCount;
   }
 
-  terms(text: string): string[] {
-    return this.tokenizer.tokens(text);
+  /** The words of a text and the concepts they stand for (see Tokenizer). */
+  analyse(text: string): { words: string[]; concepts: string[] } {
+    const words = this.tokenizer.tokens(text);
+    const concepts: string[] = [];
+    for (const w of new Set(words)) concepts.push(...this.tokenizer.concepts(w));
+    return { words, concepts };
   }
 
   /** Index one event's text. Call inside the transaction that appended the event, or after it. */
   add(eventId: number, conv: string, text: string): void {
-    const terms = this.terms(text);
+    const { words, concepts } = this.analyse(text);
+    const terms = [...words, ...concepts];
     const counts = new Map<string, number>();
     for (const t of terms) counts.set(t, (counts.get(t) ?? 0) + 1);
     this.db.query("INSERT INTO event_terms (event_id, conv, tokens, terms) VALUES (?, ?, ?, ?)").run(eventId, conv, terms.length, JSON.stringify(Object.fromEntries(counts)));
-    this.db.query("INSERT INTO event_fts (rowid, terms, conv) VALUES (?, ?, ?)").run(eventId, [...counts.keys()].join(" "), conv);
+    this.db.query("INSERT INTO event_fts (rowid, words, concepts, conv) VALUES (?, ?, ?, ?)").run(eventId, [...new Set(words)].join(" "), [...new Set(concepts)].join(" "), conv);
     const bump = this.db.query("INSERT INTO term_df (term, df) VALUES (?, 1) ON CONFLICT(term) DO UPDATE SET df = df + 1");
     for (const t of counts.keys()) {
       bump.run(t);
@@ -104,8 +112,11 @@ export class LexicalIndex {
     return c;
   }
 
-  /** TF-IDF cosine of every event of `conv` with id >= minId against the query terms; zeros left out. */
-  tfidf(conv: string, queryTerms: readonly string[], minId = 0): Scored[] {
+  /**
+   * TF-IDF cosine against the query terms of `conv`'s events with id >= minId (only those in
+   * `candidates`, when given); zeros left out.
+   */
+  tfidf(conv: string, queryTerms: readonly string[], minId = 0, candidates?: ReadonlySet<number>): Scored[] {
     const q = new Map<string, number>();
     for (const t of queryTerms) q.set(t, (q.get(t) ?? 0) + 1);
     const qw = new Map<string, number>();
@@ -120,7 +131,7 @@ export class LexicalIndex {
     const out: Scored[] = [];
     const n = this.docsCount;
     for (const d of this.docsOf(conv).docs) {
-      if (d.id < minId) continue;
+      if (d.id < minId || (candidates && !candidates.has(d.id))) continue;
       let dot = 0;
       for (const [t, w] of qw) {
         const c = d.counts.get(t);
@@ -139,14 +150,19 @@ export class LexicalIndex {
     return out;
   }
 
-  /** BM25 (FTS5) of `conv`'s events with id >= minId; higher is better. */
-  bm25(conv: string, queryTerms: readonly string[], limit: number, minId = 0): Scored[] {
-    const unique = [...new Set(queryTerms)];
-    if (unique.length === 0) return [];
-    const match = unique.map((t) => `"${t.replace(/"/g, '""')}"`).join(" OR ");
+  /**
+   * BM25 (FTS5) of `conv`'s events with id >= minId; higher is better. With `concepts`, a query
+   * term may also meet an event's concepts (and a query concept its words or concepts), weighted
+   * below a shared word; without, it is plain BM25 over words.
+   */
+  bm25(conv: string, words: readonly string[], concepts: readonly string[] | null, limit: number, minId = 0): Scored[] {
+    const quote = (ts: Iterable<string>) => [...new Set(ts)].map((t) => `"${t.replace(/"/g, '""')}"`).join(" OR ");
+    const w = [...new Set(words)];
+    if (w.length === 0 && !concepts?.length) return [];
+    const match = concepts === null ? `words : (${quote(w)})` : `{words concepts} : (${quote([...w, ...concepts])})`;
     return this.db
       .query<{ id: number; score: number }, [string, string, number, number]>(
-        "SELECT rowid AS id, -bm25(event_fts) AS score FROM event_fts WHERE event_fts MATCH ? AND conv = ? AND rowid >= ? ORDER BY bm25(event_fts) LIMIT ?",
+        `SELECT rowid AS id, -bm25(event_fts, 1.0, ${CONCEPT_WEIGHT}, 0) AS score FROM event_fts WHERE event_fts MATCH ? AND conv = ? AND rowid >= ? ORDER BY bm25(event_fts, 1.0, ${CONCEPT_WEIGHT}, 0) LIMIT ?`,
       )
       .all(match, conv, minId, limit);
   }

@@ -1,24 +1,29 @@
 /**
  * How relevant each remembered event is to the current input: the one scorer the agent's
- * pruning, cold recall and `homed recall` share. Signals, each normalised to [0, 1] by the best
- * candidate: TF-IDF cosine over jieba's words (with an incremental IDF), BM25 over the same
- * words (FTS5), and a small recency prior so that, between two equally relevant mentions, the
- * newer one (a fact that changed) comes first. Dense cosine joins when a model is installed.
- * The weights are chosen on the evaluation set (bench/recall), see docs/BENCHMARKS.md.
+ * pruning, cold recall and `homed recall` share. Both signals work on jieba's words plus the
+ * concepts they stand for (WordNet, CC-CEDICT), each normalised to [0, 1] by the best candidate:
+ * TF-IDF cosine (incremental IDF) and BM25 (FTS5, a shared concept weighted half a shared word).
+ * Dense cosine joins when a model is installed. The weights are chosen on the evaluation set
+ * (bench/recall, docs/BENCHMARKS.md): the concepts carry the gain; a recency prior measured no
+ * gain there and was left out.
  */
 import type { LexicalIndex, Scored } from "./lexical-index.ts";
 
-export type ScorerName = "hybrid" | "bm25" | "tfidf" | "recent";
+/**
+ * hybrid: what the agent uses. bm25: plain BM25 over words (the classic baseline).
+ * bm25c: BM25 over words and concepts. tfidf: TF-IDF cosine over words and concepts.
+ * recent: newest first.
+ */
+export type ScorerName = "hybrid" | "bm25" | "bm25c" | "tfidf" | "recent";
 
 export interface HybridWeights {
   tfidf: number;
   bm25: number;
-  recency: number;
 }
 
-export const DEFAULT_WEIGHTS: HybridWeights = { tfidf: 0.5, bm25: 0.5, recency: 0.08 };
+export const DEFAULT_WEIGHTS: HybridWeights = { tfidf: 0.3, bm25: 0.7 };
 
-/** BM25 candidates considered beside the full TF-IDF pass. */
+/** BM25 candidates the hybrid re-scores. */
 const BM25_CANDIDATES = 500;
 
 function normalise(xs: readonly Scored[]): Map<number, number> {
@@ -35,7 +40,7 @@ export interface RankOptions {
   minId?: number;
   scorer?: ScorerName;
   weights?: HybridWeights;
-  /** Every event id of the conversation in order (for recency and the "recent" scorer). */
+  /** Every event id of the conversation in order (for the "recent" scorer). */
   ids: readonly number[];
 }
 
@@ -45,19 +50,17 @@ export function rankEvents(index: LexicalIndex, conv: string, text: string, opts
   const ids = opts.ids.filter((id) => id >= minId);
   const scorer = opts.scorer ?? "hybrid";
   if (scorer === "recent") return [...ids].reverse().map((id, i) => ({ id, score: 1 / (i + 1) }));
-  const terms = index.terms(text);
-  if (scorer === "bm25") return index.bm25(conv, terms, Math.max(ids.length, 1), minId);
-  const tf = index.tfidf(conv, terms, minId);
-  if (scorer === "tfidf") return tf.sort((a, b) => b.score - a.score);
+  const { words, concepts } = index.analyse(text);
+  if (scorer === "bm25") return index.bm25(conv, words, null, Math.max(ids.length, 1), minId);
+  if (scorer === "bm25c") return index.bm25(conv, words, concepts, Math.max(ids.length, 1), minId);
+  if (scorer === "tfidf") return index.tfidf(conv, [...words, ...concepts], minId).sort((a, b) => b.score - a.score);
   const w = opts.weights ?? DEFAULT_WEIGHTS;
-  const t = normalise(tf);
-  const b = normalise(index.bm25(conv, terms, BM25_CANDIDATES, minId));
-  const position = new Map<number, number>();
-  ids.forEach((id, i) => position.set(id, ids.length > 1 ? i / (ids.length - 1) : 1));
+  // BM25 picks the candidates (FTS5's index makes that cheap at any history length); TF-IDF
+  // re-scores only those, so the cost of a query does not grow with the conversation.
+  const bm = index.bm25(conv, words, concepts, BM25_CANDIDATES, minId);
+  const b = normalise(bm);
+  const t = normalise(index.tfidf(conv, [...words, ...concepts], minId, new Set(bm.map((x) => x.id))));
   const out: Scored[] = [];
-  for (const id of new Set([...t.keys(), ...b.keys()])) {
-    const lexical = w.tfidf * (t.get(id) ?? 0) + w.bm25 * (b.get(id) ?? 0);
-    out.push({ id, score: lexical + w.recency * lexical * (position.get(id) ?? 0) });
-  }
+  for (const id of new Set([...t.keys(), ...b.keys()])) out.push({ id, score: w.tfidf * (t.get(id) ?? 0) + w.bm25 * (b.get(id) ?? 0) });
   return out.sort((a, b2) => b2.score - a.score || b2.id - a.id);
 }

@@ -98,6 +98,18 @@ export const MIGRATIONS: readonly Migration[] = [
       INSERT INTO meta (key, value) VALUES ('lexical_docs', '0');
     `,
   },
+  {
+    version: 4,
+    name: "words and concepts in separate FTS columns",
+    sql: `
+      -- Words and their concepts (WordNet, CC-CEDICT) are indexed in separate columns, so BM25
+      -- can weight a shared concept below a shared word, and plain-word BM25 stays measurable.
+      DROP TABLE event_fts;
+      CREATE VIRTUAL TABLE event_fts USING fts5(words, concepts, conv UNINDEXED, tokenize = 'unicode61 remove_diacritics 0');
+      INSERT INTO event_fts (rowid, words, concepts, conv)
+        SELECT event_id, (SELECT group_concat(key, ' ') FROM json_each(terms)), '', conv FROM event_terms;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

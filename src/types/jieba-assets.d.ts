@@ -7,3 +7,7 @@ declare module "*/idf.txt" {
   const path: string;
   export default path;
 }
+declare module "*/lexicon.txt" {
+  const path: string;
+  export default path;
+}

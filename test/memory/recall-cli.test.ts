@@ -64,3 +64,25 @@ describe("homed recall --stdio", () => {
     expect(r.stderr).toContain(`pid ${d.proc.pid}`);
   });
 });
+
+describe("concepts bridge words that share no letters", () => {
+  test("dog finds a beagle, 城市 finds 杭州, and 狗 finds the English beagle", async () => {
+    using dir = tempDir();
+    const r = await run([HOMED, "recall", "-stdio", "-data", dir.path], {
+      stdin: lines(
+        { op: "index", conv: "a", id: "beagle", text: "We adopted a beagle puppy last weekend." },
+        { op: "index", conv: "a", id: "hz", text: "我三月份搬到了杭州，箱子还没拆完。" },
+        { op: "index", conv: "a", id: "noise", text: "The traffic this morning was terrible." },
+        { op: "index", conv: "a", id: "noise2", text: "今天上班好累。" },
+        { op: "query", conv: "a", text: "What is my dog like?", k: 1 },
+        { op: "query", conv: "a", text: "我现在住在哪个城市？", k: 1 },
+        { op: "query", conv: "a", text: "我的狗", k: 1 },
+      ),
+    });
+    expect(r.stderr).toBe("");
+    expect(r.stdout.trim().split("\n").map((l) => JSON.parse(l).ids)).toEqual([["beagle"], ["hz"], ["beagle"]]);
+    // Plain word BM25 cannot make these connections.
+    const plain = await run([HOMED, "recall", "-stdio", "-data", dir.path], { env: { HOMED_RECALL_SCORER: "bm25" }, stdin: lines({ op: "query", conv: "a", text: "What is my dog like?", k: 4 }, { op: "query", conv: "a", text: "我的狗", k: 4 }) });
+    for (const ids of plain.stdout.trim().split("\n").map((l) => JSON.parse(l).ids as string[])) expect(ids).not.toContain("beagle");
+  });
+});
