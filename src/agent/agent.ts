@@ -13,7 +13,8 @@ import type { PluginCaller } from "./plugin-caller.ts";
 import { StageRegistry, type StageLog } from "./stages.ts";
 import { ToolExecutor } from "./tool-executor.ts";
 import { ToolRegistry } from "./tools.ts";
-import { HistoryCache } from "./history.ts";
+import { HistoryCache, type ContextItem } from "./history.ts";
+import type { Memory } from "../memory/memory.ts";
 import { runTurn, type TurnConfig, type TurnInput, type TurnResult, type TurnSink } from "./turn.ts";
 
 export interface AgentDeps {
@@ -24,6 +25,10 @@ export interface AgentDeps {
   config(): TurnConfig;
   approval: ApprovalConfig;
   toolTimeoutMs: number;
+  /** Memory over the log (relevance pruning, cold recall); null: recency only. */
+  memory: Memory | null;
+  /** The newest turns exempt from relevance pruning (capped by budget ÷ average). */
+  pinnedRecent: number;
 }
 
 export class Agent {
@@ -32,10 +37,10 @@ export class Agent {
   readonly executor: ToolExecutor;
   private readonly history: HistoryCache;
   /** The last context each recent conversation sent the model: what the memory page shows. */
-  private readonly contexts = new Map<string, { turn: string; at: number; messages: readonly ChatMessage[]; tools: readonly string[] }>();
+  private readonly contexts = new Map<string, { turn: string; at: number; messages: readonly ChatMessage[]; tools: readonly string[]; items: readonly (ContextItem | null)[] }>();
 
   constructor(private readonly d: AgentDeps) {
-    this.history = new HistoryCache(d.store);
+    this.history = new HistoryCache(d.store, d.memory, d.pinnedRecent);
     this.executor = new ToolExecutor({
       tools: this.tools,
       stages: this.stages,
@@ -44,13 +49,14 @@ export class Agent {
       store: d.store,
       log: d.log,
       toolTimeoutMs: d.toolTimeoutMs,
+      remember: (id, conv, text) => this.remember(id, conv, text),
     });
   }
 
   async run(input: TurnInput, sink: TurnSink, signal: AbortSignal): Promise<TurnResult> {
     const t0 = performance.now();
     const r = await runTurn(
-      { store: this.d.store, stages: this.stages, tools: this.tools, executor: this.executor, history: this.history, caller: this.d.caller, log: this.d.log, model: this.d.model, config: this.d.config, onContext: (conv, turn, messages, tools) => this.rememberContext(conv, turn, messages, tools) },
+      { store: this.d.store, stages: this.stages, tools: this.tools, executor: this.executor, history: this.history, caller: this.d.caller, log: this.d.log, model: this.d.model, config: this.d.config, onContext: (conv, turn, messages, tools, items) => this.rememberContext(conv, turn, messages, tools, items), remember: (id, conv, text) => this.remember(id, conv, text) },
       input,
       sink,
       signal,
@@ -69,14 +75,23 @@ export class Agent {
     return r;
   }
 
-  private rememberContext(conv: string, turn: string, messages: readonly ChatMessage[], tools: readonly string[]): void {
+  /** Index an event for memory; a failure costs recall quality, never the turn. */
+  private remember(id: number, conv: string, text: string): void {
+    try {
+      this.d.memory?.add(id, conv, text);
+    } catch (err) {
+      this.d.log.warn("memory indexing failed", { event: id, err });
+    }
+  }
+
+  private rememberContext(conv: string, turn: string, messages: readonly ChatMessage[], tools: readonly string[], items: readonly (ContextItem | null)[]): void {
     this.contexts.delete(conv);
-    this.contexts.set(conv, { turn, at: Date.now(), messages, tools });
+    this.contexts.set(conv, { turn, at: Date.now(), messages, tools, items });
     if (this.contexts.size > 64) this.contexts.delete(this.contexts.keys().next().value as string);
   }
 
   /** Exactly what the model was sent on the latest call of a conversation's latest turn. */
-  lastContext(conv: string): { turn: string; at: number; messages: readonly ChatMessage[]; tools: readonly string[] } | null {
+  lastContext(conv: string): { turn: string; at: number; messages: readonly ChatMessage[]; tools: readonly string[]; items: readonly (ContextItem | null)[] } | null {
     return this.contexts.get(conv) ?? null;
   }
 

@@ -1,21 +1,56 @@
 /**
- * The model's message list, rebuilt from a conversation's events in the log. Until the memory
- * issue brings relevance pruning (L1/L2), older turns are dropped whole, oldest first, when the
- * history would not fit its token budget — never half a turn, since a tool result without the
- * call that asked for it is an error for every provider.
+ * The model's message list (L1), rebuilt from a conversation's events in the log. The unit is a
+ * turn — never half a turn, since a tool result without the call that asked for it is an error
+ * for every provider.
+ *
+ * When the turns in L1 exceed the budget, they are pruned by relevance to the current input
+ * (src/memory/prune.ts: the newest N pinned, N = min(configured, budget ÷ average), the rest by
+ * score); what does not fit moves to L2 — a state in event_state, never a delete. Then cold
+ * recall: L2 is peeked for the input, and the best turn that clears the bar and fits the room
+ * left is removed from L2 and put back into L1, in chronological order.
  *
  * `HistoryCache` keeps each recent conversation's turns parsed in memory and reads only the
- * events appended since its last look, so a turn's cost does not grow with the length of the
- * conversation's past (the log stays the source of truth; the cache can always be rebuilt).
+ * events appended since its last look, so a turn's cost does not grow with the conversation's
+ * past (the log stays the source of truth; the cache can always be rebuilt).
  */
 import * as v from "valibot";
 import type { ChatMessage, ToolCall } from "../llm/types.ts";
 import type { Store, StoredEvent } from "../store/store.ts";
+import type { Memory } from "../memory/memory.ts";
+import { prune } from "../memory/prune.ts";
 import { MAX_TOOL_OUTPUT_CHARS } from "./tool-executor.ts";
 
-/** A rough token estimate (4 characters a token) until real per-event counts exist. */
+const CJK = /[\u3000-\u9fff\uac00-\ud7af\uf900-\ufaff]/g;
+
+/**
+ * A token estimate without the model's tokenizer: a CJK character is about one token, other
+ * text about four characters a token.
+ */
 export function estimateTokens(text: string): number {
-  return Math.ceil(text.length / 4);
+  const cjk = text.match(CJK)?.length ?? 0;
+  return cjk + Math.ceil((text.length - cjk) / 4);
+}
+
+/** A cold turn comes back into context only if it matches the input at least this well. */
+export const RECALL_MIN_SCORE = 0.2;
+
+/** One message of the assembled context, as the memory page shows it. */
+export interface ContextItem {
+  layer: "L1";
+  /** It was in L2 and cold recall brought it back for this input. */
+  recalled: boolean;
+  /** Relevance to the input when the turn was scored (null: not scored, nothing was pruned). */
+  score: number | null;
+  pinned: boolean;
+  turn: string;
+}
+
+export interface AssembledHistory {
+  messages: ChatMessage[];
+  items: ContextItem[];
+  /** Turns moved to L2 by this assembly, and turns recalled from it. */
+  evicted: number;
+  recalled: number;
 }
 
 const Turn = v.object({ turn: v.optional(v.nullable(v.string())) });
@@ -30,10 +65,14 @@ const ToolBody = v.object({ callId: v.string(), name: v.string(), status: v.stri
 const ReplyBody = v.object({ text: v.string(), fromModel: v.boolean() });
 
 interface TurnRecord {
+  id: string;
   raw: ChatMessage[];
   hasModel: boolean;
   reply: string | null;
   answered: Set<string>;
+  /** Event ids of the turn, and its text for scoring. */
+  events: number[];
+  layer: 1 | 2;
   /** Finished messages and their cost, computed once the turn stops changing. */
   final: { msgs: ChatMessage[]; cost: number } | null;
 }
@@ -64,11 +103,13 @@ function addEvent(c: ConvRecord, e: StoredEvent): void {
   if (!body || !turnId) return;
   let t = c.turns.get(turnId);
   if (!t) {
-    t = { raw: [], hasModel: false, reply: null, answered: new Set(), final: null };
+    t = { id: turnId, raw: [], hasModel: false, reply: null, answered: new Set(), events: [], layer: 1, final: null };
     c.turns.set(turnId, t);
     c.order.push(turnId);
   }
   t.final = null;
+  t.events.push(e.id);
+  if (e.layer === 2) t.layer = 2;
   if (e.kind === "user-message") {
     const b = check(UserBody, body);
     if (b) t.raw.push({ role: "user", content: b.text });
@@ -112,10 +153,13 @@ const MAX_CACHED_CONVERSATIONS = 32;
 export class HistoryCache {
   private readonly convs = new Map<string, ConvRecord>();
 
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    private readonly memory: Memory | null = null,
+    private readonly pinnedRecent = 10,
+  ) {}
 
-  /** Messages of past turns (oldest first) that fit `budgetTokens`, without `excludeTurn`. */
-  messages(conv: string, budgetTokens: number, excludeTurn?: string): ChatMessage[] {
+  private load(conv: string): ConvRecord {
     let c = this.convs.get(conv);
     if (c) this.convs.delete(conv);
     c ??= { lastId: 0, order: [], turns: new Map() };
@@ -125,16 +169,70 @@ export class HistoryCache {
       addEvent(c, e);
       c.lastId = e.id;
     }
-    const kept: ChatMessage[][] = [];
-    let used = 0;
-    for (let i = c.order.length - 1; i >= 0; i--) {
-      const id = c.order[i] as string;
-      if (id === excludeTurn) continue;
-      const f = finalize(c.turns.get(id) as TurnRecord);
-      if (used + f.cost > budgetTokens) break;
-      used += f.cost;
-      kept.push(f.msgs);
+    return c;
+  }
+
+  /** Messages of past turns (oldest first) that fit `budgetTokens`, without `excludeTurn`. */
+  messages(conv: string, budgetTokens: number, excludeTurn?: string, input = ""): ChatMessage[] {
+    return this.assemble(conv, budgetTokens, excludeTurn, input).messages;
+  }
+
+  /** The context of past turns for `input`: pruned to the budget by relevance, with cold recall. */
+  assemble(conv: string, budgetTokens: number, excludeTurn: string | undefined, input: string): AssembledHistory {
+    const c = this.load(conv);
+    const past = c.order.filter((id) => id !== excludeTurn).map((id) => c.turns.get(id) as TurnRecord);
+    const l1 = past.filter((t) => t.layer === 1);
+    const cost = (t: TurnRecord) => finalize(t).cost;
+    const total = l1.reduce((n, t) => n + cost(t), 0);
+    let kept = l1;
+    let pinned = new Set<string>();
+    let scores: Map<number, number> | null = null;
+    let evicted = 0;
+    const turnScore = (t: TurnRecord) => Math.max(0, ...t.events.map((id) => scores?.get(id) ?? 0));
+    if (total > budgetTokens) {
+      if (this.memory) scores = this.memory.score(conv, input, l1.flatMap((t) => t.events));
+      const index = new Map(l1.map((t, i) => [i, t]));
+      const r = prune(
+        l1.map((t, i) => ({ id: i, tokens: cost(t) })),
+        budgetTokens,
+        this.pinnedRecent,
+        (i) => turnScore(index.get(i) as TurnRecord),
+      );
+      kept = r.keep.map((i) => index.get(i) as TurnRecord);
+      pinned = new Set([...r.pinned].map((i) => (index.get(i) as TurnRecord).id));
+      const gone = r.evict.map((i) => index.get(i) as TurnRecord);
+      for (const t of gone) t.layer = 2;
+      this.memory?.setLayer(gone.flatMap((t) => t.events), 2);
+      evicted = gone.length;
     }
-    return kept.reverse().flat();
+    // Cold recall: peek at L2 for this input; bring back the best turn that fits, if it matters.
+    const recalled = new Set<string>();
+    const l2 = past.filter((t) => t.layer === 2);
+    if (this.memory && l2.length && input) {
+      let room = budgetTokens - kept.reduce((n, t) => n + cost(t), 0);
+      const byEvent = new Map<number, TurnRecord>();
+      for (const t of l2) for (const id of t.events) byEvent.set(id, t);
+      for (const cand of this.memory.peekCold(conv, input, l2.flatMap((t) => t.events), 5)) {
+        const t = byEvent.get(cand.id);
+        if (!t || recalled.has(t.id) || cand.score < RECALL_MIN_SCORE || cost(t) > room) continue;
+        t.layer = 1;
+        this.memory.setLayer(t.events, 1); // Remove from L2 once chosen: it is context again
+        recalled.add(t.id);
+        room -= cost(t);
+        scores ??= new Map();
+        scores.set(cand.id, cand.score);
+      }
+    }
+    const chosen = new Set([...kept.map((t) => t.id), ...recalled]);
+    const messages: ChatMessage[] = [];
+    const items: ContextItem[] = [];
+    for (const t of past) {
+      if (!chosen.has(t.id)) continue;
+      for (const m of finalize(t).msgs) {
+        messages.push(m);
+        items.push({ layer: "L1", recalled: recalled.has(t.id), score: scores ? turnScore(t) : null, pinned: pinned.has(t.id), turn: t.id });
+      }
+    }
+    return { messages, items, evicted, recalled: recalled.size };
   }
 }

@@ -56,6 +56,8 @@ export interface ToolExecutorDeps {
   store: Store;
   log: StageLog;
   toolTimeoutMs: number;
+  /** Indexes a tool result's text for memory. */
+  remember?: (eventId: number, conv: string, text: string) => void;
 }
 
 export class ToolExecutor {
@@ -65,13 +67,14 @@ export class ToolExecutor {
     this.d.store.append({ conv: ctx.conv, kind: "tool-call", actor: "agent", untrusted: ctx.untrusted, body: { turn: ctx.turn, callId: call.id, name: call.name, arguments: call.arguments, origin: ctx.origin } });
     const result = await this.decideAndRun(call, ctx);
     const forModel = result.content.length > MAX_TOOL_OUTPUT_CHARS ? result.content.slice(0, MAX_TOOL_OUTPUT_CHARS) + `\n[output cut at ${MAX_TOOL_OUTPUT_CHARS} characters]` : result.content;
-    this.d.store.append({
+    const stored = this.d.store.append({
       conv: ctx.conv,
       kind: "tool-result",
       actor: this.d.tools.get(call.name)?.plugin ?? "kernel",
       untrusted: ctx.untrusted,
       body: { turn: ctx.turn, callId: call.id, name: call.name, status: result.status, content: result.content, arguments: result.arguments },
     });
+    this.d.remember?.(stored.id, ctx.conv, `${call.name}\n${result.content.slice(0, 20_000)}`);
     return { ...result, content: forModel };
   }
 

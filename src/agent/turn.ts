@@ -14,7 +14,7 @@
 import type { ExecutionOrigin } from "../protocol/agent.ts";
 import type { ChatMessage, LanguageModel, ToolCall, Usage } from "../llm/types.ts";
 import type { Store } from "../store/store.ts";
-import { estimateTokens, type HistoryCache } from "./history.ts";
+import { estimateTokens, type ContextItem, type HistoryCache } from "./history.ts";
 import type { PluginCaller } from "./plugin-caller.ts";
 import { runStage, type StageLog, type StageRegistry } from "./stages.ts";
 import type { ApprovalQuestion, ToolExecutor } from "./tool-executor.ts";
@@ -69,8 +69,13 @@ export interface TurnDeps {
   history: HistoryCache;
   caller: PluginCaller;
   log: StageLog;
-  /** Told the exact messages and tools of every model call (for "what the model sees"). */
-  onContext?: (conv: string, turn: string, messages: readonly ChatMessage[], tools: readonly string[]) => void;
+  /** Indexes an event's text for memory as the turn appends it. */
+  remember?: (eventId: number, conv: string, text: string) => void;
+  /**
+   * Told the exact messages and tools of every model call (for "what the model sees"), with what
+   * memory knows of each history message (layer, score, pinned); system and input have none.
+   */
+  onContext?: (conv: string, turn: string, messages: readonly ChatMessage[], tools: readonly string[], items: readonly (ContextItem | null)[]) => void;
   /** The configured model, or an error message saying why there is none. */
   model(): LanguageModel | string;
   config(): TurnConfig;
@@ -83,16 +88,20 @@ export async function runTurn(d: TurnDeps, input: TurnInput, sink: TurnSink, sig
   const cfg = d.config();
   const usage: Usage = { inputTokens: 0, outputTokens: 0 };
   let iterations = 0;
-  const append = (kind: string, body: Record<string, unknown>, actor = "agent") => d.store.append({ conv, kind, actor, untrusted, body: { turn, ...body } });
+  const append = (kind: string, body: Record<string, unknown>, actor = "agent", text?: string) => {
+    const r = d.store.append({ conv, kind, actor, untrusted, body: { turn, ...body } });
+    if (text !== undefined) d.remember?.(r.id, conv, text);
+    return r;
+  };
 
   d.store.beginTurn(turn, conv, channel);
   sink.event({ type: "turn-start", turn, conv });
-  append("user-message", { text: input.text, channel }, "user");
+  append("user-message", { text: input.text, channel }, "user", input.text);
 
   const finish = async (text: string, stopReason: TurnStopReason, fromModel: boolean, error?: string): Promise<TurnResult> => {
     const shaped = await runStage(d.stages, d.caller, d.log, "before_output", { conv, channel, text }, (o, p) => (o.result?.text !== undefined ? { payload: { ...p, text: o.result.text } } : { payload: p }));
     if (shaped.text !== text) sink.event({ type: "text-replace", text: shaped.text });
-    append("agent-reply", { text: shaped.text, fromModel, stopReason, ...(error ? { error } : {}) });
+    append("agent-reply", { text: shaped.text, fromModel, stopReason, ...(error ? { error } : {}) }, "agent", fromModel ? undefined : shaped.text);
     d.store.finishTurn(turn, { iterations, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, stopReason });
     await runStage(d.stages, d.caller, d.log, "after_output", { conv, channel, text: shaped.text, usage });
     return { turn, conv, text: shaped.text, stopReason, iterations, usage, ...(error ? { error } : {}) };
@@ -122,7 +131,8 @@ export async function runTurn(d: TurnDeps, input: TurnInput, sink: TurnSink, sig
 
   // Context: system prompt, what pre_action injects, history that fits, this input.
   const injected: string[] = [];
-  const history = d.history.messages(conv, Math.max(0, cfg.contextWindow - cfg.maxOutputTokens - estimateTokens(cfg.systemPrompt) - estimateTokens(inputText) - 256), turn);
+  const assembled = d.history.assemble(conv, Math.max(0, cfg.contextWindow - cfg.maxOutputTokens - estimateTokens(cfg.systemPrompt) - estimateTokens(inputText) - 256), turn, inputText);
+  const history = assembled.messages;
   await runStage(d.stages, d.caller, d.log, "pre_action", { conv, channel, input: inputText, messages: history.length + 1 }, (o, p) => {
     for (const text of o.result?.inject ?? []) injected.push(`[from plugin ${o.handler.plugin}]\n${text}`);
     return { payload: p };
@@ -140,7 +150,8 @@ export async function runTurn(d: TurnDeps, input: TurnInput, sink: TurnSink, sig
     let failure: string | null = null;
     let aborted = false;
     const tools = d.tools.specs();
-    d.onContext?.(conv, turn, [...messages], tools.map((t) => t.name));
+    const items = messages.map((_m, i) => (system ? assembled.items[i - 1] : assembled.items[i]) ?? null);
+    d.onContext?.(conv, turn, [...messages], tools.map((t) => t.name), items);
     for await (const ev of model.stream({ messages, tools, maxOutputTokens: cfg.maxOutputTokens }, signal)) {
       if (ev.type === "text-delta") {
         text += ev.text;
@@ -154,7 +165,7 @@ export async function runTurn(d: TurnDeps, input: TurnInput, sink: TurnSink, sig
         else if (ev.stopReason === "error") failure = ev.error?.message ?? "the model call failed";
       }
     }
-    append("model-output", { iteration: iterations, text, toolCalls: calls, failed: failure !== null || aborted });
+    append("model-output", { iteration: iterations, text, toolCalls: calls, failed: failure !== null || aborted }, "agent", [text, ...calls.map((c) => `${c.name} ${c.arguments}`)].join("\n"));
     if (aborted) return await finish(text, "cancelled", true);
     if (failure) return await finish(text ? `${text}\n\n[The model call failed: ${failure}]` : `The model call failed: ${failure}`, "error", false, failure);
 

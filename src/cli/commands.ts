@@ -13,7 +13,6 @@ import { formatPlugin, formatStatus } from "../client/format-status.ts";
 import { CONFIG_TEMPLATE } from "../kernel/config.ts";
 import { ensureDataDir } from "../kernel/data-dir.ts";
 import { dataPaths, defaultDataDir } from "../kernel/data-paths.ts";
-import { Kernel } from "../kernel/kernel.ts";
 import { VERSION } from "../version.ts";
 import { formatFlags, parseFlags, type FlagSpec } from "./flags.ts";
 
@@ -47,6 +46,9 @@ export const runDaemon: Subcommand = {
   async run(values) {
     const overrides: Record<string, unknown> = {};
     if (typeof values.listen === "string") overrides.listen = values.listen;
+    // Loaded here, not at the top: a plugin process (`homed plugin NAME`) must not load the
+    // kernel's modules (jieba's addon among them).
+    const { Kernel } = await import("../kernel/kernel.ts");
     const kernel = await Kernel.start({ dataDir: resolveDataDir(values), overrides });
     await new Promise<void>((resolve) => {
       const stop = (signal: string) => {

@@ -47,6 +47,12 @@ export const ConfigSchema = v.strictObject({
     }),
     {},
   ),
+  memory: v.optional(
+    v.strictObject({
+      pinned_recent: v.optional(v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(0), v.maxValue(1000)), 10),
+    }),
+    {},
+  ),
   approval: v.optional(
     v.strictObject({
       default: v.optional(v.picklist(["allow", "ask", "deny"], "must be allow, ask or deny"), "allow"),
@@ -143,6 +149,12 @@ system_prompt = "You are homed, a personal agent running on the user's own machi
 # Model calls per turn before the agent stops and says so.
 max_iterations = 10
 tool_timeout_ms = 120000
+
+[memory]
+# When the conversation no longer fits the context budget, this many of the newest turns stay
+# in context regardless of relevance (fewer when the budget cannot hold them); the rest are
+# kept by relevance to the current input and the others move to cold memory (L2), never lost.
+pinned_recent = 10
 
 [approval]
 # Tool calls no rule below matches: allow | ask | deny. Tools that ask for approval

@@ -24,6 +24,8 @@ import { Agent } from "../agent/agent.ts";
 import { LlmSettings } from "./llm-settings.ts";
 import { channelMethods } from "./channel-methods.ts";
 import { ensureWebToken } from "./web-token.ts";
+import { Memory } from "../memory/memory.ts";
+import { Tokenizer } from "../embed/tokenizer.ts";
 
 /** The value at a dotted path of the configuration (undefined if absent). */
 function configValue(config: Config, path: string): unknown {
@@ -80,6 +82,8 @@ export class Kernel {
       }),
       approval: config.approval,
       toolTimeoutMs: config.agent.tool_timeout_ms,
+      memory: new Memory(store, new Tokenizer()),
+      pinnedRecent: config.memory.pinned_recent,
     });
   }
 

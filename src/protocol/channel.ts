@@ -72,8 +72,14 @@ export const ContextView = v.nullable(
       v.object({
         role: v.string(),
         content: v.string(),
-        /** The memory layer it came from (L1 until the memory issues add L2/L3 recall). */
+        /** Where it came from: "system", "input", or the memory layer ("L1"). */
         layer: v.string(),
+        /** It had been moved to cold memory (L2) and was recalled for this input. */
+        recalled: v.boolean(),
+        /** Relevance to the input when the history had to be pruned; null when nothing was scored. */
+        score: v.nullable(v.number()),
+        /** One of the newest turns, kept regardless of relevance. */
+        pinned: v.boolean(),
         tokens: v.number(),
         toolCalls: v.optional(v.array(v.object({ id: v.string(), name: v.string(), arguments: v.string() }))),
         name: v.optional(v.string()),

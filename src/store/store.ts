@@ -31,6 +31,8 @@ export interface StoredEvent {
   actor: string;
   untrusted: boolean;
   body: string;
+  /** The memory layer the event is in now (1 context, 2 cold, 3 distilled). */
+  layer?: number;
 }
 
 export class Store {
@@ -89,14 +91,14 @@ export class Store {
     })();
   }
 
-  /** Events of one conversation with id > `afterId`, oldest first (incremental readers). */
+  /** Events of one conversation with id > `afterId`, oldest first, with their layer (incremental readers). */
   conversationEventsAfter(conv: string, afterId: number): StoredEvent[] {
     return this.db
-      .query<{ id: number; ts: number; conv: string; kind: string; actor: string; untrusted: number; body: string }, [string, number]>(
-        "SELECT id, ts, conv, kind, actor, untrusted, body FROM events WHERE conv = ? AND id > ? ORDER BY id",
+      .query<{ id: number; ts: number; conv: string; kind: string; actor: string; untrusted: number; body: string; layer: number | null }, [string, number]>(
+        "SELECT e.id, e.ts, e.conv, e.kind, e.actor, e.untrusted, e.body, s.layer FROM events e LEFT JOIN event_state s ON s.event_id = e.id WHERE e.conv = ? AND e.id > ? ORDER BY e.id",
       )
       .all(conv, afterId)
-      .map((r) => ({ ...r, untrusted: r.untrusted === 1 }));
+      .map((r) => ({ ...r, untrusted: r.untrusted === 1, layer: r.layer ?? 1 }));
   }
 
   /** Record that a turn started (creating the conversation on its first turn). */

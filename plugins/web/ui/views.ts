@@ -139,6 +139,9 @@ interface ContextMessage {
   role: string;
   content: string;
   layer: string;
+  recalled: boolean;
+  score: number | null;
+  pinned: boolean;
   tokens: number;
   name?: string;
   toolCalls?: { name: string; arguments: string }[];
@@ -155,7 +158,23 @@ export function memoryView(conv: string): HTMLElement {
     for (const m of messages) {
       const text = m.content + (m.toolCalls ? "\n" + m.toolCalls.map((c) => `→ ${c.name} ${c.arguments}`).join("\n") : "");
       if (q && !text.toLowerCase().includes(q)) continue;
-      list.append(h("div", { class: `ctx ${m.role}` }, h("div", { class: "ctx-head" }, h("b", {}, m.role + (m.name ? ` (${m.name})` : "")), h("span", { class: "tag" }, m.layer), h("span", { class: "tokens" }, `~${m.tokens} tokens`)), h("pre", {}, text)));
+      list.append(
+        h(
+          "div",
+          { class: `ctx ${m.role}` },
+          h(
+            "div",
+            { class: "ctx-head" },
+            h("b", {}, m.role + (m.name ? ` (${m.name})` : "")),
+            h("span", { class: "tag" }, m.layer),
+            m.recalled ? h("span", { class: "tag recalled" }, "recalled from L2") : null,
+            m.pinned ? h("span", { class: "tag" }, "pinned") : null,
+            m.score !== null ? h("span", { class: "tag" }, `score ${m.score.toFixed(2)}`) : null,
+            h("span", { class: "tokens" }, `~${m.tokens} tokens`),
+          ),
+          h("pre", {}, text),
+        ),
+      );
     }
   };
   search.addEventListener("input", render);
@@ -166,7 +185,7 @@ export function memoryView(conv: string): HTMLElement {
     }
     messages = c.messages;
     const total = messages.reduce((n, m) => n + m.tokens, 0);
-    summary.textContent = `The last model call (${timeAgo(c.at)}): ${messages.length} messages, ~${total} tokens, tools: ${c.tools.join(", ") || "none"}. Layers: L1 is the context window; recall from cold memory (L2/L3) arrives with the memory issues.`;
+    summary.textContent = `The last model call (${timeAgo(c.at)}): ${messages.length} messages, ~${total} tokens, tools: ${c.tools.join(", ") || "none"}. L1 is the context window; when the conversation outgrows it, the newest turns stay (pinned), the rest by relevance (score), and cold turns (L2) come back when they match the input.`;
     render();
   });
   return h("section", { class: "page" }, h("h2", {}, "What the model sees"), summary, search, list);

@@ -1,0 +1,50 @@
+/**
+ * Memory over the append-only log: indexes every event's text as it is appended, scores events
+ * against an input (src/memory/relevance.ts), and moves events between layers — L1 (context) and
+ * L2 (cold) are states in `event_state`, never deletions. Cold recall is Peek (rank L2 without
+ * moving anything) then Remove (the caller confirms, and the events go back to L1).
+ */
+import type { Store } from "../store/store.ts";
+import type { Tokenizer } from "../embed/tokenizer.ts";
+import { LexicalIndex } from "./lexical-index.ts";
+import { rankEvents } from "./relevance.ts";
+
+export class Memory {
+  readonly index: LexicalIndex;
+
+  constructor(
+    private readonly store: Store,
+    tokenizer: Tokenizer,
+  ) {
+    this.index = new LexicalIndex(store.db, tokenizer);
+  }
+
+  /** Index an event's text (empty text is fine: it simply matches nothing). */
+  add(eventId: number, conv: string, text: string): void {
+    this.index.add(eventId, conv, text);
+  }
+
+  /** Relevance of each of `ids` to `text` (0 for those that share nothing with it). */
+  score(conv: string, text: string, ids: readonly number[]): Map<number, number> {
+    const wanted = new Set(ids);
+    const out = new Map<number, number>();
+    for (const s of rankEvents(this.index, conv, text, { ids })) if (wanted.has(s.id)) out.set(s.id, s.score);
+    return out;
+  }
+
+  /** Peek: the L2 events of `ids` that best match `text`, best first; nothing moves. */
+  peekCold(conv: string, text: string, l2Ids: readonly number[], k: number): { id: number; score: number }[] {
+    const scores = this.score(conv, text, l2Ids);
+    return [...scores].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score || b.id - a.id).slice(0, k);
+  }
+
+  /** Move events to a layer (L1 = 1 context, L2 = 2 cold). */
+  setLayer(ids: readonly number[], layer: 1 | 2): void {
+    if (ids.length === 0) return;
+    const now = Date.now();
+    const q = this.store.db.query("UPDATE event_state SET layer = ?, changed_at = ?, accesses = accesses + ?, last_access = ? WHERE event_id = ?");
+    this.store.db.transaction(() => {
+      for (const id of ids) q.run(layer, now, layer === 1 ? 1 : 0, now, id);
+    })();
+  }
+}
