@@ -10,6 +10,7 @@ import {
   ControlMethod,
   EventAppendParams,
   LlmSetParams,
+  MemoryPeekParams,
   PluginRestartParams,
   StatusParams,
   type EventAppendResult,
@@ -76,13 +77,28 @@ export function controlHandler(kernel: Kernel): RequestHandler {
     },
     [ControlMethod.EventAppend]: (params): EventAppendResult => {
       const p = parseParams(EventAppendParams, params);
-      return kernel.store.append(p);
+      const r = kernel.store.append(p);
+      // Imported events join memory like the turn's own: their text is indexed.
+      const text = typeof p.body === "object" && p.body !== null ? (p.body as { text?: unknown }).text : undefined;
+      if (typeof text === "string") kernel.memory.add(r.id, p.conv, text);
+      return r;
     },
     [ControlMethod.PluginRestart]: (params) => kernel.supervisor.restart(parseParams(PluginRestartParams, params).name),
     [ControlMethod.LlmGet]: () => kernel.llm.view(),
     [ControlMethod.LlmSet]: (params) => kernel.llm.set(parseParams(LlmSetParams, params)),
     [ControlMethod.LlmTest]: () => testModel(kernel),
     [ControlMethod.ChatSend]: (params, ctx) => chat(kernel, params, ctx),
+    [ControlMethod.MemoryPeek]: (params) => {
+      const p = parseParams(MemoryPeekParams, params);
+      const l2 = kernel.memory.layerIds(p.conv, 2);
+      const found = kernel.memory.peekCold(p.conv, p.text, l2, p.k);
+      const events = new Map(kernel.store.recentConversationEvents(p.conv, 100_000).map((e) => [e.id, e]));
+      return {
+        l1: kernel.memory.layerIds(p.conv, 1).length,
+        l2: l2.length,
+        candidates: found.map((c) => ({ id: c.id, score: c.score, kind: events.get(c.id)?.kind ?? "", preview: (events.get(c.id)?.body ?? "").slice(0, 200) })),
+      };
+    },
   };
   return (method, params, ctx) => {
     const fn = methods[method];

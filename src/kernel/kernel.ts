@@ -53,6 +53,7 @@ export class Kernel {
   private stopped = false;
   supervisor!: Supervisor;
   readonly llm: LlmSettings;
+  readonly memory: Memory;
   /** The login token of the web UI and HTTP APIs (config.toml, or DATA/web-token). */
   webToken = "";
   readonly agent: Agent;
@@ -65,6 +66,7 @@ export class Kernel {
     private readonly lock: DataDirLock,
   ) {
     this.llm = new LlmSettings(paths.dir, config, log.with({ component: "llm" }));
+    this.memory = new Memory(store, new Tokenizer());
     this.agent = new Agent({
       store,
       caller: {
@@ -82,7 +84,7 @@ export class Kernel {
       }),
       approval: config.approval,
       toolTimeoutMs: config.agent.tool_timeout_ms,
-      memory: new Memory(store, new Tokenizer()),
+      memory: this.memory,
       pinnedRecent: config.memory.pinned_recent,
     });
   }

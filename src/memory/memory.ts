@@ -38,6 +38,14 @@ export class Memory {
     return [...scores].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score || b.id - a.id).slice(0, k);
   }
 
+  /** Ids of a conversation's events in a layer. */
+  layerIds(conv: string, layer: 1 | 2 | 3): number[] {
+    return this.store.db
+      .query<{ id: number }, [string, number]>("SELECT e.id FROM events e JOIN event_state s ON s.event_id = e.id WHERE e.conv = ? AND s.layer = ? ORDER BY e.id")
+      .all(conv, layer)
+      .map((r) => r.id);
+  }
+
   /** Move events to a layer (L1 = 1 context, L2 = 2 cold). */
   setLayer(ids: readonly number[], layer: 1 | 2): void {
     if (ids.length === 0) return;

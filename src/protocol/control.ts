@@ -101,6 +101,18 @@ export const ChatEventParams = v.object({ turn: v.optional(v.string()), event: v
 export const ChatApproveParams = v.object({ tool: v.string(), arguments: v.unknown(), callId: v.string() });
 export const ChatApproveResult = v.object({ approved: v.boolean() });
 
+/** Peek at cold memory (L2) of a conversation: what recall would offer for `text`; nothing moves. */
+export const MemoryPeekParams = v.strictObject({
+  conv: v.pipe(v.string(), v.minLength(1), v.maxLength(200)),
+  text: v.pipe(v.string(), v.minLength(1)),
+  k: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100)), 5),
+});
+export const MemoryPeekResult = v.object({
+  l1: v.number(),
+  l2: v.number(),
+  candidates: v.array(v.object({ id: v.number(), score: v.number(), kind: v.string(), preview: v.string() })),
+});
+
 /** Method names, so a typo is a compile error on both sides. */
 export const ControlMethod = {
   Status: "status",
@@ -110,6 +122,7 @@ export const ControlMethod = {
   LlmSet: "llm.set",
   LlmTest: "llm.test",
   ChatSend: "chat.send",
+  MemoryPeek: "memory.peek",
   /** daemon → client notifications and requests while a chat.send is running */
   ChatEvent: "chat.event",
   ChatApprove: "chat.approve",
