@@ -7,7 +7,7 @@
  * jieba's dictionary (5 MB) is embedded in the binary and loaded on first use (~150 ms), not at
  * start-up: a daemon that never searches memory never pays for it.
  */
-import { Jieba } from "@node-rs/jieba";
+import type { Jieba } from "@node-rs/jieba";
 import dictPath from "../../node_modules/@node-rs/jieba/dict.txt" with { type: "file" };
 import idfPath from "../../node_modules/@node-rs/jieba/idf.txt" with { type: "file" };
 import lexiconPath from "../generated/lexicon.txt" with { type: "file" };
@@ -44,7 +44,12 @@ export class Tokenizer {
   private lexicon: Map<string, string[]> | null = null;
 
   private segmenter(): Jieba {
-    this.jieba ??= Jieba.withDict(readFileSync(dictPath));
+    if (!this.jieba) {
+      // Required here, not imported at the top: the native addon loads only in a process that
+      // actually segments text (the daemon's idle footprint stays without it).
+      const { Jieba: JiebaClass } = require("@node-rs/jieba") as typeof import("@node-rs/jieba");
+      this.jieba = JiebaClass.withDict(readFileSync(dictPath));
+    }
     return this.jieba;
   }
 
