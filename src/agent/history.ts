@@ -36,7 +36,7 @@ export const RECALL_MIN_SCORE = 0.2;
 
 /** One message of the assembled context, as the memory page shows it. */
 export interface ContextItem {
-  layer: "L1";
+  layer: "L1" | "L2";
   /** It was in L2 and cold recall brought it back for this input. */
   recalled: boolean;
   /** Relevance to the input when the turn was scored (null: not scored, nothing was pruned). */
@@ -48,6 +48,11 @@ export interface ContextItem {
 export interface AssembledHistory {
   messages: ChatMessage[];
   items: ContextItem[];
+  /**
+   * Cold events that match the input but whose whole turn did not fit: their text (cut to the
+   * room left), for the turn to show the model as recalled memory.
+   */
+  snippets: { role: string; text: string; score: number }[];
   /** Turns moved to L2 by this assembly, and turns recalled from it. */
   evicted: number;
   recalled: number;
@@ -70,8 +75,9 @@ interface TurnRecord {
   hasModel: boolean;
   reply: string | null;
   answered: Set<string>;
-  /** Event ids of the turn, and its text for scoring. */
+  /** Event ids of the turn, and each event's text (for recall snippets). */
   events: number[];
+  texts: Map<number, { role: string; text: string }>;
   layer: 1 | 2;
   /** Finished messages and their cost, computed once the turn stops changing. */
   final: { msgs: ChatMessage[]; cost: number } | null;
@@ -103,7 +109,7 @@ function addEvent(c: ConvRecord, e: StoredEvent): void {
   if (!body || !turnId) return;
   let t = c.turns.get(turnId);
   if (!t) {
-    t = { id: turnId, raw: [], hasModel: false, reply: null, answered: new Set(), events: [], layer: 1, final: null };
+    t = { id: turnId, raw: [], hasModel: false, reply: null, answered: new Set(), events: [], texts: new Map(), layer: 1, final: null };
     c.turns.set(turnId, t);
     c.order.push(turnId);
   }
@@ -112,10 +118,14 @@ function addEvent(c: ConvRecord, e: StoredEvent): void {
   if (e.layer === 2) t.layer = 2;
   if (e.kind === "user-message") {
     const b = check(UserBody, body);
-    if (b) t.raw.push({ role: "user", content: b.text });
+    if (b) {
+      t.raw.push({ role: "user", content: b.text });
+      t.texts.set(e.id, { role: "user", text: b.text });
+    }
   } else if (e.kind === "model-output") {
     const b = check(ModelBody, body);
     if (!b || b.discarded || b.failed) return;
+    if (b.text) t.texts.set(e.id, { role: "assistant", text: b.text });
     t.hasModel = true;
     const calls: ToolCall[] = b.toolCalls;
     t.raw.push(calls.length ? { role: "assistant", content: b.text, toolCalls: calls } : { role: "assistant", content: b.text });
@@ -123,6 +133,7 @@ function addEvent(c: ConvRecord, e: StoredEvent): void {
     const b = check(ToolBody, body);
     if (!b) return;
     t.answered.add(b.callId);
+    t.texts.set(e.id, { role: `tool ${b.name}`, text: b.content });
     const content = b.content.length > MAX_TOOL_OUTPUT_CHARS ? b.content.slice(0, MAX_TOOL_OUTPUT_CHARS) : b.content;
     t.raw.push({ role: "tool", toolCallId: b.callId, name: b.name, content, isError: b.status !== "ok" });
   } else if (e.kind === "agent-reply") {
@@ -223,6 +234,26 @@ export class HistoryCache {
         scores.set(cand.id, cand.score);
       }
     }
+    // Turns too large for the room left still lend their best-matching events, cut to fit.
+    const snippets: AssembledHistory["snippets"] = [];
+    if (this.memory && input) {
+      let room = budgetTokens - kept.reduce((n, t) => n + cost(t), 0) - past.filter((t) => recalled.has(t.id)).reduce((n, t) => n + cost(t), 0);
+      const cold = past.filter((t) => t.layer === 2);
+      const byEvent = new Map<number, TurnRecord>();
+      for (const t of cold) for (const id of t.events) byEvent.set(id, t);
+      const touched: number[] = [];
+      for (const cand of this.memory.peekCold(conv, input, cold.flatMap((t) => t.events), 3)) {
+        const ev = byEvent.get(cand.id)?.texts.get(cand.id);
+        if (!ev || cand.score < RECALL_MIN_SCORE || room < 24) continue;
+        let text = ev.text;
+        while (text.length > 0 && estimateTokens(text) + 8 > room) text = text.slice(0, Math.floor(text.length * 0.8));
+        if (!text) continue;
+        snippets.push({ role: ev.role, text: text.length < ev.text.length ? text + "…" : text, score: cand.score });
+        room -= estimateTokens(text) + 8;
+        touched.push(cand.id);
+      }
+      this.memory.touch(touched);
+    }
     const chosen = new Set([...kept.map((t) => t.id), ...recalled]);
     const messages: ChatMessage[] = [];
     const items: ContextItem[] = [];
@@ -233,6 +264,6 @@ export class HistoryCache {
         items.push({ layer: "L1", recalled: recalled.has(t.id), score: scores ? turnScore(t) : null, pinned: pinned.has(t.id), turn: t.id });
       }
     }
-    return { messages, items, evicted, recalled: recalled.size };
+    return { messages, items, snippets, evicted, recalled: recalled.size };
   }
 }

@@ -138,7 +138,22 @@ export async function runTurn(d: TurnDeps, input: TurnInput, sink: TurnSink, sig
     return { payload: p };
   });
   const system = [cfg.systemPrompt, ...injected].filter(Boolean).join("\n\n");
-  const messages: ChatMessage[] = [...(system ? [{ role: "system" as const, content: system }] : []), ...history, { role: "user", content: inputText }];
+  const recalledNote = assembled.snippets.length
+    ? "Recalled from earlier in this conversation (cold memory):\n" + assembled.snippets.map((x) => `- ${x.role}: ${x.text}`).join("\n")
+    : "";
+  const messages: ChatMessage[] = [
+    ...(system ? [{ role: "system" as const, content: system }] : []),
+    ...(recalledNote ? [{ role: "system" as const, content: recalledNote }] : []),
+    ...history,
+    { role: "user", content: inputText },
+  ];
+  // What memory knows of each message, aligned with `messages` (system and input: nothing).
+  const memoryItems: (ContextItem | null)[] = [
+    ...(system ? [null] : []),
+    ...(recalledNote ? [{ layer: "L2" as const, recalled: true, score: Math.max(...assembled.snippets.map((x) => x.score)), pinned: false, turn: "" }] : []),
+    ...assembled.items,
+    null,
+  ];
 
   let lastText = "";
   for (;;) {
@@ -150,8 +165,8 @@ export async function runTurn(d: TurnDeps, input: TurnInput, sink: TurnSink, sig
     let failure: string | null = null;
     let aborted = false;
     const tools = d.tools.specs();
-    const items = messages.map((_m, i) => (system ? assembled.items[i - 1] : assembled.items[i]) ?? null);
-    d.onContext?.(conv, turn, [...messages], tools.map((t) => t.name), items);
+    // Messages added inside the loop (tool rounds, redirects) have no memory item.
+    d.onContext?.(conv, turn, [...messages], tools.map((t) => t.name), messages.map((_m, i) => memoryItems[i] ?? null));
     for await (const ev of model.stream({ messages, tools, maxOutputTokens: cfg.maxOutputTokens }, signal)) {
       if (ev.type === "text-delta") {
         text += ev.text;

@@ -100,7 +100,7 @@ export function channelMethods(kernel: Kernel): Record<string, (params: unknown,
         messages: c.messages.map((m, i) => ({
           role: m.role,
           content: m.content,
-          layer: c.items[i]?.layer ?? (m.role === "system" ? "system" : "input"),
+          layer: c.items[i]?.layer ?? (m.role === "system" ? "system" : m.role === "user" ? "input" : "this turn"),
           recalled: c.items[i]?.recalled ?? false,
           score: c.items[i]?.score ?? null,
           pinned: c.items[i]?.pinned ?? false,

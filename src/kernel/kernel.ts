@@ -80,7 +80,9 @@ export class Kernel {
         systemPrompt: config.agent.system_prompt,
         maxIterations: config.agent.max_iterations,
         contextWindow: this.llm.contextWindow,
-        maxOutputTokens: this.llm.maxOutputTokens,
+        // The reply never takes more than a quarter of a small window: asking 4096 tokens of a
+        // 4000-token model would leave no room for the conversation at all.
+        maxOutputTokens: Math.min(this.llm.maxOutputTokens, Math.floor(this.llm.contextWindow / 4)),
       }),
       approval: config.approval,
       toolTimeoutMs: config.agent.tool_timeout_ms,

@@ -38,6 +38,16 @@ export class Memory {
     return [...scores].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score || b.id - a.id).slice(0, k);
   }
 
+  /** Count an access (a recall that did not move the events), for cooling decisions. */
+  touch(ids: readonly number[]): void {
+    if (ids.length === 0) return;
+    const now = Date.now();
+    const q = this.store.db.query("UPDATE event_state SET accesses = accesses + 1, last_access = ? WHERE event_id = ?");
+    this.store.db.transaction(() => {
+      for (const id of ids) q.run(now, id);
+    })();
+  }
+
   /** Ids of a conversation's events in a layer. */
   layerIds(conv: string, layer: 1 | 2 | 3): number[] {
     return this.store.db
