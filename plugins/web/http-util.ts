@@ -2,16 +2,8 @@
 import * as v from "valibot";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { describeIssues } from "../../src/protocol/jsonrpc.ts";
 
-function describe(issues: readonly v.BaseIssue<unknown>[]): string {
-  return issues
-    .slice(0, 5)
-    .map((i) => {
-      const path = v.getDotPath(i);
-      return path ? `${path}: ${i.message}` : i.message;
-    })
-    .join("; ");
-}
 
 /** The JSON body checked against `schema`; 415, 400 or 422 with a clear message otherwise. */
 export async function readJson<S extends v.GenericSchema>(c: Context, schema: S): Promise<v.InferOutput<S>> {
@@ -26,6 +18,6 @@ export async function readJson<S extends v.GenericSchema>(c: Context, schema: S)
     throw new HTTPException(400, { message: "the body is not valid JSON" });
   }
   const r = v.safeParse(schema, raw);
-  if (!r.success) throw new HTTPException(422, { message: `invalid request: ${describe(r.issues)}` });
+  if (!r.success) throw new HTTPException(422, { message: `invalid request: ${describeIssues(r.issues)}` });
   return r.output;
 }

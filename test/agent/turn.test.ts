@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { HOMED, tempDir } from "../harness/binary.ts";
 import { startAgentRig } from "../harness/agent-daemon.ts";
 import { installBunPlugin } from "../harness/plugins.ts";
+import { webUrlOf } from "../harness/daemon.ts";
 import { connectUnixRpc } from "../../src/ipc/unix-rpc.ts";
 
 type Msg = { role: string; content?: unknown; tool_calls?: { id: string; function: { name: string; arguments: string } }[]; tool_call_id?: string };
@@ -340,8 +341,7 @@ describe("cancelling while a question is open", () => {
   test("a browser that goes away while an approval waits ends the turn at once, not at the approval timeout", async () => {
     using dir = tempDir();
     await using rig = await startAgentRig(dir.path);
-    await rig.daemon.waitFor(/msg="web listening" plugin=web url=http:\/\/\S+/);
-    const url = /msg="web listening" plugin=web url=(http:\/\/\S+)/.exec(rig.daemon.stderr())![1] as string;
+    const url = await webUrlOf(rig.daemon);
     rig.llm.script([{ toolCalls: [{ name: "danger_rm", arguments: '{"path":"/x"}' }] }]);
     const ac = new AbortController();
     const res = await fetch(url + "api/chat", { method: "POST", headers: { "content-type": "application/json", "x-homed": "1" }, body: JSON.stringify({ conv: "c1", text: "remove /x" }), signal: ac.signal });

@@ -91,3 +91,9 @@ export async function startDaemon(dataDir: string, opts: Parameters<typeof spawn
   await d.waitFor('msg="homed ready"');
   return d;
 }
+
+/** The web plugin's URL, from the line it logs once listening (0.0.0.0 binds reached via 127.0.0.1). */
+export async function webUrlOf(d: Daemon): Promise<string> {
+  await d.waitFor(/msg="web listening" plugin=web url=http:\/\/\S+/);
+  return (/msg="web listening" plugin=web url=(http:\/\/\S+)/.exec(d.stderr())![1] as string).replace("0.0.0.0", "127.0.0.1");
+}

@@ -9,7 +9,8 @@
  *   expect(llm.requests[0]!.body).toMatchObject({ ... });
  *   await llm.stop();
  */
-import type { StreamEvent } from "../../src/llm/types.ts";
+import { expect } from "bun:test";
+import { LlmError, type StreamEvent } from "../../src/llm/types.ts";
 import { anthropicFrames, openAIFrames, type Wire } from "./fake-llm-wire.ts";
 
 export interface FakeToolCall {
@@ -246,4 +247,19 @@ export async function collect(events: AsyncIterable<StreamEvent>): Promise<Strea
 /** The concatenated text of `events`. */
 export function textOf(events: StreamEvent[]): string {
   return events.map((e) => (e.type === "text-delta" ? e.text : "")).join("");
+}
+
+/** The single finish event that ends a stream (fails the test if there is not exactly one, last). */
+export function finishOf(events: StreamEvent[]): Extract<StreamEvent, { type: "finish" }> {
+  const last = events.at(-1);
+  if (last?.type !== "finish") throw new Error(`last event is not finish: ${JSON.stringify(last)}`);
+  expect(events.filter((e) => e.type === "finish")).toHaveLength(1);
+  return last;
+}
+
+/** The LlmError a stream ended with. */
+export function errorOf(events: StreamEvent[]): LlmError {
+  const f = finishOf(events);
+  expect(f.error).toBeInstanceOf(LlmError);
+  return f.error as LlmError;
 }

@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { createAnthropic } from "../../src/llm/anthropic.ts";
 import { LlmError, type ChatRequest, type ProviderSettings, type StreamEvent } from "../../src/llm/types.ts";
-import { collect, startFakeLlm, textOf, type FakeLlm } from "../harness/fake-llm.ts";
+import { collect, errorOf, finishOf, startFakeLlm, textOf, type FakeLlm } from "../harness/fake-llm.ts";
 
 const KEY = "sk-ant-test-SECRET-9876543210";
 
@@ -23,18 +23,6 @@ function model(extra: Partial<ProviderSettings> = {}) {
 
 const hello: ChatRequest = { messages: [{ role: "user", content: "hello" }] };
 
-function finish(events: StreamEvent[]) {
-  const last = events.at(-1);
-  if (last?.type !== "finish") throw new Error(`last event is not finish: ${JSON.stringify(last)}`);
-  expect(events.filter((e) => e.type === "finish")).toHaveLength(1);
-  return last;
-}
-
-function errorOf(events: StreamEvent[]): LlmError {
-  const f = finish(events);
-  expect(f.error).toBeInstanceOf(LlmError);
-  return f.error as LlmError;
-}
 
 function sse(...events: Record<string, unknown>[]): string {
   return events.map((e) => `event: ${String(e.type)}\ndata: ${JSON.stringify(e)}\n\n`).join("");
@@ -55,7 +43,7 @@ describe("anthropic streaming", () => {
 
   test("max_tokens maps to length", async () => {
     llm.script([{ text: "cut", finish: "length" }]);
-    expect(finish(await collect(model().stream(hello))).stopReason).toBe("length");
+    expect(finishOf(await collect(model().stream(hello))).stopReason).toBe("length");
   });
 
   test("a single tool_use block becomes one whole tool-call", async () => {
@@ -64,7 +52,7 @@ describe("anthropic streaming", () => {
     expect(events.filter((e) => e.type === "tool-call")).toEqual([
       { type: "tool-call", call: { id: "toolu_1", name: "read_file", arguments: '{"path":"/etc/hosts"}' } },
     ]);
-    expect(finish(events).stopReason).toBe("tool_calls");
+    expect(finishOf(events).stopReason).toBe("tool_calls");
   });
 
   test("parallel tool_use blocks after text, partial_json accumulated per block", async () => {
@@ -318,6 +306,6 @@ describe("anthropic failures end the stream, never throw", () => {
       if (ev.type === "text-delta") ac.abort();
     }
     expect(events.map((e) => e.type)).toEqual(["text-delta", "finish"]);
-    expect(finish(events)).toMatchObject({ stopReason: "aborted", error: { kind: "aborted" } });
+    expect(finishOf(events)).toMatchObject({ stopReason: "aborted", error: { kind: "aborted" } });
   });
 });

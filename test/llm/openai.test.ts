@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { createOpenAI } from "../../src/llm/openai.ts";
 import { LlmError, type ChatRequest, type LlmErrorKind, type ProviderSettings, type StreamEvent } from "../../src/llm/types.ts";
-import { collect, startFakeLlm, textOf, type FakeLlm } from "../harness/fake-llm.ts";
+import { collect, errorOf, finishOf, startFakeLlm, textOf, type FakeLlm } from "../harness/fake-llm.ts";
 
 const KEY = "sk-test-SECRET-0123456789abcdef";
 
@@ -23,18 +23,6 @@ function model(extra: Partial<ProviderSettings> = {}) {
 
 const hello: ChatRequest = { messages: [{ role: "user", content: "hello" }] };
 
-function finish(events: StreamEvent[]) {
-  const last = events.at(-1);
-  if (last?.type !== "finish") throw new Error(`last event is not finish: ${JSON.stringify(last)}`);
-  expect(events.filter((e) => e.type === "finish")).toHaveLength(1);
-  return last;
-}
-
-function errorOf(events: StreamEvent[]): LlmError {
-  const f = finish(events);
-  expect(f.error).toBeInstanceOf(LlmError);
-  return f.error as LlmError;
-}
 
 describe("openai streaming", () => {
   test("text arrives as deltas in order, then usage, then finish stop", async () => {
@@ -51,7 +39,7 @@ describe("openai streaming", () => {
 
   test("finish_reason length maps to length", async () => {
     llm.script([{ text: "cut", finish: "length" }]);
-    expect(finish(await collect(model().stream(hello))).stopReason).toBe("length");
+    expect(finishOf(await collect(model().stream(hello))).stopReason).toBe("length");
   });
 
   test("a single tool call arrives whole, once, with its raw arguments", async () => {
@@ -60,7 +48,7 @@ describe("openai streaming", () => {
     expect(events.filter((e) => e.type === "tool-call")).toEqual([
       { type: "tool-call", call: { id: "call_1", name: "read_file", arguments: '{"path":"/etc/hosts","lines":10}' } },
     ]);
-    expect(finish(events).stopReason).toBe("tool_calls");
+    expect(finishOf(events).stopReason).toBe("tool_calls");
   });
 
   test("parallel tool calls with arguments split across chunks, after the text", async () => {
@@ -84,7 +72,7 @@ describe("openai streaming", () => {
     ]);
     // Text first, then the calls, then usage, then finish.
     expect(events.map((e) => e.type)).toEqual(["text-delta", "text-delta", "text-delta", "tool-call", "tool-call", "tool-call", "usage", "finish"]);
-    expect(finish(events).stopReason).toBe("tool_calls");
+    expect(finishOf(events).stopReason).toBe("tool_calls");
   });
 
   test("calls without index (or one index reused) are told apart by id", async () => {
@@ -187,7 +175,7 @@ describe("openai request", () => {
   test("an empty key sends no Authorization header (Ollama, llama.cpp)", async () => {
     llm.script([{ text: "ok" }]);
     const events = await collect(model({ apiKey: "" }).stream(hello));
-    expect(finish(events).stopReason).toBe("stop");
+    expect(finishOf(events).stopReason).toBe("stop");
     expect(llm.requests[0]!.headers).not.toHaveProperty("authorization");
   });
 
@@ -254,7 +242,7 @@ describe("openai failures end the stream, never throw", () => {
     const events = await collect(model().stream(hello));
     expect(events[0]).toEqual({ type: "text-delta", text: "parti" });
     const err = errorOf(events);
-    expect(finish(events).stopReason).toBe("error");
+    expect(finishOf(events).stopReason).toBe("error");
     expect(err.kind).toBe("bad_response");
     expect(err.retryable).toBe(false);
     expect(events.filter((e) => e.type === "tool-call" || e.type === "usage")).toEqual([]);
@@ -282,7 +270,7 @@ describe("openai failures end the stream, never throw", () => {
 
   test("[DONE] without finish_reason is a normal end", async () => {
     llm.script([{ status: 200, body: `data: {"choices":[{"delta":{"content":"hi"}}]}\n\ndata: [DONE]\n\n` }]);
-    expect(finish(await collect(model().stream(hello)))).toEqual({ type: "finish", stopReason: "stop" });
+    expect(finishOf(await collect(model().stream(hello)))).toEqual({ type: "finish", stopReason: "stop" });
   });
 
   test("hang before headers: timeout after idleTimeoutMs", async () => {
@@ -315,7 +303,7 @@ describe("openai failures end the stream, never throw", () => {
       }
     }
     expect(textOf(events)).toBe("slow reader here");
-    expect(finish(events).stopReason).toBe("stop");
+    expect(finishOf(events).stopReason).toBe("stop");
   });
 
   test("a dropped connection mid-stream: the text so far, then a retryable network error", async () => {
@@ -345,7 +333,7 @@ describe("openai failures end the stream, never throw", () => {
       if (ev.type === "text-delta") ac.abort();
     }
     expect(events.map((e) => e.type)).toEqual(["text-delta", "finish"]);
-    expect(finish(events).stopReason).toBe("aborted");
+    expect(finishOf(events).stopReason).toBe("aborted");
     expect(errorOf(events).kind).toBe("aborted");
   });
 
@@ -356,12 +344,12 @@ describe("openai failures end the stream, never throw", () => {
     await llm.received(1);
     ac.abort();
     const events = await pending;
-    expect(finish(events).stopReason).toBe("aborted");
+    expect(finishOf(events).stopReason).toBe("aborted");
   });
 
   test("an already aborted signal sends nothing", async () => {
     const events = await collect(model().stream(hello, AbortSignal.abort()));
-    expect(finish(events).stopReason).toBe("aborted");
+    expect(finishOf(events).stopReason).toBe("aborted");
     expect(llm.requests).toHaveLength(0);
   });
 });

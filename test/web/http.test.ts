@@ -7,13 +7,9 @@ import { describe, expect, test } from "bun:test";
 import OpenAI from "openai";
 import { join } from "node:path";
 import { HOMED, run, tempDir } from "../harness/binary.ts";
-import { startDaemon, type Daemon } from "../harness/daemon.ts";
+import { startDaemon, webUrlOf } from "../harness/daemon.ts";
 import { startFakeLlm } from "../harness/fake-llm.ts";
 
-async function webUrl(d: Daemon): Promise<string> {
-  await d.waitFor(/msg="web listening" plugin=web url=http:\/\/\S+/);
-  return (/msg="web listening" plugin=web url=(http:\/\/\S+)/.exec(d.stderr())![1] as string).replace("0.0.0.0", "127.0.0.1");
-}
 
 const json = (body: unknown, extra: Record<string, string> = {}) => ({ method: "POST", headers: { "content-type": "application/json", "x-homed": "1", ...extra }, body: typeof body === "string" ? body : JSON.stringify(body) });
 
@@ -21,7 +17,7 @@ describe("bad HTTP input", () => {
   test("wrong types, bad JSON, no JSON, huge bodies and unknown routes get a clear 4xx; the daemon stays up", async () => {
     using dir = tempDir();
     await using d = await startDaemon(dir.path, { env: { HOMED_WEB_MAX_BODY_KB: "16" } });
-    const url = await webUrl(d);
+    const url = await webUrlOf(d);
     const cases: [string, RequestInit, number, string][] = [
       ["api/chat", json({ conv: 5, text: [] }), 422, "invalid request"],
       ["api/chat", json({ conv: "ok", text: "" }), 422, "message is empty"],
@@ -48,7 +44,7 @@ describe("bad HTTP input", () => {
   test("cross-site requests and foreign Host headers are refused", async () => {
     using dir = tempDir();
     await using d = await startDaemon(dir.path);
-    const url = await webUrl(d);
+    const url = await webUrlOf(d);
     const setProvider = { provider: "openai", model: "m" };
     let res = await fetch(url + "api/provider", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(setProvider) });
     expect(res.status).toBe(403);
@@ -72,7 +68,7 @@ describe("login when listening beyond loopback", () => {
     // Bound to every address so the plugin treats itself as exposed; the test only ever talks
     // to 127.0.0.1.
     await using d = await startDaemon(dir.path, { args: ["-listen", "0.0.0.0:0"] });
-    const url = await webUrl(d);
+    const url = await webUrlOf(d);
     expect((await fetch(url + "api/status")).status).toBe(401);
     expect((await fetch(url + "v1/models")).status).toBe(401);
     expect((await fetch(url + "api/status", { headers: { authorization: "Bearer wrong-token-wrong-token" } })).status).toBe(401);
@@ -116,7 +112,7 @@ describe("OpenAI-compatible API", () => {
     using dir = tempDir();
     await using llm = await startFakeLlm();
     await using d = await startDaemon(dir.path);
-    const url = await webUrl(d);
+    const url = await webUrlOf(d);
     const set = await run([HOMED, "provider", "-data", dir.path, "-kind", "openai", "-base-url", llm.url, "-model", "upstream"]);
     expect(set.exitCode).toBe(0);
     const client = new OpenAI({ baseURL: url + "v1", apiKey: "unused-on-loopback" });

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser } from "playwright-core";
 import { tempDir } from "../harness/binary.ts";
-import { startDaemon } from "../harness/daemon.ts";
+import { startDaemon, webUrlOf } from "../harness/daemon.ts";
 import { startFakeLlm } from "../harness/fake-llm.ts";
 import { installBunPlugin } from "../harness/plugins.ts";
 import { launchBrowser, openPage, shot } from "../harness/browser.ts";
@@ -19,10 +19,6 @@ afterAll(async () => {
   await browser?.close();
 });
 
-async function webUrl(d: Awaited<ReturnType<typeof startDaemon>>): Promise<string> {
-  await d.waitFor(/msg="web listening" plugin=web url=http:\/\/\S+/);
-  return /msg="web listening" plugin=web url=(http:\/\/\S+)/.exec(d.stderr())![1] as string;
-}
 
 describe("web UI", () => {
   test("first run: set up a provider, test the connection, chat with a tool call approved in place, reload keeps it", async () => {
@@ -30,7 +26,7 @@ describe("web UI", () => {
     installBunPlugin(dir.path, "agent", "agent.ts");
     await using llm = await startFakeLlm();
     await using d = await startDaemon(dir.path);
-    const url = await webUrl(d);
+    const url = await webUrlOf(d);
     const { page, errors } = await openPage(browser, url);
 
     await page.waitForSelector("#provider-form");
@@ -102,7 +98,7 @@ describe("web UI", () => {
     installBunPlugin(dir.path, "agent", "agent.ts");
     await using llm = await startFakeLlm();
     await using d = await startDaemon(dir.path);
-    const url = await webUrl(d);
+    const url = await webUrlOf(d);
     const { page, errors } = await openPage(browser, url);
     await page.evaluate(
       async (base) => (await fetch("/api/provider", { method: "POST", headers: { "content-type": "application/json", "x-homed": "1" }, body: JSON.stringify({ provider: "openai", baseURL: base, model: "m" }) })).status,
