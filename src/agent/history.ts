@@ -216,16 +216,20 @@ export class HistoryCache {
       this.memory?.setLayer(gone.flatMap((t) => t.events), 2);
       evicted = gone.length;
     }
-    // Cold recall: peek at L2 for this input; bring back the best turn that fits, if it matters.
+    // Cold recall: one peek at L2 for this input (nothing moves). The best turns that clear the
+    // bar and fit come back whole (removed from L2); turns too large for the room left still
+    // lend their best-matching events, cut to fit.
     const recalled = new Set<string>();
-    const l2 = past.filter((t) => t.layer === 2);
-    if (this.memory && l2.length && input) {
+    const snippets: AssembledHistory["snippets"] = [];
+    const cold = past.filter((t) => t.layer === 2);
+    if (this.memory && cold.length && input) {
       let room = budgetTokens - kept.reduce((n, t) => n + cost(t), 0);
       const byEvent = new Map<number, TurnRecord>();
-      for (const t of l2) for (const id of t.events) byEvent.set(id, t);
-      for (const cand of this.memory.peekCold(conv, input, l2.flatMap((t) => t.events), 5)) {
+      for (const t of cold) for (const id of t.events) byEvent.set(id, t);
+      const candidates = this.memory.peekCold(conv, input, cold.flatMap((t) => t.events), 5).filter((c) => c.score >= RECALL_MIN_SCORE);
+      for (const cand of candidates) {
         const t = byEvent.get(cand.id);
-        if (!t || recalled.has(t.id) || cand.score < RECALL_MIN_SCORE || cost(t) > room) continue;
+        if (!t || recalled.has(t.id) || cost(t) > room) continue;
         t.layer = 1;
         this.memory.setLayer(t.events, 1); // Remove from L2 once chosen: it is context again
         recalled.add(t.id);
@@ -233,18 +237,11 @@ export class HistoryCache {
         scores ??= new Map();
         scores.set(cand.id, cand.score);
       }
-    }
-    // Turns too large for the room left still lend their best-matching events, cut to fit.
-    const snippets: AssembledHistory["snippets"] = [];
-    if (this.memory && input) {
-      let room = budgetTokens - kept.reduce((n, t) => n + cost(t), 0) - past.filter((t) => recalled.has(t.id)).reduce((n, t) => n + cost(t), 0);
-      const cold = past.filter((t) => t.layer === 2);
-      const byEvent = new Map<number, TurnRecord>();
-      for (const t of cold) for (const id of t.events) byEvent.set(id, t);
       const touched: number[] = [];
-      for (const cand of this.memory.peekCold(conv, input, cold.flatMap((t) => t.events), 3)) {
-        const ev = byEvent.get(cand.id)?.texts.get(cand.id);
-        if (!ev || cand.score < RECALL_MIN_SCORE || room < 24) continue;
+      for (const cand of candidates) {
+        const t = byEvent.get(cand.id);
+        const ev = t?.texts.get(cand.id);
+        if (!t || !ev || recalled.has(t.id) || room < 24 || snippets.length === 3) continue;
         let text = ev.text;
         while (text.length > 0 && estimateTokens(text) + 8 > room) text = text.slice(0, Math.floor(text.length * 0.8));
         if (!text) continue;
