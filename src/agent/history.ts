@@ -183,11 +183,6 @@ export class HistoryCache {
     return c;
   }
 
-  /** Messages of past turns (oldest first) that fit `budgetTokens`, without `excludeTurn`. */
-  messages(conv: string, budgetTokens: number, excludeTurn?: string, input = ""): ChatMessage[] {
-    return this.assemble(conv, budgetTokens, excludeTurn, input).messages;
-  }
-
   /** The context of past turns for `input`: pruned to the budget by relevance, with cold recall. */
   assemble(conv: string, budgetTokens: number, excludeTurn: string | undefined, input: string): AssembledHistory {
     const c = this.load(conv);
