@@ -73,15 +73,23 @@ function nativeAddonsFor(arch: Arch): BunPlugin {
   };
 }
 
-/** Point `dist/native/libhomed-shim.so` imports at the target architecture's build. */
+/**
+ * Point the shared libraries the code embeds at the target architecture's builds: our shim
+ * (built per arch by make) and onnxruntime's (its npm package ships linux/x64 and linux/arm64).
+ */
 function nativeShimFor(arch: Arch): BunPlugin {
   const file = join(DIST, "native", `libhomed-shim-${arch}.so`);
+  const ort = join(ROOT, "node_modules/onnxruntime-node/bin/napi-v6/linux", arch, "libonnxruntime.so.1");
   return {
     name: "homed-native-shim",
     setup(build) {
       build.onResolve({ filter: /libhomed-shim\.so$/ }, () => {
         if (!existsSync(file)) fail(`${file} is missing; run make`);
         return { path: file };
+      });
+      build.onResolve({ filter: /linux\/x64\/libonnxruntime\.so\.1$/ }, () => {
+        if (!existsSync(ort)) fail(`${ort} is missing (onnxruntime-node)`);
+        return { path: ort };
       });
     },
   };

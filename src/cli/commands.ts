@@ -232,6 +232,17 @@ export const recall: Subcommand = {
   },
 };
 
+export const models: Subcommand = {
+  name: "models",
+  summary: "list the dense embedding models in DATA/models, or check one (models check NAME TEXT…)",
+  flags: [DATA_FLAG, JSON_FLAG],
+  async run(values, rest) {
+    // Loaded on demand: onnxruntime is large and only this command and memory need it.
+    const { runModels } = await import("./models.ts");
+    return await runModels(resolveDataDir(values), rest, values.json === true);
+  },
+};
+
 /** Internal: run a built-in plugin (the kernel starts these; a person never needs to). */
 export const plugin: Subcommand = {
   name: "plugin",
@@ -248,7 +259,7 @@ export const plugin: Subcommand = {
   },
 };
 
-export const SUBCOMMANDS: readonly Subcommand[] = [initconfig, status, chat, provider, recall, pluginRestart, version, plugin];
+export const SUBCOMMANDS: readonly Subcommand[] = [initconfig, status, chat, provider, recall, models, pluginRestart, version, plugin];
 
 export function usage(): string {
   const visible = SUBCOMMANDS.filter((c) => c !== plugin);

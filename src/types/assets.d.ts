@@ -3,3 +3,7 @@ declare module "*.so" {
   const path: string;
   export default path;
 }
+declare module "*.so.1" {
+  const path: string;
+  export default path;
+}

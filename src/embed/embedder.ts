@@ -1,0 +1,26 @@
+/**
+ * Dense embedders behind one interface (DESIGN §5). `id` names the model and its version so every
+ * stored vector records what made it: a vector from another id is never compared, and a model
+ * change is detectable (and old vectors re-embeddable).
+ */
+export interface Embedder {
+  readonly id: string;
+  readonly dim: number;
+  /** One L2-normalised vector per text. */
+  embedTexts(texts: readonly string[]): Promise<Float32Array[]>;
+}
+
+/** Cosine of two L2-normalised vectors. */
+export function cosine(a: Float32Array, b: Float32Array): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += (a[i] as number) * (b[i] as number);
+  return s;
+}
+
+export function normalise(v: Float32Array): Float32Array {
+  let n = 0;
+  for (const x of v) n += x * x;
+  n = Math.sqrt(n);
+  if (n > 0) for (let i = 0; i < v.length; i++) v[i] = (v[i] as number) / n;
+  return v;
+}

@@ -1,0 +1,114 @@
+/**
+ * A dense text embedder from an ONNX model directory (DATA/models/<name>/): homed-model.json
+ * says which file is the model, which vocabulary tokenizes for it, which inputs it takes and
+ * how its output becomes one vector per text. Vectors are L2-normalised.
+ *
+ *   { "id": "multilingual-e5-small@1",
+ *     "text": { "model": "model.onnx", "vocab": "vocab.txt", "max_tokens": 512,
+ *               "inputs": { "ids": "input_ids", "mask": "attention_mask", "types": "token_type_ids" },
+ *               "output": "last_hidden_state", "pooling": "mean", "prefix": "query: " } }
+ */
+import * as v from "valibot";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { HomedError } from "../protocol/errors.ts";
+import { describeIssues } from "../protocol/jsonrpc.ts";
+import { normalise, type Embedder } from "./embedder.ts";
+import { onnxRuntime } from "./ort.ts";
+import { WordPiece } from "./wordpiece.ts";
+
+export const MODEL_MANIFEST = "homed-model.json";
+
+const ModelManifest = v.object({
+  id: v.pipe(v.string(), v.minLength(1)),
+  text: v.object({
+    model: v.string(),
+    vocab: v.string(),
+    lowercase: v.optional(v.boolean(), true),
+    max_tokens: v.optional(v.pipe(v.number(), v.integer(), v.minValue(4), v.maxValue(8192)), 512),
+    inputs: v.object({ ids: v.string(), mask: v.optional(v.string()), types: v.optional(v.string()) }),
+    output: v.string(),
+    /** none: the output is already [batch, dim]; mean/cls: pool [batch, tokens, dim]. */
+    pooling: v.optional(v.picklist(["none", "mean", "cls"]), "mean"),
+    prefix: v.optional(v.string(), ""),
+  }),
+});
+export type ModelManifest = v.InferOutput<typeof ModelManifest>;
+
+export function readModelManifest(dir: string): ModelManifest {
+  const file = join(dir, MODEL_MANIFEST);
+  if (!existsSync(file)) throw new HomedError("invalid_params", `${dir} has no ${MODEL_MANIFEST}`);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, "utf8"));
+  } catch (err) {
+    throw new HomedError("invalid_params", `${file}: not JSON: ${(err as Error).message}`);
+  }
+  const r = v.safeParse(ModelManifest, raw);
+  if (!r.success) throw new HomedError("invalid_params", `${file}: ${describeIssues(r.issues)}`);
+  return r.output;
+}
+
+type Session = Awaited<ReturnType<ReturnType<typeof onnxRuntime>["InferenceSession"]["create"]>>;
+
+export class OnnxTextEmbedder implements Embedder {
+  private constructor(
+    readonly id: string,
+    readonly dim: number,
+    private readonly m: ModelManifest["text"],
+    private readonly session: Session,
+    private readonly tokenizer: WordPiece,
+  ) {}
+
+  /** Load the model in `dir` and probe it once to learn its dimension. */
+  static async load(dir: string): Promise<OnnxTextEmbedder> {
+    const manifest = readModelManifest(dir);
+    const m = manifest.text;
+    const ort = onnxRuntime();
+    let session: Session;
+    try {
+      session = await ort.InferenceSession.create(join(dir, m.model));
+    } catch (err) {
+      throw new HomedError("invalid_params", `cannot load ${join(dir, m.model)}: ${(err as Error).message}`);
+    }
+    const tokenizer = new WordPiece(readFileSync(join(dir, m.vocab), "utf8"), m.lowercase);
+    const probe = new OnnxTextEmbedder(manifest.id, 0, m, session, tokenizer);
+    const [vec] = await probe.run(["probe"]);
+    return new OnnxTextEmbedder(manifest.id, (vec as Float32Array).length, m, session, tokenizer);
+  }
+
+  embedTexts(texts: readonly string[]): Promise<Float32Array[]> {
+    return this.run(texts);
+  }
+
+  private async run(texts: readonly string[]): Promise<Float32Array[]> {
+    const ort = onnxRuntime();
+    const out: Float32Array[] = [];
+    // One text at a time: no padding waste, and a board's memory never holds a big batch.
+    for (const text of texts) {
+      const ids = this.tokenizer.encode(this.m.prefix + text, this.m.max_tokens);
+      const n = ids.length;
+      const feeds: Record<string, InstanceType<typeof ort.Tensor>> = { [this.m.inputs.ids]: new ort.Tensor("int64", BigInt64Array.from(ids.map(BigInt)), [1, n]) };
+      if (this.m.inputs.mask) feeds[this.m.inputs.mask] = new ort.Tensor("int64", new BigInt64Array(n).fill(1n), [1, n]);
+      if (this.m.inputs.types) feeds[this.m.inputs.types] = new ort.Tensor("int64", new BigInt64Array(n), [1, n]);
+      const result = await this.session.run(feeds);
+      const t = result[this.m.output];
+      if (!t) throw new HomedError("invalid_params", `model has no output ${this.m.output}`);
+      const data = t.data as Float32Array;
+      const dims = t.dims;
+      let vec: Float32Array;
+      if (this.m.pooling === "none" || dims.length === 2) vec = Float32Array.from(data.subarray(0, dims[dims.length - 1] as number));
+      else {
+        const d = dims[2] as number;
+        const tokens = dims[1] as number;
+        vec = new Float32Array(d);
+        if (this.m.pooling === "cls") vec.set(data.subarray(0, d));
+        else {
+          for (let i = 0; i < tokens; i++) for (let j = 0; j < d; j++) vec[j] = (vec[j] as number) + (data[i * d + j] as number) / tokens;
+        }
+      }
+      out.push(normalise(vec));
+    }
+    return out;
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * The ONNX embedder on a tiny model generated here: in process, and through the compiled binary
+ * from / (onnxruntime's library embedded and loaded before its addon).
+ */
+import { describe, expect, test } from "bun:test";
+import { writeFileSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { OnnxTextEmbedder } from "../../src/embed/onnx.ts";
+import { WordPiece } from "../../src/embed/wordpiece.ts";
+import { HOMED, run, tempDir } from "../harness/binary.ts";
+import { expectedVector, TINY_VOCAB, writeTinyModel } from "../harness/tiny-onnx.ts";
+
+const ids = (...tokens: string[]) => tokens.map((t) => TINY_VOCAB.indexOf(t));
+
+describe("WordPiece", () => {
+  test("splits words, punctuation and CJK characters, then longest-match sub-words", () => {
+    const wp = new WordPiece(TINY_VOCAB.join("\n"));
+    expect(wp.encode("Hello, world!")).toEqual(ids("[CLS]", "hello", "[UNK]", "world", "!", "[SEP]"));
+    expect(wp.encode("dogs playing")).toEqual(ids("[CLS]", "dog", "##s", "play", "##ing", "[SEP]"));
+    expect(wp.encode("你好 zebra")).toEqual(ids("[CLS]", "你", "好", "[UNK]", "[SEP]"));
+    expect(wp.encode("hello hello hello hello", 4)).toEqual(ids("[CLS]", "hello", "hello", "[SEP]"));
+    expect(() => new WordPiece("a\nb")).toThrow("vocabulary lacks");
+  });
+});
+
+describe("OnnxTextEmbedder", () => {
+  test("loads a model directory and returns the model's normalised vectors", async () => {
+    using dir = tempDir();
+    writeTinyModel(join(dir.path, "tiny"));
+    const e = await OnnxTextEmbedder.load(join(dir.path, "tiny"));
+    expect(e.id).toBe("tiny@1");
+    expect(e.dim).toBe(4);
+    const [a, b] = await e.embedTexts(["hello world", "你好"]);
+    const want = expectedVector(ids("[CLS]", "hello", "world", "[SEP]"));
+    Array.from(a!).forEach((x, i) => expect(x).toBeCloseTo(want[i] as number, 5));
+    const wantZh = expectedVector(ids("[CLS]", "你", "好", "[SEP]"));
+    Array.from(b!).forEach((x, i) => expect(x).toBeCloseTo(wantZh[i] as number, 5));
+  });
+
+  test("a broken model directory is a clear error", async () => {
+    using dir = tempDir();
+    await expect(OnnxTextEmbedder.load(dir.path)).rejects.toThrow("has no homed-model.json");
+    writeTinyModel(join(dir.path, "x"));
+    writeFileSync(join(dir.path, "x", "model.onnx"), "not a model");
+    await expect(OnnxTextEmbedder.load(join(dir.path, "x"))).rejects.toThrow("cannot load");
+  });
+});
+
+describe("homed models", () => {
+  test("the compiled binary lists and runs a model from /, with onnxruntime embedded", async () => {
+    using dir = tempDir();
+    let r = await run([HOMED, "models", "-data", dir.path, "list"], { cwd: "/" });
+    expect(r.stdout).toContain("no models");
+    writeTinyModel(join(dir.path, "models", "tiny"));
+    mkdirSync(join(dir.path, "models", "broken"));
+    writeFileSync(join(dir.path, "models", "broken", "homed-model.json"), "{}");
+    r = await run([HOMED, "models", "-data", dir.path, "list"], { cwd: "/" });
+    expect(r.stdout).toContain("tiny  tiny@1");
+    expect(r.stdout).toContain("broken  broken:");
+    r = await run([HOMED, "models", "-data", dir.path, "-json", "check", "tiny", "hello world"], { cwd: "/" });
+    expect(r.exitCode).toBe(0);
+    const out = JSON.parse(r.stdout) as { id: string; dim: number; vectors: number[][] };
+    expect(out.dim).toBe(4);
+    const want = expectedVector(ids("[CLS]", "hello", "world", "[SEP]"));
+    out.vectors[0]!.forEach((x, i) => expect(x).toBeCloseTo(want[i] as number, 5));
+    r = await run([HOMED, "models", "-data", dir.path, "check", "nope", "x"]);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain("has no homed-model.json");
+  });
+});
