@@ -56,7 +56,7 @@ export class Agent {
   async run(input: TurnInput, sink: TurnSink, signal: AbortSignal): Promise<TurnResult> {
     const t0 = performance.now();
     const r = await runTurn(
-      { store: this.d.store, stages: this.stages, tools: this.tools, executor: this.executor, history: this.history, caller: this.d.caller, log: this.d.log, model: this.d.model, config: this.d.config, onContext: (conv, turn, messages, tools, items) => this.rememberContext(conv, turn, messages, tools, items), remember: (id, conv, text) => this.remember(id, conv, text) },
+      { store: this.d.store, stages: this.stages, tools: this.tools, executor: this.executor, history: this.history, caller: this.d.caller, log: this.d.log, model: this.d.model, config: this.d.config, onContext: (conv, turn, messages, tools, items) => this.rememberContext(conv, turn, messages, tools, items), remember: (id, conv, text) => this.remember(id, conv, text), prepareRecall: async (input) => { await this.d.memory?.prepare(input); } },
       input,
       sink,
       signal,

@@ -69,6 +69,8 @@ export interface TurnDeps {
   history: HistoryCache;
   caller: PluginCaller;
   log: StageLog;
+  /** Before the history is assembled: let memory prepare for scoring against the input. */
+  prepareRecall?: (input: string) => Promise<void>;
   /** Indexes an event's text for memory as the turn appends it. */
   remember?: (eventId: number, conv: string, text: string) => void;
   /**
@@ -131,6 +133,7 @@ export async function runTurn(d: TurnDeps, input: TurnInput, sink: TurnSink, sig
 
   // Context: system prompt, what pre_action injects, history that fits, this input.
   const injected: string[] = [];
+  await d.prepareRecall?.(inputText);
   const assembled = d.history.assemble(conv, Math.max(0, cfg.contextWindow - cfg.maxOutputTokens - estimateTokens(cfg.systemPrompt) - estimateTokens(inputText) - 256), turn, inputText);
   const history = assembled.messages;
   await runStage(d.stages, d.caller, d.log, "pre_action", { conv, channel, input: inputText, messages: history.length + 1 }, (o, p) => {

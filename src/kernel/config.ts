@@ -50,6 +50,7 @@ export const ConfigSchema = v.strictObject({
   memory: v.optional(
     v.strictObject({
       pinned_recent: v.optional(v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(0), v.maxValue(1000)), 10),
+      model: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9._-]*$/, "must be a folder name under DATA/models")), ""),
     }),
     {},
   ),
@@ -155,6 +156,10 @@ tool_timeout_ms = 120000
 # in context regardless of relevance (fewer when the budget cannot hold them); the rest are
 # kept by relevance to the current input and the others move to cold memory (L2), never lost.
 pinned_recent = 10
+# A dense embedding model from DATA/models/<name>/ (see homed models). Empty: memory uses
+# words and concepts only (TF-IDF, BM25). Events without a vector from the model are embedded
+# in the background, so changing the model re-embeds the past.
+model = ""
 
 [approval]
 # Tool calls no rule below matches: allow | ask | deny. Tools that ask for approval

@@ -24,7 +24,7 @@ import { Agent } from "../agent/agent.ts";
 import { LlmSettings } from "./llm-settings.ts";
 import { channelMethods } from "./channel-methods.ts";
 import { ensureWebToken } from "./web-token.ts";
-import { Memory } from "../memory/memory.ts";
+import { eventText, Memory } from "../memory/memory.ts";
 import { Tokenizer } from "../embed/tokenizer.ts";
 
 /** The value at a dotted path of the configuration (undefined if absent). */
@@ -127,7 +127,23 @@ export class Kernel {
       boot_ms: Math.round(performance.now() - t0),
     });
     kernel.supervisor.start();
+    if (config.memory.model) void kernel.loadDenseModel(config.memory.model);
     return kernel;
+  }
+
+  /** Load the configured embedding model in the background; memory stays lexical if it fails. */
+  private async loadDenseModel(name: string): Promise<void> {
+    const log = this.log.with({ component: "memory" });
+    try {
+      const { OnnxTextEmbedder } = await import("../embed/onnx.ts");
+      const { DenseIndex } = await import("../memory/dense-index.ts");
+      const embedder = await OnnxTextEmbedder.load(join(this.paths.dir, "models", name));
+      this.memory.dense = new DenseIndex(this.store.db, embedder, log);
+      log.info("dense memory model loaded", { model: name, id: embedder.id, dim: embedder.dim });
+      this.memory.dense.backfill(eventText);
+    } catch (err) {
+      log.error("dense memory model not loaded; memory uses words and concepts only", { model: name, err: (err as Error).message });
+    }
   }
 
   private createSupervisor(clock: Clock, env: Record<string, string | undefined>): Supervisor {
@@ -203,6 +219,7 @@ export class Kernel {
       failClosed: this.supervisor.failClosed(),
       llm: this.llm.view(),
       tools: this.agent.tools.list().map((t) => ({ name: t.def.name, plugin: t.plugin, approval: t.def.approval })),
+      memory: { embedder: this.memory.dense?.embedder.id ?? null, vectorsMade: this.memory.dense?.made ?? 0, pending: this.memory.dense?.pending ?? 0 },
       stages: this.agent.stages.all().map((h) => ({ stage: h.stage, plugin: h.plugin, priority: h.priority, deadlineMs: h.deadlineMs })),
     };
   }

@@ -8,9 +8,38 @@ import type { Store } from "../store/store.ts";
 import type { Tokenizer } from "../embed/tokenizer.ts";
 import { LexicalIndex } from "./lexical-index.ts";
 import { rankEvents } from "./relevance.ts";
+import type { DenseIndex } from "./dense-index.ts";
+
+/** The text of an event that memory indexes, by kind; null for events with none. */
+export function eventText(kind: string, body: string): string | null {
+  let b: Record<string, unknown>;
+  try {
+    b = JSON.parse(body) as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+  const s = (x: unknown) => (typeof x === "string" ? x : "");
+  switch (kind) {
+    case "user-message":
+      return s(b.text) || null;
+    case "agent-reply":
+      // A reply the model wrote is indexed as its model-output; only other replies stand alone.
+      return b.fromModel === true ? null : s(b.text) || null;
+    case "recall-turn":
+      return [s(b.text), s(b.caption)].filter(Boolean).join("\n") || null;
+    case "model-output":
+      return s(b.text) || null;
+    case "tool-result":
+      return `${s(b.name)}\n${s(b.content).slice(0, 20_000)}`;
+    default:
+      return typeof b.text === "string" ? b.text : null;
+  }
+}
 
 export class Memory {
   readonly index: LexicalIndex;
+  /** Dense vectors, once a model is loaded (memory works lexically until then). */
+  dense: DenseIndex | null = null;
 
   constructor(
     private readonly store: Store,
@@ -22,13 +51,20 @@ export class Memory {
   /** Index an event's text (empty text is fine: it simply matches nothing). */
   add(eventId: number, conv: string, text: string): void {
     this.index.add(eventId, conv, text);
+    this.dense?.enqueue(eventId, conv, text);
+  }
+
+  /** Before scoring for `text`: embed it once, if a dense model is in use. */
+  async prepare(text: string): Promise<void> {
+    await this.dense?.prepareQuery(text);
   }
 
   /** Relevance of each of `ids` to `text` (0 for those that share nothing with it). */
   score(conv: string, text: string, ids: readonly number[]): Map<number, number> {
     const wanted = new Set(ids);
     const out = new Map<number, number>();
-    for (const s of rankEvents(this.index, conv, text, { ids })) if (wanted.has(s.id)) out.set(s.id, s.score);
+    const dense = this.dense?.cosines(conv, text, ids) ?? null;
+    for (const s of rankEvents(this.index, conv, text, { ids, dense })) if (wanted.has(s.id)) out.set(s.id, s.score);
     return out;
   }
 

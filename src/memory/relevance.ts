@@ -3,7 +3,9 @@
  * pruning, cold recall and `homed recall` share. Both signals work on jieba's words plus the
  * concepts they stand for (WordNet, CC-CEDICT), each normalised to [0, 1] by the best candidate:
  * TF-IDF cosine (incremental IDF) and BM25 (FTS5, a shared concept weighted half a shared word).
- * Dense cosine joins when a model is installed. The weights are chosen on the evaluation set
+ * With a dense model installed, dense cosine brings its own candidates and half of the score
+ * (a first, untuned split: the evaluation set needs a real model to tune it, which this
+ * machine cannot download). The lexical weights are chosen on the evaluation set
  * (bench/recall, docs/BENCHMARKS.md): the concepts carry the gain; a recency prior measured no
  * gain there and was left out.
  */
@@ -42,7 +44,14 @@ export interface RankOptions {
   weights?: HybridWeights;
   /** Every event id of the conversation in order (for the "recent" scorer). */
   ids: readonly number[];
+  /** Dense cosines of events with the query, when a model is installed. */
+  dense?: ReadonlyMap<number, number> | null;
 }
+
+/** With a dense model, half the score is dense cosine, half the lexical fusion. */
+const DENSE_SHARE = 0.5;
+/** Dense candidates considered beside BM25's. */
+const DENSE_CANDIDATES = 200;
 
 /** Event ids of `conv` ranked by relevance to `text`, best first, with their fused scores. */
 export function rankEvents(index: LexicalIndex, conv: string, text: string, opts: RankOptions): Scored[] {
@@ -58,9 +67,17 @@ export function rankEvents(index: LexicalIndex, conv: string, text: string, opts
   // BM25 picks the candidates (FTS5's index makes that cheap at any history length); TF-IDF
   // re-scores only those, so the cost of a query does not grow with the conversation.
   const bm = index.bm25(conv, words, concepts, BM25_CANDIDATES, minId);
+  const denseTop = opts.dense
+    ? [...opts.dense].filter(([id, c]) => id >= minId && c > 0).map(([id, c]) => ({ id, score: c })).sort((a, b) => b.score - a.score).slice(0, DENSE_CANDIDATES)
+    : [];
+  const candidates = new Set([...bm.map((x) => x.id), ...denseTop.map((x) => x.id)]);
   const b = normalise(bm);
-  const t = normalise(index.tfidf(conv, [...words, ...concepts], minId, new Set(bm.map((x) => x.id))));
+  const t = normalise(index.tfidf(conv, [...words, ...concepts], minId, candidates));
+  const d = normalise(denseTop);
   const out: Scored[] = [];
-  for (const id of new Set([...t.keys(), ...b.keys()])) out.push({ id, score: w.tfidf * (t.get(id) ?? 0) + w.bm25 * (b.get(id) ?? 0) });
+  for (const id of candidates) {
+    const lexical = w.tfidf * (t.get(id) ?? 0) + w.bm25 * (b.get(id) ?? 0);
+    out.push({ id, score: opts.dense ? DENSE_SHARE * (d.get(id) ?? 0) + (1 - DENSE_SHARE) * lexical : lexical });
+  }
   return out.sort((a, b2) => b2.score - a.score || b2.id - a.id);
 }

@@ -27,6 +27,8 @@ export const StatusResult = v.object({
   failClosed: v.array(v.string()),
   llm: v.lazy(() => LlmSettingsView),
   tools: v.array(v.object({ name: v.string(), plugin: v.string(), approval: v.string() })),
+  /** Dense memory: the embedder in use (null: words and concepts only), vectors made, queued. */
+  memory: v.object({ embedder: v.nullable(v.string()), vectorsMade: v.number(), pending: v.number() }),
   stages: v.array(v.object({ stage: v.string(), plugin: v.string(), priority: v.number(), deadlineMs: v.number() })),
 });
 export type StatusResult = v.InferOutput<typeof StatusResult>;

@@ -110,6 +110,21 @@ export const MIGRATIONS: readonly Migration[] = [
         SELECT event_id, (SELECT group_concat(key, ' ') FROM json_each(terms)), '', conv FROM event_terms;
     `,
   },
+  {
+    version: 5,
+    name: "dense vectors",
+    sql: `
+      -- One vector per event and embedder; the embedder id (model and version) travels with the
+      -- vector, so a changed model never compares with old vectors and they can be re-made.
+      CREATE TABLE event_vectors (
+        event_id INTEGER NOT NULL REFERENCES events(id),
+        embedder TEXT    NOT NULL,
+        dim      INTEGER NOT NULL,
+        vec      BLOB    NOT NULL, -- float32, little-endian, L2-normalised
+        PRIMARY KEY (event_id, embedder)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
