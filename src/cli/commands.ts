@@ -234,12 +234,12 @@ export const recall: Subcommand = {
 
 export const models: Subcommand = {
   name: "models",
-  summary: "list the dense embedding models in DATA/models, or check one (models check NAME TEXT…)",
-  flags: [DATA_FLAG, JSON_FLAG],
+  summary: "dense embedding models in DATA/models: list, check NAME TEXT…, pull NAME",
+  flags: [DATA_FLAG, JSON_FLAG, { name: "endpoint", kind: "string", arg: "URL", usage: "Hugging Face hub or mirror for models pull (default $HF_ENDPOINT or https://huggingface.co)" }],
   async run(values, rest) {
     // Loaded on demand: onnxruntime is large and only this command and memory need it.
     const { runModels } = await import("./models.ts");
-    return await runModels(resolveDataDir(values), rest, values.json === true);
+    return await runModels(resolveDataDir(values), rest, values.json === true, typeof values.endpoint === "string" ? values.endpoint : undefined);
   },
 };
 

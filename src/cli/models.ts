@@ -1,15 +1,76 @@
 /**
  * `homed models`: the dense embedding models installed under DATA/models/<name>/.
- *   homed models list           what is installed, and whether each loads
- *   homed models check NAME TEXT…  load NAME and embed each TEXT (dimension, norm, first values)
+ *   homed models list             what is installed, and whether each loads
+ *   homed models check NAME TEXT…  load NAME and embed each TEXT (dimension, first values)
+ *   homed models pull NAME        download a known model from the Hugging Face hub (or the
+ *                                 mirror in HF_ENDPOINT / -endpoint) and check that it loads
  */
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { HomedError } from "../protocol/errors.ts";
 import { dataPaths } from "../kernel/data-paths.ts";
 import { MODEL_MANIFEST, OnnxTextEmbedder, readModelManifest } from "../embed/onnx.ts";
 
-export async function runModels(dataDir: string, args: string[], json: boolean): Promise<number> {
+/** Models `pull` knows: BERT-style (WordPiece) ONNX exports, so our tokenizer fits them. */
+export const KNOWN_MODELS: Record<string, { repo: string; files: Record<string, string>; manifest: Record<string, unknown> }> = {
+  "bge-small-zh": {
+    repo: "Xenova/bge-small-zh-v1.5",
+    files: { "model.onnx": "onnx/model.onnx", "vocab.txt": "vocab.txt" },
+    manifest: { id: "bge-small-zh-v1.5@1", text: { model: "model.onnx", vocab: "vocab.txt", max_tokens: 512, inputs: { ids: "input_ids", mask: "attention_mask", types: "token_type_ids" }, output: "last_hidden_state", pooling: "cls" } },
+  },
+  "bge-small-en": {
+    repo: "Xenova/bge-small-en-v1.5",
+    files: { "model.onnx": "onnx/model.onnx", "vocab.txt": "vocab.txt" },
+    manifest: { id: "bge-small-en-v1.5@1", text: { model: "model.onnx", vocab: "vocab.txt", max_tokens: 512, inputs: { ids: "input_ids", mask: "attention_mask", types: "token_type_ids" }, output: "last_hidden_state", pooling: "cls" } },
+  },
+};
+
+async function download(url: string, to: string): Promise<number> {
+  let res: Response;
+  try {
+    res = await fetch(url, { redirect: "follow" });
+  } catch (err) {
+    throw new HomedError("invalid_params", `cannot reach ${new URL(url).origin}: ${(err as Error).message} (offline? set HF_ENDPOINT or -endpoint to a mirror)`);
+  }
+  if (!res.ok || !res.body) throw new HomedError("invalid_params", `${url}: HTTP ${res.status}`);
+  const tmp = `${to}.part`;
+  const sink = Bun.file(tmp).writer();
+  let bytes = 0;
+  for await (const chunk of res.body) {
+    sink.write(chunk);
+    bytes += chunk.length;
+  }
+  await sink.end();
+  renameSync(tmp, to);
+  return bytes;
+}
+
+async function pull(modelsDir: string, name: string, endpoint: string): Promise<void> {
+  const known = KNOWN_MODELS[name];
+  if (!known) throw new HomedError("usage", `unknown model ${name}; known: ${Object.keys(KNOWN_MODELS).join(", ")}`);
+  const target = join(modelsDir, name);
+  const staging = `${target}.pulling`;
+  rmSync(staging, { recursive: true, force: true });
+  mkdirSync(staging, { recursive: true });
+  try {
+    for (const [local, remote] of Object.entries(known.files)) {
+      const url = `${endpoint.replace(/\/+$/, "")}/${known.repo}/resolve/main/${remote}`;
+      process.stderr.write(`downloading ${url}\n`);
+      const bytes = await download(url, join(staging, local));
+      process.stderr.write(`  ${local}: ${(bytes / 1024 / 1024).toFixed(1)} MiB\n`);
+    }
+    writeFileSync(join(staging, MODEL_MANIFEST), JSON.stringify(known.manifest, null, 2) + "\n");
+    const e = await OnnxTextEmbedder.load(staging); // only a model that loads is installed
+    rmSync(target, { recursive: true, force: true });
+    renameSync(staging, target);
+    process.stdout.write(`installed ${name} (${e.id}, ${e.dim} dimensions) in ${target}\nuse it for memory with [memory] model = "${name}" in config.toml\n`);
+  } catch (err) {
+    rmSync(staging, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+export async function runModels(dataDir: string, args: string[], json: boolean, endpoint?: string): Promise<number> {
   const dir = join(dataPaths(dataDir).dir, "models");
   const [verb, name, ...texts] = args;
   if (verb === "list" || verb === undefined) {
@@ -37,5 +98,10 @@ export async function runModels(dataDir: string, args: string[], json: boolean):
     }
     return 0;
   }
-  throw new HomedError("usage", `models: unknown action "${verb}" (list, check)`);
+  if (verb === "pull") {
+    if (!name || texts.length) throw new HomedError("usage", `models pull takes one model name: ${Object.keys(KNOWN_MODELS).join(", ")}`);
+    await pull(dir, name, endpoint || process.env.HF_ENDPOINT || "https://huggingface.co");
+    return 0;
+  }
+  throw new HomedError("usage", `models: unknown action "${verb}" (list, check, pull)`);
 }

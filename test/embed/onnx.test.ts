@@ -3,12 +3,12 @@
  * from / (onnxruntime's library embedded and loaded before its addon).
  */
 import { describe, expect, test } from "bun:test";
-import { writeFileSync, mkdirSync } from "node:fs";
+import { existsSync, writeFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { OnnxTextEmbedder } from "../../src/embed/onnx.ts";
 import { WordPiece } from "../../src/embed/wordpiece.ts";
 import { HOMED, run, tempDir } from "../harness/binary.ts";
-import { expectedVector, TINY_VOCAB, writeTinyModel } from "../harness/tiny-onnx.ts";
+import { expectedVector, tinyBertBytes, TINY_VOCAB, writeTinyModel } from "../harness/tiny-onnx.ts";
 
 const ids = (...tokens: string[]) => tokens.map((t) => TINY_VOCAB.indexOf(t));
 
@@ -66,5 +66,45 @@ describe("homed models", () => {
     r = await run([HOMED, "models", "-data", dir.path, "check", "nope", "x"]);
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toContain("has no homed-model.json");
+  });
+});
+
+describe("homed models pull", () => {
+  test("downloads a known model from the hub endpoint (a local mirror here), checks it loads, installs it", async () => {
+    using dir = tempDir();
+    const served: string[] = [];
+    const mirror = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch(req) {
+        const path = new URL(req.url).pathname;
+        served.push(path);
+        if (path === "/Xenova/bge-small-zh-v1.5/resolve/main/onnx/model.onnx") return new Response(tinyBertBytes());
+        if (path === "/Xenova/bge-small-zh-v1.5/resolve/main/vocab.txt") return new Response(TINY_VOCAB.join("\n") + "\n");
+        return new Response("not found", { status: 404 });
+      },
+    });
+    try {
+      const endpoint = `http://127.0.0.1:${mirror.port}`;
+      let r = await run([HOMED, "models", "-data", dir.path, "-endpoint", endpoint, "pull", "bge-small-zh"], { cwd: "/" });
+      expect(r.exitCode).toBe(0);
+      expect(r.stdout).toContain("installed bge-small-zh (bge-small-zh-v1.5@1, 4 dimensions)");
+      expect(served).toEqual(["/Xenova/bge-small-zh-v1.5/resolve/main/onnx/model.onnx", "/Xenova/bge-small-zh-v1.5/resolve/main/vocab.txt"]);
+      r = await run([HOMED, "models", "-data", dir.path, "-json", "check", "bge-small-zh", "hello"]);
+      const cls = expectedVector(ids("[CLS]")); // CLS pooling: the [CLS] row, normalised
+      (JSON.parse(r.stdout) as { vectors: number[][] }).vectors[0]!.forEach((x, i) => expect(x).toBeCloseTo(cls[i] as number, 5));
+      // HF_ENDPOINT works like -endpoint; a model the mirror lacks fails cleanly and leaves nothing.
+      r = await run([HOMED, "models", "-data", dir.path, "pull", "bge-small-en"], { env: { HF_ENDPOINT: endpoint } });
+      expect(r.exitCode).toBe(1);
+      expect(r.stderr).toContain("HTTP 404");
+      expect(existsSync(join(dir.path, "models", "bge-small-en"))).toBe(false);
+      expect(existsSync(join(dir.path, "models", "bge-small-en.pulling"))).toBe(false);
+    } finally {
+      mirror.stop(true);
+    }
+    const offline = await run([HOMED, "models", "-data", dir.path, "-endpoint", "http://127.0.0.1:1", "pull", "bge-small-zh"]);
+    expect(offline.exitCode).toBe(1);
+    expect(offline.stderr).toContain("cannot reach http://127.0.0.1:1");
+    expect((await run([HOMED, "models", "-data", dir.path, "pull", "no-such-model"])).stderr).toContain("unknown model no-such-model");
   });
 });

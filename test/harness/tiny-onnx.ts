@@ -24,6 +24,31 @@ export function expectedVector(ids: number[]): number[] {
   return v.map((x) => x / n);
 }
 
+/**
+ * The same table shaped like a BERT export (what `homed models pull` installs): inputs
+ * input_ids, attention_mask, token_type_ids (the last two unused), output last_hidden_state
+ * [1, tokens, dim] — so CLS pooling returns the [CLS] row.
+ */
+export function tinyBertBytes(): Uint8Array {
+  const table = tinyTable();
+  const T = onnx.TensorProto.DataType;
+  const A = onnx.AttributeProto.AttributeType;
+  const seq = (name: string) => ({ name, type: { tensorType: { elemType: T.INT64, shape: { dim: [{ dimValue: 1 }, { dimParam: "n" }] } } } });
+  const model = onnx.ModelProto.create({
+    irVersion: 8,
+    opsetImport: [{ domain: "", version: 13 }],
+    producerName: "homed-test",
+    graph: {
+      name: "tiny-bert",
+      node: [{ opType: "Gather", input: ["table", "input_ids"], output: ["last_hidden_state"], attribute: [{ name: "axis", type: A.INT, i: 0 }] }],
+      initializer: [{ name: "table", dataType: T.FLOAT, dims: [TINY_VOCAB.length, TINY_DIM], rawData: new Uint8Array(table.buffer) }],
+      input: [seq("input_ids"), seq("attention_mask"), seq("token_type_ids")],
+      output: [{ name: "last_hidden_state", type: { tensorType: { elemType: T.FLOAT, shape: { dim: [{ dimValue: 1 }, { dimParam: "n" }, { dimValue: TINY_DIM }] } } } }],
+    },
+  });
+  return onnx.ModelProto.encode(model).finish();
+}
+
 export function writeTinyModel(dir: string, id = "tiny@1"): void {
   mkdirSync(dir, { recursive: true });
   const table = tinyTable();
