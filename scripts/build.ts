@@ -54,7 +54,13 @@ function arm64Runtime(): string {
 }
 
 /** Native addons whose x64 build npm installed; the arm64 build swaps in their aarch64 package. */
-const NATIVE_ADDONS = [{ host: "@node-rs/jieba-linux-x64-gnu", arm64: "@node-rs/jieba-linux-arm64-gnu" }];
+const NATIVE_ADDONS = [
+  { host: "@node-rs/jieba-linux-x64-gnu", arm64: "@node-rs/jieba-linux-arm64-gnu" },
+  { host: "@img/sharp-linux-x64", arm64: "@img/sharp-linux-arm64" },
+];
+
+/** Shared libraries embedded by path whose arm64 build lives in another npm package. */
+const NATIVE_LIBRARIES = [{ host: "@img/sharp-libvips-linux-x64", arm64: "@img/sharp-libvips-linux-arm64", file: /sharp-libvips-linux-x64\/lib\/(libvips-cpp\.so\.[\d.]+)$/ }];
 
 function nativeAddonsFor(arch: Arch): BunPlugin {
   return {
@@ -65,9 +71,23 @@ function nativeAddonsFor(arch: Arch): BunPlugin {
         const version = (JSON.parse(readFileSync(join(ROOT, "node_modules", addon.host, "package.json"), "utf8")) as { version: string }).version;
         const pkg = packedPackage(addon.arm64, version);
         const main = (JSON.parse(readFileSync(join(pkg, "package.json"), "utf8")) as { main: string }).main;
+        const manifest = JSON.parse(readFileSync(join(pkg, "package.json"), "utf8")) as { exports?: Record<string, string> };
         const escaped = addon.arm64.replace(/[/.]/g, "\\$&");
-        build.onResolve({ filter: new RegExp(`^${escaped}$`) }, () => ({ path: join(pkg, main) }));
-        build.onResolve({ filter: new RegExp(`^${escaped}/package\\.json$`) }, () => ({ path: join(pkg, "package.json") }));
+        build.onResolve({ filter: new RegExp(`^${escaped}(/.*)?$`) }, (args) => {
+          const sub = args.path.slice(addon.arm64.length); // "" or "/package.json", "/sharp.node", …
+          if (sub === "") return { path: join(pkg, main) };
+          const mapped = manifest.exports?.[`.${sub}`];
+          return { path: join(pkg, mapped ?? `.${sub}`) };
+        });
+      }
+      for (const lib of NATIVE_LIBRARIES) {
+        const version = (JSON.parse(readFileSync(join(ROOT, "node_modules", lib.host, "package.json"), "utf8")) as { version: string }).version;
+        const pkg = packedPackage(lib.arm64, version);
+        build.onResolve({ filter: lib.file }, (args) => {
+          const file = join(pkg, "lib", (lib.file.exec(args.path) as RegExpExecArray)[1] as string);
+          if (!existsSync(file)) fail(`${file} is missing in ${lib.arm64}@${version}`);
+          return { path: file };
+        });
       }
     },
   };

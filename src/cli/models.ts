@@ -2,14 +2,15 @@
  * `homed models`: the dense embedding models installed under DATA/models/<name>/.
  *   homed models list             what is installed, and whether each loads
  *   homed models check NAME TEXT…  load NAME and embed each TEXT (dimension, first values)
+ *   homed models check-image NAME FILE…  the same for images (CLIP-style models)
  *   homed models pull NAME        download a known model from the Hugging Face hub (or the
  *                                 mirror in HF_ENDPOINT / -endpoint) and check that it loads
  */
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { HomedError } from "../protocol/errors.ts";
 import { dataPaths } from "../kernel/data-paths.ts";
-import { MODEL_MANIFEST, OnnxTextEmbedder, readModelManifest } from "../embed/onnx.ts";
+import { MODEL_MANIFEST, OnnxEmbedder, readModelManifest } from "../embed/onnx.ts";
 
 /** Models `pull` knows: BERT-style (WordPiece) ONNX exports, so our tokenizer fits them. */
 export const KNOWN_MODELS: Record<string, { repo: string; files: Record<string, string>; manifest: Record<string, unknown> }> = {
@@ -60,7 +61,7 @@ async function pull(modelsDir: string, name: string, endpoint: string): Promise<
       process.stderr.write(`  ${local}: ${(bytes / 1024 / 1024).toFixed(1)} MiB\n`);
     }
     writeFileSync(join(staging, MODEL_MANIFEST), JSON.stringify(known.manifest, null, 2) + "\n");
-    const e = await OnnxTextEmbedder.load(staging); // only a model that loads is installed
+    const e = await OnnxEmbedder.load(staging); // only a model that loads is installed
     rmSync(target, { recursive: true, force: true });
     renameSync(staging, target);
     process.stdout.write(`installed ${name} (${e.id}, ${e.dim} dimensions) in ${target}\nuse it for memory with [memory] model = "${name}" in config.toml\n`);
@@ -89,7 +90,7 @@ export async function runModels(dataDir: string, args: string[], json: boolean, 
   }
   if (verb === "check") {
     if (!name || texts.length === 0) throw new HomedError("usage", "models check takes a model name and at least one text");
-    const embedder = await OnnxTextEmbedder.load(join(dir, name));
+    const embedder = await OnnxEmbedder.load(join(dir, name));
     const vectors = await embedder.embedTexts(texts);
     if (json) process.stdout.write(JSON.stringify({ id: embedder.id, dim: embedder.dim, vectors: vectors.map((v) => Array.from(v)) }) + "\n");
     else {
@@ -98,10 +99,22 @@ export async function runModels(dataDir: string, args: string[], json: boolean, 
     }
     return 0;
   }
+  if (verb === "check-image") {
+    if (!name || texts.length === 0) throw new HomedError("usage", "models check-image takes a model name and at least one image file");
+    const embedder = await OnnxEmbedder.load(join(dir, name));
+    const files = texts.map((f) => {
+      if (!existsSync(f)) throw new HomedError("invalid_params", `no such file: ${f}`);
+      return new Uint8Array(readFileSync(f));
+    });
+    const vectors = await embedder.embedImages(files);
+    if (json) process.stdout.write(JSON.stringify({ id: embedder.id, dim: embedder.dim, vectors: vectors.map((v) => Array.from(v)) }) + "\n");
+    else vectors.forEach((v, i) => process.stdout.write(`  ${texts[i]}: [${Array.from(v.subarray(0, 4)).map((x) => x.toFixed(4)).join(", ")}${v.length > 4 ? ", …" : ""}]\n`));
+    return 0;
+  }
   if (verb === "pull") {
     if (!name || texts.length) throw new HomedError("usage", `models pull takes one model name: ${Object.keys(KNOWN_MODELS).join(", ")}`);
     await pull(dir, name, endpoint || process.env.HF_ENDPOINT || "https://huggingface.co");
     return 0;
   }
-  throw new HomedError("usage", `models: unknown action "${verb}" (list, check, pull)`);
+  throw new HomedError("usage", `models: unknown action "${verb}" (list, check, check-image, pull)`);
 }

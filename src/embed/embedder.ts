@@ -8,6 +8,8 @@ export interface Embedder {
   readonly dim: number;
   /** One L2-normalised vector per text. */
   embedTexts(texts: readonly string[]): Promise<Float32Array[]>;
+  /** CLIP-style models: one vector per image, in the same space as the texts'. */
+  embedImages?(images: readonly Uint8Array[]): Promise<Float32Array[]>;
 }
 
 /** Cosine of two L2-normalised vectors. */

@@ -32,6 +32,17 @@ const ModelManifest = v.object({
     pooling: v.optional(v.picklist(["none", "mean", "cls"]), "mean"),
     prefix: v.optional(v.string(), ""),
   }),
+  /** A CLIP-style pair: an image encoder whose vectors share the text encoder's space. */
+  image: v.optional(
+    v.object({
+      model: v.string(),
+      size: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(4096)), 224),
+      mean: v.optional(v.tuple([v.number(), v.number(), v.number()]), [0.48145466, 0.4578275, 0.40821073]),
+      std: v.optional(v.tuple([v.number(), v.number(), v.number()]), [0.26862954, 0.26130258, 0.27577711]),
+      input: v.optional(v.string(), "pixel_values"),
+      output: v.optional(v.string(), "image_embeds"),
+    }),
+  ),
 });
 export type ModelManifest = v.InferOutput<typeof ModelManifest>;
 
@@ -51,30 +62,58 @@ export function readModelManifest(dir: string): ModelManifest {
 
 type Session = Awaited<ReturnType<ReturnType<typeof onnxRuntime>["InferenceSession"]["create"]>>;
 
-export class OnnxTextEmbedder implements Embedder {
+export class OnnxEmbedder implements Embedder {
   private constructor(
     readonly id: string,
     readonly dim: number,
     private readonly m: ModelManifest["text"],
     private readonly session: Session,
     private readonly tokenizer: WordPiece,
+    private readonly image: { m: NonNullable<ModelManifest["image"]>; session: Session } | null,
   ) {}
 
   /** Load the model in `dir` and probe it once to learn its dimension. */
-  static async load(dir: string): Promise<OnnxTextEmbedder> {
+  static async load(dir: string): Promise<OnnxEmbedder> {
     const manifest = readModelManifest(dir);
     const m = manifest.text;
     const ort = onnxRuntime();
-    let session: Session;
-    try {
-      session = await ort.InferenceSession.create(join(dir, m.model));
-    } catch (err) {
-      throw new HomedError("invalid_params", `cannot load ${join(dir, m.model)}: ${(err as Error).message}`);
-    }
+    const open = async (file: string): Promise<Session> => {
+      try {
+        return await ort.InferenceSession.create(join(dir, file));
+      } catch (err) {
+        throw new HomedError("invalid_params", `cannot load ${join(dir, file)}: ${(err as Error).message}`);
+      }
+    };
+    const session = await open(m.model);
+    const image = manifest.image ? { m: manifest.image, session: await open(manifest.image.model) } : null;
     const tokenizer = new WordPiece(readFileSync(join(dir, m.vocab), "utf8"), m.lowercase);
-    const probe = new OnnxTextEmbedder(manifest.id, 0, m, session, tokenizer);
+    const probe = new OnnxEmbedder(manifest.id, 0, m, session, tokenizer, image);
     const [vec] = await probe.run(["probe"]);
-    return new OnnxTextEmbedder(manifest.id, (vec as Float32Array).length, m, session, tokenizer);
+    return new OnnxEmbedder(manifest.id, (vec as Float32Array).length, m, session, tokenizer, image);
+  }
+
+  /** Whether this model embeds images too (a CLIP-style pair). */
+  get hasImages(): boolean {
+    return this.image !== null;
+  }
+
+  async embedImages(images: readonly Uint8Array[]): Promise<Float32Array[]> {
+    if (!this.image) throw new HomedError("invalid_params", `${this.id} has no image encoder`);
+    const { m, session } = this.image;
+    const ort = onnxRuntime();
+    const { imageTensor } = await import("./image.ts");
+    const out: Float32Array[] = [];
+    for (const bytes of images) {
+      const pixels = await imageTensor(bytes, { size: m.size, mean: m.mean, std: m.std });
+      const result = await session.run({ [m.input]: new ort.Tensor("float32", pixels, [1, 3, m.size, m.size]) });
+      const t = result[m.output];
+      if (!t) throw new HomedError("invalid_params", `image model has no output ${m.output}`);
+      const data = t.data as Float32Array;
+      const vec = Float32Array.from(data.subarray(0, t.dims[t.dims.length - 1] as number));
+      if (vec.length !== this.dim) throw new HomedError("invalid_params", `image vectors have ${vec.length} dimensions, text vectors ${this.dim}: not one space`);
+      out.push(normalise(vec));
+    }
+    return out;
   }
 
   embedTexts(texts: readonly string[]): Promise<Float32Array[]> {

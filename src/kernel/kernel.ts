@@ -135,9 +135,9 @@ export class Kernel {
   private async loadDenseModel(name: string): Promise<void> {
     const log = this.log.with({ component: "memory" });
     try {
-      const { OnnxTextEmbedder } = await import("../embed/onnx.ts");
+      const { OnnxEmbedder } = await import("../embed/onnx.ts");
       const { DenseIndex } = await import("../memory/dense-index.ts");
-      const embedder = await OnnxTextEmbedder.load(join(this.paths.dir, "models", name));
+      const embedder = await OnnxEmbedder.load(join(this.paths.dir, "models", name));
       this.memory.dense = new DenseIndex(this.store.db, embedder, log);
       log.info("dense memory model loaded", { model: name, id: embedder.id, dim: embedder.dim });
       this.memory.dense.backfill(eventText);

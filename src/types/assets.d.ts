@@ -7,3 +7,7 @@ declare module "*.so.1" {
   const path: string;
   export default path;
 }
+declare module "*.so.8.18.7" {
+  const path: string;
+  export default path;
+}

@@ -13,7 +13,7 @@ import { Store } from "../../src/store/store.ts";
 import { Tokenizer } from "../../src/embed/tokenizer.ts";
 import { Memory } from "../../src/memory/memory.ts";
 import { DenseIndex } from "../../src/memory/dense-index.ts";
-import { OnnxTextEmbedder } from "../../src/embed/onnx.ts";
+import { OnnxEmbedder } from "../../src/embed/onnx.ts";
 
 const quiet = { warn: () => {}, info: () => {} };
 
@@ -74,7 +74,7 @@ describe("dense memory", () => {
       ids.push(id);
     }
     expect(memory.score("c", "play", ids).size).toBe(0); // lexically, nothing matches "play"
-    memory.dense = new DenseIndex(store.db, await OnnxTextEmbedder.load(join(dir.path, "tiny")), quiet);
+    memory.dense = new DenseIndex(store.db, await OnnxEmbedder.load(join(dir.path, "tiny")), quiet);
     memory.dense.backfill((_k, body) => JSON.parse(body).text);
     await memory.dense.idle();
     await memory.prepare("play");

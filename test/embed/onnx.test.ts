@@ -5,10 +5,10 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, writeFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { OnnxTextEmbedder } from "../../src/embed/onnx.ts";
+import { OnnxEmbedder } from "../../src/embed/onnx.ts";
 import { WordPiece } from "../../src/embed/wordpiece.ts";
 import { HOMED, run, tempDir } from "../harness/binary.ts";
-import { expectedVector, tinyBertBytes, TINY_VOCAB, writeTinyModel } from "../harness/tiny-onnx.ts";
+import { expectedVector, tinyBertBytes, TINY_VOCAB, writeTinyClip, writeTinyModel } from "../harness/tiny-onnx.ts";
 
 const ids = (...tokens: string[]) => tokens.map((t) => TINY_VOCAB.indexOf(t));
 
@@ -23,11 +23,11 @@ describe("WordPiece", () => {
   });
 });
 
-describe("OnnxTextEmbedder", () => {
+describe("OnnxEmbedder", () => {
   test("loads a model directory and returns the model's normalised vectors", async () => {
     using dir = tempDir();
     writeTinyModel(join(dir.path, "tiny"));
-    const e = await OnnxTextEmbedder.load(join(dir.path, "tiny"));
+    const e = await OnnxEmbedder.load(join(dir.path, "tiny"));
     expect(e.id).toBe("tiny@1");
     expect(e.dim).toBe(4);
     const [a, b] = await e.embedTexts(["hello world", "你好"]);
@@ -39,10 +39,10 @@ describe("OnnxTextEmbedder", () => {
 
   test("a broken model directory is a clear error", async () => {
     using dir = tempDir();
-    await expect(OnnxTextEmbedder.load(dir.path)).rejects.toThrow("has no homed-model.json");
+    await expect(OnnxEmbedder.load(dir.path)).rejects.toThrow("has no homed-model.json");
     writeTinyModel(join(dir.path, "x"));
     writeFileSync(join(dir.path, "x", "model.onnx"), "not a model");
-    await expect(OnnxTextEmbedder.load(join(dir.path, "x"))).rejects.toThrow("cannot load");
+    await expect(OnnxEmbedder.load(join(dir.path, "x"))).rejects.toThrow("cannot load");
   });
 });
 
@@ -106,5 +106,31 @@ describe("homed models pull", () => {
     expect(offline.exitCode).toBe(1);
     expect(offline.stderr).toContain("cannot reach http://127.0.0.1:1");
     expect((await run([HOMED, "models", "-data", dir.path, "pull", "no-such-model"])).stderr).toContain("unknown model no-such-model");
+  });
+});
+
+describe("CLIP-style image path", () => {
+  test("images are decoded and resized by sharp and embedded into the text space, in process and from the binary", async () => {
+    using dir = tempDir();
+    const model = join(dir.path, "models", "clip");
+    writeTinyClip(model);
+    const e = await OnnxEmbedder.load(model);
+    expect(e.hasImages).toBe(true);
+    const { sharpModule } = await import("../../src/embed/image.ts");
+    const sharp = sharpModule();
+    const png = (r: number, g: number, b: number) => sharp({ create: { width: 20, height: 12, channels: 3, background: { r, g, b } } }).png().toBuffer();
+    const [red, blue] = await e.embedImages([await png(255, 0, 0), await png(0, 0, 255)]);
+    expect(Array.from(red!).map((x) => Number(x.toFixed(4)))).toEqual([1, 0, 0, 0]);
+    expect(Array.from(blue!).map((x) => Number(x.toFixed(4)))).toEqual([0, 0, 0.7071, 0.7071]);
+    expect((await e.embedTexts(["hello"]))[0]!.length).toBe(red!.length); // one space
+    await expect(e.embedImages([new TextEncoder().encode("not an image")])).rejects.toThrow("not an image sharp can read");
+
+    const file = join(dir.path, "blue.jpg");
+    await Bun.write(file, await sharp({ create: { width: 9, height: 30, channels: 3, background: { r: 0, g: 0, b: 255 } } }).jpeg({ quality: 100 }).toBuffer());
+    const r = await run([HOMED, "models", "-data", dir.path, "-json", "check-image", "clip", file], { cwd: "/" });
+    expect(r.stderr).toBe("");
+    const v = (JSON.parse(r.stdout) as { vectors: number[][] }).vectors[0]!;
+    expect(v[2]).toBeCloseTo(0.7071, 2);
+    expect(v[0]).toBeCloseTo(0, 2);
   });
 });

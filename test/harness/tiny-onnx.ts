@@ -3,7 +3,7 @@
  * fixed table → mean over tokens → one vector. Small enough to check its output by hand, real
  * enough to exercise loading, tokenizing, the runtime and the embedded library.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { onnx } from "onnx-proto";
 
@@ -75,4 +75,37 @@ export function writeTinyModel(dir: string, id = "tiny@1"): void {
     join(dir, "homed-model.json"),
     JSON.stringify({ id, text: { model: "model.onnx", vocab: "vocab.txt", max_tokens: 32, inputs: { ids: "input_ids" }, output: "sentence_embedding", pooling: "none" } }),
   );
+}
+
+/** The tiny image encoder's projection: channel means [r, g, b] → 4 dimensions. */
+export const TINY_IMAGE_W = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 1];
+
+/**
+ * A tiny CLIP-style pair: the text model above plus an image model (pixel_values [1,3,8,8] →
+ * mean per channel → a 3×4 projection → image_embeds [1,4]), in the same 4-dimensional space.
+ * Mean 0 and std 1, so a pure red image has channel means [1, 0, 0].
+ */
+export function writeTinyClip(dir: string): void {
+  writeTinyModel(dir, "tiny-clip@1");
+  const T = onnx.TensorProto.DataType;
+  const A = onnx.AttributeProto.AttributeType;
+  const model = onnx.ModelProto.create({
+    irVersion: 8,
+    opsetImport: [{ domain: "", version: 13 }],
+    producerName: "homed-test",
+    graph: {
+      name: "tiny-image",
+      node: [
+        { opType: "ReduceMean", input: ["pixel_values"], output: ["means"], attribute: [{ name: "axes", type: A.INTS, ints: [2, 3] }, { name: "keepdims", type: A.INT, i: 0 }] },
+        { opType: "MatMul", input: ["means", "w"], output: ["image_embeds"] },
+      ],
+      initializer: [{ name: "w", dataType: T.FLOAT, dims: [3, TINY_DIM], rawData: new Uint8Array(new Float32Array(TINY_IMAGE_W).buffer) }],
+      input: [{ name: "pixel_values", type: { tensorType: { elemType: T.FLOAT, shape: { dim: [{ dimValue: 1 }, { dimValue: 3 }, { dimValue: 8 }, { dimValue: 8 }] } } } }],
+      output: [{ name: "image_embeds", type: { tensorType: { elemType: T.FLOAT, shape: { dim: [{ dimValue: 1 }, { dimValue: TINY_DIM }] } } } }],
+    },
+  });
+  writeFileSync(join(dir, "image.onnx"), onnx.ModelProto.encode(model).finish());
+  const manifest = JSON.parse(readFileSync(join(dir, "homed-model.json"), "utf8"));
+  manifest.image = { model: "image.onnx", size: 8, mean: [0, 0, 0], std: [1, 1, 1], input: "pixel_values", output: "image_embeds" };
+  writeFileSync(join(dir, "homed-model.json"), JSON.stringify(manifest));
 }

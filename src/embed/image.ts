@@ -1,0 +1,43 @@
+/**
+ * Images for an image encoder: decoded, resized (cover, centre) and normalised by sharp into a
+ * [1, 3, size, size] float tensor, channels first, as CLIP-style models take them. sharp's
+ * native addon needs libvips, which the compiled binary embeds and loads first (like
+ * onnxruntime's library); both load only when an image is actually processed.
+ */
+import vipsLibrary from "../../node_modules/@img/sharp-libvips-linux-x64/lib/libvips-cpp.so.8.18.7" with { type: "file" };
+import { preloadLibrary } from "../ipc/native-lib.ts";
+import { HomedError } from "../protocol/errors.ts";
+
+type Sharp = typeof import("sharp").default;
+let sharp: Sharp | null = null;
+
+export function sharpModule(): Sharp {
+  if (!sharp) {
+    preloadLibrary(vipsLibrary, "vips_init");
+    const mod = require("sharp") as Sharp | { default: Sharp };
+    sharp = typeof mod === "function" ? mod : mod.default;
+  }
+  return sharp;
+}
+
+export interface ImagePreprocess {
+  size: number;
+  mean: readonly [number, number, number];
+  std: readonly [number, number, number];
+}
+
+/** Pixel values of `bytes` (any format sharp reads) as the model's input tensor data. */
+export async function imageTensor(bytes: Uint8Array, p: ImagePreprocess): Promise<Float32Array> {
+  let raw: Buffer;
+  try {
+    raw = await sharpModule()(bytes).rotate().resize(p.size, p.size, { fit: "cover", position: "centre" }).removeAlpha().toColourspace("srgb").raw().toBuffer();
+  } catch (err) {
+    throw new HomedError("invalid_params", `not an image sharp can read: ${(err as Error).message}`);
+  }
+  const plane = p.size * p.size;
+  const out = new Float32Array(3 * plane);
+  for (let i = 0; i < plane; i++) {
+    for (let c = 0; c < 3; c++) out[c * plane + i] = ((raw[i * 3 + c] as number) / 255 - (p.mean[c] as number)) / (p.std[c] as number);
+  }
+  return out;
+}
