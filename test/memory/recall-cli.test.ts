@@ -4,6 +4,8 @@
  * binary (jieba's dictionary embedded).
  */
 import { describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { join } from "node:path";
 import { HOMED, run, tempDir } from "../harness/binary.ts";
 import { startDaemon } from "../harness/daemon.ts";
 
@@ -29,6 +31,11 @@ describe("homed recall --stdio", () => {
     expect(r.exitCode).toBe(0);
     expect(r.stderr).toBe("");
     expect(r.stdout.trim().split("\n").map((l) => JSON.parse(l))).toEqual([{ ids: ["t1"] }, { ids: ["t2"] }, { ids: [] }]);
+    // Each turn is an event in the log: a parseable time is stored as ISO-8601, another as given.
+    const db = new Database(join(dir.path, "homed.db"), { readonly: true });
+    const times = db.query<{ body: string }, []>("SELECT body FROM events WHERE kind = 'recall-turn' ORDER BY id").all().map((r) => JSON.parse(r.body).time);
+    db.close();
+    expect(times).toEqual(["2025-01-02T10:00:00.000Z", "last week", null, null]);
   });
 
   test("bad lines go to stderr and the stream goes on; a bad query still answers one line", async () => {
