@@ -29,13 +29,11 @@ interface Block {
   size: number; // header + aligned payload
 }
 
-/** The sender's side of one arena. */
-export class BulkWriter {
-  private readonly i32: Int32Array;
-  private readonly bytes: Uint8Array;
-  private readonly blocks: Block[] = [];
-  private first = 0; // index of the oldest live block in `blocks`
-  private readonly waitIdx: number;
+/** What both sides of an arena see: the mapping, the arena's extent, its waiting word. */
+abstract class ArenaSide {
+  protected readonly i32: Int32Array;
+  protected readonly bytes: Uint8Array;
+  protected readonly waitIdx: number;
 
   constructor(
     buffer: ArrayBuffer,
@@ -47,6 +45,12 @@ export class BulkWriter {
     this.bytes = new Uint8Array(buffer);
     this.waitIdx = waitWordOffset >> 2;
   }
+}
+
+/** The sender's side of one arena. */
+export class BulkWriter extends ArenaSide {
+  private readonly blocks: Block[] = [];
+  private first = 0; // index of the oldest live block in `blocks`
 
   /** Largest payload this arena can ever hold. */
   get maxPayload(): number {
@@ -127,22 +131,7 @@ export class BulkWriter {
 }
 
 /** The receiver's side of one arena: validate references, read in place, release. */
-export class BulkReader {
-  private readonly i32: Int32Array;
-  private readonly bytes: Uint8Array;
-  private readonly waitIdx: number;
-
-  constructor(
-    buffer: ArrayBuffer,
-    readonly base: number,
-    readonly size: number,
-    waitWordOffset: number,
-  ) {
-    this.i32 = new Int32Array(buffer);
-    this.bytes = new Uint8Array(buffer);
-    this.waitIdx = waitWordOffset >> 2;
-  }
-
+export class BulkReader extends ArenaSide {
   /**
    * Check that `ref` names a live block of this arena (the other side may be buggy or hostile)
    * and return a view of its payload — valid until `release`.

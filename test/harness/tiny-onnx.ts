@@ -7,6 +7,14 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { onnx } from "onnx-proto";
 
+const T = onnx.TensorProto.DataType;
+const A = onnx.AttributeProto.AttributeType;
+
+/** An ONNX model (opset 13) around `graph`, encoded. */
+function encodeModel(graph: onnx.IGraphProto): Uint8Array {
+  return onnx.ModelProto.encode(onnx.ModelProto.create({ irVersion: 8, opsetImport: [{ domain: "", version: 13 }], producerName: "homed-test", graph })).finish();
+}
+
 export const TINY_VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "hello", "world", "dog", "你", "好", "##s", "play", "##ing", ".", "!", "cat", "hound"];
 export const TINY_DIM = 4;
 
@@ -31,45 +39,30 @@ export function expectedVector(ids: number[]): number[] {
  */
 export function tinyBertBytes(): Uint8Array {
   const table = tinyTable();
-  const T = onnx.TensorProto.DataType;
-  const A = onnx.AttributeProto.AttributeType;
   const seq = (name: string) => ({ name, type: { tensorType: { elemType: T.INT64, shape: { dim: [{ dimValue: 1 }, { dimParam: "n" }] } } } });
-  const model = onnx.ModelProto.create({
-    irVersion: 8,
-    opsetImport: [{ domain: "", version: 13 }],
-    producerName: "homed-test",
-    graph: {
-      name: "tiny-bert",
-      node: [{ opType: "Gather", input: ["table", "input_ids"], output: ["last_hidden_state"], attribute: [{ name: "axis", type: A.INT, i: 0 }] }],
-      initializer: [{ name: "table", dataType: T.FLOAT, dims: [TINY_VOCAB.length, TINY_DIM], rawData: new Uint8Array(table.buffer) }],
-      input: [seq("input_ids"), seq("attention_mask"), seq("token_type_ids")],
-      output: [{ name: "last_hidden_state", type: { tensorType: { elemType: T.FLOAT, shape: { dim: [{ dimValue: 1 }, { dimParam: "n" }, { dimValue: TINY_DIM }] } } } }],
-    },
+  return encodeModel({
+    name: "tiny-bert",
+    node: [{ opType: "Gather", input: ["table", "input_ids"], output: ["last_hidden_state"], attribute: [{ name: "axis", type: A.INT, i: 0 }] }],
+    initializer: [{ name: "table", dataType: T.FLOAT, dims: [TINY_VOCAB.length, TINY_DIM], rawData: new Uint8Array(table.buffer) }],
+    input: [seq("input_ids"), seq("attention_mask"), seq("token_type_ids")],
+    output: [{ name: "last_hidden_state", type: { tensorType: { elemType: T.FLOAT, shape: { dim: [{ dimValue: 1 }, { dimParam: "n" }, { dimValue: TINY_DIM }] } } } }],
   });
-  return onnx.ModelProto.encode(model).finish();
 }
 
 export function writeTinyModel(dir: string, id = "tiny@1"): void {
   mkdirSync(dir, { recursive: true });
   const table = tinyTable();
-  const T = onnx.TensorProto.DataType;
-  const A = onnx.AttributeProto.AttributeType;
-  const model = onnx.ModelProto.create({
-    irVersion: 8,
-    opsetImport: [{ domain: "", version: 13 }],
-    producerName: "homed-test",
-    graph: {
-      name: "tiny",
-      node: [
-        { opType: "Gather", input: ["table", "input_ids"], output: ["emb"], attribute: [{ name: "axis", type: A.INT, i: 0 }] },
-        { opType: "ReduceMean", input: ["emb"], output: ["sentence_embedding"], attribute: [{ name: "axes", type: A.INTS, ints: [1] }, { name: "keepdims", type: A.INT, i: 0 }] },
-      ],
-      initializer: [{ name: "table", dataType: T.FLOAT, dims: [TINY_VOCAB.length, TINY_DIM], rawData: new Uint8Array(table.buffer) }],
-      input: [{ name: "input_ids", type: { tensorType: { elemType: T.INT64, shape: { dim: [{ dimValue: 1 }, { dimParam: "n" }] } } } }],
-      output: [{ name: "sentence_embedding", type: { tensorType: { elemType: T.FLOAT, shape: { dim: [{ dimValue: 1 }, { dimValue: TINY_DIM }] } } } }],
-    },
+  const model = encodeModel({
+    name: "tiny",
+    node: [
+      { opType: "Gather", input: ["table", "input_ids"], output: ["emb"], attribute: [{ name: "axis", type: A.INT, i: 0 }] },
+      { opType: "ReduceMean", input: ["emb"], output: ["sentence_embedding"], attribute: [{ name: "axes", type: A.INTS, ints: [1] }, { name: "keepdims", type: A.INT, i: 0 }] },
+    ],
+    initializer: [{ name: "table", dataType: T.FLOAT, dims: [TINY_VOCAB.length, TINY_DIM], rawData: new Uint8Array(table.buffer) }],
+    input: [{ name: "input_ids", type: { tensorType: { elemType: T.INT64, shape: { dim: [{ dimValue: 1 }, { dimParam: "n" }] } } } }],
+    output: [{ name: "sentence_embedding", type: { tensorType: { elemType: T.FLOAT, shape: { dim: [{ dimValue: 1 }, { dimValue: TINY_DIM }] } } } }],
   });
-  writeFileSync(join(dir, "model.onnx"), onnx.ModelProto.encode(model).finish());
+  writeFileSync(join(dir, "model.onnx"), model);
   writeFileSync(join(dir, "vocab.txt"), TINY_VOCAB.join("\n") + "\n");
   writeFileSync(
     join(dir, "homed-model.json"),
@@ -87,24 +80,17 @@ export const TINY_IMAGE_W = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 1];
  */
 export function writeTinyClip(dir: string): void {
   writeTinyModel(dir, "tiny-clip@1");
-  const T = onnx.TensorProto.DataType;
-  const A = onnx.AttributeProto.AttributeType;
-  const model = onnx.ModelProto.create({
-    irVersion: 8,
-    opsetImport: [{ domain: "", version: 13 }],
-    producerName: "homed-test",
-    graph: {
-      name: "tiny-image",
-      node: [
-        { opType: "ReduceMean", input: ["pixel_values"], output: ["means"], attribute: [{ name: "axes", type: A.INTS, ints: [2, 3] }, { name: "keepdims", type: A.INT, i: 0 }] },
-        { opType: "MatMul", input: ["means", "w"], output: ["image_embeds"] },
-      ],
-      initializer: [{ name: "w", dataType: T.FLOAT, dims: [3, TINY_DIM], rawData: new Uint8Array(new Float32Array(TINY_IMAGE_W).buffer) }],
-      input: [{ name: "pixel_values", type: { tensorType: { elemType: T.FLOAT, shape: { dim: [{ dimValue: 1 }, { dimValue: 3 }, { dimValue: 8 }, { dimValue: 8 }] } } } }],
-      output: [{ name: "image_embeds", type: { tensorType: { elemType: T.FLOAT, shape: { dim: [{ dimValue: 1 }, { dimValue: TINY_DIM }] } } } }],
-    },
+  const model = encodeModel({
+    name: "tiny-image",
+    node: [
+      { opType: "ReduceMean", input: ["pixel_values"], output: ["means"], attribute: [{ name: "axes", type: A.INTS, ints: [2, 3] }, { name: "keepdims", type: A.INT, i: 0 }] },
+      { opType: "MatMul", input: ["means", "w"], output: ["image_embeds"] },
+    ],
+    initializer: [{ name: "w", dataType: T.FLOAT, dims: [3, TINY_DIM], rawData: new Uint8Array(new Float32Array(TINY_IMAGE_W).buffer) }],
+    input: [{ name: "pixel_values", type: { tensorType: { elemType: T.FLOAT, shape: { dim: [{ dimValue: 1 }, { dimValue: 3 }, { dimValue: 8 }, { dimValue: 8 }] } } } }],
+    output: [{ name: "image_embeds", type: { tensorType: { elemType: T.FLOAT, shape: { dim: [{ dimValue: 1 }, { dimValue: TINY_DIM }] } } } }],
   });
-  writeFileSync(join(dir, "image.onnx"), onnx.ModelProto.encode(model).finish());
+  writeFileSync(join(dir, "image.onnx"), model);
   const manifest = JSON.parse(readFileSync(join(dir, "homed-model.json"), "utf8"));
   manifest.image = { model: "image.onnx", size: 8, mean: [0, 0, 0], std: [1, 1, 1], input: "pixel_values", output: "image_embeds" };
   writeFileSync(join(dir, "homed-model.json"), JSON.stringify(manifest));

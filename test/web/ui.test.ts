@@ -20,14 +20,33 @@ afterAll(async () => {
 });
 
 
+/** A daemon with the agent fixture plugin and a fake LLM, and a page open on its web UI. */
+async function openUi() {
+  const dir = tempDir();
+  installBunPlugin(dir.path, "agent", "agent.ts");
+  const llm = await startFakeLlm();
+  const d = await startDaemon(dir.path);
+  const url = await webUrlOf(d);
+  const { page, errors } = await openPage(browser, url);
+  return {
+    llm,
+    d,
+    url,
+    page,
+    errors,
+    async [Symbol.asyncDispose]() {
+      await page.close();
+      await d[Symbol.asyncDispose]();
+      await llm.stop();
+      dir[Symbol.dispose]();
+    },
+  };
+}
+
 describe("web UI", () => {
   test("first run: set up a provider, test the connection, chat with a tool call approved in place, reload keeps it", async () => {
-    using dir = tempDir();
-    installBunPlugin(dir.path, "agent", "agent.ts");
-    await using llm = await startFakeLlm();
-    await using d = await startDaemon(dir.path);
-    const url = await webUrlOf(d);
-    const { page, errors } = await openPage(browser, url);
+    await using ui = await openUi();
+    const { llm, d, url, page, errors } = ui;
 
     await page.waitForSelector("#provider-form");
     expect(await page.textContent("h2")).toBe("Welcome to homed");
@@ -94,12 +113,8 @@ describe("web UI", () => {
   }, 60_000);
 
   test("the plugins page shows a killed plugin restarting, and the memory page what the model was sent", async () => {
-    using dir = tempDir();
-    installBunPlugin(dir.path, "agent", "agent.ts");
-    await using llm = await startFakeLlm();
-    await using d = await startDaemon(dir.path);
-    const url = await webUrlOf(d);
-    const { page, errors } = await openPage(browser, url);
+    await using ui = await openUi();
+    const { llm, d, url, page, errors } = ui;
     await page.evaluate(
       async (base) => (await fetch("/api/provider", { method: "POST", headers: { "content-type": "application/json", "x-homed": "1" }, body: JSON.stringify({ provider: "openai", baseURL: base, model: "m" }) })).status,
       llm.url,
