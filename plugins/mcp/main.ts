@@ -5,9 +5,22 @@
 import * as v from "valibot";
 import { connectPlugin } from "../sdk/index.ts";
 import { PluginMethod } from "../../src/protocol/plugin.ts";
+import { RiskClass } from "../../src/protocol/agent.ts";
 import { McpServer } from "./server.ts";
 
-const McpSection = v.object({ servers: v.array(v.object({ name: v.string(), command: v.string(), args: v.array(v.string()), env: v.record(v.string(), v.string()) })) });
+const McpSection = v.object({
+  servers: v.array(
+    v.object({
+      name: v.string(),
+      command: v.string(),
+      args: v.array(v.string()),
+      /** What the owner configured, passthrough names already resolved by the kernel. */
+      env: v.record(v.string(), v.string()),
+      risk: RiskClass,
+      read_only_hint: v.boolean(),
+    }),
+  ),
+});
 
 const plugin = await connectPlugin();
 const section = await plugin.call(PluginMethod.ConfigGet, { section: "mcp" }, McpSection);

@@ -7,12 +7,18 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterCrash } from "../../src/protocol/restart-policy.ts";
 import type { JsonSchemaTool, Plugin } from "../sdk/index.ts";
+import type { RiskClass } from "../../src/protocol/agent.ts";
+import { childEnvironment } from "../../src/protocol/child-env.ts";
 
 export interface McpServerConfig {
   name: string;
   command: string;
   args: string[];
   env: Record<string, string>;
+  /** The class of every tool of this server ("exec" unless the owner says otherwise). */
+  risk: RiskClass;
+  /** The owner trusts the server's readOnlyHint: such tools are "read". */
+  read_only_hint: boolean;
 }
 
 export type McpServerState = "starting" | "running" | "restarting" | "stopped";
@@ -53,7 +59,8 @@ export class McpServer {
     const transport = new StdioClientTransport({
       command: this.cfg.command,
       args: this.cfg.args,
-      env: { ...(process.env as Record<string, string>), ...this.cfg.env },
+      // The plugin's own minimal environment and what the owner configured; nothing of the daemon's.
+      env: childEnvironment(process.env, this.cfg.env),
       stderr: "pipe",
     });
     transport.stderr?.on("data", (chunk: Buffer) => {
@@ -76,6 +83,7 @@ export class McpServer {
           name,
           description: `[MCP ${this.cfg.name}] ${t.description ?? t.name}`.slice(0, 4000),
           parameters: t.inputSchema as Record<string, unknown>,
+          risk: this.cfg.read_only_hint && t.annotations?.readOnlyHint === true ? "read" : this.cfg.risk,
           run: async (args) => {
             if (!this.client) return { content: `error: MCP server ${this.cfg.name} is not running`, isError: true };
             const r = await this.client.callTool({ name: t.name, arguments: (args ?? {}) as Record<string, unknown> });

@@ -37,6 +37,7 @@ import {
   RunToolParams,
   StageRunParams,
   type StageName,
+  type RiskClass,
   type StagePayloads,
   type StageResult,
 } from "../../src/protocol/agent.ts";
@@ -60,6 +61,11 @@ export interface ToolOptions<S extends v.GenericSchema> {
   description: string;
   /** The arguments, as a valibot schema; published to the model as JSON Schema. */
   input: S;
+  /**
+   * What the tool can do (required): "read" (no side effects; may run unasked), "write",
+   * "exec", "network" or "secret" (asked about unless the owner allows them).
+   */
+  risk: RiskClass;
   /** "ask": a person should approve each call unless the policy says otherwise. */
   approval?: "auto" | "ask";
   run(args: v.InferOutput<S>, ctx: ToolContext): string | { content: string; isError?: boolean } | Promise<string | { content: string; isError?: boolean }>;
@@ -70,6 +76,7 @@ export interface JsonSchemaTool {
   name: string;
   description: string;
   parameters: Record<string, unknown>;
+  risk: RiskClass;
   approval?: "auto" | "ask";
   run(args: unknown, ctx: ToolContext): ReturnType<ToolOptions<v.GenericSchema>["run"]>;
 }
@@ -301,12 +308,12 @@ export async function connectPlugin(opts: { name?: string } = {}): Promise<Plugi
       const schema = toJsonSchema(opts.input, { errorMode: "ignore" }) as Record<string, unknown>;
       delete schema.$schema;
       tools.set(opts.name, { input: opts.input, run: opts.run as ToolOptions<v.GenericSchema>["run"] });
-      await rpc.request(AgentMethod.RegisterTools, { tools: [{ name: opts.name, description: opts.description, parameters: schema, approval: opts.approval ?? "auto" }] });
+      await rpc.request(AgentMethod.RegisterTools, { tools: [{ name: opts.name, description: opts.description, parameters: schema, risk: opts.risk, approval: opts.approval ?? "auto" }] });
     },
     async jsonSchemaTools(list) {
       // One request for the lot, so the model never sees half of a server's tools.
       for (const t of list) tools.set(t.name, { input: null, run: t.run });
-      await rpc.request(AgentMethod.RegisterTools, { tools: list.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters, approval: t.approval ?? "auto" })) });
+      await rpc.request(AgentMethod.RegisterTools, { tools: list.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters, risk: t.risk, approval: t.approval ?? "auto" })) });
     },
     async unregisterTools(names) {
       for (const n of names) tools.delete(n);

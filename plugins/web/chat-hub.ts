@@ -10,7 +10,7 @@ import type { Plugin } from "../sdk/index.ts";
 
 export interface ChatListener {
   event(e: Record<string, unknown>): void;
-  /** Absent: nobody can be asked (then the kernel's policy decides "no"). */
+  /** Absent: nobody can be asked, and the kernel is told so (what needs approval is denied by policy). */
   approval?(q: { tool: string; arguments: unknown; callId: string }): void;
 }
 
@@ -46,7 +46,8 @@ export class ChatHub {
   async run(stream: string, conv: string, text: string, listener: ChatListener, channel = "web"): Promise<TurnResultView> {
     this.streams.set(stream, { listener, pending: new Map() });
     try {
-      const raw = await this.plugin.request(ChannelMethod.ChatSend, { stream, conv, text, channel }, { timeoutMs: TURN_TIMEOUT_MS });
+      const interactive = listener.approval !== undefined;
+      const raw = await this.plugin.request(ChannelMethod.ChatSend, { stream, conv, text, channel, interactive }, { timeoutMs: TURN_TIMEOUT_MS });
       const r = v.safeParse(TurnResultSchema, raw);
       if (!r.success) throw new Error("the kernel sent a malformed turn result");
       return r.output;

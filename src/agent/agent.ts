@@ -3,7 +3,7 @@
  * turn. The kernel owns one Agent; it reaches plugins only through the injected PluginCaller.
  */
 import * as v from "valibot";
-import { AgentMethod, RegisterStagesParams, RegisterToolsParams, UnregisterToolsParams } from "../protocol/agent.ts";
+import { AgentMethod, RegisterStagesParams, RegisterToolsParams, UnregisterToolsParams, type ToolDefinition } from "../protocol/agent.ts";
 import { HomedError } from "../protocol/errors.ts";
 import { describeIssues } from "../protocol/jsonrpc.ts";
 import type { ChatMessage, LanguageModel } from "../llm/types.ts";
@@ -36,6 +36,8 @@ export class Agent {
   readonly tools = new ToolRegistry();
   readonly executor: ToolExecutor;
   private readonly history: HistoryCache;
+  /** Tools from plugin manifests, offered whether or not the plugin runs. */
+  private readonly declared = new Map<string, readonly ToolDefinition[]>();
   /** The last context each recent conversation sent the model: what the memory page shows. */
   private readonly contexts = new Map<string, { turn: string; at: number; messages: readonly ChatMessage[]; tools: readonly string[]; items: readonly (ContextItem | null)[] }>();
 
@@ -110,9 +112,20 @@ export class Agent {
     },
   };
 
-  /** A plugin went away: its handlers and tools vanish (they come back when it registers again). */
+  /**
+   * Offer the tools a plugin's manifest lists, before it runs. They stay offered while it is
+   * down (a lazy plugin stopped when idle starts again when one is called).
+   */
+  declareTools(plugin: string, tools: readonly ToolDefinition[]): void {
+    this.declared.set(plugin, tools);
+    for (const t of tools) this.tools.register(plugin, t);
+  }
+
+  /** A plugin went away: its handlers and tools vanish (they come back when it registers again), except those its manifest declares. */
   pluginGone(plugin: string): { stages: number; tools: number } {
-    return { stages: this.stages.unregisterPluginStages(plugin), tools: this.tools.unregister(plugin) };
+    const gone = { stages: this.stages.unregisterPluginStages(plugin), tools: this.tools.unregister(plugin) };
+    for (const t of this.declared.get(plugin) ?? []) this.tools.register(plugin, t);
+    return gone;
   }
 }
 

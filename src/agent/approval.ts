@@ -2,10 +2,16 @@
  * The approval policy every tool call passes (foreground, background, scheduled alike).
  *
  * Order: a `deny` rule wins; untrusted input may not call anything in `untrusted_deny`; then
- * `allow`, then `ask`, then the tool's own wish (`approval: "ask"`), then `default`. An answer of
- * "ask" for untrusted input becomes "deny": nobody in a group chat gets to approve a tool on the
- * owner's behalf. Patterns are globs on tool names (`*` and `?`).
+ * `allow`, then `ask`, then the tool's own wish (`approval: "ask"`), then its risk class: a
+ * `read` tool runs unasked unless `default` is "deny"; every other class gets `default`
+ * ("ask" as shipped). Patterns are globs on tool names (`*` and `?`) or `risk:<class>`, which
+ * matches every tool of that class (e.g. `allow = ["risk:network"]`).
+ *
+ * The policy only says allow, deny or ask. Whether somebody can be asked is the caller's to
+ * know: where nobody can (the /v1 API, schedules, untrusted input) "ask" is a denial by policy.
  */
+import { RISK_CLASSES, type RiskClass } from "../protocol/agent.ts";
+
 export type Decision = { kind: "allow" } | { kind: "deny"; reason: string } | { kind: "ask" };
 
 export interface ApprovalConfig {
@@ -17,35 +23,59 @@ export interface ApprovalConfig {
   untrusted_deny: string[];
 }
 
-function globToRegExp(glob: string): RegExp {
-  const escaped = glob.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".");
-  return new RegExp(`^${escaped}$`);
+/** What the policy needs to know of a tool. */
+export interface ToolTraits {
+  name: string;
+  risk: RiskClass;
+  /** The tool itself asks for a person's approval on every call. */
+  wantsApproval: boolean;
+}
+
+type Matcher = (t: ToolTraits) => boolean;
+
+function matcher(pattern: string): Matcher {
+  const risk = /^risk:(.*)$/.exec(pattern);
+  if (risk) {
+    const cls = risk[1] as RiskClass;
+    // A misspelt class would silently match nothing; config validation rejects it first.
+    if (!RISK_CLASSES.includes(cls)) throw new Error(`unknown risk class in pattern ${pattern}`);
+    return (t) => t.risk === cls;
+  }
+  const escaped = pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".");
+  const re = new RegExp(`^${escaped}$`);
+  return (t) => re.test(t.name);
+}
+
+/** True when `pattern` is a tool-name glob or `risk:<class>` with a known class. */
+export function isPolicyPattern(pattern: string): boolean {
+  const risk = /^risk:(.*)$/.exec(pattern);
+  return risk ? RISK_CLASSES.includes(risk[1] as RiskClass) : pattern.length > 0;
 }
 
 export class ApprovalPolicy {
-  private readonly allow: RegExp[];
-  private readonly ask: RegExp[];
-  private readonly deny: RegExp[];
-  private readonly untrustedDeny: RegExp[];
+  private readonly allow: Matcher[];
+  private readonly ask: Matcher[];
+  private readonly deny: Matcher[];
+  private readonly untrustedDeny: Matcher[];
 
   constructor(readonly config: ApprovalConfig) {
-    this.allow = config.allow.map(globToRegExp);
-    this.ask = config.ask.map(globToRegExp);
-    this.deny = config.deny.map(globToRegExp);
-    this.untrustedDeny = config.untrusted_deny.map(globToRegExp);
+    this.allow = config.allow.map(matcher);
+    this.ask = config.ask.map(matcher);
+    this.deny = config.deny.map(matcher);
+    this.untrustedDeny = config.untrusted_deny.map(matcher);
   }
 
-  decide(tool: string, toolWantsApproval: boolean, untrusted: boolean): Decision {
-    const hit = (list: RegExp[]) => list.some((r) => r.test(tool));
-    if (hit(this.deny)) return { kind: "deny", reason: `policy denies ${tool}` };
-    if (untrusted && hit(this.untrustedDeny)) return { kind: "deny", reason: `untrusted input may not call ${tool}` };
+  decide(tool: ToolTraits, untrusted: boolean): Decision {
+    const hit = (list: Matcher[]) => list.some((m) => m(tool));
+    if (hit(this.deny)) return { kind: "deny", reason: `policy denies ${tool.name}` };
+    if (untrusted && hit(this.untrustedDeny)) return { kind: "deny", reason: `untrusted input may not call ${tool.name}` };
     let d: Decision["kind"];
     if (hit(this.allow)) d = "allow";
     else if (hit(this.ask)) d = "ask";
-    else if (toolWantsApproval) d = "ask";
+    else if (tool.wantsApproval) d = "ask";
+    else if (tool.risk === "read" && this.config.default !== "deny") d = "allow";
     else d = this.config.default;
-    if (d === "deny") return { kind: "deny", reason: `policy denies ${tool} by default` };
-    if (d === "ask" && untrusted) return { kind: "deny", reason: `${tool} needs a person's approval, and the input is untrusted` };
+    if (d === "deny") return { kind: "deny", reason: `policy denies ${tool.name} by default` };
     return { kind: d };
   }
 }

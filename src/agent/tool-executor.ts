@@ -20,6 +20,15 @@ import type { ToolRegistry } from "./tools.ts";
 /** Tool output beyond this many characters is cut before it reaches the model (the log keeps all). */
 export const MAX_TOOL_OUTPUT_CHARS = 100_000;
 
+/** How a denial reads, in the reply and the audit event, when "ask" met nobody to ask. */
+export const NO_ONE_TO_ASK = "denied by policy (no one to ask)";
+
+const NOBODY_BY_ORIGIN: Record<ExecutionOrigin, string> = {
+  foreground: "this channel cannot ask anyone (e.g. the /v1 API)",
+  background: "a background job cannot ask anyone",
+  scheduled: "a scheduled job cannot ask anyone",
+};
+
 export interface ApprovalQuestion {
   tool: string;
   arguments: unknown;
@@ -64,7 +73,7 @@ export class ToolExecutor {
   constructor(private readonly d: ToolExecutorDeps) {}
 
   async execute(call: ToolCall, ctx: ExecContext): Promise<ToolExecution> {
-    this.d.store.append({ conv: ctx.conv, kind: "tool-call", actor: "agent", untrusted: ctx.untrusted, body: { turn: ctx.turn, callId: call.id, name: call.name, arguments: call.arguments, origin: ctx.origin } });
+    this.d.store.append({ conv: ctx.conv, kind: "tool-call", actor: "agent", untrusted: ctx.untrusted, body: { turn: ctx.turn, callId: call.id, name: call.name, risk: this.d.tools.get(call.name)?.def.risk ?? null, arguments: call.arguments, origin: ctx.origin } });
     const result = await this.decideAndRun(call, ctx);
     const forModel = result.content.length > MAX_TOOL_OUTPUT_CHARS ? result.content.slice(0, MAX_TOOL_OUTPUT_CHARS) + `\n[output cut at ${MAX_TOOL_OUTPUT_CHARS} characters]` : result.content;
     const stored = this.d.store.append({
@@ -122,10 +131,15 @@ export class ToolExecutor {
     const down = this.d.caller.failClosed();
     if (down.length > 0) return out("denied", `denied: critical plugin ${down.join(", ")} is down, so tool calls are refused until it is back`, args);
 
-    const decision = this.d.policy.decide(call.name, tool.def.approval === "ask", ctx.untrusted);
+    const decision = this.d.policy.decide({ name: call.name, risk: tool.def.risk, wantsApproval: tool.def.approval === "ask" }, ctx.untrusted);
     if (decision.kind === "deny") return out("denied", `denied: ${decision.reason}`, args);
     if (decision.kind === "ask") {
-      const yes = await this.askPerson(call, args, ctx);
+      // Never "the user declined" when nobody was asked: the policy said no.
+      if (ctx.untrusted || !ctx.ask) {
+        const nobody = ctx.untrusted ? "the input is untrusted" : NOBODY_BY_ORIGIN[ctx.origin];
+        return out("denied", `${NO_ONE_TO_ASK}: ${call.name} (${tool.def.risk}) needs a person's approval, and ${nobody}`, args);
+      }
+      const yes = await this.askPerson(call, args, ctx, ctx.ask);
       if (!yes.approved) return out("denied", `denied: ${yes.why}`, args);
     }
 
@@ -145,8 +159,7 @@ export class ToolExecutor {
     return out(parsed.output.isError ? "error" : "ok", content, args);
   }
 
-  private async askPerson(call: ToolCall, args: unknown, ctx: ExecContext): Promise<{ approved: boolean; why: string }> {
-    if (!ctx.ask) return { approved: false, why: `${call.name} needs a person's approval and nobody can be asked here (${ctx.origin})` };
+  private async askPerson(call: ToolCall, args: unknown, ctx: ExecContext, ask: NonNullable<ExecContext["ask"]>): Promise<{ approved: boolean; why: string }> {
     const timeoutMs = this.d.policy.config.timeout_ms;
     const ac = new AbortController();
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -156,7 +169,7 @@ export class ToolExecutor {
       ctx.signal?.addEventListener("abort", () => r("cancelled"), { once: true });
     });
     try {
-      const answer = await Promise.race([ctx.ask({ tool: call.name, arguments: args, callId: call.id }, ac.signal).catch(() => false), timeout, cancelled]);
+      const answer = await Promise.race([ask({ tool: call.name, arguments: args, callId: call.id }, ac.signal).catch(() => false), timeout, cancelled]);
       if (answer === "timeout") return { approved: false, why: `nobody approved ${call.name} within ${Math.round(timeoutMs / 1000)} s` };
       if (answer === "cancelled") return { approved: false, why: "the turn was cancelled before anyone answered" };
       return answer ? { approved: true, why: "" } : { approved: false, why: `the user declined ${call.name}` };

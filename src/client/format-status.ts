@@ -26,7 +26,7 @@ export function formatStatus(st: StatusResult): string {
     `  store    ${st.store.path}  schema v${st.store.schemaVersion}, ${st.store.events} events, ${formatBytes(st.store.sizeBytes)}`,
     `  model    ${st.llm.configured ? `${st.llm.provider} ${st.llm.model} at ${st.llm.baseURL} (key ${st.llm.hasKey ? st.llm.keyHint : "none"})` : "not configured (homed provider, or the web UI)"}`,
     `  memory   ${st.memory.embedder ? `dense model ${st.memory.embedder} (${st.memory.vectorsMade} vectors made, ${st.memory.pending} queued) + words and concepts` : "words and concepts (no dense model)"}`,
-    `  tools    ${st.tools.length ? st.tools.map((t) => t.name).join(", ") : "none"}`,
+    `  tools    ${st.tools.length ? st.tools.map((t) => `${t.name} (${t.risk})`).join(", ") : "none"}`,
     `  stages   ${st.stages.length ? st.stages.map((h) => `${h.stage}:${h.plugin}`).join(", ") : "none"}`,
     ...(st.failClosed.length ? [`  FAIL-CLOSED: critical plugin down: ${st.failClosed.join(", ")}`] : []),
     `  plugins`,

@@ -67,10 +67,12 @@ export function channelMethods(kernel: Kernel): Record<string, (params: unknown,
       const forget = proc.rpc.onClose(() => ac.abort());
       const sink: TurnSink = {
         event: (event) => proc.rpc.notify(ChannelMethod.ChatEvent, { stream: p.stream, event }),
-        ask: async (q) => {
-          const raw = await proc.rpc.request(ChannelMethod.ChatApprove, { stream: p.stream, ...q }, { timeoutMs: kernel.config.approval.timeout_ms });
-          return typeof raw === "object" && raw !== null && (raw as { approved?: unknown }).approved === true;
-        },
+        ask: p.interactive
+          ? async (q) => {
+              const raw = await proc.rpc.request(ChannelMethod.ChatApprove, { stream: p.stream, ...q }, { timeoutMs: kernel.config.approval.timeout_ms });
+              return typeof raw === "object" && raw !== null && (raw as { approved?: unknown }).approved === true;
+            }
+          : undefined,
       };
       try {
         const result = await kernel.agent.run({ conv: p.conv, channel: p.channel, text: p.text, untrusted: p.untrusted }, sink, ac.signal);

@@ -12,6 +12,16 @@ import { describeIssues } from "../protocol/jsonrpc.ts";
 import { HomedError } from "../protocol/errors.ts";
 import { LOG_LEVELS } from "../protocol/logfmt.ts";
 import { parseListen } from "../protocol/listen.ts";
+import { RISK_CLASSES, RiskClass } from "../protocol/agent.ts";
+import { isPolicyPattern } from "../agent/approval.ts";
+
+/** Tool-name globs, or risk:<class> for every tool of a class. */
+const PolicyPattern = v.pipe(
+  v.string("must be tool name patterns"),
+  v.check(isPolicyPattern, `must be a tool name pattern or risk:<class> with a class of ${RISK_CLASSES.join(", ")}`),
+);
+
+const EnvName = v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be environment variable names"));
 
 const ListenAddress = v.pipe(
   v.string(),
@@ -56,12 +66,12 @@ export const ConfigSchema = v.strictObject({
   ),
   approval: v.optional(
     v.strictObject({
-      default: v.optional(v.picklist(["allow", "ask", "deny"], "must be allow, ask or deny"), "allow"),
+      default: v.optional(v.picklist(["allow", "ask", "deny"], "must be allow, ask or deny"), "ask"),
       timeout_ms: v.optional(v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(100)), 120_000),
-      allow: v.optional(v.array(v.string("must be tool name patterns")), []),
-      ask: v.optional(v.array(v.string("must be tool name patterns")), []),
-      deny: v.optional(v.array(v.string("must be tool name patterns")), []),
-      untrusted_deny: v.optional(v.array(v.string("must be tool name patterns")), []),
+      allow: v.optional(v.array(PolicyPattern), []),
+      ask: v.optional(v.array(PolicyPattern), []),
+      deny: v.optional(v.array(PolicyPattern), []),
+      untrusted_deny: v.optional(v.array(PolicyPattern), []),
     }),
     {},
   ),
@@ -73,7 +83,10 @@ export const ConfigSchema = v.strictObject({
             name: v.pipe(v.string(), v.regex(/^[a-zA-Z0-9-]{1,32}$/, "must be 1-32 letters, digits or dashes")),
             command: v.pipe(v.string(), v.minLength(1)),
             args: v.optional(v.array(v.string()), []),
-            env: v.optional(v.record(v.string(), v.string()), {}),
+            env: v.optional(v.record(EnvName, v.string()), {}),
+            env_passthrough: v.optional(v.array(v.pipe(EnvName, v.check((n) => !n.startsWith("HOMED_"), "HOMED_* variables are the daemon's own and never reach a child"))), []),
+            risk: v.optional(RiskClass, "exec"),
+            read_only_hint: v.optional(v.boolean("must be true or false"), false),
           }),
         ),
         [],
@@ -162,14 +175,17 @@ pinned_recent = 10
 model = ""
 
 [approval]
-# Tool calls no rule below matches: allow | ask | deny. Tools that ask for approval
-# themselves (e.g. shell) are asked about unless a rule allows them.
-default = "allow"
+# Every tool declares a risk class: read (no side effects), write, exec, network or secret.
+# read tools run unasked (unless default is "deny"); the others get this default when no
+# rule below matches: allow | ask | deny. Tools that ask for approval themselves are asked
+# about unless a rule allows them.
+default = "ask"
 # How long a question waits for an answer; no answer = denied.
 timeout_ms = 120000
-# Glob patterns on tool names, e.g. ["shell_*"]. deny wins, then untrusted_deny (for input
-# from untrusted sources such as group chats), then allow, then ask. Untrusted input is
-# never asked about: what would need a person's approval is denied.
+# Glob patterns on tool names, e.g. ["shell_*"], or risk:<class> for every tool of a class,
+# e.g. ["risk:network"]. deny wins, then untrusted_deny (for input from untrusted sources
+# such as group chats), then allow, then ask. Where nobody can be asked (untrusted input, the
+# /v1 API, background and scheduled jobs) "ask" means deny: "denied by policy (no one to ask)".
 allow = []
 ask = []
 deny = []
@@ -180,6 +196,16 @@ untrusted_deny = []
 # name = "everything"
 # command = "npx"
 # args = ["-y", "@modelcontextprotocol/server-everything"]
+# A server starts with a minimal environment (PATH, HOME, LANG, TZ, TMPDIR), never the
+# daemon's: add variables by value, or pass named ones through from the daemon's own
+# environment (HOMED_* never passes).
+# env = { API_BASE = "http://127.0.0.1:9000" }
+# env_passthrough = ["GITHUB_TOKEN"]
+# Risk class of its tools (read, write, exec, network, secret): asked about as "exec" unless
+# you say otherwise. read_only_hint = true lets tools the server marks readOnlyHint run as
+# "read" (trust the server's word only if you trust the server).
+# risk = "exec"
+# read_only_hint = false
 
 [web]
 # Login token for the web UI and the HTTP APIs, required whenever listen is not a loopback

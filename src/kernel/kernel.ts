@@ -16,6 +16,7 @@ import * as v from "valibot";
 import { ConfigGetParams, PluginMethod, type HelloResult } from "../protocol/plugin.ts";
 import { HomedError } from "../protocol/errors.ts";
 import { describeIssues } from "../protocol/jsonrpc.ts";
+import { childEnvironment, passThrough } from "../protocol/child-env.ts";
 import { realClock, type Clock } from "./clock.ts";
 import { builtinSpecs, externalSpecs } from "./plugin-catalog.ts";
 import { KERNEL_FACILITIES } from "./plugin-graph.ts";
@@ -155,9 +156,16 @@ export class Kernel {
       if (by && isEmpty(configValue(this.config, by))) return { ...s, disabled: `not needed: ${by} is empty in config.toml` };
       return s;
     });
-    const childEnv: Record<string, string> = {};
-    for (const [k, val] of Object.entries(env)) if (val !== undefined) childEnv[k] = val;
-    childEnv.HOMED_DATA = this.paths.dir;
+    for (const s of specs) {
+      if (s.disabled || s.problem || s.manifest.tools.length === 0) continue;
+      try {
+        this.agent.declareTools(s.manifest.name, s.manifest.tools);
+      } catch (err) {
+        this.log.error("tools in the plugin manifest not offered", { plugin: s.manifest.name, err: (err as Error).message });
+      }
+    }
+    // Plugins never see the daemon's environment (tokens, cloud keys): only what a program needs.
+    const childEnv = childEnvironment(env, { HOMED_DATA: this.paths.dir });
     const hello: HelloResult = {
       kernelVersion: VERSION,
       dataDir: this.paths.dir,
@@ -179,6 +187,11 @@ export class Kernel {
           if (r.output.section === "web") {
             if (!this.supervisor.isBuiltin(plugin)) throw new HomedError("invalid_params", `the web section is reserved to built-in plugins`);
             return { ...this.config.web, token: this.webToken };
+          }
+          if (r.output.section === "mcp") {
+            // Passthrough names are resolved here: the mcp plugin itself never holds the daemon's environment.
+            const servers = this.config.mcp.servers.map(({ env_passthrough, ...s }) => ({ ...s, env: { ...passThrough(env, env_passthrough), ...s.env } }));
+            return { servers };
           }
           return this.config[r.output.section];
         },
@@ -218,7 +231,7 @@ export class Kernel {
       plugins: this.supervisor.list(),
       failClosed: this.supervisor.failClosed(),
       llm: this.llm.view(),
-      tools: this.agent.tools.list().map((t) => ({ name: t.def.name, plugin: t.plugin, approval: t.def.approval })),
+      tools: this.agent.tools.list().map((t) => ({ name: t.def.name, plugin: t.plugin, risk: t.def.risk, approval: t.def.approval })),
       memory: { embedder: this.memory.dense?.embedder.id ?? null, vectorsMade: this.memory.dense?.made ?? 0, pending: this.memory.dense?.pending ?? 0 },
       stages: this.agent.stages.all().map((h) => ({ stage: h.stage, plugin: h.plugin, priority: h.priority, deadlineMs: h.deadlineMs })),
     };

@@ -23,11 +23,23 @@ export const AgentMethod = {
 /** Tool names every provider accepts (OpenAI: ^[a-zA-Z0-9_-]{1,64}$). */
 export const ToolName = v.pipe(v.string(), v.regex(/^[a-zA-Z0-9_-]{1,64}$/, "tool names are 1-64 letters, digits, _ or -"));
 
+/**
+ * What a tool can do to the world, declared by whoever registers it (DESIGN §4). `read` has no
+ * side effects and may run unasked; the others are asked about unless the owner allows them:
+ * `write` changes files or data, `exec` runs code or commands, `network` reaches other hosts,
+ * `secret` touches credentials.
+ */
+export const RISK_CLASSES = ["read", "write", "exec", "network", "secret"] as const;
+export const RiskClass = v.picklist(RISK_CLASSES, `risk must be one of ${RISK_CLASSES.join(", ")}`);
+export type RiskClass = v.InferOutput<typeof RiskClass>;
+
 export const ToolDefinition = v.strictObject({
   name: ToolName,
   description: v.pipe(v.string(), v.maxLength(4000)),
   /** JSON Schema of the arguments (an object schema). */
   parameters: v.record(v.string(), v.unknown()),
+  /** Required: a tool that does not say what it can do is not registered. */
+  risk: RiskClass,
   /** The plugin's own view: "ask" = a person should confirm each call unless policy says otherwise. */
   approval: v.optional(v.picklist(["auto", "ask"]), "auto"),
 });

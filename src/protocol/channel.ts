@@ -29,6 +29,11 @@ export const ChannelChatParams = v.strictObject({
   text: v.pipe(v.string(), v.minLength(1, "message is empty"), v.maxLength(1_000_000)),
   channel: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(64)), "web"),
   untrusted: v.optional(v.boolean(), false),
+  /**
+   * Whether a person on this stream can answer `chat/approve`. false (the /v1 API, scripts):
+   * the kernel never asks, and what would need approval is denied by policy.
+   */
+  interactive: v.optional(v.boolean(), true),
 });
 
 export const ChannelCancelParams = v.strictObject({ stream: v.string() });

@@ -26,7 +26,7 @@ export const StatusResult = v.object({
   /** Critical plugins that are down: the kernel denies what they guard until they are back. */
   failClosed: v.array(v.string()),
   llm: v.lazy(() => LlmSettingsView),
-  tools: v.array(v.object({ name: v.string(), plugin: v.string(), approval: v.string() })),
+  tools: v.array(v.object({ name: v.string(), plugin: v.string(), risk: v.string(), approval: v.string() })),
   /** Dense memory: the embedder in use (null: words and concepts only), vectors made, queued. */
   memory: v.object({ embedder: v.nullable(v.string()), vectorsMade: v.number(), pending: v.number() }),
   stages: v.array(v.object({ stage: v.string(), plugin: v.string(), priority: v.number(), deadlineMs: v.number() })),

@@ -3,6 +3,7 @@
  * external ones in DATA/plugins/<name>/ next to their executable.
  */
 import * as v from "valibot";
+import { ToolDefinition } from "./agent.ts";
 
 const Name = v.pipe(v.string(), v.regex(/^[a-z][a-z0-9-]{0,62}$/, "must be lower-case letters, digits and dashes, starting with a letter"));
 const Facility = v.pipe(v.string(), v.regex(/^[a-z][a-z0-9-]*(\.[a-z0-9-]+)+$/, "must look like area.name (e.g. channel.web)"));
@@ -18,6 +19,12 @@ export const PluginManifest = v.strictObject({
   critical: v.optional(v.boolean(), false),
   /** Start on first use instead of at boot; stopped again when idle. */
   lazy: v.optional(v.boolean(), false),
+  /**
+   * Tools offered to the model before the plugin runs (each with its risk class), so a lazy
+   * plugin's tools are there from boot; calling one starts it. What the plugin registers once
+   * running replaces these.
+   */
+  tools: v.optional(v.pipe(v.array(ToolDefinition), v.maxLength(500)), []),
   /**
    * Built-in plugins that only matter when something is configured: the dotted config path
    * (e.g. "mcp.servers") that must be non-empty for the plugin to start at all.

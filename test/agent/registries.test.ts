@@ -1,10 +1,12 @@
 /** Stage and tool registries and the approval policy, through their public APIs. */
+import * as v from "valibot";
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { StageRegistry } from "../../src/agent/stages.ts";
 import { ToolRegistry } from "../../src/agent/tools.ts";
-import { ApprovalPolicy } from "../../src/agent/approval.ts";
+import { ApprovalPolicy, isPolicyPattern } from "../../src/agent/approval.ts";
+import { RegisterToolsParams, type RiskClass } from "../../src/protocol/agent.ts";
 import { ROOT } from "../harness/binary.ts";
 
 describe("StageRegistry", () => {
@@ -31,28 +33,47 @@ describe("StageRegistry", () => {
 describe("ToolRegistry", () => {
   test("a name held by another plugin, or a schema that does not compile, is refused", () => {
     const t = new ToolRegistry();
-    t.register("p1", { name: "x", description: "", parameters: { type: "object" }, approval: "auto" });
-    expect(() => t.register("p2", { name: "x", description: "", parameters: { type: "object" }, approval: "auto" })).toThrow("already registered by plugin p1");
-    expect(() => t.register("p2", { name: "y", description: "", parameters: { type: "object", properties: { a: { type: "no-such-type" } } }, approval: "auto" })).toThrow("does not compile");
+    t.register("p1", { name: "x", description: "", parameters: { type: "object" }, risk: "read", approval: "auto" });
+    expect(() => t.register("p2", { name: "x", description: "", parameters: { type: "object" }, risk: "read", approval: "auto" })).toThrow("already registered by plugin p1");
+    expect(() => t.register("p2", { name: "y", description: "", parameters: { type: "object", properties: { a: { type: "no-such-type" } } }, risk: "read", approval: "auto" })).toThrow("does not compile");
     expect(t.unregister("p1")).toBe(1);
     expect(t.unregister("p1")).toBe(0);
+  });
+  test("a registration without a risk class does not parse", () => {
+    const r = v.safeParse(RegisterToolsParams, { tools: [{ name: "x", description: "", parameters: { type: "object" } }] });
+    expect(r.success).toBe(false);
+    expect(v.safeParse(RegisterToolsParams, { tools: [{ name: "x", description: "", parameters: { type: "object" }, risk: "dangerous" }] }).success).toBe(false);
+    expect(v.safeParse(RegisterToolsParams, { tools: [{ name: "x", description: "", parameters: { type: "object" }, risk: "network" }] }).success).toBe(true);
   });
 });
 
 describe("ApprovalPolicy", () => {
-  const policy = new ApprovalPolicy({ default: "allow", timeout_ms: 1000, allow: ["safe_*"], ask: ["files_write"], deny: ["rm_*"], untrusted_deny: ["shell_*"] });
+  const tool = (name: string, risk: RiskClass = "exec", wantsApproval = false) => ({ name, risk, wantsApproval });
+  const rules = { timeout_ms: 1000, allow: ["safe_*", "risk:network"], ask: ["files_write"], deny: ["rm_*"], untrusted_deny: ["shell_*"] };
+  const policy = new ApprovalPolicy({ default: "allow", ...rules });
   test("deny wins, then untrusted_deny, allow, ask, the tool's own wish, the default", () => {
-    expect(policy.decide("rm_all", false, false)).toEqual({ kind: "deny", reason: "policy denies rm_all" });
-    expect(policy.decide("shell_run", false, true).kind).toBe("deny");
-    expect(policy.decide("shell_run", false, false).kind).toBe("allow");
-    expect(policy.decide("safe_x", true, false).kind).toBe("allow");
-    expect(policy.decide("files_write", false, false).kind).toBe("ask");
-    expect(policy.decide("anything", true, false).kind).toBe("ask");
-    expect(policy.decide("anything", false, false).kind).toBe("allow");
+    expect(policy.decide(tool("rm_all"), false)).toEqual({ kind: "deny", reason: "policy denies rm_all" });
+    expect(policy.decide(tool("shell_run"), true).kind).toBe("deny");
+    expect(policy.decide(tool("shell_run"), false).kind).toBe("allow");
+    expect(policy.decide(tool("safe_x", "exec", true), false).kind).toBe("allow");
+    expect(policy.decide(tool("files_write"), false).kind).toBe("ask");
+    expect(policy.decide(tool("anything", "exec", true), false).kind).toBe("ask");
+    expect(policy.decide(tool("anything"), false).kind).toBe("allow");
   });
-  test("untrusted input is never asked about: what would be asked is denied", () => {
-    expect(policy.decide("files_write", false, true)).toEqual({ kind: "deny", reason: "files_write needs a person's approval, and the input is untrusted" });
-    expect(new ApprovalPolicy({ default: "ask", timeout_ms: 1, allow: [], ask: [], deny: [], untrusted_deny: [] }).decide("x", false, true).kind).toBe("deny");
+  test("as shipped (default ask): read runs unasked, every other class is asked, risk:<class> rules match by class", () => {
+    const shipped = new ApprovalPolicy({ default: "ask", ...rules });
+    expect(shipped.decide(tool("notes_search", "read"), false).kind).toBe("allow");
+    for (const risk of ["write", "exec", "secret"] as const) expect(shipped.decide(tool("x", risk), false).kind).toBe("ask");
+    expect(shipped.decide(tool("web_fetch", "network"), false).kind).toBe("allow");
+    // A read tool that asks for itself is still asked; default deny denies read tools too.
+    expect(shipped.decide(tool("peek", "read", true), false).kind).toBe("ask");
+    expect(new ApprovalPolicy({ default: "deny", ...rules }).decide(tool("notes_search", "read"), false).kind).toBe("deny");
+  });
+  test("patterns are tool globs or risk:<known class>", () => {
+    expect(isPolicyPattern("shell_*")).toBe(true);
+    expect(isPolicyPattern("risk:write")).toBe(true);
+    expect(isPolicyPattern("risk:dangerous")).toBe(false);
+    expect(isPolicyPattern("")).toBe(false);
   });
 });
 

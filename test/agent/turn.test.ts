@@ -31,7 +31,7 @@ describe("the turn", () => {
     expect(messagesOf(req)[0]!.role).toBe("system");
     expect(lastMsg(req)).toEqual({ role: "user", content: "hi" });
     const tools = (req.body as { tools: { function: { name: string } }[] }).tools.map((t) => t.function.name).sort();
-    expect(tools).toEqual(["add", "danger_rm", "echo_text", "slow"]);
+    expect(tools).toEqual(["add", "danger_rm", "echo_text", "shell_exec", "slow"]);
 
     rig.llm.script([{ text: "Second answer.", usage: { input: 30, output: 3 } }]);
     const again = await rig.chat("and again");
@@ -188,10 +188,10 @@ describe("the seven stages", () => {
     expect(st.stages.filter((h) => h.plugin === "agent").length).toBe(7);
     const pid = (st.plugins as { name: string; pid: number }[]).find((p) => p.name === "agent")!.pid;
     process.kill(pid, "SIGKILL");
-    await rig.daemon.waitFor(/plugin registrations removed.*plugin=agent stages=7 tools=4/);
+    await rig.daemon.waitFor(/plugin registrations removed.*plugin=agent stages=7 tools=5/);
     for (let i = 0; i < 300; i++) {
       const again = await rig.status();
-      if (again.stages.length === 7 && again.tools.length === 4) return;
+      if (again.stages.length === 7 && again.tools.length === 5) return;
       await Bun.sleep(20);
     }
     throw new Error("the plugin's handlers did not come back after its restart");
@@ -232,7 +232,7 @@ describe("approval and failing closed", () => {
     const res = (await client.peer.request("chat.send", { text: "from a stranger", conv: "group", untrusted: true })) as { text: string };
     client.close();
     expect(res.text).toContain("untrusted input may not call echo_text");
-    expect(res.text).toContain("danger_rm needs a person's approval, and the input is untrusted");
+    expect(res.text).toContain("denied by policy (no one to ask): danger_rm (write) needs a person's approval, and the input is untrusted");
     expect(rig.seen().some((s) => s.tool)).toBe(false);
     await rig.daemon.stop();
     const db = new Database(join(rig.data, "homed.db"), { readonly: true });
@@ -248,7 +248,7 @@ describe("approval and failing closed", () => {
     installBunPlugin(dir.path, "tools", "agent.ts", {}, ["--no-stages"]);
     await using rig = await startAgentRig(dir.path, { plugin: false });
     let st = await rig.status();
-    for (let i = 0; i < 300 && !(st.tools.length === 4 && st.stages.length === 7); i++) {
+    for (let i = 0; i < 300 && !(st.tools.length === 5 && st.stages.length === 7); i++) {
       await Bun.sleep(20);
       st = await rig.status();
     }

@@ -63,7 +63,7 @@ export async function startAgentRig(data: string, opts: { env?: Record<string, s
     // Wait until the fixture plugin has registered its tools and all seven stages.
     for (let i = 0; i < 500; i++) {
       const st = await rig.status();
-      if (st.tools.length >= 4 && st.stages.length >= 7) break;
+      if (st.tools.length >= 5 && st.stages.length >= 7) break;
       await Bun.sleep(20);
     }
   }

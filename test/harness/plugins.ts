@@ -11,6 +11,7 @@ export interface TestManifest {
   requires?: string[];
   critical?: boolean;
   lazy?: boolean;
+  tools?: { name: string; description: string; parameters: Record<string, unknown>; risk: string; approval?: string }[];
 }
 
 /** A plugin folder whose executable is `bun FIXTURE args…`. Returns the folder. */

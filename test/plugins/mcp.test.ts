@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ROOT, tempDir } from "../harness/binary.ts";
+import { HOMED, ROOT, run, tempDir } from "../harness/binary.ts";
 import { startAgentRig } from "../harness/agent-daemon.ts";
 
 const EVERYTHING = join(ROOT, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
@@ -26,13 +26,17 @@ describe("mcp plugin", () => {
     using dir = tempDir();
     const pidFile = join(dir.path, "mcp.pid");
     // sh records the server's pid (exec keeps it) so the test can kill exactly this server.
+    // The owner trusts this server's readOnlyHint, so echo and get-sum run unasked (as "read").
     await Bun.write(
       join(dir.path, "config.toml"),
-      `[[mcp.servers]]\nname = "everything"\ncommand = "sh"\nargs = ["-c", ${JSON.stringify(`echo $$ > ${pidFile}; exec node ${EVERYTHING} stdio`)}]\n`,
+      `[[mcp.servers]]\nname = "everything"\ncommand = "sh"\nargs = ["-c", ${JSON.stringify(`echo $$ > ${pidFile}; exec node ${EVERYTHING} stdio`)}]\nread_only_hint = true\n`,
     );
     await using rig = await startAgentRig(dir.path, { plugin: false });
     const names = await waitTools(rig, (n) => n.includes("everything_echo"));
     expect(names).toContain("everything_get-sum");
+    const risk = Object.fromEntries((await rig.status()).tools.map((t) => [t.name, (t as { risk?: string }).risk]));
+    expect(risk["everything_echo"]).toBe("read");
+    expect(risk["everything_gzip-file-as-resource"]).toBe("exec");
 
     rig.llm.script([{ toolCalls: [{ name: "everything_echo", arguments: { message: "hello mcp" } }, { name: "everything_get-sum", arguments: { a: 2, b: 3 } }] }, { text: "done" }]);
     const r = await rig.chat("use the tools");
@@ -56,4 +60,41 @@ describe("mcp plugin", () => {
     expect(Date.now() - killedAt).toBeGreaterThanOrEqual(500);
     expect(Number(readFileSync(pidFile, "utf8").trim())).not.toBe(pid);
   }, 60_000);
+
+  test("MCP tools are exec unless the owner opts in, and a server sees only the environment it was given", async () => {
+    using dir = tempDir();
+    await Bun.write(
+      join(dir.path, "config.toml"),
+      `[[mcp.servers]]\nname = "everything"\ncommand = "node"\nargs = [${JSON.stringify(EVERYTHING)}, "stdio"]\nenv = { GIVEN_VAR = "given" }\nenv_passthrough = ["PASSED_VAR", "UNSET_VAR"]\n\n[approval]\nallow = ["everything_get-env"]\n`,
+    );
+    await using rig = await startAgentRig(dir.path, { plugin: false, env: { PASSED_VAR: "passed", HOMED_WEB_TOKEN: "tok-should-never-leak-0123456789", CLOUD_SECRET: "cloud-should-never-leak" } });
+    await waitTools(rig, (n) => n.includes("everything_get-env"));
+    const risk = Object.fromEntries((await rig.status()).tools.map((t) => [t.name, (t as { risk?: string }).risk]));
+    // readOnlyHint is the server's word; without the owner's opt-in it lowers nothing.
+    expect(risk["everything_echo"]).toBe("exec");
+    expect(risk["everything_get-env"]).toBe("exec");
+
+    rig.llm.script([{ toolCalls: [{ name: "everything_get-env", arguments: {} }] }, { text: "done" }]);
+    expect((await rig.chat("show your environment")).exitCode).toBe(0);
+    const dump = (rig.llm.requests[1]!.body as { messages: { role: string; content: string }[] }).messages.find((m) => m.role === "tool")!.content;
+    const env = JSON.parse(dump) as Record<string, string>;
+    expect(env.GIVEN_VAR).toBe("given");
+    expect(env.PASSED_VAR).toBe("passed");
+    expect(env.PATH).toBeDefined();
+    expect(Object.keys(env).filter((k) => k.startsWith("HOMED_") || k === "CLOUD_SECRET" || k === "UNSET_VAR")).toEqual([]);
+    expect(dump).not.toContain("never-leak");
+
+    // An exec tool is asked about; no answer on the terminal is a no.
+    rig.llm.script([{ toolCalls: [{ name: "everything_echo", arguments: { message: "x" } }] }]);
+    expect((await rig.chat("echo")).stderr).toContain("no answer: denied");
+  }, 60_000);
+
+  test("a passthrough of a HOMED_* variable is a configuration error", async () => {
+    using dir = tempDir();
+    await Bun.write(join(dir.path, "config.toml"), `[[mcp.servers]]\nname = "x"\ncommand = "true"\nenv_passthrough = ["HOMED_WEB_TOKEN"]\n`);
+    const r = await run([HOMED, "-data", dir.path, "-listen", "127.0.0.1:0"]);
+    expect(r.exitCode).toBe(78);
+    expect(r.stderr).toContain("mcp.servers");
+    expect(r.stderr).toContain("never reach a child");
+  });
 });
