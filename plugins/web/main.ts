@@ -13,7 +13,7 @@ if (!addr) {
 }
 const { host, port } = addr!;
 const web = await plugin.call(PluginMethod.ConfigGet, { section: "web" }, WebConfig);
-const security = createSecurity(web.token, host);
+const security = createSecurity({ token: web.token, bindHost: host, allowedHosts: web.allowed_hosts });
 const app = createApp(plugin, security, web.max_body_kb * 1024);
 let server: ReturnType<typeof Bun.serve>;
 try {

@@ -1,8 +1,10 @@
 /**
  * Who may use the web plugin's HTTP surface.
  *
- * - Loopback bind (the default): no login, but the Host header must name a loopback address, so
- *   a web page cannot reach us through DNS rebinding.
+ * - Loopback bind (the default): no login, but the Host header must be a loopback IP literal,
+ *   localhost or a name in `[web] allowed_hosts`, so a web page cannot reach us through DNS
+ *   rebinding (host-check.ts).
+ * - Any bind: a malformed or repeated Host header is refused.
  * - Any other bind: everything but the page shell (which is the login page) and a bare /healthz
  *   needs the token — `Authorization: Bearer <token>` (API clients) or the session cookie that
  *   POST /api/login sets (the browser). No default password exists anywhere.
@@ -13,6 +15,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
 import { isLoopback } from "../../src/protocol/listen.ts";
+import { hostHeaderName, loopbackHostAllowed } from "./host-check.ts";
 
 export const SESSION_COOKIE = "homed_session";
 
@@ -35,11 +38,20 @@ export interface Security {
   authenticated(c: Context): Promise<boolean>;
 }
 
-const hostName = (host: string) => host.replace(/:\d+$/, "").replace(/^\[|\]$/g, "");
 const mutating = (method: string) => !["GET", "HEAD", "OPTIONS"].includes(method);
 
-export function createSecurity(token: string, bindHost: string): Security {
-  const exposed = !isLoopback(bindHost);
+export interface SecurityOptions {
+  token: string;
+  /** The address the server binds; anything but loopback is "exposed". */
+  bindHost: string;
+  /** Host names besides loopback ones that a loopback bind answers (`[web] allowed_hosts`). */
+  allowedHosts: readonly string[];
+}
+
+export function createSecurity(opts: SecurityOptions): Security {
+  const { token } = opts;
+  const exposed = !isLoopback(opts.bindHost);
+  const allowedHosts = new Set(opts.allowedHosts.map((h) => h.toLowerCase()));
   const sessionValue = sha256(`homed-session:${token}`);
 
   const bearer = (c: Context) => {
@@ -56,8 +68,10 @@ export function createSecurity(token: string, bindHost: string): Security {
   const middleware: MiddlewareHandler = async (c, next) => {
     const path = c.req.path;
     const host = c.req.header("host") ?? "";
-    if (!exposed && !isLoopback(hostName(host))) {
-      return c.json({ error: `this homed listens on a loopback address; requests for host "${host}" are refused` }, 403);
+    const name = hostHeaderName(host);
+    if (name === null) return c.json({ error: "a request needs exactly one well-formed Host header" }, 403);
+    if (!exposed && !loopbackHostAllowed(name, allowedHosts)) {
+      return c.json({ error: `this homed listens on a loopback address and answers only 127.0.0.1, [::1], localhost and the names in [web] allowed_hosts; requests for host "${name}" are refused` }, 403);
     }
     const origin = c.req.header("origin");
     if (origin && mutating(c.req.method)) {

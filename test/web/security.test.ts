@@ -1,0 +1,58 @@
+/**
+ * "Safe by default" on the web plugin's HTTP surface, from outside: which Host headers a
+ * loopback daemon answers (DNS rebinding), how the CSRF checks read Content-Type, when the
+ * login token is required, how guessing it is slowed down, and when it is printed.
+ * Requests whose headers fetch() would rewrite go over a raw socket (test/harness/raw-http.ts).
+ */
+import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { tempDir } from "../harness/binary.ts";
+import { startDaemon, webUrlOf } from "../harness/daemon.ts";
+import { rawRequest } from "../harness/raw-http.ts";
+
+describe("Host header on a loopback bind", () => {
+  test("only loopback IP literals, localhost and allowed_hosts are answered; a repeated Host is refused", async () => {
+    using dir = tempDir();
+    await Bun.write(join(dir.path, "config.toml"), `[web]\nallowed_hosts = ["homed.lan"]\n`);
+    await using d = await startDaemon(dir.path);
+    const url = await webUrlOf(d);
+    const port = new URL(url).port;
+    const status = async (...hosts: string[]) => (await rawRequest(url + "api/status", { headers: hosts.map((h) => ["Host", h]) })).status;
+    const cases: [string[], number][] = [
+      [[`127.0.0.1:${port}`], 200],
+      [[`127.1.2.3:${port}`], 200],
+      [["127.0.0.1"], 200],
+      [[`[::1]:${port}`], 200],
+      [[`localhost:${port}`], 200],
+      [[`LocalHost:${port}`], 200],
+      [[`homed.lan:${port}`], 200],
+      [[`HOMED.LAN`], 200],
+      [[`127.attacker.example:${port}`], 403],
+      [[`127.0.0.1.nip.io:${port}`], 403],
+      [[`localhost.attacker.example:${port}`], 403],
+      [[`localhost.:${port}`], 403],
+      [[`127.0.0.256:${port}`], 403],
+      [[`[::2]:${port}`], 403],
+      [[`evil.homed.lan:${port}`], 403],
+      [[`127.0.0.1:${port}`, `attacker.example:${port}`], 403],
+      [[`attacker.example:${port}`, `127.0.0.1:${port}`], 403],
+      [[`127.0.0.1:${port}`, `127.0.0.1:${port}`], 403],
+    ];
+    const got: [string[], number][] = [];
+    for (const [hosts] of cases) got.push([hosts, await status(...hosts)]);
+    expect(got).toEqual(cases);
+    // The refusal says why, so an owner behind a proxy knows what to add.
+    const refused = await rawRequest(url + "api/status", { headers: [["Host", "127.attacker.example"]] });
+    expect(refused.body).toContain("allowed_hosts");
+  });
+
+  test("an exposed bind leaves names to the token but still refuses a repeated Host", async () => {
+    using dir = tempDir();
+    const token = "correct-horse-battery-staple-42";
+    await using d = await startDaemon(dir.path, { args: ["-listen", "0.0.0.0:0"], env: { HOMED_WEB_TOKEN: token } });
+    const url = await webUrlOf(d);
+    const auth: [string, string] = ["Authorization", `Bearer ${token}`];
+    expect((await rawRequest(url + "api/status", { headers: [["Host", "homed.example.org"], auth] })).status).toBe(200);
+    expect((await rawRequest(url + "api/status", { headers: [["Host", "homed.example.org"], ["Host", "127.0.0.1"], auth] })).status).toBe(403);
+  });
+});
