@@ -16,6 +16,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
 import { isLoopback } from "../../src/protocol/listen.ts";
 import { hostHeaderName, loopbackHostAllowed } from "./host-check.ts";
+import { isJsonContentType } from "./http-util.ts";
 
 export const SESSION_COOKIE = "homed_session";
 
@@ -92,7 +93,7 @@ export function createSecurity(opts: SecurityOptions): Security {
       const viaBearer = bearer(c) !== null && ok;
       if (mutating(c.req.method) && !viaBearer) {
         if (api && c.req.header("x-homed") !== "1") return c.json({ error: "missing X-Homed: 1 header (cross-site request protection)" }, 403);
-        if (v1 && !(c.req.header("content-type") ?? "").toLowerCase().includes("application/json")) {
+        if (v1 && !isJsonContentType(c.req.header("content-type"))) {
           return c.json({ error: "send the body as JSON (Content-Type: application/json)" }, 415);
         }
       }

@@ -56,3 +56,22 @@ describe("Host header on a loopback bind", () => {
     expect((await rawRequest(url + "api/status", { headers: [["Host", "homed.example.org"], ["Host", "127.0.0.1"], auth] })).status).toBe(403);
   });
 });
+
+describe("CSRF: Content-Type is a media type, not a substring", () => {
+  test("only application/json (any case, any parameters) counts as JSON on /v1 and /api", async () => {
+    using dir = tempDir();
+    await using d = await startDaemon(dir.path);
+    const url = await webUrlOf(d);
+    const post = async (path: string, type: string, extra: Record<string, string> = {}) =>
+      (await fetch(url + path, { method: "POST", headers: { "content-type": type, ...extra }, body: JSON.stringify({ messages: [] }) })).status;
+    const got: [string, string, number][] = [];
+    for (const type of ["text/plain; a=application/json", "text/plain;application/json", "application/jsonx", "application/json-seq", "multipart/form-data; boundary=application/json"]) {
+      got.push(["v1/chat/completions", type, await post("v1/chat/completions", type)]);
+      got.push(["api/cancel", type, await post("api/cancel", type, { "x-homed": "1" })]);
+    }
+    expect(got.filter(([, , status]) => status !== 415)).toEqual([]);
+    // The real thing gets past the check (and then fails validation of the empty body).
+    expect(await post("v1/chat/completions", "Application/JSON ; charset=utf-8")).toBe(422);
+    expect(await post("api/cancel", "application/json", { "x-homed": "1" })).toBe(422);
+  });
+});
