@@ -19,7 +19,7 @@ const LoginBody = v.strictObject({ token: v.pipe(v.string(), v.maxLength(1000)) 
 export function apiRoutes(plugin: Plugin, hub: ChatHub, security: Security): Hono {
   const api = new Hono();
 
-  api.get("/session", async (c) => c.json({ exposed: security.exposed, authenticated: !security.exposed || (await security.authenticated(c)) }));
+  api.get("/session", async (c) => c.json({ exposed: security.exposed, authenticated: !security.loginRequired || (await security.authenticated(c)) }));
   api.post("/login", async (c) => {
     const { token } = await readJson(c, LoginBody);
     return (await security.login(c, token)) ? c.json({ ok: true }) : c.json({ error: "wrong token" }, 401);

@@ -13,7 +13,7 @@ if (!addr) {
 }
 const { host, port } = addr!;
 const web = await plugin.call(PluginMethod.ConfigGet, { section: "web" }, WebConfig);
-const security = createSecurity({ token: web.token, bindHost: host, allowedHosts: web.allowed_hosts });
+const security = createSecurity({ token: web.token, tokenSet: web.token_set, bindHost: host, allowedHosts: web.allowed_hosts });
 const app = createApp(plugin, security, web.max_body_kb * 1024);
 let server: ReturnType<typeof Bun.serve>;
 try {
@@ -25,5 +25,5 @@ try {
   await plugin.exit(PLUGIN_EXIT_CONFIG);
 }
 plugin.onShutdown(() => server.stop(true));
-plugin.log.info("web listening", { url: `http://${host.includes(":") ? `[${host}]` : host}:${server!.port}/`, login: security.exposed ? "token required" : "loopback, no login" });
+plugin.log.info("web listening", { url: `http://${host.includes(":") ? `[${host}]` : host}:${server!.port}/`, login: security.loginRequired ? "token required" : "loopback, no login" });
 await plugin.ready("channel.web");

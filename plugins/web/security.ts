@@ -5,8 +5,8 @@
  *   localhost or a name in `[web] allowed_hosts`, so a web page cannot reach us through DNS
  *   rebinding (host-check.ts).
  * - Any bind: a malformed or repeated Host header is refused.
- * - Any other bind: everything but the page shell (which is the login page) and a bare /healthz
- *   needs the token — `Authorization: Bearer <token>` (API clients) or the session cookie that
+ * - Any other bind, or a token the owner set ([web] token, HOMED_WEB_TOKEN) on any bind:
+ *   everything but the page shell (which is the login page) and a bare /healthz needs the token — `Authorization: Bearer <token>` (API clients) or the session cookie that
  *   POST /api/login sets (the browser). No default password exists anywhere.
  * - CSRF: a request that changes something and is not authenticated by a bearer token must carry
  *   `X-Homed: 1` (/api) or `Content-Type: application/json` (/v1) — neither can be sent cross-site
@@ -32,7 +32,10 @@ function sameBytes(a: string, b: string): boolean {
 }
 
 export interface Security {
+  /** Bound beyond loopback. */
   exposed: boolean;
+  /** /api and /v1 need the token: exposed, or the owner set one. */
+  loginRequired: boolean;
   middleware: MiddlewareHandler;
   /** Check a token and set the session cookie; false when wrong. */
   login(c: Context, token: string): Promise<boolean>;
@@ -43,6 +46,8 @@ const mutating = (method: string) => !["GET", "HEAD", "OPTIONS"].includes(method
 
 export interface SecurityOptions {
   token: string;
+  /** The owner set the token; it is then required on a loopback bind too. */
+  tokenSet: boolean;
   /** The address the server binds; anything but loopback is "exposed". */
   bindHost: string;
   /** Host names besides loopback ones that a loopback bind answers (`[web] allowed_hosts`). */
@@ -52,6 +57,7 @@ export interface SecurityOptions {
 export function createSecurity(opts: SecurityOptions): Security {
   const { token } = opts;
   const exposed = !isLoopback(opts.bindHost);
+  const loginRequired = exposed || opts.tokenSet;
   const allowedHosts = new Set(opts.allowedHosts.map((h) => h.toLowerCase()));
   const sessionValue = sha256(`homed-session:${token}`);
 
@@ -89,7 +95,7 @@ export function createSecurity(opts: SecurityOptions): Security {
     const open = path === "/api/login" || path === "/api/session";
     if ((api || v1) && !open) {
       const ok = await authenticated(c);
-      if (exposed && !ok) return c.json({ error: "login required: send the token as a bearer token or log in at /" }, 401);
+      if (loginRequired && !ok) return c.json({ error: "login required: send the token as a bearer token or log in at /" }, 401);
       const viaBearer = bearer(c) !== null && ok;
       if (mutating(c.req.method) && !viaBearer) {
         if (api && c.req.header("x-homed") !== "1") return c.json({ error: "missing X-Homed: 1 header (cross-site request protection)" }, 403);
@@ -106,6 +112,7 @@ export function createSecurity(opts: SecurityOptions): Security {
 
   return {
     exposed,
+    loginRequired,
     middleware,
     authenticated,
     async login(c, given) {

@@ -83,7 +83,7 @@ export const ConfigSchema = v.strictObject({
   ),
   web: v.optional(
     v.strictObject({
-      /** Empty: generated at first start into DATA/web-token. */
+      /** Set: required on every bind. Empty: generated at first start into DATA/web-token, required only beyond loopback. */
       token: v.optional(v.pipe(v.string(), v.check((t) => t === "" || t.length >= 16, "must be at least 16 characters (or empty to generate one)")), ""),
       /**
        * Host header names a loopback listen answers besides 127.0.0.0/8, [::1] and localhost
@@ -187,8 +187,10 @@ untrusted_deny = []
 # args = ["-y", "@modelcontextprotocol/server-everything"]
 
 [web]
-# Login token for the web UI and the HTTP APIs, required whenever listen is not a loopback
-# address. Empty: one is generated at first start into DATA/web-token (0600) and printed once.
+# Login token for the web UI and the HTTP APIs. Set here (or by HOMED_WEB_TOKEN), it is
+# required on every address, loopback included. Empty: one is generated at first start into
+# DATA/web-token (0600), required only when listen is not a loopback address, and printed
+# once if it is not.
 token = ""
 # While listen is a loopback address, requests are answered only for the Host names 127.x.x.x,
 # [::1] and localhost (so no web page can reach homed through DNS rebinding). Add the names a

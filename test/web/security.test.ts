@@ -75,3 +75,48 @@ describe("CSRF: Content-Type is a media type, not a substring", () => {
     expect(await post("api/cancel", "application/json", { "x-homed": "1" })).toBe(422);
   });
 });
+
+describe("a configured token is enforced on loopback too", () => {
+  for (const [how, setup] of [
+    ["[web] token", (dir: string, token: string) => Bun.write(join(dir, "config.toml"), `[web]\ntoken = "${token}"\n`).then(() => ({}))],
+    ["HOMED_WEB_TOKEN", async (_dir: string, token: string) => ({ HOMED_WEB_TOKEN: token })],
+  ] as const) {
+    test(`set by ${how}: /api and /v1 answer 401 without it and 200 with it; the page asks to log in`, async () => {
+      using dir = tempDir();
+      const token = "correct-horse-battery-staple-42";
+      const env = await setup(dir.path, token);
+      await using d = await startDaemon(dir.path, { env });
+      const url = await webUrlOf(d);
+      expect((await fetch(url + "api/status")).status).toBe(401);
+      expect((await fetch(url + "v1/models")).status).toBe(401);
+      expect((await fetch(url + "api/status", { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+      expect((await fetch(url + "v1/models", { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+      expect(await (await fetch(url + "api/session")).json()).toMatchObject({ exposed: false, authenticated: false });
+      expect(await (await fetch(url + "healthz")).json()).toEqual({ ok: true });
+      const login = await fetch(url + "api/login", { method: "POST", headers: { "content-type": "application/json", "x-homed": "1" }, body: JSON.stringify({ token }) });
+      const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0] as string;
+      expect(await (await fetch(url + "api/session", { headers: { cookie } })).json()).toMatchObject({ authenticated: true });
+      expect((await fetch(url + "api/status", { headers: { cookie } })).status).toBe(200);
+    });
+  }
+
+  test("without one, loopback needs no login and ignores a made-up bearer token", async () => {
+    using dir = tempDir();
+    await using d = await startDaemon(dir.path);
+    const url = await webUrlOf(d);
+    expect((await fetch(url + "api/status")).status).toBe(200);
+    expect((await fetch(url + "v1/models", { headers: { authorization: "Bearer sk-anything" } })).status).toBe(200);
+    expect(await (await fetch(url + "api/session")).json()).toMatchObject({ exposed: false, authenticated: true });
+  });
+});
+
+describe("the generated token on stderr", () => {
+  test("a loopback daemon keeps it in DATA/web-token and never prints it", async () => {
+    using dir = tempDir();
+    const d = await startDaemon(dir.path);
+    await d.stop();
+    const token = (await Bun.file(join(dir.path, "web-token")).text()).trim();
+    expect(token.length).toBeGreaterThanOrEqual(16);
+    expect(d.stderr()).not.toContain(token);
+  });
+});
