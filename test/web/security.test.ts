@@ -120,3 +120,47 @@ describe("the generated token on stderr", () => {
     expect(d.stderr()).not.toContain(token);
   });
 });
+
+describe("guessing the token is slowed down per client", () => {
+  test("after 5 wrong tokens a client gets 429 with Retry-After, even with the right one; other clients do not; success resets", async () => {
+    using dir = tempDir();
+    const token = "correct-horse-battery-staple-42";
+    await using d = await startDaemon(dir.path, { args: ["-listen", "0.0.0.0:0"], env: { HOMED_WEB_TOKEN: token } });
+    const url = await webUrlOf(d);
+    const status = (bearer: string, localAddress = "127.0.0.1") => rawRequest(url + "api/status", { headers: [["Host", "homed.example"], ["Authorization", `Bearer ${bearer}`]], localAddress });
+    const statuses: number[] = [];
+    for (let i = 0; i < 20; i++) statuses.push((await status(`wrong-guess-number-${i}`)).status);
+    expect(statuses).toEqual([...Array(5).fill(401), ...Array(15).fill(429)]);
+    // While blocked nothing is checked: the right token, a login and a cookie all wait.
+    const blocked = await status(token);
+    expect(blocked.status).toBe(429);
+    const wait = Number(blocked.headers["retry-after"]);
+    expect(wait).toBeGreaterThanOrEqual(1);
+    const login = await fetch(url + "api/login", { method: "POST", headers: { "content-type": "application/json", "x-homed": "1" }, body: JSON.stringify({ token }) });
+    expect(login.status).toBe(429);
+    // Another client (another source address) is not affected.
+    expect((await status(token, "127.0.0.2")).status).toBe(200);
+    // Once the wait is over (the only clock this test can wait on) the right token gets in and
+    // clears the record: 5 free tries again, then 429.
+    await Bun.sleep(wait * 1000);
+    expect((await status(token)).status).toBe(200);
+    const again: number[] = [];
+    for (let i = 0; i < 6; i++) again.push((await status(`wrong-again-${i}`)).status);
+    expect(again).toEqual([401, 401, 401, 401, 401, 429]);
+  });
+
+  test("wrong logins count the same way; a wrong session cookie is cleared so it is not sent again", async () => {
+    using dir = tempDir();
+    await using d = await startDaemon(dir.path, { args: ["-listen", "0.0.0.0:0"], env: { HOMED_WEB_TOKEN: "correct-horse-battery-staple-42" } });
+    const url = await webUrlOf(d);
+    const statuses: number[] = [];
+    for (let i = 0; i < 8; i++) {
+      const res = await fetch(url + "api/login", { method: "POST", headers: { "content-type": "application/json", "x-homed": "1" }, body: JSON.stringify({ token: `guess-${i}` }) });
+      statuses.push(res.status);
+    }
+    expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429, 429]);
+    const stale = await rawRequest(url + "api/status", { headers: [["Host", "homed.example"], ["Cookie", "homed_session=from-an-old-token"]], localAddress: "127.0.0.3" });
+    expect(stale.status).toBe(401);
+    expect(stale.headers["set-cookie"]).toMatch(/^homed_session=;.*Max-Age=0/);
+  });
+});
