@@ -8,7 +8,7 @@ import { PluginInfo, PluginList, PluginMethod } from "../../src/protocol/plugin.
 import type { Plugin } from "../sdk/index.ts";
 import type { ChatHub } from "./chat-hub.ts";
 import { readJson } from "./http-util.ts";
-import type { Security } from "./security.ts";
+import { tooManyAttempts, type Security } from "./security.ts";
 
 const ConvId = v.pipe(v.string(), v.regex(/^[A-Za-z0-9._:-]{1,200}$/, "conversation ids are 1-200 letters, digits, . _ : -"));
 const ChatBody = v.strictObject({ conv: ConvId, text: v.pipe(v.string(), v.minLength(1, "message is empty"), v.maxLength(1_000_000)) });
@@ -19,10 +19,12 @@ const LoginBody = v.strictObject({ token: v.pipe(v.string(), v.maxLength(1000)) 
 export function apiRoutes(plugin: Plugin, hub: ChatHub, security: Security): Hono {
   const api = new Hono();
 
-  api.get("/session", async (c) => c.json({ exposed: security.exposed, authenticated: !security.exposed || (await security.authenticated(c)) }));
+  api.get("/session", async (c) => c.json({ exposed: security.exposed, authenticated: !security.loginRequired || (await security.authenticated(c)) }));
   api.post("/login", async (c) => {
     const { token } = await readJson(c, LoginBody);
-    return (await security.login(c, token)) ? c.json({ ok: true }) : c.json({ error: "wrong token" }, 401);
+    const r = await security.login(c, token);
+    if (r.result === "blocked") return tooManyAttempts(c, r.retryAfter);
+    return r.result === "ok" ? c.json({ ok: true }) : c.json({ error: "wrong token" }, 401);
   });
 
   api.get("/status", async (c) => c.json(await plugin.call(PluginMethod.KernelStatus, {}, StatusResult)));

@@ -33,8 +33,8 @@ export function createApp(plugin: Plugin, security: Security, maxBodyBytes: numb
   app.get("/healthz", async (c) => {
     const st = await status();
     const ok = st.failClosed.length === 0 && st.plugins.every((p) => HEALTHY.has(p.state));
-    // Exposed and not logged in: say only whether all is well.
-    if (security.exposed && !(await security.authenticated(c))) return c.json({ ok }, ok ? 200 : 503);
+    // Login required and not logged in: say only whether all is well.
+    if (security.loginRequired && !(await security.authenticated(c))) return c.json({ ok }, ok ? 200 : 503);
     return c.json({ ok, kernel: { version: st.version, pid: st.pid, uptimeMs: st.uptimeMs, store: st.store }, plugins: st.plugins, failClosed: st.failClosed }, ok ? 200 : 503);
   });
 

@@ -13,9 +13,15 @@ if (!addr) {
 }
 const { host, port } = addr!;
 const web = await plugin.call(PluginMethod.ConfigGet, { section: "web" }, WebConfig);
-const security = createSecurity(web.token, host);
-const app = createApp(plugin, security, web.max_body_kb * 1024);
 let server: ReturnType<typeof Bun.serve>;
+const security = createSecurity({
+  token: web.token,
+  tokenSet: web.token_set,
+  bindHost: host,
+  allowedHosts: web.allowed_hosts,
+  clientAddress: (req) => server.requestIP(req)?.address ?? "unknown",
+});
+const app = createApp(plugin, security, web.max_body_kb * 1024);
 try {
   // idleTimeout 0: a turn's event stream may stay quiet while a person reads an approval question.
   server = Bun.serve({ hostname: host, port, fetch: app.fetch, idleTimeout: 0 });
@@ -25,5 +31,5 @@ try {
   await plugin.exit(PLUGIN_EXIT_CONFIG);
 }
 plugin.onShutdown(() => server.stop(true));
-plugin.log.info("web listening", { url: `http://${host.includes(":") ? `[${host}]` : host}:${server!.port}/`, login: security.exposed ? "token required" : "loopback, no login" });
+plugin.log.info("web listening", { url: `http://${host.includes(":") ? `[${host}]` : host}:${server!.port}/`, login: security.loginRequired ? "token required" : "loopback, no login" });
 await plugin.ready("channel.web");

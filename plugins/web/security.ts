@@ -1,18 +1,26 @@
 /**
  * Who may use the web plugin's HTTP surface.
  *
- * - Loopback bind (the default): no login, but the Host header must name a loopback address, so
- *   a web page cannot reach us through DNS rebinding.
- * - Any other bind: everything but the page shell (which is the login page) and a bare /healthz
- *   needs the token — `Authorization: Bearer <token>` (API clients) or the session cookie that
- *   POST /api/login sets (the browser). No default password exists anywhere.
+ * - Loopback bind (the default): no login, but the Host header must be a loopback IP literal,
+ *   localhost or a name in `[web] allowed_hosts`, so a web page cannot reach us through DNS
+ *   rebinding (host-check.ts).
+ * - Any bind: a malformed or repeated Host header is refused.
+ * - Any other bind, or a token the owner set ([web] token, HOMED_WEB_TOKEN) on any bind:
+ *   everything but the page shell (which is the login page) and a bare /healthz needs the
+ *   token — `Authorization: Bearer <token>` (API clients) or the session cookie that
+ *   POST /api/login sets (the browser). No default password exists anywhere. Wrong tokens are
+ *   rate-limited per client (login-limiter.ts: 429 with Retry-After). When no token is required
+ *   credentials are not looked at, so a client's made-up API key neither counts nor matters.
  * - CSRF: a request that changes something and is not authenticated by a bearer token must carry
  *   `X-Homed: 1` (/api) or `Content-Type: application/json` (/v1) — neither can be sent cross-site
  *   without a CORS preflight, which we never answer — and a foreign Origin is refused outright.
  */
 import type { Context, MiddlewareHandler } from "hono";
-import { getCookie, setCookie } from "hono/cookie";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { isLoopback } from "../../src/protocol/listen.ts";
+import { hostHeaderName, loopbackHostAllowed } from "./host-check.ts";
+import { isJsonContentType } from "./http-util.ts";
+import { LoginLimiter } from "./login-limiter.ts";
 
 export const SESSION_COOKIE = "homed_session";
 
@@ -27,37 +35,75 @@ function sameBytes(a: string, b: string): boolean {
   return x.length === y.length && crypto.timingSafeEqual(x, y);
 }
 
+/** What a check of presented credentials found; blocked: not checked (too many wrong ones). */
+export type CredentialCheck = { result: "none" | "ok" | "wrong" } | { result: "blocked"; retryAfter: number };
+
 export interface Security {
+  /** Bound beyond loopback. */
   exposed: boolean;
+  /** /api and /v1 need the token: exposed, or the owner set one. */
+  loginRequired: boolean;
   middleware: MiddlewareHandler;
-  /** Check a token and set the session cookie; false when wrong. */
-  login(c: Context, token: string): Promise<boolean>;
+  /** Check a token from the login form; when right, the session cookie is set. */
+  login(c: Context, token: string): Promise<CredentialCheck>;
+  /** Whether the request's bearer token or cookie is right (a wrong one counts as a guess). */
   authenticated(c: Context): Promise<boolean>;
 }
 
-const hostName = (host: string) => host.replace(/:\d+$/, "").replace(/^\[|\]$/g, "");
+/** 429 for a client that must wait `seconds` before its credentials are checked again. */
+export function tooManyAttempts(c: Context, seconds: number): Response {
+  c.header("retry-after", String(seconds));
+  return c.json({ error: `too many wrong tokens from this address; try again in ${seconds} s` }, 429);
+}
+
 const mutating = (method: string) => !["GET", "HEAD", "OPTIONS"].includes(method);
 
-export function createSecurity(token: string, bindHost: string): Security {
-  const exposed = !isLoopback(bindHost);
-  const sessionValue = sha256(`homed-session:${token}`);
+export interface SecurityOptions {
+  token: string;
+  /** The owner set the token; it is then required on a loopback bind too. */
+  tokenSet: boolean;
+  /** The address the server binds; anything but loopback is "exposed". */
+  bindHost: string;
+  /** Host names besides loopback ones that a loopback bind answers (`[web] allowed_hosts`). */
+  allowedHosts: readonly string[];
+  /** The client's source address (Bun's server.requestIP), the unit the login rate limit counts. */
+  clientAddress(req: Request): string;
+}
 
-  const bearer = (c: Context) => {
+export function createSecurity(opts: SecurityOptions): Security {
+  const { token } = opts;
+  const exposed = !isLoopback(opts.bindHost);
+  const loginRequired = exposed || opts.tokenSet;
+  const allowedHosts = new Set(opts.allowedHosts.map((h) => h.toLowerCase()));
+  const sessionValue = sha256(`homed-session:${token}`);
+  const limiter = new LoginLimiter();
+
+  type Credential = { kind: "bearer" | "login" | "cookie"; value: string };
+  const credential = (c: Context): Credential | null => {
     const h = c.req.header("authorization") ?? "";
-    return h.toLowerCase().startsWith("bearer ") ? h.slice(7).trim() : null;
-  };
-  const authenticated = async (c: Context) => {
-    const b = bearer(c);
-    if (b !== null) return sameBytes(b, token);
+    if (h.toLowerCase().startsWith("bearer ")) return { kind: "bearer", value: h.slice(7).trim() };
     const cookie = getCookie(c, SESSION_COOKIE);
-    return cookie !== undefined && sameBytes(cookie, await sessionValue);
+    return cookie === undefined ? null : { kind: "cookie", value: cookie };
+  };
+  /** Every credential check goes through here, so each one counts against the client's limit. */
+  const check = async (c: Context, cred: Credential | null): Promise<CredentialCheck> => {
+    if (cred === null) return { result: "none" };
+    const address = opts.clientAddress(c.req.raw);
+    const retryAfter = limiter.retryAfter(address);
+    if (retryAfter > 0) return { result: "blocked", retryAfter };
+    const right = cred.kind === "cookie" ? sameBytes(cred.value, await sessionValue) : sameBytes(cred.value, token);
+    if (right) limiter.succeeded(address);
+    else limiter.failed(address);
+    return { result: right ? "ok" : "wrong" };
   };
 
   const middleware: MiddlewareHandler = async (c, next) => {
     const path = c.req.path;
     const host = c.req.header("host") ?? "";
-    if (!exposed && !isLoopback(hostName(host))) {
-      return c.json({ error: `this homed listens on a loopback address; requests for host "${host}" are refused` }, 403);
+    const name = hostHeaderName(host);
+    if (name === null) return c.json({ error: "a request needs exactly one well-formed Host header" }, 403);
+    if (!exposed && !loopbackHostAllowed(name, allowedHosts)) {
+      return c.json({ error: `this homed listens on a loopback address and answers only 127.0.0.1, [::1], localhost and the names in [web] allowed_hosts; requests for host "${name}" are refused` }, 403);
     }
     const origin = c.req.header("origin");
     if (origin && mutating(c.req.method)) {
@@ -73,12 +119,21 @@ export function createSecurity(token: string, bindHost: string): Security {
     const v1 = path.startsWith("/v1/");
     const open = path === "/api/login" || path === "/api/session";
     if ((api || v1) && !open) {
-      const ok = await authenticated(c);
-      if (exposed && !ok) return c.json({ error: "login required: send the token as a bearer token or log in at /" }, 401);
-      const viaBearer = bearer(c) !== null && ok;
+      let viaBearer = false;
+      if (loginRequired) {
+        const cred = credential(c);
+        const r = await check(c, cred);
+        if (r.result === "blocked") return tooManyAttempts(c, r.retryAfter);
+        if (r.result !== "ok") {
+          // A stale cookie (the token changed) would otherwise be sent, and counted, again and again.
+          if (cred?.kind === "cookie") deleteCookie(c, SESSION_COOKIE, { path: "/" });
+          return c.json({ error: "login required: send the token as a bearer token or log in at /" }, 401);
+        }
+        viaBearer = cred?.kind === "bearer";
+      }
       if (mutating(c.req.method) && !viaBearer) {
         if (api && c.req.header("x-homed") !== "1") return c.json({ error: "missing X-Homed: 1 header (cross-site request protection)" }, 403);
-        if (v1 && !(c.req.header("content-type") ?? "").toLowerCase().includes("application/json")) {
+        if (v1 && !isJsonContentType(c.req.header("content-type"))) {
           return c.json({ error: "send the body as JSON (Content-Type: application/json)" }, 415);
         }
       }
@@ -91,12 +146,13 @@ export function createSecurity(token: string, bindHost: string): Security {
 
   return {
     exposed,
+    loginRequired,
     middleware,
-    authenticated,
+    authenticated: async (c) => (await check(c, credential(c))).result === "ok",
     async login(c, given) {
-      if (!sameBytes(given, token)) return false;
-      setCookie(c, SESSION_COOKIE, await sessionValue, { httpOnly: true, sameSite: "Strict", path: "/", secure: c.req.url.startsWith("https:"), maxAge: 60 * 60 * 24 * 30 });
-      return true;
+      const r = await check(c, { kind: "login", value: given });
+      if (r.result === "ok") setCookie(c, SESSION_COOKIE, await sessionValue, { httpOnly: true, sameSite: "Strict", path: "/", secure: c.req.url.startsWith("https:"), maxAge: 60 * 60 * 24 * 30 });
+      return r;
     },
   };
 }

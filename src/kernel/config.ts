@@ -96,8 +96,13 @@ export const ConfigSchema = v.strictObject({
   ),
   web: v.optional(
     v.strictObject({
-      /** Empty: generated at first start into DATA/web-token. */
+      /** Set: required on every bind. Empty: generated at first start into DATA/web-token, required only beyond loopback. */
       token: v.optional(v.pipe(v.string(), v.check((t) => t === "" || t.length >= 16, "must be at least 16 characters (or empty to generate one)")), ""),
+      /**
+       * Host header names a loopback listen answers besides 127.0.0.0/8, [::1] and localhost
+       * (e.g. the name a reverse proxy forwards). Names only: no port, no wildcard.
+       */
+      allowed_hosts: v.optional(v.array(v.pipe(v.string("must be host names"), v.regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)$/, "must be host names without a port, e.g. homed.lan"))), []),
       /** Largest HTTP request body accepted, in KiB. */
       max_body_kb: v.optional(v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(16), v.maxValue(1_048_576)), 10_240),
     }),
@@ -208,9 +213,15 @@ untrusted_deny = []
 # read_only_hint = false
 
 [web]
-# Login token for the web UI and the HTTP APIs, required whenever listen is not a loopback
-# address. Empty: one is generated at first start into DATA/web-token (0600) and printed once.
+# Login token for the web UI and the HTTP APIs. Set here (or by HOMED_WEB_TOKEN), it is
+# required on every address, loopback included. Empty: one is generated at first start into
+# DATA/web-token (0600), required only when listen is not a loopback address, and printed
+# once if it is not.
 token = ""
+# While listen is a loopback address, requests are answered only for the Host names 127.x.x.x,
+# [::1] and localhost (so no web page can reach homed through DNS rebinding). Add the names a
+# reverse proxy or your own DNS uses for it, without the port, e.g. ["homed.lan"].
+allowed_hosts = []
 # Largest HTTP request body accepted (KiB).
 max_body_kb = 10240
 

@@ -186,7 +186,7 @@ export class Kernel {
           if (!r.success) throw new HomedError("invalid_params", describeIssues(r.issues));
           if (r.output.section === "web") {
             if (!this.supervisor.isBuiltin(plugin)) throw new HomedError("invalid_params", `the web section is reserved to built-in plugins`);
-            return { ...this.config.web, token: this.webToken };
+            return { ...this.config.web, token: this.webToken, token_set: this.config.web.token !== "" };
           }
           if (r.output.section === "mcp") {
             // Passthrough names are resolved here: the mcp plugin itself never holds the daemon's environment.

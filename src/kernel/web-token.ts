@@ -1,7 +1,10 @@
 /**
- * The login token of the web UI and HTTP APIs. A token set in config.toml wins; otherwise one is
- * generated at first start into DATA/web-token (0600) and printed once on the daemon's stderr —
- * directly, not through the logger, so it never lands in DATA/logs.
+ * The login token of the web UI and HTTP APIs. A token set in config.toml (or HOMED_WEB_TOKEN)
+ * wins; otherwise one is generated at first start into DATA/web-token (0600). It is printed once,
+ * on that first start, and only when listening beyond loopback (where it is needed to log in) —
+ * directly on stderr, not through the logger, so it never lands in DATA/logs. A loopback daemon
+ * never prints it: its stderr often ends up in a journal or terminal scrollback others can read,
+ * and the token is not needed there.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -16,8 +19,8 @@ export function ensureWebToken(dataDir: string, configured: string, listen: stri
   }
   const token = Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString("base64url");
   writeFileSync(file, token + "\n", { mode: 0o600 });
-  const host = parseListen(listen)?.host ?? "";
-  const note = isLoopback(host) ? "needed only when -listen is not a loopback address" : "needed to log in";
-  process.stderr.write(`\nweb login token (${note}): ${token}\nkept in ${file}; it is not shown again.\n\n`);
+  if (!isLoopback(parseListen(listen)?.host ?? "")) {
+    process.stderr.write(`\nweb login token (needed to log in): ${token}\nkept in ${file}; it is not shown again.\n\n`);
+  }
   return token;
 }

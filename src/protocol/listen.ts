@@ -1,4 +1,5 @@
 /** HOST:PORT listen addresses, as in config.toml's `listen` and the -listen flag. */
+import { isLoopbackAddress } from "./ip-address.ts";
 
 /** Split HOST:PORT; null when malformed. IPv6 hosts are bracketed: [::1]:8080. */
 export function parseListen(addr: string): { host: string; port: number } | null {
@@ -10,7 +11,11 @@ export function parseListen(addr: string): { host: string; port: number } | null
   return { host, port };
 }
 
-/** True for addresses only this machine can reach. */
+/**
+ * True for hosts only this machine can reach: an IP literal in 127.0.0.0/8, ::1 (bracketed or
+ * not), or exactly the name localhost (any case). Every other name is not loopback, whatever it
+ * starts with.
+ */
 export function isLoopback(host: string): boolean {
-  return host === "localhost" || host === "::1" || /^127\./.test(host);
+  return host.toLowerCase() === "localhost" || isLoopbackAddress(host);
 }

@@ -54,8 +54,12 @@ export const RestartParams = v.strictObject({ name: v.string() });
 /** Sections of config.toml a plugin may read; "web" (the login token) only built-in plugins. */
 export const ConfigGetParams = v.strictObject({ section: v.picklist(["mcp", "approval", "agent", "web"]) });
 
-/** What the web plugin gets for section "web": the token in force, wherever it came from. */
-export const WebConfig = v.object({ token: v.string(), max_body_kb: v.number() });
+/**
+ * What the web plugin gets for section "web": the token in force, wherever it came from;
+ * token_set: the owner set it ([web] token or HOMED_WEB_TOKEN), so it is required even on a
+ * loopback bind; the Host names besides loopback ones that a loopback bind answers.
+ */
+export const WebConfig = v.object({ token: v.string(), token_set: v.boolean(), max_body_kb: v.number(), allowed_hosts: v.array(v.string()) });
 
 /**
  * waiting: for required facilities · idle: lazy, starts on use · disabled: turned off by

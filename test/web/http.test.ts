@@ -94,14 +94,15 @@ describe("login when listening beyond loopback", () => {
 
   test("without a configured token one is generated at first start, 0600, printed once", async () => {
     using dir = tempDir();
-    let d = await startDaemon(dir.path);
+    // Exposed: a loopback daemon never prints it (test/web/security.test.ts).
+    let d = await startDaemon(dir.path, { args: ["-listen", "0.0.0.0:0"] });
     const printed = /web login token \([^)]*\): (\S+)/.exec(d.stderr())?.[1];
     await d.stop();
     const file = Bun.file(join(dir.path, "web-token"));
     expect((await file.text()).trim()).toBe(printed as string);
     expect((await import("node:fs")).statSync(join(dir.path, "web-token")).mode & 0o777).toBe(0o600);
     expect(await Bun.file(join(dir.path, "logs", "homed.log")).text()).not.toContain(printed as string);
-    d = await startDaemon(dir.path);
+    d = await startDaemon(dir.path, { args: ["-listen", "0.0.0.0:0"] });
     expect(d.stderr()).not.toContain("web login token");
     await d.stop();
   });

@@ -42,7 +42,7 @@ async function route(): Promise<void> {
   const session = await api<{ exposed: boolean; authenticated: boolean }>("/api/session");
   if (!session.authenticated) {
     side.hidden = true;
-    main.append(loginView(() => void route()));
+    main.append(loginView(session.exposed, () => void route()));
     return;
   }
   side.hidden = false;

@@ -12,7 +12,7 @@ export interface Provider {
   configured: boolean;
 }
 
-export function loginView(onDone: () => void): HTMLElement {
+export function loginView(exposed: boolean, onDone: () => void): HTMLElement {
   const token = h("input", { type: "password", id: "token", placeholder: "login token", autocomplete: "current-password" });
   const msg = h("div", { class: "form-msg" });
   const submit = async (e: Event) => {
@@ -28,7 +28,13 @@ export function loginView(onDone: () => void): HTMLElement {
     "form",
     { class: "card narrow", onsubmit: submit },
     h("h2", {}, "Log in to homed"),
-    h("p", { class: "hint" }, "This homed listens beyond this machine, so it needs its login token. It was printed when the daemon first started and is kept in DATA/web-token."),
+    h(
+      "p",
+      { class: "hint" },
+      exposed
+        ? "This homed listens beyond this machine, so it needs its login token. It was printed when the daemon first started and is kept in DATA/web-token (unless config.toml or HOMED_WEB_TOKEN sets it)."
+        : "This homed has a login token set by its owner ([web] token in config.toml, or HOMED_WEB_TOKEN), so it needs it even on this machine.",
+    ),
     token,
     h("button", { class: "primary", type: "submit" }, "Log in"),
     msg,

@@ -1,0 +1,58 @@
+/**
+ * White-box on purpose: the limiter's timing (doubling, cap, forgetting) and its memory bound
+ * play out over minutes and ten thousand clients, which a black-box test cannot wait for or
+ * produce. Driven through its public methods with an injected clock. The daemon-level behaviour
+ * (429, Retry-After, per-client, reset) is in security.test.ts.
+ */
+import { describe, expect, test } from "bun:test";
+import { clientKey, LoginLimiter } from "../../plugins/web/login-limiter.ts";
+
+function limiterAt() {
+  const clock = { t: 1_000_000 };
+  return { clock, limiter: new LoginLimiter(() => clock.t) };
+}
+
+describe("LoginLimiter", () => {
+  test("5 free failures, then blocks that double up to 15 minutes", () => {
+    const { clock, limiter } = limiterAt();
+    const waits: number[] = [];
+    for (let i = 0; i < 16; i++) {
+      limiter.failed("10.0.0.1");
+      const wait = limiter.retryAfter("10.0.0.1");
+      waits.push(wait);
+      clock.t += wait * 1000;
+    }
+    expect(waits).toEqual([0, 0, 0, 0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 900, 900]);
+  });
+
+  test("success clears the record; an hour without failures forgets it", () => {
+    const { clock, limiter } = limiterAt();
+    for (let i = 0; i < 5; i++) limiter.failed("10.0.0.1");
+    expect(limiter.retryAfter("10.0.0.1")).toBe(1);
+    limiter.succeeded("10.0.0.1");
+    expect(limiter.retryAfter("10.0.0.1")).toBe(0);
+    for (let i = 0; i < 4; i++) limiter.failed("10.0.0.2");
+    clock.t += 59 * 60 * 1000;
+    limiter.failed("10.0.0.2");
+    expect(limiter.retryAfter("10.0.0.2")).toBe(1);
+    clock.t += 60 * 60 * 1000;
+    limiter.failed("10.0.0.2");
+    expect(limiter.retryAfter("10.0.0.2")).toBe(0);
+  });
+
+  test("at most 10,000 clients are remembered; the longest quiet is dropped first", () => {
+    const { limiter } = limiterAt();
+    for (let i = 0; i < 5; i++) limiter.failed("10.0.0.1");
+    for (let n = 0; n < 9_999; n++) limiter.failed(`fd00::${n.toString(16)}:0:0:0:1`);
+    expect(limiter.retryAfter("10.0.0.1")).toBe(1);
+    limiter.failed("192.168.0.1");
+    expect(limiter.retryAfter("10.0.0.1")).toBe(0);
+  });
+
+  test("an IPv6 client is its /64; an IPv4-mapped one is its IPv4 address", () => {
+    expect(clientKey("2001:db8:1:2::1")).toBe(clientKey("2001:db8:1:2:ffff::9"));
+    expect(clientKey("2001:db8:1:2::1")).not.toBe(clientKey("2001:db8:1:3::1"));
+    expect(clientKey("::ffff:127.0.0.1")).toBe("127.0.0.1");
+    expect(clientKey("127.0.0.2")).toBe("127.0.0.2");
+  });
+});
