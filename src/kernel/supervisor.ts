@@ -300,7 +300,11 @@ export class Supervisor {
     const before = e.state;
     e.state = state;
     e.detail = detail;
-    if (before !== state) this.opts.log.info("plugin state", { plugin: e.spec.manifest.name, state, detail });
+    if (before === state) return;
+    // Stopped after too many crashes, or failed on its configuration: it stays down until a
+    // person acts, which is what a warning is for.
+    const level = state === "stopped" || state === "failed" ? "warn" : "info";
+    this.opts.log[level]("plugin state", { plugin: e.spec.manifest.name, state, detail });
   }
 
   private cancelTimers(e: Entry): void {

@@ -104,6 +104,8 @@ describe("plugins under a running daemon", () => {
     expect(web.crashesInWindow).toBe(4);
     expect(web.restarts).toBe(3);
     expect(web.detail).toContain("automatic restarts stopped");
+    // A person has to act now: that is a warning in the log, not news.
+    await d.waitFor(/level=warn msg="plugin state" component=supervisor plugin=web state=stopped detail="killed by SIGKILL; crashed 4 times in 5 minutes, automatic restarts stopped/);
     const human = await run([HOMED, "status", "-data", dir.path]);
     expect(human.stdout).toMatch(/web\s+stopped/);
 
