@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <sys/file.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -91,6 +92,23 @@ int32_t shim_set_cloexec(int32_t fd, int32_t on) {
   int next = on ? (fl | FD_CLOEXEC) : (fl & ~FD_CLOEXEC);
   if (fcntl(fd, F_SETFD, next) < 0) return NEG_ERRNO();
   return (fl & FD_CLOEXEC) ? 1 : 0;
+}
+
+int32_t shim_set_nonblock(int32_t fd, int32_t on) {
+  int fl = fcntl(fd, F_GETFL);
+  if (fl < 0) return NEG_ERRNO();
+  int next = on ? (fl | O_NONBLOCK) : (fl & ~O_NONBLOCK);
+  if (fcntl(fd, F_SETFL, next) < 0) return NEG_ERRNO();
+  return (fl & O_NONBLOCK) ? 1 : 0;
+}
+
+int32_t shim_socketpair(int32_t *out) {
+  if (out == NULL) return -EINVAL;
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return NEG_ERRNO();
+  out[0] = sv[0];
+  out[1] = sv[1];
+  return 0;
 }
 
 int32_t shim_flock(int32_t fd, int32_t op) {

@@ -17,7 +17,7 @@
 
 #include <stdint.h>
 
-#define SHIM_ABI_VERSION 1
+#define SHIM_ABI_VERSION 2
 
 /* flags for shim_memfd_create / shim_shm_open */
 #define SHIM_CLOEXEC 1u   /* the fd is not inherited by exec'd children unless cleared */
@@ -52,6 +52,11 @@ int32_t shim_munmap(int64_t addr, int64_t len);
 int32_t shim_close(int32_t fd);
 /* on != 0 sets FD_CLOEXEC, 0 clears it. Returns the previous state (0/1) or -errno. */
 int32_t shim_set_cloexec(int32_t fd, int32_t on);
+/* on != 0 sets O_NONBLOCK, 0 clears it. Returns the previous state (0/1) or -errno. */
+int32_t shim_set_nonblock(int32_t fd, int32_t on);
+/* A connected AF_UNIX stream socketpair, both ends close-on-exec and blocking; the two fds are
+ * written to out[0] and out[1]. Returns 0 or -errno (nothing is left open on failure). */
+int32_t shim_socketpair(int32_t *out);
 /* Advisory whole-file lock, released by the kernel when the process dies (kill -9 included). */
 int32_t shim_flock(int32_t fd, int32_t op);
 

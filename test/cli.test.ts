@@ -1,7 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { HOMED, WAITER, run, tempDir } from "./harness/binary.ts";
+import { HOMED, WAITER, run, tempDir, type RunResult } from "./harness/binary.ts";
+import { startAgentRig } from "./harness/agent-daemon.ts";
+import { startDaemon } from "./harness/daemon.ts";
 
 describe("homed command line", () => {
   test("version runs from / with no node_modules beside it", async () => {
@@ -79,5 +81,34 @@ describe("homed command line", () => {
     const r = await run([HOMED, "initconfig"], { env: { XDG_DATA_HOME: dir.path } });
     expect(r.exitCode).toBe(0);
     expect(existsSync(join(dir.path, "homed", "config.toml"))).toBe(true);
+  });
+});
+
+/** What a person sees when they get something wrong: one plain line, no stack, no internals. */
+function expectOneLine(r: RunResult, line: string, status: number): void {
+  expect({ status: r.exitCode, stderr: r.stderr, stdout: r.stdout }).toEqual({ status, stderr: `homed: ${line}\n`, stdout: "" });
+}
+
+describe("errors a person can cause", () => {
+  test("bad provider flags exit 2, an unknown plugin exits 1, each with one plain line", async () => {
+    using dir = tempDir();
+    await using _d = await startDaemon(dir.path);
+    const provider = (...args: string[]) => run([HOMED, "provider", "-data", dir.path, ...args]);
+    expectOneLine(await provider("-kind", "bogus", "-model", "m"), `-kind "bogus": provider must be openai or anthropic`, 2);
+    expectOneLine(await provider("-kind", "openai", "-model", "m", "-context-window", "10"), `-context-window "10": a context window is at least 1024 tokens`, 2);
+    expectOneLine(await provider("-kind", "openai", "-model", "m", "-context-window", "lots"), `-context-window "lots": must be a whole number`, 2);
+    expectOneLine(await run([HOMED, "plugin-restart", "-data", dir.path, "nosuch"]), "no plugin named nosuch", 1);
+    // Nothing was changed by the refused settings.
+    expect((await provider()).stdout).toContain("no model provider configured");
+  });
+
+  test("homed chat whose daemon dies mid-turn says the daemon closed the connection and exits 69", async () => {
+    using dir = tempDir();
+    await using rig = await startAgentRig(dir.path, { plugin: false });
+    rig.llm.script([{ hang: true }]);
+    const chat = rig.chat("are you there?");
+    await rig.llm.received(1);
+    rig.daemon.proc.kill("SIGKILL");
+    expectOneLine(await chat, "the daemon closed the connection", 69);
   });
 });

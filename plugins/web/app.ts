@@ -51,8 +51,10 @@ export function createApp(plugin: Plugin, security: Security, maxBodyBytes: numb
     if (err instanceof HTTPException) return c.json({ error: err.message }, err.status);
     if (err instanceof v.ValiError) return c.json({ error: err.message }, 400);
     if (err instanceof RpcError) {
-      // The kernel refused the request itself (bad parameters): the client's to fix.
-      const client = err.code === RpcErrorCode.InvalidParams || (err.code === RpcErrorCode.Application && (err.data as { code?: string } | undefined)?.code === "invalid_params");
+      // The kernel refused the request itself (bad parameters, nothing by that name): the
+      // client's to fix. (not_found is a 400 until the API gives it its own 404.)
+      const said = (err.data as { code?: string } | undefined)?.code;
+      const client = err.code === RpcErrorCode.InvalidParams || (err.code === RpcErrorCode.Application && (said === "invalid_params" || said === "not_found"));
       return c.json({ error: err.message }, client ? 400 : 502);
     }
     plugin.log.warn("request failed", { path: c.req.path, err });

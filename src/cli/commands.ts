@@ -2,8 +2,9 @@
  * The subcommands of `homed`. Each returns its exit status; errors it expects are thrown as
  * HomedError and mapped to a message and status by src/main.ts.
  */
+import * as v from "valibot";
 import { existsSync, writeFileSync } from "node:fs";
-import { ControlMethod, LlmSettingsView, LlmTestResult, StatusResult } from "../protocol/control.ts";
+import { ControlMethod, LlmSetParams, LlmSettingsView, LlmTestResult, StatusResult } from "../protocol/control.ts";
 import { chatOnce } from "../client/chat.ts";
 import { PluginInfo } from "../protocol/plugin.ts";
 import { BUILTIN_ENTRIES } from "../generated/builtin-plugins.ts";
@@ -186,6 +187,15 @@ function formatProvider(p: LlmSettingsView): string {
   return `${p.provider} ${p.model} at ${p.baseURL}, context ${p.contextWindow} tokens, key ${p.hasKey ? p.keyHint : "none"} (from ${p.source})`;
 }
 
+/** The flag behind each field of LlmSetParams. */
+const PROVIDER_FLAG_OF: Record<string, string> = { provider: "kind", model: "model", baseURL: "base-url", contextWindow: "context-window" };
+
+function badProviderFlag(issue: v.BaseIssue<unknown>, values: Record<string, string | boolean>): HomedError {
+  const flag = PROVIDER_FLAG_OF[v.getDotPath(issue) ?? ""];
+  if (!flag) return new HomedError("usage", issue.message);
+  return new HomedError("usage", `-${flag} ${JSON.stringify(values[flag])}: ${issue.message}`, { flag });
+}
+
 export const provider: Subcommand = {
   name: "provider",
   summary: "show or set the model provider (the key is read from stdin)",
@@ -196,16 +206,16 @@ export const provider: Subcommand = {
     let view: LlmSettingsView;
     if (typeof values.kind === "string" || typeof values.model === "string") {
       if (typeof values.kind !== "string" || typeof values.model !== "string") throw new HomedError("usage", "setting a provider needs both -kind and -model");
+      const cwText = values["context-window"];
+      const cw = typeof cwText === "string" ? Number(cwText) : undefined;
+      if (cw !== undefined && !Number.isInteger(cw)) throw new HomedError("usage", `-context-window ${JSON.stringify(cwText)}: must be a whole number`, { flag: "context-window" });
+      const settings = { provider: values.kind, model: values.model, baseURL: typeof values["base-url"] === "string" ? values["base-url"] : "", contextWindow: cw };
+      // The daemon checks these too; checked here they are a bad flag (exit 2), named as the person typed it.
+      const checked = v.safeParse(v.omit(LlmSetParams, ["apiKey"]), settings);
+      if (!checked.success) throw badProviderFlag(checked.issues[0], values);
       let apiKey: string | undefined;
       if (values["key-stdin"]) apiKey = ((await stdinLines()()) ?? "").trim();
-      const cw = typeof values["context-window"] === "string" ? Number(values["context-window"]) : undefined;
-      if (cw !== undefined && !Number.isInteger(cw)) throw new HomedError("usage", "-context-window must be a whole number");
-      view = await callDaemon(
-        paths.socket,
-        ControlMethod.LlmSet,
-        { provider: values.kind, model: values.model, baseURL: typeof values["base-url"] === "string" ? values["base-url"] : "", contextWindow: cw, apiKey },
-        LlmSettingsView,
-      );
+      view = await callDaemon(paths.socket, ControlMethod.LlmSet, { ...checked.output, apiKey }, LlmSettingsView);
     } else {
       view = await callDaemon(paths.socket, ControlMethod.LlmGet, {}, LlmSettingsView);
     }

@@ -11,6 +11,7 @@ import { ChatApproveParams, ChatEventParams, ControlMethod, TurnResultSchema, ty
 import { HomedError, RpcError } from "../protocol/errors.ts";
 import { describeIssues } from "../protocol/jsonrpc.ts";
 import { connectUnixRpc } from "../ipc/unix-rpc.ts";
+import { throwDaemonGone } from "./control-client.ts";
 
 const quietLog = { warn: () => {}, debug: () => {} };
 
@@ -84,7 +85,7 @@ export async function chatOnce(socketPath: string, message: { text: string; conv
     throw new HomedError("not_running", `homed is not running (cannot connect to ${socketPath}: ${err.message})`);
   });
   try {
-    const raw = await client.peer.request(ControlMethod.ChatSend, { text: message.text, conv: message.conv });
+    const raw = await client.peer.request(ControlMethod.ChatSend, { text: message.text, conv: message.conv }).catch(throwDaemonGone);
     const r = v.safeParse(TurnResultSchema, raw);
     if (!r.success) throw new HomedError("invalid_params", `daemon sent a malformed chat result: ${describeIssues(r.issues)}`);
     // The final text may differ from what streamed (before_output); make stdout end with it.

@@ -6,11 +6,20 @@
 import * as v from "valibot";
 import { existsSync } from "node:fs";
 import { connectUnixRpc } from "../ipc/unix-rpc.ts";
-import { HomedError } from "../protocol/errors.ts";
-import { describeIssues } from "../protocol/jsonrpc.ts";
+import { HomedError, RpcError } from "../protocol/errors.ts";
+import { describeIssues, RpcErrorCode } from "../protocol/jsonrpc.ts";
 import type { RpcLog } from "../ipc/rpc-peer.ts";
 
 const quietLog: RpcLog = { warn: () => {}, debug: () => {} };
+
+/**
+ * The daemon hung up while we waited (it died, or stopped): that is "not running" (exit 69) in
+ * words a person can act on, not a JSON-RPC error. Anything else is rethrown as it is.
+ */
+export function throwDaemonGone(err: unknown): never {
+  if (err instanceof RpcError && err.code === RpcErrorCode.Disconnected) throw new HomedError("not_running", "the daemon closed the connection");
+  throw err;
+}
 
 /** Call one method on the daemon listening at `socketPath` and validate its result. */
 export async function callDaemon<S extends v.GenericSchema>(
@@ -32,7 +41,7 @@ export async function callDaemon<S extends v.GenericSchema>(
     });
   }
   try {
-    const raw = await client.peer.request(method, params);
+    const raw = await client.peer.request(method, params).catch(throwDaemonGone);
     const parsed = v.safeParse(resultSchema, raw);
     if (!parsed.success) throw new HomedError("invalid_params", `daemon sent a malformed ${method} result: ${describeIssues(parsed.issues)}`);
     return parsed.output;

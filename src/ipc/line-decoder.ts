@@ -14,6 +14,7 @@ export class LineDecoder {
   private skipping = false;
   private skipped = 0;
   private readonly utf8 = new TextDecoder();
+  private ended = 0;
 
   constructor(
     private readonly sink: LineSink,
@@ -44,12 +45,29 @@ export class LineDecoder {
     }
   }
 
+  /**
+   * The end of the stream: an unfinished last line is delivered (or reported as oversized) as
+   * if a newline followed it.
+   */
+  end(): void {
+    if (this.skipping || this.buffered > 0) this.endLine();
+  }
+
+  /**
+   * 1-based number of the line being delivered to the sink (inside `line`/`oversized`), or of
+   * the last line ended. Blank and oversized lines count, so it matches a text editor's count.
+   */
+  get lineNumber(): number {
+    return this.ended;
+  }
+
   /** Bytes of an unfinished line held right now (0 after a newline). */
   get pendingBytes(): number {
     return this.buffered;
   }
 
   private endLine(): void {
+    this.ended++;
     if (this.skipping) {
       this.sink.oversized(this.skipped);
       this.skipping = false;

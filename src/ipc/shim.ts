@@ -12,7 +12,7 @@ import { HomedError } from "../protocol/errors.ts";
 import shimPath from "../../dist/native/libhomed-shim.so" with { type: "file" };
 
 /** The ABI version this binding was written for (SHIM_ABI_VERSION in native/shim.h). */
-export const SHIM_ABI_VERSION = 1;
+export const SHIM_ABI_VERSION = 2;
 
 export const SHIM_CLOEXEC = 1;
 export const SHIM_PROT_READ = 1;
@@ -33,6 +33,8 @@ const symbols = {
   shim_munmap: { args: [i64, i64], returns: i32 },
   shim_close: { args: [i32], returns: i32 },
   shim_set_cloexec: { args: [i32, i32], returns: i32 },
+  shim_set_nonblock: { args: [i32, i32], returns: i32 },
+  shim_socketpair: { args: [ptr], returns: i32 },
   shim_flock: { args: [i32, i32], returns: i32 },
   shim_atomic_load32: { args: [i64], returns: i64_fast },
   shim_atomic_store32: { args: [i64, u32], returns: i64_fast },
@@ -103,4 +105,30 @@ export function tryLockFile(fd: number): boolean {
   if (r === -(constants.errno.EWOULDBLOCK ?? 11) || r === -(constants.errno.EAGAIN ?? 11)) return false;
   check("flock", r);
   return true;
+}
+
+/**
+ * A connected unix stream socketpair, both ends close-on-exec. The caller owns both fds and
+ * must close each exactly once (`closeFd`). `nonBlockingFirst` makes `[0]` non-blocking (the
+ * end this process keeps; `[1]` is usually dup2-ed into a child that expects a blocking fd).
+ */
+export function socketPair(opts: { nonBlockingFirst?: boolean } = {}): [number, number] {
+  const s = shim();
+  const out = new Int32Array(2);
+  check("socketpair", s.shim_socketpair(out));
+  const pair: [number, number] = [out[0] as number, out[1] as number];
+  if (opts.nonBlockingFirst) {
+    const r = s.shim_set_nonblock(pair[0], 1);
+    if (r < 0) {
+      s.shim_close(pair[0]);
+      s.shim_close(pair[1]);
+      check("set_nonblock", r);
+    }
+  }
+  return pair;
+}
+
+/** Close an fd this process owns. */
+export function closeFd(fd: number): void {
+  check("close", shim().shim_close(fd));
 }

@@ -24,6 +24,8 @@ export interface ShmLinkOptions {
   layout: SegmentLayout;
   role: LinkRole;
   doorbellFd: number;
+  /** The link closes the doorbell fd when it closes (the kernel's end of a plugin's socketpair). */
+  ownsDoorbellFd?: boolean;
   onEvent: RingHandler;
   /** The peer broke the ring protocol (corrupt ring). The owner should drop the link. */
   onCorrupt?: (err: Error) => void;
@@ -62,7 +64,7 @@ export class ShmLink {
     const [outArena, inArena] = role === "kernel" ? [layout.arenaK2P, layout.arenaP2K] : [layout.arenaP2K, layout.arenaK2P];
     this.bulkOut = new BulkWriter(buffer, outArena.base, outArena.size, outArena.wait);
     this.bulkIn = new BulkReader(buffer, inArena.base, inArena.size, inArena.wait);
-    this.doorbell = new Doorbell(opts.doorbellFd);
+    this.doorbell = new Doorbell(opts.doorbellFd, opts.ownsDoorbellFd ?? false);
     this.waitTimeoutMs = opts.waitTimeoutMs ?? 10_000;
   }
 

@@ -25,6 +25,7 @@ import { Agent } from "../agent/agent.ts";
 import { LlmSettings } from "./llm-settings.ts";
 import { channelMethods } from "./channel-methods.ts";
 import { ensureWebToken } from "./web-token.ts";
+import { checkListen } from "./listen-check.ts";
 import { eventText, Memory } from "../memory/memory.ts";
 import { Tokenizer } from "../embed/tokenizer.ts";
 
@@ -94,8 +95,8 @@ export class Kernel {
 
   /**
    * Boot in the order that keeps every failure clean: data dir, config (a bad value stops us
-   * before anything is touched), lock (a second daemon stops before opening the database),
-   * store, control socket.
+   * before anything is touched), lock (a second daemon stops before opening the database), the
+   * web address (one that cannot be bound stops us with exit 78), store, control socket.
    */
   static async start(opts: KernelOptions): Promise<Kernel> {
     const t0 = performance.now();
@@ -109,6 +110,8 @@ export class Kernel {
     const lock = lockDataDir(paths);
     let store: Store;
     try {
+      // After the lock: a second daemon on this data dir must hear "locked", not "port busy".
+      if (!config.plugins.disabled.includes("web")) checkListen(config.listen);
       store = Store.open(paths.db, { busyTimeoutMs: config.store.busy_timeout_ms });
     } catch (err) {
       lock.release();

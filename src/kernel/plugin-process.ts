@@ -8,6 +8,7 @@
 import type { Subprocess } from "bun";
 import { RpcPeer, type RequestHandler } from "../ipc/rpc-peer.ts";
 import { SharedSegment } from "../ipc/shared-memory.ts";
+import { closeFd, socketPair } from "../ipc/shim.ts";
 import { planLayout, writeLayout } from "../ipc/segment-layout.ts";
 import { ShmLink } from "../ipc/shm-link.ts";
 import { LineDecoder } from "../ipc/line-decoder.ts";
@@ -125,18 +126,30 @@ export class PluginProcess {
     this.limiter = new RateLimiter(launch.frameRate);
     const shm = launch.manifest.transport === "shm";
     const env = { ...launch.env, HOMED_PLUGIN_NAME: name, HOMED_PLUGIN_TRANSPORT: launch.manifest.transport };
-    // The segment stays close-on-exec in the kernel (no other child inherits it); the spawn
-    // dup2s it to this child's fd 3. fd 4 ("pipe") is a socketpair: the doorbell.
-    if (shm) this.segment = SharedSegment.create(`homed-${name}`, launch.segmentBytes);
+    // The segment and both ends of the doorbell socketpair are close-on-exec in the kernel (no
+    // other child inherits them); the spawn dup2s the segment to this child's fd 3 and its end
+    // of the doorbell to fd 4. We make the socketpair ourselves rather than ask Bun.spawn for an
+    // extra "pipe": Bun closes such a pipe only when the Subprocess is garbage-collected (one fd
+    // leaked per plugin start until then), and closing it ourselves would race that finalizer
+    // onto a reused fd number. Ours: the kernel's end is owned by the link, closed once at exit.
+    let bell: [number, number] | null = null;
     try {
+      if (shm) {
+        this.segment = SharedSegment.create(`homed-${name}`, launch.segmentBytes);
+        bell = socketPair({ nonBlockingFirst: true });
+      }
       this.proc = Bun.spawn(launch.command, {
         cwd: launch.cwd,
         env,
-        stdio: shm ? ["pipe", "pipe", "pipe", this.segment!.fd, "pipe"] : ["pipe", "pipe", "pipe"],
+        stdio: shm ? ["pipe", "pipe", "pipe", this.segment!.fd, bell![1]] : ["pipe", "pipe", "pipe"],
       }) as Subprocess<"pipe", "pipe", "pipe">;
     } catch (err) {
       this.segment?.close();
+      if (bell) closeFd(bell[0]);
       throw err;
+    } finally {
+      // The child has its own copy (or was never born): the kernel never uses this end.
+      if (bell) closeFd(bell[1]);
     }
     const stdin = this.proc.stdin;
     this.rpc = new RpcPeer({
@@ -171,7 +184,8 @@ export class PluginProcess {
         buffer: this.segment.buffer,
         layout,
         role: "kernel",
-        doorbellFd: this.proc.stdio[4] as unknown as number,
+        doorbellFd: bell![0],
+        ownsDoorbellFd: true,
         waitTimeoutMs: launch.waitTimeoutMs,
         onEvent: (type, payload) => events.onEvent(type, payload),
         onHandlerError: (err, type) => plog.warn("event handler failed", { type, err }),

@@ -208,7 +208,7 @@ export class Supervisor {
   /** Call a method on a ready plugin, starting it first if it is lazy and idle. */
   async request(name: string, method: string, params?: unknown, timeoutMs?: number): Promise<unknown> {
     const e = this.entries.get(name);
-    if (!e) throw new HomedError("invalid_params", `no plugin named ${name}`);
+    if (!e) throw new HomedError("not_found", `no plugin named ${name}`);
     if (e.state === "idle") {
       this.launch(e);
       await this.waitReady(e, this.opts.startTimeoutMs);
@@ -245,7 +245,7 @@ export class Supervisor {
    */
   restart(name: string): PluginInfo {
     const e = this.entries.get(name);
-    if (!e) throw new HomedError("invalid_params", `no plugin named ${name}`);
+    if (!e) throw new HomedError("not_found", `no plugin named ${name}`);
     if (e.state === "blocked" || e.state === "disabled") throw new HomedError("invalid_params", `${name} cannot start: ${e.detail}`);
     this.opts.log.info("plugin restart requested", { plugin: name, state: e.state });
     e.crashes = [];
@@ -300,7 +300,11 @@ export class Supervisor {
     const before = e.state;
     e.state = state;
     e.detail = detail;
-    if (before !== state) this.opts.log.info("plugin state", { plugin: e.spec.manifest.name, state, detail });
+    if (before === state) return;
+    // Stopped after too many crashes, or failed on its configuration: it stays down until a
+    // person acts, which is what a warning is for.
+    const level = state === "stopped" || state === "failed" ? "warn" : "info";
+    this.opts.log[level]("plugin state", { plugin: e.spec.manifest.name, state, detail });
   }
 
   private cancelTimers(e: Entry): void {

@@ -5,19 +5,28 @@
  */
 import { RpcErrorCode, type ErrorObject } from "./jsonrpc.ts";
 
-export type HomedErrorCode =
-  | "usage"
-  | "config"
-  | "data_dir"
-  | "locked"
-  | "store"
-  | "schema_too_new"
-  | "native"
-  | "not_running"
-  | "invalid_params"
-  | "llm"
-  | "denied"
-  | "cancelled";
+export const HOMED_ERROR_CODES = [
+  "usage",
+  "config",
+  "data_dir",
+  "locked",
+  "store",
+  "schema_too_new",
+  "native",
+  "not_running",
+  "invalid_params",
+  /** What was asked for does not exist (a plugin name, say); HTTP would say 404. */
+  "not_found",
+  "llm",
+  "denied",
+  "cancelled",
+] as const;
+
+export type HomedErrorCode = (typeof HOMED_ERROR_CODES)[number];
+
+export function isHomedErrorCode(code: unknown): code is HomedErrorCode {
+  return (HOMED_ERROR_CODES as readonly unknown[]).includes(code);
+}
 
 /** Process exit statuses, from sysexits(3) where one fits. */
 export const ExitCode = {
@@ -32,6 +41,22 @@ export const ExitCode = {
   Config: 78,
 } as const;
 
+/** The exit status a command line maps an error code to. */
+export function exitCodeFor(code: HomedErrorCode): number {
+  switch (code) {
+    case "usage":
+      return ExitCode.Usage;
+    case "config":
+      return ExitCode.Config;
+    case "locked":
+      return ExitCode.TempFail;
+    case "not_running":
+      return ExitCode.Unavailable;
+    default:
+      return ExitCode.Failure;
+  }
+}
+
 export class HomedError<C extends HomedErrorCode = HomedErrorCode> extends Error {
   override readonly name = "HomedError";
   constructor(
@@ -44,18 +69,7 @@ export class HomedError<C extends HomedErrorCode = HomedErrorCode> extends Error
 
   /** The exit status a command line maps this error to. */
   get exitCode(): number {
-    switch (this.code) {
-      case "usage":
-        return ExitCode.Usage;
-      case "config":
-        return ExitCode.Config;
-      case "locked":
-        return ExitCode.TempFail;
-      case "not_running":
-        return ExitCode.Unavailable;
-      default:
-        return ExitCode.Failure;
-    }
+    return exitCodeFor(this.code);
   }
 
   toJSON(): { code: C; message: string; data: Record<string, unknown> } {

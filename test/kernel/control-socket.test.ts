@@ -1,5 +1,6 @@
 /** The control socket survives whatever a client sends it. */
 import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
 import { HOMED, run, tempDir } from "../harness/binary.ts";
 import { startDaemon } from "../harness/daemon.ts";
 
@@ -63,4 +64,56 @@ describe("control socket", () => {
     expect(st.exitCode).toBe(0);
     expect(d.proc.exitCode).toBeNull();
   });
+
+  test("a client that sends requests and never reads the replies is dropped at 8 MiB queued; the daemon serves others", async () => {
+    using dir = tempDir();
+    await using d = await startDaemon(dir.path);
+    const peak = () => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${d.proc.pid}/status`, "utf8"))![1]) * 1024;
+    /** Python, not Bun (a Bun socket always reads): writes status requests until the daemon hangs up. */
+    const rudeClient = async (): Promise<string> => {
+      const client = Bun.spawn(["python3", "-c", RUDE_CLIENT, d.socket, "50000"], { stdin: "pipe", stdout: "pipe", stderr: "inherit" });
+      const out = client.stdout.getReader();
+      let line = "";
+      while (!line.endsWith("\n")) {
+        const { value, done } = await out.read();
+        if (done) break;
+        line += new TextDecoder().decode(value);
+      }
+      client.stdin.end();
+      await client.exited;
+      return line;
+    };
+    const before = peak();
+    expect(await rudeClient()).toMatch(/^closed after \d+\n$/);
+    const grew = peak() - before;
+    // A second one is dropped just the same.
+    expect(await rudeClient()).toMatch(/^closed after \d+\n$/);
+    const warned = [...d.stderr().matchAll(/level=warn msg="control client is not reading its replies; closing it" component=control queued=(\d+)/g)];
+    expect(warned.length).toBe(2);
+    for (const w of warned) expect(Number(w[1])).toBeLessThanOrEqual(8 << 20);
+    // Unbounded, the 50,000 replies queued for one client took 136 MB; capped at 8 MiB, what is
+    // left is the garbage of ~6,000 status replies the GC has not collected yet (measured ~54 MB).
+    expect(grew).toBeLessThan(96 << 20);
+    const st = await run([HOMED, "status", "-data", dir.path]);
+    expect(st.exitCode).toBe(0);
+    expect(d.proc.exitCode).toBeNull();
+  });
+
 });
+
+/** A control-socket client that only writes `status` requests, never reads, and says when the daemon hung up. */
+const RUDE_CLIENT = `
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+s.connect(sys.argv[1])
+sent = 0
+try:
+    for i in range(int(sys.argv[2])):
+        s.sendall(b'{"jsonrpc":"2.0","id":%d,"method":"status"}\\n' % i)
+        sent += 1
+    print("never closed: sent", sent, flush=True)
+    sys.stdin.read()
+except (BrokenPipeError, ConnectionResetError):
+    print("closed after", sent, flush=True)
+`;

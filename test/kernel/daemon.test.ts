@@ -86,4 +86,22 @@ describe("daemon lifecycle", () => {
     expect(await d.proc.exited).toBe(1);
     expect(d.stderr()).toContain("data dir");
   });
+
+  test("a -listen address another process holds makes the daemon exit 78 at start, naming the address", async () => {
+    using dir = tempDir();
+    const holder = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+    try {
+      const addr = `127.0.0.1:${holder.port}`;
+      const d = spawnDaemon(dir.path, { args: ["-listen", addr] });
+      expect(await d.proc.exited).toBe(78);
+      const lines = d.stderr().trim().split("\n");
+      expect(lines.at(-1)).toMatch(new RegExp(`level=error msg="cannot listen on ${addr}: address already in use`));
+      expect(d.stderr()).not.toContain("homed ready");
+      // Nothing was left running or held: the same data dir starts at once on a free port.
+      await using again = await startDaemon(dir.path);
+      expect(again.proc.exitCode).toBeNull();
+    } finally {
+      holder.stop(true);
+    }
+  });
 });

@@ -5,6 +5,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { HOMED, run, tempDir } from "../harness/binary.ts";
 import { startDaemon } from "../harness/daemon.ts";
@@ -62,6 +63,62 @@ describe("homed recall --stdio", () => {
     });
     expect(second.stdout.trim().split("\n").map((l) => JSON.parse(l).ids)).toEqual([["old"], [], ["new"]]);
   });
+
+  test("blank lines count in line numbers, and a last line without a newline is still read", async () => {
+    using dir = tempDir();
+    const r = await run([HOMED, "recall", "-stdio", "-data", dir.path], {
+      stdin: `\n${JSON.stringify({ op: "index", conv: "a", id: "x", text: "cello" })}\r\n\n{oops\n${JSON.stringify({ op: "query", conv: "a", text: "cello", k: 1 })}`,
+    });
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toBe("recall: line 4: not JSON\n");
+    expect(r.stdout).toBe('{"ids":["x"]}\n');
+  });
+
+  test("a 256 MiB line is skipped with a note on stderr, memory stays bounded, and the next query answers", async () => {
+    using dir = tempDir();
+    await using proc = Bun.spawn([HOMED, "recall", "-stdio", "-data", dir.path], { stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+    const stderr = new Response(proc.stderr).text();
+    const out = proc.stdout.getReader();
+    let got = "";
+    /** The next answer line, or a failure after `ms` (an unbounded reader takes minutes and gigabytes). */
+    const nextAnswer = async (ms = 15_000): Promise<unknown> => {
+      const deadline = Date.now() + ms;
+      while (!got.includes("\n")) {
+        const timer = Bun.sleep(Math.max(0, deadline - Date.now())).then(() => "timeout" as const);
+        const r = await Promise.race([out.read(), timer]);
+        if (r === "timeout") throw new Error(`no answer within ${ms} ms`);
+        if (r.done) throw new Error(`recall ended early: ${await stderr}`);
+        got += new TextDecoder().decode(r.value);
+      }
+      const line = got.slice(0, got.indexOf("\n"));
+      got = got.slice(line.length + 1);
+      return JSON.parse(line);
+    };
+    /** The child's peak resident memory so far (VmHWM), in bytes. */
+    const peakRss = () => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${proc.pid}/status`, "utf8"))![1]) * 1024;
+    const send = async (text: string | Uint8Array) => {
+      proc.stdin.write(text);
+      await proc.stdin.flush();
+    };
+
+    await send(lines({ op: "index", conv: "a", id: "cello", text: "cello lessons twice a week" }, { op: "query", conv: "a", text: "cello", k: 1 }));
+    expect(await nextAnswer()).toEqual({ ids: ["cello"] });
+    const before = peakRss();
+    const mib = new Uint8Array(1 << 20).fill(0x78); // "xxx…", one line
+    const sending = (async () => {
+      for (let i = 0; i < 256; i++) await send(mib);
+      await send("\n" + lines({ op: "query", conv: "a", text: "cello", k: 1 }));
+    })();
+    expect(await nextAnswer()).toEqual({ ids: ["cello"] });
+    await sending;
+    const grew = peakRss() - before;
+    proc.stdin.end();
+    expect(await proc.exited).toBe(0);
+    expect(await stderr).toBe(`recall: line 3: longer than 4 MiB (268435456 bytes), skipped\n`);
+    // At most one 4 MiB line is held (8 MB of growth measured): far below the line itself, which a
+    // reader that buffers it needs whole, and more as a string.
+    expect(grew).toBeLessThan(32 << 20);
+  }, 60_000);
 
   test("it refuses to run while a daemon holds the data dir", async () => {
     using dir = tempDir();

@@ -3,11 +3,11 @@
  * two real processes share one segment, and every function's error path returns -errno.
  */
 import { describe, expect, test } from "bun:test";
-import { closeSync, openSync } from "node:fs";
+import { closeSync, constants as fsConstants, openSync, readFileSync, readSync, writeSync } from "node:fs";
 import { constants } from "node:os";
 import { join } from "node:path";
 import { SharedSegment } from "../../src/ipc/shared-memory.ts";
-import { cString, errnoName, shim, ShimError, SHIM_LOCK_EX_NB, SHIM_PROT_RW, tryLockFile } from "../../src/ipc/shim.ts";
+import { closeFd, cString, errnoName, shim, ShimError, SHIM_LOCK_EX_NB, SHIM_PROT_RW, socketPair, tryLockFile } from "../../src/ipc/shim.ts";
 import { ROOT, tempDir } from "../harness/binary.ts";
 
 const E = constants.errno;
@@ -63,6 +63,7 @@ describe("every shim function reports errors as -errno", () => {
     expect(s.shim_fd_truncate(BAD_FD, 10)).toBe(-E.EBADF!);
     expect(s.shim_close(BAD_FD)).toBe(-E.EBADF!);
     expect(s.shim_set_cloexec(BAD_FD, 1)).toBe(-E.EBADF!);
+    expect(s.shim_set_nonblock(BAD_FD, 1)).toBe(-E.EBADF!);
     expect(s.shim_flock(BAD_FD, SHIM_LOCK_EX_NB)).toBe(-E.EBADF!);
   });
 
@@ -87,6 +88,26 @@ describe("every shim function reports errors as -errno", () => {
     expect(s.shim_set_cloexec(fd, 0)).toBe(1);
     expect(s.shim_set_cloexec(fd, 1)).toBe(0);
     s.shim_close(fd);
+  });
+
+  test("socketpair: a null out-pointer is EINVAL; the pair is connected, close-on-exec, and only [0] non-blocking", () => {
+    expect(s.shim_socketpair(null)).toBe(-E.EINVAL!);
+    const [a, b] = socketPair({ nonBlockingFirst: true });
+    const flags = (fd: number) => parseInt(/flags:\s+(\d+)/.exec(readFileSync(`/proc/self/fdinfo/${fd}`, "utf8"))![1] as string, 8);
+    expect(flags(a) & fsConstants.O_NONBLOCK).not.toBe(0);
+    expect(flags(b) & fsConstants.O_NONBLOCK).toBe(0);
+    expect(s.shim_set_cloexec(a, 1)).toBe(1);
+    expect(s.shim_set_cloexec(b, 1)).toBe(1);
+    writeSync(b, new Uint8Array([7]));
+    const got = new Uint8Array(4);
+    expect(readSync(a, got)).toBe(1);
+    expect(got[0]).toBe(7);
+    expect(() => readSync(a, got)).toThrow("EAGAIN");
+    expect(s.shim_set_nonblock(a, 0)).toBe(1);
+    expect(s.shim_set_nonblock(a, 0)).toBe(0);
+    closeFd(a);
+    closeFd(b);
+    expect(() => closeFd(a)).toThrow("close: EBADF");
   });
 
   test("shm_open/unlink by name: missing, duplicate, and the round trip", () => {

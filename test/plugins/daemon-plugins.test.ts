@@ -3,6 +3,7 @@
  * `homed plugin-restart`, and the web plugin's HTTP endpoints.
  */
 import { describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
 import type { PluginInfo } from "../../src/protocol/plugin.ts";
 import { HOMED, run, tempDir } from "../harness/binary.ts";
@@ -40,6 +41,34 @@ function webUrl(p: PluginInfo): string {
   throw new Error(`web has not said where it listens: ${p.stderrTail.join("\n")}`);
 }
 
+/** What a process holds that a leak would grow: open fds, memfd segments among them, child processes. */
+function holdings(pid: number): { fds: number; memfds: number; children: number } {
+  let fds = 0;
+  let memfds = 0;
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    let target: string;
+    try {
+      target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+    } catch {
+      continue; // closed while we looked
+    }
+    fds++;
+    if (target.startsWith("/memfd:")) memfds++;
+  }
+  let children = 0;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // The ppid is the 2nd field after "(comm)"; comm may itself contain spaces or parentheses.
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === pid) children++;
+    } catch {
+      // exited while we looked
+    }
+  }
+  return { fds, memfds, children };
+}
+
 describe("plugins under a running daemon", () => {
   test("web comes up, serves /healthz and /, and after kill -9 returns at 1 s, 2 s, 3 s, then stops until plugin-restart", async () => {
     using dir = tempDir();
@@ -75,6 +104,8 @@ describe("plugins under a running daemon", () => {
     expect(web.crashesInWindow).toBe(4);
     expect(web.restarts).toBe(3);
     expect(web.detail).toContain("automatic restarts stopped");
+    // A person has to act now: that is a warning in the log, not news.
+    await d.waitFor(/level=warn msg="plugin state" component=supervisor plugin=web state=stopped detail="killed by SIGKILL; crashed 4 times in 5 minutes, automatic restarts stopped/);
     const human = await run([HOMED, "status", "-data", dir.path]);
     expect(human.stdout).toMatch(/web\s+stopped/);
 
@@ -89,6 +120,31 @@ describe("plugins under a running daemon", () => {
     expect(unknown.exitCode).toBe(1);
     expect(unknown.stderr).toContain("no plugin named nope");
   }, 60_000);
+
+  test("50 restarts of web leave the daemon with the fds, memfds and children it had", async () => {
+    using dir = tempDir();
+    await using d = await startDaemon(dir.path);
+    let web = await waitPlugin(dir.path, "web", (p) => p.state === "ready");
+    const pid = d.proc.pid;
+    const baseline = holdings(pid);
+    expect(baseline.children).toBe(1);
+    expect(baseline.memfds).toBe(1);
+    for (let i = 0; i < 50; i++) {
+      const oldPid = web.pid;
+      const r = await run([HOMED, "plugin-restart", "-data", dir.path, "web"]);
+      expect(r.exitCode).toBe(0);
+      web = await waitPlugin(dir.path, "web", (p) => p.state === "ready" && p.pid !== oldPid);
+    }
+    // The last client connection may still be closing on the daemon's side: poll, do not sleep blindly.
+    const t0 = Date.now();
+    let now = holdings(pid);
+    while ((now.fds > baseline.fds || now.children > baseline.children) && Date.now() - t0 < 5000) {
+      await Bun.sleep(20);
+      now = holdings(pid);
+    }
+    expect(now).toEqual(baseline);
+    expect(web.restarts).toBe(50);
+  }, 120_000);
 
   test("garbage, oversized frames, half a line, silence and 10,000 fuzzed frames leave the kernel and web working", async () => {
     using dir = tempDir();
