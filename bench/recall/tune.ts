@@ -70,7 +70,7 @@ export function factsSummary(cases: readonly FactsCase[], answers: (string | num
 }
 
 if (import.meta.main) {
-  const set = process.argv[2] ?? "user";
+  for (const set of (process.argv[2] ?? "user").split(",")) {
   const { ops, evaluate } =
     set === "facts"
       ? (() => {
@@ -91,5 +91,7 @@ if (import.meta.main) {
     ...process.argv.slice(3).map((j) => ({ name: j, scorer: "hybrid" as const, params: { ...DEFAULT_PARAMS, ...(JSON.parse(j) as Partial<LexicalParams>) } })),
   ];
   void PLAIN_BM25;
+  console.log(`== ${set}`);
   tuneOn(ops, evaluate, variants);
+  }
 }

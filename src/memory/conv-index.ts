@@ -42,6 +42,9 @@ export class ConvIndex {
   /** Session ordinal per document (a new one whenever the key changes; -1 when unknown). */
   readonly sessions: number[] = [];
   readonly times: number[] = [];
+  /** Speaker ordinal per document (-1 when unknown). */
+  readonly speakerOf: number[] = [];
+  private readonly speakerIds = new Map<string, number>();
   readonly words = new Map<string, Postings>();
   readonly concepts = new Map<string, Postings>();
   readonly speakers = new Map<string, Postings>();
@@ -80,12 +83,32 @@ export class ConvIndex {
       this.sessions.push(this.sessionCount - 1);
     }
     this.times.push(e.time ?? Number.NaN);
+    const who = e.speaker.join(" ");
+    let sp = who ? this.speakerIds.get(who) : -1;
+    if (sp === undefined) {
+      sp = this.speakerIds.size;
+      this.speakerIds.set(who, sp);
+    }
+    this.speakerOf.push(sp);
     const counts = new Map<string, number>();
     for (const w of e.words) counts.set(w, (counts.get(w) ?? 0) + 1);
     for (const [t, c] of counts) post(this.words, t, doc, c);
+
     const cs = new Set(e.concepts);
     for (const t of cs) if (!counts.has(t)) post(this.concepts, t, doc, 1);
     for (const t of new Set(e.speaker)) post(this.speakers, t, doc, 1);
+  }
+
+  /**
+   * Whether documents `a` and `b` (a < b) are adjacent turns of one exchange: consecutive, in
+   * the same session, and said by different people (or people unknown). Two turns of the same
+   * speaker with nothing indexed between them — a user's messages when only user turns are
+   * indexed — are not: what they answer is missing.
+   */
+  adjacent(a: number, b: number): boolean {
+    if (b !== a + 1 || a < 0 || b >= this.ids.length || this.sessions[a] !== this.sessions[b]) return false;
+    const sa = this.speakerOf[a] as number;
+    return sa < 0 || sa !== this.speakerOf[b];
   }
 
   /** BM25's inverse document frequency of a term held by `df` of this conversation's events. */

@@ -26,7 +26,7 @@ export class Memory {
 
   /** Index an event's text (empty text is fine: it simply matches nothing). */
   add(eventId: number, conv: string, text: string): void {
-    this.index.add(eventId, conv, text);
+    this.index.add(eventId, conv, text, { time: Date.now() });
     this.dense?.enqueue(eventId, conv, text);
   }
 
@@ -40,7 +40,7 @@ export class Memory {
     const wanted = new Set(ids);
     const out = new Map<number, number>();
     const dense = this.dense?.cosines(conv, text, ids) ?? null;
-    for (const s of rankEvents(this.index, conv, text, { ids, dense })) if (wanted.has(s.id)) out.set(s.id, s.score);
+    for (const s of rankEvents(this.index, conv, text, { ids, dense, time: Date.now() })) if (wanted.has(s.id)) out.set(s.id, s.score);
     return out;
   }
 

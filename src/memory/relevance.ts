@@ -1,14 +1,24 @@
 /**
  * How relevant each remembered event is to the current input: the one scorer the agent's
  * pruning, cold recall and `homed recall` share. Lexical: BM25 over a conversation's own
- * statistics (src/memory/conv-index.ts), with what a turn means beyond its own words — its
- * speaker, its neighbours, its session — at lower weights. With a dense model installed, dense
- * cosine brings its own candidates and half of the score (a first, untuned split: no real model
- * has been measured yet). The weights come from LongMemEval's dev quarter and the generated
- * chat set (bench/recall, docs/BENCHMARKS.md).
+ * statistics (src/memory/conv-index.ts), plus what a turn means beyond its own words, each at a
+ * lower weight and each kept because it measured a gain (docs/BENCHMARKS.md, 2026-12-01):
+ *   - its neighbours: a short reply ("Yes! We went last week.") takes part of the score of the
+ *     turn it answers, a long self-contained turn almost none;
+ *   - its session as one document (BM25), fused at a tenth of the turn's weight;
+ *   - its speaker's name ("When did Caroline ...");
+ *   - concept bridges (WordNet, CC-CEDICT) at a fifth of a shared word, a tenth when only the
+ *     concepts meet: at half weight they cost LongMemEval 4–5 points;
+ *   - the span the query names ("two weeks ago", 上周六): turns said then count double.
+ * Tried and rejected on the same measurements: pseudo-relevance feedback (RM3-like, +1 on
+ * LongMemEval, −1 to −10 on the chat sets), session diversification of the top (−2 to −4 on
+ * LongMemEval), b = 0.5 (+0.5 on LongMemEval user turns, −4 with all turns).
+ * With a dense model installed, dense cosine brings its own candidates and half of the score
+ * (a first, untuned split: no real model has been measured yet).
  */
 import type { ConvIndex, Postings } from "./conv-index.ts";
 import type { LexicalIndex, Scored } from "./lexical-index.ts";
+import { timeWindow } from "./time.ts";
 
 /**
  * hybrid: what the agent uses. bm25: plain BM25 over words (the classic baseline).
@@ -27,14 +37,23 @@ export interface LexicalParams {
   sharedConcepts: number;
   /** Share of each adjacent turn's (same session) score a turn receives. */
   neighbours: number;
+  /**
+   * Turn length (words) at which a turn takes half the neighbours' share: a short turn ("Yes! We
+   * went last week.") means what its neighbours say, a long one stands on its own. 0: every turn
+   * takes the full share.
+   */
+  neighbourLen: number;
   /** Weight of the session's own BM25 (the session as one document), normalised, beside the turn's. */
   session: number;
+  /** Boost (× 1 + this) of a turn said within the span the query names ("two weeks ago"). */
+  time: number;
 }
 
-/** Textbook BM25 over words (Robertson's k1 and b), nothing else. */
-export const PLAIN_BM25: LexicalParams = { k1: 1.2, b: 0.75, speaker: 0, concepts: 0, sharedConcepts: 0, neighbours: 0, session: 0 };
 
-export const DEFAULT_PARAMS: LexicalParams = { k1: 1.2, b: 0.75, speaker: 0, concepts: 0.2, sharedConcepts: 0.1, neighbours: 0, session: 0 };
+/** Textbook BM25 over words (Robertson's k1 and b), nothing else. */
+export const PLAIN_BM25: LexicalParams = { k1: 1.2, b: 0.75, speaker: 0, concepts: 0, sharedConcepts: 0, neighbours: 0, neighbourLen: 0, session: 0, time: 0 };
+
+export const DEFAULT_PARAMS: LexicalParams = { k1: 1.2, b: 0.75, speaker: 0.3, concepts: 0.2, sharedConcepts: 0.1, neighbours: 0.5, neighbourLen: 10, session: 0.1, time: 1 };
 
 export interface RankOptions {
   /** Only events with id >= minId (a conversation's current generation). */
@@ -43,6 +62,8 @@ export interface RankOptions {
   params?: LexicalParams;
   /** Every event id of the conversation in order (for the "recent" scorer). */
   ids: readonly number[];
+  /** When the query is asked, epoch milliseconds (for "last week"); unknown: no time-awareness. */
+  time?: number | null;
   /** Dense cosines of events with the query, when a model is installed. */
   dense?: ReadonlyMap<number, number> | null;
 }
@@ -130,9 +151,9 @@ export function lexicalScores(ci: ConvIndex, words: readonly string[], concepts:
     out = new Float64Array(n);
     for (let d = 0; d < n; d++) {
       let s = turn[d] as number;
-      const g = ci.sessions[d];
-      if (d > 0 && ci.sessions[d - 1] === g) s += p.neighbours * (turn[d - 1] as number);
-      if (d + 1 < n && ci.sessions[d + 1] === g) s += p.neighbours * (turn[d + 1] as number);
+      const share = p.neighbourLen > 0 ? (p.neighbours * p.neighbourLen) / (p.neighbourLen + (ci.lens[d] as number)) : p.neighbours;
+      if (ci.adjacent(d - 1, d)) s += share * (turn[d - 1] as number);
+      if (ci.adjacent(d, d + 1)) s += share * (turn[d + 1] as number);
       out[d] = s;
     }
   }
@@ -169,11 +190,19 @@ export function rankEvents(index: LexicalIndex, conv: string, text: string, opts
   const { words, concepts } = index.analyse(text);
   const params = scorer === "bm25" ? PLAIN_BM25 : scorer === "bm25c" ? { ...PLAIN_BM25, concepts: 0.5, sharedConcepts: 0.5 } : (opts.params ?? DEFAULT_PARAMS);
   const scores = lexicalScores(ci, words, concepts, params);
+  const span = params.time > 0 && typeof opts.time === "number" ? timeWindow(text, opts.time) : null;
+  if (span) {
+    for (let d = 0; d < ci.size; d++) {
+      const at = ci.times[d] as number;
+      if (at >= span.from && at <= span.to) scores[d] = (scores[d] as number) * (1 + params.time);
+    }
+  }
   let max = 0;
   for (const x of scores) if (x > max) max = x;
   const lexical: Scored[] = [];
   if (max > 0) for (let d = 0; d < ci.size; d++) if ((scores[d] as number) > 0) lexical.push({ id: ci.ids[d] as number, score: (scores[d] as number) / max });
-  if (!opts.dense || scorer !== "hybrid") return lexical.sort(byScore);
+  lexical.sort(byScore);
+  if (!opts.dense || scorer !== "hybrid") return lexical;
   const denseTop = [...opts.dense]
     .filter(([id, c]) => id >= minId && c > 0)
     .map(([id, c]) => ({ id, score: c }))
