@@ -46,8 +46,8 @@ export class Memory {
 
   /** Peek: the L2 events of `ids` that best match `text`, best first; nothing moves. */
   peekCold(conv: string, text: string, l2Ids: readonly number[], k: number): { id: number; score: number }[] {
-    const scores = this.score(conv, text, l2Ids);
-    return [...scores].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score || b.id - a.id).slice(0, k);
+    const dense = this.dense?.cosines(conv, text, l2Ids) ?? null;
+    return rankEvents(this.index, conv, text, { ids: l2Ids, dense, time: Date.now(), among: new Set(l2Ids), limit: k });
   }
 
   /** Count an access (a recall that did not move the events), for cooling decisions. */

@@ -68,8 +68,8 @@ export class RecallSession {
   /** The caller's ids of the best `op.k` turns for a query, best first. */
   query(op: Extract<RecallOp, { op: "query" }>, scorer: ScorerName, params?: LexicalParams): (string | number)[] {
     const s = this.state(op.conv);
-    const ranked = rankEvents(this.index, op.conv, op.text, { minId: s.minId, scorer, params, ids: s.ids, time: parseTime(op.time) });
-    return ranked.slice(0, op.k).map((r) => s.userIds.get(r.id) as string | number);
+    const ranked = rankEvents(this.index, op.conv, op.text, { minId: s.minId, scorer, params, ids: s.ids, time: parseTime(op.time), limit: op.k });
+    return ranked.map((r) => s.userIds.get(r.id) as string | number);
   }
 
   /** Apply one op; a query returns the caller's ids of the best `k` turns, best first. */

@@ -62,6 +62,10 @@ export interface RankOptions {
   params?: LexicalParams;
   /** Every event id of the conversation in order (for the "recent" scorer). */
   ids: readonly number[];
+  /** Only the best `limit` (all when absent): a cold query needs a few, pruning needs every score. */
+  limit?: number;
+  /** Only these event ids compete (cold recall ranks the events in L2). */
+  among?: ReadonlySet<number>;
   /** When the query is asked, epoch milliseconds (for "last week"); unknown: no time-awareness. */
   time?: number | null;
   /** Dense cosines of events with the query, when a model is installed. */
@@ -197,14 +201,17 @@ export function rankEvents(index: LexicalIndex, conv: string, text: string, opts
       if (at >= span.from && at <= span.to) scores[d] = (scores[d] as number) * (1 + params.time);
     }
   }
+  const among = opts.among;
   let max = 0;
+  // Normalised by the best of the whole conversation, `among` or not: a cold event scores 1 only
+  // when nothing in the conversation matches better (cold recall's threshold relies on that).
   for (const x of scores) if (x > max) max = x;
-  const lexical: Scored[] = [];
-  if (max > 0) for (let d = 0; d < ci.size; d++) if ((scores[d] as number) > 0) lexical.push({ id: ci.ids[d] as number, score: (scores[d] as number) / max });
-  lexical.sort(byScore);
-  if (!opts.dense || scorer !== "hybrid") return lexical;
-  const denseTop = [...opts.dense]
-    .filter(([id, c]) => id >= minId && c > 0)
+  const dense = opts.dense && scorer === "hybrid" ? opts.dense : null;
+  const limit = dense ? undefined : opts.limit;
+  const lexical = max > 0 ? best(ci, scores, max, among, limit) : [];
+  if (!dense) return lexical;
+  const denseTop = [...dense]
+    .filter(([id, c]) => id >= minId && c > 0 && (!among || among.has(id)))
     .map(([id, c]) => ({ id, score: c }))
     .sort(byScore)
     .slice(0, DENSE_CANDIDATES);
@@ -212,5 +219,30 @@ export function rankEvents(index: LexicalIndex, conv: string, text: string, opts
   const fused = new Map<number, number>();
   for (const x of lexical) fused.set(x.id, (1 - DENSE_SHARE) * x.score);
   if (denseMax > 0) for (const x of denseTop) fused.set(x.id, (fused.get(x.id) ?? 0) + (DENSE_SHARE * x.score) / denseMax);
-  return [...fused].map(([id, score]) => ({ id, score })).sort(byScore);
+  const out = [...fused].map(([id, score]) => ({ id, score })).sort(byScore);
+  return opts.limit === undefined ? out : out.slice(0, opts.limit);
+}
+
+/**
+ * Documents with a positive score (among `among`, when given), scores divided by `max`, best
+ * first; with `limit`, only that many, picked in one pass instead of sorting them all (at 100k
+ * events the sort was most of a query's time).
+ */
+function best(ci: ConvIndex, scores: Float64Array, max: number, among: ReadonlySet<number> | undefined, limit: number | undefined): Scored[] {
+  const out: Scored[] = [];
+  let floor = 0;
+  for (let d = 0; d < ci.size; d++) {
+    const s = scores[d] as number;
+    if (s <= 0 || (limit !== undefined && out.length >= limit && s < floor)) continue;
+    const id = ci.ids[d] as number;
+    if (among && !among.has(id)) continue;
+    out.push({ id, score: s / max });
+    if (limit !== undefined && out.length > limit * 4) {
+      out.sort(byScore).length = limit;
+      floor = (out[limit - 1] as Scored).score * max;
+    }
+  }
+  out.sort(byScore);
+  if (limit !== undefined && out.length > limit) out.length = limit;
+  return out;
 }
