@@ -42,6 +42,8 @@ export class ConvIndex {
   /** Session ordinal per document (a new one whenever the key changes; -1 when unknown). */
   readonly sessions: number[] = [];
   readonly times: number[] = [];
+  /** 1 when a document and the next are adjacent turns of one exchange (see adjacent), else 0. */
+  readonly linkNext: number[] = [];
   /** Speaker ordinal per document (-1 when unknown). */
   readonly speakerOf: number[] = [];
   private readonly speakerIds = new Map<string, number>();
@@ -90,6 +92,11 @@ export class ConvIndex {
       this.speakerIds.set(who, sp);
     }
     this.speakerOf.push(sp);
+    this.linkNext.push(0);
+    if (doc > 0 && this.sessions[doc - 1] === this.sessions[doc]) {
+      const prev = this.speakerOf[doc - 1] as number;
+      this.linkNext[doc - 1] = prev < 0 || prev !== sp ? 1 : 0;
+    }
     const counts = new Map<string, number>();
     for (const w of e.words) counts.set(w, (counts.get(w) ?? 0) + 1);
     for (const [t, c] of counts) post(this.words, t, doc, c);
@@ -106,9 +113,7 @@ export class ConvIndex {
    * indexed — are not: what they answer is missing.
    */
   adjacent(a: number, b: number): boolean {
-    if (b !== a + 1 || a < 0 || b >= this.ids.length || this.sessions[a] !== this.sessions[b]) return false;
-    const sa = this.speakerOf[a] as number;
-    return sa < 0 || sa !== this.speakerOf[b];
+    return b === a + 1 && a >= 0 && this.linkNext[a] === 1;
   }
 
   /** BM25's inverse document frequency of a term held by `df` of this conversation's events. */

@@ -152,13 +152,16 @@ export function lexicalScores(ci: ConvIndex, words: readonly string[], concepts:
   }
   let out = turn;
   if (p.neighbours > 0) {
-    out = new Float64Array(n);
+    // Each matching turn lends a share of its score to the turns adjacent to it; the share is
+    // the receiver's (a short reply takes more).
+    out = turn.slice();
+    const share = (d: number) => (p.neighbourLen > 0 ? (p.neighbours * p.neighbourLen) / (p.neighbourLen + (ci.lens[d] as number)) : p.neighbours);
+    const link = ci.linkNext;
     for (let d = 0; d < n; d++) {
-      let s = turn[d] as number;
-      const share = p.neighbourLen > 0 ? (p.neighbours * p.neighbourLen) / (p.neighbourLen + (ci.lens[d] as number)) : p.neighbours;
-      if (ci.adjacent(d - 1, d)) s += share * (turn[d - 1] as number);
-      if (ci.adjacent(d, d + 1)) s += share * (turn[d + 1] as number);
-      out[d] = s;
+      const s = turn[d] as number;
+      if (s === 0) continue;
+      if (d > 0 && link[d - 1] === 1) out[d - 1] = (out[d - 1] as number) + share(d - 1) * s;
+      if (link[d] === 1) out[d + 1] = (out[d + 1] as number) + share(d + 1) * s;
     }
   }
   if (p.session > 0 && ci.sessionCount > 0) {
@@ -187,8 +190,8 @@ export function rankEvents(index: LexicalIndex, conv: string, text: string, opts
   const minId = opts.minId ?? 0;
   const scorer = opts.scorer ?? "hybrid";
   if (scorer === "recent") {
-    const ids = opts.ids.filter((id) => id >= minId);
-    return [...ids].reverse().map((id, i) => ({ id, score: 1 / (i + 1) }));
+    const ids = opts.ids.filter((id) => id >= minId && (!opts.among || opts.among.has(id))).reverse();
+    return ids.slice(0, opts.limit ?? ids.length).map((id, i) => ({ id, score: 1 / (i + 1) }));
   }
   const ci = index.conv(conv, minId);
   const { words, concepts } = index.analyse(text);
