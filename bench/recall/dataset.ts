@@ -11,6 +11,8 @@
  *   - distractors: other people's dogs, cities visited on holiday, colleagues' jobs.
  * Deterministic for a seed, so runs compare.
  */
+import type { RecallOp } from "../../src/protocol/recall.ts";
+
 export interface Turn {
   id: string;
   text: string;
@@ -152,4 +154,26 @@ export function generate(seed = 7, conversations = 20): Conversation[] {
     out.push({ conv: `eval-${c}`, lang, turns, questions });
   }
   return out;
+}
+
+export interface FactsCase {
+  qid: string;
+  lang: "en" | "zh";
+  evidence: string[];
+}
+
+/** The set as recall ops (each conversation its own memory) and its cases, in query order. */
+export function factsSet(seed = 7, conversations = 20): { ops: RecallOp[]; cases: FactsCase[] } {
+  const ops: RecallOp[] = [];
+  const cases: FactsCase[] = [];
+  for (const c of generate(seed, conversations)) {
+    ops.push({ op: "reset", conv: c.conv });
+    for (const t of c.turns) ops.push({ op: "index", conv: c.conv, id: t.id, text: t.text, speaker: t.speaker, time: t.time, session: t.session, seq: t.seq });
+    ops.push({ op: "commit", conv: c.conv });
+    for (const q of c.questions) {
+      ops.push({ op: "query", conv: c.conv, qid: q.qid, text: q.text, k: 10 });
+      cases.push({ qid: q.qid, lang: c.lang, evidence: q.evidence });
+    }
+  }
+  return { ops, cases };
 }

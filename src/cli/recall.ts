@@ -2,9 +2,10 @@
  * `homed recall --stdio [-data DIR]`: offline evaluation and bulk import through the same
  * memory the agent uses. Reads JSON lines on stdin (src/protocol/recall.ts); only `query`
  * writes to stdout, always exactly one line; a bad line is reported on stderr and the stream
- * goes on. Lines over 4 MiB are skipped unread (memory stays bounded whatever comes in). It opens the data dir itself, so the daemon must not be running on it.
+ * goes on. Lines over 4 MiB are skipped unread (memory stays bounded whatever comes in). It
+ * opens the data dir itself, so the daemon must not be running on it.
  *
- * HOMED_RECALL_SCORER=hybrid|bm25|bm25c|tfidf|recent picks the scorer (evaluation only; the agent
+ * HOMED_RECALL_SCORER=hybrid|bm25|bm25c|recent picks the scorer (evaluation only; the agent
  * always uses hybrid).
  */
 import * as v from "valibot";
@@ -15,8 +16,8 @@ import { HomedError } from "../protocol/errors.ts";
 import { RecallOp } from "../protocol/recall.ts";
 import { Store } from "../store/store.ts";
 import { Tokenizer } from "../embed/tokenizer.ts";
-import { LexicalIndex } from "../memory/lexical-index.ts";
-import { rankEvents, type ScorerName } from "../memory/relevance.ts";
+import { RecallSession } from "../memory/recall-session.ts";
+import type { ScorerName } from "../memory/relevance.ts";
 import { loadConfig } from "../kernel/config.ts";
 import { ensureDataDir, lockDataDir } from "../kernel/data-dir.ts";
 import { dataPaths } from "../kernel/data-paths.ts";
@@ -32,21 +33,7 @@ const MAX_LINE_BYTES = DEFAULT_MAX_FRAME_BYTES;
 
 const readAsync = promisify(read);
 
-const SCORERS: ScorerName[] = ["hybrid", "bm25", "bm25c", "tfidf", "recent"];
-
-/** ISO-8601 when it parses, otherwise kept exactly as given. */
-function normaliseTime(t: string | number | undefined): string | number | null {
-  if (t === undefined) return null;
-  if (typeof t === "number") return t;
-  const ms = Date.parse(t);
-  return Number.isNaN(ms) ? t : new Date(ms).toISOString();
-}
-
-interface ConvState {
-  minId: number;
-  ids: number[];
-  userIds: Map<number, string | number>;
-}
+const SCORERS: ScorerName[] = ["hybrid", "bm25", "bm25c", "recent"];
 
 /**
  * stdin in chunks read into one reused buffer, so any amount of input leaves no garbage behind
@@ -78,63 +65,10 @@ export async function runRecall(dataDir: string): Promise<number> {
   const config = loadConfig({ file: paths.config, env: process.env });
   const lock = lockDataDir(paths);
   const store = Store.open(paths.db, { busyTimeoutMs: config.store.busy_timeout_ms });
-  const index = new LexicalIndex(store.db, new Tokenizer());
-  const convs = new Map<string, ConvState>();
-  let inTx = false;
-  const begin = () => {
-    if (!inTx) store.db.exec("BEGIN");
-    inTx = true;
-  };
-  const commit = () => {
-    if (inTx) store.db.exec("COMMIT");
-    inTx = false;
-  };
-
-  const state = (conv: string): ConvState => {
-    let s = convs.get(conv);
-    if (s) return s;
-    const minId = Number(store.db.query<{ value: string }, [string]>("SELECT value FROM meta WHERE key = ?").get(`recall_gen:${conv}`)?.value ?? 0);
-    s = { minId, ids: [], userIds: new Map() };
-    for (const e of store.conversationEventsAfter(conv, minId - 1)) {
-      if (e.kind !== "recall-turn") continue;
-      s.ids.push(e.id);
-      s.userIds.set(e.id, (JSON.parse(e.body) as { id: string | number }).id);
-    }
-    convs.set(conv, s);
-    return s;
-  };
-
+  const session = new RecallSession(store, new Tokenizer(), scorer);
   const handle = (op: RecallOp): void => {
-    switch (op.op) {
-      case "reset": {
-        commit();
-        const next = (store.db.query<{ m: number | null }, []>("SELECT max(id) AS m FROM events").get()?.m ?? 0) + 1;
-        store.db.query("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(`recall_gen:${op.conv}`, String(next));
-        convs.set(op.conv, { minId: next, ids: [], userIds: new Map() });
-        return;
-      }
-      case "index": {
-        const s = state(op.conv);
-        begin();
-        const body = { id: op.id, text: op.text, speaker: op.speaker, time: normaliseTime(op.time), session: op.session ?? null, seq: op.seq ?? null, caption: op.caption ?? null };
-        const { id } = store.append({ conv: op.conv, kind: "recall-turn", actor: op.speaker || "unknown", body });
-        index.add(id, op.conv, op.caption ? `${op.text}\n${op.caption}` : op.text);
-        s.ids.push(id);
-        s.userIds.set(id, op.id);
-        return;
-      }
-      case "commit":
-        commit();
-        return;
-      case "query": {
-        commit();
-        const s = state(op.conv);
-        const ranked = rankEvents(index, op.conv, op.text, { minId: s.minId, scorer, ids: s.ids });
-        const ids = ranked.slice(0, op.k).map((r) => s.userIds.get(r.id));
-        process.stdout.write(JSON.stringify({ ids }) + "\n");
-        return;
-      }
-    }
+    const ids = session.handle(op);
+    if (ids) process.stdout.write(JSON.stringify({ ids }) + "\n");
   };
 
   const processLine = (line: string, lineNo: number) => {
@@ -171,7 +105,7 @@ export async function runRecall(dataDir: string): Promise<number> {
   try {
     for await (const chunk of stdinChunks()) decoder.push(chunk);
     decoder.end();
-    commit();
+    session.commit();
   } finally {
     store.close();
     lock.release();

@@ -10,31 +10,7 @@ import { LexicalIndex } from "./lexical-index.ts";
 import { rankEvents } from "./relevance.ts";
 import type { DenseIndex } from "./dense-index.ts";
 
-/** The text of an event that memory indexes, by kind; null for events with none. */
-export function eventText(kind: string, body: string): string | null {
-  let b: Record<string, unknown>;
-  try {
-    b = JSON.parse(body) as Record<string, unknown>;
-  } catch {
-    return null;
-  }
-  const s = (x: unknown) => (typeof x === "string" ? x : "");
-  switch (kind) {
-    case "user-message":
-      return s(b.text) || null;
-    case "agent-reply":
-      // A reply the model wrote is indexed as its model-output; only other replies stand alone.
-      return b.fromModel === true ? null : s(b.text) || null;
-    case "recall-turn":
-      return [s(b.text), s(b.caption)].filter(Boolean).join("\n") || null;
-    case "model-output":
-      return s(b.text) || null;
-    case "tool-result":
-      return `${s(b.name)}\n${s(b.content).slice(0, 20_000)}`;
-    default:
-      return typeof b.text === "string" ? b.text : null;
-  }
-}
+export { eventText } from "./event-text.ts";
 
 export class Memory {
   readonly index: LexicalIndex;
@@ -50,7 +26,7 @@ export class Memory {
 
   /** Index an event's text (empty text is fine: it simply matches nothing). */
   add(eventId: number, conv: string, text: string): void {
-    this.index.add(eventId, conv, text);
+    this.index.add(eventId, conv, text, { time: Date.now() });
     this.dense?.enqueue(eventId, conv, text);
   }
 
@@ -64,14 +40,14 @@ export class Memory {
     const wanted = new Set(ids);
     const out = new Map<number, number>();
     const dense = this.dense?.cosines(conv, text, ids) ?? null;
-    for (const s of rankEvents(this.index, conv, text, { ids, dense })) if (wanted.has(s.id)) out.set(s.id, s.score);
+    for (const s of rankEvents(this.index, conv, text, { ids, dense, time: Date.now() })) if (wanted.has(s.id)) out.set(s.id, s.score);
     return out;
   }
 
   /** Peek: the L2 events of `ids` that best match `text`, best first; nothing moves. */
   peekCold(conv: string, text: string, l2Ids: readonly number[], k: number): { id: number; score: number }[] {
-    const scores = this.score(conv, text, l2Ids);
-    return [...scores].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score || b.id - a.id).slice(0, k);
+    const dense = this.dense?.cosines(conv, text, l2Ids) ?? null;
+    return rankEvents(this.index, conv, text, { ids: l2Ids, dense, time: Date.now(), among: new Set(l2Ids), limit: k });
   }
 
   /** Count an access (a recall that did not move the events), for cooling decisions. */

@@ -1,83 +1,251 @@
 /**
  * How relevant each remembered event is to the current input: the one scorer the agent's
- * pruning, cold recall and `homed recall` share. Both signals work on jieba's words plus the
- * concepts they stand for (WordNet, CC-CEDICT), each normalised to [0, 1] by the best candidate:
- * TF-IDF cosine (incremental IDF) and BM25 (FTS5, a shared concept weighted half a shared word).
+ * pruning, cold recall and `homed recall` share. Lexical: BM25 over a conversation's own
+ * statistics (src/memory/conv-index.ts), plus what a turn means beyond its own words, each at a
+ * lower weight and each kept because it measured a gain (docs/BENCHMARKS.md, 2026-12-01):
+ *   - its neighbours: a short reply ("Yes! We went last week.") takes part of the score of the
+ *     turn it answers, a long self-contained turn almost none;
+ *   - its session as one document (BM25), fused at a tenth of the turn's weight;
+ *   - its speaker's name ("When did Caroline ...");
+ *   - concept bridges (WordNet, CC-CEDICT) at a fifth of a shared word, a tenth when only the
+ *     concepts meet: at half weight they cost LongMemEval 4–5 points;
+ *   - the span the query names ("two weeks ago", 上周六): turns said then count double.
+ * Tried and rejected on the same measurements: pseudo-relevance feedback (RM3-like, +1 on
+ * LongMemEval, −1 to −10 on the chat sets), session diversification of the top (−2 to −4 on
+ * LongMemEval), b = 0.5 (+0.5 on LongMemEval user turns, −4 with all turns).
  * With a dense model installed, dense cosine brings its own candidates and half of the score
- * (a first, untuned split: the evaluation set needs a real model to tune it, which this
- * machine cannot download). The lexical weights are chosen on the evaluation set
- * (bench/recall, docs/BENCHMARKS.md): the concepts carry the gain; a recency prior measured no
- * gain there and was left out.
+ * (a first, untuned split: no real model has been measured yet).
  */
+import type { ConvIndex, Postings } from "./conv-index.ts";
 import type { LexicalIndex, Scored } from "./lexical-index.ts";
+import { timeWindow } from "./time.ts";
 
 /**
  * hybrid: what the agent uses. bm25: plain BM25 over words (the classic baseline).
- * bm25c: BM25 over words and concepts. tfidf: TF-IDF cosine over words and concepts.
- * recent: newest first.
+ * bm25c: BM25 over words and concepts. recent: newest first.
  */
-export type ScorerName = "hybrid" | "bm25" | "bm25c" | "tfidf" | "recent";
+export type ScorerName = "hybrid" | "bm25" | "bm25c" | "recent";
 
-export interface HybridWeights {
-  tfidf: number;
-  bm25: number;
+export interface LexicalParams {
+  k1: number;
+  b: number;
+  /** Weight of a query word met by the turn's speaker name, relative to one met in its text. */
+  speaker: number;
+  /** Weight of a concept bridge (a query word's concept met by a turn's word, or the reverse). */
+  concepts: number;
+  /** Weight of a concept that the query's words and a turn's words both stand for. */
+  sharedConcepts: number;
+  /** Share of each adjacent turn's (same session) score a turn receives. */
+  neighbours: number;
+  /**
+   * Turn length (words) at which a turn takes half the neighbours' share: a short turn ("Yes! We
+   * went last week.") means what its neighbours say, a long one stands on its own. 0: every turn
+   * takes the full share.
+   */
+  neighbourLen: number;
+  /** Weight of the session's own BM25 (the session as one document), normalised, beside the turn's. */
+  session: number;
+  /** Boost (× 1 + this) of a turn said within the span the query names ("two weeks ago"). */
+  time: number;
 }
 
-export const DEFAULT_WEIGHTS: HybridWeights = { tfidf: 0.3, bm25: 0.7 };
 
-/** BM25 candidates the hybrid re-scores. */
-const BM25_CANDIDATES = 500;
+/** Textbook BM25 over words (Robertson's k1 and b), nothing else. */
+export const PLAIN_BM25: LexicalParams = { k1: 1.2, b: 0.75, speaker: 0, concepts: 0, sharedConcepts: 0, neighbours: 0, neighbourLen: 0, session: 0, time: 0 };
 
-function normalise(xs: readonly Scored[]): Map<number, number> {
-  let max = 0;
-  for (const x of xs) if (x.score > max) max = x.score;
-  const out = new Map<number, number>();
-  if (max <= 0) return out;
-  for (const x of xs) out.set(x.id, x.score / max);
-  return out;
-}
+export const DEFAULT_PARAMS: LexicalParams = { k1: 1.2, b: 0.75, speaker: 0.3, concepts: 0.2, sharedConcepts: 0.1, neighbours: 0.5, neighbourLen: 10, session: 0.1, time: 1 };
 
 export interface RankOptions {
   /** Only events with id >= minId (a conversation's current generation). */
   minId?: number;
   scorer?: ScorerName;
-  weights?: HybridWeights;
+  params?: LexicalParams;
   /** Every event id of the conversation in order (for the "recent" scorer). */
   ids: readonly number[];
+  /** Only the best `limit` (all when absent): a cold query needs a few, pruning needs every score. */
+  limit?: number;
+  /** Only these event ids compete (cold recall ranks the events in L2). */
+  among?: ReadonlySet<number>;
+  /** When the query is asked, epoch milliseconds (for "last week"); unknown: no time-awareness. */
+  time?: number | null;
   /** Dense cosines of events with the query, when a model is installed. */
   dense?: ReadonlyMap<number, number> | null;
 }
 
-/** With a dense model, half the score is dense cosine, half the lexical fusion. */
+/** With a dense model, half the score is dense cosine, half the lexical one. */
 const DENSE_SHARE = 0.5;
-/** Dense candidates considered beside BM25's. */
+/** Dense candidates considered beside the lexical ones. */
 const DENSE_CANDIDATES = 200;
 
-/** Event ids of `conv` ranked by relevance to `text`, best first, with their fused scores. */
+/** Adds `weight` × BM25 term weight of every posting into `into`. */
+function accumulate(ci: ConvIndex, p: Postings, idf: number, weight: number, k1: number, b: number, into: Float64Array): void {
+  const avg = ci.avgLen;
+  const { docs, tfs } = p;
+  for (let i = 0; i < docs.length; i++) {
+    const d = docs[i] as number;
+    const tf = tfs[i] as number;
+    into[d] = (into[d] as number) + (weight * idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * (ci.lens[d] as number)) / avg));
+  }
+}
+
+/** Session-level BM25: each session's turns as one document. */
+function sessionScores(ci: ConvIndex, terms: readonly string[], k1: number, b: number): Float64Array {
+  const n = ci.sessionCount;
+  const out = new Float64Array(n);
+  if (n === 0) return out;
+  const len = new Float64Array(n);
+  for (let d = 0; d < ci.size; d++) {
+    const s = ci.sessions[d] as number;
+    if (s >= 0) len[s] = (len[s] as number) + (ci.lens[d] as number);
+  }
+  let total = 0;
+  for (const l of len) total += l;
+  const avg = Math.max(total / n, 1);
+  const tf = new Float64Array(n);
+  for (const t of terms) {
+    const p = ci.words.get(t);
+    if (!p) continue;
+    tf.fill(0);
+    const touched: number[] = [];
+    for (let i = 0; i < p.docs.length; i++) {
+      const s = ci.sessions[p.docs[i] as number] as number;
+      if (s < 0) continue;
+      if (tf[s] === 0) touched.push(s);
+      tf[s] = (tf[s] as number) + (p.tfs[i] as number);
+    }
+    const idf = Math.log(1 + (n - touched.length + 0.5) / (touched.length + 0.5));
+    for (const s of touched) {
+      const f = tf[s] as number;
+      out[s] = (out[s] as number) + (idf * f * (k1 + 1)) / (f + k1 * (1 - b + (b * (len[s] as number)) / avg));
+    }
+  }
+  return out;
+}
+
+/** Lexical scores of every document of `ci` (0 for those that share nothing with the query). */
+export function lexicalScores(ci: ConvIndex, words: readonly string[], concepts: readonly string[], p: LexicalParams): Float64Array {
+  const n = ci.size;
+  const turn = new Float64Array(n);
+  const terms = [...new Set(words)];
+  for (const t of terms) {
+    const w = ci.words.get(t);
+    if (w) accumulate(ci, w, ci.idf(w.docs.length), 1, p.k1, p.b, turn);
+    if (p.speaker > 0) {
+      const s = ci.speakers.get(t);
+      if (s) accumulate(ci, s, ci.idf(s.docs.length), p.speaker, p.k1, 0, turn);
+    }
+    if (p.concepts > 0) {
+      // A turn that says what the query word stands for ("surgeon" for "doctor").
+      const c = ci.concepts.get(t);
+      if (c) accumulate(ci, c, ci.idf(c.docs.length), p.concepts, p.k1, p.b, turn);
+    }
+  }
+  if (p.concepts > 0) {
+    // A turn whose word is one of the query's concepts ("physician" for "doctor").
+    for (const c of new Set(concepts)) {
+      const w = ci.words.get(c);
+      if (w) accumulate(ci, w, ci.idf(w.docs.length), p.concepts, p.k1, p.b, turn);
+      // Both sides stand for the same concept (城市 and 杭州 both for "city").
+      const cc = p.sharedConcepts > 0 ? ci.concepts.get(c) : undefined;
+      if (cc) accumulate(ci, cc, ci.idf(cc.docs.length), p.sharedConcepts, p.k1, p.b, turn);
+    }
+  }
+  let out = turn;
+  if (p.neighbours > 0) {
+    // Each matching turn lends a share of its score to the turns adjacent to it; the share is
+    // the receiver's (a short reply takes more).
+    out = turn.slice();
+    const share = (d: number) => (p.neighbourLen > 0 ? (p.neighbours * p.neighbourLen) / (p.neighbourLen + (ci.lens[d] as number)) : p.neighbours);
+    const link = ci.linkNext;
+    for (let d = 0; d < n; d++) {
+      const s = turn[d] as number;
+      if (s === 0) continue;
+      if (d > 0 && link[d - 1] === 1) out[d - 1] = (out[d - 1] as number) + share(d - 1) * s;
+      if (link[d] === 1) out[d + 1] = (out[d + 1] as number) + share(d + 1) * s;
+    }
+  }
+  if (p.session > 0 && ci.sessionCount > 0) {
+    const sess = sessionScores(ci, terms, p.k1, p.b);
+    let maxS = 0;
+    for (const x of sess) if (x > maxS) maxS = x;
+    let maxT = 0;
+    for (const x of out) if (x > maxT) maxT = x;
+    if (maxS > 0 && maxT > 0) {
+      for (let d = 0; d < n; d++) {
+        const g = ci.sessions[d] as number;
+        if (g >= 0 && (out[d] as number) > 0) out[d] = (out[d] as number) / maxT + (p.session * (sess[g] as number)) / maxS;
+        else out[d] = (out[d] as number) / maxT;
+      }
+    }
+  }
+  return out;
+}
+
+function byScore(a: Scored, b: Scored): number {
+  return b.score - a.score || b.id - a.id;
+}
+
+/** Event ids of `conv` ranked by relevance to `text`, best first, scores normalised to the best = 1. */
 export function rankEvents(index: LexicalIndex, conv: string, text: string, opts: RankOptions): Scored[] {
   const minId = opts.minId ?? 0;
-  const ids = opts.ids.filter((id) => id >= minId);
   const scorer = opts.scorer ?? "hybrid";
-  if (scorer === "recent") return [...ids].reverse().map((id, i) => ({ id, score: 1 / (i + 1) }));
-  const { words, concepts } = index.analyse(text);
-  if (scorer === "bm25") return index.bm25(conv, words, null, Math.max(ids.length, 1), minId);
-  if (scorer === "bm25c") return index.bm25(conv, words, concepts, Math.max(ids.length, 1), minId);
-  if (scorer === "tfidf") return index.tfidf(conv, [...words, ...concepts], minId).sort((a, b) => b.score - a.score);
-  const w = opts.weights ?? DEFAULT_WEIGHTS;
-  // BM25 picks the candidates (FTS5's index makes that cheap at any history length); TF-IDF
-  // re-scores only those, so the cost of a query does not grow with the conversation.
-  const bm = index.bm25(conv, words, concepts, BM25_CANDIDATES, minId);
-  const denseTop = opts.dense
-    ? [...opts.dense].filter(([id, c]) => id >= minId && c > 0).map(([id, c]) => ({ id, score: c })).sort((a, b) => b.score - a.score).slice(0, DENSE_CANDIDATES)
-    : [];
-  const candidates = new Set([...bm.map((x) => x.id), ...denseTop.map((x) => x.id)]);
-  const b = normalise(bm);
-  const t = normalise(index.tfidf(conv, [...words, ...concepts], minId, candidates));
-  const d = normalise(denseTop);
-  const out: Scored[] = [];
-  for (const id of candidates) {
-    const lexical = w.tfidf * (t.get(id) ?? 0) + w.bm25 * (b.get(id) ?? 0);
-    out.push({ id, score: opts.dense ? DENSE_SHARE * (d.get(id) ?? 0) + (1 - DENSE_SHARE) * lexical : lexical });
+  if (scorer === "recent") {
+    const ids = opts.ids.filter((id) => id >= minId && (!opts.among || opts.among.has(id))).reverse();
+    return ids.slice(0, opts.limit ?? ids.length).map((id, i) => ({ id, score: 1 / (i + 1) }));
   }
-  return out.sort((a, b2) => b2.score - a.score || b2.id - a.id);
+  const ci = index.conv(conv, minId);
+  const { words, concepts } = index.analyse(text);
+  const params = scorer === "bm25" ? PLAIN_BM25 : scorer === "bm25c" ? { ...PLAIN_BM25, concepts: 0.5, sharedConcepts: 0.5 } : (opts.params ?? DEFAULT_PARAMS);
+  const scores = lexicalScores(ci, words, concepts, params);
+  const span = params.time > 0 && typeof opts.time === "number" ? timeWindow(text, opts.time) : null;
+  if (span) {
+    for (let d = 0; d < ci.size; d++) {
+      const at = ci.times[d] as number;
+      if (at >= span.from && at <= span.to) scores[d] = (scores[d] as number) * (1 + params.time);
+    }
+  }
+  const among = opts.among;
+  let max = 0;
+  // Normalised by the best of the whole conversation, `among` or not: a cold event scores 1 only
+  // when nothing in the conversation matches better (cold recall's threshold relies on that).
+  for (const x of scores) if (x > max) max = x;
+  const dense = opts.dense && scorer === "hybrid" ? opts.dense : null;
+  const limit = dense ? undefined : opts.limit;
+  const lexical = max > 0 ? best(ci, scores, max, among, limit) : [];
+  if (!dense) return lexical;
+  const denseTop = [...dense]
+    .filter(([id, c]) => id >= minId && c > 0 && (!among || among.has(id)))
+    .map(([id, c]) => ({ id, score: c }))
+    .sort(byScore)
+    .slice(0, DENSE_CANDIDATES);
+  const denseMax = denseTop[0]?.score ?? 0;
+  const fused = new Map<number, number>();
+  for (const x of lexical) fused.set(x.id, (1 - DENSE_SHARE) * x.score);
+  if (denseMax > 0) for (const x of denseTop) fused.set(x.id, (fused.get(x.id) ?? 0) + (DENSE_SHARE * x.score) / denseMax);
+  const out = [...fused].map(([id, score]) => ({ id, score })).sort(byScore);
+  return opts.limit === undefined ? out : out.slice(0, opts.limit);
+}
+
+/**
+ * Documents with a positive score (among `among`, when given), scores divided by `max`, best
+ * first; with `limit`, only that many, picked in one pass instead of sorting them all (at 100k
+ * events the sort was most of a query's time).
+ */
+function best(ci: ConvIndex, scores: Float64Array, max: number, among: ReadonlySet<number> | undefined, limit: number | undefined): Scored[] {
+  const out: Scored[] = [];
+  let floor = 0;
+  for (let d = 0; d < ci.size; d++) {
+    const s = scores[d] as number;
+    if (s <= 0 || (limit !== undefined && out.length >= limit && s < floor)) continue;
+    const id = ci.ids[d] as number;
+    if (among && !among.has(id)) continue;
+    out.push({ id, score: s / max });
+    if (limit !== undefined && out.length > limit * 4) {
+      out.sort(byScore).length = limit;
+      floor = (out[limit - 1] as Scored).score * max;
+    }
+  }
+  out.sort(byScore);
+  if (limit !== undefined && out.length > limit) out.length = limit;
+  return out;
 }

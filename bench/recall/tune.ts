@@ -1,0 +1,97 @@
+/**
+ * Development loop (not part of `make bench`): LongMemEval dev indexed once in process (the
+ * same code the binary runs), then queried under each parameter set given as JSON on the
+ * command line, e.g. `bun bench/recall/tune.ts user '{"neighbours":0.1}'`. Halves are the even
+ * and odd questions, to see whether a gain holds on both.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { RecallOp } from "../../src/protocol/recall.ts";
+import { Store } from "../../src/store/store.ts";
+import { Tokenizer } from "../../src/embed/tokenizer.ts";
+import { RecallSession } from "../../src/memory/recall-session.ts";
+import { DEFAULT_PARAMS, PLAIN_BM25, type LexicalParams } from "../../src/memory/relevance.ts";
+import { lmeOps, loadLongMemEval, scoreLme, type LmeCase } from "./longmemeval.ts";
+import { chatSet, type ChatCase } from "./chat.ts";
+import { recallAt } from "./harness.ts";
+import { factsSet, type FactsCase } from "./dataset.ts";
+
+export function tuneOn(ops: readonly RecallOp[], evaluate: (answers: (string | number)[][]) => string, variants: { name: string; scorer: "hybrid" | "bm25" | "bm25c"; params?: LexicalParams }[]): void {
+  const dir = mkdtempSync(join(tmpdir(), "homed-tune-"));
+  const store = Store.open(join(dir, "homed.db"));
+  try {
+    const session = new RecallSession(store, new Tokenizer());
+    const queries: Extract<RecallOp, { op: "query" }>[] = [];
+    const t0 = performance.now();
+    for (const op of ops) {
+      if (op.op === "query") queries.push(op);
+      else session.handle(op);
+    }
+    session.commit();
+    console.log(`indexed in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    for (const v of variants) {
+      const t1 = performance.now();
+      const answers = queries.map((q) => session.query(q, v.scorer, v.params));
+      console.log(`${v.name}: ${evaluate(answers)} | ${(performance.now() - t1).toFixed(0)} ms`);
+    }
+  } finally {
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export function lmeSummary(cases: readonly LmeCase[], answers: (string | number)[][]): string {
+  const s = scoreLme(cases, answers);
+  const half = (h: number) => {
+    const xs = s.perQuestion.filter((_, i) => i % 2 === h);
+    return (xs.reduce((a, b) => a + b, 0) / xs.length).toFixed(3);
+  };
+  const types = Object.entries(s.byType)
+    .map(([t, v]) => `${t.replace(/single-session-/, "ss-").replace("temporal-reasoning", "temp").replace("knowledge-update", "ku").replace("multi-session", "multi")}=${v.r5.toFixed(2)}`)
+    .join(" ");
+  return `R@5 ${s.r5.toFixed(3)} (${half(0)}/${half(1)}) R@10 ${s.r10.toFixed(3)} nDCG ${s.ndcg10.toFixed(3)} | ${types}`;
+}
+
+export function chatSummary(cases: readonly ChatCase[], answers: (string | number)[][]): string {
+  const by = (lang: string, k: number) => {
+    const xs = cases.map((c, i) => (c.lang === lang ? recallAt(answers[i] ?? [], c.evidence, k) : -1)).filter((x) => x >= 0);
+    return (xs.reduce((a, b) => a + b, 0) / xs.length).toFixed(3);
+  };
+  return `R@10 en ${by("en", 10)} zh ${by("zh", 10)} | R@5 en ${by("en", 5)} zh ${by("zh", 5)}`;
+}
+
+export function factsSummary(cases: readonly FactsCase[], answers: (string | number)[][]): string {
+  const by = (lang: string) => {
+    const xs: number[] = cases.map((c, i) => (c.lang === lang ? ((answers[i] ?? []).slice(0, 10).some((id) => c.evidence.includes(String(id))) ? 1 : 0) : -1)).filter((x) => x >= 0);
+    return (xs.reduce((a, b) => a + b, 0) / xs.length).toFixed(3);
+  };
+  return `hit@10 en ${by("en")} zh ${by("zh")}`;
+}
+
+if (import.meta.main) {
+  for (const set of (process.argv[2] ?? "user").split(",")) {
+  const { ops, evaluate } =
+    set === "facts"
+      ? (() => {
+          const x = factsSet();
+          return { ops: x.ops, evaluate: (a: (string | number)[][]) => factsSummary(x.cases, a) };
+        })()
+      : set === "chat"
+      ? (() => {
+          const x = chatSet();
+          return { ops: x.ops, evaluate: (a: (string | number)[][]) => chatSummary(x.cases, a) };
+        })()
+      : (() => {
+          const x = lmeOps(loadLongMemEval(), set as "user" | "all");
+          return { ops: x.ops, evaluate: (a: (string | number)[][]) => lmeSummary(x.cases, a) };
+        })();
+  const variants = [
+    { name: "bm25", scorer: "bm25" as const },
+    ...process.argv.slice(3).map((j) => ({ name: j, scorer: "hybrid" as const, params: { ...DEFAULT_PARAMS, ...(JSON.parse(j) as Partial<LexicalParams>) } })),
+  ];
+  void PLAIN_BM25;
+  console.log(`== ${set}`);
+  tuneOn(ops, evaluate, variants);
+  }
+}

@@ -1,0 +1,104 @@
+/** Times as conversation sets write them, to epoch milliseconds. */
+
+/** "1:56 pm on 8 May, 2023" (LoCoMo): a clock time, "on", then the date. */
+const CLOCK_ON_DATE = /^\s*(\d{1,2}:\d{2}(?:\s*[ap]\.?m\.?)?)\s+on\s+(.+)$/i;
+
+/**
+ * Epoch milliseconds of `t`: a number is taken as milliseconds (seconds when below 1e11, i.e.
+ * before 1973 as milliseconds); a string is anything Date.parse reads ("2023/05/30 (Tue) 23:40",
+ * ISO-8601) or a clock time before its date. Null when it is neither.
+ */
+export function parseTime(t: string | number | null | undefined): number | null {
+  if (t === undefined || t === null) return null;
+  if (typeof t === "number") return Number.isFinite(t) ? (Math.abs(t) < 1e11 ? t * 1000 : t) : null;
+  let ms = Date.parse(t);
+  if (Number.isNaN(ms)) {
+    const m = CLOCK_ON_DATE.exec(t);
+    if (m) ms = Date.parse(`${m[2]} ${(m[1] as string).replace(/\./g, "")}`);
+  }
+  return Number.isNaN(ms) ? null : ms;
+}
+
+const DAY = 86_400_000;
+const UNIT: Record<string, number> = { day: DAY, week: 7 * DAY, month: 30 * DAY, year: 365 * DAY, 天: DAY, 日: DAY, 周: 7 * DAY, 星期: 7 * DAY, 礼拜: 7 * DAY, 月: 30 * DAY, 年: 365 * DAY };
+const NUMBER: Record<string, number> = { a: 1, an: 1, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, couple: 2, few: 3, several: 4, 一: 1, 两: 2, 二: 2, 三: 3, 四: 4, 五: 5, 六: 6, 七: 7, 八: 8, 九: 9, 十: 10, 几: 3 };
+const WEEKDAY: Record<string, number> = { sunday: 0, monday: 1, tuesday: 2, wednesday: 3, thursday: 4, friday: 5, saturday: 6, 日: 0, 天: 0, 一: 1, 二: 2, 三: 3, 四: 4, 五: 5, 六: 6 };
+const MONTH_INDEX: Record<string, number> = Object.fromEntries(MONTHS_EN().map((m, i) => [m, i]));
+
+function MONTHS_EN(): string[] {
+  return ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"];
+}
+
+function count(x: string): number {
+  return /^\d+$/.test(x) ? Number(x) : (NUMBER[x.replace(/^(a |an )/, "")] ?? Number.NaN);
+}
+
+/** A span of time, epoch milliseconds, inclusive. */
+export interface TimeWindow {
+  from: number;
+  to: number;
+}
+
+/**
+ * The span a question points at relative to when it is asked ("two weeks ago", "last
+ * Saturday", "in the past month", "in March", 上周六, 三天前, 最近两个月), with the slack a person
+ * means by it; null when it names none. Only the first such phrase counts.
+ */
+export function timeWindow(text: string, now: number): TimeWindow | null {
+  const t = text.toLowerCase();
+  const around = (at: number, slack: number): TimeWindow => ({ from: at - slack, to: at + slack });
+  let m = /\b(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a couple of|a few|several)\s+(day|week|month|year)s?\s+ago\b/.exec(t);
+  if (m) {
+    const n = count((m[1] as string).replace(/ of$/, "").replace(/^a /, ""));
+    const unit = UNIT[m[2] as string] as number;
+    if (n > 0) return around(now - n * unit, Math.max(unit / 2, 2 * DAY));
+  }
+  m = /\b(?:in|during|over|within)\s+the\s+(?:past|last)\s+(?:(\d+|two|three|four|five|six|seven|eight|nine|ten|couple of|few|several)\s+)?(day|week|month|year)s?\b/.exec(t);
+  if (m) {
+    const n = m[1] ? count((m[1] as string).replace(/ of$/, "")) : 1;
+    if (n > 0) return { from: now - n * (UNIT[m[2] as string] as number) - DAY, to: now };
+  }
+  if (/\byesterday\b/.test(t)) return around(now - DAY, DAY);
+  m = /\blast\s+(sunday|monday|tuesday|wednesday|thursday|friday|saturday)\b/.exec(t);
+  if (m) {
+    const today = new Date(now).getUTCDay();
+    let back = (today - (WEEKDAY[m[1] as string] as number) + 7) % 7;
+    if (back === 0) back = 7;
+    return around(now - back * DAY, 1.5 * DAY);
+  }
+  if (/\blast\s+weekend\b/.test(t)) return around(now - ((new Date(now).getUTCDay() + 1) % 7 || 7) * DAY, 2 * DAY);
+  if (/\blast\s+week\b/.test(t)) return { from: now - 14 * DAY, to: now - 2 * DAY };
+  if (/\blast\s+month\b/.test(t)) return { from: now - 62 * DAY, to: now - 14 * DAY };
+  m = /\b(?:in|during|on|since)\s+(january|february|march|april|may|june|july|august|september|october|november|december)\b/.exec(t);
+  if (m) {
+    const d = new Date(now);
+    const month = MONTH_INDEX[m[1] as string] as number;
+    const year = month > d.getUTCMonth() ? d.getUTCFullYear() - 1 : d.getUTCFullYear();
+    return { from: Date.UTC(year, month, 1) - DAY, to: Date.UTC(year, month + 1, 1) + DAY };
+  }
+  m = /(\d+|[一两二三四五六七八九十几])\s*(?:个)?(天|日|周|星期|礼拜|月|年)(?:以)?前/.exec(text);
+  if (m) {
+    const n = count(m[1] as string);
+    const unit = UNIT[m[2] as string] as number;
+    if (n > 0) return around(now - n * unit, Math.max(unit / 2, 2 * DAY));
+  }
+  m = /(?:最近|过去|近)\s*(\d+|[一两二三四五六七八九十几])?\s*(?:个)?(天|周|星期|礼拜|月|年)/.exec(text);
+  if (m) {
+    const n = m[1] ? count(m[1]) : 1;
+    if (n > 0) return { from: now - n * (UNIT[m[2] as string] as number) - DAY, to: now };
+  }
+  if (text.includes("前天")) return around(now - 2 * DAY, DAY);
+  if (text.includes("昨天")) return around(now - DAY, DAY);
+  m = /上(?:个)?(?:周|星期|礼拜)([一二三四五六日天])/.exec(text);
+  if (m) {
+    const today = new Date(now).getUTCDay();
+    const want = WEEKDAY[m[1] as string] as number;
+    // 上周六: the named day of the week before this one (weeks start on Monday).
+    const sinceMonday = (today + 6) % 7;
+    const back = sinceMonday + 7 - ((want + 6) % 7);
+    return around(now - back * DAY, 1.5 * DAY);
+  }
+  if (/上(?:个)?(?:周|星期|礼拜)/.test(text)) return { from: now - 14 * DAY, to: now - 2 * DAY };
+  if (text.includes("上个月")) return { from: now - 62 * DAY, to: now - 14 * DAY };
+  return null;
+}

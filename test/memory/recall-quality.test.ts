@@ -1,0 +1,92 @@
+/**
+ * What the default scorer understands beyond shared words, through `homed recall --stdio` as a
+ * harness uses it: a reply means what it answers, a user's separate messages do not lend each
+ * other meaning, a question's "two weeks ago" prefers what was said then, English words meet
+ * across inflections, and a data dir indexed in an older layout is re-indexed from the log.
+ */
+import { describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { join } from "node:path";
+import { HOMED, run, tempDir } from "../harness/binary.ts";
+
+const lines = (...ops: unknown[]) => ops.map((o) => JSON.stringify(o)).join("\n") + "\n";
+const answers = (stdout: string) => (stdout.trim() ? stdout.trim().split("\n").map((l) => JSON.parse(l).ids as string[]) : []);
+
+async function recall(dir: string, scorer: string, ...ops: unknown[]) {
+  const r = await run([HOMED, "recall", "-stdio", "-data", dir], { stdin: lines(...ops), env: { HOMED_RECALL_SCORER: scorer } });
+  expect(r.stderr).toBe("");
+  expect(r.exitCode).toBe(0);
+  return answers(r.stdout);
+}
+
+describe("default scorer", () => {
+  test("a short reply is found through the turn it answers; plain BM25 cannot", async () => {
+    const chat = [
+      { op: "index", conv: "c", id: "q", text: "Did you ever try that climbing gym downtown?", speaker: "Maya", session: 1, seq: 1 },
+      { op: "index", conv: "c", id: "a", text: "Yes! We went last Saturday.", speaker: "Jon", session: 1, seq: 2 },
+      { op: "index", conv: "c", id: "x", text: "Haha, totally.", speaker: "Maya", session: 1, seq: 3 },
+      { op: "index", conv: "c", id: "y", text: "The traffic this morning was terrible.", speaker: "Jon", session: 1, seq: 4 },
+    ];
+    const ask = { op: "query", conv: "c", text: "When did they go to the climbing gym?", k: 2 };
+    using dir = tempDir();
+    expect((await recall(dir.path, "hybrid", ...chat, ask))[0]?.sort()).toEqual(["a", "q"]);
+    using plain = tempDir();
+    expect(await recall(plain.path, "bm25", ...chat, ask)).toEqual([["q"]]);
+  });
+
+  test("a user's messages with nothing indexed between them lend each other nothing", async () => {
+    using dir = tempDir();
+    const ids = await recall(
+      dir.path,
+      "hybrid",
+      { op: "index", conv: "u", id: "1", text: "Any tips for a long flight?", speaker: "user", session: "s", seq: 0 },
+      { op: "index", conv: "u", id: "2", text: "I just adopted a beagle called Max.", speaker: "user", session: "s", seq: 2 },
+      { op: "index", conv: "u", id: "3", text: "Thanks!", speaker: "user", session: "s", seq: 4 },
+      { op: "query", conv: "u", text: "beagle", k: 5 },
+    );
+    expect(ids).toEqual([["2"]]);
+  });
+
+  test("a question's 'two weeks ago' prefers what was said then over a newer mention", async () => {
+    const turns = [
+      { op: "index", conv: "t", id: "then", text: "I baked banana bread for my friend.", speaker: "user", time: "2023/04/21 (Fri) 10:00", session: "a" },
+      { op: "index", conv: "t", id: "later", text: "I baked banana bread again, for my sister.", speaker: "user", time: "2023/05/04 (Thu) 10:00", session: "b" },
+    ];
+    using dir = tempDir();
+    const [withTime, without] = await recall(
+      dir.path,
+      "hybrid",
+      ...turns,
+      { op: "query", conv: "t", text: "What did I bake two weeks ago?", k: 2, time: "2023/05/05 (Fri) 09:00" },
+      { op: "query", conv: "t", text: "What did I bake two weeks ago?", k: 2 },
+    );
+    expect(withTime).toEqual(["then", "later"]);
+    expect(without).toEqual(["later", "then"]);
+  });
+
+  test("English words meet across inflections (Porter stems)", async () => {
+    using dir = tempDir();
+    const ids = await recall(
+      dir.path,
+      "bm25",
+      { op: "index", conv: "s", id: "r", text: "We are relocating to Austin next month." },
+      { op: "index", conv: "s", id: "h", text: "Happiness is a warm croissant." },
+      { op: "index", conv: "s", id: "n", text: "The traffic this morning was terrible." },
+      { op: "query", conv: "s", text: "relocation", k: 3 },
+      { op: "query", conv: "s", text: "happy", k: 3 },
+    );
+    expect(ids).toEqual([["r"], ["h"]]);
+  });
+});
+
+describe("an index in an older layout", () => {
+  // White-box on purpose: the only way to have an old layout is to write one.
+  test("is re-made from the log on open", async () => {
+    using dir = tempDir();
+    await recall(dir.path, "hybrid", { op: "index", conv: "o", id: "p", text: "cello lessons twice a week" });
+    const db = new Database(join(dir.path, "homed.db"));
+    db.exec(`UPDATE event_terms SET terms = '{"cello":1}'; DELETE FROM meta WHERE key = 'lexical_format'`);
+    db.close();
+    expect(await recall(dir.path, "hybrid", { op: "query", conv: "o", text: "lessons", k: 1 })).toEqual([["p"]]);
+  });
+});

@@ -1,0 +1,35 @@
+/** Times as conversation sets write them, and the spans questions name relative to when they are asked. */
+import { describe, expect, test } from "bun:test";
+import { parseTime, timeWindow } from "../../src/memory/time.ts";
+
+const day = (iso: string) => Date.parse(`${iso}T00:00:00Z`);
+const span = (text: string, now: string) => {
+  const w = timeWindow(text, Date.parse(now));
+  return w && [new Date(w.from).toISOString().slice(0, 10), new Date(w.to).toISOString().slice(0, 10)];
+};
+
+describe("parseTime", () => {
+  test("LongMemEval's, LoCoMo's, ISO and epoch forms; anything else is null", () => {
+    expect(parseTime("2023/05/30 (Tue) 23:40")).toBe(Date.parse("2023-05-30T23:40:00Z"));
+    expect(parseTime("1:56 pm on 8 May, 2023")).toBe(Date.parse("2023-05-08T13:56:00Z"));
+    expect(parseTime("2023-05-08")).toBe(day("2023-05-08"));
+    expect(parseTime(1_683_504_000)).toBe(day("2023-05-08"));
+    expect(parseTime("last week")).toBeNull();
+  });
+});
+
+describe("timeWindow", () => {
+  const now = "2023-05-05T16:00:00Z"; // a Friday
+  test("English spans", () => {
+    expect(span("What did I plant two weeks ago?", now)).toEqual(["2023-04-18", "2023-04-25"]);
+    expect(span("Who did I meet for lunch last Tuesday?", now)).toEqual(["2023-05-01", "2023-05-04"]);
+    expect(span("concerts I attended in the past two months", now)).toEqual(["2023-03-05", "2023-05-05"]);
+    expect(span("the first BBQ in March", now)).toEqual(["2023-02-28", "2023-04-02"]);
+    expect(span("How many days ago did I watch the Super Bowl?", now)).toBeNull();
+  });
+  test("Chinese spans", () => {
+    expect(span("我上周六去了哪里？", now)).toEqual(["2023-04-28", "2023-05-01"]); // around Saturday 29 April
+    expect(span("三天前我买了什么？", now)).toEqual(["2023-04-30", "2023-05-04"]);
+    expect(span("我最近两个月看了几场演出？", now)).toEqual(["2023-03-05", "2023-05-05"]);
+  });
+});
