@@ -95,7 +95,7 @@ export class ConvIndex {
     this.linkNext.push(0);
     if (doc > 0 && this.sessions[doc - 1] === this.sessions[doc]) {
       const prev = this.speakerOf[doc - 1] as number;
-      this.linkNext[doc - 1] = prev < 0 || prev !== sp ? 1 : 0;
+      this.linkNext[doc - 1] = prev >= 0 && sp >= 0 && prev !== sp ? 1 : 0;
     }
     const counts = new Map<string, number>();
     for (const w of e.words) counts.set(w, (counts.get(w) ?? 0) + 1);
@@ -108,9 +108,10 @@ export class ConvIndex {
 
   /**
    * Whether documents `a` and `b` (a < b) are adjacent turns of one exchange: consecutive, in
-   * the same session, and said by different people (or people unknown). Two turns of the same
-   * speaker with nothing indexed between them — a user's messages when only user turns are
-   * indexed — are not: what they answer is missing.
+   * the same session, and said by two different known people. Two turns of the same speaker
+   * with nothing indexed between them — a user's messages when only user turns are indexed —
+   * are not: what they answer is missing. Nor are turns whose speaker is unknown: they may be
+   * exactly such a run (linking them cost 2–5 points of LongMemEval R@5 on user turns).
    */
   adjacent(a: number, b: number): boolean {
     return b === a + 1 && a >= 0 && this.linkNext[a] === 1;
