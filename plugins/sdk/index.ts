@@ -141,6 +141,8 @@ export async function connectPlugin(opts: { name?: string } = {}): Promise<Plugi
   const notifyHandlers = new Map<string, (params: unknown) => void>();
   const tools = new Map<string, { input: v.GenericSchema | null; run: ToolOptions<v.GenericSchema>["run"] }>();
   const stageHandlers = new Map<number, (payload: unknown) => unknown>();
+  /** stages/register requests whose reply has not been handled yet. */
+  const stageRegistrations = new Set<Promise<unknown>>();
   const eventHandlers = new Map<number | "*", EventHandler[]>();
   const shutdownHooks: (() => void | Promise<void>)[] = [];
   let exiting = false;
@@ -164,6 +166,9 @@ export async function connectPlugin(opts: { name?: string } = {}): Promise<Plugi
       if (method === AgentMethod.RunStage) {
         const p = v.safeParse(StageRunParams, params);
         if (!p.success) throw new HomedError("invalid_params", describeIssues(p.issues));
+        // The kernel answers stages/register before it can run the handler, but both frames may
+        // arrive in one chunk: this request is then read before stage() has stored the id.
+        if (!stageHandlers.has(p.output.handler)) await Promise.allSettled([...stageRegistrations]);
         const h = stageHandlers.get(p.output.handler);
         if (!h) throw new RpcError(RpcErrorCode.MethodNotFound, `${name} has no stage handler ${p.output.handler}`);
         return (await h(p.output.payload)) ?? {};
@@ -320,12 +325,19 @@ export async function connectPlugin(opts: { name?: string } = {}): Promise<Plugi
       await rpc.request(AgentMethod.UnregisterTools, { names });
     },
     async stage(stage, handler, opts = {}) {
-      const raw = await rpc.request(AgentMethod.RegisterStages, { handlers: [{ stage, ...opts }] });
-      const r = v.safeParse(RegisterStagesResult, raw);
-      const id = r.success ? r.output.ids[0] : undefined;
-      if (id === undefined) throw new HomedError("invalid_params", "kernel did not register the stage handler");
-      stageHandlers.set(id, handler as (payload: unknown) => unknown);
-      return id;
+      const registering = rpc.request(AgentMethod.RegisterStages, { handlers: [{ stage, ...opts }] }).then((raw) => {
+        const r = v.safeParse(RegisterStagesResult, raw);
+        const id = r.success ? r.output.ids[0] : undefined;
+        if (id === undefined) throw new HomedError("invalid_params", "kernel did not register the stage handler");
+        stageHandlers.set(id, handler as (payload: unknown) => unknown);
+        return id;
+      });
+      stageRegistrations.add(registering);
+      try {
+        return await registering;
+      } finally {
+        stageRegistrations.delete(registering);
+      }
     },
     onShutdown(fn) {
       shutdownHooks.push(fn);
