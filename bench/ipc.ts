@@ -68,7 +68,7 @@ async function bulkRate(p: PluginProcess, size: number, count: number): Promise<
   for (let i = 0; i < size; i += 4096) payload[i] = (i >> 12) & 0xff;
   const crc = Bun.hash.crc32(payload);
   const send = async () => {
-    const ref = await p.sendBulk(payload);
+    const ref = await p.link.sendBulk(payload);
     const r = (await p.rpc.request("bench/bulk", { ref }, { timeoutMs: 60_000 })) as { crc: number };
     if (r.crc !== crc) throw new Error("checksum mismatch");
   };
@@ -89,7 +89,7 @@ async function ringRate(p: PluginProcess, n: number): Promise<number> {
   await p.rpc.request("bench/reset");
   const buf = new Uint8Array(64);
   const dv = new DataView(buf.buffer);
-  const link = p.link!;
+  const link = p.shm!;
   const t0 = performance.now();
   for (let i = 0; i < n; i++) {
     eventBytes(i, buf, dv);
@@ -139,7 +139,7 @@ async function ringLatencyUs(p: PluginProcess, n: number): Promise<number[]> {
     dv.setUint32(0, i, true);
     const done = new Promise<void>((r) => (resolvePong = r));
     sent.set(i, performance.now());
-    await p.link!.emit(0x201, buf);
+    await p.shm!.emit(0x201, buf);
     await done;
   }
   pongHandler = null;

@@ -11,11 +11,10 @@ import { SharedSegment } from "../ipc/shared-memory.ts";
 import { closeFd, socketPair } from "../ipc/shim.ts";
 import { planLayout, writeLayout } from "../ipc/segment-layout.ts";
 import { ShmLink } from "../ipc/shm-link.ts";
+import { ShmPluginLink, StdioPluginLink, type PluginLink } from "../ipc/plugin-link.ts";
 import { LineDecoder } from "../ipc/line-decoder.ts";
-import * as v from "valibot";
-import { HomedError, RpcError } from "../protocol/errors.ts";
-import { describeIssues, RpcErrorCode } from "../protocol/jsonrpc.ts";
-import { BulkRefSchema, PluginMethod, type BulkRefFrame } from "../protocol/plugin.ts";
+import { RpcError } from "../protocol/errors.ts";
+import { RpcErrorCode } from "../protocol/jsonrpc.ts";
 import type { PluginManifest } from "../protocol/manifest.ts";
 import { LOG_LEVELS, parseLogLine } from "../protocol/logfmt.ts";
 import type { Logger } from "./log.ts";
@@ -97,16 +96,13 @@ function throttledLog(log: Logger, max = 20, windowMs = 10_000): Logger {
   };
 }
 
-function parseBulkRef(ref: unknown): BulkRefFrame {
-  const r = v.safeParse(BulkRefSchema, ref);
-  if (!r.success) throw new HomedError("invalid_params", `not a bulk reference: ${describeIssues(r.issues)}`);
-  return r.output;
-}
-
 export class PluginProcess {
   readonly proc: Subprocess<"pipe", "pipe", "pipe">;
   readonly rpc: RpcPeer;
-  readonly link: ShmLink | null = null;
+  /** Events and bulk data to and from the plugin, whichever its transport. */
+  readonly link: PluginLink;
+  /** The shared-memory rings themselves (shm transport), for batching senders and figures. */
+  readonly shm: ShmLink | null = null;
   private readonly segment: SharedSegment | null = null;
   readonly stderrTail: string[] = [];
   readonly startedAt = new Date();
@@ -170,17 +166,13 @@ export class PluginProcess {
         return events.onRequest(method, params, ctx);
       },
       onNotification: (method, params) => {
-        if (!this.limiter.take()) return;
-        if (method === PluginMethod.Event) {
-          const p = params as { type?: unknown; data?: unknown };
-          if (typeof p?.type === "number" && typeof p.data === "string") events.onEvent(p.type, Buffer.from(p.data, "base64"));
-        }
+        if (this.limiter.take()) this.link.takeNotification(method, params);
       },
     });
-    if (shm && this.segment) {
+    if (this.segment) {
       const layout = planLayout(this.segment.size);
       writeLayout(this.segment.buffer, layout);
-      this.link = new ShmLink({
+      const shmLink = new ShmLink({
         buffer: this.segment.buffer,
         layout,
         role: "kernel",
@@ -194,7 +186,16 @@ export class PluginProcess {
           this.kill("SIGKILL");
         },
       });
-      void this.link.run().catch((err) => plog.warn("doorbell failed", { err }));
+      void shmLink.run().catch((err) => plog.warn("doorbell failed", { err }));
+      this.shm = shmLink;
+      this.link = new ShmPluginLink(shmLink);
+    } else {
+      this.link = new StdioPluginLink({
+        notify: (method, params) => this.rpc.notify(method, params),
+        inlineBulkLimit: () => launch.inlineBulkLimit,
+        onEvent: (type, payload) => events.onEvent(type, payload),
+        onBadEvent: (reason) => plog.warn("bad event notification", { reason }),
+      });
     }
     void this.pump(this.proc.stdout, (chunk) => this.rpc.feed(chunk));
     const lines = new LineDecoder(
@@ -208,7 +209,7 @@ export class PluginProcess {
     this.exitedPromise = this.proc.exited.then(() => {
       this.exited = true;
       this.rpc.close(`${name} exited`);
-      this.link?.close();
+      this.link.close();
       // The child is gone, so nothing else maps its segment through us: unmap and close.
       this.segment?.close();
       events.onExit(this.proc.exitCode, this.proc.signalCode === null ? null : String(this.proc.signalCode));
@@ -225,34 +226,6 @@ export class PluginProcess {
 
   get badFrames(): number {
     return this.rpc.stats.badFrames + this.rpc.stats.oversized;
-  }
-
-  /** Hand bytes to the plugin: a segment reference (shm) or inline base64 (stdio). */
-  async sendBulk(bytes: Uint8Array): Promise<BulkRefFrame> {
-    if (this.link) return await this.link.writeBulk(bytes);
-    if (bytes.length > this.launch.inlineBulkLimit) {
-      throw new HomedError("invalid_params", `payload of ${bytes.length} bytes exceeds the stdio transport's inline limit of ${this.launch.inlineBulkLimit}`);
-    }
-    return { b64: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64") };
-  }
-
-  /** Bytes the plugin handed us: a view into the segment (release it) or decoded base64. */
-  readBulk(ref: unknown): Uint8Array {
-    const r = parseBulkRef(ref);
-    if ("b64" in r) return Buffer.from(r.b64, "base64");
-    if (!this.link) throw new HomedError("invalid_params", "segment reference from a stdio plugin");
-    return this.link.readBulk(r);
-  }
-
-  releaseBulk(ref: unknown): void {
-    const r = parseBulkRef(ref);
-    if ("off" in r && this.link) this.link.releaseBulk(r);
-  }
-
-  /** Send an event: a ring record (shm) or an `event` notification (stdio). */
-  async emit(type: number, payload: Uint8Array): Promise<void> {
-    if (this.link) return await this.link.emit(type, payload);
-    this.rpc.notify(PluginMethod.Event, { type, data: Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength).toString("base64") });
   }
 
   kill(signal: "SIGTERM" | "SIGKILL" = "SIGTERM"): void {

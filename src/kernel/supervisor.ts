@@ -268,7 +268,7 @@ export class Supervisor {
   async emit(target: string, type: number, payload: Uint8Array): Promise<void> {
     const targets = target === "*" ? [...this.entries.values()] : [this.entries.get(target)].filter((e): e is Entry => !!e);
     for (const e of targets) {
-      if (e.proc?.alive && e.helloDone) await e.proc.emit(type, payload);
+      if (e.proc?.alive && e.helloDone) await e.proc.link.emit(type, payload);
     }
   }
 

@@ -267,17 +267,17 @@ describe("bulk data and events", () => {
       // 60 payloads of up to 1 MiB through an 8 MiB segment: the arenas wrap many times.
       for (let i = 0; i < 60; i++) {
         const data = new Uint8Array(i === 0 ? 0 : 1 + ((i * 77_777) % (1 << 20))).map((_, j) => (j * 31 + i) & 0xff);
-        const ref = await proc.sendBulk(data);
+        const ref = await proc.link.sendBulk(data);
         if (transport === "shm") expect(ref).toHaveProperty("off");
         else expect(ref).toHaveProperty("b64");
         const r = (await proc.rpc.request("echo/bulk", { ref })) as { crc: number; len: number; back: unknown };
         expect(r.len).toBe(data.length);
         expect(r.crc).toBe(Bun.hash.crc32(data));
-        const back = proc.readBulk(r.back);
+        const back = proc.link.readBulk(r.back);
         expect(back.length).toBe(data.length);
         if (data.length > 0) expect(back[0]).toBe(data[data.length - 1] as number);
         expect(Bun.hash.crc32(Uint8Array.from(back).reverse())).toBe(r.crc);
-        proc.releaseBulk(r.back);
+        proc.link.releaseBulk(r.back);
       }
       // kernel → plugin events
       const buf = new Uint8Array(4);
@@ -285,7 +285,7 @@ describe("bulk data and events", () => {
       const N = 20_000;
       for (let i = 0; i < N; i++) {
         dv.setUint32(0, i, true);
-        await proc.emit(0x100, buf);
+        await proc.link.emit(0x100, buf);
       }
       const expectedSum = ((N * (N - 1)) / 2) >>> 0;
       let got = { count: 0, sum: 0 };
@@ -308,7 +308,7 @@ describe("bulk data and events", () => {
     let held = 0;
     let blocked: Promise<unknown>;
     for (;;) {
-      const send = proc.sendBulk(chunk);
+      const send = proc.link.sendBulk(chunk);
       const ref = await Promise.race([send, Bun.sleep(300).then(() => null)]);
       if (ref === null) {
         blocked = send; // this send is now waiting for room
@@ -323,8 +323,8 @@ describe("bulk data and events", () => {
     const ref = await blocked;
     expect((await proc.rpc.request("echo/bulk", { ref })) as { len: number }).toMatchObject({ len: 1 << 20 });
     // Held again and never released: the sender gives up with a clear error, nothing corrupt.
-    for (let i = 0; i < held; i++) await proc.rpc.request("echo/hold", { ref: await proc.sendBulk(chunk) });
-    await expect(proc.sendBulk(chunk)).rejects.toThrow("bulk arena full for 1500 ms: the other side is not releasing");
+    for (let i = 0; i < held; i++) await proc.rpc.request("echo/hold", { ref: await proc.link.sendBulk(chunk) });
+    await expect(proc.link.sendBulk(chunk)).rejects.toThrow("bulk arena full for 1500 ms: the other side is not releasing");
     expect(await proc.rpc.request("echo/ping")).toBe("pong");
   });
 
@@ -356,9 +356,9 @@ describe("bulk data and events", () => {
     expect(p.stderrTail.join("\n")).toContain("python plugin connected");
     const proc = s.process("py")!;
     const data = new TextEncoder().encode("héllo, plugin in any language");
-    const r = (await proc.rpc.request("py/reverse", { ref: await proc.sendBulk(data) })) as { len: number; back: unknown };
+    const r = (await proc.rpc.request("py/reverse", { ref: await proc.link.sendBulk(data) })) as { len: number; back: unknown };
     expect(r.len).toBe(data.length);
-    expect(Array.from(proc.readBulk(r.back))).toEqual(Array.from(data).reverse());
-    await expect(proc.sendBulk(new Uint8Array((4 << 20) + 1))).rejects.toThrow("inline limit");
+    expect(Array.from(proc.link.readBulk(r.back))).toEqual(Array.from(data).reverse());
+    await expect(proc.link.sendBulk(new Uint8Array((4 << 20) + 1))).rejects.toThrow("inline limit");
   });
 });

@@ -1,0 +1,264 @@
+/**
+ * The plugin's end of its connection to the kernel: JSON-RPC on stdin/stdout for control and a
+ * `PluginLink` (shared memory or inline) for events and bulk data. `connectPlugin` builds one
+ * and says hello; plugins see it only as the `Plugin` interface.
+ */
+import * as v from "valibot";
+import { toJsonSchema } from "@valibot/to-json-schema";
+import { RpcPeer } from "../../src/ipc/rpc-peer.ts";
+import { SharedSegment } from "../../src/ipc/shared-memory.ts";
+import { readLayout } from "../../src/ipc/segment-layout.ts";
+import { ShmLink } from "../../src/ipc/shm-link.ts";
+import { ShmPluginLink, StdioPluginLink, type PluginLink } from "../../src/ipc/plugin-link.ts";
+import { HomedError, RpcError } from "../../src/protocol/errors.ts";
+import { describeIssues, RpcErrorCode } from "../../src/protocol/jsonrpc.ts";
+import type { LogLevel } from "../../src/protocol/logfmt.ts";
+import { HelloResult, PLUGIN_PROTOCOL_VERSION, PluginMethod, type BulkRefFrame } from "../../src/protocol/plugin.ts";
+import { AgentMethod, RegisterStagesResult, RunToolParams, StageRunParams, type StageName } from "../../src/protocol/agent.ts";
+import { createPluginLogger, type PluginLogger } from "./log.ts";
+import type { EventHandler, Handler, JsonSchemaTool, Plugin, StageHandlerFn, ToolOptions } from "./index.ts";
+
+type ToolRun = ToolOptions<v.GenericSchema>["run"];
+
+export class PluginConnection implements Plugin {
+  readonly log: PluginLogger & { level: LogLevel };
+  private readonly rpc: RpcPeer;
+  private readonly link: PluginLink;
+  private helloResult: HelloResult | null = null;
+  private readonly handlers = new Map<string, Handler>();
+  private readonly notifyHandlers = new Map<string, (params: unknown) => void>();
+  private readonly tools = new Map<string, { input: v.GenericSchema | null; run: ToolRun }>();
+  private readonly stageHandlers = new Map<number, (payload: unknown) => unknown>();
+  /** stages/register requests whose reply has not been handled yet (see `runStage`). */
+  private readonly stageRegistrations = new Set<Promise<unknown>>();
+  private readonly eventHandlers = new Map<number | "*", EventHandler[]>();
+  private readonly shutdownHooks: (() => void | Promise<void>)[] = [];
+  private exiting = false;
+
+  constructor(
+    readonly name: string,
+    readonly transport: "shm" | "stdio",
+  ) {
+    this.log = createPluginLogger(name);
+    const out = Bun.stdout.writer();
+    this.rpc = new RpcPeer({
+      name: "kernel",
+      log: this.log,
+      send: (line) => {
+        out.write(line);
+        out.flush();
+      },
+      onRequest: (method, params) => this.answer(method, params),
+      onNotification: (method, params) => {
+        if (method === PluginMethod.Shutdown) void this.exit(0);
+        else if (!this.link.takeNotification(method, params)) this.notifyHandlers.get(method)?.(params);
+      },
+    });
+    this.link = transport === "shm" ? this.openSegment() : this.inlineLink();
+    void this.readStdin();
+  }
+
+  get hello(): HelloResult {
+    if (!this.helloResult) throw new HomedError("invalid_params", "no hello from the kernel yet");
+    return this.helloResult;
+  }
+
+  /** The first request: who we are; the kernel answers with config and paths. */
+  async sayHello(): Promise<void> {
+    const raw = await this.rpc.request(PluginMethod.Hello, { name: this.name, protocol: PLUGIN_PROTOCOL_VERSION, pid: process.pid });
+    const r = v.safeParse(HelloResult, raw);
+    if (!r.success) throw new HomedError("invalid_params", `kernel sent a malformed hello: ${describeIssues(r.issues)}`);
+    this.helloResult = r.output;
+    this.log.level = (r.output.logLevel as LogLevel) ?? "info";
+    // Inline bulk data (stdio) is base64 inside a frame: allow frames that large, plus room for JSON.
+    this.rpc.setMaxFrameBytes(Math.max(this.rpc.maxFrameBytes, Math.ceil((r.output.inlineBulkLimit * 4) / 3) + 64 * 1024));
+  }
+
+  request(method: string, params?: unknown, opts?: { timeoutMs?: number }): Promise<unknown> {
+    return this.rpc.request(method, params, opts);
+  }
+
+  async call<S extends v.GenericSchema>(method: string, params: unknown, schema: S): Promise<v.InferOutput<S>> {
+    const raw = await this.rpc.request(method, params);
+    const r = v.safeParse(schema, raw);
+    if (!r.success) throw new HomedError("invalid_params", `kernel sent a malformed ${method} result: ${describeIssues(r.issues)}`);
+    return r.output;
+  }
+
+  handle(method: string, handler: Handler): void {
+    this.handlers.set(method, handler);
+  }
+
+  onNotify(method: string, fn: (params: unknown) => void): void {
+    this.notifyHandlers.set(method, fn);
+  }
+
+  async ready(facility?: string): Promise<void> {
+    if (facility === undefined) await this.rpc.request(PluginMethod.Ready);
+    else await this.rpc.request(PluginMethod.FacilityReady, { facility });
+  }
+
+  emit(type: number, payload: Uint8Array): Promise<void> {
+    return this.link.emit(type, payload);
+  }
+
+  onEvent(type: number | "*", handler: EventHandler): void {
+    const list = this.eventHandlers.get(type) ?? [];
+    list.push(handler);
+    this.eventHandlers.set(type, list);
+  }
+
+  sendBulk(bytes: Uint8Array): Promise<BulkRefFrame> {
+    return this.link.sendBulk(bytes);
+  }
+
+  readBulk(ref: unknown): Uint8Array {
+    return this.link.readBulk(ref);
+  }
+
+  releaseBulk(ref: unknown): void {
+    this.link.releaseBulk(ref);
+  }
+
+  async tool<S extends v.GenericSchema>(opts: ToolOptions<S>): Promise<void> {
+    const schema = toJsonSchema(opts.input, { errorMode: "ignore" }) as Record<string, unknown>;
+    delete schema.$schema;
+    this.tools.set(opts.name, { input: opts.input, run: opts.run as ToolRun });
+    await this.rpc.request(AgentMethod.RegisterTools, { tools: [{ name: opts.name, description: opts.description, parameters: schema, risk: opts.risk, approval: opts.approval ?? "auto" }] });
+  }
+
+  async jsonSchemaTools(list: JsonSchemaTool[]): Promise<void> {
+    // One request for the lot, so the model never sees half of a server's tools.
+    for (const t of list) this.tools.set(t.name, { input: null, run: t.run });
+    await this.rpc.request(AgentMethod.RegisterTools, { tools: list.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters, risk: t.risk, approval: t.approval ?? "auto" })) });
+  }
+
+  async unregisterTools(names: string[]): Promise<void> {
+    for (const n of names) this.tools.delete(n);
+    await this.rpc.request(AgentMethod.UnregisterTools, { names });
+  }
+
+  async stage<S extends StageName>(stage: S, handler: StageHandlerFn<S>, opts: { priority?: number; deadlineMs?: number } = {}): Promise<number> {
+    // The handler is stored in the reply's own continuation, and `runStage` waits for
+    // registrations in flight, so a stage/run read from the same chunk as the reply finds it.
+    const registering = this.rpc.request(AgentMethod.RegisterStages, { handlers: [{ stage, ...opts }] }).then((raw) => {
+      const r = v.safeParse(RegisterStagesResult, raw);
+      const id = r.success ? r.output.ids[0] : undefined;
+      if (id === undefined) throw new HomedError("invalid_params", "kernel did not register the stage handler");
+      this.stageHandlers.set(id, handler as (payload: unknown) => unknown);
+      return id;
+    });
+    this.stageRegistrations.add(registering);
+    try {
+      return await registering;
+    } finally {
+      this.stageRegistrations.delete(registering);
+    }
+  }
+
+  onShutdown(fn: () => void | Promise<void>): void {
+    this.shutdownHooks.push(fn);
+  }
+
+  /** Run the shutdown hooks once, close the link, and exit with `code`. */
+  readonly exit = async (code = 0): Promise<never> => {
+    if (!this.exiting) {
+      this.exiting = true;
+      for (const fn of this.shutdownHooks) {
+        try {
+          await fn();
+        } catch (err) {
+          this.log.warn("shutdown hook failed", { err });
+        }
+      }
+      this.link.close();
+      this.rpc.close("plugin exiting");
+      process.exit(code);
+    }
+    return await new Promise<never>(() => {});
+  };
+
+  // ——— internals ———
+
+  private openSegment(): PluginLink {
+    const seg = SharedSegment.fromFd(3);
+    const shm = new ShmLink({
+      buffer: seg.buffer,
+      layout: readLayout(seg.buffer),
+      role: "plugin",
+      doorbellFd: 4,
+      onEvent: (type, payload) => this.dispatchEvent(type, payload),
+      onHandlerError: (err, type) => this.log.warn("event handler failed", { type, err }),
+      onCorrupt: (err) => {
+        this.log.error("shared segment corrupt; exiting", { err });
+        void this.exit(1);
+      },
+    });
+    void shm.run();
+    return new ShmPluginLink(shm);
+  }
+
+  private inlineLink(): PluginLink {
+    return new StdioPluginLink({
+      notify: (method, params) => this.rpc.notify(method, params),
+      inlineBulkLimit: () => this.hello.inlineBulkLimit,
+      onEvent: (type, payload) => this.dispatchEvent(type, payload),
+      onBadEvent: (reason) => this.log.warn("bad event notification", { reason }),
+    });
+  }
+
+  /** Frames from the kernel. EOF means the kernel is gone: a plugin never outlives it. */
+  private async readStdin(): Promise<void> {
+    try {
+      for await (const chunk of Bun.stdin.stream()) this.rpc.feed(chunk);
+    } catch (err) {
+      this.log.warn("stdin failed", { err });
+    }
+    void this.exit(0);
+  }
+
+  private dispatchEvent(type: number, payload: Uint8Array): void {
+    for (const h of this.eventHandlers.get(type) ?? []) h(payload, type);
+    for (const h of this.eventHandlers.get("*") ?? []) h(payload, type);
+  }
+
+  /** Requests the kernel makes of us. */
+  private async answer(method: string, params: unknown): Promise<unknown> {
+    if (method === PluginMethod.Ping) return { pid: process.pid };
+    if (method === AgentMethod.RunTool) return await this.runTool(params);
+    if (method === AgentMethod.RunStage) return await this.runStage(params);
+    const h = this.handlers.get(method);
+    if (!h) throw new RpcError(RpcErrorCode.MethodNotFound, `${this.name} has no method ${method}`);
+    return await h(params);
+  }
+
+  private async runStage(params: unknown): Promise<unknown> {
+    const p = v.safeParse(StageRunParams, params);
+    if (!p.success) throw new HomedError("invalid_params", describeIssues(p.issues));
+    // The kernel answers stages/register before it can run the handler, but both frames may
+    // arrive in one chunk: this request is then read before `stage` has stored the id.
+    if (!this.stageHandlers.has(p.output.handler)) await Promise.allSettled([...this.stageRegistrations]);
+    const h = this.stageHandlers.get(p.output.handler);
+    if (!h) throw new RpcError(RpcErrorCode.MethodNotFound, `${this.name} has no stage handler ${p.output.handler}`);
+    return (await h(p.output.payload)) ?? {};
+  }
+
+  private async runTool(params: unknown): Promise<{ content: string; isError: boolean }> {
+    const p = v.safeParse(RunToolParams, params);
+    if (!p.success) throw new HomedError("invalid_params", describeIssues(p.issues));
+    const t = this.tools.get(p.output.name);
+    if (!t) return { content: `error: ${this.name} has no tool ${p.output.name}`, isError: true };
+    let input: unknown = p.output.arguments;
+    if (t.input) {
+      const args = v.safeParse(t.input, p.output.arguments);
+      if (!args.success) return { content: `error: invalid arguments: ${describeIssues(args.issues)}`, isError: true };
+      input = args.output;
+    }
+    try {
+      const r = await t.run(input, { callId: p.output.callId, conv: p.output.conv, untrusted: p.output.untrusted });
+      return typeof r === "string" ? { content: r, isError: false } : { content: r.content, isError: r.isError ?? false };
+    } catch (err) {
+      return { content: `error: ${(err as Error).message}`, isError: true };
+    }
+  }
+}
