@@ -8,14 +8,22 @@ import { Supervisor, type SupervisorOptions } from "../../src/kernel/supervisor.
 import { externalSpecs } from "../../src/kernel/plugin-catalog.ts";
 import { KERNEL_FACILITIES } from "../../src/kernel/plugin-graph.ts";
 import { createLogger, createLogSink } from "../../src/kernel/log.ts";
-import type { PluginInfo } from "../../src/protocol/plugin.ts";
+import type { PluginInfo, PluginStateName } from "../../src/protocol/plugin.ts";
+import { PLUGIN_TRANSITIONS } from "../../src/kernel/plugin-states.ts";
+import type { Logger } from "../../src/kernel/log.ts";
 import { FakeClock } from "../harness/fake-clock.ts";
 import { installBunPlugin, installPlugin, FIXTURES } from "../harness/plugins.ts";
 import { tempDir } from "../harness/binary.ts";
 
-const running: Supervisor[] = [];
+const running: { s: Supervisor; clock: FakeClock }[] = [];
 afterEach(async () => {
-  for (const s of running.splice(0)) await s.stopAll(1000);
+  // The grace before SIGKILL is on the test's clock: give plugins a real second, then move it.
+  for (const { s, clock } of running.splice(0)) {
+    const stopped = s.stopAll(1000);
+    await Promise.race([stopped, Bun.sleep(1000)]);
+    clock.advance(1000);
+    await stopped;
+  }
 });
 
 function supervise(dataDir: string, clock: FakeClock, extra: Partial<SupervisorOptions> = {}): Supervisor {
@@ -35,7 +43,7 @@ function supervise(dataDir: string, clock: FakeClock, extra: Partial<SupervisorO
     pingIntervalMs: 0,
     ...extra,
   });
-  running.push(s);
+  running.push({ s, clock });
   s.start();
   return s;
 }
@@ -253,6 +261,78 @@ describe("facilities and start order", () => {
     expect(r.ok).toBeGreaterThanOrEqual(1000); // the burst allowance (2 × rate) went through
     expect(r.limited).toBeGreaterThan(2000);
     expect(await s.request("flood", "echo/ping")).toBe("pong");
+  });
+});
+
+describe("the state machine", () => {
+  /** A logger that keeps the supervisor's "plugin state" lines and its complaints. */
+  function recordingLog(states: Map<string, PluginStateName[]>, complaints: string[]): Logger {
+    const log: Logger = {
+      debug: () => {},
+      info: (msg, f) => {
+        if (msg === "plugin state") states.get(f?.plugin as string)?.push(f?.state as PluginStateName);
+      },
+      warn: (msg, f) => log.info(msg, f),
+      error: (msg, f) => complaints.push(`${msg} ${JSON.stringify(f)}`),
+      raw: () => {},
+      with: () => log,
+    };
+    return log;
+  }
+
+  test("every state change a plugin goes through is a move of the transition table", async () => {
+    using dir = tempDir();
+    installBunPlugin(dir.path, "echo", "echo.ts", { provides: ["tool.echo"] });
+    installBunPlugin(dir.path, "lazy", "echo.ts", { lazy: true });
+    const states = new Map<string, PluginStateName[]>([
+      ["echo", ["waiting"]],
+      ["lazy", ["idle"]],
+    ]);
+    const complaints: string[] = [];
+    const clock = new FakeClock();
+    const s = supervise(dir.path, clock, { log: recordingLog(states, complaints), idleStopMs: 1000 });
+    let p = await until(s, "echo", isReady);
+    process.kill(p.pid as number, "SIGKILL"); // crash → restarting → waiting → starting → ready
+    await until(s, "echo", (x) => x.state === "restarting");
+    clock.advance(1000);
+    p = await until(s, "echo", isReady);
+    s.restart("echo"); // ready → stopping → waiting → starting → ready
+    await until(s, "echo", (x) => isReady(x) && x.pid !== p.pid);
+    expect(await s.request("lazy", "echo/ping")).toBe("pong"); // idle → starting → ready
+    clock.advance(1000); // → stopping → idle
+    await until(s, "lazy", (x) => x.state === "idle");
+    await s.stopAll(1000); // ready → stopping → exited
+    expect(complaints).toEqual([]);
+    const moves = Object.values(PLUGIN_TRANSITIONS) as { from: readonly PluginStateName[]; to: PluginStateName }[];
+    for (const [name, seen] of states) {
+      for (let i = 1; i < seen.length; i++) {
+        const [from, to] = [seen[i - 1] as PluginStateName, seen[i] as PluginStateName];
+        expect({ plugin: name, from, to, allowed: moves.some((m) => m.to === to && m.from.includes(from)) }).toEqual({ plugin: name, from, to, allowed: true });
+      }
+    }
+    expect(states.get("echo")).toEqual(["waiting", "starting", "ready", "restarting", "waiting", "starting", "ready", "stopping", "waiting", "starting", "ready", "stopping", "exited"]);
+    expect(states.get("lazy")).toEqual(["idle", "starting", "ready", "stopping", "idle"]);
+  });
+
+  test("stopping waits out its grace on the clock, then kills what did not exit", async () => {
+    using dir = tempDir();
+    installBunPlugin(dir.path, "hung", "echo.ts", {}, ["--hang-pings"]);
+    installBunPlugin(dir.path, "echo", "echo.ts");
+    const clock = new FakeClock();
+    const s = supervise(dir.path, clock);
+    // Its last line before it blocks its event loop for good.
+    await until(s, "hung", (x) => isReady(x) && x.stderrTail.some((l) => l.includes("echo hangs now")));
+    await until(s, "echo", isReady);
+    let stopped = false;
+    const stopping = s.stopAll(3000).then(() => (stopped = true));
+    await until(s, "echo", (x) => x.state === "exited"); // it obeyed at once
+    expect(clock.pending()).toEqual([3000]); // the hung one's SIGKILL grace, and nothing else
+    await Bun.sleep(300);
+    expect(stopped).toBe(false);
+    expect(info(s, "hung").state).toBe("stopping");
+    clock.advance(3000);
+    await stopping;
+    expect(info(s, "hung")).toMatchObject({ state: "exited", lastExit: { signal: "SIGKILL" } });
   });
 });
 

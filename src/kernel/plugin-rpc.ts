@@ -1,0 +1,79 @@
+/**
+ * What a plugin may ask of the kernel over its control channel: `hello` first, then readiness
+ * (`facility/ready`, `plugin/ready`), the plugin list, restarts, and the kernel's own methods
+ * (`kernelMethods`). Nothing but `hello` is answered before `hello`.
+ */
+import * as v from "valibot";
+import { HomedError, RpcError } from "../protocol/errors.ts";
+import { describeIssues, RpcErrorCode } from "../protocol/jsonrpc.ts";
+import {
+  FacilityReadyParams,
+  HelloParams,
+  PLUGIN_PROTOCOL_VERSION,
+  PluginMethod,
+  RestartParams,
+  type HelloResult,
+  type PluginInfo,
+} from "../protocol/plugin.ts";
+
+/** One running plugin process, as far as its requests are concerned. */
+export interface PluginSession {
+  readonly name: string;
+  readonly provides: readonly string[];
+  readonly helloDone: boolean;
+  /** The plugin said a valid hello. */
+  greeted(): void;
+  /** It announced `facility` (one it declares). */
+  facilityReady(facility: string): void;
+  /** It said `plugin/ready`. */
+  saidReady(): void;
+}
+
+/** What the kernel side offers to every plugin. */
+export interface PluginRpcHost {
+  hello(): HelloResult;
+  list(): PluginInfo[];
+  restart(name: string): PluginInfo;
+  isBuiltin(name: string): boolean;
+  /** Kernel methods beyond these (each checks its own rights with the caller's name). */
+  kernelMethods: Record<string, (params: unknown, plugin: string) => unknown>;
+}
+
+function parse<S extends v.GenericSchema>(schema: S, params: unknown): v.InferOutput<S> {
+  const r = v.safeParse(schema, params);
+  if (!r.success) throw new HomedError("invalid_params", describeIssues(r.issues));
+  return r.output;
+}
+
+/** Answer one request from the plugin of `session`. */
+export function answerPlugin(session: PluginSession, host: PluginRpcHost, method: string, params: unknown): unknown {
+  const name = session.name;
+  if (method === PluginMethod.Hello) {
+    const p = parse(HelloParams, params);
+    if (p.name !== name) throw new HomedError("invalid_params", `this is plugin ${name}, not ${p.name}`);
+    if (p.protocol !== PLUGIN_PROTOCOL_VERSION) throw new HomedError("invalid_params", `protocol ${p.protocol} unsupported; this kernel speaks ${PLUGIN_PROTOCOL_VERSION}`);
+    session.greeted();
+    return host.hello();
+  }
+  if (!session.helloDone) throw new RpcError(RpcErrorCode.InvalidRequest, `${method} before ${PluginMethod.Hello}`);
+  switch (method) {
+    case PluginMethod.FacilityReady: {
+      const { facility } = parse(FacilityReadyParams, params);
+      if (!session.provides.includes(facility)) throw new HomedError("invalid_params", `${name} does not declare ${facility} in provides`);
+      session.facilityReady(facility);
+      return { ok: true };
+    }
+    case PluginMethod.Ready:
+      session.saidReady();
+      return { ok: true };
+    case PluginMethod.List:
+      return host.list();
+    case PluginMethod.Restart: {
+      const target = parse(RestartParams, params).name;
+      return host.restart(target);
+    }
+  }
+  const fn = host.kernelMethods[method];
+  if (!fn) throw new RpcError(RpcErrorCode.MethodNotFound, `unknown method: ${method}`);
+  return fn(params, name);
+}
