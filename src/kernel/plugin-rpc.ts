@@ -2,6 +2,9 @@
  * What a plugin may ask of the kernel over its control channel: `hello` first, then readiness
  * (`facility/ready`, `plugin/ready`), the plugin list, restarts, and the kernel's own methods
  * (`kernelMethods`). Nothing but `hello` is answered before `hello`.
+ *
+ * Guard, as for the kernel's other privileged methods: restarting another plugin is reserved
+ * to built-in plugins (the web UI's restart button is one); any plugin may restart itself.
  */
 import * as v from "valibot";
 import { HomedError, RpcError } from "../protocol/errors.ts";
@@ -70,6 +73,9 @@ export function answerPlugin(session: PluginSession, host: PluginRpcHost, method
       return host.list();
     case PluginMethod.Restart: {
       const target = parse(RestartParams, params).name;
+      if (target !== name && !host.isBuiltin(name)) {
+        throw new HomedError("invalid_params", `restarting another plugin is reserved to built-in plugins; ${name} is not one`);
+      }
       return host.restart(target);
     }
   }

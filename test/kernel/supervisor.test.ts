@@ -336,6 +336,29 @@ describe("the state machine", () => {
   });
 });
 
+describe("what plugins may ask of the supervisor", () => {
+  test("a plugin may restart itself; only a built-in plugin may restart another", async () => {
+    using dir = tempDir();
+    installBunPlugin(dir.path, "a", "echo.ts");
+    installBunPlugin(dir.path, "b", "echo.ts");
+    installBunPlugin(dir.path, "admin", "echo.ts");
+    const specs = externalSpecs(join(dir.path, "plugins")).map((s) => (s.manifest.name === "admin" ? { ...s, builtin: true } : s));
+    const s = supervise(dir.path, new FakeClock(), { specs });
+    for (const n of ["a", "b", "admin"]) await until(s, n, isReady);
+    const bPid = info(s, "b").pid;
+    const restartB = { method: "plugins/restart", params: { name: "b" } };
+    await expect(s.request("a", "echo/call", restartB)).rejects.toThrow("restarting another plugin is reserved to built-in plugins; a is not one");
+    expect(info(s, "b")).toMatchObject({ state: "ready", pid: bPid, restarts: 0 });
+    // The built-in one (as the web plugin's restart button) may.
+    expect(await s.request("admin", "echo/call", restartB)).toMatchObject({ name: "b", restarts: 1 });
+    expect((await until(s, "b", (x) => isReady(x) && x.pid !== bPid)).restarts).toBe(1);
+    // Any plugin may restart itself (it is asked to exit before the reply reaches it).
+    const aPid = info(s, "a").pid;
+    await s.request("a", "echo/call", { method: "plugins/restart", params: { name: "a" } }).catch(() => null);
+    expect((await until(s, "a", (x) => isReady(x) && x.pid !== aPid)).restarts).toBe(1);
+  });
+});
+
 describe("bulk data and events", () => {
   for (const transport of ["shm", "stdio"] as const) {
     test(`${transport}: bulk both ways, checksummed, through a wrapping arena; events both ways in order`, async () => {
