@@ -14,7 +14,13 @@ import { HomedError, RpcError } from "../../src/protocol/errors.ts";
 import { describeIssues, RpcErrorCode } from "../../src/protocol/jsonrpc.ts";
 import type { LogLevel } from "../../src/protocol/logfmt.ts";
 import { HelloResult, PLUGIN_PROTOCOL_VERSION, PluginMethod, type BulkRefFrame } from "../../src/protocol/plugin.ts";
-import { AgentMethod, RegisterStagesResult, RunToolParams, StageRunParams, type StageName } from "../../src/protocol/agent.ts";
+import {
+  AgentMethod,
+  RegisterStagesResult,
+  RunToolParams,
+  StageRunParams,
+  type StageName,
+} from "../../src/protocol/agent.ts";
 import { createPluginLogger, type PluginLogger } from "./log.ts";
 import type { EventHandler, Handler, JsonSchemaTool, Plugin, StageHandlerFn, ToolOptions } from "./index.ts";
 
@@ -65,13 +71,20 @@ export class PluginConnection implements Plugin {
 
   /** The first request: who we are; the kernel answers with config and paths. */
   async sayHello(): Promise<void> {
-    const raw = await this.rpc.request(PluginMethod.Hello, { name: this.name, protocol: PLUGIN_PROTOCOL_VERSION, pid: process.pid });
+    const raw = await this.rpc.request(PluginMethod.Hello, {
+      name: this.name,
+      protocol: PLUGIN_PROTOCOL_VERSION,
+      pid: process.pid,
+    });
     const r = v.safeParse(HelloResult, raw);
-    if (!r.success) throw new HomedError("invalid_params", `kernel sent a malformed hello: ${describeIssues(r.issues)}`);
+    if (!r.success)
+      throw new HomedError("invalid_params", `kernel sent a malformed hello: ${describeIssues(r.issues)}`);
     this.helloResult = r.output;
     this.log.level = (r.output.logLevel as LogLevel) ?? "info";
     // Inline bulk data (stdio) is base64 inside a frame: allow frames that large, plus room for JSON.
-    this.rpc.setMaxFrameBytes(Math.max(this.rpc.maxFrameBytes, Math.ceil((r.output.inlineBulkLimit * 4) / 3) + 64 * 1024));
+    this.rpc.setMaxFrameBytes(
+      Math.max(this.rpc.maxFrameBytes, Math.ceil((r.output.inlineBulkLimit * 4) / 3) + 64 * 1024),
+    );
   }
 
   request(method: string, params?: unknown, opts?: { timeoutMs?: number }): Promise<unknown> {
@@ -81,7 +94,8 @@ export class PluginConnection implements Plugin {
   async call<S extends v.GenericSchema>(method: string, params: unknown, schema: S): Promise<v.InferOutput<S>> {
     const raw = await this.rpc.request(method, params);
     const r = v.safeParse(schema, raw);
-    if (!r.success) throw new HomedError("invalid_params", `kernel sent a malformed ${method} result: ${describeIssues(r.issues)}`);
+    if (!r.success)
+      throw new HomedError("invalid_params", `kernel sent a malformed ${method} result: ${describeIssues(r.issues)}`);
     return r.output;
   }
 
@@ -124,13 +138,31 @@ export class PluginConnection implements Plugin {
     const schema = toJsonSchema(opts.input, { errorMode: "ignore" }) as Record<string, unknown>;
     delete schema.$schema;
     this.tools.set(opts.name, { input: opts.input, run: opts.run as ToolRun });
-    await this.rpc.request(AgentMethod.RegisterTools, { tools: [{ name: opts.name, description: opts.description, parameters: schema, risk: opts.risk, approval: opts.approval ?? "auto" }] });
+    await this.rpc.request(AgentMethod.RegisterTools, {
+      tools: [
+        {
+          name: opts.name,
+          description: opts.description,
+          parameters: schema,
+          risk: opts.risk,
+          approval: opts.approval ?? "auto",
+        },
+      ],
+    });
   }
 
   async jsonSchemaTools(list: JsonSchemaTool[]): Promise<void> {
     // One request for the lot, so the model never sees half of a server's tools.
     for (const t of list) this.tools.set(t.name, { input: null, run: t.run });
-    await this.rpc.request(AgentMethod.RegisterTools, { tools: list.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters, risk: t.risk, approval: t.approval ?? "auto" })) });
+    await this.rpc.request(AgentMethod.RegisterTools, {
+      tools: list.map((t) => ({
+        name: t.name,
+        description: t.description,
+        parameters: t.parameters,
+        risk: t.risk,
+        approval: t.approval ?? "auto",
+      })),
+    });
   }
 
   async unregisterTools(names: string[]): Promise<void> {
@@ -138,7 +170,11 @@ export class PluginConnection implements Plugin {
     await this.rpc.request(AgentMethod.UnregisterTools, { names });
   }
 
-  async stage<S extends StageName>(stage: S, handler: StageHandlerFn<S>, opts: { priority?: number; deadlineMs?: number } = {}): Promise<number> {
+  async stage<S extends StageName>(
+    stage: S,
+    handler: StageHandlerFn<S>,
+    opts: { priority?: number; deadlineMs?: number } = {},
+  ): Promise<number> {
     // The handler is stored in the reply's own continuation, and `runStage` waits for
     // registrations in flight, so a stage/run read from the same chunk as the reply finds it.
     const registering = this.rpc.request(AgentMethod.RegisterStages, { handlers: [{ stage, ...opts }] }).then((raw) => {
@@ -256,7 +292,9 @@ export class PluginConnection implements Plugin {
     }
     try {
       const r = await t.run(input, { callId: p.output.callId, conv: p.output.conv, untrusted: p.output.untrusted });
-      return typeof r === "string" ? { content: r, isError: false } : { content: r.content, isError: r.isError ?? false };
+      return typeof r === "string"
+        ? { content: r, isError: false }
+        : { content: r.content, isError: r.isError ?? false };
     } catch (err) {
       return { content: `error: ${(err as Error).message}`, isError: true };
     }

@@ -99,7 +99,10 @@ export class StdioPluginLink implements PluginLink {
   async sendBulk(bytes: Uint8Array): Promise<BulkRefFrame> {
     const limit = this.opts.inlineBulkLimit();
     if (bytes.length > limit) {
-      throw new HomedError("invalid_params", `payload of ${bytes.length} bytes exceeds the stdio transport's inline limit of ${limit}`);
+      throw new HomedError(
+        "invalid_params",
+        `payload of ${bytes.length} bytes exceeds the stdio transport's inline limit of ${limit}`,
+      );
     }
     return { b64: base64(bytes) };
   }

@@ -35,7 +35,8 @@ export function describeEntry(e: Entry, now: number): PluginInfo {
   const m = e.spec.manifest;
   const proc = e.run?.proc ?? null;
   let detail = e.detail;
-  if (e.state === "restarting" && e.restartAt !== null) detail = `restarting in ${Math.max(0, Math.ceil((e.restartAt - now) / 1000))} s`;
+  if (e.state === "restarting" && e.restartAt !== null)
+    detail = `restarting in ${Math.max(0, Math.ceil((e.restartAt - now) / 1000))} s`;
   return {
     name: m.name,
     builtin: e.spec.builtin,

@@ -113,7 +113,7 @@ export class PluginProcess {
 
   constructor(
     readonly launch: PluginLaunch,
-    private readonly events: PluginProcessEvents,
+    events: PluginProcessEvents,
     log: Logger,
   ) {
     const name = launch.manifest.name;

@@ -54,7 +54,11 @@ export function answerPlugin(session: PluginSession, host: PluginRpcHost, method
   if (method === PluginMethod.Hello) {
     const p = parse(HelloParams, params);
     if (p.name !== name) throw new HomedError("invalid_params", `this is plugin ${name}, not ${p.name}`);
-    if (p.protocol !== PLUGIN_PROTOCOL_VERSION) throw new HomedError("invalid_params", `protocol ${p.protocol} unsupported; this kernel speaks ${PLUGIN_PROTOCOL_VERSION}`);
+    if (p.protocol !== PLUGIN_PROTOCOL_VERSION)
+      throw new HomedError(
+        "invalid_params",
+        `protocol ${p.protocol} unsupported; this kernel speaks ${PLUGIN_PROTOCOL_VERSION}`,
+      );
     session.greeted();
     return host.hello();
   }
@@ -62,7 +66,8 @@ export function answerPlugin(session: PluginSession, host: PluginRpcHost, method
   switch (method) {
     case PluginMethod.FacilityReady: {
       const { facility } = parse(FacilityReadyParams, params);
-      if (!session.provides.includes(facility)) throw new HomedError("invalid_params", `${name} does not declare ${facility} in provides`);
+      if (!session.provides.includes(facility))
+        throw new HomedError("invalid_params", `${name} does not declare ${facility} in provides`);
       session.facilityReady(facility);
       return { ok: true };
     }
@@ -74,7 +79,10 @@ export function answerPlugin(session: PluginSession, host: PluginRpcHost, method
     case PluginMethod.Restart: {
       const target = parse(RestartParams, params).name;
       if (target !== name && !host.isBuiltin(name)) {
-        throw new HomedError("invalid_params", `restarting another plugin is reserved to built-in plugins; ${name} is not one`);
+        throw new HomedError(
+          "invalid_params",
+          `restarting another plugin is reserved to built-in plugins; ${name} is not one`,
+        );
       }
       return host.restart(target);
     }

@@ -50,4 +50,3 @@ export class PluginRun implements PluginSession {
     return this.manifest.provides.length > 0 || this.said;
   }
 }
-
