@@ -100,7 +100,10 @@ export interface Plugin {
   jsonSchemaTools(tools: JsonSchemaTool[]): Promise<void>;
   /** Withdraw tools this plugin registered. */
   unregisterTools(names: string[]): Promise<void>;
-  /** Act at one of the seven stages of every turn (lower priority runs first). */
+  /**
+   * Act at one of the seven stages of every turn (lower priority runs first). The handler may
+   * be called as soon as the kernel has answered, even before the returned promise settles.
+   */
   stage<S extends StageName>(stage: S, handler: StageHandlerFn<S>, opts?: { priority?: number; deadlineMs?: number }): Promise<number>;
   /** Run `fn` before exiting on shutdown or kernel loss. */
   onShutdown(fn: () => void | Promise<void>): void;
