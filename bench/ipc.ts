@@ -178,6 +178,7 @@ export async function benchIpc(): Promise<void> {
     report("ipc.notify.ring_msgs_s", median(rings), "msg/s", 0);
     report("ipc.notify.json_msgs_s", median(jsons), "msg/s", 0);
 
+    await ringLatencyUs(shm, 200); // warm-up: the sink's pong path is not compiled yet
     const p50s: number[] = [];
     const p99s: number[] = [];
     for (let run = 0; run < LATENCY_RUNS; run++) {
