@@ -20,7 +20,7 @@ import { PluginRun, type StopIntent } from "./plugin-run.ts";
 import { describeEntry, type Entry } from "./plugin-entry.ts";
 import type { SupervisorOptions } from "./supervisor-options.ts";
 import { nextState, type PluginTransition } from "./plugin-states.ts";
-import { answerPlugin } from "./plugin-rpc.ts";
+import { answerPlugin, type PluginRpcHost } from "./plugin-rpc.ts";
 
 export { CRASH_WINDOW_MS, MAX_CRASHES, RESTART_DELAYS_MS } from "../protocol/restart-policy.ts";
 
@@ -34,9 +34,18 @@ export class Supervisor {
   private readonly providers = new Map<string, string>();
   private readonly timers: JobTimers<"ping">;
   private shuttingDown = false;
+  /** What every plugin's requests may reach (plugin-rpc.ts applies the rules). */
+  private readonly pluginHost: PluginRpcHost;
 
   constructor(private readonly opts: SupervisorOptions) {
     this.timers = new JobTimers(opts.clock);
+    this.pluginHost = {
+      hello: () => opts.hello(),
+      list: () => this.list(),
+      restart: (name) => this.restart(name),
+      isBuiltin: (name) => this.isBuiltin(name),
+      kernelMethods: opts.kernelMethods,
+    };
     const runnable = opts.specs.filter((s) => !s.problem && !s.disabled);
     const graph = resolveGraph(
       runnable.map((s) => s.manifest),
@@ -251,7 +260,7 @@ export class Supervisor {
       const proc = new PluginProcess(
         launch,
         {
-          onRequest: (method, params) => answerPlugin(run as PluginRun, this.pluginHost(), method, params),
+          onRequest: (method, params) => answerPlugin(run as PluginRun, this.pluginHost, method, params),
           onEvent: (type, payload) => this.opts.onEvent?.(m.name, type, payload),
           onExit: (code, signal) => this.exited(e, code, signal),
         },
@@ -272,16 +281,6 @@ export class Supervisor {
         e.run.proc.kill("SIGKILL");
       }
     });
-  }
-
-  private pluginHost() {
-    return {
-      hello: this.opts.hello,
-      list: () => this.list(),
-      restart: (name: string) => this.restart(name),
-      isBuiltin: (name: string) => this.isBuiltin(name),
-      kernelMethods: this.opts.kernelMethods,
-    };
   }
 
   private markReady(e: Entry): void {
