@@ -451,6 +451,21 @@ describe("bulk data and events", () => {
     expect(seen.pipe!.every((x, i) => x === i) && seen.pipe!.length === 2000).toBe(true);
   });
 
+  test("stdio events are checked before use: a bad one is dropped, the next still arrives", async () => {
+    using dir = tempDir();
+    installBunPlugin(dir.path, "bad", "garbage.ts", { transport: "stdio" }, ["events"]);
+    const seen: [number, number][] = [];
+    const s = supervise(dir.path, new FakeClock(), {
+      onEvent: (_plugin, type, payload) => seen.push([type, payload.length === 4 ? new DataView(payload.buffer, payload.byteOffset, 4).getUint32(0, true) : -1]),
+    });
+    await until(s, "bad", isReady);
+    for (let t = 0; t < 300 && !seen.some(([, n]) => n === 8); t++) await Bun.sleep(10);
+    expect(seen).toEqual([
+      [0x100, 7],
+      [0x100, 8],
+    ]);
+  });
+
   test("a Python plugin on the stdio transport joins, answers, and takes inline bulk data", async () => {
     using dir = tempDir();
     installPlugin(dir.path, "py", { transport: "stdio", provides: ["tool.python"], exec: join(FIXTURES, "stdio_plugin.py") });
