@@ -20,6 +20,7 @@ import { readLayout } from "../../src/ipc/segment-layout.ts";
 import { ShmLink } from "../../src/ipc/shm-link.ts";
 import { HomedError, RpcError } from "../../src/protocol/errors.ts";
 import { describeIssues, RpcErrorCode } from "../../src/protocol/jsonrpc.ts";
+import { parseParams } from "../../src/protocol/parse-params.ts";
 import type { LogLevel } from "../../src/protocol/logfmt.ts";
 import {
   BulkRefSchema,
@@ -162,11 +163,10 @@ export async function connectPlugin(opts: { name?: string } = {}): Promise<Plugi
       if (method === PluginMethod.Ping) return { pid: process.pid };
       if (method === AgentMethod.RunTool) return await runTool(params);
       if (method === AgentMethod.RunStage) {
-        const p = v.safeParse(StageRunParams, params);
-        if (!p.success) throw new HomedError("invalid_params", describeIssues(p.issues));
-        const h = stageHandlers.get(p.output.handler);
-        if (!h) throw new RpcError(RpcErrorCode.MethodNotFound, `${name} has no stage handler ${p.output.handler}`);
-        return (await h(p.output.payload)) ?? {};
+        const p = parseParams(StageRunParams, params);
+        const h = stageHandlers.get(p.handler);
+        if (!h) throw new RpcError(RpcErrorCode.MethodNotFound, `${name} has no stage handler ${p.handler}`);
+        return (await h(p.payload)) ?? {};
       }
       const h = handlers.get(method);
       if (!h) throw new RpcError(RpcErrorCode.MethodNotFound, `${name} has no method ${method}`);
@@ -183,18 +183,17 @@ export async function connectPlugin(opts: { name?: string } = {}): Promise<Plugi
   });
 
   async function runTool(params: unknown): Promise<{ content: string; isError: boolean }> {
-    const p = v.safeParse(RunToolParams, params);
-    if (!p.success) throw new HomedError("invalid_params", describeIssues(p.issues));
-    const t = tools.get(p.output.name);
-    if (!t) return { content: `error: ${name} has no tool ${p.output.name}`, isError: true };
-    let input: unknown = p.output.arguments;
+    const p = parseParams(RunToolParams, params);
+    const t = tools.get(p.name);
+    if (!t) return { content: `error: ${name} has no tool ${p.name}`, isError: true };
+    let input: unknown = p.arguments;
     if (t.input) {
-      const args = v.safeParse(t.input, p.output.arguments);
+      const args = v.safeParse(t.input, p.arguments);
       if (!args.success) return { content: `error: invalid arguments: ${describeIssues(args.issues)}`, isError: true };
       input = args.output;
     }
     try {
-      const r = await t.run(input, { callId: p.output.callId, conv: p.output.conv, untrusted: p.output.untrusted });
+      const r = await t.run(input, { callId: p.callId, conv: p.conv, untrusted: p.untrusted });
       return typeof r === "string" ? { content: r, isError: false } : { content: r.content, isError: r.isError ?? false };
     } catch (err) {
       return { content: `error: ${(err as Error).message}`, isError: true };

@@ -2,10 +2,8 @@
  * The agent: the registries plugins fill (tools, stage handlers), the one tool gate, and the
  * turn. The kernel owns one Agent; it reaches plugins only through the injected PluginCaller.
  */
-import * as v from "valibot";
 import { AgentMethod, RegisterStagesParams, RegisterToolsParams, UnregisterToolsParams, type ToolDefinition } from "../protocol/agent.ts";
-import { HomedError } from "../protocol/errors.ts";
-import { describeIssues } from "../protocol/jsonrpc.ts";
+import { parseParams } from "../protocol/parse-params.ts";
 import type { ChatMessage, LanguageModel } from "../llm/types.ts";
 import type { Store } from "../store/store.ts";
 import { ApprovalPolicy, type ApprovalConfig } from "./approval.ts";
@@ -100,14 +98,14 @@ export class Agent {
   /** The kernel methods a plugin calls to register what it offers. */
   readonly pluginMethods: Record<string, (params: unknown, plugin: string) => unknown> = {
     [AgentMethod.RegisterTools]: (params, plugin) => {
-      const p = parse(RegisterToolsParams, params);
+      const p = parseParams(RegisterToolsParams, params);
       for (const t of p.tools) this.tools.register(plugin, t);
       this.d.log.info("tools registered", { plugin, tools: p.tools.map((t) => t.name).join(",") });
       return { registered: p.tools.length };
     },
-    [AgentMethod.UnregisterTools]: (params, plugin) => ({ removed: this.tools.unregister(plugin, parse(UnregisterToolsParams, params).names) }),
+    [AgentMethod.UnregisterTools]: (params, plugin) => ({ removed: this.tools.unregister(plugin, parseParams(UnregisterToolsParams, params).names) }),
     [AgentMethod.RegisterStages]: (params, plugin) => {
-      const p = parse(RegisterStagesParams, params);
+      const p = parseParams(RegisterStagesParams, params);
       return { ids: p.handlers.map((h) => this.stages.register(plugin, h.stage, h.priority, h.deadlineMs).id) };
     },
   };
@@ -127,10 +125,4 @@ export class Agent {
     for (const t of this.declared.get(plugin) ?? []) this.tools.register(plugin, t);
     return gone;
   }
-}
-
-function parse<S extends v.GenericSchema>(schema: S, params: unknown): v.InferOutput<S> {
-  const r = v.safeParse(schema, params);
-  if (!r.success) throw new HomedError("invalid_params", describeIssues(r.issues));
-  return r.output;
 }

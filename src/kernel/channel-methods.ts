@@ -5,9 +5,8 @@
  * provider is reserved to built-in plugins: an installed third-party plugin may chat, but not
  * redirect the agent to another model or key.
  */
-import * as v from "valibot";
 import { HomedError } from "../protocol/errors.ts";
-import { describeIssues } from "../protocol/jsonrpc.ts";
+import { parseParams } from "../protocol/parse-params.ts";
 import { LlmSetParams } from "../protocol/control.ts";
 import { ChannelCancelParams, ChannelChatParams, ChannelMethod, ContextParams, ConvParams, type ContextView, type TranscriptItem } from "../protocol/channel.ts";
 import { estimateTokens } from "../agent/history.ts";
@@ -15,12 +14,6 @@ import type { StoredEvent } from "../store/store.ts";
 import type { TurnSink } from "../agent/turn.ts";
 import { testModel } from "./control.ts";
 import type { Kernel } from "./kernel.ts";
-
-function parse<S extends v.GenericSchema>(schema: S, params: unknown): v.InferOutput<S> {
-  const r = v.safeParse(schema, params);
-  if (!r.success) throw new HomedError("invalid_params", describeIssues(r.issues));
-  return r.output;
-}
 
 function body(e: StoredEvent): Record<string, unknown> {
   try {
@@ -58,7 +51,7 @@ export function channelMethods(kernel: Kernel): Record<string, (params: unknown,
   };
   return {
     [ChannelMethod.ChatSend]: async (params, plugin) => {
-      const p = parse(ChannelChatParams, params);
+      const p = parseParams(ChannelChatParams, params);
       const proc = kernel.supervisor.process(plugin);
       if (!proc) throw new HomedError("invalid_params", `${plugin} is not running`);
       const ac = new AbortController();
@@ -83,17 +76,17 @@ export function channelMethods(kernel: Kernel): Record<string, (params: unknown,
       }
     },
     [ChannelMethod.ChatCancel]: (params, plugin) => {
-      const ac = running.get(key(plugin, parse(ChannelCancelParams, params).stream));
+      const ac = running.get(key(plugin, parseParams(ChannelCancelParams, params).stream));
       ac?.abort();
       return { cancelled: ac !== undefined };
     },
     [ChannelMethod.ConversationsList]: () => kernel.store.listConversations(),
     [ChannelMethod.ConversationsMessages]: (params) => {
-      const p = parse(ConvParams, params);
+      const p = parseParams(ConvParams, params);
       return transcript(kernel.store.recentConversationEvents(p.conv, p.limit));
     },
     [ChannelMethod.ContextGet]: (params): ContextView => {
-      const c = kernel.agent.lastContext(parse(ContextParams, params).conv);
+      const c = kernel.agent.lastContext(parseParams(ContextParams, params).conv);
       if (!c) return null;
       return {
         turn: c.turn,
@@ -115,7 +108,7 @@ export function channelMethods(kernel: Kernel): Record<string, (params: unknown,
     [ChannelMethod.LlmGet]: () => kernel.llm.view(),
     [ChannelMethod.LlmSet]: (params, plugin) => {
       builtinOnly(plugin, "changing the model provider");
-      return kernel.llm.set(parse(LlmSetParams, params));
+      return kernel.llm.set(parseParams(LlmSetParams, params));
     },
     [ChannelMethod.LlmTest]: (_params, plugin) => {
       builtinOnly(plugin, "testing the model provider");

@@ -20,16 +20,11 @@ import {
 } from "../protocol/control.ts";
 import type { RequestContext } from "../ipc/rpc-peer.ts";
 import type { TurnSink } from "../agent/turn.ts";
-import { HomedError, RpcError } from "../protocol/errors.ts";
-import { describeIssues, RpcErrorCode } from "../protocol/jsonrpc.ts";
+import { RpcError } from "../protocol/errors.ts";
+import { RpcErrorCode } from "../protocol/jsonrpc.ts";
+import { parseParams } from "../protocol/parse-params.ts";
 import type { RequestHandler } from "../ipc/rpc-peer.ts";
 import type { Kernel } from "./kernel.ts";
-
-function parseParams<S extends v.GenericSchema>(schema: S, params: unknown): v.InferOutput<S> {
-  const r = v.safeParse(schema, params);
-  if (!r.success) throw new HomedError("invalid_params", describeIssues(r.issues));
-  return r.output;
-}
 
 /** Send a one-line prompt to the configured model and report what happened, as a person would want it. */
 export async function testModel(kernel: Kernel): Promise<LlmTestResult> {

@@ -12,10 +12,9 @@ import { ensureDataDir, lockDataDir, type DataDirLock } from "./data-dir.ts";
 import { dataPaths, type DataPaths } from "./data-paths.ts";
 import { attachLogFile, createLogger, createLogSink, type Logger } from "./log.ts";
 import { join } from "node:path";
-import * as v from "valibot";
 import { ConfigGetParams, PluginMethod, type HelloResult } from "../protocol/plugin.ts";
 import { HomedError } from "../protocol/errors.ts";
-import { describeIssues } from "../protocol/jsonrpc.ts";
+import { parseParams } from "../protocol/parse-params.ts";
 import { childEnvironment, passThrough } from "../protocol/child-env.ts";
 import { realClock, type Clock } from "./clock.ts";
 import { builtinSpecs, externalSpecs } from "./plugin-catalog.ts";
@@ -185,18 +184,17 @@ export class Kernel {
       kernelMethods: {
         [PluginMethod.KernelStatus]: () => this.status(),
         [PluginMethod.ConfigGet]: (params, plugin) => {
-          const r = v.safeParse(ConfigGetParams, params);
-          if (!r.success) throw new HomedError("invalid_params", describeIssues(r.issues));
-          if (r.output.section === "web") {
+          const { section } = parseParams(ConfigGetParams, params);
+          if (section === "web") {
             if (!this.supervisor.isBuiltin(plugin)) throw new HomedError("invalid_params", `the web section is reserved to built-in plugins`);
             return { ...this.config.web, token: this.webToken, token_set: this.config.web.token !== "" };
           }
-          if (r.output.section === "mcp") {
+          if (section === "mcp") {
             // Passthrough names are resolved here: the mcp plugin itself never holds the daemon's environment.
             const servers = this.config.mcp.servers.map(({ env_passthrough, ...s }) => ({ ...s, env: { ...passThrough(env, env_passthrough), ...s.env } }));
             return { servers };
           }
-          return this.config[r.output.section];
+          return this.config[section];
         },
         ...this.agent.pluginMethods,
         ...channelMethods(this),

@@ -10,7 +10,8 @@
  */
 import * as v from "valibot";
 import { RpcError, HomedError } from "../protocol/errors.ts";
-import { describeIssues, RpcErrorCode } from "../protocol/jsonrpc.ts";
+import { RpcErrorCode } from "../protocol/jsonrpc.ts";
+import { parseParams } from "../protocol/parse-params.ts";
 import { EventType } from "../protocol/events.ts";
 import {
   FacilityReadyParams,
@@ -484,11 +485,7 @@ export class Supervisor {
   /** Requests a plugin makes of the kernel. */
   private handle(e: Entry, method: string, params: unknown, _ctx: RequestContext): unknown {
     const name = e.spec.manifest.name;
-    const parse = <S extends v.GenericSchema>(schema: S): v.InferOutput<S> => {
-      const r = v.safeParse(schema, params);
-      if (!r.success) throw new HomedError("invalid_params", describeIssues(r.issues));
-      return r.output;
-    };
+    const parse = <S extends v.GenericSchema>(schema: S): v.InferOutput<S> => parseParams(schema, params);
     if (method === PluginMethod.Hello) {
       const p = parse(HelloParams);
       if (p.name !== name) throw new HomedError("invalid_params", `this is plugin ${name}, not ${p.name}`);
