@@ -248,7 +248,7 @@ export async function connectPlugin(opts: { name?: string } = {}): Promise<Plugi
   const hello = await (async () => {
     const raw = await rpc.request(PluginMethod.Hello, { name, protocol: PLUGIN_PROTOCOL_VERSION, pid: process.pid });
     const r = v.safeParse(HelloResult, raw);
-    if (!r.success) throw new HomedError("invalid_params", `kernel sent a malformed hello: ${describeIssues(r.issues)}`);
+    if (!r.success) throw new HomedError("upstream", `kernel sent a malformed hello: ${describeIssues(r.issues)}`);
     return r.output;
   })();
   log.level = (hello.logLevel as LogLevel) ?? "info";
@@ -264,7 +264,7 @@ export async function connectPlugin(opts: { name?: string } = {}): Promise<Plugi
     async call(method, params, schema) {
       const raw = await rpc.request(method, params);
       const r = v.safeParse(schema, raw);
-      if (!r.success) throw new HomedError("invalid_params", `kernel sent a malformed ${method} result: ${describeIssues(r.issues)}`);
+      if (!r.success) throw new HomedError("upstream", `kernel sent a malformed ${method} result: ${describeIssues(r.issues)}`);
       return r.output;
     },
     handle(method, handler) {
@@ -322,7 +322,7 @@ export async function connectPlugin(opts: { name?: string } = {}): Promise<Plugi
       const raw = await rpc.request(AgentMethod.RegisterStages, { handlers: [{ stage, ...opts }] });
       const r = v.safeParse(RegisterStagesResult, raw);
       const id = r.success ? r.output.ids[0] : undefined;
-      if (id === undefined) throw new HomedError("invalid_params", "kernel did not register the stage handler");
+      if (id === undefined) throw new HomedError("upstream", "kernel did not register the stage handler");
       stageHandlers.set(id, handler as (payload: unknown) => unknown);
       return id;
     },

@@ -87,7 +87,7 @@ export async function chatOnce(socketPath: string, message: { text: string; conv
   try {
     const raw = await client.peer.request(ControlMethod.ChatSend, { text: message.text, conv: message.conv }).catch(throwDaemonGone);
     const r = v.safeParse(TurnResultSchema, raw);
-    if (!r.success) throw new HomedError("invalid_params", `daemon sent a malformed chat result: ${describeIssues(r.issues)}`);
+    if (!r.success) throw new HomedError("upstream", `daemon sent a malformed chat result: ${describeIssues(r.issues)}`);
     // The final text may differ from what streamed (before_output); make stdout end with it.
     if (r.output.text !== streamed) {
       if (streamed) io.out("\n");

@@ -47,13 +47,13 @@ export function channelMethods(kernel: Kernel): Record<string, (params: unknown,
   const running = new Map<string, AbortController>();
   const key = (plugin: string, stream: string) => `${plugin}\u0000${stream}`;
   const builtinOnly = (plugin: string, what: string) => {
-    if (!kernel.supervisor.isBuiltin(plugin)) throw new HomedError("invalid_params", `${what} is reserved to built-in plugins; ${plugin} is not one`);
+    if (!kernel.supervisor.isBuiltin(plugin)) throw new HomedError("forbidden", `${what} is reserved to built-in plugins; ${plugin} is not one`);
   };
   return {
     [ChannelMethod.ChatSend]: async (params, plugin) => {
       const p = parseParams(ChannelChatParams, params);
       const proc = kernel.supervisor.process(plugin);
-      if (!proc) throw new HomedError("invalid_params", `${plugin} is not running`);
+      if (!proc) throw new HomedError("unavailable", `${plugin} is not running`);
       const ac = new AbortController();
       const k = key(plugin, p.stream);
       running.set(k, ac);

@@ -186,7 +186,7 @@ export class Kernel {
         [PluginMethod.ConfigGet]: (params, plugin) => {
           const { section } = parseParams(ConfigGetParams, params);
           if (section === "web") {
-            if (!this.supervisor.isBuiltin(plugin)) throw new HomedError("invalid_params", `the web section is reserved to built-in plugins`);
+            if (!this.supervisor.isBuiltin(plugin)) throw new HomedError("forbidden", `the web section is reserved to built-in plugins`);
             return { ...this.config.web, token: this.webToken, token_set: this.config.web.token !== "" };
           }
           if (section === "mcp") {

@@ -214,7 +214,7 @@ export class Supervisor {
       this.launch(e);
       await this.waitReady(e, this.opts.startTimeoutMs);
     }
-    if (!e.proc?.alive || e.state !== "ready") throw new HomedError("invalid_params", `plugin ${name} is ${e.state}: ${e.detail}`);
+    if (!e.proc?.alive || e.state !== "ready") throw new HomedError("unavailable", `plugin ${name} is ${e.state}: ${e.detail}`);
     e.inFlight++;
     try {
       return await e.proc.rpc.request(method, params, { timeoutMs });
@@ -247,7 +247,7 @@ export class Supervisor {
   restart(name: string): PluginInfo {
     const e = this.entries.get(name);
     if (!e) throw new HomedError("not_found", `no plugin named ${name}`);
-    if (e.state === "blocked" || e.state === "disabled") throw new HomedError("invalid_params", `${name} cannot start: ${e.detail}`);
+    if (e.state === "blocked" || e.state === "disabled") throw new HomedError("conflict", `${name} cannot start: ${e.detail}`);
     this.opts.log.info("plugin restart requested", { plugin: name, state: e.state });
     e.crashes = [];
     e.restarts++;
@@ -378,7 +378,7 @@ export class Supervisor {
       const t0 = Date.now();
       const check = () => {
         if (e.state === "ready") resolve();
-        else if (e.state !== "starting" || Date.now() - t0 > timeoutMs) reject(new HomedError("invalid_params", `plugin ${e.spec.manifest.name} did not become ready: ${e.detail}`));
+        else if (e.state !== "starting" || Date.now() - t0 > timeoutMs) reject(new HomedError("unavailable", `plugin ${e.spec.manifest.name} did not become ready: ${e.detail}`));
         else setTimeout(check, 5);
       };
       check();
@@ -488,8 +488,8 @@ export class Supervisor {
     const parse = <S extends v.GenericSchema>(schema: S): v.InferOutput<S> => parseParams(schema, params);
     if (method === PluginMethod.Hello) {
       const p = parse(HelloParams);
-      if (p.name !== name) throw new HomedError("invalid_params", `this is plugin ${name}, not ${p.name}`);
-      if (p.protocol !== PLUGIN_PROTOCOL_VERSION) throw new HomedError("invalid_params", `protocol ${p.protocol} unsupported; this kernel speaks ${PLUGIN_PROTOCOL_VERSION}`);
+      if (p.name !== name) throw new HomedError("conflict", `this is plugin ${name}, not ${p.name}`);
+      if (p.protocol !== PLUGIN_PROTOCOL_VERSION) throw new HomedError("conflict", `protocol ${p.protocol} unsupported; this kernel speaks ${PLUGIN_PROTOCOL_VERSION}`);
       e.helloDone = true;
       return this.opts.hello();
     }
@@ -497,7 +497,7 @@ export class Supervisor {
     switch (method) {
       case PluginMethod.FacilityReady: {
         const { facility } = parse(FacilityReadyParams);
-        if (!e.spec.manifest.provides.includes(facility)) throw new HomedError("invalid_params", `${name} does not declare ${facility} in provides`);
+        if (!e.spec.manifest.provides.includes(facility)) throw new HomedError("forbidden", `${name} does not declare ${facility} in provides`);
         e.ready.add(facility);
         queueMicrotask(() => this.markReady(e));
         return { ok: true };

@@ -58,7 +58,7 @@ export class Store {
     try {
       db = new Database(path, { create: true, strict: true });
     } catch (err) {
-      throw new HomedError("store", `cannot open ${path}: ${(err as Error).message}`, { path });
+      throw new HomedError("store", `cannot open ${path}: ${(err as Error).message}`, { path }, { cause: err });
     }
     try {
       if (fresh) chmodSync(path, 0o600);
@@ -71,7 +71,7 @@ export class Store {
     } catch (err) {
       db.close();
       if (err instanceof HomedError) throw err;
-      throw new HomedError("store", `${path}: ${(err as Error).message}`, { path });
+      throw new HomedError("store", `${path}: ${(err as Error).message}`, { path }, { cause: err });
     }
   }
 

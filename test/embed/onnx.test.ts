@@ -69,6 +69,9 @@ describe("homed models", () => {
   });
 });
 
+/** stderr without pull's progress lines: what the command says went wrong. */
+const errorLines = (stderr: string) => stderr.trim().split("\n").filter((l) => !/^(downloading |  \S+: [\d.]+ MiB$)/.test(l));
+
 describe("homed models pull", () => {
   test("downloads a known model from the hub endpoint (a local mirror here), checks it loads, installs it", async () => {
     using dir = tempDir();
@@ -97,14 +100,17 @@ describe("homed models pull", () => {
       r = await run([HOMED, "models", "-data", dir.path, "pull", "bge-small-en"], { env: { HF_ENDPOINT: endpoint } });
       expect(r.exitCode).toBe(1);
       expect(r.stderr).toContain("HTTP 404");
+      expect(errorLines(r.stderr)).toHaveLength(1);
       expect(existsSync(join(dir.path, "models", "bge-small-en"))).toBe(false);
       expect(existsSync(join(dir.path, "models", "bge-small-en.pulling"))).toBe(false);
     } finally {
       mirror.stop(true);
     }
     const offline = await run([HOMED, "models", "-data", dir.path, "-endpoint", "http://127.0.0.1:1", "pull", "bge-small-zh"]);
-    expect(offline.exitCode).toBe(1);
+    // A network failure is upstream's, not the caller's: EX_UNAVAILABLE, one line.
+    expect(offline.exitCode).toBe(69);
     expect(offline.stderr).toContain("cannot reach http://127.0.0.1:1");
+    expect(errorLines(offline.stderr)).toHaveLength(1);
     expect((await run([HOMED, "models", "-data", dir.path, "pull", "no-such-model"])).stderr).toContain("unknown model no-such-model");
   });
 });
