@@ -11,9 +11,9 @@ import { LlmSetParams } from "../protocol/control.ts";
 import { ChannelCancelParams, ChannelChatParams, ChannelMethod, ContextParams, ConvParams, type ContextView, type TranscriptItem } from "../protocol/channel.ts";
 import { estimateTokens } from "../agent/history.ts";
 import type { StoredEvent } from "../store/store.ts";
-import type { TurnSink } from "../agent/turn.ts";
-import { testModel } from "./control.ts";
-import type { Kernel } from "./kernel.ts";
+import { runChatTurn } from "./chat-turn.ts";
+import { checkModel } from "./check-model.ts";
+import type { KernelServices } from "./kernel-services.ts";
 
 function body(e: StoredEvent): Record<string, unknown> {
   try {
@@ -43,36 +43,34 @@ export function transcript(events: readonly StoredEvent[]): TranscriptItem[] {
   return out;
 }
 
-export function channelMethods(kernel: Kernel): Record<string, (params: unknown, plugin: string) => unknown> {
+/** The channel methods a plugin may call; `plugin` is the caller, as the supervisor knows it. */
+export function channelMethods(k: KernelServices): Record<string, (params: unknown, plugin: string) => unknown> {
   const running = new Map<string, AbortController>();
   const key = (plugin: string, stream: string) => `${plugin}\u0000${stream}`;
   const builtinOnly = (plugin: string, what: string) => {
-    if (!kernel.supervisor.isBuiltin(plugin)) throw new HomedError("forbidden", `${what} is reserved to built-in plugins; ${plugin} is not one`);
+    if (!k.plugins.isBuiltin(plugin)) throw new HomedError("forbidden", `${what} is reserved to built-in plugins; ${plugin} is not one`);
   };
   return {
     [ChannelMethod.ChatSend]: async (params, plugin) => {
       const p = parseParams(ChannelChatParams, params);
-      const proc = kernel.supervisor.process(plugin);
-      if (!proc) throw new HomedError("unavailable", `${plugin} is not running`);
+      const peer = k.plugins.peer(plugin);
+      if (!peer) throw new HomedError("unavailable", `${plugin} is not running`);
       const ac = new AbortController();
-      const k = key(plugin, p.stream);
-      running.set(k, ac);
-      const forget = proc.rpc.onClose(() => ac.abort());
-      const sink: TurnSink = {
-        event: (event) => proc.rpc.notify(ChannelMethod.ChatEvent, { stream: p.stream, event }),
-        ask: p.interactive
-          ? async (q) => {
-              const raw = await proc.rpc.request(ChannelMethod.ChatApprove, { stream: p.stream, ...q }, { timeoutMs: kernel.config.approval.timeout_ms });
-              return typeof raw === "object" && raw !== null && (raw as { approved?: unknown }).approved === true;
-            }
-          : undefined,
-      };
+      const id = key(plugin, p.stream);
+      running.set(id, ac);
       try {
-        const result = await kernel.agent.run({ conv: p.conv, channel: p.channel, text: p.text, untrusted: p.untrusted }, sink, ac.signal);
-        return { ...result, conversation: kernel.store.conversationUsage(p.conv) };
+        return await runChatTurn(
+          k,
+          peer,
+          { conv: p.conv, channel: p.channel, text: p.text, untrusted: p.untrusted },
+          {
+            event: (event) => ({ method: ChannelMethod.ChatEvent, params: { stream: p.stream, event } }),
+            approve: p.interactive ? (q) => ({ method: ChannelMethod.ChatApprove, params: { stream: p.stream, ...q } }) : undefined,
+          },
+          ac,
+        );
       } finally {
-        running.delete(k);
-        forget();
+        running.delete(id);
       }
     },
     [ChannelMethod.ChatCancel]: (params, plugin) => {
@@ -80,13 +78,13 @@ export function channelMethods(kernel: Kernel): Record<string, (params: unknown,
       ac?.abort();
       return { cancelled: ac !== undefined };
     },
-    [ChannelMethod.ConversationsList]: () => kernel.store.listConversations(),
+    [ChannelMethod.ConversationsList]: () => k.store.listConversations(),
     [ChannelMethod.ConversationsMessages]: (params) => {
       const p = parseParams(ConvParams, params);
-      return transcript(kernel.store.recentConversationEvents(p.conv, p.limit));
+      return transcript(k.store.recentConversationEvents(p.conv, p.limit));
     },
     [ChannelMethod.ContextGet]: (params): ContextView => {
-      const c = kernel.agent.lastContext(parseParams(ContextParams, params).conv);
+      const c = k.agent.lastContext(parseParams(ContextParams, params).conv);
       if (!c) return null;
       return {
         turn: c.turn,
@@ -105,14 +103,14 @@ export function channelMethods(kernel: Kernel): Record<string, (params: unknown,
         })),
       };
     },
-    [ChannelMethod.LlmGet]: () => kernel.llm.view(),
+    [ChannelMethod.LlmGet]: () => k.llm.view(),
     [ChannelMethod.LlmSet]: (params, plugin) => {
       builtinOnly(plugin, "changing the model provider");
-      return kernel.llm.set(parseParams(LlmSetParams, params));
+      return k.llm.set(parseParams(LlmSetParams, params));
     },
     [ChannelMethod.LlmTest]: (_params, plugin) => {
       builtinOnly(plugin, "testing the model provider");
-      return testModel(kernel);
+      return checkModel(k.llm);
     },
   };
 }
