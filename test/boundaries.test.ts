@@ -3,7 +3,8 @@
  *   - plugins import only src/protocol, src/ipc and plugins/sdk (and packages);
  *   - src/protocol imports nothing of ours;
  *   - src/memory never imports src/llm;
- *   - only src/ipc touches bun:ffi.
+ *   - only src/ipc touches bun:ffi;
+ *   - only the command line imports the Kernel class (no import cycle through the method tables).
  */
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -76,6 +77,16 @@ describe("import boundaries", () => {
 
   test("src/memory never imports src/llm", () => {
     expect(violations("src/memory", (t) => !under(t, "src/llm"))).toEqual([]);
+  });
+
+  test("only the command line imports the Kernel class: method tables get KernelServices, so no cycle", () => {
+    const bad: string[] = [];
+    for (const f of files(join(ROOT, "src"))) {
+      const from = relative(ROOT, f);
+      if (from === "src/cli/commands.ts") continue;
+      for (const { spec, target } of ownImports(f)) if (target === "src/kernel/kernel.ts") bad.push(`${from} imports ${spec}`);
+    }
+    expect(bad).toEqual([]);
   });
 
   test("only src/ipc uses bun:ffi", () => {
