@@ -60,6 +60,16 @@ export function readModelManifest(dir: string): ModelManifest {
   return r.output;
 }
 
+/** The WordPiece vocabulary at `file`: not_found when it is missing, invalid_params when it is unusable. */
+function readVocabulary(file: string, lowercase: boolean | undefined): WordPiece {
+  if (!existsSync(file)) throw new HomedError("not_found", `${file}: no such file`, { file });
+  try {
+    return new WordPiece(readFileSync(file, "utf8"), lowercase);
+  } catch (err) {
+    throw new HomedError("invalid_params", `${file}: ${(err as Error).message}`, { file }, { cause: err });
+  }
+}
+
 type Session = Awaited<ReturnType<ReturnType<typeof onnxRuntime>["InferenceSession"]["create"]>>;
 
 export class OnnxEmbedder implements Embedder {
@@ -86,7 +96,7 @@ export class OnnxEmbedder implements Embedder {
     };
     const session = await open(m.model);
     const image = manifest.image ? { m: manifest.image, session: await open(manifest.image.model) } : null;
-    const tokenizer = new WordPiece(readFileSync(join(dir, m.vocab), "utf8"), m.lowercase);
+    const tokenizer = readVocabulary(join(dir, m.vocab), m.lowercase);
     const probe = new OnnxEmbedder(manifest.id, 0, m, session, tokenizer, image);
     const [vec] = await probe.run(["probe"]);
     return new OnnxEmbedder(manifest.id, (vec as Float32Array).length, m, session, tokenizer, image);

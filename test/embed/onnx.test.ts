@@ -3,7 +3,7 @@
  * from / (onnxruntime's library embedded and loaded before its addon).
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, writeFileSync, mkdirSync } from "node:fs";
+import { existsSync, writeFileSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { OnnxEmbedder } from "../../src/embed/onnx.ts";
 import { WordPiece } from "../../src/embed/wordpiece.ts";
@@ -66,6 +66,11 @@ describe("homed models", () => {
     r = await run([HOMED, "models", "-data", dir.path, "check", "nope", "x"]);
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toContain("has no homed-model.json");
+    // A model file that is missing is a plain one-line error naming it, not a stack.
+    writeTinyModel(join(dir.path, "models", "novocab"));
+    rmSync(join(dir.path, "models", "novocab", "vocab.txt"));
+    r = await run([HOMED, "models", "-data", dir.path, "check", "novocab", "x"]);
+    expect([r.exitCode, r.stderr]).toEqual([1, `homed: ${join(dir.path, "models", "novocab", "vocab.txt")}: no such file\n`]);
   });
 });
 
