@@ -29,7 +29,13 @@ export interface ChatRoute {
  * Run `input` as a turn for `peer` and return its result with the conversation's usage.
  * `cancel` lets the caller abort the turn as well (a `chat/cancel`).
  */
-export async function runChatTurn(k: KernelServices, peer: ChatPeer, input: TurnInput, route: ChatRoute, cancel = new AbortController()): Promise<TurnResultView> {
+export async function runChatTurn(
+  k: KernelServices,
+  peer: ChatPeer,
+  input: TurnInput,
+  route: ChatRoute,
+  cancel = new AbortController(),
+): Promise<TurnResultView> {
   const forget = peer.onClose(() => cancel.abort());
   const approve = route.approve;
   const sink: TurnSink = {

@@ -14,14 +14,25 @@ export async function checkModel(llm: KernelServices["llm"]): Promise<LlmTestRes
   const ac = new AbortController();
   const timer = setTimeout(() => ac.abort(), TEST_TIMEOUT_MS);
   try {
-    for await (const ev of model.stream({ messages: [{ role: "user", content: "Reply with the single word: ok" }], maxOutputTokens: 16 }, ac.signal)) {
+    for await (const ev of model.stream(
+      { messages: [{ role: "user", content: "Reply with the single word: ok" }], maxOutputTokens: 16 },
+      ac.signal,
+    )) {
       if (ev.type === "text-delta") text += ev.text;
       if (ev.type === "finish" && (ev.stopReason === "error" || ev.stopReason === "aborted")) {
-        return { ok: false, message: ev.error?.message ?? "the test call was cancelled (30 s)", latencyMs: Math.round(performance.now() - t0) };
+        return {
+          ok: false,
+          message: ev.error?.message ?? "the test call was cancelled (30 s)",
+          latencyMs: Math.round(performance.now() - t0),
+        };
       }
     }
   } finally {
     clearTimeout(timer);
   }
-  return { ok: true, message: `${model.model} answered: ${text.trim().slice(0, 200) || "(empty)"}`, latencyMs: Math.round(performance.now() - t0) };
+  return {
+    ok: true,
+    message: `${model.model} answered: ${text.trim().slice(0, 200) || "(empty)"}`,
+    latencyMs: Math.round(performance.now() - t0),
+  };
 }

@@ -27,12 +27,16 @@ function kernelMethods(k: KernelServices): PluginMethodTable {
     [PluginMethod.ConfigGet]: (params, plugin) => {
       const { section } = parseParams(ConfigGetParams, params);
       if (section === "web") {
-        if (!k.plugins.isBuiltin(plugin)) throw new HomedError("forbidden", `the web section is reserved to built-in plugins`);
+        if (!k.plugins.isBuiltin(plugin))
+          throw new HomedError("forbidden", `the web section is reserved to built-in plugins`);
         return { ...k.config.web, token: k.webToken, token_set: k.config.web.token !== "" };
       }
       if (section === "mcp") {
         // Passthrough names are resolved here: the mcp plugin itself never holds the daemon's environment.
-        const servers = k.config.mcp.servers.map(({ env_passthrough, ...s }) => ({ ...s, env: { ...k.passThrough(env_passthrough), ...s.env } }));
+        const servers = k.config.mcp.servers.map(({ env_passthrough, ...s }) => ({
+          ...s,
+          env: { ...k.passThrough(env_passthrough), ...s.env },
+        }));
         return { servers };
       }
       return k.config[section];

@@ -24,7 +24,14 @@ function recordingPeer(answer: unknown) {
       return () => listeners.delete(fn);
     },
   };
-  return { peer, listeners, sent, close: () => [...listeners].forEach((fn) => fn()) };
+  return {
+    peer,
+    listeners,
+    sent,
+    close: () => {
+      for (const fn of [...listeners]) fn();
+    },
+  };
 }
 
 /** Services whose agent asks once for approval and reports the answer in its reply. */
@@ -37,7 +44,11 @@ function services(hold?: Promise<void>): KernelServices {
       return { text: `approved=${approved}`, stopReason: signal.aborted ? "aborted" : "stop" } as never;
     },
   };
-  return { agent, store: { conversationUsage: () => ({}) }, config: { approval: { timeout_ms: 1000 } } } as unknown as KernelServices;
+  return {
+    agent,
+    store: { conversationUsage: () => ({}) },
+    config: { approval: { timeout_ms: 1000 } },
+  } as unknown as KernelServices;
 }
 
 const route = {
@@ -77,7 +88,13 @@ describe("runChatTurn", () => {
     p.close();
     expect((await closing).stopReason).toBe("aborted");
     const ac = new AbortController();
-    const cancelling = runChatTurn(services(new Promise(() => {})), recordingPeer({ approved: true }).peer, input, route, ac);
+    const cancelling = runChatTurn(
+      services(new Promise(() => {})),
+      recordingPeer({ approved: true }).peer,
+      input,
+      route,
+      ac,
+    );
     ac.abort();
     expect((await cancelling).stopReason).toBe("aborted");
   });

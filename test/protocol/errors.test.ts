@@ -4,7 +4,14 @@
  * test/cli.test.ts) check the same table end to end; this one pins every row.
  */
 import { describe, expect, test } from "bun:test";
-import { ERROR_MAPPING, errorCodeOf, HOMED_ERROR_CODES, HomedError, RpcError, toErrorObject } from "../../src/protocol/errors.ts";
+import {
+  ERROR_MAPPING,
+  errorCodeOf,
+  HOMED_ERROR_CODES,
+  HomedError,
+  RpcError,
+  toErrorObject,
+} from "../../src/protocol/errors.ts";
 import { RpcErrorCode } from "../../src/protocol/jsonrpc.ts";
 
 describe("error mapping", () => {
@@ -33,8 +40,14 @@ describe("error mapping", () => {
 
   test("a HomedError crosses JSON-RPC with its code and cause in data, and is recognised on the other side", () => {
     const cause = new Error("connect ECONNREFUSED 127.0.0.1:1");
-    const obj = toErrorObject(new HomedError("upstream", "cannot reach the mirror", { code: "shadowed", url: "http://x" }, { cause }));
-    expect(obj).toEqual({ code: RpcErrorCode.Application, message: "cannot reach the mirror", data: { code: "upstream", url: "http://x", cause: cause.message } });
+    const obj = toErrorObject(
+      new HomedError("upstream", "cannot reach the mirror", { code: "shadowed", url: "http://x" }, { cause }),
+    );
+    expect(obj).toEqual({
+      code: RpcErrorCode.Application,
+      message: "cannot reach the mirror",
+      data: { code: "upstream", url: "http://x", cause: cause.message },
+    });
     expect(errorCodeOf(RpcError.from(obj))).toBe("upstream");
     expect(toErrorObject(new HomedError("invalid_params", "x")).code).toBe(RpcErrorCode.InvalidParams);
     expect(errorCodeOf(new RpcError(RpcErrorCode.InvalidParams, "bad"))).toBe("invalid_params");
