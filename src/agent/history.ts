@@ -13,12 +13,11 @@
  * events appended since its last look, so a turn's cost does not grow with the conversation's
  * past (the log stays the source of truth; the cache can always be rebuilt).
  */
-import * as v from "valibot";
 import type { ChatMessage, ToolCall } from "../llm/types.ts";
 import type { Store, StoredEvent } from "../store/store.ts";
 import type { Memory } from "../memory/memory.ts";
 import { prune } from "../memory/prune.ts";
-import { MAX_TOOL_OUTPUT_CHARS } from "./tool-executor.ts";
+import { MAX_TOOL_OUTPUT_CHARS, readEventBody } from "../protocol/event-bodies.ts";
 
 const CJK = /[\u3000-\u9fff\uac00-\ud7af\uf900-\ufaff]/g;
 
@@ -58,17 +57,6 @@ export interface AssembledHistory {
   recalled: number;
 }
 
-const Turn = v.object({ turn: v.optional(v.nullable(v.string())) });
-const UserBody = v.object({ text: v.string() });
-const ModelBody = v.object({
-  text: v.string(),
-  toolCalls: v.optional(v.array(v.object({ id: v.string(), name: v.string(), arguments: v.string() })), []),
-  discarded: v.optional(v.boolean(), false),
-  failed: v.optional(v.boolean(), false),
-});
-const ToolBody = v.object({ callId: v.string(), name: v.string(), status: v.string(), content: v.string() });
-const ReplyBody = v.object({ text: v.string(), fromModel: v.boolean() });
-
 interface TurnRecord {
   id: string;
   raw: ChatMessage[];
@@ -89,24 +77,10 @@ interface ConvRecord {
   turns: Map<string, TurnRecord>;
 }
 
-function parseBody(body: string): Record<string, unknown> | null {
-  try {
-    const o: unknown = JSON.parse(body);
-    return typeof o === "object" && o !== null ? (o as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
-}
-
-function check<S extends v.GenericSchema>(schema: S, o: unknown): v.InferOutput<S> | null {
-  const r = v.safeParse(schema, o);
-  return r.success ? r.output : null;
-}
-
 function addEvent(c: ConvRecord, e: StoredEvent): void {
-  const body = parseBody(e.body);
-  const turnId = body ? check(Turn, body)?.turn : null;
-  if (!body || !turnId) return;
+  const read = readEventBody(e.kind, e.body);
+  const turnId = read && "turn" in read.body ? read.body.turn : null;
+  if (!read || !turnId) return;
   let t = c.turns.get(turnId);
   if (!t) {
     t = { id: turnId, raw: [], hasModel: false, reply: null, answered: new Set(), events: [], texts: new Map(), layer: 1, final: null };
@@ -116,29 +90,26 @@ function addEvent(c: ConvRecord, e: StoredEvent): void {
   t.final = null;
   t.events.push(e.id);
   if (e.layer === 2) t.layer = 2;
-  if (e.kind === "user-message") {
-    const b = check(UserBody, body);
-    if (b) {
-      t.raw.push({ role: "user", content: b.text });
-      t.texts.set(e.id, { role: "user", text: b.text });
-    }
-  } else if (e.kind === "model-output") {
-    const b = check(ModelBody, body);
-    if (!b || b.discarded || b.failed) return;
+  if (read.kind === "user-message") {
+    const b = read.body;
+    t.raw.push({ role: "user", content: b.text });
+    t.texts.set(e.id, { role: "user", text: b.text });
+  } else if (read.kind === "model-output") {
+    const b = read.body;
+    if (b.discarded || b.failed) return;
     if (b.text) t.texts.set(e.id, { role: "assistant", text: b.text });
     t.hasModel = true;
     const calls: ToolCall[] = b.toolCalls;
     t.raw.push(calls.length ? { role: "assistant", content: b.text, toolCalls: calls } : { role: "assistant", content: b.text });
-  } else if (e.kind === "tool-result") {
-    const b = check(ToolBody, body);
-    if (!b) return;
+  } else if (read.kind === "tool-result") {
+    const b = read.body;
     t.answered.add(b.callId);
     t.texts.set(e.id, { role: `tool ${b.name}`, text: b.content });
     const content = b.content.length > MAX_TOOL_OUTPUT_CHARS ? b.content.slice(0, MAX_TOOL_OUTPUT_CHARS) : b.content;
     t.raw.push({ role: "tool", toolCallId: b.callId, name: b.name, content, isError: b.status !== "ok" });
-  } else if (e.kind === "agent-reply") {
-    const b = check(ReplyBody, body);
-    if (b && !b.fromModel) t.reply = b.text;
+  } else if (read.kind === "agent-reply") {
+    const b = read.body;
+    if (!b.fromModel) t.reply = b.text;
   }
 }
 

@@ -12,6 +12,7 @@
  * turn's stop reason and a reply the person can read.
  */
 import type { ExecutionOrigin } from "../protocol/agent.ts";
+import { eventOf, type EventKind } from "../protocol/event-bodies.ts";
 import type { ChatMessage, LanguageModel, ToolCall, Usage } from "../llm/types.ts";
 import type { Store } from "../store/store.ts";
 import { estimateTokens, type ContextItem, type HistoryCache } from "./history.ts";
@@ -90,20 +91,20 @@ export async function runTurn(d: TurnDeps, input: TurnInput, sink: TurnSink, sig
   const cfg = d.config();
   const usage: Usage = { inputTokens: 0, outputTokens: 0 };
   let iterations = 0;
-  const append = (kind: string, body: Record<string, unknown>, actor = "agent", text?: string) => {
-    const r = d.store.append({ conv, kind, actor, untrusted, body: { turn, ...body } });
+  const append = (event: { kind: EventKind; body: unknown }, actor = "agent", text?: string) => {
+    const r = d.store.append({ conv, actor, untrusted, ...event });
     if (text !== undefined) d.remember?.(r.id, conv, text);
     return r;
   };
 
   d.store.beginTurn(turn, conv, channel);
   sink.event({ type: "turn-start", turn, conv });
-  append("user-message", { text: input.text, channel }, "user", input.text);
+  append(eventOf("user-message", { turn, text: input.text, channel }), "user", input.text);
 
   const finish = async (text: string, stopReason: TurnStopReason, fromModel: boolean, error?: string): Promise<TurnResult> => {
     const shaped = await runStage(d.stages, d.caller, d.log, "before_output", { conv, channel, text }, (o, p) => (o.result?.text !== undefined ? { payload: { ...p, text: o.result.text } } : { payload: p }));
     if (shaped.text !== text) sink.event({ type: "text-replace", text: shaped.text });
-    append("agent-reply", { text: shaped.text, fromModel, stopReason, ...(error ? { error } : {}) }, "agent", fromModel ? undefined : shaped.text);
+    append(eventOf("agent-reply", { turn, text: shaped.text, fromModel, stopReason, ...(error ? { error } : {}) }), "agent", fromModel ? undefined : shaped.text);
     d.store.finishTurn(turn, { iterations, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, stopReason });
     await runStage(d.stages, d.caller, d.log, "after_output", { conv, channel, text: shaped.text, usage });
     return { turn, conv, text: shaped.text, stopReason, iterations, usage, ...(error ? { error } : {}) };
@@ -183,7 +184,7 @@ export async function runTurn(d: TurnDeps, input: TurnInput, sink: TurnSink, sig
         else if (ev.stopReason === "error") failure = ev.error?.message ?? "the model call failed";
       }
     }
-    append("model-output", { iteration: iterations, text, toolCalls: calls, failed: failure !== null || aborted }, "agent", [text, ...calls.map((c) => `${c.name} ${c.arguments}`)].join("\n"));
+    append(eventOf("model-output", { turn, iteration: iterations, text, toolCalls: calls, failed: failure !== null || aborted }), "agent", [text, ...calls.map((c) => `${c.name} ${c.arguments}`)].join("\n"));
     if (aborted) return await finish(text, "cancelled", true);
     if (failure) return await finish(text ? `${text}\n\n[The model call failed: ${failure}]` : `The model call failed: ${failure}`, "error", false, failure);
 
@@ -202,7 +203,7 @@ export async function runTurn(d: TurnDeps, input: TurnInput, sink: TurnSink, sig
       return { payload: next };
     });
     if (redirect !== null) {
-      append("model-output", { iteration: iterations, text, toolCalls: calls, discarded: true, redirect });
+      append(eventOf("model-output", { turn, iteration: iterations, text, toolCalls: calls, discarded: true, redirect }));
       sink.event({ type: "text-replace", text: "" });
       sink.event({ type: "notice", text: "a plugin redirected the model" });
       messages.push({ role: "assistant", content: text }, { role: "user", content: redirect });
