@@ -15,7 +15,8 @@ import type { ExecutionOrigin } from "../protocol/agent.ts";
 import { eventOf, type EventKind } from "../protocol/event-bodies.ts";
 import type { ChatMessage, LanguageModel, ToolCall, Usage } from "../llm/types.ts";
 import type { Store } from "../store/store.ts";
-import { estimateTokens, type ContextItem, type HistoryCache } from "./history.ts";
+import type { ContextItem, ConversationContext } from "../memory/context.ts";
+import { estimateTokens } from "../memory/tokens.ts";
 import type { PluginCaller } from "./plugin-caller.ts";
 import { runStage, type StageLog, type StageRegistry } from "./stages.ts";
 import type { ApprovalQuestion, ToolExecutor } from "./tool-executor.ts";
@@ -67,11 +68,10 @@ export interface TurnDeps {
   stages: StageRegistry;
   tools: ToolRegistry;
   executor: ToolExecutor;
-  history: HistoryCache;
+  /** Memory's L1 context: what of the past the model sees for an input. */
+  context: ConversationContext;
   caller: PluginCaller;
   log: StageLog;
-  /** Before the history is assembled: let memory prepare for scoring against the input. */
-  prepareRecall?: (input: string) => Promise<void>;
   /** Indexes an event's text for memory as the turn appends it. */
   remember?: (eventId: number, conv: string, text: string) => void;
   /**
@@ -134,28 +134,25 @@ export async function runTurn(d: TurnDeps, input: TurnInput, sink: TurnSink, sig
 
   // Context: system prompt, what pre_action injects, history that fits, this input.
   const injected: string[] = [];
-  await d.prepareRecall?.(inputText);
-  const assembled = d.history.assemble(conv, Math.max(0, cfg.contextWindow - cfg.maxOutputTokens - estimateTokens(cfg.systemPrompt) - estimateTokens(inputText) - 256), turn, inputText);
-  const history = assembled.messages;
+  const budgetTokens = Math.max(0, cfg.contextWindow - cfg.maxOutputTokens - estimateTokens(cfg.systemPrompt) - estimateTokens(inputText) - 256);
+  const assembled = await d.context.assemble({ conv, input: inputText, budgetTokens, excludeTurn: turn });
+  const history: ChatMessage[] = assembled.history.map((e) => e.message);
   await runStage(d.stages, d.caller, d.log, "pre_action", { conv, channel, input: inputText, messages: history.length + 1 }, (o, p) => {
     for (const text of o.result?.inject ?? []) injected.push(`[from plugin ${o.handler.plugin}]\n${text}`);
     return { payload: p };
   });
   const system = [cfg.systemPrompt, ...injected].filter(Boolean).join("\n\n");
-  const recalledNote = assembled.snippets.length
-    ? "Recalled from earlier in this conversation (cold memory):\n" + assembled.snippets.map((x) => `- ${x.role}: ${x.text}`).join("\n")
-    : "";
   const messages: ChatMessage[] = [
     ...(system ? [{ role: "system" as const, content: system }] : []),
-    ...(recalledNote ? [{ role: "system" as const, content: recalledNote }] : []),
+    ...(assembled.recalledNote ? [assembled.recalledNote.message] : []),
     ...history,
     { role: "user", content: inputText },
   ];
   // What memory knows of each message, aligned with `messages` (system and input: nothing).
   const memoryItems: (ContextItem | null)[] = [
     ...(system ? [null] : []),
-    ...(recalledNote ? [{ layer: "L2" as const, recalled: true, score: Math.max(...assembled.snippets.map((x) => x.score)), pinned: false, turn: "" }] : []),
-    ...assembled.items,
+    ...(assembled.recalledNote ? [assembled.recalledNote.item] : []),
+    ...assembled.history.map((e) => e.item),
     null,
   ];
 

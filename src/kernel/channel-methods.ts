@@ -11,7 +11,7 @@ import { describeIssues } from "../protocol/jsonrpc.ts";
 import { LlmSetParams } from "../protocol/control.ts";
 import { readEventBody } from "../protocol/event-bodies.ts";
 import { ChannelCancelParams, ChannelChatParams, ChannelMethod, ContextParams, ConvParams, type ContextView, type TranscriptItem } from "../protocol/channel.ts";
-import { estimateTokens } from "../agent/history.ts";
+import { estimateTokens } from "../memory/tokens.ts";
 import type { StoredEvent } from "../store/store.ts";
 import type { TurnSink } from "../agent/turn.ts";
 import { testModel } from "./control.ts";
