@@ -169,17 +169,12 @@ function append(s: TurnScope, event: { kind: EventKind; body: unknown }, actor =
   if (text !== undefined) s.d.remember?.(r.id, s.conv, text);
 }
 
-function stage(s: TurnScope) {
-  return { registry: s.d.stages, caller: s.d.caller, log: s.d.log };
-}
-
 /** The input stopped at on_input, with the reply the person gets instead. */
 type Gated = { stop: "blocked" | "short_circuit"; reply: string };
 
 /** on_input: a handler may block the input, answer it instead of the model, or rewrite it. */
 async function gateInput(s: TurnScope, text: string): Promise<{ stop: null; text: string } | Gated> {
-  const { registry, caller, log } = stage(s);
-  const r = await foldStage(registry, caller, log, "on_input", { conv: s.conv, channel: s.channel, text, untrusted: s.untrusted }, null as Gated | null, (o, p, acc) => {
+  const r = await foldStage(s.d.stages, s.d.caller, s.d.log, "on_input", { conv: s.conv, channel: s.channel, text, untrusted: s.untrusted }, null as Gated | null, (o, p, acc) => {
     const res = o.result;
     if (res?.action === "block") return { payload: p, acc: { stop: "blocked" as const, reply: res.reason ? `Not processed: ${res.reason}` : "Not processed." }, stop: true };
     if (res?.action === "reply") return { payload: p, acc: { stop: "short_circuit" as const, reply: res.text ?? "" }, stop: true };
@@ -194,11 +189,10 @@ async function gateInput(s: TurnScope, text: string): Promise<{ stop: null; text
  * past for this input (recalled snippets, then past turns), then the input.
  */
 async function assembleContext(s: TurnScope, input: string): Promise<PromptEntry[]> {
-  const { registry, caller, log } = stage(s);
   const budgetTokens = Math.max(0, s.cfg.contextWindow - s.cfg.maxOutputTokens - estimateTokens(s.cfg.systemPrompt) - estimateTokens(input) - 256);
   const context = await s.d.context.assemble({ conv: s.conv, input, budgetTokens, excludeTurn: s.turn });
   const payload = { conv: s.conv, channel: s.channel, input, messages: context.history.length + 1 };
-  const injected = await foldStage(registry, caller, log, "pre_action", payload, [] as string[], (o, p, acc) => ({
+  const injected = await foldStage(s.d.stages, s.d.caller, s.d.log, "pre_action", payload, [] as string[], (o, p, acc) => ({
     payload: p,
     acc: [...acc, ...(o.result?.inject ?? []).map((text) => `[from plugin ${o.handler.plugin}]\n${text}`)],
   }));
@@ -247,9 +241,8 @@ async function callModel(s: TurnScope, model: LanguageModel, prompt: readonly Pr
 
 /** post_action: a handler may filter the text, drop tool calls, or redirect the model. */
 async function shapeOutput(s: TurnScope, out: ModelOutput): Promise<{ redirect: string } | { redirect: null; text: string; toolCalls: ToolCall[] }> {
-  const { registry, caller, log } = stage(s);
   const payload = { conv: s.conv, iteration: s.iterations, text: out.text, toolCalls: out.calls };
-  const r = await foldStage(registry, caller, log, "post_action", payload, null as string | null, (o, p, acc) => {
+  const r = await foldStage(s.d.stages, s.d.caller, s.d.log, "post_action", payload, null as string | null, (o, p, acc) => {
     const res = o.result;
     if (!res) return { payload: p, acc };
     if (res.action === "redirect" && res.redirect) return { payload: p, acc: res.redirect, stop: true };
@@ -294,12 +287,11 @@ async function runTools(s: TurnScope, prompt: PromptEntry[], text: string, calls
 
 /** before_output, the reply to the log, the turn's totals, after_output. */
 async function finish(s: TurnScope, text: string, stopReason: TurnStopReason, fromModel: boolean, error?: string): Promise<TurnResult> {
-  const { registry, caller, log } = stage(s);
   const { conv, channel } = s;
-  const shaped = await runStage(registry, caller, log, "before_output", { conv, channel, text }, (o, p) => (o.result?.text !== undefined ? { payload: { ...p, text: o.result.text } } : { payload: p }));
+  const shaped = await runStage(s.d.stages, s.d.caller, s.d.log, "before_output", { conv, channel, text }, (o, p) => (o.result?.text !== undefined ? { payload: { ...p, text: o.result.text } } : { payload: p }));
   if (shaped.text !== text) s.sink.event({ type: "text-replace", text: shaped.text });
   append(s, eventOf("agent-reply", { turn: s.turn, text: shaped.text, fromModel, stopReason, ...(error ? { error } : {}) }), "agent", fromModel ? undefined : shaped.text);
   s.d.store.finishTurn(s.turn, { iterations: s.iterations, inputTokens: s.usage.inputTokens, outputTokens: s.usage.outputTokens, stopReason });
-  await runStage(registry, caller, log, "after_output", { conv, channel, text: shaped.text, usage: s.usage });
+  await runStage(s.d.stages, s.d.caller, s.d.log, "after_output", { conv, channel, text: shaped.text, usage: s.usage });
   return { turn: s.turn, conv, text: shaped.text, stopReason, iterations: s.iterations, usage: s.usage, ...(error ? { error } : {}) };
 }
