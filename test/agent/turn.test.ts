@@ -10,6 +10,7 @@ import { HOMED, tempDir } from "../harness/binary.ts";
 import { startAgentRig } from "../harness/agent-daemon.ts";
 import { installBunPlugin } from "../harness/plugins.ts";
 import { webUrlOf } from "../harness/daemon.ts";
+import { poll } from "../harness/poll.ts";
 import { connectUnixRpc } from "../../src/ipc/unix-rpc.ts";
 
 type Msg = { role: string; content?: unknown; tool_calls?: { id: string; function: { name: string; arguments: string } }[]; tool_call_id?: string };
@@ -189,12 +190,7 @@ describe("the seven stages", () => {
     const pid = (st.plugins as { name: string; pid: number }[]).find((p) => p.name === "agent")!.pid;
     process.kill(pid, "SIGKILL");
     await rig.daemon.waitFor(/plugin registrations removed.*plugin=agent stages=7 tools=5/);
-    for (let i = 0; i < 300; i++) {
-      const again = await rig.status();
-      if (again.stages.length === 7 && again.tools.length === 5) return;
-      await Bun.sleep(20);
-    }
-    throw new Error("the plugin's handlers did not come back after its restart");
+    await poll(rig.status, (again) => again.stages.length === 7 && again.tools.length === 5, { what: "the plugin's handlers and tools to come back after its restart" });
   });
 });
 
@@ -247,11 +243,7 @@ describe("approval and failing closed", () => {
     installBunPlugin(dir.path, "policy", "agent.ts", { critical: true }, ["--no-tools"]);
     installBunPlugin(dir.path, "tools", "agent.ts", {}, ["--no-stages"]);
     await using rig = await startAgentRig(dir.path, { plugin: false });
-    let st = await rig.status();
-    for (let i = 0; i < 300 && !(st.tools.length === 5 && st.stages.length === 7); i++) {
-      await Bun.sleep(20);
-      st = await rig.status();
-    }
+    const st = await poll(rig.status, (s) => s.tools.length === 5 && s.stages.length === 7, { what: "the policy and tools plugins' registrations" });
     const call = { toolCalls: [{ name: "echo_text", arguments: '{"text":"x"}' }] };
     rig.llm.script([call, { text: "ran" }]);
     expect((await rig.chat("echo")).stderr).toContain("← echo_text [ok] echo: x");

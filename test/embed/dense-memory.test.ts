@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { HOMED, run, tempDir } from "../harness/binary.ts";
 import { startAgentRig } from "../harness/agent-daemon.ts";
 import { writeTinyModel } from "../harness/tiny-onnx.ts";
+import { poll } from "../harness/poll.ts";
 import { Store } from "../../src/store/store.ts";
 import { Tokenizer } from "../../src/embed/tokenizer.ts";
 import { Memory } from "../../src/memory/memory.ts";
@@ -35,7 +36,7 @@ describe("dense memory", () => {
       rig.llm.script([{ text: "hello to you" }, { text: "the world says hi" }]);
       expect((await rig.chat("hello world")).exitCode).toBe(0);
       expect((await rig.chat("dog playing")).exitCode).toBe(0);
-      for (let i = 0; i < 200 && ((await rig.status()) as unknown as { memory: { vectorsMade: number } }).memory.vectorsMade < 4; i++) await Bun.sleep(20);
+      await poll(() => rig.status() as Promise<unknown> as Promise<{ memory: { vectorsMade: number } }>, (st) => st.memory.vectorsMade >= 4, { what: "four vectors made" });
       const st = (await rig.status()) as unknown as { memory: { embedder: string; vectorsMade: number } };
       expect(st.memory.embedder).toBe("tiny@1");
       expect(st.memory.vectorsMade).toBe(4); // two inputs, two replies
@@ -48,7 +49,7 @@ describe("dense memory", () => {
     {
       await using rig = await startAgentRig(dir.path, { plugin: false });
       await rig.daemon.waitFor(/embedding events that have no vector from this model.*embedder=tiny@2 events=4/);
-      for (let i = 0; i < 200 && ((await rig.status()) as unknown as { memory: { vectorsMade: number } }).memory.vectorsMade < 4; i++) await Bun.sleep(20);
+      await poll(() => rig.status() as Promise<unknown> as Promise<{ memory: { vectorsMade: number } }>, (st) => st.memory.vectorsMade >= 4, { what: "four vectors made" });
     }
     expect(await vectorsBy(dir.path)).toEqual({ "tiny@1": 4, "tiny@2": 4 });
   });

@@ -8,6 +8,7 @@ import { HOMED, run, type RunResult } from "./binary.ts";
 import { startDaemon, type Daemon } from "./daemon.ts";
 import { startFakeLlm, type FakeLlm } from "./fake-llm.ts";
 import { installBunPlugin } from "./plugins.ts";
+import { poll } from "./poll.ts";
 
 export interface AgentRig {
   data: string;
@@ -60,12 +61,7 @@ export async function startAgentRig(data: string, opts: { env?: Record<string, s
     },
   };
   if (opts.plugin !== false) {
-    // Wait until the fixture plugin has registered its tools and all seven stages.
-    for (let i = 0; i < 500; i++) {
-      const st = await rig.status();
-      if (st.tools.length >= 5 && st.stages.length >= 7) break;
-      await Bun.sleep(20);
-    }
+    await poll(rig.status, (st) => st.tools.length >= 5 && st.stages.length >= 7, { what: "the fixture plugin's tools and seven stages" });
   }
   return rig;
 }

@@ -9,6 +9,7 @@ import type { PluginInfo } from "../../src/protocol/plugin.ts";
 import { HOMED, run, tempDir } from "../harness/binary.ts";
 import { startDaemon } from "../harness/daemon.ts";
 import { FIXTURES, installBunPlugin, installPlugin } from "../harness/plugins.ts";
+import { poll } from "../harness/poll.ts";
 
 interface Status {
   pid: number;
@@ -23,13 +24,8 @@ async function status(data: string): Promise<Status> {
 }
 
 async function waitPlugin(data: string, name: string, pred: (p: PluginInfo) => boolean, ms = 15_000): Promise<PluginInfo> {
-  const t0 = Date.now();
-  for (;;) {
-    const p = (await status(data)).plugins.find((x) => x.name === name);
-    if (p && pred(p)) return p;
-    if (Date.now() - t0 > ms) throw new Error(`timed out waiting on ${name}: ${JSON.stringify(p)}`);
-    await Bun.sleep(20);
-  }
+  const p = await poll(async () => (await status(data)).plugins.find((x) => x.name === name), (x) => x !== undefined && pred(x), { timeoutMs: ms, what: `plugin ${name}` });
+  return p as PluginInfo;
 }
 
 /** The web plugin's URL, from the line it logs once listening. */

@@ -8,17 +8,12 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { HOMED, ROOT, run, tempDir } from "../harness/binary.ts";
 import { startAgentRig } from "../harness/agent-daemon.ts";
+import { poll } from "../harness/poll.ts";
 
 const EVERYTHING = join(ROOT, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 
 async function waitTools(rig: Awaited<ReturnType<typeof startAgentRig>>, pred: (names: string[]) => boolean, ms = 20_000): Promise<string[]> {
-  const t0 = Date.now();
-  for (;;) {
-    const names = (await rig.status()).tools.map((t) => t.name);
-    if (pred(names)) return names;
-    if (Date.now() - t0 > ms) throw new Error(`tools never matched: ${names.join(", ")}`);
-    await Bun.sleep(50);
-  }
+  return await poll(async () => (await rig.status()).tools.map((t) => t.name), pred, { timeoutMs: ms, intervalMs: 50, what: "the MCP tools to match" });
 }
 
 describe("mcp plugin", () => {
