@@ -78,6 +78,13 @@ export async function runStage<S extends StageName>(
   return r.payload;
 }
 
+/** One handler's answer folded in: the payload the next handler sees, the value so far, whether to stop. */
+export type FoldStep<S extends StageName, A> = (
+  outcome: StageOutcome<S>,
+  payload: StagePayloads[S],
+  acc: A,
+) => { payload: StagePayloads[S]; acc: A; stop?: boolean };
+
 /**
  * Run one stage and fold what its handlers decide into a value of the caller's (a verdict,
  * injected text) alongside the payload, which is all a handler sees: `step` returns the next
@@ -90,7 +97,7 @@ export async function foldStage<S extends StageName, A>(
   stage: S,
   payload: StagePayloads[S],
   init: A,
-  step: (outcome: StageOutcome<S>, payload: StagePayloads[S], acc: A) => { payload: StagePayloads[S]; acc: A; stop?: boolean },
+  step: FoldStep<S, A>,
 ): Promise<{ payload: StagePayloads[S]; acc: A }> {
   let current = payload;
   let acc = init;

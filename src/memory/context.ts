@@ -86,23 +86,46 @@ export class ConversationContext {
   async assemble(req: ContextRequest): Promise<AssembledContext> {
     await this.memory?.prepare(req.input);
     const past = this.log.turns(req.conv).filter((t) => t.id !== req.excludeTurn);
-    const l1 = this.pruneToBudget(req, past.filter((t) => t.layer === 1));
-    const recall = this.recallCold(req, past.filter((t) => t.layer === 2), req.budgetTokens - l1.kept.reduce((n, t) => n + cost(t), 0), l1.scores);
+    const l1 = this.pruneToBudget(
+      req,
+      past.filter((t) => t.layer === 1),
+    );
+    const recall = this.recallCold(
+      req,
+      past.filter((t) => t.layer === 2),
+      req.budgetTokens - l1.kept.reduce((n, t) => n + cost(t), 0),
+      l1.scores,
+    );
     const chosen = new Set([...l1.kept.map((t) => t.id), ...recall.recalled]);
     const history: ContextEntry[] = [];
     for (const t of past) {
       if (!chosen.has(t.id)) continue;
-      const item: ContextItem = { layer: "L1", recalled: recall.recalled.has(t.id), score: recall.scores ? turnScore(t, recall.scores) : null, pinned: l1.pinned.has(t.id), turn: t.id };
+      const item: ContextItem = {
+        layer: "L1",
+        recalled: recall.recalled.has(t.id),
+        score: recall.scores ? turnScore(t, recall.scores) : null,
+        pinned: l1.pinned.has(t.id),
+        turn: t.id,
+      };
       for (const message of turnMessages(t).msgs) history.push({ message, item: { ...item } });
     }
     return { history, recalledNote: recall.note, evicted: l1.evicted, recalled: recall.recalled.size };
   }
 
   /** Keep the L1 turns that fit the budget (pinned newest first, then by relevance); the rest go to L2. */
-  private pruneToBudget(req: ContextRequest, l1: LoggedTurn[]): { kept: LoggedTurn[]; pinned: Set<string>; scores: Scores | null; evicted: number } {
+  private pruneToBudget(
+    req: ContextRequest,
+    l1: LoggedTurn[],
+  ): { kept: LoggedTurn[]; pinned: Set<string>; scores: Scores | null; evicted: number } {
     const total = l1.reduce((n, t) => n + cost(t), 0);
     if (total <= req.budgetTokens) return { kept: l1, pinned: new Set(), scores: null, evicted: 0 };
-    const scores = this.memory ? this.memory.score(req.conv, req.input, l1.flatMap((t) => t.events)) : null;
+    const scores = this.memory
+      ? this.memory.score(
+          req.conv,
+          req.input,
+          l1.flatMap((t) => t.events),
+        )
+      : null;
     const r = prune(
       l1.map((t, i) => ({ id: i, tokens: cost(t) })),
       req.budgetTokens,
@@ -120,13 +143,25 @@ export class ConversationContext {
    * and fit come back whole (removed from L2); turns too large for the room left still lend their
    * best-matching events, cut to fit, and count an access.
    */
-  private recallCold(req: ContextRequest, cold: LoggedTurn[], room: number, pruneScores: Scores | null): { recalled: Set<string>; scores: Scores | null; note: ContextEntry | null } {
+  private recallCold(
+    req: ContextRequest,
+    cold: LoggedTurn[],
+    room: number,
+    pruneScores: Scores | null,
+  ): { recalled: Set<string>; scores: Scores | null; note: ContextEntry | null } {
     const recalled = new Set<string>();
     if (!this.memory || cold.length === 0 || !req.input) return { recalled, scores: pruneScores, note: null };
     let scores = pruneScores;
     const byEvent = new Map<number, LoggedTurn>();
     for (const t of cold) for (const id of t.events) byEvent.set(id, t);
-    const candidates = this.memory.peekCold(req.conv, req.input, cold.flatMap((t) => t.events), RECALL_CANDIDATES).filter((c) => c.score >= RECALL_MIN_SCORE);
+    const candidates = this.memory
+      .peekCold(
+        req.conv,
+        req.input,
+        cold.flatMap((t) => t.events),
+        RECALL_CANDIDATES,
+      )
+      .filter((c) => c.score >= RECALL_MIN_SCORE);
     for (const cand of candidates) {
       const t = byEvent.get(cand.id);
       if (!t || recalled.has(t.id) || cost(t) > room) continue;
@@ -141,7 +176,8 @@ export class ConversationContext {
     for (const cand of candidates) {
       const t = byEvent.get(cand.id);
       const ev = t?.texts.get(cand.id);
-      if (!t || !ev || recalled.has(t.id) || room < MIN_SNIPPET_ROOM_TOKENS || snippets.length === MAX_SNIPPETS) continue;
+      if (!t || !ev || recalled.has(t.id) || room < MIN_SNIPPET_ROOM_TOKENS || snippets.length === MAX_SNIPPETS)
+        continue;
       const text = cutToTokens(ev.text, room - SNIPPET_OVERHEAD_TOKENS);
       if (!text) continue;
       snippets.push({ role: ev.role, text: text.length < ev.text.length ? text + "…" : text, score: cand.score });
@@ -163,7 +199,12 @@ function cutToTokens(text: string, tokens: number): string {
 function recalledNote(snippets: readonly { role: string; text: string; score: number }[]): ContextEntry | null {
   if (snippets.length === 0) return null;
   return {
-    message: { role: "system", content: "Recalled from earlier in this conversation (cold memory):\n" + snippets.map((x) => `- ${x.role}: ${x.text}`).join("\n") },
+    message: {
+      role: "system",
+      content:
+        "Recalled from earlier in this conversation (cold memory):\n" +
+        snippets.map((x) => `- ${x.role}: ${x.text}`).join("\n"),
+    },
     item: { layer: "L2", recalled: true, score: Math.max(...snippets.map((x) => x.score)), pinned: false, turn: "" },
   };
 }

@@ -51,7 +51,17 @@ function addEvent(c: LoggedConversation, e: StoredEvent): void {
   if (!read || !turnId) return;
   let t = c.turns.get(turnId);
   if (!t) {
-    t = { id: turnId, raw: [], hasModel: false, reply: null, answered: new Set(), events: [], texts: new Map(), layer: 1, final: null };
+    t = {
+      id: turnId,
+      raw: [],
+      hasModel: false,
+      reply: null,
+      answered: new Set(),
+      events: [],
+      texts: new Map(),
+      layer: 1,
+      final: null,
+    };
     c.turns.set(turnId, t);
     c.order.push(turnId);
   }
@@ -67,7 +77,11 @@ function addEvent(c: LoggedConversation, e: StoredEvent): void {
     if (b.discarded || b.failed) return;
     if (b.text) t.texts.set(e.id, { role: "assistant", text: b.text });
     t.hasModel = true;
-    t.raw.push(b.toolCalls.length ? { role: "assistant", content: b.text, toolCalls: b.toolCalls } : { role: "assistant", content: b.text });
+    t.raw.push(
+      b.toolCalls.length
+        ? { role: "assistant", content: b.text, toolCalls: b.toolCalls }
+        : { role: "assistant", content: b.text },
+    );
   } else if (read.kind === "tool-result") {
     const b = read.body;
     t.answered.add(b.callId);
@@ -91,7 +105,16 @@ export function turnMessages(t: LoggedTurn): { msgs: ContextMessage[]; cost: num
     } else msgs.push(m);
   }
   if (!t.hasModel && t.reply !== null) msgs.push({ role: "assistant", content: t.reply });
-  const cost = msgs.reduce((n, m) => n + estimateTokens(m.content) + (m.role === "assistant" && m.toolCalls ? m.toolCalls.reduce((k, c) => k + estimateTokens(c.arguments) + 8, 0) : 0) + 4, 0);
+  const cost = msgs.reduce(
+    (n, m) =>
+      n +
+      estimateTokens(m.content) +
+      (m.role === "assistant" && m.toolCalls
+        ? m.toolCalls.reduce((k, c) => k + estimateTokens(c.arguments) + 8, 0)
+        : 0) +
+      4,
+    0,
+  );
   t.final = { msgs, cost };
   return t.final;
 }
@@ -124,6 +147,9 @@ export class TurnLog {
   moveTurns(turns: readonly LoggedTurn[], layer: 1 | 2): void {
     if (turns.length === 0) return;
     for (const t of turns) t.layer = layer;
-    this.persistLayer?.(turns.flatMap((t) => t.events), layer);
+    this.persistLayer?.(
+      turns.flatMap((t) => t.events),
+      layer,
+    );
   }
 }

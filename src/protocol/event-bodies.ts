@@ -92,7 +92,9 @@ export type EventBodyInput<K extends EventKind> = v.InferInput<(typeof EventBodi
 const OtherBody = v.looseObject({ turn: TurnId, text: v.optional(v.string()) });
 
 /** A stored body, parsed by its kind. */
-export type ReadEventBody = { [K in EventKind]: { kind: K; body: EventBody<K> } }[EventKind] | { kind: "other"; body: v.InferOutput<typeof OtherBody> };
+export type ReadEventBody =
+  | { [K in EventKind]: { kind: K; body: EventBody<K> } }[EventKind]
+  | { kind: "other"; body: v.InferOutput<typeof OtherBody> };
 
 const isKind = (kind: string): kind is EventKind => Object.hasOwn(EventBodies, kind);
 

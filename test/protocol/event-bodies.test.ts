@@ -12,7 +12,10 @@ const stored = (e: { kind: string; body: unknown }) => [e.kind, JSON.stringify(e
 describe("event bodies", () => {
   test("a body written with eventOf reads back as written, defaults applied", () => {
     const out = eventOf("model-output", { turn: "t1", iteration: 1, text: "hi", failed: false });
-    expect(readEventBody(...stored(out))).toEqual({ kind: "model-output", body: { turn: "t1", iteration: 1, text: "hi", toolCalls: [], failed: false, discarded: false } });
+    expect(readEventBody(...stored(out))).toEqual({
+      kind: "model-output",
+      body: { turn: "t1", iteration: 1, text: "hi", toolCalls: [], failed: false, discarded: false },
+    });
     const res = eventOf("tool-result", { turn: null, callId: "c", name: "clock", status: "ok", content: "noon" });
     expect(readBodyOf("tool-result", JSON.stringify(res.body))).toEqual(res.body);
   });
@@ -26,7 +29,10 @@ describe("event bodies", () => {
   });
 
   test("a kind homed does not write offers its turn and text", () => {
-    expect(readEventBody("note", JSON.stringify({ turn: "t", text: "remember the milk", extra: 1 }))).toEqual({ kind: "other", body: { turn: "t", text: "remember the milk", extra: 1 } });
+    expect(readEventBody("note", JSON.stringify({ turn: "t", text: "remember the milk", extra: 1 }))).toEqual({
+      kind: "other",
+      body: { turn: "t", text: "remember the milk", extra: 1 },
+    });
     expect(eventText("note", JSON.stringify({ text: "remember the milk" }))).toBe("remember the milk");
     expect(eventText("note", JSON.stringify({ title: "no text" }))).toBeNull();
   });
@@ -35,6 +41,8 @@ describe("event bodies", () => {
     const long = eventOf("tool-result", { callId: "c", name: "read", status: "ok", content: "x".repeat(50_000) });
     expect(eventText(...stored(long))).toBe(`read\n${"x".repeat(20_000)}`);
     expect(eventText(...stored(eventOf("agent-reply", { text: "from the model", fromModel: true })))).toBeNull();
-    expect(eventText(...stored(eventOf("agent-reply", { text: "Not processed.", fromModel: false })))).toBe("Not processed.");
+    expect(eventText(...stored(eventOf("agent-reply", { text: "Not processed.", fromModel: false })))).toBe(
+      "Not processed.",
+    );
   });
 });
