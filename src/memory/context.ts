@@ -90,12 +90,10 @@ export class ConversationContext {
       req,
       past.filter((t) => t.layer === 1),
     );
-    const recall = this.recallCold(
-      req,
-      past.filter((t) => t.layer === 2),
-      req.budgetTokens - l1.kept.reduce((n, t) => n + cost(t), 0),
-      l1.scores,
-    );
+    // Cold is read after pruning: a turn evicted just now may be the best match for the input.
+    const cold = past.filter((t) => t.layer === 2);
+    const room = req.budgetTokens - l1.kept.reduce((n, t) => n + cost(t), 0);
+    const recall = this.recallCold(req, cold, room, l1.scores);
     const chosen = new Set([...l1.kept.map((t) => t.id), ...recall.recalled]);
     const history: ContextEntry[] = [];
     for (const t of past) {
@@ -119,13 +117,8 @@ export class ConversationContext {
   ): { kept: LoggedTurn[]; pinned: Set<string>; scores: Scores | null; evicted: number } {
     const total = l1.reduce((n, t) => n + cost(t), 0);
     if (total <= req.budgetTokens) return { kept: l1, pinned: new Set(), scores: null, evicted: 0 };
-    const scores = this.memory
-      ? this.memory.score(
-          req.conv,
-          req.input,
-          l1.flatMap((t) => t.events),
-        )
-      : null;
+    const events = l1.flatMap((t) => t.events);
+    const scores = this.memory ? this.memory.score(req.conv, req.input, events) : null;
     const r = prune(
       l1.map((t, i) => ({ id: i, tokens: cost(t) })),
       req.budgetTokens,
@@ -180,7 +173,7 @@ export class ConversationContext {
         continue;
       const text = cutToTokens(ev.text, room - SNIPPET_OVERHEAD_TOKENS);
       if (!text) continue;
-      snippets.push({ role: ev.role, text: text.length < ev.text.length ? text + "…" : text, score: cand.score });
+      snippets.push({ role: ev.role, text: text.length < ev.text.length ? `${text}…` : text, score: cand.score });
       room -= estimateTokens(text) + SNIPPET_OVERHEAD_TOKENS;
       touched.push(cand.id);
     }
