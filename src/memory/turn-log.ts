@@ -28,9 +28,13 @@ export interface LoggedTurn {
   /** Each event's text, by id (what a recall snippet quotes). */
   texts: Map<number, { role: string; text: string }>;
   layer: 1 | 2;
+  /** Messages as the events gave them, before unanswered tool calls are dropped. */
   raw: ContextMessage[];
+  /** A model output of the turn survived (else the reply stands in for the model's answer). */
   hasModel: boolean;
+  /** The reply when no model wrote it (blocked, short-circuited, failed). */
   reply: string | null;
+  /** Call ids that have a result. */
   answered: Set<string>;
   /** Finished messages and their cost, computed once the turn stops changing. */
   final: { msgs: ContextMessage[]; cost: number } | null;
