@@ -11,7 +11,7 @@ import type { PluginCaller } from "./plugin-caller.ts";
 import { StageRegistry, type StageLog } from "./stages.ts";
 import { ToolExecutor } from "./tool-executor.ts";
 import { ToolRegistry } from "./tools.ts";
-import { HistoryCache, type ContextItem } from "./history.ts";
+import { ConversationContext, type ContextItem } from "../memory/context.ts";
 import type { Memory } from "../memory/memory.ts";
 import { runTurn, type TurnConfig, type TurnInput, type TurnResult, type TurnSink } from "./turn.ts";
 
@@ -33,14 +33,14 @@ export class Agent {
   readonly stages = new StageRegistry();
   readonly tools = new ToolRegistry();
   readonly executor: ToolExecutor;
-  private readonly history: HistoryCache;
+  private readonly context: ConversationContext;
   /** Tools from plugin manifests, offered whether or not the plugin runs. */
   private readonly declared = new Map<string, readonly ToolDefinition[]>();
   /** The last context each recent conversation sent the model: what the memory page shows. */
   private readonly contexts = new Map<string, { turn: string; at: number; messages: readonly ChatMessage[]; tools: readonly string[]; items: readonly (ContextItem | null)[] }>();
 
   constructor(private readonly d: AgentDeps) {
-    this.history = new HistoryCache(d.store, d.memory, d.pinnedRecent);
+    this.context = new ConversationContext(d.store, d.memory, d.pinnedRecent);
     this.executor = new ToolExecutor({
       tools: this.tools,
       stages: this.stages,
@@ -56,7 +56,7 @@ export class Agent {
   async run(input: TurnInput, sink: TurnSink, signal: AbortSignal): Promise<TurnResult> {
     const t0 = performance.now();
     const r = await runTurn(
-      { store: this.d.store, stages: this.stages, tools: this.tools, executor: this.executor, history: this.history, caller: this.d.caller, log: this.d.log, model: this.d.model, config: this.d.config, onContext: (conv, turn, messages, tools, items) => this.rememberContext(conv, turn, messages, tools, items), remember: (id, conv, text) => this.remember(id, conv, text), prepareRecall: async (input) => { await this.d.memory?.prepare(input); } },
+      { store: this.d.store, stages: this.stages, tools: this.tools, executor: this.executor, context: this.context, caller: this.d.caller, log: this.d.log, model: this.d.model, config: this.d.config, onContext: (conv, turn, messages, tools, items) => this.rememberContext(conv, turn, messages, tools, items), remember: (id, conv, text) => this.remember(id, conv, text) },
       input,
       sink,
       signal,

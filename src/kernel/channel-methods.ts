@@ -8,37 +8,29 @@
 import { HomedError } from "../protocol/errors.ts";
 import { parseParams } from "../protocol/parse-params.ts";
 import { LlmSetParams } from "../protocol/control.ts";
+import { readEventBody } from "../protocol/event-bodies.ts";
 import { ChannelCancelParams, ChannelChatParams, ChannelMethod, ContextParams, ConvParams, type ContextView, type TranscriptItem } from "../protocol/channel.ts";
-import { estimateTokens } from "../agent/history.ts";
+import { estimateTokens } from "../memory/tokens.ts";
 import type { StoredEvent } from "../store/store.ts";
 import { runChatTurn } from "./chat-turn.ts";
 import { checkModel } from "./check-model.ts";
 import type { KernelServices } from "./kernel-services.ts";
 
-function body(e: StoredEvent): Record<string, unknown> {
-  try {
-    const o: unknown = JSON.parse(e.body);
-    return typeof o === "object" && o !== null ? (o as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
-}
-
-const str = (x: unknown) => (typeof x === "string" ? x : "");
-
 /** Events as a person reads the conversation: the final reply, not every model draft. */
 export function transcript(events: readonly StoredEvent[]): TranscriptItem[] {
   const out: TranscriptItem[] = [];
   for (const e of events) {
-    const b = body(e);
+    const read = readEventBody(e.kind, e.body);
     const base = { id: e.id, ts: e.ts, untrusted: e.untrusted };
-    if (e.kind === "user-message") out.push({ ...base, kind: "user", text: str(b.text) });
-    else if (e.kind === "model-output") {
-      const calls = Array.isArray(b.toolCalls) ? b.toolCalls : [];
-      if (calls.length && !b.discarded && str(b.text)) out.push({ ...base, kind: "assistant", text: str(b.text) });
-    } else if (e.kind === "tool-call") out.push({ ...base, kind: "tool-call", text: str(b.arguments), name: str(b.name), callId: str(b.callId) });
-    else if (e.kind === "tool-result") out.push({ ...base, kind: "tool-result", text: str(b.content), name: str(b.name), status: str(b.status), callId: str(b.callId) });
-    else if (e.kind === "agent-reply") out.push({ ...base, kind: "assistant", text: str(b.text), status: str(b.stopReason) });
+    if (read?.kind === "user-message") out.push({ ...base, kind: "user", text: read.body.text });
+    else if (read?.kind === "model-output") {
+      const b = read.body;
+      if (b.toolCalls.length && !b.discarded && b.text) out.push({ ...base, kind: "assistant", text: b.text });
+    } else if (read?.kind === "tool-call") out.push({ ...base, kind: "tool-call", text: read.body.arguments, name: read.body.name, callId: read.body.callId });
+    else if (read?.kind === "tool-result") {
+      const b = read.body;
+      out.push({ ...base, kind: "tool-result", text: b.content, name: b.name, status: b.status, callId: b.callId });
+    } else if (read?.kind === "agent-reply") out.push({ ...base, kind: "assistant", text: read.body.text, status: read.body.stopReason ?? "" });
   }
   return out;
 }
