@@ -1,7 +1,7 @@
 /** `homed`: argv → the subcommands of DESIGN §1; nothing else. */
 import { HomedError, ExitCode } from "./protocol/errors.ts";
-import { reportError } from "./cli/report-error.ts";
-import { parseFlags } from "./cli/flags.ts";
+import { reportError } from "./client/report-error.ts";
+import { parseFlags } from "./client/flags.ts";
 import { runDaemon, SUBCOMMANDS, usage, type Subcommand } from "./cli/commands.ts";
 
 async function main(argv: string[]): Promise<number> {

@@ -6,8 +6,8 @@ import { ControlMethod, StatusResult } from "./protocol/control.ts";
 import { ExitCode, HomedError } from "./protocol/errors.ts";
 import { callDaemon } from "./client/control-client.ts";
 import { formatStatus } from "./client/format-status.ts";
-import { formatFlags, parseFlags, type FlagSpec } from "./cli/flags.ts";
-import { reportError } from "./cli/report-error.ts";
+import { formatFlags, parseFlags, type FlagSpec } from "./client/flags.ts";
+import { reportError } from "./client/report-error.ts";
 import { dataPaths, defaultDataDir } from "./kernel/data-paths.ts";
 import { VERSION } from "./version.ts";
 

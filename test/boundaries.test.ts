@@ -3,7 +3,9 @@
  *   - plugins import only src/protocol, src/ipc and plugins/sdk (and packages);
  *   - src/protocol imports nothing of ours;
  *   - src/memory never imports src/llm;
- *   - only src/ipc touches bun:ffi.
+ *   - only src/ipc touches bun:ffi;
+ *   - src folders import only those below them (DESIGN §8), client between ipc and cli.
+ *   - only the command line imports the Kernel class (no import cycle through the method tables).
  */
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -52,6 +54,19 @@ function violations(dir: string, allowed: (target: string | null, spec: string) 
 
 const under = (target: string | null, ...prefixes: string[]) => target !== null && prefixes.some((p) => target === p || target.startsWith(p + "/"));
 
+/**
+ * The folder order of DESIGN §8, lowest first; a folder may import its own rank and below.
+ * `src/client` ranks with ipc's users (it may import protocol and ipc, and cli may import it).
+ * The version constant and generated tables are leaves anyone may import.
+ */
+const LAYERS = ["src/protocol", "src/ipc", "src/client", "src/store", "src/embed", "src/memory", "src/llm", "src/agent", "src/kernel", "src/cli"];
+const LAYER_RANK = new Map(LAYERS.map((l, i) => [l, l === "src/client" ? 1.5 : i]));
+function rankOf(target: string | null): number | null {
+  if (target === null || under(target, "src/version.ts", "src/generated", "src/types", "package.json", "dist")) return null;
+  for (const [folder, rank] of LAYER_RANK) if (under(target, folder)) return rank;
+  return null;
+}
+
 describe("import boundaries", () => {
   test("the scanner sees every import form", () => {
     const src = `import a from "./a.ts";\nimport { b } from '../b.ts';\nexport * from "./c.ts";\nimport "./d.ts";\nawait import("./e.ts");\nrequire("./f.js");\nimport type { G } from "./g.ts";`;
@@ -76,6 +91,35 @@ describe("import boundaries", () => {
 
   test("src/memory never imports src/llm", () => {
     expect(violations("src/memory", (t) => !under(t, "src/llm"))).toEqual([]);
+  });
+
+  test("src folders import only folders below them: protocol ← ipc ← store ← embed ← memory ← llm ← agent ← kernel ← cli", () => {
+    const bad: string[] = [];
+    for (const [folder, rank] of LAYER_RANK) {
+      for (const v of violations(folder, (t) => {
+        const r = rankOf(t);
+        return r === null || r <= rank;
+      })) bad.push(v);
+    }
+    expect(bad).toEqual([]);
+  });
+
+  test("client sits between ipc and cli; waiter.ts imports only client, protocol, ipc and kernel/data-paths.ts", () => {
+    const client = violations("src/client", (t) => t === null || under(t, "src/client", "src/protocol", "src/ipc", "src/version.ts", "src/kernel/data-paths.ts"));
+    const waiter = ownImports(join(ROOT, "src/waiter.ts"))
+      .filter(({ target }) => target !== null && !under(target, "src/client", "src/protocol", "src/ipc", "src/version.ts", "src/kernel/data-paths.ts"))
+      .map(({ spec }) => `src/waiter.ts imports ${spec}`);
+    expect([...client, ...waiter]).toEqual([]);
+  });
+
+  test("only the command line imports the Kernel class: method tables get KernelServices, so no cycle", () => {
+    const bad: string[] = [];
+    for (const f of files(join(ROOT, "src"))) {
+      const from = relative(ROOT, f);
+      if (from === "src/cli/commands.ts") continue;
+      for (const { spec, target } of ownImports(f)) if (target === "src/kernel/kernel.ts") bad.push(`${from} imports ${spec}`);
+    }
+    expect(bad).toEqual([]);
   });
 
   test("only src/ipc uses bun:ffi", () => {

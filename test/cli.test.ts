@@ -98,6 +98,8 @@ describe("errors a person can cause", () => {
     expectOneLine(await provider("-kind", "openai", "-model", "m", "-context-window", "10"), `-context-window "10": a context window is at least 1024 tokens`, 2);
     expectOneLine(await provider("-kind", "openai", "-model", "m", "-context-window", "lots"), `-context-window "lots": must be a whole number`, 2);
     expectOneLine(await run([HOMED, "plugin-restart", "-data", dir.path, "nosuch"]), "no plugin named nosuch", 1);
+    // mcp runs only with servers configured: a restart contradicts the configuration (conflict).
+    expectOneLine(await run([HOMED, "plugin-restart", "-data", dir.path, "mcp"]), "mcp cannot start: not needed: mcp.servers is empty in config.toml", 1);
     // Nothing was changed by the refused settings.
     expect((await provider()).stdout).toContain("no model provider configured");
   });

@@ -12,6 +12,7 @@ import { ShmLink } from "../../src/ipc/shm-link.ts";
 import { ShmPluginLink, StdioPluginLink, type PluginLink } from "../../src/ipc/plugin-link.ts";
 import { HomedError, RpcError } from "../../src/protocol/errors.ts";
 import { describeIssues, RpcErrorCode } from "../../src/protocol/jsonrpc.ts";
+import { parseParams } from "../../src/protocol/parse-params.ts";
 import type { LogLevel } from "../../src/protocol/logfmt.ts";
 import { HelloResult, PLUGIN_PROTOCOL_VERSION, PluginMethod, type BulkRefFrame } from "../../src/protocol/plugin.ts";
 import {
@@ -65,7 +66,7 @@ export class PluginConnection implements Plugin {
   }
 
   get hello(): HelloResult {
-    if (!this.helloResult) throw new HomedError("invalid_params", "no hello from the kernel yet");
+    if (!this.helloResult) throw new HomedError("unavailable", "no hello from the kernel yet");
     return this.helloResult;
   }
 
@@ -77,8 +78,7 @@ export class PluginConnection implements Plugin {
       pid: process.pid,
     });
     const r = v.safeParse(HelloResult, raw);
-    if (!r.success)
-      throw new HomedError("invalid_params", `kernel sent a malformed hello: ${describeIssues(r.issues)}`);
+    if (!r.success) throw new HomedError("upstream", `kernel sent a malformed hello: ${describeIssues(r.issues)}`);
     this.helloResult = r.output;
     this.log.level = (r.output.logLevel as LogLevel) ?? "info";
     // Inline bulk data (stdio) is base64 inside a frame: allow frames that large, plus room for JSON.
@@ -95,7 +95,7 @@ export class PluginConnection implements Plugin {
     const raw = await this.rpc.request(method, params);
     const r = v.safeParse(schema, raw);
     if (!r.success)
-      throw new HomedError("invalid_params", `kernel sent a malformed ${method} result: ${describeIssues(r.issues)}`);
+      throw new HomedError("upstream", `kernel sent a malformed ${method} result: ${describeIssues(r.issues)}`);
     return r.output;
   }
 
@@ -180,7 +180,7 @@ export class PluginConnection implements Plugin {
     const registering = this.rpc.request(AgentMethod.RegisterStages, { handlers: [{ stage, ...opts }] }).then((raw) => {
       const r = v.safeParse(RegisterStagesResult, raw);
       const id = r.success ? r.output.ids[0] : undefined;
-      if (id === undefined) throw new HomedError("invalid_params", "kernel did not register the stage handler");
+      if (id === undefined) throw new HomedError("upstream", "kernel did not register the stage handler");
       this.stageHandlers.set(id, handler as (payload: unknown) => unknown);
       return id;
     });
@@ -269,29 +269,27 @@ export class PluginConnection implements Plugin {
   }
 
   private async runStage(params: unknown): Promise<unknown> {
-    const p = v.safeParse(StageRunParams, params);
-    if (!p.success) throw new HomedError("invalid_params", describeIssues(p.issues));
+    const p = parseParams(StageRunParams, params);
     // The kernel answers stages/register before it can run the handler, but both frames may
     // arrive in one chunk: this request is then read before `stage` has stored the id.
-    if (!this.stageHandlers.has(p.output.handler)) await Promise.allSettled([...this.stageRegistrations]);
-    const h = this.stageHandlers.get(p.output.handler);
-    if (!h) throw new RpcError(RpcErrorCode.MethodNotFound, `${this.name} has no stage handler ${p.output.handler}`);
-    return (await h(p.output.payload)) ?? {};
+    if (!this.stageHandlers.has(p.handler)) await Promise.allSettled([...this.stageRegistrations]);
+    const h = this.stageHandlers.get(p.handler);
+    if (!h) throw new RpcError(RpcErrorCode.MethodNotFound, `${this.name} has no stage handler ${p.handler}`);
+    return (await h(p.payload)) ?? {};
   }
 
   private async runTool(params: unknown): Promise<{ content: string; isError: boolean }> {
-    const p = v.safeParse(RunToolParams, params);
-    if (!p.success) throw new HomedError("invalid_params", describeIssues(p.issues));
-    const t = this.tools.get(p.output.name);
-    if (!t) return { content: `error: ${this.name} has no tool ${p.output.name}`, isError: true };
-    let input: unknown = p.output.arguments;
+    const p = parseParams(RunToolParams, params);
+    const t = this.tools.get(p.name);
+    if (!t) return { content: `error: ${this.name} has no tool ${p.name}`, isError: true };
+    let input: unknown = p.arguments;
     if (t.input) {
-      const args = v.safeParse(t.input, p.output.arguments);
+      const args = v.safeParse(t.input, p.arguments);
       if (!args.success) return { content: `error: invalid arguments: ${describeIssues(args.issues)}`, isError: true };
       input = args.output;
     }
     try {
-      const r = await t.run(input, { callId: p.output.callId, conv: p.output.conv, untrusted: p.output.untrusted });
+      const r = await t.run(input, { callId: p.callId, conv: p.conv, untrusted: p.untrusted });
       return typeof r === "string"
         ? { content: r, isError: false }
         : { content: r.content, isError: r.isError ?? false };

@@ -4,8 +4,7 @@ import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import { StatusResult } from "../../src/protocol/control.ts";
-import { RpcError } from "../../src/protocol/errors.ts";
-import { RpcErrorCode } from "../../src/protocol/jsonrpc.ts";
+import { ERROR_MAPPING, errorCodeOf, HomedError, RpcError } from "../../src/protocol/errors.ts";
 import { PluginMethod } from "../../src/protocol/plugin.ts";
 import type { Plugin } from "../sdk/index.ts";
 import { apiRoutes } from "./api.ts";
@@ -50,12 +49,12 @@ export function createApp(plugin: Plugin, security: Security, maxBodyBytes: numb
   app.onError((err, c) => {
     if (err instanceof HTTPException) return c.json({ error: err.message }, err.status);
     if (err instanceof v.ValiError) return c.json({ error: err.message }, 400);
-    if (err instanceof RpcError) {
-      // The kernel refused the request itself (bad parameters, nothing by that name): the
-      // client's to fix. (not_found is a 400 until the API gives it its own 404.)
-      const said = (err.data as { code?: string } | undefined)?.code;
-      const client = err.code === RpcErrorCode.InvalidParams || (err.code === RpcErrorCode.Application && (said === "invalid_params" || said === "not_found"));
-      return c.json({ error: err.message }, client ? 400 : 502);
+    if (err instanceof RpcError || err instanceof HomedError) {
+      // A refusal, ours or the kernel's, keeps its meaning (src/protocol/errors.ts): 404 for no
+      // such plugin, 503 for one that cannot answer now. A kernel failure without a code
+      // (timeout, disconnect) is the gateway's: 502.
+      const code = errorCodeOf(err);
+      return c.json({ error: err.message }, code ? ERROR_MAPPING[code].http : 502);
     }
     plugin.log.warn("request failed", { path: c.req.path, err });
     return c.json({ error: err.message }, 500);

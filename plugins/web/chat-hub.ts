@@ -6,6 +6,7 @@
 import * as v from "valibot";
 import { ChannelMethod, ChatApproveRequest, ChatEventNotice } from "../../src/protocol/channel.ts";
 import { TurnResultSchema, type TurnResultView } from "../../src/protocol/control.ts";
+import { HomedError } from "../../src/protocol/errors.ts";
 import type { Plugin } from "../sdk/index.ts";
 
 export interface ChatListener {
@@ -49,7 +50,7 @@ export class ChatHub {
       const interactive = listener.approval !== undefined;
       const raw = await this.plugin.request(ChannelMethod.ChatSend, { stream, conv, text, channel, interactive }, { timeoutMs: TURN_TIMEOUT_MS });
       const r = v.safeParse(TurnResultSchema, raw);
-      if (!r.success) throw new Error("the kernel sent a malformed turn result");
+      if (!r.success) throw new HomedError("upstream", "the kernel sent a malformed turn result");
       return r.output;
     } finally {
       const s = this.streams.get(stream);

@@ -2,10 +2,8 @@
  * The agent: the registries plugins fill (tools, stage handlers), the one tool gate, and the
  * turn. The kernel owns one Agent; it reaches plugins only through the injected PluginCaller.
  */
-import * as v from "valibot";
 import { AgentMethod, RegisterStagesParams, RegisterToolsParams, UnregisterToolsParams, type ToolDefinition } from "../protocol/agent.ts";
-import { HomedError } from "../protocol/errors.ts";
-import { describeIssues } from "../protocol/jsonrpc.ts";
+import { parseParams } from "../protocol/parse-params.ts";
 import type { ChatMessage, LanguageModel } from "../llm/types.ts";
 import type { Store } from "../store/store.ts";
 import { ApprovalPolicy, type ApprovalConfig } from "./approval.ts";
@@ -13,7 +11,7 @@ import type { PluginCaller } from "./plugin-caller.ts";
 import { StageRegistry, type StageLog } from "./stages.ts";
 import { ToolExecutor } from "./tool-executor.ts";
 import { ToolRegistry } from "./tools.ts";
-import { HistoryCache, type ContextItem } from "./history.ts";
+import { ConversationContext, type ContextItem } from "../memory/context.ts";
 import type { Memory } from "../memory/memory.ts";
 import { runTurn, type TurnConfig, type TurnInput, type TurnResult, type TurnSink } from "./turn.ts";
 
@@ -35,14 +33,14 @@ export class Agent {
   readonly stages = new StageRegistry();
   readonly tools = new ToolRegistry();
   readonly executor: ToolExecutor;
-  private readonly history: HistoryCache;
+  private readonly context: ConversationContext;
   /** Tools from plugin manifests, offered whether or not the plugin runs. */
   private readonly declared = new Map<string, readonly ToolDefinition[]>();
   /** The last context each recent conversation sent the model: what the memory page shows. */
   private readonly contexts = new Map<string, { turn: string; at: number; messages: readonly ChatMessage[]; tools: readonly string[]; items: readonly (ContextItem | null)[] }>();
 
   constructor(private readonly d: AgentDeps) {
-    this.history = new HistoryCache(d.store, d.memory, d.pinnedRecent);
+    this.context = new ConversationContext(d.store, d.memory, d.pinnedRecent);
     this.executor = new ToolExecutor({
       tools: this.tools,
       stages: this.stages,
@@ -58,7 +56,7 @@ export class Agent {
   async run(input: TurnInput, sink: TurnSink, signal: AbortSignal): Promise<TurnResult> {
     const t0 = performance.now();
     const r = await runTurn(
-      { store: this.d.store, stages: this.stages, tools: this.tools, executor: this.executor, history: this.history, caller: this.d.caller, log: this.d.log, model: this.d.model, config: this.d.config, onContext: (conv, turn, messages, tools, items) => this.rememberContext(conv, turn, messages, tools, items), remember: (id, conv, text) => this.remember(id, conv, text), prepareRecall: async (input) => { await this.d.memory?.prepare(input); } },
+      { store: this.d.store, stages: this.stages, tools: this.tools, executor: this.executor, context: this.context, caller: this.d.caller, log: this.d.log, model: this.d.model, config: this.d.config, onContext: (conv, turn, messages, tools, items) => this.rememberContext(conv, turn, messages, tools, items), remember: (id, conv, text) => this.remember(id, conv, text) },
       input,
       sink,
       signal,
@@ -100,14 +98,14 @@ export class Agent {
   /** The kernel methods a plugin calls to register what it offers. */
   readonly pluginMethods: Record<string, (params: unknown, plugin: string) => unknown> = {
     [AgentMethod.RegisterTools]: (params, plugin) => {
-      const p = parse(RegisterToolsParams, params);
+      const p = parseParams(RegisterToolsParams, params);
       for (const t of p.tools) this.tools.register(plugin, t);
       this.d.log.info("tools registered", { plugin, tools: p.tools.map((t) => t.name).join(",") });
       return { registered: p.tools.length };
     },
-    [AgentMethod.UnregisterTools]: (params, plugin) => ({ removed: this.tools.unregister(plugin, parse(UnregisterToolsParams, params).names) }),
+    [AgentMethod.UnregisterTools]: (params, plugin) => ({ removed: this.tools.unregister(plugin, parseParams(UnregisterToolsParams, params).names) }),
     [AgentMethod.RegisterStages]: (params, plugin) => {
-      const p = parse(RegisterStagesParams, params);
+      const p = parseParams(RegisterStagesParams, params);
       return { ids: p.handlers.map((h) => this.stages.register(plugin, h.stage, h.priority, h.deadlineMs).id) };
     },
   };
@@ -127,10 +125,4 @@ export class Agent {
     for (const t of this.declared.get(plugin) ?? []) this.tools.register(plugin, t);
     return gone;
   }
-}
-
-function parse<S extends v.GenericSchema>(schema: S, params: unknown): v.InferOutput<S> {
-  const r = v.safeParse(schema, params);
-  if (!r.success) throw new HomedError("invalid_params", describeIssues(r.issues));
-  return r.output;
 }

@@ -74,15 +74,42 @@ export async function runStage<S extends StageName>(
   payload: StagePayloads[S],
   fold: (outcome: StageOutcome<S>, payload: StagePayloads[S]) => { payload: StagePayloads[S]; stop?: boolean } = (_o, p) => ({ payload: p }),
 ): Promise<StagePayloads[S]> {
+  const r = await foldStage(registry, caller, log, stage, payload, null, (o, p) => ({ ...fold(o, p), acc: null }));
+  return r.payload;
+}
+
+/** One handler's answer folded in: the payload the next handler sees, the value so far, whether to stop. */
+export type FoldStep<S extends StageName, A> = (
+  outcome: StageOutcome<S>,
+  payload: StagePayloads[S],
+  acc: A,
+) => { payload: StagePayloads[S]; acc: A; stop?: boolean };
+
+/**
+ * Run one stage and fold what its handlers decide into a value of the caller's (a verdict,
+ * injected text) alongside the payload, which is all a handler sees: `step` returns the next
+ * payload, the value so far, and whether to stop.
+ */
+export async function foldStage<S extends StageName, A>(
+  registry: StageRegistry,
+  caller: PluginCaller,
+  log: StageLog,
+  stage: S,
+  payload: StagePayloads[S],
+  init: A,
+  step: FoldStep<S, A>,
+): Promise<{ payload: StagePayloads[S]; acc: A }> {
   let current = payload;
+  let acc = init;
   for (const handler of registry.of(stage)) {
     const outcome = await callHandler(caller, handler, stage, current);
     if (outcome.error) log.warn("stage handler skipped", { stage, plugin: handler.plugin, handler: handler.id, reason: outcome.error });
-    const next = fold(outcome, current);
+    const next = step(outcome, current, acc);
     current = next.payload;
+    acc = next.acc;
     if (next.stop) break;
   }
-  return current;
+  return { payload: current, acc };
 }
 
 async function callHandler<S extends StageName>(caller: PluginCaller, handler: StageHandler, stage: S, payload: StagePayloads[S]): Promise<StageOutcome<S>> {

@@ -9,16 +9,15 @@
  */
 import * as v from "valibot";
 import { AgentMethod, RunToolResult, type ExecutionOrigin, type ToolCallView } from "../protocol/agent.ts";
+import { eventOf, MAX_TOOL_OUTPUT_CHARS } from "../protocol/event-bodies.ts";
 import { describeIssues } from "../protocol/jsonrpc.ts";
+import { bodyText } from "../memory/event-text.ts";
 import type { ToolCall } from "../llm/types.ts";
 import type { Store } from "../store/store.ts";
 import type { ApprovalPolicy } from "./approval.ts";
 import type { PluginCaller } from "./plugin-caller.ts";
 import { runStage, type StageLog, type StageRegistry } from "./stages.ts";
 import type { ToolRegistry } from "./tools.ts";
-
-/** Tool output beyond this many characters is cut before it reaches the model (the log keeps all). */
-export const MAX_TOOL_OUTPUT_CHARS = 100_000;
 
 /** How a denial reads, in the reply and the audit event, when "ask" met nobody to ask. */
 export const NO_ONE_TO_ASK = "denied by policy (no one to ask)";
@@ -73,17 +72,13 @@ export class ToolExecutor {
   constructor(private readonly d: ToolExecutorDeps) {}
 
   async execute(call: ToolCall, ctx: ExecContext): Promise<ToolExecution> {
-    this.d.store.append({ conv: ctx.conv, kind: "tool-call", actor: "agent", untrusted: ctx.untrusted, body: { turn: ctx.turn, callId: call.id, name: call.name, risk: this.d.tools.get(call.name)?.def.risk ?? null, arguments: call.arguments, origin: ctx.origin } });
+    const risk = this.d.tools.get(call.name)?.def.risk ?? null;
+    this.d.store.append({ conv: ctx.conv, actor: "agent", untrusted: ctx.untrusted, ...eventOf("tool-call", { turn: ctx.turn, callId: call.id, name: call.name, risk, arguments: call.arguments, origin: ctx.origin }) });
     const result = await this.decideAndRun(call, ctx);
     const forModel = result.content.length > MAX_TOOL_OUTPUT_CHARS ? result.content.slice(0, MAX_TOOL_OUTPUT_CHARS) + `\n[output cut at ${MAX_TOOL_OUTPUT_CHARS} characters]` : result.content;
-    const stored = this.d.store.append({
-      conv: ctx.conv,
-      kind: "tool-result",
-      actor: this.d.tools.get(call.name)?.plugin ?? "kernel",
-      untrusted: ctx.untrusted,
-      body: { turn: ctx.turn, callId: call.id, name: call.name, status: result.status, content: result.content, arguments: result.arguments },
-    });
-    this.d.remember?.(stored.id, ctx.conv, `${call.name}\n${result.content.slice(0, 20_000)}`);
+    const event = eventOf("tool-result", { turn: ctx.turn, callId: call.id, name: call.name, status: result.status, content: result.content, arguments: result.arguments });
+    const stored = this.d.store.append({ conv: ctx.conv, actor: this.d.tools.get(call.name)?.plugin ?? "kernel", untrusted: ctx.untrusted, ...event });
+    this.d.remember?.(stored.id, ctx.conv, bodyText(event) ?? "");
     return { ...result, content: forModel };
   }
 

@@ -22,7 +22,7 @@ export class ToolRegistry {
   register(plugin: string, def: ToolDefinition): void {
     const existing = this.tools.get(def.name);
     if (existing && existing.plugin !== plugin) {
-      throw new HomedError("invalid_params", `tool ${def.name} is already registered by plugin ${existing.plugin}`);
+      throw new HomedError("conflict", `tool ${def.name} is already registered by plugin ${existing.plugin}`);
     }
     if (def.parameters.type !== undefined && def.parameters.type !== "object") {
       throw new HomedError("invalid_params", `tool ${def.name}: parameters must be an object schema`);

@@ -15,7 +15,7 @@ import { CONFIG_TEMPLATE } from "../kernel/config.ts";
 import { ensureDataDir } from "../kernel/data-dir.ts";
 import { dataPaths, defaultDataDir } from "../kernel/data-paths.ts";
 import { VERSION } from "../version.ts";
-import { formatFlags, parseFlags, type FlagSpec } from "./flags.ts";
+import { formatFlags, parseFlags, type FlagSpec } from "../client/flags.ts";
 
 export const DATA_FLAG: FlagSpec = { name: "data", kind: "string", arg: "DIR", usage: "data directory (default $XDG_DATA_HOME/homed, or $HOMED_DATA)" };
 export const LISTEN_FLAG: FlagSpec = { name: "listen", kind: "string", arg: "ADDR", usage: "web UI address HOST:PORT (default 127.0.0.1:8080)" };

@@ -31,9 +31,9 @@ async function download(url: string, to: string): Promise<number> {
   try {
     res = await fetch(url, { redirect: "follow" });
   } catch (err) {
-    throw new HomedError("invalid_params", `cannot reach ${new URL(url).origin}: ${(err as Error).message} (offline? set HF_ENDPOINT or -endpoint to a mirror)`);
+    throw new HomedError("upstream", `cannot reach ${new URL(url).origin}: ${(err as Error).message} (offline? set HF_ENDPOINT or -endpoint to a mirror)`, { url }, { cause: err });
   }
-  if (!res.ok || !res.body) throw new HomedError("invalid_params", `${url}: HTTP ${res.status}`);
+  if (!res.ok || !res.body) throw new HomedError(res.status === 404 ? "not_found" : "upstream", `${url}: HTTP ${res.status}`, { url, status: res.status });
   const tmp = `${to}.part`;
   const sink = Bun.file(tmp).writer();
   let bytes = 0;
@@ -103,7 +103,7 @@ export async function runModels(dataDir: string, args: string[], json: boolean, 
     if (!name || texts.length === 0) throw new HomedError("usage", "models check-image takes a model name and at least one image file");
     const embedder = await OnnxEmbedder.load(join(dir, name));
     const files = texts.map((f) => {
-      if (!existsSync(f)) throw new HomedError("invalid_params", `no such file: ${f}`);
+      if (!existsSync(f)) throw new HomedError("not_found", `no such file: ${f}`);
       return new Uint8Array(readFileSync(f));
     });
     const vectors = await embedder.embedImages(files);

@@ -10,6 +10,7 @@ import { existsSync } from "node:fs";
 import { ChatApproveParams, ChatEventParams, ControlMethod, TurnResultSchema, type TurnResultView } from "../protocol/control.ts";
 import { HomedError, RpcError } from "../protocol/errors.ts";
 import { describeIssues } from "../protocol/jsonrpc.ts";
+import { parseParams } from "../protocol/parse-params.ts";
 import { connectUnixRpc } from "../ipc/unix-rpc.ts";
 import { throwDaemonGone } from "./control-client.ts";
 
@@ -73,9 +74,8 @@ export async function chatOnce(socketPath: string, message: { text: string; conv
     },
     onRequest: async (method, params) => {
       if (method !== ControlMethod.ChatApprove) throw new RpcError(-32601, `unknown method ${method}`);
-      const q = v.safeParse(ChatApproveParams, params);
-      if (!q.success) throw new HomedError("invalid_params", describeIssues(q.issues));
-      io.err(`? allow ${q.output.tool} ${short(JSON.stringify(q.output.arguments), 400)} [y/N] `);
+      const q = parseParams(ChatApproveParams, params);
+      io.err(`? allow ${q.tool} ${short(JSON.stringify(q.arguments), 400)} [y/N] `);
       const line = await io.readLine();
       const approved = line !== null && /^y(es)?$/i.test(line.trim());
       io.err(approved ? "approved\n" : line === null ? "no answer: denied\n" : "denied\n");
@@ -87,7 +87,7 @@ export async function chatOnce(socketPath: string, message: { text: string; conv
   try {
     const raw = await client.peer.request(ControlMethod.ChatSend, { text: message.text, conv: message.conv }).catch(throwDaemonGone);
     const r = v.safeParse(TurnResultSchema, raw);
-    if (!r.success) throw new HomedError("invalid_params", `daemon sent a malformed chat result: ${describeIssues(r.issues)}`);
+    if (!r.success) throw new HomedError("upstream", `daemon sent a malformed chat result: ${describeIssues(r.issues)}`);
     // The final text may differ from what streamed (before_output); make stdout end with it.
     if (r.output.text !== streamed) {
       if (streamed) io.out("\n");

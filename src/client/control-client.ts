@@ -43,7 +43,7 @@ export async function callDaemon<S extends v.GenericSchema>(
   try {
     const raw = await client.peer.request(method, params).catch(throwDaemonGone);
     const parsed = v.safeParse(resultSchema, raw);
-    if (!parsed.success) throw new HomedError("invalid_params", `daemon sent a malformed ${method} result: ${describeIssues(parsed.issues)}`);
+    if (!parsed.success) throw new HomedError("upstream", `daemon sent a malformed ${method} result: ${describeIssues(parsed.issues)}`);
     return parsed.output;
   } finally {
     client.close();

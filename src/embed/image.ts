@@ -32,7 +32,7 @@ export async function imageTensor(bytes: Uint8Array, p: ImagePreprocess): Promis
   try {
     raw = await sharpModule()(bytes).rotate().resize(p.size, p.size, { fit: "cover", position: "centre" }).removeAlpha().toColourspace("srgb").raw().toBuffer();
   } catch (err) {
-    throw new HomedError("invalid_params", `not an image sharp can read: ${(err as Error).message}`);
+    throw new HomedError("invalid_params", `not an image sharp can read: ${(err as Error).message}`, {}, { cause: err });
   }
   const plane = p.size * p.size;
   const out = new Float32Array(3 * plane);

@@ -48,16 +48,26 @@ export type ModelManifest = v.InferOutput<typeof ModelManifest>;
 
 export function readModelManifest(dir: string): ModelManifest {
   const file = join(dir, MODEL_MANIFEST);
-  if (!existsSync(file)) throw new HomedError("invalid_params", `${dir} has no ${MODEL_MANIFEST}`);
+  if (!existsSync(file)) throw new HomedError("not_found", `${dir} has no ${MODEL_MANIFEST}`);
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(file, "utf8"));
   } catch (err) {
-    throw new HomedError("invalid_params", `${file}: not JSON: ${(err as Error).message}`);
+    throw new HomedError("invalid_params", `${file}: not JSON: ${(err as Error).message}`, { file }, { cause: err });
   }
   const r = v.safeParse(ModelManifest, raw);
   if (!r.success) throw new HomedError("invalid_params", `${file}: ${describeIssues(r.issues)}`);
   return r.output;
+}
+
+/** The WordPiece vocabulary at `file`: not_found when it is missing, invalid_params when it is unusable. */
+function readVocabulary(file: string, lowercase: boolean | undefined): WordPiece {
+  if (!existsSync(file)) throw new HomedError("not_found", `${file}: no such file`, { file });
+  try {
+    return new WordPiece(readFileSync(file, "utf8"), lowercase);
+  } catch (err) {
+    throw new HomedError("invalid_params", `${file}: ${(err as Error).message}`, { file }, { cause: err });
+  }
 }
 
 type Session = Awaited<ReturnType<ReturnType<typeof onnxRuntime>["InferenceSession"]["create"]>>;
@@ -81,12 +91,12 @@ export class OnnxEmbedder implements Embedder {
       try {
         return await ort.InferenceSession.create(join(dir, file));
       } catch (err) {
-        throw new HomedError("invalid_params", `cannot load ${join(dir, file)}: ${(err as Error).message}`);
+        throw new HomedError(existsSync(join(dir, file)) ? "native" : "not_found", `cannot load ${join(dir, file)}: ${(err as Error).message}`, { file: join(dir, file) }, { cause: err });
       }
     };
     const session = await open(m.model);
     const image = manifest.image ? { m: manifest.image, session: await open(manifest.image.model) } : null;
-    const tokenizer = new WordPiece(readFileSync(join(dir, m.vocab), "utf8"), m.lowercase);
+    const tokenizer = readVocabulary(join(dir, m.vocab), m.lowercase);
     const probe = new OnnxEmbedder(manifest.id, 0, m, session, tokenizer, image);
     const [vec] = await probe.run(["probe"]);
     return new OnnxEmbedder(manifest.id, (vec as Float32Array).length, m, session, tokenizer, image);
@@ -98,7 +108,7 @@ export class OnnxEmbedder implements Embedder {
   }
 
   async embedImages(images: readonly Uint8Array[]): Promise<Float32Array[]> {
-    if (!this.image) throw new HomedError("invalid_params", `${this.id} has no image encoder`);
+    if (!this.image) throw new HomedError("not_found", `${this.id} has no image encoder`);
     const { m, session } = this.image;
     const ort = onnxRuntime();
     const { imageTensor } = await import("./image.ts");
@@ -110,7 +120,7 @@ export class OnnxEmbedder implements Embedder {
       if (!t) throw new HomedError("invalid_params", `image model has no output ${m.output}`);
       const data = t.data as Float32Array;
       const vec = Float32Array.from(data.subarray(0, t.dims[t.dims.length - 1] as number));
-      if (vec.length !== this.dim) throw new HomedError("invalid_params", `image vectors have ${vec.length} dimensions, text vectors ${this.dim}: not one space`);
+      if (vec.length !== this.dim) throw new HomedError("conflict", `image vectors have ${vec.length} dimensions, text vectors ${this.dim}: not one space`);
       out.push(normalise(vec));
     }
     return out;

@@ -15,7 +15,7 @@ export function preloadLibrary(path: string, symbol: string): void {
   try {
     dlopen(path, { [symbol]: { args: [], returns: FFIType.ptr } });
   } catch (err) {
-    throw new HomedError("native", `cannot load ${path}: ${(err as Error).message}`);
+    throw new HomedError("native", `cannot load ${path}: ${(err as Error).message}`, {}, { cause: err });
   }
   loaded.add(path);
 }

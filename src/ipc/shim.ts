@@ -59,7 +59,7 @@ export function shim(): ShimSymbols {
   try {
     lib = dlopen(shimPath, symbols);
   } catch (err) {
-    throw new HomedError("native", `cannot load the native shim from ${shimPath}: ${(err as Error).message}`);
+    throw new HomedError("native", `cannot load the native shim from ${shimPath}: ${(err as Error).message}`, {}, { cause: err });
   }
   const version = lib.symbols.shim_abi_version();
   if (version !== SHIM_ABI_VERSION) {

@@ -293,13 +293,13 @@ export function loadConfig(opts: LoadConfigOptions): Config {
     try {
       text = readFileSync(opts.file, "utf8");
     } catch (err) {
-      throw new HomedError("config", `${opts.file}: cannot read: ${(err as Error).message}`, { file: opts.file });
+      throw new HomedError("config", `${opts.file}: cannot read: ${(err as Error).message}`, { file: opts.file }, { cause: err });
     }
     try {
       const parsed: unknown = Bun.TOML.parse(text);
       raw = parsed as Record<string, unknown>;
     } catch (err) {
-      throw new HomedError("config", `${opts.file}: not valid TOML: ${(err as Error).message}`, { file: opts.file });
+      throw new HomedError("config", `${opts.file}: not valid TOML: ${(err as Error).message}`, { file: opts.file }, { cause: err });
     }
   }
   const sources = new Map<string, string>();

@@ -22,7 +22,7 @@ export function ensureDataDir(paths: DataPaths): { created: boolean; openToOther
     if (!st.isDirectory()) throw new Error("exists and is not a directory");
     return { created, openToOthers: (st.mode & 0o077) !== 0 };
   } catch (err) {
-    throw new HomedError("data_dir", `data dir ${paths.dir}: ${(err as Error).message}`, { dir: paths.dir });
+    throw new HomedError("data_dir", `data dir ${paths.dir}: ${(err as Error).message}`, { dir: paths.dir }, { cause: err });
   }
 }
 

@@ -12,10 +12,7 @@ import { ensureDataDir, lockDataDir, type DataDirLock } from "./data-dir.ts";
 import { dataPaths, type DataPaths } from "./data-paths.ts";
 import { attachLogFile, createLogger, createLogSink, type Logger } from "./log.ts";
 import { join } from "node:path";
-import * as v from "valibot";
-import { ConfigGetParams, PluginMethod, type HelloResult } from "../protocol/plugin.ts";
-import { HomedError } from "../protocol/errors.ts";
-import { describeIssues } from "../protocol/jsonrpc.ts";
+import type { HelloResult } from "../protocol/plugin.ts";
 import { childEnvironment, passThrough } from "../protocol/child-env.ts";
 import { realClock, type Clock } from "./clock.ts";
 import { builtinSpecs, externalSpecs } from "./plugin-catalog.ts";
@@ -23,7 +20,8 @@ import { KERNEL_FACILITIES } from "./plugin-graph.ts";
 import { Supervisor, type PluginSpec } from "./supervisor.ts";
 import { Agent } from "../agent/agent.ts";
 import { LlmSettings } from "./llm-settings.ts";
-import { channelMethods } from "./channel-methods.ts";
+import { pluginMethods } from "./plugin-methods.ts";
+import type { KernelServices } from "./kernel-services.ts";
 import { ensureWebToken } from "./web-token.ts";
 import { checkListen } from "./listen-check.ts";
 import { eventText, Memory } from "../memory/memory.ts";
@@ -120,7 +118,7 @@ export class Kernel {
     const kernel = new Kernel(paths, config, log, store, lock);
     kernel.webToken = ensureWebToken(paths.dir, config.web.token, config.listen);
     kernel.supervisor = kernel.createSupervisor(opts.clock ?? realClock, opts.env ?? process.env);
-    kernel.control = listenUnixRpc(paths.socket, controlHandler(kernel), log.with({ component: "control" }));
+    kernel.control = listenUnixRpc(paths.socket, controlHandler(kernel.services(opts.env ?? process.env)), log.with({ component: "control" }));
     log.info("homed ready", {
       version: VERSION,
       pid: process.pid,
@@ -182,25 +180,7 @@ export class Kernel {
       clock,
       log: this.log.with({ component: "supervisor" }),
       hello: () => hello,
-      kernelMethods: {
-        [PluginMethod.KernelStatus]: () => this.status(),
-        [PluginMethod.ConfigGet]: (params, plugin) => {
-          const r = v.safeParse(ConfigGetParams, params);
-          if (!r.success) throw new HomedError("invalid_params", describeIssues(r.issues));
-          if (r.output.section === "web") {
-            if (!this.supervisor.isBuiltin(plugin)) throw new HomedError("invalid_params", `the web section is reserved to built-in plugins`);
-            return { ...this.config.web, token: this.webToken, token_set: this.config.web.token !== "" };
-          }
-          if (r.output.section === "mcp") {
-            // Passthrough names are resolved here: the mcp plugin itself never holds the daemon's environment.
-            const servers = this.config.mcp.servers.map(({ env_passthrough, ...s }) => ({ ...s, env: { ...passThrough(env, env_passthrough), ...s.env } }));
-            return { servers };
-          }
-          return this.config[r.output.section];
-        },
-        ...this.agent.pluginMethods,
-        ...channelMethods(this),
-      },
+      kernelMethods: pluginMethods(this.services(env), this.agent),
       onPluginExit: (name) => {
         const gone = this.agent.pluginGone(name);
         if (gone.stages || gone.tools) this.log.info("plugin registrations removed", { plugin: name, ...gone });
@@ -214,6 +194,28 @@ export class Kernel {
       startTimeoutMs: pc.start_timeout_ms,
       pingIntervalMs: pc.ping_interval_ms,
     });
+  }
+
+  /** What the method tables may use of the kernel (src/kernel/kernel-services.ts). */
+  private services(env: Record<string, string | undefined>): KernelServices {
+    const kernel = this;
+    return {
+      store: this.store,
+      memory: this.memory,
+      agent: this.agent,
+      llm: this.llm,
+      config: this.config,
+      get webToken() {
+        return kernel.webToken;
+      },
+      passThrough: (names) => passThrough(env, names),
+      plugins: {
+        restart: (name) => this.supervisor.restart(name),
+        isBuiltin: (name) => this.supervisor.isBuiltin(name),
+        peer: (name) => this.supervisor.process(name)?.rpc,
+      },
+      status: () => this.status(),
+    };
   }
 
   status(): StatusResult {

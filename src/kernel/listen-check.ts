@@ -24,7 +24,7 @@ export function checkListen(listen: string): void {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? "";
     const reason = REASONS[code] ?? (err as Error).message;
-    throw new HomedError("config", `cannot listen on ${listen}: ${reason}`, { listen, code });
+    throw new HomedError("config", `cannot listen on ${listen}: ${reason}`, { listen, errno: code }, { cause: err });
   }
   probe.stop(true);
 }

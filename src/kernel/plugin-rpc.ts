@@ -6,9 +6,9 @@
  * Guard, as for the kernel's other privileged methods: restarting another plugin is reserved
  * to built-in plugins (the web UI's restart button is one); any plugin may restart itself.
  */
-import * as v from "valibot";
 import { HomedError, RpcError } from "../protocol/errors.ts";
-import { describeIssues, RpcErrorCode } from "../protocol/jsonrpc.ts";
+import { RpcErrorCode } from "../protocol/jsonrpc.ts";
+import { parseParams } from "../protocol/parse-params.ts";
 import {
   FacilityReadyParams,
   HelloParams,
@@ -42,21 +42,15 @@ export interface PluginRpcHost {
   kernelMethods: Record<string, (params: unknown, plugin: string) => unknown>;
 }
 
-function parse<S extends v.GenericSchema>(schema: S, params: unknown): v.InferOutput<S> {
-  const r = v.safeParse(schema, params);
-  if (!r.success) throw new HomedError("invalid_params", describeIssues(r.issues));
-  return r.output;
-}
-
 /** Answer one request from the plugin of `session`. */
 export function answerPlugin(session: PluginSession, host: PluginRpcHost, method: string, params: unknown): unknown {
   const name = session.name;
   if (method === PluginMethod.Hello) {
-    const p = parse(HelloParams, params);
-    if (p.name !== name) throw new HomedError("invalid_params", `this is plugin ${name}, not ${p.name}`);
+    const p = parseParams(HelloParams, params);
+    if (p.name !== name) throw new HomedError("conflict", `this is plugin ${name}, not ${p.name}`);
     if (p.protocol !== PLUGIN_PROTOCOL_VERSION)
       throw new HomedError(
-        "invalid_params",
+        "conflict",
         `protocol ${p.protocol} unsupported; this kernel speaks ${PLUGIN_PROTOCOL_VERSION}`,
       );
     session.greeted();
@@ -65,9 +59,9 @@ export function answerPlugin(session: PluginSession, host: PluginRpcHost, method
   if (!session.helloDone) throw new RpcError(RpcErrorCode.InvalidRequest, `${method} before ${PluginMethod.Hello}`);
   switch (method) {
     case PluginMethod.FacilityReady: {
-      const { facility } = parse(FacilityReadyParams, params);
+      const { facility } = parseParams(FacilityReadyParams, params);
       if (!session.provides.includes(facility))
-        throw new HomedError("invalid_params", `${name} does not declare ${facility} in provides`);
+        throw new HomedError("forbidden", `${name} does not declare ${facility} in provides`);
       session.facilityReady(facility);
       return { ok: true };
     }
@@ -77,10 +71,10 @@ export function answerPlugin(session: PluginSession, host: PluginRpcHost, method
     case PluginMethod.List:
       return host.list();
     case PluginMethod.Restart: {
-      const target = parse(RestartParams, params).name;
+      const target = parseParams(RestartParams, params).name;
       if (target !== name && !host.isBuiltin(name)) {
         throw new HomedError(
-          "invalid_params",
+          "forbidden",
           `restarting another plugin is reserved to built-in plugins; ${name} is not one`,
         );
       }

@@ -129,7 +129,7 @@ export class Supervisor {
       await this.settled(e);
     }
     const proc = e.run?.proc;
-    if (!proc?.alive || e.state !== "ready") throw new HomedError("invalid_params", `plugin ${name} is ${e.state}: ${e.detail}`);
+    if (!proc?.alive || e.state !== "ready") throw new HomedError("unavailable", `plugin ${name} is ${e.state}: ${e.detail}`);
     e.inFlight++;
     try {
       return await proc.rpc.request(method, params, { timeoutMs });
@@ -146,7 +146,7 @@ export class Supervisor {
   restart(name: string): PluginInfo {
     const e = this.entries.get(name);
     if (!e) throw new HomedError("not_found", `no plugin named ${name}`);
-    if (e.state === "blocked" || e.state === "disabled") throw new HomedError("invalid_params", `${name} cannot start: ${e.detail}`);
+    if (e.state === "blocked" || e.state === "disabled") throw new HomedError("conflict", `${name} cannot start: ${e.detail}`);
     this.opts.log.info("plugin restart requested", { plugin: name, state: e.state });
     e.crashes = [];
     e.restarts++;

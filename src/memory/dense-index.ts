@@ -8,6 +8,7 @@
 import type { Database } from "bun:sqlite";
 import type { Embedder } from "../embed/embedder.ts";
 import { cosine } from "../embed/embedder.ts";
+import { MAX_INDEXED_TEXT_CHARS } from "../protocol/event-bodies.ts";
 
 export interface DenseLog {
   warn(msg: string, fields?: Record<string, unknown>): void;
@@ -58,7 +59,7 @@ export class DenseIndex {
       while (this.queue.length > 0) {
         const p = this.queue.shift() as Pending;
         try {
-          const [vec] = await this.embedder.embedTexts([p.text.slice(0, 20_000)]);
+          const [vec] = await this.embedder.embedTexts([p.text.slice(0, MAX_INDEXED_TEXT_CHARS)]);
           if (!vec) continue;
           insert.run(p.id, this.embedder.id, vec.length, new Uint8Array(vec.buffer, vec.byteOffset, vec.byteLength));
           this.made++;

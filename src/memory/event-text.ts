@@ -1,27 +1,28 @@
 /** What memory indexes of an event: its text, by kind. */
+import { MAX_INDEXED_TEXT_CHARS, readEventBody, type ReadEventBody } from "../protocol/event-bodies.ts";
 
-/** The text of an event that memory indexes, by kind; null for events with none. */
-export function eventText(kind: string, body: string): string | null {
-  let b: Record<string, unknown>;
-  try {
-    b = JSON.parse(body) as Record<string, unknown>;
-  } catch {
-    return null;
-  }
-  const s = (x: unknown) => (typeof x === "string" ? x : "");
-  switch (kind) {
+/** The text memory indexes of a parsed body; null for events with none. */
+export function bodyText(e: ReadEventBody): string | null {
+  switch (e.kind) {
     case "user-message":
-      return s(b.text) || null;
+    case "model-output":
+      return e.body.text || null;
     case "agent-reply":
       // A reply the model wrote is indexed as its model-output; only other replies stand alone.
-      return b.fromModel === true ? null : s(b.text) || null;
+      return e.body.fromModel ? null : e.body.text || null;
     case "recall-turn":
-      return [s(b.text), s(b.caption)].filter(Boolean).join("\n") || null;
-    case "model-output":
-      return s(b.text) || null;
+      return [e.body.text, e.body.caption].filter(Boolean).join("\n") || null;
     case "tool-result":
-      return `${s(b.name)}\n${s(b.content).slice(0, 20_000)}`;
-    default:
-      return typeof b.text === "string" ? b.text : null;
+      return `${e.body.name}\n${e.body.content.slice(0, MAX_INDEXED_TEXT_CHARS)}`;
+    case "tool-call":
+      return null;
+    case "other":
+      return e.body.text ?? null;
   }
+}
+
+/** The text of a stored event that memory indexes, by kind; null for events with none. */
+export function eventText(kind: string, body: string): string | null {
+  const e = readEventBody(kind, body);
+  return e ? bodyText(e) : null;
 }

@@ -8,7 +8,8 @@
 import type { Database } from "bun:sqlite";
 import type { Tokenizer } from "../embed/tokenizer.ts";
 import { ConvIndex } from "./conv-index.ts";
-import { eventText } from "./event-text.ts";
+import { readEventBody } from "../protocol/event-bodies.ts";
+import { bodyText } from "./event-text.ts";
 
 export interface Scored {
   id: number;
@@ -66,11 +67,12 @@ export class LexicalIndex {
     this.db.transaction(() => {
       this.db.exec("DELETE FROM event_terms; DELETE FROM event_fts; DELETE FROM term_df");
       for (const r of rows) {
-        const text = eventText(r.kind, r.body);
-        if (text === null) continue;
+        const e = readEventBody(r.kind, r.body);
+        const text = e ? bodyText(e) : null;
+        if (e === null || text === null) continue;
         let meta: EventMeta = {};
-        if (r.kind === "recall-turn") {
-          const b = JSON.parse(r.body) as { speaker?: string; session?: string | number | null; time?: string | number | null };
+        if (e.kind === "recall-turn") {
+          const b = e.body;
           meta = { speaker: b.speaker, session: b.session, time: typeof b.time === "number" ? b.time : typeof b.time === "string" ? Date.parse(b.time) : null };
         }
         this.add(r.id, r.conv, text, meta);

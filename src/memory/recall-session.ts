@@ -6,6 +6,7 @@
  */
 import type { Store } from "../store/store.ts";
 import type { Tokenizer } from "../embed/tokenizer.ts";
+import { eventOf, readBodyOf } from "../protocol/event-bodies.ts";
 import type { RecallOp } from "../protocol/recall.ts";
 import { LexicalIndex } from "./lexical-index.ts";
 import { rankEvents, type LexicalParams, type ScorerName } from "./relevance.ts";
@@ -57,9 +58,10 @@ export class RecallSession {
     const minId = Number(this.store.db.query<{ value: string }, [string]>("SELECT value FROM meta WHERE key = ?").get(`recall_gen:${conv}`)?.value ?? 0);
     s = { minId, ids: [], userIds: new Map() };
     for (const e of this.store.conversationEventsAfter(conv, minId - 1)) {
-      if (e.kind !== "recall-turn") continue;
+      const body = e.kind === "recall-turn" ? readBodyOf("recall-turn", e.body) : null;
+      if (!body) continue;
       s.ids.push(e.id);
-      s.userIds.set(e.id, (JSON.parse(e.body) as { id: string | number }).id);
+      s.userIds.set(e.id, body.id);
     }
     this.convs.set(conv, s);
     return s;
@@ -86,7 +88,7 @@ export class RecallSession {
         const s = this.state(op.conv);
         this.begin();
         const body = { id: op.id, text: op.text, speaker: op.speaker, time: normaliseTime(op.time), session: op.session ?? null, seq: op.seq ?? null, caption: op.caption ?? null };
-        const { id } = this.store.append({ conv: op.conv, kind: "recall-turn", actor: op.speaker || "unknown", body });
+        const { id } = this.store.append({ conv: op.conv, actor: op.speaker || "unknown", ...eventOf("recall-turn", body) });
         this.index.add(id, op.conv, op.caption ? `${op.text}\n${op.caption}` : op.text, { speaker: op.speaker, session: op.session ?? null, time: parseTime(op.time) });
         s.ids.push(id);
         s.userIds.set(id, op.id);

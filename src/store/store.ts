@@ -6,6 +6,7 @@
  */
 import { Database } from "bun:sqlite";
 import { chmodSync, existsSync, statSync } from "node:fs";
+import { readBodyOf } from "../protocol/event-bodies.ts";
 import { HomedError } from "../protocol/errors.ts";
 import { MIGRATIONS, SCHEMA_VERSION } from "./migrations.ts";
 
@@ -58,7 +59,7 @@ export class Store {
     try {
       db = new Database(path, { create: true, strict: true });
     } catch (err) {
-      throw new HomedError("store", `cannot open ${path}: ${(err as Error).message}`, { path });
+      throw new HomedError("store", `cannot open ${path}: ${(err as Error).message}`, { path }, { cause: err });
     }
     try {
       if (fresh) chmodSync(path, 0o600);
@@ -71,7 +72,7 @@ export class Store {
     } catch (err) {
       db.close();
       if (err instanceof HomedError) throw err;
-      throw new HomedError("store", `${path}: ${(err as Error).message}`, { path });
+      throw new HomedError("store", `${path}: ${(err as Error).message}`, { path }, { cause: err });
     }
   }
 
@@ -140,13 +141,9 @@ export class Store {
       )
       .all(limit);
     return rows.map((r) => {
-      let title = r.id;
-      try {
-        const t = (JSON.parse(r.first ?? "{}") as { text?: unknown }).text;
-        if (typeof t === "string" && t.trim()) title = t.trim().slice(0, 80);
-      } catch {
-        // A malformed first event leaves the id as the title.
-      }
+      // A first event that is not a user message's body leaves the id as the title.
+      const t = r.first === null ? null : readBodyOf("user-message", r.first)?.text.trim();
+      const title = t ? t.slice(0, 80) : r.id;
       return { id: r.id, channel: r.channel, createdAt: r.created_at, updatedAt: r.updated_at, turns: r.turns, inputTokens: r.input_tokens, outputTokens: r.output_tokens, title };
     });
   }

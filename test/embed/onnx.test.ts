@@ -3,7 +3,7 @@
  * from / (onnxruntime's library embedded and loaded before its addon).
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, writeFileSync, mkdirSync } from "node:fs";
+import { existsSync, writeFileSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { OnnxEmbedder } from "../../src/embed/onnx.ts";
 import { WordPiece } from "../../src/embed/wordpiece.ts";
@@ -66,8 +66,16 @@ describe("homed models", () => {
     r = await run([HOMED, "models", "-data", dir.path, "check", "nope", "x"]);
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toContain("has no homed-model.json");
+    // A model file that is missing is a plain one-line error naming it, not a stack.
+    writeTinyModel(join(dir.path, "models", "novocab"));
+    rmSync(join(dir.path, "models", "novocab", "vocab.txt"));
+    r = await run([HOMED, "models", "-data", dir.path, "check", "novocab", "x"]);
+    expect([r.exitCode, r.stderr]).toEqual([1, `homed: ${join(dir.path, "models", "novocab", "vocab.txt")}: no such file\n`]);
   });
 });
+
+/** stderr without pull's progress lines: what the command says went wrong. */
+const errorLines = (stderr: string) => stderr.trim().split("\n").filter((l) => !/^(downloading |  \S+: [\d.]+ MiB$)/.test(l));
 
 describe("homed models pull", () => {
   test("downloads a known model from the hub endpoint (a local mirror here), checks it loads, installs it", async () => {
@@ -97,14 +105,17 @@ describe("homed models pull", () => {
       r = await run([HOMED, "models", "-data", dir.path, "pull", "bge-small-en"], { env: { HF_ENDPOINT: endpoint } });
       expect(r.exitCode).toBe(1);
       expect(r.stderr).toContain("HTTP 404");
+      expect(errorLines(r.stderr)).toHaveLength(1);
       expect(existsSync(join(dir.path, "models", "bge-small-en"))).toBe(false);
       expect(existsSync(join(dir.path, "models", "bge-small-en.pulling"))).toBe(false);
     } finally {
       mirror.stop(true);
     }
     const offline = await run([HOMED, "models", "-data", dir.path, "-endpoint", "http://127.0.0.1:1", "pull", "bge-small-zh"]);
-    expect(offline.exitCode).toBe(1);
+    // A network failure is upstream's, not the caller's: EX_UNAVAILABLE, one line.
+    expect(offline.exitCode).toBe(69);
     expect(offline.stderr).toContain("cannot reach http://127.0.0.1:1");
+    expect(errorLines(offline.stderr)).toHaveLength(1);
     expect((await run([HOMED, "models", "-data", dir.path, "pull", "no-such-model"])).stderr).toContain("unknown model no-such-model");
   });
 });

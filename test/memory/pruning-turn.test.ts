@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { tempDir } from "../harness/binary.ts";
 import { startAgentRig } from "../harness/agent-daemon.ts";
 import { connectUnixRpc } from "../../src/ipc/unix-rpc.ts";
-import { estimateTokens } from "../../src/agent/history.ts";
+import { estimateTokens } from "../../src/memory/tokens.ts";
 
 const TOPICS = ["astronomy telescope nebula orbit comet", "baking sourdough flour oven crust", "sailing harbour mast wind knots", "chess opening gambit endgame rook", "gardening compost tomato seedling mulch", "cycling gears saddle climb descent", "jazz saxophone chord improvisation swing"];
 

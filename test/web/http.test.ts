@@ -27,7 +27,9 @@ describe("bad HTTP input", () => {
       ["api/provider", json({ provider: "skynet", model: "m" }), 422, "provider must be openai or anthropic"],
       ["api/conversations/%00bad", { method: "GET" }, 400, ""],
       ["api/approve", json({ stream: "nope", callId: "x", approved: true }), 404, "no question is waiting"],
-      ["api/plugins/nope/restart", json({}), 400, "no plugin named nope"],
+      // Kernel refusals keep their meaning over HTTP (src/protocol/errors.ts, one mapping).
+      ["api/plugins/nope/restart", json({}), 404, "no plugin named nope"],
+      ["api/plugins/mcp/restart", json({}), 409, "mcp cannot start: not needed"],
       ["v1/chat/completions", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ messages: [] }) }, 422, "messages is empty"],
       ["nowhere", { method: "GET" }, 404, "not found"],
     ];

@@ -5,7 +5,7 @@
  * (JSON-RPC errors) one line, with the status of the HomedError code they carry; anything else
  * — a bug — the stack as a log line.
  */
-import { ExitCode, exitCodeFor, HomedError, isHomedErrorCode, RpcError } from "../protocol/errors.ts";
+import { errorCodeOf, ExitCode, exitCodeFor, HomedError, RpcError } from "../protocol/errors.ts";
 import { formatLogLine } from "../protocol/logfmt.ts";
 
 export function reportError(prog: string, err: unknown, usage: () => string, asLog = false): number {
@@ -22,9 +22,9 @@ export function reportError(prog: string, err: unknown, usage: () => string, asL
     return err.exitCode;
   }
   if (err instanceof RpcError) {
-    const code = (err.data as { code?: unknown } | undefined)?.code;
+    const code = errorCodeOf(err);
     process.stderr.write(asLog ? formatLogLine("error", err.message, { code: err.code }) + "\n" : `${prog}: ${err.message}\n`);
-    return isHomedErrorCode(code) ? exitCodeFor(code) : ExitCode.Failure;
+    return code ? exitCodeFor(code) : ExitCode.Failure;
   }
   process.stderr.write(formatLogLine("error", "unexpected failure", { err: err instanceof Error ? (err.stack ?? err.message) : String(err) }) + "\n");
   return ExitCode.Failure;

@@ -1,0 +1,294 @@
+/**
+ * The steps of one turn (src/agent/turn.ts runs the loop): each takes the turn's scope, runs its
+ * stage, records what it must in the log, and returns what the loop decides on — a verdict is a
+ * return value, never state a callback set.
+ */
+import type { ExecutionOrigin } from "../protocol/agent.ts";
+import { type EventKind, eventOf } from "../protocol/event-bodies.ts";
+import type { ChatMessage, LanguageModel, ToolCall, Usage } from "../llm/types.ts";
+import type { ContextItem } from "../memory/context.ts";
+import { estimateTokens } from "../memory/tokens.ts";
+import type { StageName, StagePayloads } from "../protocol/agent.ts";
+import { type FoldStep, foldStage, runStage } from "./stages.ts";
+import type { TurnConfig, TurnDeps, TurnInput, TurnResult, TurnSink, TurnStopReason } from "./turn.ts";
+
+/** What every step of one turn shares: who it is for, its deps, and its running totals. */
+export interface TurnScope {
+  d: TurnDeps;
+  sink: TurnSink;
+  signal: AbortSignal;
+  turn: string;
+  conv: string;
+  channel: string;
+  untrusted: boolean;
+  origin: ExecutionOrigin;
+  cfg: TurnConfig;
+  usage: Usage;
+  iterations: number;
+}
+
+/** One message the model is sent, with what memory knows of it (null: system, input, this turn's own). */
+export interface PromptEntry {
+  message: ChatMessage;
+  item: ContextItem | null;
+}
+
+/** Open the turn in the log and on the channel, with the person's input as its first event. */
+export function beginTurn(d: TurnDeps, input: TurnInput, sink: TurnSink, signal: AbortSignal): TurnScope {
+  const s: TurnScope = {
+    d,
+    sink,
+    signal,
+    turn: crypto.randomUUID(),
+    conv: input.conv,
+    channel: input.channel,
+    untrusted: input.untrusted ?? false,
+    origin: input.origin ?? "foreground",
+    cfg: d.config(),
+    usage: { inputTokens: 0, outputTokens: 0 },
+    iterations: 0,
+  };
+  d.store.beginTurn(s.turn, s.conv, s.channel);
+  sink.event({ type: "turn-start", turn: s.turn, conv: s.conv });
+  append(s, eventOf("user-message", { turn: s.turn, text: input.text, channel: s.channel }), "user", input.text);
+  return s;
+}
+
+/** Append one of the turn's events; `text`, when given, is what memory indexes of it. */
+function append(s: TurnScope, event: { kind: EventKind; body: unknown }, actor = "agent", text?: string): void {
+  const r = s.d.store.append({ conv: s.conv, actor, untrusted: s.untrusted, ...event });
+  if (text !== undefined) s.d.remember?.(r.id, s.conv, text);
+}
+
+/** Run one of the turn's stages, folding its handlers' answers into a value (see foldStage). */
+function fold<S extends StageName, A>(
+  s: TurnScope,
+  stage: S,
+  payload: StagePayloads[S],
+  init: A,
+  step: FoldStep<S, A>,
+) {
+  return foldStage(s.d.stages, s.d.caller, s.d.log, stage, payload, init, step);
+}
+
+/** The input stopped at on_input, with the reply the person gets instead. */
+export type Gated = { stop: "blocked" | "short_circuit"; reply: string };
+
+/** on_input: a handler may block the input, answer it instead of the model, or rewrite it. */
+export async function gateInput(s: TurnScope, text: string): Promise<{ stop: null; text: string } | Gated> {
+  const r = await fold(
+    s,
+    "on_input",
+    { conv: s.conv, channel: s.channel, text, untrusted: s.untrusted },
+    null as Gated | null,
+    (o, p, acc) => {
+      const res = o.result;
+      if (res?.action === "block")
+        return {
+          payload: p,
+          acc: { stop: "blocked" as const, reply: res.reason ? `Not processed: ${res.reason}` : "Not processed." },
+          stop: true,
+        };
+      if (res?.action === "reply")
+        return { payload: p, acc: { stop: "short_circuit" as const, reply: res.text ?? "" }, stop: true };
+      if (res?.text !== undefined) return { payload: { ...p, text: res.text }, acc };
+      return { payload: p, acc };
+    },
+  );
+  return r.acc ?? { stop: null, text: r.payload.text };
+}
+
+/** Tokens the history budget leaves free beyond the estimates (message framing, estimate error). */
+const PROMPT_MARGIN_TOKENS = 256;
+
+/**
+ * The prompt: the system prompt with what pre_action injects, then what memory assembles of the
+ * past for this input (recalled snippets, then past turns), then the input.
+ */
+export async function assembleContext(s: TurnScope, input: string): Promise<PromptEntry[]> {
+  const { contextWindow, maxOutputTokens, systemPrompt } = s.cfg;
+  const fixed = maxOutputTokens + estimateTokens(systemPrompt) + estimateTokens(input) + PROMPT_MARGIN_TOKENS;
+  const budgetTokens = Math.max(0, contextWindow - fixed);
+  const context = await s.d.context.assemble({ conv: s.conv, input, budgetTokens, excludeTurn: s.turn });
+  const payload = { conv: s.conv, channel: s.channel, input, messages: context.history.length + 1 };
+  const injected = await fold(s, "pre_action", payload, [] as string[], (o, p, acc) => ({
+    payload: p,
+    acc: [...acc, ...(o.result?.inject ?? []).map((text) => `[from plugin ${o.handler.plugin}]\n${text}`)],
+  }));
+  const system = [s.cfg.systemPrompt, ...injected.acc].filter(Boolean).join("\n\n");
+  return [
+    ...(system ? [{ message: { role: "system" as const, content: system }, item: null }] : []),
+    ...(context.recalledNote ? [context.recalledNote] : []),
+    ...context.history,
+    { message: { role: "user", content: input }, item: null },
+  ];
+}
+
+export interface ModelOutput {
+  text: string;
+  calls: ToolCall[];
+  end: "finished" | "aborted" | "failed";
+  failure: string;
+}
+
+/** One model call, streamed to the channel as it comes, and recorded whatever its end. */
+export async function callModel(
+  s: TurnScope,
+  model: LanguageModel,
+  prompt: readonly PromptEntry[],
+): Promise<ModelOutput> {
+  const out: ModelOutput = { text: "", calls: [], end: "finished", failure: "" };
+  const tools = s.d.tools.specs();
+  const messages = prompt.map((e) => e.message);
+  s.d.onContext?.(
+    s.conv,
+    s.turn,
+    messages,
+    tools.map((t) => t.name),
+    prompt.map((e) => e.item),
+  );
+  for await (const ev of model.stream({ messages, tools, maxOutputTokens: s.cfg.maxOutputTokens }, s.signal)) {
+    if (ev.type === "text-delta") {
+      out.text += ev.text;
+      s.sink.event({ type: "text-delta", text: ev.text });
+    } else if (ev.type === "tool-call") out.calls.push(ev.call);
+    else if (ev.type === "usage") {
+      s.usage.inputTokens += ev.usage.inputTokens;
+      s.usage.outputTokens += ev.usage.outputTokens;
+    } else if (ev.type === "finish") {
+      if (ev.stopReason === "aborted") out.end = "aborted";
+      else if (ev.stopReason === "error") {
+        out.end = "failed";
+        out.failure = ev.error?.message ?? "the model call failed";
+      }
+    }
+  }
+  const memoryText = [out.text, ...out.calls.map((c) => `${c.name} ${c.arguments}`)].join("\n");
+  append(
+    s,
+    eventOf("model-output", {
+      turn: s.turn,
+      iteration: s.iterations,
+      text: out.text,
+      toolCalls: out.calls,
+      failed: out.end !== "finished",
+    }),
+    "agent",
+    memoryText,
+  );
+  return out;
+}
+
+/** post_action: a handler may filter the text, drop tool calls, or redirect the model. */
+export async function shapeOutput(
+  s: TurnScope,
+  out: ModelOutput,
+): Promise<{ redirect: string } | { redirect: null; text: string; toolCalls: ToolCall[] }> {
+  const payload = { conv: s.conv, iteration: s.iterations, text: out.text, toolCalls: out.calls };
+  const r = await fold(s, "post_action", payload, null as string | null, (o, p, acc) => {
+    const res = o.result;
+    if (!res) return { payload: p, acc };
+    if (res.action === "redirect" && res.redirect) return { payload: p, acc: res.redirect, stop: true };
+    const next = { ...p };
+    if (res.text !== undefined) next.text = res.text;
+    const drop = res.dropToolCalls;
+    if (drop?.length) next.toolCalls = p.toolCalls.filter((c) => !drop.includes(c.id));
+    return { payload: next, acc };
+  });
+  if (r.acc !== null) return { redirect: r.acc };
+  if (r.payload.text !== out.text) s.sink.event({ type: "text-replace", text: r.payload.text });
+  return { redirect: null, text: r.payload.text, toolCalls: r.payload.toolCalls };
+}
+
+/** A redirect discards the output (recorded as such) and tells the model what the plugin said instead. */
+export function redirect(s: TurnScope, prompt: PromptEntry[], out: ModelOutput, instead: string): void {
+  append(
+    s,
+    eventOf("model-output", {
+      turn: s.turn,
+      iteration: s.iterations,
+      text: out.text,
+      toolCalls: out.calls,
+      discarded: true,
+      redirect: instead,
+    }),
+  );
+  s.sink.event({ type: "text-replace", text: "" });
+  s.sink.event({ type: "notice", text: "a plugin redirected the model" });
+  prompt.push(
+    { message: { role: "assistant", content: out.text }, item: null },
+    { message: { role: "user", content: instead }, item: null },
+  );
+}
+
+/**
+ * Run the round's tool calls one after another, each through the one gate, their results
+ * joining the prompt. Returns the reasons when every call was denied, else null.
+ */
+export async function runTools(
+  s: TurnScope,
+  prompt: PromptEntry[],
+  text: string,
+  calls: ToolCall[],
+): Promise<string[] | null> {
+  prompt.push({ message: { role: "assistant", content: text, toolCalls: calls }, item: null });
+  const denials: string[] = [];
+  let ran = 0;
+  for (const call of calls) {
+    if (s.signal.aborted) break;
+    s.sink.event({ type: "tool-call", callId: call.id, name: call.name, arguments: call.arguments });
+    const r = await s.d.executor.execute(call, {
+      conv: s.conv,
+      turn: s.turn,
+      untrusted: s.untrusted,
+      origin: s.origin,
+      ask: s.sink.ask,
+      signal: s.signal,
+    });
+    s.sink.event({ type: "tool-result", callId: call.id, name: call.name, status: r.status, content: r.content });
+    prompt.push({
+      message: { role: "tool", toolCallId: call.id, name: call.name, content: r.content, isError: r.status !== "ok" },
+      item: null,
+    });
+    if (r.status === "denied") denials.push(r.content);
+    else ran++;
+  }
+  return ran === 0 ? denials : null;
+}
+
+/** before_output, the reply to the log, the turn's totals, after_output. */
+export async function finish(
+  s: TurnScope,
+  text: string,
+  stopReason: TurnStopReason,
+  fromModel: boolean,
+  error?: string,
+): Promise<TurnResult> {
+  const { conv, channel } = s;
+  const shaped = await runStage(s.d.stages, s.d.caller, s.d.log, "before_output", { conv, channel, text }, (o, p) =>
+    o.result?.text !== undefined ? { payload: { ...p, text: o.result.text } } : { payload: p },
+  );
+  if (shaped.text !== text) s.sink.event({ type: "text-replace", text: shaped.text });
+  append(
+    s,
+    eventOf("agent-reply", { turn: s.turn, text: shaped.text, fromModel, stopReason, ...(error ? { error } : {}) }),
+    "agent",
+    fromModel ? undefined : shaped.text,
+  );
+  s.d.store.finishTurn(s.turn, {
+    iterations: s.iterations,
+    inputTokens: s.usage.inputTokens,
+    outputTokens: s.usage.outputTokens,
+    stopReason,
+  });
+  await runStage(s.d.stages, s.d.caller, s.d.log, "after_output", { conv, channel, text: shaped.text, usage: s.usage });
+  return {
+    turn: s.turn,
+    conv,
+    text: shaped.text,
+    stopReason,
+    iterations: s.iterations,
+    usage: s.usage,
+    ...(error ? { error } : {}),
+  };
+}

@@ -1,0 +1,62 @@
+/**
+ * The one way a peer's chat request becomes a turn, for the control socket (`chat.send`) and for
+ * channel plugins (`chat/send`): events stream back as notifications, approval questions go out
+ * as requests whose answers are checked against the protocol schema, the peer's disconnect (or
+ * the caller's own abort) cancels the turn, and the disconnect listener is removed when the turn
+ * ends, so a long-lived connection does not gather one per turn.
+ */
+import * as v from "valibot";
+import type { ApprovalQuestion } from "../agent/tool-executor.ts";
+import type { TurnEvent, TurnInput, TurnSink } from "../agent/turn.ts";
+import { ChatApproveResult, type TurnResultView } from "../protocol/control.ts";
+import type { ChatPeer, KernelServices } from "./kernel-services.ts";
+
+/** A frame for the peer: which method, with which params. */
+export interface PeerFrame {
+  method: string;
+  params: unknown;
+}
+
+/** How a turn's traffic is addressed to this kind of peer. */
+export interface ChatRoute {
+  /** The notification that carries one turn event. */
+  event(e: TurnEvent): PeerFrame;
+  /** The request that asks for an approval; absent when nobody on this peer can answer. */
+  approve?: (q: ApprovalQuestion) => PeerFrame;
+}
+
+/**
+ * Run `input` as a turn for `peer` and return its result with the conversation's usage.
+ * `cancel` lets the caller abort the turn as well (a `chat/cancel`).
+ */
+export async function runChatTurn(
+  k: KernelServices,
+  peer: ChatPeer,
+  input: TurnInput,
+  route: ChatRoute,
+  cancel = new AbortController(),
+): Promise<TurnResultView> {
+  const forget = peer.onClose(() => cancel.abort());
+  const approve = route.approve;
+  const sink: TurnSink = {
+    event: (e) => {
+      const f = route.event(e);
+      peer.notify(f.method, f.params);
+    },
+    ask: approve
+      ? async (q) => {
+          const f = approve(q);
+          const raw = await peer.request(f.method, f.params, { timeoutMs: k.config.approval.timeout_ms });
+          // Anything but a well-formed yes is a no.
+          const r = v.safeParse(ChatApproveResult, raw);
+          return r.success && r.output.approved;
+        }
+      : undefined,
+  };
+  try {
+    const result = await k.agent.run(input, sink, cancel.signal);
+    return { ...result, conversation: k.store.conversationUsage(input.conv) };
+  } finally {
+    forget();
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * What the kernel's method tables (control.ts, channel-methods.ts, plugin-methods.ts) may use
+ * of the kernel: a narrow view, so they do not import `Kernel` (which imports them) and a
+ * handler's reach is visible in one place. `Kernel.services()` builds it.
+ */
+import type { Agent } from "../agent/agent.ts";
+import type { RpcPeer } from "../ipc/rpc-peer.ts";
+import type { Memory } from "../memory/memory.ts";
+import type { StatusResult } from "../protocol/control.ts";
+import type { PluginInfo } from "../protocol/plugin.ts";
+import type { Store } from "../store/store.ts";
+import type { Config } from "./config.ts";
+import type { LlmSettings } from "./llm-settings.ts";
+
+/** The other end of a chat: a control-socket client or a channel plugin's RPC link. */
+export type ChatPeer = Pick<RpcPeer, "notify" | "request" | "onClose">;
+
+/** The plugins, as the method tables see them. */
+export interface PluginServices {
+  /** Restart `name` now (HomedError not_found / conflict when it cannot be). */
+  restart(name: string): PluginInfo;
+  isBuiltin(name: string): boolean;
+  /** The link to a running plugin, to stream a turn back to it; undefined when it is not running. */
+  peer(name: string): ChatPeer | undefined;
+}
+
+export interface KernelServices {
+  readonly store: Pick<Store, "append" | "conversationUsage" | "listConversations" | "recentConversationEvents">;
+  readonly memory: Pick<Memory, "add" | "layerIds" | "peekCold">;
+  readonly agent: Pick<Agent, "run" | "lastContext">;
+  readonly llm: Pick<LlmSettings, "view" | "set" | "model">;
+  readonly plugins: PluginServices;
+  /** The sections of config.toml a plugin may read (config/get); approval's timeout bounds every question. */
+  readonly config: Pick<Config, "web" | "mcp" | "approval" | "agent">;
+  /** The web login token in force (config.toml, or DATA/web-token). */
+  readonly webToken: string;
+  /** The values of these daemon environment variables that are set (an MCP server's env_passthrough). */
+  passThrough(names: readonly string[]): Record<string, string>;
+  status(): StatusResult;
+}

@@ -1,0 +1,57 @@
+/**
+ * Every method a plugin may call on the kernel, and where it is answered:
+ *
+ * | methods | answered by |
+ * |---|---|
+ * | plugin/hello, facility/ready, plugin/ready, plugins/list, plugins/restart | the supervisor's plugin RPC (src/kernel/supervisor.ts), before this table |
+ * | kernel/status, config/get | this file |
+ * | tools/register, tools/unregister, stages/register (AgentMethod) | `Agent.pluginMethods` (src/agent/agent.ts) |
+ * | chat/send, chat/cancel, conversations/*, context/get, llm/* (ChannelMethod) | channel-methods.ts |
+ *
+ * The control socket's methods are all in control.ts.
+ */
+import { ConfigGetParams, PluginMethod } from "../protocol/plugin.ts";
+import { HomedError } from "../protocol/errors.ts";
+import { parseParams } from "../protocol/parse-params.ts";
+import type { Agent } from "../agent/agent.ts";
+import { channelMethods } from "./channel-methods.ts";
+import type { KernelServices } from "./kernel-services.ts";
+
+/** A kernel method a plugin calls; `plugin` is the caller's name as the supervisor knows it. */
+export type PluginMethodTable = Record<string, (params: unknown, plugin: string) => unknown>;
+
+/** The kernel's own methods for plugins: status and the configuration sections they may read. */
+function kernelMethods(k: KernelServices): PluginMethodTable {
+  return {
+    [PluginMethod.KernelStatus]: () => k.status(),
+    [PluginMethod.ConfigGet]: (params, plugin) => {
+      const { section } = parseParams(ConfigGetParams, params);
+      if (section === "web") {
+        if (!k.plugins.isBuiltin(plugin))
+          throw new HomedError("forbidden", `the web section is reserved to built-in plugins`);
+        return { ...k.config.web, token: k.webToken, token_set: k.config.web.token !== "" };
+      }
+      if (section === "mcp") {
+        // Passthrough names are resolved here: the mcp plugin itself never holds the daemon's environment.
+        const servers = k.config.mcp.servers.map(({ env_passthrough, ...s }) => ({
+          ...s,
+          env: { ...k.passThrough(env_passthrough), ...s.env },
+        }));
+        return { servers };
+      }
+      return k.config[section];
+    },
+  };
+}
+
+/** One table of every group above; a method two groups both claim is a bug, refused at start. */
+export function pluginMethods(k: KernelServices, agent: Pick<Agent, "pluginMethods">): PluginMethodTable {
+  const table: PluginMethodTable = {};
+  for (const group of [kernelMethods(k), agent.pluginMethods, channelMethods(k)]) {
+    for (const [method, fn] of Object.entries(group)) {
+      if (method in table) throw new Error(`kernel method ${method} is answered twice`);
+      table[method] = fn;
+    }
+  }
+  return table;
+}

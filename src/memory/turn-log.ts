@@ -1,0 +1,159 @@
+/**
+ * A conversation's turns as the model reads them, rebuilt from its events in the log. The unit
+ * is a turn — never half a turn, since a tool result without the call that asked for it is an
+ * error for every provider.
+ *
+ * `TurnLog` keeps each recent conversation's turns parsed in memory and reads only the events
+ * appended since its last look, so a turn's cost does not grow with the conversation's past (the
+ * log stays the source of truth; the cache can always be rebuilt). A turn's layer is written in
+ * one place, `moveTurns`, which changes the cached turn and `event_state` together.
+ */
+import { MAX_TOOL_OUTPUT_CHARS, readEventBody, type EventBody } from "../protocol/event-bodies.ts";
+import type { Store, StoredEvent } from "../store/store.ts";
+import { estimateTokens } from "./tokens.ts";
+
+type ToolCallMessage = EventBody<"model-output">["toolCalls"][number];
+
+/** A message of the assembled context, in the shape every provider takes (llm's ChatMessage). */
+export type ContextMessage =
+  | { role: "system"; content: string }
+  | { role: "user"; content: string }
+  | { role: "assistant"; content: string; toolCalls?: ToolCallMessage[] }
+  | { role: "tool"; toolCallId: string; name: string; content: string; isError?: boolean };
+
+export interface LoggedTurn {
+  id: string;
+  /** Event ids of the turn, in order. */
+  events: number[];
+  /** Each event's text, by id (what a recall snippet quotes). */
+  texts: Map<number, { role: string; text: string }>;
+  layer: 1 | 2;
+  /** Messages as the events gave them, before unanswered tool calls are dropped. */
+  raw: ContextMessage[];
+  /** A model output of the turn survived (else the reply stands in for the model's answer). */
+  hasModel: boolean;
+  /** The reply when no model wrote it (blocked, short-circuited, failed). */
+  reply: string | null;
+  /** Call ids that have a result. */
+  answered: Set<string>;
+  /** Finished messages and their cost, computed once the turn stops changing. */
+  final: { msgs: ContextMessage[]; cost: number } | null;
+}
+
+interface LoggedConversation {
+  lastId: number;
+  order: string[];
+  turns: Map<string, LoggedTurn>;
+}
+
+/** Conversations kept parsed in memory; the least recently used beyond this are dropped. */
+const MAX_CACHED_CONVERSATIONS = 32;
+
+function addEvent(c: LoggedConversation, e: StoredEvent): void {
+  const read = readEventBody(e.kind, e.body);
+  const turnId = read && "turn" in read.body ? read.body.turn : null;
+  if (!read || !turnId) return;
+  let t = c.turns.get(turnId);
+  if (!t) {
+    t = {
+      id: turnId,
+      raw: [],
+      hasModel: false,
+      reply: null,
+      answered: new Set(),
+      events: [],
+      texts: new Map(),
+      layer: 1,
+      final: null,
+    };
+    c.turns.set(turnId, t);
+    c.order.push(turnId);
+  }
+  t.final = null;
+  t.events.push(e.id);
+  if (e.layer === 2) t.layer = 2;
+  if (read.kind === "user-message") {
+    const b = read.body;
+    t.raw.push({ role: "user", content: b.text });
+    t.texts.set(e.id, { role: "user", text: b.text });
+  } else if (read.kind === "model-output") {
+    const b = read.body;
+    if (b.discarded || b.failed) return;
+    if (b.text) t.texts.set(e.id, { role: "assistant", text: b.text });
+    t.hasModel = true;
+    t.raw.push(
+      b.toolCalls.length
+        ? { role: "assistant", content: b.text, toolCalls: b.toolCalls }
+        : { role: "assistant", content: b.text },
+    );
+  } else if (read.kind === "tool-result") {
+    const b = read.body;
+    t.answered.add(b.callId);
+    t.texts.set(e.id, { role: `tool ${b.name}`, text: b.content });
+    const content = b.content.length > MAX_TOOL_OUTPUT_CHARS ? b.content.slice(0, MAX_TOOL_OUTPUT_CHARS) : b.content;
+    t.raw.push({ role: "tool", toolCallId: b.callId, name: b.name, content, isError: b.status !== "ok" });
+  } else if (read.kind === "agent-reply") {
+    if (!read.body.fromModel) t.reply = read.body.text;
+  }
+}
+
+/** A turn's messages as the model reads them, and their estimated cost in tokens. */
+export function turnMessages(t: LoggedTurn): { msgs: ContextMessage[]; cost: number } {
+  if (t.final) return t.final;
+  const msgs: ContextMessage[] = [];
+  for (const m of t.raw) {
+    if (m.role === "assistant" && m.toolCalls) {
+      // A model output whose calls never got results (a crash mid-turn) cannot be replayed as is.
+      const calls = m.toolCalls.filter((c) => t.answered.has(c.id));
+      msgs.push(calls.length ? { ...m, toolCalls: calls } : { role: "assistant", content: m.content });
+    } else msgs.push(m);
+  }
+  if (!t.hasModel && t.reply !== null) msgs.push({ role: "assistant", content: t.reply });
+  const cost = msgs.reduce(
+    (n, m) =>
+      n +
+      estimateTokens(m.content) +
+      (m.role === "assistant" && m.toolCalls
+        ? m.toolCalls.reduce((k, c) => k + estimateTokens(c.arguments) + 8, 0)
+        : 0) +
+      4,
+    0,
+  );
+  t.final = { msgs, cost };
+  return t.final;
+}
+
+export class TurnLog {
+  private readonly convs = new Map<string, LoggedConversation>();
+
+  constructor(
+    private readonly store: Store,
+    /** Writes a layer change to `event_state`; absent, layers live in this cache only. */
+    private readonly persistLayer: ((ids: readonly number[], layer: 1 | 2) => void) | null,
+  ) {}
+
+  /** The conversation's turns in order, up to date with the log. */
+  turns(conv: string): LoggedTurn[] {
+    let c = this.convs.get(conv);
+    if (c) this.convs.delete(conv);
+    c ??= { lastId: 0, order: [], turns: new Map() };
+    this.convs.set(conv, c); // most recently used last
+    if (this.convs.size > MAX_CACHED_CONVERSATIONS) this.convs.delete(this.convs.keys().next().value as string);
+    for (const e of this.store.conversationEventsAfter(conv, c.lastId)) {
+      addEvent(c, e);
+      c.lastId = e.id;
+    }
+    const turns = c.turns;
+    return c.order.map((id) => turns.get(id) as LoggedTurn);
+  }
+
+  /** Move whole turns to a layer: the cached turns and their events in the log together. */
+  moveTurns(turns: readonly LoggedTurn[], layer: 1 | 2): void {
+    if (turns.length === 0) return;
+    for (const t of turns) t.layer = layer;
+    this.persistLayer?.(
+      turns.flatMap((t) => t.events),
+      layer,
+    );
+  }
+}

@@ -1,0 +1,131 @@
+/**
+ * The bodies of the events homed writes to its log, one valibot schema per kind, and the one
+ * reader every consumer parses them with (the turn's history, memory's index, the transcript a
+ * person reads; memory II, L3 and blocks will read them here too). A body is JSON read back
+ * from sqlite, so it is parsed, never cast (STYLE §9).
+ *
+ * `event.append` may import events of any kind with any body: a known kind whose body does not
+ * match its schema reads as null and every reader skips it alike; an unknown kind reads as
+ * `other`, of which only its `turn` and a string `text` are used.
+ */
+import * as v from "valibot";
+
+/**
+ * Characters of one event's text that memory indexes and embeds. Past this, more text adds
+ * tokenizer and embedder time without adding recall; the log keeps the whole body.
+ */
+export const MAX_INDEXED_TEXT_CHARS = 20_000;
+
+/** Tool output beyond this many characters is cut before it reaches the model (the log keeps all). */
+export const MAX_TOOL_OUTPUT_CHARS = 100_000;
+
+/** The turn an event belongs to; imported events may have none. */
+const TurnId = v.optional(v.nullable(v.string()));
+
+/** A tool call as the model wrote it: arguments are raw JSON text, maybe invalid. */
+export const ToolCallBody = v.object({ id: v.string(), name: v.string(), arguments: v.string() });
+
+const TimeValue = v.nullable(v.union([v.string(), v.number()]));
+
+/** One schema per kind of event homed writes. */
+export const EventBodies = {
+  /** What a person said, as the turn received it (before on_input rewrote it). */
+  "user-message": v.object({ turn: TurnId, text: v.string(), channel: v.optional(v.string()) }),
+  /**
+   * One model call's answer. `failed`: the call ended in an error or was aborted; `discarded`: a
+   * post_action handler redirected it (the model never sees it again).
+   */
+  "model-output": v.object({
+    turn: TurnId,
+    iteration: v.optional(v.number()),
+    text: v.string(),
+    toolCalls: v.optional(v.array(ToolCallBody), []),
+    failed: v.optional(v.boolean(), false),
+    discarded: v.optional(v.boolean(), false),
+    redirect: v.optional(v.string()),
+  }),
+  /** A tool call entering the gate (the audit record, whatever the outcome). */
+  "tool-call": v.object({
+    turn: TurnId,
+    callId: v.string(),
+    name: v.string(),
+    risk: v.optional(v.nullable(v.string())),
+    arguments: v.string(),
+    origin: v.optional(v.string()),
+  }),
+  /** The gate's outcome: `content` is everything the tool returned or why it did not run. */
+  "tool-result": v.object({
+    turn: TurnId,
+    callId: v.string(),
+    name: v.string(),
+    status: v.string(),
+    content: v.string(),
+    arguments: v.optional(v.unknown()),
+  }),
+  /** The turn's answer. `fromModel`: the model wrote it (then its model-output holds the same text). */
+  "agent-reply": v.object({
+    turn: TurnId,
+    text: v.string(),
+    fromModel: v.boolean(),
+    stopReason: v.optional(v.string()),
+    error: v.optional(v.string()),
+  }),
+  /** A turn of an isolated `homed recall --stdio` memory; `id` is the caller's. */
+  "recall-turn": v.object({
+    id: v.union([v.string(), v.number()]),
+    text: v.string(),
+    speaker: v.optional(v.string()),
+    time: v.optional(TimeValue),
+    session: v.optional(TimeValue),
+    seq: v.optional(v.nullable(v.number())),
+    caption: v.optional(v.nullable(v.string())),
+  }),
+} as const;
+
+export type EventKind = keyof typeof EventBodies;
+/** A body as read back (defaults applied). */
+export type EventBody<K extends EventKind> = v.InferOutput<(typeof EventBodies)[K]>;
+/** A body as a writer builds it. */
+export type EventBodyInput<K extends EventKind> = v.InferInput<(typeof EventBodies)[K]>;
+
+/** What an event of a kind homed does not write may offer: its turn and its text. */
+const OtherBody = v.looseObject({ turn: TurnId, text: v.optional(v.string()) });
+
+/** A stored body, parsed by its kind. */
+export type ReadEventBody =
+  | { [K in EventKind]: { kind: K; body: EventBody<K> } }[EventKind]
+  | { kind: "other"; body: v.InferOutput<typeof OtherBody> };
+
+const isKind = (kind: string): kind is EventKind => Object.hasOwn(EventBodies, kind);
+
+function parseJson(json: string): unknown {
+  try {
+    return JSON.parse(json);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Parse a stored body by its kind; null when it is not JSON or does not match its kind's
+ * schema (readers skip such events).
+ */
+export function readEventBody(kind: string, json: string): ReadEventBody | null {
+  const raw = parseJson(json);
+  const r = v.safeParse(isKind(kind) ? EventBodies[kind] : OtherBody, raw);
+  return r.success ? ({ kind: isKind(kind) ? kind : "other", body: r.output } as ReadEventBody) : null;
+}
+
+/** Parse a stored body that must be of kind `kind`; null when it does not match. */
+export function readBodyOf<K extends EventKind>(kind: K, json: string): EventBody<K> | null {
+  const r = v.safeParse(EventBodies[kind], parseJson(json));
+  return r.success ? (r.output as EventBody<K>) : null;
+}
+
+/**
+ * A kind and its body for `Store.append`, checked by the compiler against the kind's schema:
+ * `store.append({ conv, actor, ...eventOf("tool-result", {...}) })`.
+ */
+export function eventOf<K extends EventKind>(kind: K, body: EventBodyInput<K>): { kind: K; body: EventBodyInput<K> } {
+  return { kind, body };
+}
