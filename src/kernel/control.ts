@@ -56,7 +56,8 @@ export async function testModel(kernel: Kernel): Promise<LlmTestResult> {
 async function chat(kernel: Kernel, params: unknown, ctx: RequestContext): Promise<TurnResultView> {
   const p = parseParams(ChatSendParams, params);
   const ac = new AbortController();
-  ctx.peer.onClose(() => ac.abort());
+  // A client may send many turns on one connection: each turn's hook must go when the turn ends.
+  const forget = ctx.peer.onClose(() => ac.abort());
   const sink: TurnSink = {
     event: (e) => ctx.peer.notify(ControlMethod.ChatEvent, { event: e }),
     ask: async (q) => {
@@ -65,8 +66,12 @@ async function chat(kernel: Kernel, params: unknown, ctx: RequestContext): Promi
       return r.success && r.output.approved;
     },
   };
-  const result = await kernel.agent.run({ conv: p.conv, channel: p.channel, text: p.text, untrusted: p.untrusted }, sink, ac.signal);
-  return { ...result, conversation: kernel.store.conversationUsage(p.conv) };
+  try {
+    const result = await kernel.agent.run({ conv: p.conv, channel: p.channel, text: p.text, untrusted: p.untrusted }, sink, ac.signal);
+    return { ...result, conversation: kernel.store.conversationUsage(p.conv) };
+  } finally {
+    forget();
+  }
 }
 
 export function controlHandler(kernel: Kernel): RequestHandler {
