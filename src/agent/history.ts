@@ -11,7 +11,9 @@
  *
  * `HistoryCache` keeps each recent conversation's turns parsed in memory and reads only the
  * events appended since its last look, so a turn's cost does not grow with the conversation's
- * past (the log stays the source of truth; the cache can always be rebuilt).
+ * past (the log stays the source of truth; the cache can always be rebuilt). Turns in L2 keep
+ * only their event ids and cost and are read back from the log when recall wants them, so
+ * what a conversation holds in memory is bounded by its context budget, not by its length.
  */
 import * as v from "valibot";
 import type { ChatMessage, ToolCall } from "../llm/types.ts";
@@ -69,18 +71,31 @@ const ModelBody = v.object({
 const ToolBody = v.object({ callId: v.string(), name: v.string(), status: v.string(), content: v.string() });
 const ReplyBody = v.object({ text: v.string(), fromModel: v.boolean() });
 
-interface TurnRecord {
-  id: string;
+/** A turn's parsed messages. */
+interface TurnBody {
   raw: ChatMessage[];
   hasModel: boolean;
   reply: string | null;
   answered: Set<string>;
-  /** Event ids of the turn, and each event's text (for recall snippets). */
-  events: number[];
+  /** Each event's text (for recall snippets). */
   texts: Map<number, { role: string; text: string }>;
-  layer: 1 | 2;
   /** Finished messages and their cost, computed once the turn stops changing. */
   final: { msgs: ChatMessage[]; cost: number } | null;
+}
+
+interface TurnRecord {
+  id: string;
+  /** Event ids of the turn. */
+  events: number[];
+  layer: 1 | 2;
+  /**
+   * Parsed messages, or null while the turn is cold (L2): a cold turn keeps only its ids and
+   * cost, and is read back from the log when recalled, so the memory a conversation holds is
+   * bounded by its context budget rather than by its length.
+   */
+  body: TurnBody | null;
+  /** Token cost of the finished messages (null: not known since the last change). */
+  cost: number | null;
 }
 
 interface ConvRecord {
@@ -103,19 +118,11 @@ function check<S extends v.GenericSchema>(schema: S, o: unknown): v.InferOutput<
   return r.success ? r.output : null;
 }
 
-function addEvent(c: ConvRecord, e: StoredEvent): void {
-  const body = parseBody(e.body);
-  const turnId = body ? check(Turn, body)?.turn : null;
-  if (!body || !turnId) return;
-  let t = c.turns.get(turnId);
-  if (!t) {
-    t = { id: turnId, raw: [], hasModel: false, reply: null, answered: new Set(), events: [], texts: new Map(), layer: 1, final: null };
-    c.turns.set(turnId, t);
-    c.order.push(turnId);
-  }
+const emptyBody = (): TurnBody => ({ raw: [], hasModel: false, reply: null, answered: new Set(), texts: new Map(), final: null });
+
+/** Fold one event (already parsed) into a turn's messages. */
+function applyEvent(t: TurnBody, e: StoredEvent, body: Record<string, unknown>): void {
   t.final = null;
-  t.events.push(e.id);
-  if (e.layer === 2) t.layer = 2;
   if (e.kind === "user-message") {
     const b = check(UserBody, body);
     if (b) {
@@ -142,7 +149,26 @@ function addEvent(c: ConvRecord, e: StoredEvent): void {
   }
 }
 
-function finalize(t: TurnRecord): { msgs: ChatMessage[]; cost: number } {
+/** Add an event to its turn's record; returns the turn, or null for an event of no turn. */
+function addEvent(c: ConvRecord, e: StoredEvent): TurnRecord | null {
+  const body = parseBody(e.body);
+  const turnId = body ? check(Turn, body)?.turn : null;
+  if (!body || !turnId) return null;
+  let t = c.turns.get(turnId);
+  if (!t) {
+    t = { id: turnId, events: [], layer: 1, body: emptyBody(), cost: null };
+    c.turns.set(turnId, t);
+    c.order.push(turnId);
+  }
+  t.events.push(e.id);
+  t.cost = null;
+  if (e.layer === 2) t.layer = 2;
+  // A cold turn without its body is re-read whole when needed; this event is in the log.
+  if (t.body) applyEvent(t.body, e, body);
+  return t;
+}
+
+function finalizeBody(t: TurnBody): { msgs: ChatMessage[]; cost: number } {
   if (t.final) return t.final;
   const msgs: ChatMessage[] = [];
   for (const m of t.raw) {
@@ -176,11 +202,49 @@ export class HistoryCache {
     c ??= { lastId: 0, order: [], turns: new Map() };
     this.convs.set(conv, c); // most recently used last
     if (this.convs.size > MAX_CACHED_CONVERSATIONS) this.convs.delete(this.convs.keys().next().value as string);
+    const touched = new Set<TurnRecord>();
     for (const e of this.store.conversationEventsAfter(conv, c.lastId)) {
-      addEvent(c, e);
+      const t = addEvent(c, e);
+      if (t) touched.add(t);
       c.lastId = e.id;
     }
+    for (const t of touched) if (t.layer === 2) this.chill(t);
     return c;
+  }
+
+  /** The turn's messages, read back from the log if it is cold; `keep` holds on to them. */
+  private bodyOf(t: TurnRecord, keep: boolean): TurnBody {
+    if (t.body) return t.body;
+    const body = emptyBody();
+    for (const e of this.store.eventsByIds(t.events)) {
+      const parsed = parseBody(e.body);
+      if (parsed) applyEvent(body, e, parsed);
+    }
+    if (keep) t.body = body;
+    return body;
+  }
+
+  private finalize(t: TurnRecord): { msgs: ChatMessage[]; cost: number } {
+    const f = finalizeBody(this.bodyOf(t, t.layer === 1));
+    t.cost = f.cost;
+    return f;
+  }
+
+  private cost(t: TurnRecord): number {
+    return t.cost ?? this.finalize(t).cost;
+  }
+
+  /** A turn moved to L2: keep its ids and cost, drop its messages. */
+  private chill(t: TurnRecord): void {
+    this.cost(t);
+    t.body = null;
+  }
+
+  /** Turns whose messages are held parsed, over every cached conversation (cold ones are not). */
+  get heldTurns(): number {
+    let n = 0;
+    for (const c of this.convs.values()) for (const t of c.turns.values()) if (t.body) n++;
+    return n;
   }
 
   /** The context of past turns for `input`: pruned to the budget by relevance, with cold recall. */
@@ -188,7 +252,7 @@ export class HistoryCache {
     const c = this.load(conv);
     const past = c.order.filter((id) => id !== excludeTurn).map((id) => c.turns.get(id) as TurnRecord);
     const l1 = past.filter((t) => t.layer === 1);
-    const cost = (t: TurnRecord) => finalize(t).cost;
+    const cost = (t: TurnRecord) => this.cost(t);
     const total = l1.reduce((n, t) => n + cost(t), 0);
     let kept = l1;
     let pinned = new Set<string>();
@@ -207,7 +271,10 @@ export class HistoryCache {
       kept = r.keep.map((i) => index.get(i) as TurnRecord);
       pinned = new Set([...r.pinned].map((i) => (index.get(i) as TurnRecord).id));
       const gone = r.evict.map((i) => index.get(i) as TurnRecord);
-      for (const t of gone) t.layer = 2;
+      for (const t of gone) {
+        t.layer = 2;
+        this.chill(t);
+      }
       this.memory?.setLayer(gone.flatMap((t) => t.events), 2);
       evicted = gone.length;
     }
@@ -219,13 +286,16 @@ export class HistoryCache {
     const cold = past.filter((t) => t.layer === 2);
     if (this.memory && cold.length && input) {
       let room = budgetTokens - kept.reduce((n, t) => n + cost(t), 0);
-      const byEvent = new Map<number, TurnRecord>();
-      for (const t of cold) for (const id of t.events) byEvent.set(id, t);
       const candidates = this.memory.peekCold(conv, input, cold.flatMap((t) => t.events), 5).filter((c) => c.score >= RECALL_MIN_SCORE);
+      // The turns of the (at most five) candidates, found without indexing every cold event.
+      const byEvent = new Map<number, TurnRecord>();
+      const wanted = new Set(candidates.map((x) => x.id));
+      for (const t of cold) for (const id of t.events) if (wanted.has(id)) byEvent.set(id, t);
       for (const cand of candidates) {
         const t = byEvent.get(cand.id);
         if (!t || recalled.has(t.id) || cost(t) > room) continue;
         t.layer = 1;
+        this.bodyOf(t, true);
         this.memory.setLayer(t.events, 1); // Remove from L2 once chosen: it is context again
         recalled.add(t.id);
         room -= cost(t);
@@ -235,8 +305,9 @@ export class HistoryCache {
       const touched: number[] = [];
       for (const cand of candidates) {
         const t = byEvent.get(cand.id);
-        const ev = t?.texts.get(cand.id);
-        if (!t || !ev || recalled.has(t.id) || room < 24 || snippets.length === 3) continue;
+        if (!t || recalled.has(t.id) || room < 24 || snippets.length === 3) continue;
+        const ev = this.bodyOf(t, false).texts.get(cand.id);
+        if (!ev) continue;
         let text = ev.text;
         while (text.length > 0 && estimateTokens(text) + 8 > room) text = text.slice(0, Math.floor(text.length * 0.8));
         if (!text) continue;
@@ -251,7 +322,7 @@ export class HistoryCache {
     const items: ContextItem[] = [];
     for (const t of past) {
       if (!chosen.has(t.id)) continue;
-      for (const m of finalize(t).msgs) {
+      for (const m of this.finalize(t).msgs) {
         messages.push(m);
         items.push({ layer: "L1", recalled: recalled.has(t.id), score: scores ? turnScore(t) : null, pinned: pinned.has(t.id), turn: t.id });
       }
