@@ -230,13 +230,29 @@ export class Supervisor {
     if (e.idleTimer !== null) this.opts.clock.clearTimeout(e.idleTimer);
     e.idleTimer = this.opts.clock.setTimeout(() => {
       e.idleTimer = null;
-      if (e.inFlight > 0 || e.state !== "ready" || !e.proc?.alive) return;
-      e.stopIntent = "idle";
-      this.setState(e, "stopping", "idle");
-      e.proc.rpc.notify(PluginMethod.Shutdown);
-      const proc = e.proc;
-      e.timer = this.opts.clock.setTimeout(() => proc.kill("SIGKILL"), 3000);
+      this.stopIdle(e, "idle");
     }, ms);
+  }
+
+  /**
+   * Stop a lazy plugin that has nothing in flight; it goes back to `idle` and starts again on its
+   * next use. False when it is busy, not running, or not lazy.
+   */
+  private stopIdle(e: Entry, detail: string): boolean {
+    if (!e.spec.manifest.lazy || e.inFlight > 0 || e.state !== "ready" || !e.proc?.alive) return false;
+    if (e.idleTimer !== null) this.opts.clock.clearTimeout(e.idleTimer);
+    e.idleTimer = null;
+    e.stopIntent = "idle";
+    this.setState(e, "stopping", detail);
+    e.proc.rpc.notify(PluginMethod.Shutdown);
+    const proc = e.proc;
+    e.timer = this.opts.clock.setTimeout(() => proc.kill("SIGKILL"), 3000);
+    return true;
+  }
+
+  /** Stop every lazy plugin that is running but not in use (to give memory back); their names. */
+  stopIdleLazy(detail: string): string[] {
+    return [...this.entries.values()].filter((e) => this.stopIdle(e, detail)).map((e) => e.spec.manifest.name);
   }
 
   /**
