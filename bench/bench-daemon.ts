@@ -54,6 +54,9 @@ export interface BenchDaemonOptions {
 
 export class BenchDaemon {
   private err = "";
+  /** The web plugin's newest URL, kept apart from the tail (which may have dropped its line). */
+  private web: string | null = null;
+  private scanned = 0;
   private readonly waiters: { match: RegExp; resolve: () => void }[] = [];
   private clients: RpcClient[] = [];
 
@@ -66,8 +69,12 @@ export class BenchDaemon {
       const dec = new TextDecoder();
       for await (const chunk of proc.stderr) {
         this.err += dec.decode(chunk, { stream: true });
+        this.scanWeb();
         this.check();
-        if (this.err.length > STDERR_TAIL * 2) this.err = this.err.slice(-STDERR_TAIL);
+        if (this.err.length > STDERR_TAIL * 2) {
+          this.scanned -= this.err.length - STDERR_TAIL;
+          this.err = this.err.slice(-STDERR_TAIL);
+        }
       }
     })();
   }
@@ -141,12 +148,18 @@ export class BenchDaemon {
     });
   }
 
+  /** Note the URL of every complete "web listening" line that arrived since the last look. */
+  private scanWeb(): void {
+    const end = this.err.lastIndexOf("\n") + 1;
+    if (end <= this.scanned) return;
+    for (const m of this.err.slice(Math.max(0, this.scanned), end).matchAll(/msg="web listening" plugin=web url=(http:\/\/\S+?)\/? /g)) this.web = m[1] as string;
+    this.scanned = end;
+  }
+
   /** The web plugin's base URL, from the newest line it logged once listening. */
   webUrl(): string {
-    const all = [...this.err.matchAll(/msg="web listening" plugin=web url=(http:\/\/\S+?)\/? /g)];
-    const last = all[all.length - 1];
-    if (!last) throw new Error("the web plugin has not said where it listens");
-    return last[1] as string;
+    if (!this.web) throw new Error("the web plugin has not said where it listens");
+    return this.web;
   }
 
   /** A new control-socket connection (closed with the daemon). */
