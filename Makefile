@@ -11,7 +11,7 @@ SRC := $(shell find src plugins -name '*.ts' -not -path 'src/generated/*' -not -
 UI := $(wildcard plugins/web/ui/*)
 MANIFESTS := $(wildcard plugins/*/plugin.json)
 
-.PHONY: build build-arm64 build-cli install run test test-tools bench typecheck clean deps
+.PHONY: build build-arm64 build-cli install run test test-tools bench bench-reliability typecheck clean deps
 
 # Debian packages the suites need (cross compiler, qemu, chromium), installed when missing.
 test-tools:
@@ -90,6 +90,10 @@ test: test-tools typecheck dist/homed dist/waiter build-arm64
 
 bench: dist/homed build-arm64
 	$(BUN) bench/run.ts
+
+# kill -9 with turns in flight, fuzz of the control socket and the web port, a 10-minute soak.
+bench-reliability: dist/homed
+	$(BUN) bench/reliability/run.ts
 
 clean:
 	rm -rf dist .test.log src/generated plugins/web/generated

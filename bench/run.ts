@@ -3,10 +3,14 @@ import { benchIpc } from "./ipc.ts";
 import { benchStartup } from "./startup.ts";
 import { benchTurn } from "./turn.ts";
 import { benchRecall } from "./recall.ts";
+import { benchLeak } from "./leak.ts";
+import { benchLoad } from "./load.ts";
 
 const t0 = performance.now();
 await benchStartup();
 await benchIpc();
 await benchTurn();
 await benchRecall();
+await benchLeak();
+await benchLoad();
 console.error(`bench run finished in ${((performance.now() - t0) / 1000).toFixed(1)} s`);

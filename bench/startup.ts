@@ -2,20 +2,12 @@
  * Binary sizes and daemon start-up: from spawning dist/homed on a fresh data dir to its control
  * socket answering a `status` request.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { connectUnixRpc } from "../src/ipc/unix-rpc.ts";
+import { HOMED, quietRpcLog as quiet, ROOT, rssMiB } from "./bench-daemon.ts";
 import { median, report } from "./report.ts";
-
-const ROOT = resolve(import.meta.dir, "..");
-const quiet = { warn: () => {}, debug: () => {} };
-
-/** Resident memory of a process in MiB, from /proc. */
-function rssMiB(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-  return m ? Number(m[1]) / 1024 : 0;
-}
 
 type Status = { plugins: { state: string; pid: number | null }[] };
 
@@ -27,7 +19,7 @@ async function withFreshDaemon<T>(done: (st: Status, t0: number, pid: number) =>
   const data = mkdtempSync(join(tmpdir(), "homed-bench-"));
   const socket = join(data, "homed.sock");
   const t0 = performance.now();
-  const proc = Bun.spawn([join(ROOT, "dist/homed"), "-data", data, "-listen", "127.0.0.1:0"], { stdio: ["ignore", "ignore", "ignore"] });
+  const proc = Bun.spawn([HOMED, "-data", data, "-listen", "127.0.0.1:0"], { stdio: ["ignore", "ignore", "ignore"] });
   try {
     for (;;) {
       if (proc.exitCode !== null) throw new Error(`homed exited with ${proc.exitCode}`);

@@ -5,58 +5,24 @@
  * a minimal OpenAI-compatible server in this process that times itself from request to last
  * byte, and that time is subtracted.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { connectUnixRpc } from "../src/ipc/unix-rpc.ts";
+import { join } from "node:path";
+import { BenchDaemon, ROOT } from "./bench-daemon.ts";
+import { startFakeModel } from "./fake-model.ts";
 import { median, report } from "./report.ts";
 
-const ROOT = resolve(import.meta.dir, "..");
-const quiet = { warn: () => {}, debug: () => {} };
-
-function fakeModel() {
-  let llmMs = 0;
-  const sse = (o: unknown) => `data: ${JSON.stringify(o)}\n\n`;
-  const server = Bun.serve({
-    port: 0,
-    hostname: "127.0.0.1",
-    async fetch(req) {
-      const t0 = performance.now();
-      await req.text();
-      const body =
-        sse({ choices: [{ index: 0, delta: { role: "assistant", content: "ok" } }] }) +
-        sse({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }) +
-        sse({ choices: [], usage: { prompt_tokens: 10, completion_tokens: 1 } }) +
-        "data: [DONE]\n\n";
-      const res = new Response(body, { headers: { "content-type": "text/event-stream" } });
-      llmMs += performance.now() - t0;
-      return res;
-    },
-  });
-  return { url: `http://127.0.0.1:${server.port}/v1`, take: () => ((llmMs = 0), 0), spent: () => llmMs, stop: () => server.stop(true) };
-}
-
 async function overhead(history: number, turns: number): Promise<number> {
-  const data = mkdtempSync(join(tmpdir(), "homed-bench-turn-"));
-  const plugin = join(data, "plugins", "stages");
-  mkdirSync(plugin, { recursive: true });
-  writeFileSync(join(plugin, "plugin.json"), JSON.stringify({ name: "stages", exec: process.execPath, args: [join(ROOT, "bench/plugins/stages.ts")] }));
-  const model = fakeModel();
-  const proc = Bun.spawn([join(ROOT, "dist/homed"), "-data", data, "-listen", "127.0.0.1:0"], { stdio: ["ignore", "ignore", "ignore"] });
+  const model = startFakeModel();
+  const daemon = await BenchDaemon.start({
+    model,
+    web: false,
+    plugins: { stages: { exec: process.execPath, args: [join(ROOT, "bench/plugins/stages.ts")] } },
+  });
   try {
-    let client;
-    for (let i = 0; ; i++) {
-      try {
-        client = await connectUnixRpc(join(data, "homed.sock"), quiet, { timeoutMs: 60_000 });
-        const st = (await client.peer.request("status")) as { stages: unknown[] };
-        if (st.stages.length === 7) break;
-        client.close();
-      } catch {
-        if (i > 2000) throw new Error("daemon did not come up");
-      }
+    const client = await daemon.connect();
+    for (let i = 0; (await daemon.status()).stages.length !== 7; i++) {
+      if (i > 2000) throw new Error("the stages plugin did not register its seven handlers");
       await Bun.sleep(5);
     }
-    await client.peer.request("llm.set", { provider: "openai", baseURL: model.url, model: "bench", apiKey: "k" });
     // History: user/model/reply triples as a real conversation leaves them.
     for (let i = 0; i < history; i += 3) {
       const turn = `h${i}`;
@@ -72,13 +38,10 @@ async function overhead(history: number, turns: number): Promise<number> {
       const total = performance.now() - t0;
       if (i >= 3) samples.push(total - model.spent()); // the first turns warm the JIT
     }
-    client.close();
     return median(samples);
   } finally {
-    proc.kill("SIGTERM");
-    await proc.exited;
+    await daemon.stop();
     model.stop();
-    rmSync(data, { recursive: true, force: true });
   }
 }
 

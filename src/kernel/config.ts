@@ -119,6 +119,14 @@ export const ConfigSchema = v.strictObject({
     }),
     {},
   ),
+  limits: v.optional(
+    v.strictObject({
+      /** Resident memory of the daemon and its plugins together, in MiB; 0: no cap. */
+      rss_mb: v.optional(v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(0), v.maxValue(1_048_576)), 1024),
+      rss_check_ms: v.optional(v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(100), v.maxValue(3_600_000)), 10_000),
+    }),
+    {},
+  ),
   store: v.optional(
     v.strictObject({
       busy_timeout_ms: v.optional(
@@ -240,6 +248,15 @@ frame_rate = 20000
 inline_bulk_kb = 8192
 # Plugins not to start, by name (HOMED_PLUGINS_DISABLED takes a comma-separated list).
 disabled = []
+
+[limits]
+# Resident memory of the daemon and its plugin processes together (MiB). Over it, the daemon
+# stops lazy plugins that are not in use (they start again when needed) and collects garbage;
+# if that is not enough it logs one warning, and again only after memory was back under.
+# Nothing that is working is stopped. 0 turns the cap off.
+rss_mb = 1024
+# How often memory is sampled against the cap (milliseconds).
+rss_check_ms = 10000
 
 [store]
 # How long a write waits for a busy database (milliseconds) before it fails.

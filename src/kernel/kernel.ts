@@ -26,6 +26,7 @@ import { ensureWebToken } from "./web-token.ts";
 import { checkListen } from "./listen-check.ts";
 import { eventText, Memory } from "../memory/memory.ts";
 import { Tokenizer } from "../embed/tokenizer.ts";
+import { processRss, RssWatchdog } from "./rss-watchdog.ts";
 
 /** The value at a dotted path of the configuration (undefined if absent). */
 function configValue(config: Config, path: string): unknown {
@@ -57,6 +58,7 @@ export class Kernel {
   /** The login token of the web UI and HTTP APIs (config.toml, or DATA/web-token). */
   webToken = "";
   readonly agent: Agent;
+  private watchdog: RssWatchdog | null = null;
 
   private constructor(
     readonly paths: DataPaths,
@@ -129,6 +131,8 @@ export class Kernel {
       boot_ms: Math.round(performance.now() - t0),
     });
     kernel.supervisor.start();
+    kernel.watchdog = kernel.createWatchdog(opts.clock ?? realClock);
+    kernel.watchdog.start();
     if (config.memory.model) void kernel.loadDenseModel(config.memory.model);
     return kernel;
   }
@@ -146,6 +150,22 @@ export class Kernel {
     } catch (err) {
       log.error("dense memory model not loaded; memory uses words and concepts only", { model: name, err: (err as Error).message });
     }
+  }
+
+  private createWatchdog(clock: Clock): RssWatchdog {
+    return new RssWatchdog({
+      limitMb: this.config.limits.rss_mb,
+      intervalMs: this.config.limits.rss_check_ms,
+      clock,
+      log: this.log.with({ component: "limits" }),
+      sample: () => {
+        const plugins: Record<string, number> = {};
+        for (const p of this.supervisor.list()) if (p.pid !== null) plugins[p.name] = processRss(p.pid);
+        return { kernel: process.memoryUsage.rss(), plugins };
+      },
+      shedLazy: () => this.supervisor.stopIdleLazy("stopped to give memory back ([limits] rss_mb)"),
+      gc: () => Bun.gc(true),
+    });
   }
 
   private createSupervisor(clock: Clock, env: Record<string, string | undefined>): Supervisor {
@@ -247,6 +267,7 @@ export class Kernel {
     if (this.stopped) return;
     this.stopped = true;
     this.log.info("homed stopping", { reason });
+    this.watchdog?.stop();
     await this.supervisor.stopAll();
     this.control?.stop();
     this.store.close();

@@ -219,10 +219,19 @@ export class Supervisor {
   private armIdleStop(e: Entry): void {
     const ms = this.opts.idleStopMs ?? 5 * 60 * 1000;
     if (ms <= 0) return;
-    e.timers.set("idle", ms, () => {
-      if (e.inFlight > 0 || e.state !== "ready" || !e.run?.proc.alive) return;
-      void this.stop(e, "idle", "idle");
-    });
+    e.timers.set("idle", ms, () => this.stopIfIdle(e, "idle"));
+  }
+
+  /** Stop a lazy plugin with nothing in flight; it goes back to idle and starts on its next use. */
+  private stopIfIdle(e: Entry, detail: string): boolean {
+    if (!e.spec.manifest.lazy || e.inFlight > 0 || e.state !== "ready" || !e.run?.proc.alive) return false;
+    void this.stop(e, "idle", detail);
+    return true;
+  }
+
+  /** Stop every lazy plugin that is running but not in use (to give memory back); their names. */
+  stopIdleLazy(detail: string): string[] {
+    return [...this.entries.values()].filter((e) => this.stopIfIdle(e, detail)).map((e) => e.spec.manifest.name);
   }
 
   /** Resolves once `e` is no longer starting (ready, crashed, stopped); the start timeout bounds it. */

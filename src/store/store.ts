@@ -102,6 +102,17 @@ export class Store {
       .map((r) => ({ ...r, untrusted: r.untrusted === 1, layer: r.layer ?? 1 }));
   }
 
+  /** The events of `ids` that exist, oldest first, with their layer (re-reading a turn). */
+  eventsByIds(ids: readonly number[]): StoredEvent[] {
+    if (ids.length === 0) return [];
+    return this.db
+      .query<{ id: number; ts: number; conv: string; kind: string; actor: string; untrusted: number; body: string; layer: number | null }, [string]>(
+        "SELECT e.id, e.ts, e.conv, e.kind, e.actor, e.untrusted, e.body, s.layer FROM events e LEFT JOIN event_state s ON s.event_id = e.id WHERE e.id IN (SELECT value FROM json_each(?)) ORDER BY e.id",
+      )
+      .all(JSON.stringify(ids))
+      .map((r) => ({ ...r, untrusted: r.untrusted === 1, layer: r.layer ?? 1 }));
+  }
+
   /** Record that a turn started (creating the conversation on its first turn). */
   beginTurn(turn: string, conv: string, channel: string, now = Date.now()): void {
     this.db.transaction(() => {

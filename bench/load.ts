@@ -1,0 +1,110 @@
+/**
+ * load.turns_s, load.p99_ms: 20 conversations at once, each sending its next turn as soon as the
+ * last one finished, through the path that exercises the most of homed — POST
+ * /v1/chat/completions with `stream: true` on the web plugin (HTTP → web plugin → plugin RPC →
+ * kernel turn → fake model streaming 8 SSE chunks → chat/event notifications → SSE to the
+ * client). A turn counts once its stream ended with `[DONE]` and carried the model's text;
+ * latency is from sending the request to that last byte.
+ */
+import { BenchDaemon } from "./bench-daemon.ts";
+import { startFakeModel, type FakeModel } from "./fake-model.ts";
+import { percentile, report } from "./report.ts";
+
+export const LOAD_CONVERSATIONS = 20;
+/** Text chunks of each fake reply: what a client sees is the model's w0 … w7. */
+export const LOAD_CHUNKS = 8;
+const EXPECTED = Array.from({ length: LOAD_CHUNKS }, (_, i) => `w${i}`).join(" ");
+
+const TOPICS = ["the garden", "tomatoes", "the weather this week", "a trip to the coast", "the new job", "my sister's dog", "dinner on friday", "the bike repair"];
+
+export interface LoadResult {
+  turns: number;
+  failures: number;
+  seconds: number;
+  /** Milliseconds per finished turn, request sent to `[DONE]`. */
+  latencies: number[];
+  /** The first few failures, for the log. */
+  errors: string[];
+}
+
+/** One streamed completion; resolves with the text the client assembled from the chunks. */
+async function streamTurn(url: string, user: string, text: string): Promise<string> {
+  const res = await fetch(`${url}/v1/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ model: "homed", stream: true, user, messages: [{ role: "user", content: text }] }),
+  });
+  if (!res.ok || !res.body) throw new Error(`HTTP ${res.status}: ${(await res.text()).slice(0, 200)}`);
+  let out = "";
+  let buf = "";
+  let done = false;
+  const dec = new TextDecoder();
+  for await (const chunk of res.body) {
+    buf += dec.decode(chunk, { stream: true });
+    let nl: number;
+    while ((nl = buf.indexOf("\n\n")) >= 0) {
+      const frame = buf.slice(0, nl);
+      buf = buf.slice(nl + 2);
+      const data = frame.replace(/^data: ?/, "");
+      if (data === "[DONE]") done = true;
+      else {
+        const o = JSON.parse(data) as { choices?: { delta?: { content?: string } }[] };
+        out += o.choices?.[0]?.delta?.content ?? "";
+      }
+    }
+  }
+  if (!done) throw new Error("stream ended without [DONE]");
+  return out;
+}
+
+/**
+ * Keep `conversations` streaming conversations busy for `durationMs` against `daemon` (whose LLM
+ * must already point at a fake model). `tag` keeps runs on one daemon in separate conversations.
+ */
+export async function runLoad(daemon: BenchDaemon, opts: { conversations?: number; durationMs: number; tag?: string }): Promise<LoadResult> {
+  const n = opts.conversations ?? LOAD_CONVERSATIONS;
+  const url = daemon.webUrl();
+  const r: LoadResult = { turns: 0, failures: 0, seconds: 0, latencies: [], errors: [] };
+  const t0 = performance.now();
+  const end = t0 + opts.durationMs;
+  const worker = async (i: number) => {
+    for (let k = 0; performance.now() < end; k++) {
+      const s = performance.now();
+      try {
+        const text = await streamTurn(url, `${opts.tag ?? "load"}-${i}`, `turn ${k}: what should I do about ${TOPICS[(i + k) % TOPICS.length]}?`);
+        if (!text.includes(EXPECTED)) throw new Error(`reply without the model's text: ${JSON.stringify(text.slice(0, 120))}`);
+        r.turns++;
+        r.latencies.push(performance.now() - s);
+      } catch (err) {
+        r.failures++;
+        if (r.errors.length < 5) r.errors.push(String(err));
+        if (!daemon.alive) return;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: n }, (_, i) => worker(i)));
+  r.seconds = (performance.now() - t0) / 1000;
+  return r;
+}
+
+/** The fake model of every load-shaped run (load, soak): replies of LOAD_CHUNKS chunks. */
+export function loadModel(): FakeModel {
+  return startFakeModel({ chunks: LOAD_CHUNKS });
+}
+
+export async function benchLoad(): Promise<void> {
+  const model = loadModel();
+  const daemon = await BenchDaemon.start({ model });
+  try {
+    await runLoad(daemon, { durationMs: 3_000, tag: "warm" }); // JIT, caches, sqlite pages
+    const r = await runLoad(daemon, { durationMs: 25_000 });
+    if (r.failures) console.error(`load: ${r.failures} failed turns, e.g. ${r.errors.join(" | ")}`);
+    report("load.turns_s", r.turns / r.seconds, "turns/s");
+    report("load.p99_ms", percentile(r.latencies, 99), "ms");
+    report("load.p50_ms", percentile(r.latencies, 50), "ms");
+    report("load.failed_turns", r.failures, "turns", 0);
+  } finally {
+    await daemon.stop();
+    model.stop();
+  }
+}
