@@ -11,7 +11,7 @@ SRC := $(shell find src plugins -name '*.ts' -not -path 'src/generated/*' -not -
 UI := $(wildcard plugins/web/ui/*)
 MANIFESTS := $(wildcard plugins/*/plugin.json)
 
-.PHONY: build build-arm64 build-cli install run test test-tools bench bench-reliability typecheck clean deps
+.PHONY: build build-arm64 build-cli install run test test-tools bench bench-reliability typecheck lint format clean deps
 
 # Debian packages the suites need (cross compiler, qemu, chromium), installed when missing.
 test-tools:
@@ -82,7 +82,15 @@ typecheck: node_modules/.installed src/generated/builtin-plugins.ts plugins/web/
 
 # bun test's summary goes to stderr as " N pass" / " N fail"; print the plain line CI reads too,
 # and keep bun's exit status.
-test: test-tools typecheck dist/homed dist/waiter build-arm64
+# Biome (format and lint, its recommended rules; biome.json): the check make test runs first.
+lint: node_modules/.installed
+	node_modules/.bin/biome check
+
+# Rewrite what `make lint` would complain about that Biome can fix by itself.
+format: node_modules/.installed
+	node_modules/.bin/biome check --write
+
+test: test-tools lint typecheck dist/homed dist/waiter build-arm64
 	@set -o pipefail; $(BUN) test --timeout 60000 2>&1 | tee .test.log; rc=$${PIPESTATUS[0]}; \
 	  pass=$$(grep -E '^ *[0-9]+ pass$$' .test.log | tail -1 | grep -oE '[0-9]+'); \
 	  fail=$$(grep -E '^ *[0-9]+ fail$$' .test.log | tail -1 | grep -oE '[0-9]+'); \

@@ -95,7 +95,14 @@ export class BenchDaemon {
     try {
       await d.waitFor(/msg="homed ready"/, 60_000);
       if (opts.web ?? true) await d.waitFor(/msg="web listening"/, 60_000);
-      if (opts.model) await d.request("llm.set", { provider: "openai", baseURL: opts.model.url, model: "bench", apiKey: "k", contextWindow: opts.contextWindow });
+      if (opts.model)
+        await d.request("llm.set", {
+          provider: "openai",
+          baseURL: opts.model.url,
+          model: "bench",
+          apiKey: "k",
+          contextWindow: opts.contextWindow,
+        });
     } catch (err) {
       await d.stop();
       throw err;
@@ -134,7 +141,10 @@ export class BenchDaemon {
   waitFor(match: RegExp, timeoutMs = 15_000): Promise<void> {
     return new Promise((resolve, reject) => {
       let done = false;
-      const timer = setTimeout(() => finish(new Error(`timed out waiting for ${match} in daemon stderr:\n${this.err.slice(-4000)}`)), timeoutMs);
+      const timer = setTimeout(
+        () => finish(new Error(`timed out waiting for ${match} in daemon stderr:\n${this.err.slice(-4000)}`)),
+        timeoutMs,
+      );
       const finish = (err?: Error) => {
         if (done) return;
         done = true;
@@ -144,7 +154,9 @@ export class BenchDaemon {
       };
       this.waiters.push({ match, resolve: () => finish() });
       this.check();
-      void this.proc.exited.then((code) => finish(new Error(`daemon exited (${code}) before ${match}:\n${this.err.slice(-4000)}`)));
+      void this.proc.exited.then((code) =>
+        finish(new Error(`daemon exited (${code}) before ${match}:\n${this.err.slice(-4000)}`)),
+      );
     });
   }
 
@@ -152,7 +164,10 @@ export class BenchDaemon {
   private scanWeb(): void {
     const end = this.err.lastIndexOf("\n") + 1;
     if (end <= this.scanned) return;
-    for (const m of this.err.slice(Math.max(0, this.scanned), end).matchAll(/msg="web listening" plugin=web url=(http:\/\/\S+?)\/? /g)) this.web = m[1] as string;
+    for (const m of this.err
+      .slice(Math.max(0, this.scanned), end)
+      .matchAll(/msg="web listening" plugin=web url=(http:\/\/\S+?)\/? /g))
+      this.web = m[1] as string;
     this.scanned = end;
   }
 

@@ -45,7 +45,13 @@ export async function startSinks(data: string): Promise<{ sup: Supervisor; shm: 
     kernelFacilities: KERNEL_FACILITIES,
     clock: realClock,
     log: createLogger(createLogSink("error")),
-    hello: () => ({ kernelVersion: "bench", dataDir: data, listen: "127.0.0.1:0", logLevel: "warn", inlineBulkLimit: 32 << 20 }),
+    hello: () => ({
+      kernelVersion: "bench",
+      dataDir: data,
+      listen: "127.0.0.1:0",
+      logLevel: "warn",
+      inlineBulkLimit: 32 << 20,
+    }),
     kernelMethods: {},
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/root" },
     segmentBytes: 72 << 20,
@@ -59,7 +65,12 @@ export async function startSinks(data: string): Promise<{ sup: Supervisor; shm: 
     },
   });
   sup.start();
-  for (let i = 0; i < 3000 && !(sup.process("shm") && sup.process("stdio") && sup.list().every((p) => p.state === "ready")); i++) await Bun.sleep(5);
+  for (
+    let i = 0;
+    i < 3000 && !(sup.process("shm") && sup.process("stdio") && sup.list().every((p) => p.state === "ready"));
+    i++
+  )
+    await Bun.sleep(5);
   const shm = sup.process("shm");
   const stdio = sup.process("stdio");
   if (!shm || !stdio) throw new Error("bench sinks did not start");
@@ -106,14 +117,24 @@ async function ringRate(p: PluginProcess, n: number): Promise<number> {
 
 /** The same events as JSON lines over a plain pipe, one write (and flush) per message. */
 async function jsonLinesRate(n: number): Promise<number> {
-  const child = Bun.spawn([process.execPath, join(ROOT, "bench/plugins/json-lines-sink.ts")], { stdin: "pipe", stdout: "pipe", stderr: "inherit" });
+  const child = Bun.spawn([process.execPath, join(ROOT, "bench/plugins/json-lines-sink.ts")], {
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "inherit",
+  });
   await Bun.sleep(100); // let the child load, as the ring side's sink already has
   const buf = new Uint8Array(64);
   const dv = new DataView(buf.buffer);
   const t0 = performance.now();
   for (let i = 0; i < n; i++) {
     eventBytes(i, buf, dv);
-    child.stdin.write(JSON.stringify({ seq: i, stamp: dv.getFloat64(8, true), data: Buffer.from(buf.subarray(16)).toString("base64") }) + "\n");
+    child.stdin.write(
+      `${JSON.stringify({
+        seq: i,
+        stamp: dv.getFloat64(8, true),
+        data: Buffer.from(buf.subarray(16)).toString("base64"),
+      })}\n`,
+    );
     child.stdin.flush();
   }
   child.stdin.write('"end"\n');
@@ -186,7 +207,9 @@ export async function benchIpc(): Promise<void> {
       p50s.push(median(lat));
       p99s.push(percentile(lat, 99));
     }
-    console.error(`ipc.notify runs: p50 ${p50s.map((x) => x.toFixed(1)).join(" ")} us; p99 ${p99s.map((x) => x.toFixed(1)).join(" ")} us`);
+    console.error(
+      `ipc.notify runs: p50 ${p50s.map((x) => x.toFixed(1)).join(" ")} us; p99 ${p99s.map((x) => x.toFixed(1)).join(" ")} us`,
+    );
     report("ipc.notify.p50_us", median(p50s), "us");
     report("ipc.notify.p99_us", median(p99s), "us");
   } finally {

@@ -29,7 +29,9 @@ export async function benchLeak(): Promise<void> {
       pid = await webReady(daemon, pid);
     }
     const fds1 = fdCount(daemon.pid);
-    console.error(`leak: daemon fds ${fds0} → ${fds1}, rss ${rss0.toFixed(1)} → ${rssMiB(daemon.pid).toFixed(1)} MiB after ${RESTARTS} web restarts`);
+    console.error(
+      `leak: daemon fds ${fds0} → ${fds1}, rss ${rss0.toFixed(1)} → ${rssMiB(daemon.pid).toFixed(1)} MiB after ${RESTARTS} web restarts`,
+    );
     report("leak.fds_after_50_restarts", fds1 - fds0, "fds", 0);
     report("leak.rss_after_50_restarts_mb", rssMiB(daemon.pid) - rss0, "MiB");
   } finally {

@@ -15,7 +15,16 @@ export const LOAD_CONVERSATIONS = 20;
 export const LOAD_CHUNKS = 8;
 const EXPECTED = Array.from({ length: LOAD_CHUNKS }, (_, i) => `w${i}`).join(" ");
 
-const TOPICS = ["the garden", "tomatoes", "the weather this week", "a trip to the coast", "the new job", "my sister's dog", "dinner on friday", "the bike repair"];
+const TOPICS = [
+  "the garden",
+  "tomatoes",
+  "the weather this week",
+  "a trip to the coast",
+  "the new job",
+  "my sister's dog",
+  "dinner on friday",
+  "the bike repair",
+];
 
 export interface LoadResult {
   turns: number;
@@ -41,8 +50,7 @@ async function streamTurn(url: string, user: string, text: string): Promise<stri
   const dec = new TextDecoder();
   for await (const chunk of res.body) {
     buf += dec.decode(chunk, { stream: true });
-    let nl: number;
-    while ((nl = buf.indexOf("\n\n")) >= 0) {
+    for (let nl = buf.indexOf("\n\n"); nl >= 0; nl = buf.indexOf("\n\n")) {
       const frame = buf.slice(0, nl);
       buf = buf.slice(nl + 2);
       const data = frame.replace(/^data: ?/, "");
@@ -61,7 +69,10 @@ async function streamTurn(url: string, user: string, text: string): Promise<stri
  * Keep `conversations` streaming conversations busy for `durationMs` against `daemon` (whose LLM
  * must already point at a fake model). `tag` keeps runs on one daemon in separate conversations.
  */
-export async function runLoad(daemon: BenchDaemon, opts: { conversations?: number; durationMs: number; tag?: string }): Promise<LoadResult> {
+export async function runLoad(
+  daemon: BenchDaemon,
+  opts: { conversations?: number; durationMs: number; tag?: string },
+): Promise<LoadResult> {
   const n = opts.conversations ?? LOAD_CONVERSATIONS;
   const url = daemon.webUrl();
   const r: LoadResult = { turns: 0, failures: 0, seconds: 0, latencies: [], errors: [] };
@@ -71,8 +82,13 @@ export async function runLoad(daemon: BenchDaemon, opts: { conversations?: numbe
     for (let k = 0; performance.now() < end; k++) {
       const s = performance.now();
       try {
-        const text = await streamTurn(url, `${opts.tag ?? "load"}-${i}`, `turn ${k}: what should I do about ${TOPICS[(i + k) % TOPICS.length]}?`);
-        if (!text.includes(EXPECTED)) throw new Error(`reply without the model's text: ${JSON.stringify(text.slice(0, 120))}`);
+        const text = await streamTurn(
+          url,
+          `${opts.tag ?? "load"}-${i}`,
+          `turn ${k}: what should I do about ${TOPICS[(i + k) % TOPICS.length]}?`,
+        );
+        if (!text.includes(EXPECTED))
+          throw new Error(`reply without the model's text: ${JSON.stringify(text.slice(0, 120))}`);
         r.turns++;
         r.latencies.push(performance.now() - s);
       } catch (err) {

@@ -51,7 +51,11 @@ async function longMemEval(): Promise<void> {
   report("recall.lme_dev_r5_even", half(0), "%");
   report("recall.lme_dev_r5_odd", half(1), "%");
   for (const [type, x] of Object.entries(hybrid.byType).sort()) {
-    report(`recall.lme_dev_r5.${type}`, x.r5 * 100, `% (n=${x.n}, bm25 ${((bm25.byType[type]?.r5 ?? 0) * 100).toFixed(1)} %, all turns ${((hybridAll.byType[type]?.r5 ?? 0) * 100).toFixed(1)} %)`);
+    report(
+      `recall.lme_dev_r5.${type}`,
+      x.r5 * 100,
+      `% (n=${x.n}, bm25 ${((bm25.byType[type]?.r5 ?? 0) * 100).toFixed(1)} %, all turns ${((hybridAll.byType[type]?.r5 ?? 0) * 100).toFixed(1)} %)`,
+    );
   }
 }
 
@@ -61,7 +65,9 @@ async function chat(): Promise<void> {
     const answers = await runBinary(ops, scorer);
     const suffix = scorer === "hybrid" ? "" : "_bm25";
     for (const lang of ["en", "zh"]) {
-      const xs = cases.map((c, i) => (c.lang === lang ? recallAt(answers[i] ?? [], c.evidence, 10) : -1)).filter((x) => x >= 0);
+      const xs = cases
+        .map((c, i) => (c.lang === lang ? recallAt(answers[i] ?? [], c.evidence, 10) : -1))
+        .filter((x) => x >= 0);
       report(`recall.chat_r10_${lang}${suffix}`, mean(xs) * 100, "%");
     }
   }
@@ -76,7 +82,12 @@ async function facts(): Promise<void> {
     report(`recall.r10${suffix}`, mean(rank.map((r) => (r >= 0 ? 1 : 0))) * 100, "%");
     if (scorer !== "hybrid") continue;
     report("recall.mrr", mean(rank.map((r) => (r >= 0 ? 1 / (r + 1) : 0))), "", 3);
-    for (const lang of ["en", "zh"]) report(`recall.r10_${lang}`, mean(rank.filter((_, i) => cases[i]?.lang === lang).map((r) => (r >= 0 ? 1 : 0))) * 100, "%");
+    for (const lang of ["en", "zh"])
+      report(
+        `recall.r10_${lang}`,
+        mean(rank.filter((_, i) => cases[i]?.lang === lang).map((r) => (r >= 0 ? 1 : 0))) * 100,
+        "%",
+      );
   }
 }
 
@@ -103,7 +114,10 @@ export function indexRate(): number {
   }
 }
 
-const WORDS = "garden tomato water morning city river train coffee dog music piano rain work meeting 花园 咖啡 下雨 音乐 工作 城市".split(" ");
+const WORDS =
+  "garden tomato water morning city river train coffee dog music piano rain work meeting 花园 咖啡 下雨 音乐 工作 城市".split(
+    " ",
+  );
 
 /** A conversation of `n` short events in an in-memory database. */
 function bigConversation(n: number): { index: LexicalIndex; ids: number[] } {
@@ -114,14 +128,26 @@ function bigConversation(n: number): { index: LexicalIndex; ids: number[] } {
   const ids: number[] = [];
   for (let i = 1; i <= n; i++) {
     db.query("INSERT INTO events (id, ts, conv, kind, actor, body) VALUES (?, 0, 'p', 'x', 'u', '{}')").run(i);
-    index.add(i, "p", `${WORDS[i % WORDS.length]} ${WORDS[(i * 7) % WORDS.length]} event ${i} about ${WORDS[(i * 13) % WORDS.length]}`, { time: i * 60_000 });
+    index.add(
+      i,
+      "p",
+      `${WORDS[i % WORDS.length]} ${WORDS[(i * 7) % WORDS.length]} event ${i} about ${WORDS[(i * 13) % WORDS.length]}`,
+      { time: i * 60_000 },
+    );
     ids.push(i);
   }
   db.exec("COMMIT");
   return { index, ids };
 }
 
-const QUERIES = ["should I water the tomatoes in the garden this morning?", "what music did we play at the meeting?", "下雨天去哪里喝咖啡？", "did the dog like the river walk last week?", "piano practice before work", "城市里的花园"];
+const QUERIES = [
+  "should I water the tomatoes in the garden this morning?",
+  "what music did we play at the meeting?",
+  "下雨天去哪里喝咖啡？",
+  "did the dog like the river walk last week?",
+  "piano practice before work",
+  "城市里的花园",
+];
 
 /** One query against 100k events (the conversation already loaded), median over different queries. */
 export function coldQueryMs(): number {

@@ -26,9 +26,24 @@ async function overhead(history: number, turns: number): Promise<number> {
     // History: user/model/reply triples as a real conversation leaves them.
     for (let i = 0; i < history; i += 3) {
       const turn = `h${i}`;
-      await client.peer.request("event.append", { conv: "bench", kind: "user-message", actor: "user", body: { turn, text: `question ${i} about the garden and the weather this week`, channel: "cli" } });
-      await client.peer.request("event.append", { conv: "bench", kind: "model-output", actor: "agent", body: { turn, iteration: 1, text: `answer ${i}: water the tomatoes in the morning`, toolCalls: [] } });
-      await client.peer.request("event.append", { conv: "bench", kind: "agent-reply", actor: "agent", body: { turn, text: `answer ${i}`, fromModel: true, stopReason: "done" } });
+      await client.peer.request("event.append", {
+        conv: "bench",
+        kind: "user-message",
+        actor: "user",
+        body: { turn, text: `question ${i} about the garden and the weather this week`, channel: "cli" },
+      });
+      await client.peer.request("event.append", {
+        conv: "bench",
+        kind: "model-output",
+        actor: "agent",
+        body: { turn, iteration: 1, text: `answer ${i}: water the tomatoes in the morning`, toolCalls: [] },
+      });
+      await client.peer.request("event.append", {
+        conv: "bench",
+        kind: "agent-reply",
+        actor: "agent",
+        body: { turn, text: `answer ${i}`, fromModel: true, stopReason: "done" },
+      });
     }
     const samples: number[] = [];
     for (let i = 0; i < turns + 3; i++) {

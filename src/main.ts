@@ -23,7 +23,8 @@ async function main(argv: string[]): Promise<number> {
       const sub = SUBCOMMANDS.find((c) => c.name === parsed.rest[0]);
       if (!sub) throw new HomedError("usage", `unknown command "${parsed.rest[0]}"`);
       const inner = parseFlags(parsed.rest.slice(1), sub.flags);
-      if (typeof parsed.values.listen === "string") throw new HomedError("usage", `-listen applies only when running the daemon`);
+      if (typeof parsed.values.listen === "string")
+        throw new HomedError("usage", `-listen applies only when running the daemon`);
       return await sub.run({ ...parsed.values, ...inner.values }, inner.rest);
     }
     return await command.run(parsed.values, parsed.rest);

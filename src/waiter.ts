@@ -12,7 +12,12 @@ import { dataPaths, defaultDataDir } from "./kernel/data-paths.ts";
 import { VERSION } from "./version.ts";
 
 const FLAGS: FlagSpec[] = [
-  { name: "data", kind: "string", arg: "DIR", usage: "data directory of the local daemon (default $XDG_DATA_HOME/homed, or $HOMED_DATA)" },
+  {
+    name: "data",
+    kind: "string",
+    arg: "DIR",
+    usage: "data directory of the local daemon (default $XDG_DATA_HOME/homed, or $HOMED_DATA)",
+  },
   { name: "json", kind: "bool", usage: "print the answer as JSON" },
 ];
 
@@ -46,7 +51,7 @@ async function main(argv: string[]): Promise<number> {
     if (command !== "status") throw new HomedError("usage", `unknown command "${command}"`);
     const dir = typeof values.data === "string" ? values.data : process.env.HOMED_DATA || defaultDataDir();
     const st = await callDaemon(dataPaths(dir).socket, ControlMethod.Status, {}, StatusResult);
-    process.stdout.write(values.json ? JSON.stringify(st) + "\n" : formatStatus(st) + "\n");
+    process.stdout.write(values.json ? `${JSON.stringify(st)}\n` : `${formatStatus(st)}\n`);
     return ExitCode.Ok;
   } catch (err) {
     return reportError("waiter", err, usage);

@@ -37,7 +37,10 @@ describe("arm64 build", () => {
     await d.stop();
     // jieba's aarch64 addon and dictionary are inside the arm64 binary.
     using other = tempDir();
-    const r = await run([...qemu, "recall", "-stdio", "-data", other.path], { stdin: '{"op":"index","conv":"a","id":"t1","text":"我搬到了杭州"}\n{"op":"query","conv":"a","text":"杭州在哪","k":1}\n' });
+    const r = await run([...qemu, "recall", "-stdio", "-data", other.path], {
+      stdin:
+        '{"op":"index","conv":"a","id":"t1","text":"我搬到了杭州"}\n{"op":"query","conv":"a","text":"杭州在哪","k":1}\n',
+    });
     expect(r.stdout).toBe('{"ids":["t1"]}\n');
   }, 60_000);
 });

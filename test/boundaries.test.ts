@@ -31,7 +31,8 @@ function files(dir: string): string[] {
 /** Every module specifier a file imports (static, dynamic, re-export, require). */
 export function importsOf(source: string): string[] {
   const specs: string[] = [];
-  const re = /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|require\(\s*['"]([^'"]+)['"]\s*\)/g;
+  const re =
+    /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|require\(\s*['"]([^'"]+)['"]\s*\)/g;
   for (const m of source.matchAll(re)) specs.push((m[1] ?? m[2] ?? m[3] ?? m[4]) as string);
   return specs;
 }
@@ -47,22 +48,36 @@ function ownImports(file: string): { spec: string; target: string | null }[] {
 function violations(dir: string, allowed: (target: string | null, spec: string) => boolean): string[] {
   const bad: string[] = [];
   for (const f of files(join(ROOT, dir))) {
-    for (const { spec, target } of ownImports(f)) if (!allowed(target, spec)) bad.push(`${relative(ROOT, f)} imports ${spec}`);
+    for (const { spec, target } of ownImports(f))
+      if (!allowed(target, spec)) bad.push(`${relative(ROOT, f)} imports ${spec}`);
   }
   return bad;
 }
 
-const under = (target: string | null, ...prefixes: string[]) => target !== null && prefixes.some((p) => target === p || target.startsWith(p + "/"));
+const under = (target: string | null, ...prefixes: string[]) =>
+  target !== null && prefixes.some((p) => target === p || target.startsWith(`${p}/`));
 
 /**
  * The folder order of DESIGN §8, lowest first; a folder may import its own rank and below.
  * `src/client` ranks with ipc's users (it may import protocol and ipc, and cli may import it).
  * The version constant and generated tables are leaves anyone may import.
  */
-const LAYERS = ["src/protocol", "src/ipc", "src/client", "src/store", "src/embed", "src/memory", "src/llm", "src/agent", "src/kernel", "src/cli"];
+const LAYERS = [
+  "src/protocol",
+  "src/ipc",
+  "src/client",
+  "src/store",
+  "src/embed",
+  "src/memory",
+  "src/llm",
+  "src/agent",
+  "src/kernel",
+  "src/cli",
+];
 const LAYER_RANK = new Map(LAYERS.map((l, i) => [l, l === "src/client" ? 1.5 : i]));
 function rankOf(target: string | null): number | null {
-  if (target === null || under(target, "src/version.ts", "src/generated", "src/types", "package.json", "dist")) return null;
+  if (target === null || under(target, "src/version.ts", "src/generated", "src/types", "package.json", "dist"))
+    return null;
   for (const [folder, rank] of LAYER_RANK) if (under(target, folder)) return rank;
   return null;
 }
@@ -70,7 +85,11 @@ function rankOf(target: string | null): number | null {
 describe("import boundaries", () => {
   test("the scanner sees every import form", () => {
     const src = `import a from "./a.ts";\nimport { b } from '../b.ts';\nexport * from "./c.ts";\nimport "./d.ts";\nawait import("./e.ts");\nrequire("./f.js");\nimport type { G } from "./g.ts";`;
-    expect(importsOf(src)).toEqual(["./a.ts", "../b.ts", "./c.ts", "./g.ts", "./d.ts", "./e.ts", "./f.js"].sort((x, y) => src.indexOf(x) - src.indexOf(y)));
+    expect(importsOf(src)).toEqual(
+      ["./a.ts", "../b.ts", "./c.ts", "./g.ts", "./d.ts", "./e.ts", "./f.js"].sort(
+        (x, y) => src.indexOf(x) - src.indexOf(y),
+      ),
+    );
   });
 
   test("plugins import only plugins/sdk, src/protocol, src/ipc and their own folder", () => {
@@ -79,7 +98,8 @@ describe("import boundaries", () => {
       const own = relative(ROOT, f).split("/").slice(0, 2).join("/");
       for (const { spec, target } of ownImports(f)) {
         if (target === null) continue;
-        if (!under(target, "plugins/sdk", "src/protocol", "src/ipc", own)) bad.push(`${relative(ROOT, f)} imports ${spec}`);
+        if (!under(target, "plugins/sdk", "src/protocol", "src/ipc", own))
+          bad.push(`${relative(ROOT, f)} imports ${spec}`);
       }
     }
     expect(bad).toEqual([]);
@@ -99,15 +119,24 @@ describe("import boundaries", () => {
       for (const v of violations(folder, (t) => {
         const r = rankOf(t);
         return r === null || r <= rank;
-      })) bad.push(v);
+      }))
+        bad.push(v);
     }
     expect(bad).toEqual([]);
   });
 
   test("client sits between ipc and cli; waiter.ts imports only client, protocol, ipc and kernel/data-paths.ts", () => {
-    const client = violations("src/client", (t) => t === null || under(t, "src/client", "src/protocol", "src/ipc", "src/version.ts", "src/kernel/data-paths.ts"));
+    const client = violations(
+      "src/client",
+      (t) =>
+        t === null || under(t, "src/client", "src/protocol", "src/ipc", "src/version.ts", "src/kernel/data-paths.ts"),
+    );
     const waiter = ownImports(join(ROOT, "src/waiter.ts"))
-      .filter(({ target }) => target !== null && !under(target, "src/client", "src/protocol", "src/ipc", "src/version.ts", "src/kernel/data-paths.ts"))
+      .filter(
+        ({ target }) =>
+          target !== null &&
+          !under(target, "src/client", "src/protocol", "src/ipc", "src/version.ts", "src/kernel/data-paths.ts"),
+      )
       .map(({ spec }) => `src/waiter.ts imports ${spec}`);
     expect([...client, ...waiter]).toEqual([]);
   });
@@ -117,7 +146,8 @@ describe("import boundaries", () => {
     for (const f of files(join(ROOT, "src"))) {
       const from = relative(ROOT, f);
       if (from === "src/cli/commands.ts") continue;
-      for (const { spec, target } of ownImports(f)) if (target === "src/kernel/kernel.ts") bad.push(`${from} imports ${spec}`);
+      for (const { spec, target } of ownImports(f))
+        if (target === "src/kernel/kernel.ts") bad.push(`${from} imports ${spec}`);
     }
     expect(bad).toEqual([]);
   });

@@ -86,7 +86,11 @@ describe("homed command line", () => {
 
 /** What a person sees when they get something wrong: one plain line, no stack, no internals. */
 function expectOneLine(r: RunResult, line: string, status: number): void {
-  expect({ status: r.exitCode, stderr: r.stderr, stdout: r.stdout }).toEqual({ status, stderr: `homed: ${line}\n`, stdout: "" });
+  expect({ status: r.exitCode, stderr: r.stderr, stdout: r.stdout }).toEqual({
+    status,
+    stderr: `homed: ${line}\n`,
+    stdout: "",
+  });
 }
 
 describe("errors a person can cause", () => {
@@ -94,12 +98,28 @@ describe("errors a person can cause", () => {
     using dir = tempDir();
     await using _d = await startDaemon(dir.path);
     const provider = (...args: string[]) => run([HOMED, "provider", "-data", dir.path, ...args]);
-    expectOneLine(await provider("-kind", "bogus", "-model", "m"), `-kind "bogus": provider must be openai or anthropic`, 2);
-    expectOneLine(await provider("-kind", "openai", "-model", "m", "-context-window", "10"), `-context-window "10": a context window is at least 1024 tokens`, 2);
-    expectOneLine(await provider("-kind", "openai", "-model", "m", "-context-window", "lots"), `-context-window "lots": must be a whole number`, 2);
+    expectOneLine(
+      await provider("-kind", "bogus", "-model", "m"),
+      `-kind "bogus": provider must be openai or anthropic`,
+      2,
+    );
+    expectOneLine(
+      await provider("-kind", "openai", "-model", "m", "-context-window", "10"),
+      `-context-window "10": a context window is at least 1024 tokens`,
+      2,
+    );
+    expectOneLine(
+      await provider("-kind", "openai", "-model", "m", "-context-window", "lots"),
+      `-context-window "lots": must be a whole number`,
+      2,
+    );
     expectOneLine(await run([HOMED, "plugin-restart", "-data", dir.path, "nosuch"]), "no plugin named nosuch", 1);
     // mcp runs only with servers configured: a restart contradicts the configuration (conflict).
-    expectOneLine(await run([HOMED, "plugin-restart", "-data", dir.path, "mcp"]), "mcp cannot start: not needed: mcp.servers is empty in config.toml", 1);
+    expectOneLine(
+      await run([HOMED, "plugin-restart", "-data", dir.path, "mcp"]),
+      "mcp cannot start: not needed: mcp.servers is empty in config.toml",
+      1,
+    );
     // Nothing was changed by the refused settings.
     expect((await provider()).stdout).toContain("no model provider configured");
   });

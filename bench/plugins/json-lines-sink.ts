@@ -12,13 +12,12 @@ const dec = new TextDecoder();
 for await (const chunk of Bun.stdin.stream()) {
   buf += dec.decode(chunk, { stream: true });
   let start = 0;
-  let nl: number;
-  while ((nl = buf.indexOf("\n", start)) >= 0) {
+  for (let nl = buf.indexOf("\n", start); nl >= 0; nl = buf.indexOf("\n", start)) {
     const line = buf.slice(start, nl);
     start = nl + 1;
     const ev = JSON.parse(line) as { seq: number; stamp: number; data: string } | "end";
     if (ev === "end") {
-      process.stdout.write(JSON.stringify({ count, sum }) + "\n");
+      process.stdout.write(`${JSON.stringify({ count, sum })}\n`);
       process.exit(0);
     }
     const data = Buffer.from(ev.data, "base64");

@@ -33,52 +33,94 @@ interface Change {
 
 const EN: Exchange[] = [
   {
-    lines: () => [["A", "Did you ever try that climbing gym downtown?", true], ["B", "Yes! We went last Saturday.", true], ["A", "And??"], ["B", "Loved it, my arms are still sore though."]],
+    lines: () => [
+      ["A", "Did you ever try that climbing gym downtown?", true],
+      ["B", "Yes! We went last Saturday.", true],
+      ["A", "And??"],
+      ["B", "Loved it, my arms are still sore though."],
+    ],
     question: (_, b) => `When did ${b} go to the climbing gym?`,
     distractor: [["A", "My brother tried bouldering once and hated it."]],
   },
   {
-    lines: () => [["B", "Guess who has a new family member!"], ["A", "No way, a puppy?", true], ["B", "Yep, a little beagle. We called her Biscuit.", true], ["A", "Aww, send pics!"]],
+    lines: () => [
+      ["B", "Guess who has a new family member!"],
+      ["A", "No way, a puppy?", true],
+      ["B", "Yep, a little beagle. We called her Biscuit.", true],
+      ["A", "Aww, send pics!"],
+    ],
     question: (_, b) => `What is the name of ${b}'s dog?`,
     distractor: [["A", "The neighbours' dog barked all night again."]],
   },
   {
-    lines: (a) => [["B", "I handed in my notice today."], ["A", "Whoa, really? Where are you going?", true], ["B", `A small design studio in Portland. I start in two weeks, ${a}!`, true]],
+    lines: (a) => [
+      ["B", "I handed in my notice today."],
+      ["A", "Whoa, really? Where are you going?", true],
+      ["B", `A small design studio in Portland. I start in two weeks, ${a}!`, true],
+    ],
     question: (_, b) => `Where is ${b} going to work next?`,
     distractor: [["A", "Work has been so busy, we hired two new designers."]],
   },
   {
-    lines: () => [["A", "How was the trip?"], ["B", "Amazing. Lisbon is so pretty, we ate pastries every single day.", true], ["A", "Jealous!"]],
+    lines: () => [
+      ["A", "How was the trip?"],
+      ["B", "Amazing. Lisbon is so pretty, we ate pastries every single day.", true],
+      ["A", "Jealous!"],
+    ],
     question: (_, b) => `Which city did ${b} travel to?`,
     distractor: [["A", "I still haven't booked anything for the summer."]],
   },
   {
-    lines: () => [["B", "I signed up for pottery classes!", true], ["A", "Oh fun, when are they?"], ["B", "Tuesday evenings. I made a very lopsided bowl yesterday, haha.", true]],
+    lines: () => [
+      ["B", "I signed up for pottery classes!", true],
+      ["A", "Oh fun, when are they?"],
+      ["B", "Tuesday evenings. I made a very lopsided bowl yesterday, haha.", true],
+    ],
     question: (_, b) => `What did ${b} make in the pottery class?`,
     distractor: [["A", "We bought new bowls and plates for the kitchen."]],
   },
   {
-    lines: () => [["B", "My sister had her baby last week!", true], ["A", "Congrats, auntie! Boy or girl?", true], ["B", "A girl. They named her Lily.", true]],
+    lines: () => [
+      ["B", "My sister had her baby last week!", true],
+      ["A", "Congrats, auntie! Boy or girl?", true],
+      ["B", "A girl. They named her Lily.", true],
+    ],
     question: (_, b) => `What is the name of ${b}'s niece?`,
     distractor: [["A", "My cousin is expecting twins in the autumn."]],
   },
   {
-    lines: () => [["B", "Ugh, I sprained my ankle.", true], ["A", "Oh no! How?"], ["B", "Soccer on Sunday. Stepped on the ball like an idiot.", true]],
+    lines: () => [
+      ["B", "Ugh, I sprained my ankle.", true],
+      ["A", "Oh no! How?"],
+      ["B", "Soccer on Sunday. Stepped on the ball like an idiot.", true],
+    ],
     question: (_, b) => `How did ${b} hurt their ankle?`,
     distractor: [["A", "I've started running again, my knees are complaining."]],
   },
   {
-    lines: () => [["A", "Read anything good lately?", true], ["B", "Yes! Piranesi. I couldn't put it down.", true], ["A", "Adding it to my list."]],
+    lines: () => [
+      ["A", "Read anything good lately?", true],
+      ["B", "Yes! Piranesi. I couldn't put it down.", true],
+      ["A", "Adding it to my list."],
+    ],
     question: (_, b) => `Which book did ${b} recommend?`,
     distractor: [["A", "I fell asleep reading on the train again."]],
   },
   {
-    lines: () => [["B", "The car broke down again this morning.", true], ["A", "Time for a new one?"], ["B", "Already ordered one, a small electric hatchback.", true]],
+    lines: () => [
+      ["B", "The car broke down again this morning.", true],
+      ["A", "Time for a new one?"],
+      ["B", "Already ordered one, a small electric hatchback.", true],
+    ],
     question: (_, b) => `What kind of car did ${b} order?`,
     distractor: [["A", "Traffic on the bridge was terrible today."]],
   },
   {
-    lines: (a) => [["A", `Are you coming to the concert on Friday?`], ["B", `Can't, ${a}, it's my parents' anniversary dinner.`, true], ["A", "Ah, tell them congrats!"]],
+    lines: (a) => [
+      ["A", `Are you coming to the concert on Friday?`],
+      ["B", `Can't, ${a}, it's my parents' anniversary dinner.`, true],
+      ["A", "Ah, tell them congrats!"],
+    ],
     question: (_, b) => `Why couldn't ${b} come to the concert?`,
     distractor: [["A", "The band is playing two nights this time."]],
   },
@@ -86,65 +128,117 @@ const EN: Exchange[] = [
 
 const EN_CHANGES: Change[] = [
   {
-    first: () => [["B", "We finally got the keys to the flat in Denver!", true], ["A", "Congrats on the move!"]],
-    later: () => [["B", "Big news: we're moving again.", true], ["A", "What? Where to?", true], ["B", "Austin. Sam got the job there.", true]],
+    first: () => [
+      ["B", "We finally got the keys to the flat in Denver!", true],
+      ["A", "Congrats on the move!"],
+    ],
+    later: () => [
+      ["B", "Big news: we're moving again.", true],
+      ["A", "What? Where to?", true],
+      ["B", "Austin. Sam got the job there.", true],
+    ],
     question: (b) => `Where is ${b} moving to?`,
   },
   {
     first: () => [["B", "I've been doing yoga every morning before work.", true]],
-    later: () => [["A", "Still doing yoga in the mornings?", true], ["B", "Nope, switched to swimming after work, my back likes it more.", true]],
+    later: () => [
+      ["A", "Still doing yoga in the mornings?", true],
+      ["B", "Nope, switched to swimming after work, my back likes it more.", true],
+    ],
     question: (b) => `What exercise does ${b} do these days?`,
   },
 ];
 
 const ZH: Exchange[] = [
   {
-    lines: () => [["A", "你去过市中心那家攀岩馆吗？", true], ["B", "去了！上周六去的。", true], ["A", "怎么样？"], ["B", "太好玩了，就是现在胳膊还酸。"]],
+    lines: () => [
+      ["A", "你去过市中心那家攀岩馆吗？", true],
+      ["B", "去了！上周六去的。", true],
+      ["A", "怎么样？"],
+      ["B", "太好玩了，就是现在胳膊还酸。"],
+    ],
     question: (_, b) => `${b}什么时候去的攀岩馆？`,
     distractor: [["A", "我哥去抱石馆玩过一次，再也不想去了。"]],
   },
   {
-    lines: () => [["B", "我们家添了新成员！"], ["A", "不会吧，小狗？", true], ["B", "对，一只小比格，叫饼干。", true], ["A", "快发照片！"]],
+    lines: () => [
+      ["B", "我们家添了新成员！"],
+      ["A", "不会吧，小狗？", true],
+      ["B", "对，一只小比格，叫饼干。", true],
+      ["A", "快发照片！"],
+    ],
     question: (_, b) => `${b}的狗叫什么名字？`,
     distractor: [["A", "邻居家的狗昨晚又叫了一夜。"]],
   },
   {
-    lines: (a) => [["B", "我今天递了辞职信。"], ["A", "真的假的？去哪儿？", true], ["B", `去杭州一家小设计工作室，${a}，两周后入职。`, true]],
+    lines: (a) => [
+      ["B", "我今天递了辞职信。"],
+      ["A", "真的假的？去哪儿？", true],
+      ["B", `去杭州一家小设计工作室，${a}，两周后入职。`, true],
+    ],
     question: (_, b) => `${b}接下来去哪里上班？`,
     distractor: [["A", "我们公司最近很忙，又招了两个设计师。"]],
   },
   {
-    lines: () => [["A", "旅行怎么样？"], ["B", "太棒了，厦门特别美，我们每天都在吃海鲜。", true], ["A", "羡慕！"]],
+    lines: () => [
+      ["A", "旅行怎么样？"],
+      ["B", "太棒了，厦门特别美，我们每天都在吃海鲜。", true],
+      ["A", "羡慕！"],
+    ],
     question: (_, b) => `${b}去哪个城市旅游了？`,
     distractor: [["A", "暑假我还什么都没订呢。"]],
   },
   {
-    lines: () => [["B", "我报了个陶艺班！", true], ["A", "好玩，什么时候上课？"], ["B", "每周二晚上。昨天做了个歪歪扭扭的碗，哈哈。", true]],
+    lines: () => [
+      ["B", "我报了个陶艺班！", true],
+      ["A", "好玩，什么时候上课？"],
+      ["B", "每周二晚上。昨天做了个歪歪扭扭的碗，哈哈。", true],
+    ],
     question: (_, b) => `${b}在陶艺课上做了什么？`,
     distractor: [["A", "我们给厨房买了一套新碗盘。"]],
   },
   {
-    lines: () => [["B", "我姐上周生了！", true], ["A", "恭喜当小姨！男孩女孩？", true], ["B", "女孩，叫莉莉。", true]],
+    lines: () => [
+      ["B", "我姐上周生了！", true],
+      ["A", "恭喜当小姨！男孩女孩？", true],
+      ["B", "女孩，叫莉莉。", true],
+    ],
     question: (_, b) => `${b}的外甥女叫什么？`,
     distractor: [["A", "我表姐秋天要生双胞胎了。"]],
   },
   {
-    lines: () => [["B", "唉，我脚踝扭了。", true], ["A", "啊？怎么弄的？"], ["B", "周日踢球，踩到球上了，太蠢了。", true]],
+    lines: () => [
+      ["B", "唉，我脚踝扭了。", true],
+      ["A", "啊？怎么弄的？"],
+      ["B", "周日踢球，踩到球上了，太蠢了。", true],
+    ],
     question: (_, b) => `${b}的脚踝是怎么受伤的？`,
     distractor: [["A", "我又开始跑步了，膝盖有点抗议。"]],
   },
   {
-    lines: () => [["A", "最近看什么好书了吗？", true], ["B", "有！《三体》，根本停不下来。", true], ["A", "加进我的书单了。"]],
+    lines: () => [
+      ["A", "最近看什么好书了吗？", true],
+      ["B", "有！《三体》，根本停不下来。", true],
+      ["A", "加进我的书单了。"],
+    ],
     question: (_, b) => `${b}推荐了哪本书？`,
     distractor: [["A", "我在地铁上看书又睡着了。"]],
   },
   {
-    lines: () => [["B", "车今天早上又坏了。", true], ["A", "该换新的了吧？"], ["B", "已经订了一辆，小型电动车。", true]],
+    lines: () => [
+      ["B", "车今天早上又坏了。", true],
+      ["A", "该换新的了吧？"],
+      ["B", "已经订了一辆，小型电动车。", true],
+    ],
     question: (_, b) => `${b}订了什么车？`,
     distractor: [["A", "今天桥上堵得要命。"]],
   },
   {
-    lines: (a) => [["A", "周五的演唱会你来吗？"], ["B", `来不了，${a}，那天是我爸妈结婚纪念日的晚饭。`, true], ["A", "替我祝他们纪念日快乐！"]],
+    lines: (a) => [
+      ["A", "周五的演唱会你来吗？"],
+      ["B", `来不了，${a}，那天是我爸妈结婚纪念日的晚饭。`, true],
+      ["A", "替我祝他们纪念日快乐！"],
+    ],
     question: (_, b) => `${b}为什么不能去演唱会？`,
     distractor: [["A", "这次乐队连演两个晚上。"]],
   },
@@ -152,13 +246,23 @@ const ZH: Exchange[] = [
 
 const ZH_CHANGES: Change[] = [
   {
-    first: () => [["B", "我们终于拿到成都那套房子的钥匙了！", true], ["A", "恭喜乔迁！"]],
-    later: () => [["B", "告诉你个消息：我们又要搬家了。", true], ["A", "啊？搬去哪？", true], ["B", "西安，小张在那边找到工作了。", true]],
+    first: () => [
+      ["B", "我们终于拿到成都那套房子的钥匙了！", true],
+      ["A", "恭喜乔迁！"],
+    ],
+    later: () => [
+      ["B", "告诉你个消息：我们又要搬家了。", true],
+      ["A", "啊？搬去哪？", true],
+      ["B", "西安，小张在那边找到工作了。", true],
+    ],
     question: (b) => `${b}要搬到哪里去？`,
   },
   {
     first: () => [["B", "我最近每天早上上班前做瑜伽。", true]],
-    later: () => [["A", "还在早上做瑜伽吗？", true], ["B", "不做了，改成下班后游泳，腰舒服多了。", true]],
+    later: () => [
+      ["A", "还在早上做瑜伽吗？", true],
+      ["B", "不做了，改成下班后游泳，腰舒服多了。", true],
+    ],
     question: (b) => `${b}现在做什么运动？`,
   },
 ];
@@ -182,7 +286,24 @@ const SMALL_TALK = {
     "That's so true.",
     "Anyway, I should get going.",
   ],
-  zh: ["嗨！最近怎么样？", "还行，这周挺忙的。你呢？", "老样子。", "哈哈，确实。", "哇，太厉害了！", "昨晚的比赛你看了吗？", "这边下了一整周的雨。", "我现在特别需要一杯咖啡。", "回头聊！", "好呀。", "不错哦。", "哈，我懂你的意思。", "这周末干嘛？", "没啥，大概就在家休息。", "说得太对了。", "好了，我先去忙了。"],
+  zh: [
+    "嗨！最近怎么样？",
+    "还行，这周挺忙的。你呢？",
+    "老样子。",
+    "哈哈，确实。",
+    "哇，太厉害了！",
+    "昨晚的比赛你看了吗？",
+    "这边下了一整周的雨。",
+    "我现在特别需要一杯咖啡。",
+    "回头聊！",
+    "好呀。",
+    "不错哦。",
+    "哈，我懂你的意思。",
+    "这周末干嘛？",
+    "没啥，大概就在家休息。",
+    "说得太对了。",
+    "好了，我先去忙了。",
+  ],
 };
 
 const NAMES = {
@@ -202,11 +323,27 @@ const NAMES = {
   ],
 };
 
-const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
+const MONTHS = [
+  "January",
+  "February",
+  "March",
+  "April",
+  "May",
+  "June",
+  "July",
+  "August",
+  "September",
+  "October",
+  "November",
+  "December",
+];
 
 function rng(seed: number): () => number {
   let s = seed >>> 0;
-  return () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
 }
 
 /** "1:56 pm on 8 May, 2023", as LoCoMo writes session times. */
@@ -241,13 +378,30 @@ export function chatSet(seed = 11, conversations = 20): { ops: RecallOp[]; cases
     const plan: Planned[] = [];
     exchanges.forEach((x, i) => {
       const names: [string, string] = r() < 0.5 ? [p, q] : [q, p];
-      plan.push({ session: Math.floor(r() * sessions), lines: x.lines(...names), names, question: x.question(...names), qid: `${conv}-x${i}` });
+      plan.push({
+        session: Math.floor(r() * sessions),
+        lines: x.lines(...names),
+        names,
+        question: x.question(...names),
+        qid: `${conv}-x${i}`,
+      });
       plan.push({ session: Math.floor(r() * sessions), lines: x.distractor, names: [names[1], names[0]], qid: "" });
     });
     changes.forEach((x, i) => {
       const names: [string, string] = r() < 0.5 ? [p, q] : [q, p];
-      plan.push({ session: Math.floor(r() * 3), lines: x.first(names[1]).map(([w, t]) => [w, t, false] as Line), names, qid: "" });
-      plan.push({ session: 3 + Math.floor(r() * 3), lines: x.later(names[1]), names, question: x.question(names[1]), qid: `${conv}-c${i}` });
+      plan.push({
+        session: Math.floor(r() * 3),
+        lines: x.first(names[1]).map(([w, t]) => [w, t, false] as Line),
+        names,
+        qid: "",
+      });
+      plan.push({
+        session: 3 + Math.floor(r() * 3),
+        lines: x.later(names[1]),
+        names,
+        question: x.question(names[1]),
+        qid: `${conv}-c${i}`,
+      });
     });
     ops.push({ op: "reset", conv });
     const evidence = new Map<string, string[]>();
@@ -266,7 +420,8 @@ export function chatSet(seed = 11, conversations = 20): { ops: RecallOp[]; cases
       };
       filler();
       for (const x of here) {
-        for (const [who, text, ev] of x.lines) say(who === "A" ? x.names[0] : x.names[1], text, ev && x.question ? x.qid : undefined);
+        for (const [who, text, ev] of x.lines)
+          say(who === "A" ? x.names[0] : x.names[1], text, ev && x.question ? x.qid : undefined);
         filler();
       }
       for (const t of turns) {

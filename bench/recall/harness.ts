@@ -38,12 +38,16 @@ export async function runBinary(ops: readonly RecallOp[], scorer: ScorerName): P
   const dir = mkdtempSync(join(tmpdir(), "homed-bench-recall-"));
   try {
     const proc = Bun.spawn([join(ROOT, "dist/homed"), "recall", "-stdio", "-data", dir], {
-      stdin: new TextEncoder().encode(ops.map((o) => JSON.stringify(o)).join("\n") + "\n"),
+      stdin: new TextEncoder().encode(`${ops.map((o) => JSON.stringify(o)).join("\n")}\n`),
       stdout: "pipe",
       stderr: "pipe",
       env: { ...process.env, HOMED_RECALL_SCORER: scorer },
     });
-    const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    const [out, err, code] = await Promise.all([
+      new Response(proc.stdout).text(),
+      new Response(proc.stderr).text(),
+      proc.exited,
+    ]);
     if (code !== 0 || err.trim()) throw new Error(`recall (${scorer}) failed: ${err}`);
     return out
       .trim()

@@ -44,7 +44,10 @@ export interface LmeCase {
 }
 
 /** Ops for `questions` (each its own conv) and the cases they are judged on, in query order. */
-export function lmeOps(questions: readonly LmeQuestion[], roles: "user" | "all"): { ops: RecallOp[]; cases: LmeCase[] } {
+export function lmeOps(
+  questions: readonly LmeQuestion[],
+  roles: "user" | "all",
+): { ops: RecallOp[]; cases: LmeCase[] } {
   const ops: RecallOp[] = [];
   const cases: LmeCase[] = [];
   for (const q of questions) {
@@ -57,11 +60,25 @@ export function lmeOps(questions: readonly LmeQuestion[], roles: "user" | "all")
         if (roles === "user" && t.role !== "user") return;
         const id = `${si}:${ti}`;
         if (t.has_answer) evidence.push(id);
-        turnOps.push({ op: "index", conv, id, text: t.content, speaker: t.role, time: q.haystack_dates[si], session: q.haystack_session_ids[si], seq: ti });
+        turnOps.push({
+          op: "index",
+          conv,
+          id,
+          text: t.content,
+          speaker: t.role,
+          time: q.haystack_dates[si],
+          session: q.haystack_session_ids[si],
+          seq: ti,
+        });
       });
     });
     if (evidence.length === 0) continue;
-    ops.push({ op: "reset", conv }, ...turnOps, { op: "commit", conv }, { op: "query", conv, qid: q.question_id, text: q.question, k: 10, time: q.question_date });
+    ops.push(
+      { op: "reset", conv },
+      ...turnOps,
+      { op: "commit", conv },
+      { op: "query", conv, qid: q.question_id, text: q.question, k: 10, time: q.question_date },
+    );
     cases.push({ qid: q.question_id, type: q.question_type, evidence });
   }
   return { ops, cases };
@@ -90,7 +107,8 @@ export function scoreLme(cases: readonly LmeCase[], answers: Answers): LmeScore 
     r5 += x;
     r10 += recallAt(ids, c.evidence, 10);
     ndcg += ndcgAt(ids, c.evidence, 10);
-    const t = (byType[c.type] ??= { r5: 0, n: 0 });
+    const t = byType[c.type] ?? { r5: 0, n: 0 };
+    byType[c.type] = t;
     t.r5 += x;
     t.n++;
   });

@@ -17,7 +17,11 @@ import { chatSet, type ChatCase } from "./chat.ts";
 import { recallAt } from "./harness.ts";
 import { factsSet, type FactsCase } from "./dataset.ts";
 
-export function tuneOn(ops: readonly RecallOp[], evaluate: (answers: (string | number)[][]) => string, variants: { name: string; scorer: "hybrid" | "bm25" | "bm25c"; params?: LexicalParams }[]): void {
+export function tuneOn(
+  ops: readonly RecallOp[],
+  evaluate: (answers: (string | number)[][]) => string,
+  variants: { name: string; scorer: "hybrid" | "bm25" | "bm25c"; params?: LexicalParams }[],
+): void {
   const dir = mkdtempSync(join(tmpdir(), "homed-tune-"));
   const store = Store.open(join(dir, "homed.db"));
   try {
@@ -48,14 +52,23 @@ export function lmeSummary(cases: readonly LmeCase[], answers: (string | number)
     return (xs.reduce((a, b) => a + b, 0) / xs.length).toFixed(3);
   };
   const types = Object.entries(s.byType)
-    .map(([t, v]) => `${t.replace(/single-session-/, "ss-").replace("temporal-reasoning", "temp").replace("knowledge-update", "ku").replace("multi-session", "multi")}=${v.r5.toFixed(2)}`)
+    .map(
+      ([t, v]) =>
+        `${t
+          .replace(/single-session-/, "ss-")
+          .replace("temporal-reasoning", "temp")
+          .replace("knowledge-update", "ku")
+          .replace("multi-session", "multi")}=${v.r5.toFixed(2)}`,
+    )
     .join(" ");
   return `R@5 ${s.r5.toFixed(3)} (${half(0)}/${half(1)}) R@10 ${s.r10.toFixed(3)} nDCG ${s.ndcg10.toFixed(3)} | ${types}`;
 }
 
 export function chatSummary(cases: readonly ChatCase[], answers: (string | number)[][]): string {
   const by = (lang: string, k: number) => {
-    const xs = cases.map((c, i) => (c.lang === lang ? recallAt(answers[i] ?? [], c.evidence, k) : -1)).filter((x) => x >= 0);
+    const xs = cases
+      .map((c, i) => (c.lang === lang ? recallAt(answers[i] ?? [], c.evidence, k) : -1))
+      .filter((x) => x >= 0);
     return (xs.reduce((a, b) => a + b, 0) / xs.length).toFixed(3);
   };
   return `R@10 en ${by("en", 10)} zh ${by("zh", 10)} | R@5 en ${by("en", 5)} zh ${by("zh", 5)}`;
@@ -63,7 +76,11 @@ export function chatSummary(cases: readonly ChatCase[], answers: (string | numbe
 
 export function factsSummary(cases: readonly FactsCase[], answers: (string | number)[][]): string {
   const by = (lang: string) => {
-    const xs: number[] = cases.map((c, i) => (c.lang === lang ? ((answers[i] ?? []).slice(0, 10).some((id) => c.evidence.includes(String(id))) ? 1 : 0) : -1)).filter((x) => x >= 0);
+    const xs: number[] = cases
+      .map((c, i) =>
+        c.lang === lang ? ((answers[i] ?? []).slice(0, 10).some((id) => c.evidence.includes(String(id))) ? 1 : 0) : -1,
+      )
+      .filter((x) => x >= 0);
     return (xs.reduce((a, b) => a + b, 0) / xs.length).toFixed(3);
   };
   return `hit@10 en ${by("en")} zh ${by("zh")}`;
@@ -71,27 +88,31 @@ export function factsSummary(cases: readonly FactsCase[], answers: (string | num
 
 if (import.meta.main) {
   for (const set of (process.argv[2] ?? "user").split(",")) {
-  const { ops, evaluate } =
-    set === "facts"
-      ? (() => {
-          const x = factsSet();
-          return { ops: x.ops, evaluate: (a: (string | number)[][]) => factsSummary(x.cases, a) };
-        })()
-      : set === "chat"
-      ? (() => {
-          const x = chatSet();
-          return { ops: x.ops, evaluate: (a: (string | number)[][]) => chatSummary(x.cases, a) };
-        })()
-      : (() => {
-          const x = lmeOps(loadLongMemEval(), set as "user" | "all");
-          return { ops: x.ops, evaluate: (a: (string | number)[][]) => lmeSummary(x.cases, a) };
-        })();
-  const variants = [
-    { name: "bm25", scorer: "bm25" as const },
-    ...process.argv.slice(3).map((j) => ({ name: j, scorer: "hybrid" as const, params: { ...DEFAULT_PARAMS, ...(JSON.parse(j) as Partial<LexicalParams>) } })),
-  ];
-  void PLAIN_BM25;
-  console.log(`== ${set}`);
-  tuneOn(ops, evaluate, variants);
+    const { ops, evaluate } =
+      set === "facts"
+        ? (() => {
+            const x = factsSet();
+            return { ops: x.ops, evaluate: (a: (string | number)[][]) => factsSummary(x.cases, a) };
+          })()
+        : set === "chat"
+          ? (() => {
+              const x = chatSet();
+              return { ops: x.ops, evaluate: (a: (string | number)[][]) => chatSummary(x.cases, a) };
+            })()
+          : (() => {
+              const x = lmeOps(loadLongMemEval(), set as "user" | "all");
+              return { ops: x.ops, evaluate: (a: (string | number)[][]) => lmeSummary(x.cases, a) };
+            })();
+    const variants = [
+      { name: "bm25", scorer: "bm25" as const },
+      ...process.argv.slice(3).map((j) => ({
+        name: j,
+        scorer: "hybrid" as const,
+        params: { ...DEFAULT_PARAMS, ...(JSON.parse(j) as Partial<LexicalParams>) },
+      })),
+    ];
+    void PLAIN_BM25;
+    console.log(`== ${set}`);
+    tuneOn(ops, evaluate, variants);
   }
 }

@@ -73,7 +73,9 @@ export async function benchKill9(opts: Kill9Options = {}): Promise<void> {
       }
       if (check.lost.length) {
         lostTotal = Math.max(lostTotal, check.lost.length);
-        console.error(`kill9: cycle ${cycle}: ${check.lost.length} acknowledged turns missing, e.g. ${JSON.stringify(check.lost.slice(0, 3))}`);
+        console.error(
+          `kill9: cycle ${cycle}: ${check.lost.length} acknowledged turns missing, e.g. ${JSON.stringify(check.lost.slice(0, 3))}`,
+        );
       }
       let inFlight = 0;
       let ackedThisCycle = 0;
@@ -84,7 +86,10 @@ export async function benchKill9(opts: Kill9Options = {}): Promise<void> {
         for (let k = 0; !c.peer.isClosed; k++) {
           inFlight++;
           try {
-            const r = (await c.peer.request("chat.send", { conv: `kill9-${i}`, text: `cycle ${cycle} turn ${k}: remember the number ${cycle * 1000 + k}` })) as { turn: string; conv: string; stopReason: string };
+            const r = (await c.peer.request("chat.send", {
+              conv: `kill9-${i}`,
+              text: `cycle ${cycle} turn ${k}: remember the number ${cycle * 1000 + k}`,
+            })) as { turn: string; conv: string; stopReason: string };
             if (r.stopReason === "done") {
               acked.push({ conv: r.conv, turn: r.turn });
               ackedThisCycle++;
@@ -107,7 +112,10 @@ export async function benchKill9(opts: Kill9Options = {}): Promise<void> {
       for (const c of clients) c.close();
       await Promise.all(loops);
       if (runningAtKill > 0 && ackedThisCycle > 0) killedMidTurn++;
-      else console.error(`kill9: cycle ${cycle}: killed with ${runningAtKill} turns in flight and ${ackedThisCycle} acknowledged`);
+      else
+        console.error(
+          `kill9: cycle ${cycle}: killed with ${runningAtKill} turns in flight and ${ackedThisCycle} acknowledged`,
+        );
     }
     // The last kill is checked too: one more start, and every acknowledged turn of the run.
     const daemon = await BenchDaemon.start({ data, web: false });
@@ -115,7 +123,9 @@ export async function benchKill9(opts: Kill9Options = {}): Promise<void> {
     await daemon.stop();
     if (final.integrity !== "ok") integrityFailures++;
     lostTotal = Math.max(lostTotal, final.lost.length);
-    console.error(`kill9: ${cycles} cycles in ${((performance.now() - t0) / 1000).toFixed(0)} s, ${acked.length} turns acknowledged, ${startFailures} failed starts`);
+    console.error(
+      `kill9: ${cycles} cycles in ${((performance.now() - t0) / 1000).toFixed(0)} s, ${acked.length} turns acknowledged, ${startFailures} failed starts`,
+    );
     report("reliability.kill9_cycles", killedMidTurn, "cycles", 0);
     report("reliability.acked_turns", acked.length, "turns", 0);
     report("reliability.acked_lost", lostTotal, "turns", 0);

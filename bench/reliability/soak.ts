@@ -38,7 +38,10 @@ export async function benchSoak(opts: SoakOptions = {}): Promise<void> {
   };
   try {
     await sample();
-    const timer = setInterval(() => void sample().catch((err) => console.error(`soak: sample failed: ${err}`)), sampleMs);
+    const timer = setInterval(
+      () => void sample().catch((err) => console.error(`soak: sample failed: ${err}`)),
+      sampleMs,
+    );
     const r = await runLoad(daemon, { durationMs }).finally(() => clearInterval(timer));
     await sample();
     if (r.failures) console.error(`soak: ${r.failures} failed turns, e.g. ${r.errors.join(" | ")}`);

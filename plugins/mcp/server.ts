@@ -64,7 +64,8 @@ export class McpServer {
       stderr: "pipe",
     });
     transport.stderr?.on("data", (chunk: Buffer) => {
-      for (const line of chunk.toString().split("\n")) if (line.trim()) this.plugin.log.info("mcp server stderr", { server: this.cfg.name, line: line.slice(0, 500) });
+      for (const line of chunk.toString().split("\n"))
+        if (line.trim()) this.plugin.log.info("mcp server stderr", { server: this.cfg.name, line: line.slice(0, 500) });
     });
     const client = new Client({ name: "homed", version: this.plugin.hello.kernelVersion });
     let closed = false;
@@ -87,7 +88,9 @@ export class McpServer {
           run: async (args) => {
             if (!this.client) return { content: `error: MCP server ${this.cfg.name} is not running`, isError: true };
             const r = await this.client.callTool({ name: t.name, arguments: (args ?? {}) as Record<string, unknown> });
-            const content = Array.isArray(r.content) ? contentToText(r.content as ContentItem[]) : JSON.stringify(r.structuredContent ?? r);
+            const content = Array.isArray(r.content)
+              ? contentToText(r.content as ContentItem[])
+              : JSON.stringify(r.structuredContent ?? r);
             return { content, isError: r.isError === true };
           },
         };
@@ -115,7 +118,11 @@ export class McpServer {
     this.crashes = next.crashes;
     if (next.delayMs === null) {
       this.state = "stopped";
-      this.plugin.log.error("mcp server keeps crashing; not restarting it", { server: this.cfg.name, why, crashes: this.crashes.length });
+      this.plugin.log.error("mcp server keeps crashing; not restarting it", {
+        server: this.cfg.name,
+        why,
+        crashes: this.crashes.length,
+      });
       return;
     }
     this.state = "restarting";

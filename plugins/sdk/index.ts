@@ -46,7 +46,10 @@ export interface ToolOptions<S extends v.GenericSchema> {
   risk: RiskClass;
   /** "ask": a person should approve each call unless the policy says otherwise. */
   approval?: "auto" | "ask";
-  run(args: v.InferOutput<S>, ctx: ToolContext): string | { content: string; isError?: boolean } | Promise<string | { content: string; isError?: boolean }>;
+  run(
+    args: v.InferOutput<S>,
+    ctx: ToolContext,
+  ): string | { content: string; isError?: boolean } | Promise<string | { content: string; isError?: boolean }>;
 }
 
 /** A tool described by a JSON Schema (for jsonSchemaTools). */
@@ -59,7 +62,9 @@ export interface JsonSchemaTool {
   run(args: unknown, ctx: ToolContext): ReturnType<ToolOptions<v.GenericSchema>["run"]>;
 }
 
-export type StageHandlerFn<S extends StageName> = (payload: StagePayloads[S]) => StageResult<S> | void | Promise<StageResult<S> | void>;
+export type StageHandlerFn<S extends StageName> = (
+  payload: StagePayloads[S],
+) => StageResult<S> | undefined | Promise<StageResult<S> | undefined>;
 export type EventHandler = (payload: Uint8Array, type: number) => void;
 
 export interface Plugin {
@@ -104,7 +109,11 @@ export interface Plugin {
    * Act at one of the seven stages of every turn (lower priority runs first). The handler may
    * be called as soon as the kernel has answered, even before the returned promise settles.
    */
-  stage<S extends StageName>(stage: S, handler: StageHandlerFn<S>, opts?: { priority?: number; deadlineMs?: number }): Promise<number>;
+  stage<S extends StageName>(
+    stage: S,
+    handler: StageHandlerFn<S>,
+    opts?: { priority?: number; deadlineMs?: number },
+  ): Promise<number>;
   /** Run `fn` before exiting on shutdown or kernel loss. */
   onShutdown(fn: () => void | Promise<void>): void;
   /** Clean exit with `code` (78 = configuration error: the kernel will not restart us). */

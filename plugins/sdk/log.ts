@@ -18,7 +18,7 @@ export function createPluginLogger(plugin: string, level: LogLevel = "info"): Pl
   };
   function emit(lvl: LogLevel, msg: string, fields?: LogFields) {
     if (LOG_LEVELS.indexOf(lvl) < LOG_LEVELS.indexOf(logger.level)) return;
-    process.stderr.write(formatLogLine(lvl, msg, { plugin, ...fields }) + "\n");
+    process.stderr.write(`${formatLogLine(lvl, msg, { plugin, ...fields })}\n`);
   }
   return logger;
 }

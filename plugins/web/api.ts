@@ -10,8 +10,14 @@ import type { ChatHub } from "./chat-hub.ts";
 import { readJson } from "./http-util.ts";
 import { tooManyAttempts, type Security } from "./security.ts";
 
-const ConvId = v.pipe(v.string(), v.regex(/^[A-Za-z0-9._:-]{1,200}$/, "conversation ids are 1-200 letters, digits, . _ : -"));
-const ChatBody = v.strictObject({ conv: ConvId, text: v.pipe(v.string(), v.minLength(1, "message is empty"), v.maxLength(1_000_000)) });
+const ConvId = v.pipe(
+  v.string(),
+  v.regex(/^[A-Za-z0-9._:-]{1,200}$/, "conversation ids are 1-200 letters, digits, . _ : -"),
+);
+const ChatBody = v.strictObject({
+  conv: ConvId,
+  text: v.pipe(v.string(), v.minLength(1, "message is empty"), v.maxLength(1_000_000)),
+});
 const ApproveBody = v.strictObject({ stream: v.string(), callId: v.string(), approved: v.boolean() });
 const StreamBody = v.strictObject({ stream: v.string() });
 const LoginBody = v.strictObject({ token: v.pipe(v.string(), v.maxLength(1000)) });
@@ -19,7 +25,9 @@ const LoginBody = v.strictObject({ token: v.pipe(v.string(), v.maxLength(1000)) 
 export function apiRoutes(plugin: Plugin, hub: ChatHub, security: Security): Hono {
   const api = new Hono();
 
-  api.get("/session", async (c) => c.json({ exposed: security.exposed, authenticated: !security.loginRequired || (await security.authenticated(c)) }));
+  api.get("/session", async (c) =>
+    c.json({ exposed: security.exposed, authenticated: !security.loginRequired || (await security.authenticated(c)) }),
+  );
   api.post("/login", async (c) => {
     const { token } = await readJson(c, LoginBody);
     const r = await security.login(c, token);
@@ -28,7 +36,9 @@ export function apiRoutes(plugin: Plugin, hub: ChatHub, security: Security): Hon
   });
 
   api.get("/status", async (c) => c.json(await plugin.call(PluginMethod.KernelStatus, {}, StatusResult)));
-  api.get("/conversations", async (c) => c.json(await plugin.call(ChannelMethod.ConversationsList, {}, v.array(ConversationSummary))));
+  api.get("/conversations", async (c) =>
+    c.json(await plugin.call(ChannelMethod.ConversationsList, {}, v.array(ConversationSummary))),
+  );
   api.get("/conversations/:id", async (c) => {
     const conv = v.parse(ConvId, c.req.param("id"));
     return c.json(await plugin.call(ChannelMethod.ConversationsMessages, { conv }, v.array(TranscriptItem)));
@@ -69,16 +79,22 @@ export function apiRoutes(plugin: Plugin, hub: ChatHub, security: Security): Hon
   });
   api.post("/approve", async (c) => {
     const b = await readJson(c, ApproveBody);
-    return hub.answer(b.stream, b.callId, b.approved) ? c.json({ ok: true }) : c.json({ error: "no question is waiting for that answer" }, 404);
+    return hub.answer(b.stream, b.callId, b.approved)
+      ? c.json({ ok: true })
+      : c.json({ error: "no question is waiting for that answer" }, 404);
   });
   api.post("/cancel", async (c) => c.json({ cancelled: await hub.cancel((await readJson(c, StreamBody)).stream) }));
 
   api.get("/provider", async (c) => c.json(await plugin.call(ChannelMethod.LlmGet, {}, LlmSettingsView)));
-  api.post("/provider", async (c) => c.json(await plugin.call(ChannelMethod.LlmSet, await readJson(c, LlmSetParams), LlmSettingsView)));
+  api.post("/provider", async (c) =>
+    c.json(await plugin.call(ChannelMethod.LlmSet, await readJson(c, LlmSetParams), LlmSettingsView)),
+  );
   api.post("/provider/test", async (c) => c.json(await plugin.call(ChannelMethod.LlmTest, {}, LlmTestResult)));
 
   api.get("/plugins", async (c) => c.json(await plugin.call(PluginMethod.List, {}, PluginList)));
-  api.post("/plugins/:name/restart", async (c) => c.json(await plugin.call(PluginMethod.Restart, { name: c.req.param("name") }, PluginInfo)));
+  api.post("/plugins/:name/restart", async (c) =>
+    c.json(await plugin.call(PluginMethod.Restart, { name: c.req.param("name") }, PluginInfo)),
+  );
 
   return api;
 }

@@ -34,7 +34,15 @@ export function createApp(plugin: Plugin, security: Security, maxBodyBytes: numb
     const ok = st.failClosed.length === 0 && st.plugins.every((p) => HEALTHY.has(p.state));
     // Login required and not logged in: say only whether all is well.
     if (security.loginRequired && !(await security.authenticated(c))) return c.json({ ok }, ok ? 200 : 503);
-    return c.json({ ok, kernel: { version: st.version, pid: st.pid, uptimeMs: st.uptimeMs, store: st.store }, plugins: st.plugins, failClosed: st.failClosed }, ok ? 200 : 503);
+    return c.json(
+      {
+        ok,
+        kernel: { version: st.version, pid: st.pid, uptimeMs: st.uptimeMs, store: st.store },
+        plugins: st.plugins,
+        failClosed: st.failClosed,
+      },
+      ok ? 200 : 503,
+    );
   });
 
   app.route("/api", apiRoutes(plugin, hub, security));
@@ -42,8 +50,12 @@ export function createApp(plugin: Plugin, security: Security, maxBodyBytes: numb
 
   app.get("/", (c) => c.html(INDEX_HTML));
   app.get("/favicon.ico", (c) => c.body(null, 204));
-  app.get("/assets/app.js", (c) => c.body(APP_JS, 200, { "content-type": "text/javascript; charset=utf-8", "cache-control": "no-cache" }));
-  app.get("/assets/app.css", (c) => c.body(APP_CSS, 200, { "content-type": "text/css; charset=utf-8", "cache-control": "no-cache" }));
+  app.get("/assets/app.js", (c) =>
+    c.body(APP_JS, 200, { "content-type": "text/javascript; charset=utf-8", "cache-control": "no-cache" }),
+  );
+  app.get("/assets/app.css", (c) =>
+    c.body(APP_CSS, 200, { "content-type": "text/css; charset=utf-8", "cache-control": "no-cache" }),
+  );
 
   app.notFound((c) => c.json({ error: "not found", path: c.req.path }, 404));
   app.onError((err, c) => {

@@ -35,20 +35,31 @@ export class ChatHub {
       const p = v.safeParse(ChatApproveRequest, params);
       if (!p.success) return { approved: false };
       const s = this.streams.get(p.output.stream);
-      if (!s?.listener.approval) return { approved: false };
+      const ask = s?.listener.approval;
+      if (!s || !ask) return { approved: false };
       return new Promise((resolve) => {
         s.pending.set(p.output.callId, (approved) => resolve({ approved }));
-        s.listener.approval!({ tool: p.output.tool, arguments: p.output.arguments, callId: p.output.callId });
+        ask({ tool: p.output.tool, arguments: p.output.arguments, callId: p.output.callId });
       });
     });
   }
 
   /** Run a turn, delivering its events to `listener`; resolves with the kernel's result. */
-  async run(stream: string, conv: string, text: string, listener: ChatListener, channel = "web"): Promise<TurnResultView> {
+  async run(
+    stream: string,
+    conv: string,
+    text: string,
+    listener: ChatListener,
+    channel = "web",
+  ): Promise<TurnResultView> {
     this.streams.set(stream, { listener, pending: new Map() });
     try {
       const interactive = listener.approval !== undefined;
-      const raw = await this.plugin.request(ChannelMethod.ChatSend, { stream, conv, text, channel, interactive }, { timeoutMs: TURN_TIMEOUT_MS });
+      const raw = await this.plugin.request(
+        ChannelMethod.ChatSend,
+        { stream, conv, text, channel, interactive },
+        { timeoutMs: TURN_TIMEOUT_MS },
+      );
       const r = v.safeParse(TurnResultSchema, raw);
       if (!r.success) throw new HomedError("upstream", "the kernel sent a malformed turn result");
       return r.output;
@@ -63,8 +74,8 @@ export class ChatHub {
   answer(stream: string, callId: string, approved: boolean): boolean {
     const s = this.streams.get(stream);
     const resolve = s?.pending.get(callId);
-    if (!resolve) return false;
-    s!.pending.delete(callId);
+    if (!s || !resolve) return false;
+    s.pending.delete(callId);
     resolve(approved);
     return true;
   }

@@ -10,7 +10,8 @@ import { describeIssues } from "../../src/protocol/jsonrpc.ts";
  * `text/plain; a=application/json`, which browsers send without a CORS preflight.
  */
 export function isJsonContentType(header: string | undefined): boolean {
-  return (header ?? "").split(";", 1)[0]!.trim().toLowerCase() === "application/json";
+  const [type = ""] = (header ?? "").split(";", 1);
+  return type.trim().toLowerCase() === "application/json";
 }
 
 /** The JSON body checked against `schema`; 415, 400 or 422 with a clear message otherwise. */

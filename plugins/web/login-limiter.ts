@@ -34,7 +34,10 @@ export function clientKey(address: string): string {
   if (!g) return address;
   const v4 = mappedIPv4(g);
   if (v4) return v4.join(".");
-  return g.slice(0, 4).map((x) => x.toString(16)).join(":") + "::/64";
+  return `${g
+    .slice(0, 4)
+    .map((x) => x.toString(16))
+    .join(":")}::/64`;
 }
 
 export class LoginLimiter {

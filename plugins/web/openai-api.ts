@@ -13,18 +13,27 @@ import { readJson } from "./http-util.ts";
 
 const MODEL_ID = "homed";
 
-const Content = v.union([v.string(), v.array(v.looseObject({ type: v.string(), text: v.optional(v.string()) })), v.null()]);
+const Content = v.union([
+  v.string(),
+  v.array(v.looseObject({ type: v.string(), text: v.optional(v.string()) })),
+  v.null(),
+]);
 const CompletionBody = v.looseObject({
   model: v.optional(v.string()),
-  messages: v.pipe(v.array(v.looseObject({ role: v.string(), content: v.optional(Content) })), v.minLength(1, "messages is empty")),
+  messages: v.pipe(
+    v.array(v.looseObject({ role: v.string(), content: v.optional(Content) })),
+    v.minLength(1, "messages is empty"),
+  ),
   stream: v.optional(v.boolean(), false),
-  user: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9._:-]{1,100}$/, "user must be 1-100 letters, digits, . _ : -"))),
+  user: v.optional(
+    v.pipe(v.string(), v.regex(/^[A-Za-z0-9._:-]{1,100}$/, "user must be 1-100 letters, digits, . _ : -")),
+  ),
 });
 
 function lastUserText(messages: v.InferOutput<typeof CompletionBody>["messages"]): string | null {
   for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i]!;
-    if (m.role !== "user") continue;
+    const m = messages[i];
+    if (m?.role !== "user") continue;
     if (typeof m.content === "string") return m.content;
     if (Array.isArray(m.content)) return m.content.map((p) => (p.type === "text" ? (p.text ?? "") : "")).join("");
   }
@@ -34,17 +43,26 @@ function lastUserText(messages: v.InferOutput<typeof CompletionBody>["messages"]
 export function openAiRoutes(hub: ChatHub): Hono {
   const v1 = new Hono();
 
-  v1.get("/models", (c) => c.json({ object: "list", data: [{ id: MODEL_ID, object: "model", created: 0, owned_by: "homed" }] }));
+  v1.get("/models", (c) =>
+    c.json({ object: "list", data: [{ id: MODEL_ID, object: "model", created: 0, owned_by: "homed" }] }),
+  );
 
   v1.post("/chat/completions", async (c) => {
     const body = await readJson(c, CompletionBody);
     const text = lastUserText(body.messages);
-    if (!text) return c.json({ error: { message: "no user message with text content", type: "invalid_request_error" } }, 400);
+    if (!text)
+      return c.json({ error: { message: "no user message with text content", type: "invalid_request_error" } }, 400);
     const conv = body.user ? `api:${body.user}` : "api";
     const id = `chatcmpl-${crypto.randomUUID().replaceAll("-", "")}`;
     const created = Math.floor(Date.now() / 1000);
     const stream = crypto.randomUUID();
-    const chunk = (delta: Record<string, unknown>, finish: string | null) => ({ id, object: "chat.completion.chunk", created, model: MODEL_ID, choices: [{ index: 0, delta, finish_reason: finish }] });
+    const chunk = (delta: Record<string, unknown>, finish: string | null) => ({
+      id,
+      object: "chat.completion.chunk",
+      created,
+      model: MODEL_ID,
+      choices: [{ index: 0, delta, finish_reason: finish }],
+    });
 
     if (!body.stream) {
       const r = await hub.run(stream, conv, text, { event: () => {} }, "api");
@@ -53,8 +71,18 @@ export function openAiRoutes(hub: ChatHub): Hono {
         object: "chat.completion",
         created,
         model: MODEL_ID,
-        choices: [{ index: 0, message: { role: "assistant", content: r.text }, finish_reason: r.stopReason === "iteration_limit" ? "length" : "stop" }],
-        usage: { prompt_tokens: r.usage.inputTokens, completion_tokens: r.usage.outputTokens, total_tokens: r.usage.inputTokens + r.usage.outputTokens },
+        choices: [
+          {
+            index: 0,
+            message: { role: "assistant", content: r.text },
+            finish_reason: r.stopReason === "iteration_limit" ? "length" : "stop",
+          },
+        ],
+        usage: {
+          prompt_tokens: r.usage.inputTokens,
+          completion_tokens: r.usage.outputTokens,
+          total_tokens: r.usage.inputTokens + r.usage.outputTokens,
+        },
       });
     }
     return streamSSE(c, async (sse) => {
@@ -91,7 +119,14 @@ export function openAiRoutes(hub: ChatHub): Hono {
         )
         .finally(() => (finished = true));
       if (r.text !== segment) await write(chunk({ content: any ? `\n\n${r.text}` : r.text }, null));
-      await write({ ...chunk({}, r.stopReason === "iteration_limit" ? "length" : "stop"), usage: { prompt_tokens: r.usage.inputTokens, completion_tokens: r.usage.outputTokens, total_tokens: r.usage.inputTokens + r.usage.outputTokens } });
+      await write({
+        ...chunk({}, r.stopReason === "iteration_limit" ? "length" : "stop"),
+        usage: {
+          prompt_tokens: r.usage.inputTokens,
+          completion_tokens: r.usage.outputTokens,
+          total_tokens: r.usage.inputTokens + r.usage.outputTokens,
+        },
+      });
       await writeRaw("[DONE]");
     });
   });

@@ -103,7 +103,12 @@ export function createSecurity(opts: SecurityOptions): Security {
     const name = hostHeaderName(host);
     if (name === null) return c.json({ error: "a request needs exactly one well-formed Host header" }, 403);
     if (!exposed && !loopbackHostAllowed(name, allowedHosts)) {
-      return c.json({ error: `this homed listens on a loopback address and answers only 127.0.0.1, [::1], localhost and the names in [web] allowed_hosts; requests for host "${name}" are refused` }, 403);
+      return c.json(
+        {
+          error: `this homed listens on a loopback address and answers only 127.0.0.1, [::1], localhost and the names in [web] allowed_hosts; requests for host "${name}" are refused`,
+        },
+        403,
+      );
     }
     const origin = c.req.header("origin");
     if (origin && mutating(c.req.method)) {
@@ -132,7 +137,8 @@ export function createSecurity(opts: SecurityOptions): Security {
         viaBearer = cred?.kind === "bearer";
       }
       if (mutating(c.req.method) && !viaBearer) {
-        if (api && c.req.header("x-homed") !== "1") return c.json({ error: "missing X-Homed: 1 header (cross-site request protection)" }, 403);
+        if (api && c.req.header("x-homed") !== "1")
+          return c.json({ error: "missing X-Homed: 1 header (cross-site request protection)" }, 403);
         if (v1 && !isJsonContentType(c.req.header("content-type"))) {
           return c.json({ error: "send the body as JSON (Content-Type: application/json)" }, 415);
         }
@@ -151,7 +157,14 @@ export function createSecurity(opts: SecurityOptions): Security {
     authenticated: async (c) => (await check(c, credential(c))).result === "ok",
     async login(c, given) {
       const r = await check(c, { kind: "login", value: given });
-      if (r.result === "ok") setCookie(c, SESSION_COOKIE, await sessionValue, { httpOnly: true, sameSite: "Strict", path: "/", secure: c.req.url.startsWith("https:"), maxAge: 60 * 60 * 24 * 30 });
+      if (r.result === "ok")
+        setCookie(c, SESSION_COOKIE, await sessionValue, {
+          httpOnly: true,
+          sameSite: "Strict",
+          path: "/",
+          secure: c.req.url.startsWith("https:"),
+          maxAge: 60 * 60 * 24 * 30,
+        });
       return r;
     },
   };

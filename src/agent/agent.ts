@@ -2,7 +2,13 @@
  * The agent: the registries plugins fill (tools, stage handlers), the one tool gate, and the
  * turn. The kernel owns one Agent; it reaches plugins only through the injected PluginCaller.
  */
-import { AgentMethod, RegisterStagesParams, RegisterToolsParams, UnregisterToolsParams, type ToolDefinition } from "../protocol/agent.ts";
+import {
+  AgentMethod,
+  RegisterStagesParams,
+  RegisterToolsParams,
+  UnregisterToolsParams,
+  type ToolDefinition,
+} from "../protocol/agent.ts";
 import { parseParams } from "../protocol/parse-params.ts";
 import type { ChatMessage, LanguageModel } from "../llm/types.ts";
 import type { Store } from "../store/store.ts";
@@ -37,7 +43,16 @@ export class Agent {
   /** Tools from plugin manifests, offered whether or not the plugin runs. */
   private readonly declared = new Map<string, readonly ToolDefinition[]>();
   /** The last context each recent conversation sent the model: what the memory page shows. */
-  private readonly contexts = new Map<string, { turn: string; at: number; messages: readonly ChatMessage[]; tools: readonly string[]; items: readonly (ContextItem | null)[] }>();
+  private readonly contexts = new Map<
+    string,
+    {
+      turn: string;
+      at: number;
+      messages: readonly ChatMessage[];
+      tools: readonly string[];
+      items: readonly (ContextItem | null)[];
+    }
+  >();
 
   constructor(private readonly d: AgentDeps) {
     this.context = new ConversationContext(d.store, d.memory, d.pinnedRecent);
@@ -56,7 +71,19 @@ export class Agent {
   async run(input: TurnInput, sink: TurnSink, signal: AbortSignal): Promise<TurnResult> {
     const t0 = performance.now();
     const r = await runTurn(
-      { store: this.d.store, stages: this.stages, tools: this.tools, executor: this.executor, context: this.context, caller: this.d.caller, log: this.d.log, model: this.d.model, config: this.d.config, onContext: (conv, turn, messages, tools, items) => this.rememberContext(conv, turn, messages, tools, items), remember: (id, conv, text) => this.remember(id, conv, text) },
+      {
+        store: this.d.store,
+        stages: this.stages,
+        tools: this.tools,
+        executor: this.executor,
+        context: this.context,
+        caller: this.d.caller,
+        log: this.d.log,
+        model: this.d.model,
+        config: this.d.config,
+        onContext: (conv, turn, messages, tools, items) => this.rememberContext(conv, turn, messages, tools, items),
+        remember: (id, conv, text) => this.remember(id, conv, text),
+      },
       input,
       sink,
       signal,
@@ -84,14 +111,26 @@ export class Agent {
     }
   }
 
-  private rememberContext(conv: string, turn: string, messages: readonly ChatMessage[], tools: readonly string[], items: readonly (ContextItem | null)[]): void {
+  private rememberContext(
+    conv: string,
+    turn: string,
+    messages: readonly ChatMessage[],
+    tools: readonly string[],
+    items: readonly (ContextItem | null)[],
+  ): void {
     this.contexts.delete(conv);
     this.contexts.set(conv, { turn, at: Date.now(), messages, tools, items });
     if (this.contexts.size > 64) this.contexts.delete(this.contexts.keys().next().value as string);
   }
 
   /** Exactly what the model was sent on the latest call of a conversation's latest turn. */
-  lastContext(conv: string): { turn: string; at: number; messages: readonly ChatMessage[]; tools: readonly string[]; items: readonly (ContextItem | null)[] } | null {
+  lastContext(conv: string): {
+    turn: string;
+    at: number;
+    messages: readonly ChatMessage[];
+    tools: readonly string[];
+    items: readonly (ContextItem | null)[];
+  } | null {
     return this.contexts.get(conv) ?? null;
   }
 
@@ -103,7 +142,9 @@ export class Agent {
       this.d.log.info("tools registered", { plugin, tools: p.tools.map((t) => t.name).join(",") });
       return { registered: p.tools.length };
     },
-    [AgentMethod.UnregisterTools]: (params, plugin) => ({ removed: this.tools.unregister(plugin, parseParams(UnregisterToolsParams, params).names) }),
+    [AgentMethod.UnregisterTools]: (params, plugin) => ({
+      removed: this.tools.unregister(plugin, parseParams(UnregisterToolsParams, params).names),
+    }),
     [AgentMethod.RegisterStages]: (params, plugin) => {
       const p = parseParams(RegisterStagesParams, params);
       return { ids: p.handlers.map((h) => this.stages.register(plugin, h.stage, h.priority, h.deadlineMs).id) };

@@ -41,7 +41,10 @@ function matcher(pattern: string): Matcher {
     if (!RISK_CLASSES.includes(cls)) throw new Error(`unknown risk class in pattern ${pattern}`);
     return (t) => t.risk === cls;
   }
-  const escaped = pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".");
+  const escaped = pattern
+    .replace(/[.+^${}()|[\]\\]/g, "\\$&")
+    .replace(/\*/g, ".*")
+    .replace(/\?/g, ".");
   const re = new RegExp(`^${escaped}$`);
   return (t) => re.test(t.name);
 }
@@ -68,7 +71,8 @@ export class ApprovalPolicy {
   decide(tool: ToolTraits, untrusted: boolean): Decision {
     const hit = (list: Matcher[]) => list.some((m) => m(tool));
     if (hit(this.deny)) return { kind: "deny", reason: `policy denies ${tool.name}` };
-    if (untrusted && hit(this.untrustedDeny)) return { kind: "deny", reason: `untrusted input may not call ${tool.name}` };
+    if (untrusted && hit(this.untrustedDeny))
+      return { kind: "deny", reason: `untrusted input may not call ${tool.name}` };
     let d: Decision["kind"];
     if (hit(this.allow)) d = "allow";
     else if (hit(this.ask)) d = "ask";

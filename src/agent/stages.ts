@@ -72,7 +72,10 @@ export async function runStage<S extends StageName>(
   log: StageLog,
   stage: S,
   payload: StagePayloads[S],
-  fold: (outcome: StageOutcome<S>, payload: StagePayloads[S]) => { payload: StagePayloads[S]; stop?: boolean } = (_o, p) => ({ payload: p }),
+  fold: (outcome: StageOutcome<S>, payload: StagePayloads[S]) => { payload: StagePayloads[S]; stop?: boolean } = (
+    _o,
+    p,
+  ) => ({ payload: p }),
 ): Promise<StagePayloads[S]> {
   const r = await foldStage(registry, caller, log, stage, payload, null, (o, p) => ({ ...fold(o, p), acc: null }));
   return r.payload;
@@ -103,7 +106,8 @@ export async function foldStage<S extends StageName, A>(
   let acc = init;
   for (const handler of registry.of(stage)) {
     const outcome = await callHandler(caller, handler, stage, current);
-    if (outcome.error) log.warn("stage handler skipped", { stage, plugin: handler.plugin, handler: handler.id, reason: outcome.error });
+    if (outcome.error)
+      log.warn("stage handler skipped", { stage, plugin: handler.plugin, handler: handler.id, reason: outcome.error });
     const next = step(outcome, current, acc);
     current = next.payload;
     acc = next.acc;
@@ -112,10 +116,20 @@ export async function foldStage<S extends StageName, A>(
   return { payload: current, acc };
 }
 
-async function callHandler<S extends StageName>(caller: PluginCaller, handler: StageHandler, stage: S, payload: StagePayloads[S]): Promise<StageOutcome<S>> {
+async function callHandler<S extends StageName>(
+  caller: PluginCaller,
+  handler: StageHandler,
+  stage: S,
+  payload: StagePayloads[S],
+): Promise<StageOutcome<S>> {
   let raw: unknown;
   try {
-    raw = await caller.call(handler.plugin, AgentMethod.RunStage, { stage, handler: handler.id, payload }, handler.deadlineMs);
+    raw = await caller.call(
+      handler.plugin,
+      AgentMethod.RunStage,
+      { stage, handler: handler.id, payload },
+      handler.deadlineMs,
+    );
   } catch (err) {
     return { handler, result: null, error: (err as Error).message };
   }

@@ -73,49 +73,98 @@ export class ToolExecutor {
 
   async execute(call: ToolCall, ctx: ExecContext): Promise<ToolExecution> {
     const risk = this.d.tools.get(call.name)?.def.risk ?? null;
-    this.d.store.append({ conv: ctx.conv, actor: "agent", untrusted: ctx.untrusted, ...eventOf("tool-call", { turn: ctx.turn, callId: call.id, name: call.name, risk, arguments: call.arguments, origin: ctx.origin }) });
+    this.d.store.append({
+      conv: ctx.conv,
+      actor: "agent",
+      untrusted: ctx.untrusted,
+      ...eventOf("tool-call", {
+        turn: ctx.turn,
+        callId: call.id,
+        name: call.name,
+        risk,
+        arguments: call.arguments,
+        origin: ctx.origin,
+      }),
+    });
     const result = await this.decideAndRun(call, ctx);
-    const forModel = result.content.length > MAX_TOOL_OUTPUT_CHARS ? result.content.slice(0, MAX_TOOL_OUTPUT_CHARS) + `\n[output cut at ${MAX_TOOL_OUTPUT_CHARS} characters]` : result.content;
-    const event = eventOf("tool-result", { turn: ctx.turn, callId: call.id, name: call.name, status: result.status, content: result.content, arguments: result.arguments });
-    const stored = this.d.store.append({ conv: ctx.conv, actor: this.d.tools.get(call.name)?.plugin ?? "kernel", untrusted: ctx.untrusted, ...event });
+    const forModel =
+      result.content.length > MAX_TOOL_OUTPUT_CHARS
+        ? `${result.content.slice(0, MAX_TOOL_OUTPUT_CHARS)}\n[output cut at ${MAX_TOOL_OUTPUT_CHARS} characters]`
+        : result.content;
+    const event = eventOf("tool-result", {
+      turn: ctx.turn,
+      callId: call.id,
+      name: call.name,
+      status: result.status,
+      content: result.content,
+      arguments: result.arguments,
+    });
+    const stored = this.d.store.append({
+      conv: ctx.conv,
+      actor: this.d.tools.get(call.name)?.plugin ?? "kernel",
+      untrusted: ctx.untrusted,
+      ...event,
+    });
     this.d.remember?.(stored.id, ctx.conv, bodyText(event) ?? "");
     return { ...result, content: forModel };
   }
 
   private async decideAndRun(call: ToolCall, ctx: ExecContext): Promise<ToolExecution> {
-    const out = (status: ExecStatus, content: string, args: unknown = null): ToolExecution => ({ callId: call.id, name: call.name, status, content, arguments: args });
+    const out = (status: ExecStatus, content: string, args: unknown = null): ToolExecution => ({
+      callId: call.id,
+      name: call.name,
+      status,
+      content,
+      arguments: args,
+    });
     const tool = this.d.tools.get(call.name);
     if (!tool) {
       const known = this.d.tools.list().map((t) => t.def.name);
-      return out("invalid", `error: there is no tool named ${call.name}. Available tools: ${known.join(", ") || "none"}.`);
+      return out(
+        "invalid",
+        `error: there is no tool named ${call.name}. Available tools: ${known.join(", ") || "none"}.`,
+      );
     }
     let args: unknown;
     try {
       args = call.arguments.trim() === "" ? {} : JSON.parse(call.arguments);
     } catch (err) {
-      return out("invalid", `error: the arguments are not valid JSON (${(err as Error).message}). Call ${call.name} again with a JSON object.`);
+      return out(
+        "invalid",
+        `error: the arguments are not valid JSON (${(err as Error).message}). Call ${call.name} again with a JSON object.`,
+      );
     }
     const problem = this.d.tools.check(tool, args);
-    if (problem) return out("invalid", `error: invalid arguments for ${call.name}: ${problem}. Fix them and call again.`, args);
+    if (problem)
+      return out("invalid", `error: invalid arguments for ${call.name}: ${problem}. Fix them and call again.`, args);
 
     // before_toolcall: audit, deny or rewrite. A critical plugin that fails to answer denies.
     let denied: string | null = null;
     const view: ToolCallView = { id: call.id, name: call.name, arguments: args };
-    const after = await runStage(this.d.stages, this.d.caller, this.d.log, "before_toolcall", { conv: ctx.conv, call: view, untrusted: ctx.untrusted, origin: ctx.origin }, (o, p) => {
-      if (!o.result) {
-        if (this.d.caller.isCritical(o.handler.plugin)) {
-          denied = `the policy plugin ${o.handler.plugin} did not answer (${o.error}); denied to be safe`;
+    const after = await runStage(
+      this.d.stages,
+      this.d.caller,
+      this.d.log,
+      "before_toolcall",
+      { conv: ctx.conv, call: view, untrusted: ctx.untrusted, origin: ctx.origin },
+      (o, p) => {
+        if (!o.result) {
+          if (this.d.caller.isCritical(o.handler.plugin)) {
+            denied = `the policy plugin ${o.handler.plugin} did not answer (${o.error}); denied to be safe`;
+            return { payload: p, stop: true };
+          }
+          return { payload: p };
+        }
+        if (o.result.action === "deny") {
+          denied = o.result.reason
+            ? `denied by ${o.handler.plugin}: ${o.result.reason}`
+            : `denied by ${o.handler.plugin}`;
           return { payload: p, stop: true };
         }
+        if (o.result.arguments) return { payload: { ...p, call: { ...p.call, arguments: o.result.arguments } } };
         return { payload: p };
-      }
-      if (o.result.action === "deny") {
-        denied = o.result.reason ? `denied by ${o.handler.plugin}: ${o.result.reason}` : `denied by ${o.handler.plugin}`;
-        return { payload: p, stop: true };
-      }
-      if (o.result.arguments) return { payload: { ...p, call: { ...p.call, arguments: o.result.arguments } } };
-      return { payload: p };
-    });
+      },
+    );
     if (denied) return out("denied", `denied: ${denied}`, args);
     if (after.call.arguments !== args) {
       args = after.call.arguments;
@@ -124,15 +173,27 @@ export class ToolExecutor {
     }
 
     const down = this.d.caller.failClosed();
-    if (down.length > 0) return out("denied", `denied: critical plugin ${down.join(", ")} is down, so tool calls are refused until it is back`, args);
+    if (down.length > 0)
+      return out(
+        "denied",
+        `denied: critical plugin ${down.join(", ")} is down, so tool calls are refused until it is back`,
+        args,
+      );
 
-    const decision = this.d.policy.decide({ name: call.name, risk: tool.def.risk, wantsApproval: tool.def.approval === "ask" }, ctx.untrusted);
+    const decision = this.d.policy.decide(
+      { name: call.name, risk: tool.def.risk, wantsApproval: tool.def.approval === "ask" },
+      ctx.untrusted,
+    );
     if (decision.kind === "deny") return out("denied", `denied: ${decision.reason}`, args);
     if (decision.kind === "ask") {
       // Never "the user declined" when nobody was asked: the policy said no.
       if (ctx.untrusted || !ctx.ask) {
         const nobody = ctx.untrusted ? "the input is untrusted" : NOBODY_BY_ORIGIN[ctx.origin];
-        return out("denied", `${NO_ONE_TO_ASK}: ${call.name} (${tool.def.risk}) needs a person's approval, and ${nobody}`, args);
+        return out(
+          "denied",
+          `${NO_ONE_TO_ASK}: ${call.name} (${tool.def.risk}) needs a person's approval, and ${nobody}`,
+          args,
+        );
       }
       const yes = await this.askPerson(call, args, ctx, ctx.ask);
       if (!yes.approved) return out("denied", `denied: ${yes.why}`, args);
@@ -140,21 +201,40 @@ export class ToolExecutor {
 
     let raw: unknown;
     try {
-      raw = await this.d.caller.call(tool.plugin, AgentMethod.RunTool, { name: call.name, callId: call.id, arguments: args, conv: ctx.conv, untrusted: ctx.untrusted }, this.d.toolTimeoutMs);
+      raw = await this.d.caller.call(
+        tool.plugin,
+        AgentMethod.RunTool,
+        { name: call.name, callId: call.id, arguments: args, conv: ctx.conv, untrusted: ctx.untrusted },
+        this.d.toolTimeoutMs,
+      );
     } catch (err) {
       return out("error", `error: ${call.name} failed: ${(err as Error).message}`, args);
     }
     const parsed = v.safeParse(RunToolResult, raw);
-    if (!parsed.success) return out("error", `error: ${call.name} returned a malformed result (${describeIssues(parsed.issues)})`, args);
+    if (!parsed.success)
+      return out("error", `error: ${call.name} returned a malformed result (${describeIssues(parsed.issues)})`, args);
     let content = parsed.output.content;
-    const redacted = await runStage(this.d.stages, this.d.caller, this.d.log, "after_toolcall", { conv: ctx.conv, call: { ...view, arguments: args }, result: { content, isError: parsed.output.isError } }, (o, p) =>
-      o.result?.content !== undefined ? { payload: { ...p, result: { ...p.result, content: o.result.content } } } : { payload: p },
+    const redacted = await runStage(
+      this.d.stages,
+      this.d.caller,
+      this.d.log,
+      "after_toolcall",
+      { conv: ctx.conv, call: { ...view, arguments: args }, result: { content, isError: parsed.output.isError } },
+      (o, p) =>
+        o.result?.content !== undefined
+          ? { payload: { ...p, result: { ...p.result, content: o.result.content } } }
+          : { payload: p },
     );
     content = redacted.result.content;
     return out(parsed.output.isError ? "error" : "ok", content, args);
   }
 
-  private async askPerson(call: ToolCall, args: unknown, ctx: ExecContext, ask: NonNullable<ExecContext["ask"]>): Promise<{ approved: boolean; why: string }> {
+  private async askPerson(
+    call: ToolCall,
+    args: unknown,
+    ctx: ExecContext,
+    ask: NonNullable<ExecContext["ask"]>,
+  ): Promise<{ approved: boolean; why: string }> {
     const timeoutMs = this.d.policy.config.timeout_ms;
     const ac = new AbortController();
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -164,8 +244,13 @@ export class ToolExecutor {
       ctx.signal?.addEventListener("abort", () => r("cancelled"), { once: true });
     });
     try {
-      const answer = await Promise.race([ask({ tool: call.name, arguments: args, callId: call.id }, ac.signal).catch(() => false), timeout, cancelled]);
-      if (answer === "timeout") return { approved: false, why: `nobody approved ${call.name} within ${Math.round(timeoutMs / 1000)} s` };
+      const answer = await Promise.race([
+        ask({ tool: call.name, arguments: args, callId: call.id }, ac.signal).catch(() => false),
+        timeout,
+        cancelled,
+      ]);
+      if (answer === "timeout")
+        return { approved: false, why: `nobody approved ${call.name} within ${Math.round(timeoutMs / 1000)} s` };
       if (answer === "cancelled") return { approved: false, why: "the turn was cancelled before anyone answered" };
       return answer ? { approved: true, why: "" } : { approved: false, why: `the user declined ${call.name}` };
     } finally {

@@ -64,6 +64,9 @@ export class ToolRegistry {
   /** Validation errors in words the model can act on, or null when the arguments are fine. */
   check(tool: RegisteredTool, args: unknown): string | null {
     if (tool.validate(args)) return null;
-    return (tool.validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || "(arguments)"} ${e.message ?? "is invalid"}`).join("; ");
+    return (tool.validate.errors ?? [])
+      .slice(0, 5)
+      .map((e) => `${e.instancePath || "(arguments)"} ${e.message ?? "is invalid"}`)
+      .join("; ");
   }
 }

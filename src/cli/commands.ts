@@ -15,10 +15,20 @@ import { CONFIG_TEMPLATE } from "../kernel/config.ts";
 import { ensureDataDir } from "../kernel/data-dir.ts";
 import { dataPaths, defaultDataDir } from "../kernel/data-paths.ts";
 import { VERSION } from "../version.ts";
-import { formatFlags, parseFlags, type FlagSpec } from "../client/flags.ts";
+import { formatFlags, type FlagSpec } from "../client/flags.ts";
 
-export const DATA_FLAG: FlagSpec = { name: "data", kind: "string", arg: "DIR", usage: "data directory (default $XDG_DATA_HOME/homed, or $HOMED_DATA)" };
-export const LISTEN_FLAG: FlagSpec = { name: "listen", kind: "string", arg: "ADDR", usage: "web UI address HOST:PORT (default 127.0.0.1:8080)" };
+export const DATA_FLAG: FlagSpec = {
+  name: "data",
+  kind: "string",
+  arg: "DIR",
+  usage: "data directory (default $XDG_DATA_HOME/homed, or $HOMED_DATA)",
+};
+export const LISTEN_FLAG: FlagSpec = {
+  name: "listen",
+  kind: "string",
+  arg: "ADDR",
+  usage: "web UI address HOST:PORT (default 127.0.0.1:8080)",
+};
 const JSON_FLAG: FlagSpec = { name: "json", kind: "bool", usage: "print the answer as JSON" };
 const FORCE_FLAG: FlagSpec = { name: "force", kind: "bool", usage: "overwrite an existing config.toml" };
 
@@ -71,7 +81,9 @@ export const initconfig: Subcommand = {
     const paths = dataPaths(resolveDataDir(values));
     ensureDataDir(paths);
     if (existsSync(paths.config) && values.force !== true) {
-      throw new HomedError("config", `${paths.config} already exists; use -force to overwrite it`, { file: paths.config });
+      throw new HomedError("config", `${paths.config} already exists; use -force to overwrite it`, {
+        file: paths.config,
+      });
     }
     writeFileSync(paths.config, CONFIG_TEMPLATE, { mode: 0o600 });
     process.stdout.write(`wrote ${paths.config}\n`);
@@ -87,7 +99,7 @@ export const status: Subcommand = {
     noArgs("status", rest);
     const paths = dataPaths(resolveDataDir(values));
     const st = await callDaemon(paths.socket, ControlMethod.Status, {}, StatusResult);
-    process.stdout.write(values.json ? JSON.stringify(st) + "\n" : formatStatus(st) + "\n");
+    process.stdout.write(values.json ? `${JSON.stringify(st)}\n` : `${formatStatus(st)}\n`);
     return 0;
   },
 };
@@ -112,12 +124,17 @@ export const pluginRestart: Subcommand = {
     if (!name || rest.length > 1) throw new HomedError("usage", "plugin-restart takes one plugin name");
     const paths = dataPaths(resolveDataDir(values));
     const info = await callDaemon(paths.socket, ControlMethod.PluginRestart, { name }, PluginInfo);
-    process.stdout.write(values.json ? JSON.stringify(info) + "\n" : formatPlugin(info) + "\n");
+    process.stdout.write(values.json ? `${JSON.stringify(info)}\n` : `${formatPlugin(info)}\n`);
     return 0;
   },
 };
 
-const CONV_FLAG: FlagSpec = { name: "conv", kind: "string", arg: "ID", usage: "conversation to continue (default cli)" };
+const CONV_FLAG: FlagSpec = {
+  name: "conv",
+  kind: "string",
+  arg: "ID",
+  usage: "conversation to continue (default cli)",
+};
 
 /** Lines typed on stdin, read lazily; null once stdin has ended (or was never there). */
 function stdinLines(): () => Promise<string | null> {
@@ -162,11 +179,18 @@ export const chat: Subcommand = {
     const result = await chatOnce(
       paths.socket,
       { text, conv: typeof values.conv === "string" ? values.conv : "cli" },
-      { stream: process.stdout.isTTY === true && !values.json, out: (t) => void (values.json ? null : process.stdout.write(t)), err: (t) => void process.stderr.write(t), readLine },
+      {
+        stream: process.stdout.isTTY === true && !values.json,
+        out: (t) => void (values.json ? null : process.stdout.write(t)),
+        err: (t) => void process.stderr.write(t),
+        readLine,
+      },
     );
-    if (values.json) process.stdout.write(JSON.stringify(result) + "\n");
+    if (values.json) process.stdout.write(`${JSON.stringify(result)}\n`);
     const c = result.conversation;
-    process.stderr.write(`[${result.stopReason}; ${result.usage.inputTokens} in / ${result.usage.outputTokens} out tokens${c ? `; conversation: ${c.turns} turns, ${c.inputTokens} in / ${c.outputTokens} out` : ""}]\n`);
+    process.stderr.write(
+      `[${result.stopReason}; ${result.usage.inputTokens} in / ${result.usage.outputTokens} out tokens${c ? `; conversation: ${c.turns} turns, ${c.inputTokens} in / ${c.outputTokens} out` : ""}]\n`,
+    );
     return result.stopReason === "error" ? 1 : 0;
   },
 };
@@ -188,7 +212,12 @@ function formatProvider(p: LlmSettingsView): string {
 }
 
 /** The flag behind each field of LlmSetParams. */
-const PROVIDER_FLAG_OF: Record<string, string> = { provider: "kind", model: "model", baseURL: "base-url", contextWindow: "context-window" };
+const PROVIDER_FLAG_OF: Record<string, string> = {
+  provider: "kind",
+  model: "model",
+  baseURL: "base-url",
+  contextWindow: "context-window",
+};
 
 function badProviderFlag(issue: v.BaseIssue<unknown>, values: Record<string, string | boolean>): HomedError {
   const flag = PROVIDER_FLAG_OF[v.getDotPath(issue) ?? ""];
@@ -205,11 +234,20 @@ export const provider: Subcommand = {
     const paths = dataPaths(resolveDataDir(values));
     let view: LlmSettingsView;
     if (typeof values.kind === "string" || typeof values.model === "string") {
-      if (typeof values.kind !== "string" || typeof values.model !== "string") throw new HomedError("usage", "setting a provider needs both -kind and -model");
+      if (typeof values.kind !== "string" || typeof values.model !== "string")
+        throw new HomedError("usage", "setting a provider needs both -kind and -model");
       const cwText = values["context-window"];
       const cw = typeof cwText === "string" ? Number(cwText) : undefined;
-      if (cw !== undefined && !Number.isInteger(cw)) throw new HomedError("usage", `-context-window ${JSON.stringify(cwText)}: must be a whole number`, { flag: "context-window" });
-      const settings = { provider: values.kind, model: values.model, baseURL: typeof values["base-url"] === "string" ? values["base-url"] : "", contextWindow: cw };
+      if (cw !== undefined && !Number.isInteger(cw))
+        throw new HomedError("usage", `-context-window ${JSON.stringify(cwText)}: must be a whole number`, {
+          flag: "context-window",
+        });
+      const settings = {
+        provider: values.kind,
+        model: values.model,
+        baseURL: typeof values["base-url"] === "string" ? values["base-url"] : "",
+        contextWindow: cw,
+      };
       // The daemon checks these too; checked here they are a bad flag (exit 2), named as the person typed it.
       const checked = v.safeParse(v.omit(LlmSetParams, ["apiKey"]), settings);
       if (!checked.success) throw badProviderFlag(checked.issues[0], values);
@@ -219,7 +257,7 @@ export const provider: Subcommand = {
     } else {
       view = await callDaemon(paths.socket, ControlMethod.LlmGet, {}, LlmSettingsView);
     }
-    process.stdout.write(values.json ? JSON.stringify(view) + "\n" : formatProvider(view) + "\n");
+    process.stdout.write(values.json ? `${JSON.stringify(view)}\n` : `${formatProvider(view)}\n`);
     if (values.test) {
       const t = await callDaemon(paths.socket, ControlMethod.LlmTest, {}, LlmTestResult, { timeoutMs: 60_000 });
       process.stdout.write(`${t.ok ? "ok" : "failed"}: ${t.message} (${t.latencyMs} ms)\n`);
@@ -245,11 +283,25 @@ export const recall: Subcommand = {
 export const models: Subcommand = {
   name: "models",
   summary: "dense embedding models in DATA/models: list, check NAME TEXT…, pull NAME",
-  flags: [DATA_FLAG, JSON_FLAG, { name: "endpoint", kind: "string", arg: "URL", usage: "Hugging Face hub or mirror for models pull (default $HF_ENDPOINT or https://huggingface.co)" }],
+  flags: [
+    DATA_FLAG,
+    JSON_FLAG,
+    {
+      name: "endpoint",
+      kind: "string",
+      arg: "URL",
+      usage: "Hugging Face hub or mirror for models pull (default $HF_ENDPOINT or https://huggingface.co)",
+    },
+  ],
   async run(values, rest) {
     // Loaded on demand: onnxruntime is large and only this command and memory need it.
     const { runModels } = await import("./models.ts");
-    return await runModels(resolveDataDir(values), rest, values.json === true, typeof values.endpoint === "string" ? values.endpoint : undefined);
+    return await runModels(
+      resolveDataDir(values),
+      rest,
+      values.json === true,
+      typeof values.endpoint === "string" ? values.endpoint : undefined,
+    );
   },
 };
 
@@ -261,15 +313,27 @@ export const plugin: Subcommand = {
   async run(_values, rest) {
     const name = rest[0] ?? "";
     const entry = BUILTIN_ENTRIES[name];
-    if (!entry || rest.length > 1) throw new HomedError("usage", `plugin takes one of: ${Object.keys(BUILTIN_ENTRIES).join(", ")}`);
-    if (!process.env.HOMED_PLUGIN_NAME) throw new HomedError("usage", `plugins are started by the homed daemon, not by hand`);
+    if (!entry || rest.length > 1)
+      throw new HomedError("usage", `plugin takes one of: ${Object.keys(BUILTIN_ENTRIES).join(", ")}`);
+    if (!process.env.HOMED_PLUGIN_NAME)
+      throw new HomedError("usage", `plugins are started by the homed daemon, not by hand`);
     await entry();
     // The plugin keeps the process alive through its own handles (stdin, servers).
     return await new Promise<number>(() => {});
   },
 };
 
-export const SUBCOMMANDS: readonly Subcommand[] = [initconfig, status, chat, provider, recall, models, pluginRestart, version, plugin];
+export const SUBCOMMANDS: readonly Subcommand[] = [
+  initconfig,
+  status,
+  chat,
+  provider,
+  recall,
+  models,
+  pluginRestart,
+  version,
+  plugin,
+];
 
 export function usage(): string {
   const visible = SUBCOMMANDS.filter((c) => c !== plugin);
@@ -282,12 +346,15 @@ export function usage(): string {
     "Usage:",
     `  homed ${synopsis(runDaemon)}`,
     `      ${runDaemon.summary}`,
-    ...visible.flatMap((c) => [`  homed ${c.name}${c.flags.length ? " " + synopsis(c) : ""}${c === chat ? ' "message"' : c === pluginRestart ? " NAME" : ""}`, `      ${c.summary}`]),
+    ...visible.flatMap((c) => [
+      `  homed ${c.name}${c.flags.length ? ` ${synopsis(c)}` : ""}${c === chat ? ' "message"' : c === pluginRestart ? " NAME" : ""}`,
+      `      ${c.summary}`,
+    ]),
     "",
     "Flags:",
     formatFlags([...flags.values()]),
     "",
     "Flags take one or two dashes: -data and --data are the same.",
   ];
-  return lines.join("\n") + "\n";
+  return `${lines.join("\n")}\n`;
 }

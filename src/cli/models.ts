@@ -13,16 +13,49 @@ import { dataPaths } from "../kernel/data-paths.ts";
 import { MODEL_MANIFEST, OnnxEmbedder, readModelManifest } from "../embed/onnx.ts";
 
 /** Models `pull` knows: BERT-style (WordPiece) ONNX exports, so our tokenizer fits them. */
-export const KNOWN_MODELS: Record<string, { repo: string; files: Record<string, string>; manifest: Record<string, unknown> }> = {
+
+/** The first four numbers of each vector, labelled, as a person reads them. */
+function printVectors(labels: readonly string[], vectors: readonly Float32Array[]): void {
+  for (const [i, v] of vectors.entries()) {
+    const head = Array.from(v.subarray(0, 4))
+      .map((x) => x.toFixed(4))
+      .join(", ");
+    process.stdout.write(`  ${labels[i]}: [${head}${v.length > 4 ? ", …" : ""}]\n`);
+  }
+}
+export const KNOWN_MODELS: Record<
+  string,
+  { repo: string; files: Record<string, string>; manifest: Record<string, unknown> }
+> = {
   "bge-small-zh": {
     repo: "Xenova/bge-small-zh-v1.5",
     files: { "model.onnx": "onnx/model.onnx", "vocab.txt": "vocab.txt" },
-    manifest: { id: "bge-small-zh-v1.5@1", text: { model: "model.onnx", vocab: "vocab.txt", max_tokens: 512, inputs: { ids: "input_ids", mask: "attention_mask", types: "token_type_ids" }, output: "last_hidden_state", pooling: "cls" } },
+    manifest: {
+      id: "bge-small-zh-v1.5@1",
+      text: {
+        model: "model.onnx",
+        vocab: "vocab.txt",
+        max_tokens: 512,
+        inputs: { ids: "input_ids", mask: "attention_mask", types: "token_type_ids" },
+        output: "last_hidden_state",
+        pooling: "cls",
+      },
+    },
   },
   "bge-small-en": {
     repo: "Xenova/bge-small-en-v1.5",
     files: { "model.onnx": "onnx/model.onnx", "vocab.txt": "vocab.txt" },
-    manifest: { id: "bge-small-en-v1.5@1", text: { model: "model.onnx", vocab: "vocab.txt", max_tokens: 512, inputs: { ids: "input_ids", mask: "attention_mask", types: "token_type_ids" }, output: "last_hidden_state", pooling: "cls" } },
+    manifest: {
+      id: "bge-small-en-v1.5@1",
+      text: {
+        model: "model.onnx",
+        vocab: "vocab.txt",
+        max_tokens: 512,
+        inputs: { ids: "input_ids", mask: "attention_mask", types: "token_type_ids" },
+        output: "last_hidden_state",
+        pooling: "cls",
+      },
+    },
   },
 };
 
@@ -31,9 +64,18 @@ async function download(url: string, to: string): Promise<number> {
   try {
     res = await fetch(url, { redirect: "follow" });
   } catch (err) {
-    throw new HomedError("upstream", `cannot reach ${new URL(url).origin}: ${(err as Error).message} (offline? set HF_ENDPOINT or -endpoint to a mirror)`, { url }, { cause: err });
+    throw new HomedError(
+      "upstream",
+      `cannot reach ${new URL(url).origin}: ${(err as Error).message} (offline? set HF_ENDPOINT or -endpoint to a mirror)`,
+      { url },
+      { cause: err },
+    );
   }
-  if (!res.ok || !res.body) throw new HomedError(res.status === 404 ? "not_found" : "upstream", `${url}: HTTP ${res.status}`, { url, status: res.status });
+  if (!res.ok || !res.body)
+    throw new HomedError(res.status === 404 ? "not_found" : "upstream", `${url}: HTTP ${res.status}`, {
+      url,
+      status: res.status,
+    });
   const tmp = `${to}.part`;
   const sink = Bun.file(tmp).writer();
   let bytes = 0;
@@ -60,11 +102,13 @@ async function pull(modelsDir: string, name: string, endpoint: string): Promise<
       const bytes = await download(url, join(staging, local));
       process.stderr.write(`  ${local}: ${(bytes / 1024 / 1024).toFixed(1)} MiB\n`);
     }
-    writeFileSync(join(staging, MODEL_MANIFEST), JSON.stringify(known.manifest, null, 2) + "\n");
+    writeFileSync(join(staging, MODEL_MANIFEST), `${JSON.stringify(known.manifest, null, 2)}\n`);
     const e = await OnnxEmbedder.load(staging); // only a model that loads is installed
     rmSync(target, { recursive: true, force: true });
     renameSync(staging, target);
-    process.stdout.write(`installed ${name} (${e.id}, ${e.dim} dimensions) in ${target}\nuse it for memory with [memory] model = "${name}" in config.toml\n`);
+    process.stdout.write(
+      `installed ${name} (${e.id}, ${e.dim} dimensions) in ${target}\nuse it for memory with [memory] model = "${name}" in config.toml\n`,
+    );
   } catch (err) {
     rmSync(staging, { recursive: true, force: true });
     throw err;
@@ -75,7 +119,9 @@ export async function runModels(dataDir: string, args: string[], json: boolean, 
   const dir = join(dataPaths(dataDir).dir, "models");
   const [verb, name, ...texts] = args;
   if (verb === "list" || verb === undefined) {
-    const names = existsSync(dir) ? readdirSync(dir).filter((n) => statSync(join(dir, n)).isDirectory() && existsSync(join(dir, n, MODEL_MANIFEST))) : [];
+    const names = existsSync(dir)
+      ? readdirSync(dir).filter((n) => statSync(join(dir, n)).isDirectory() && existsSync(join(dir, n, MODEL_MANIFEST)))
+      : [];
     const rows = names.map((n) => {
       try {
         return { name: n, id: readModelManifest(join(dir, n)).id, ok: true, problem: "" };
@@ -83,36 +129,49 @@ export async function runModels(dataDir: string, args: string[], json: boolean, 
         return { name: n, id: "", ok: false, problem: (err as Error).message };
       }
     });
-    if (json) process.stdout.write(JSON.stringify(rows) + "\n");
+    if (json) process.stdout.write(`${JSON.stringify(rows)}\n`);
     else if (rows.length === 0) process.stdout.write(`no models in ${dir} (memory uses TF-IDF and BM25 without one)\n`);
-    else for (const r of rows) process.stdout.write(r.ok ? `${r.name}  ${r.id}\n` : `${r.name}  broken: ${r.problem}\n`);
+    else
+      for (const r of rows) process.stdout.write(r.ok ? `${r.name}  ${r.id}\n` : `${r.name}  broken: ${r.problem}\n`);
     return 0;
   }
   if (verb === "check") {
-    if (!name || texts.length === 0) throw new HomedError("usage", "models check takes a model name and at least one text");
+    if (!name || texts.length === 0)
+      throw new HomedError("usage", "models check takes a model name and at least one text");
     const embedder = await OnnxEmbedder.load(join(dir, name));
     const vectors = await embedder.embedTexts(texts);
-    if (json) process.stdout.write(JSON.stringify({ id: embedder.id, dim: embedder.dim, vectors: vectors.map((v) => Array.from(v)) }) + "\n");
+    if (json)
+      process.stdout.write(
+        `${JSON.stringify({ id: embedder.id, dim: embedder.dim, vectors: vectors.map((v) => Array.from(v)) })}\n`,
+      );
     else {
       process.stdout.write(`${embedder.id}: ${embedder.dim} dimensions\n`);
-      vectors.forEach((v, i) => process.stdout.write(`  ${JSON.stringify(texts[i])}: [${Array.from(v.subarray(0, 4)).map((x) => x.toFixed(4)).join(", ")}${v.length > 4 ? ", …" : ""}]\n`));
+      printVectors(
+        texts.map((t) => JSON.stringify(t)),
+        vectors,
+      );
     }
     return 0;
   }
   if (verb === "check-image") {
-    if (!name || texts.length === 0) throw new HomedError("usage", "models check-image takes a model name and at least one image file");
+    if (!name || texts.length === 0)
+      throw new HomedError("usage", "models check-image takes a model name and at least one image file");
     const embedder = await OnnxEmbedder.load(join(dir, name));
     const files = texts.map((f) => {
       if (!existsSync(f)) throw new HomedError("not_found", `no such file: ${f}`);
       return new Uint8Array(readFileSync(f));
     });
     const vectors = await embedder.embedImages(files);
-    if (json) process.stdout.write(JSON.stringify({ id: embedder.id, dim: embedder.dim, vectors: vectors.map((v) => Array.from(v)) }) + "\n");
-    else vectors.forEach((v, i) => process.stdout.write(`  ${texts[i]}: [${Array.from(v.subarray(0, 4)).map((x) => x.toFixed(4)).join(", ")}${v.length > 4 ? ", …" : ""}]\n`));
+    if (json)
+      process.stdout.write(
+        `${JSON.stringify({ id: embedder.id, dim: embedder.dim, vectors: vectors.map((v) => Array.from(v)) })}\n`,
+      );
+    else printVectors(texts, vectors);
     return 0;
   }
   if (verb === "pull") {
-    if (!name || texts.length) throw new HomedError("usage", `models pull takes one model name: ${Object.keys(KNOWN_MODELS).join(", ")}`);
+    if (!name || texts.length)
+      throw new HomedError("usage", `models pull takes one model name: ${Object.keys(KNOWN_MODELS).join(", ")}`);
     await pull(dir, name, endpoint || process.env.HF_ENDPOINT || "https://huggingface.co");
     return 0;
   }

@@ -59,7 +59,8 @@ async function* stdinChunks(): AsyncGenerator<Uint8Array> {
 
 export async function runRecall(dataDir: string): Promise<number> {
   const scorer = (process.env.HOMED_RECALL_SCORER ?? "hybrid") as ScorerName;
-  if (!SCORERS.includes(scorer)) throw new HomedError("usage", `HOMED_RECALL_SCORER must be one of ${SCORERS.join(", ")}`);
+  if (!SCORERS.includes(scorer))
+    throw new HomedError("usage", `HOMED_RECALL_SCORER must be one of ${SCORERS.join(", ")}`);
   const paths = dataPaths(dataDir);
   ensureDataDir(paths);
   const config = loadConfig({ file: paths.config, env: process.env });
@@ -68,7 +69,7 @@ export async function runRecall(dataDir: string): Promise<number> {
   const session = new RecallSession(store, new Tokenizer(), scorer);
   const handle = (op: RecallOp): void => {
     const ids = session.handle(op);
-    if (ids) process.stdout.write(JSON.stringify({ ids }) + "\n");
+    if (ids) process.stdout.write(`${JSON.stringify({ ids })}\n`);
   };
 
   const processLine = (line: string, lineNo: number) => {
@@ -83,21 +84,24 @@ export async function runRecall(dataDir: string): Promise<number> {
     if (!parsed.success) {
       const isQuery = typeof raw === "object" && raw !== null && (raw as { op?: unknown }).op === "query";
       process.stderr.write(`recall: line ${lineNo}: ${describeIssues(parsed.issues)}\n`);
-      if (isQuery) process.stdout.write(JSON.stringify({ ids: [], error: describeIssues(parsed.issues) }) + "\n");
+      if (isQuery) process.stdout.write(`${JSON.stringify({ ids: [], error: describeIssues(parsed.issues) })}\n`);
       return;
     }
     try {
       handle(parsed.output);
     } catch (err) {
       process.stderr.write(`recall: line ${lineNo}: ${(err as Error).message}\n`);
-      if (parsed.output.op === "query") process.stdout.write(JSON.stringify({ ids: [], error: (err as Error).message }) + "\n");
+      if (parsed.output.op === "query")
+        process.stdout.write(`${JSON.stringify({ ids: [], error: (err as Error).message })}\n`);
     }
   };
   const decoder: LineDecoder = new LineDecoder(
     {
       line: (text) => processLine(text, decoder.lineNumber),
       oversized: (bytes) => {
-        process.stderr.write(`recall: line ${decoder.lineNumber}: longer than ${MAX_LINE_BYTES >> 20} MiB (${bytes} bytes), skipped\n`);
+        process.stderr.write(
+          `recall: line ${decoder.lineNumber}: longer than ${MAX_LINE_BYTES >> 20} MiB (${bytes} bytes), skipped\n`,
+        );
       },
     },
     MAX_LINE_BYTES,

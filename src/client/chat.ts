@@ -7,7 +7,13 @@
  */
 import * as v from "valibot";
 import { existsSync } from "node:fs";
-import { ChatApproveParams, ChatEventParams, ControlMethod, TurnResultSchema, type TurnResultView } from "../protocol/control.ts";
+import {
+  ChatApproveParams,
+  ChatEventParams,
+  ControlMethod,
+  TurnResultSchema,
+  type TurnResultView,
+} from "../protocol/control.ts";
 import { HomedError, RpcError } from "../protocol/errors.ts";
 import { describeIssues } from "../protocol/jsonrpc.ts";
 import { parseParams } from "../protocol/parse-params.ts";
@@ -27,11 +33,16 @@ export interface ChatIO {
 
 function short(text: string, max = 200): string {
   const one = text.replace(/\s+/g, " ").trim();
-  return one.length > max ? one.slice(0, max) + "…" : one;
+  return one.length > max ? `${one.slice(0, max)}…` : one;
 }
 
-export async function chatOnce(socketPath: string, message: { text: string; conv: string }, io: ChatIO): Promise<TurnResultView> {
-  if (!existsSync(socketPath)) throw new HomedError("not_running", `homed is not running (no control socket at ${socketPath})`);
+export async function chatOnce(
+  socketPath: string,
+  message: { text: string; conv: string },
+  io: ChatIO,
+): Promise<TurnResultView> {
+  if (!existsSync(socketPath))
+    throw new HomedError("not_running", `homed is not running (no control socket at ${socketPath})`);
   let streamed = "";
   let afterTools = false;
   const client = await connectUnixRpc(socketPath, quietLog, {
@@ -85,9 +96,12 @@ export async function chatOnce(socketPath: string, message: { text: string; conv
     throw new HomedError("not_running", `homed is not running (cannot connect to ${socketPath}: ${err.message})`);
   });
   try {
-    const raw = await client.peer.request(ControlMethod.ChatSend, { text: message.text, conv: message.conv }).catch(throwDaemonGone);
+    const raw = await client.peer
+      .request(ControlMethod.ChatSend, { text: message.text, conv: message.conv })
+      .catch(throwDaemonGone);
     const r = v.safeParse(TurnResultSchema, raw);
-    if (!r.success) throw new HomedError("upstream", `daemon sent a malformed chat result: ${describeIssues(r.issues)}`);
+    if (!r.success)
+      throw new HomedError("upstream", `daemon sent a malformed chat result: ${describeIssues(r.issues)}`);
     // The final text may differ from what streamed (before_output); make stdout end with it.
     if (r.output.text !== streamed) {
       if (streamed) io.out("\n");

@@ -17,7 +17,8 @@ const quietLog: RpcLog = { warn: () => {}, debug: () => {} };
  * words a person can act on, not a JSON-RPC error. Anything else is rethrown as it is.
  */
 export function throwDaemonGone(err: unknown): never {
-  if (err instanceof RpcError && err.code === RpcErrorCode.Disconnected) throw new HomedError("not_running", "the daemon closed the connection");
+  if (err instanceof RpcError && err.code === RpcErrorCode.Disconnected)
+    throw new HomedError("not_running", "the daemon closed the connection");
   throw err;
 }
 
@@ -30,20 +31,27 @@ export async function callDaemon<S extends v.GenericSchema>(
   opts: { timeoutMs?: number } = {},
 ): Promise<v.InferOutput<S>> {
   if (!existsSync(socketPath)) {
-    throw new HomedError("not_running", `homed is not running (no control socket at ${socketPath})`, { socket: socketPath });
+    throw new HomedError("not_running", `homed is not running (no control socket at ${socketPath})`, {
+      socket: socketPath,
+    });
   }
-  let client;
+  let client: Awaited<ReturnType<typeof connectUnixRpc>>;
   try {
     client = await connectUnixRpc(socketPath, quietLog, { timeoutMs: opts.timeoutMs ?? 10_000 });
   } catch (err) {
-    throw new HomedError("not_running", `homed is not running (cannot connect to ${socketPath}: ${(err as Error).message})`, {
-      socket: socketPath,
-    });
+    throw new HomedError(
+      "not_running",
+      `homed is not running (cannot connect to ${socketPath}: ${(err as Error).message})`,
+      {
+        socket: socketPath,
+      },
+    );
   }
   try {
     const raw = await client.peer.request(method, params).catch(throwDaemonGone);
     const parsed = v.safeParse(resultSchema, raw);
-    if (!parsed.success) throw new HomedError("upstream", `daemon sent a malformed ${method} result: ${describeIssues(parsed.issues)}`);
+    if (!parsed.success)
+      throw new HomedError("upstream", `daemon sent a malformed ${method} result: ${describeIssues(parsed.issues)}`);
     return parsed.output;
   } finally {
     client.close();

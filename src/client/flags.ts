@@ -40,7 +40,8 @@ export function parseFlags(args: readonly string[], specs: readonly FlagSpec[]):
       if (eq === -1) values[name] = true;
       else {
         const text = body.slice(eq + 1);
-        if (!["true", "false", "1", "0"].includes(text)) throw new HomedError("usage", `invalid boolean value "${text}" for flag -${name}`);
+        if (!["true", "false", "1", "0"].includes(text))
+          throw new HomedError("usage", `invalid boolean value "${text}" for flag -${name}`);
         values[name] = text === "true" || text === "1";
       }
       continue;

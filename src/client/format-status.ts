@@ -30,7 +30,7 @@ export function formatStatus(st: StatusResult): string {
     `  stages   ${st.stages.length ? st.stages.map((h) => `${h.stage}:${h.plugin}`).join(", ") : "none"}`,
     ...(st.failClosed.length ? [`  FAIL-CLOSED: critical plugin down: ${st.failClosed.join(", ")}`] : []),
     `  plugins`,
-    ...st.plugins.map((p) => "    " + formatPlugin(p)),
+    ...st.plugins.map((p) => `    ${formatPlugin(p)}`),
   ].join("\n");
 }
 

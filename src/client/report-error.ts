@@ -14,18 +14,28 @@ export function reportError(prog: string, err: unknown, usage: () => string, asL
       process.stdout.write(usage());
       return ExitCode.Ok;
     }
-    process.stderr.write(typeof err.data.flag === "string" ? `${prog}: ${err.message}\n` : `${prog}: ${err.message}\n\n${usage()}`);
+    process.stderr.write(
+      typeof err.data.flag === "string" ? `${prog}: ${err.message}\n` : `${prog}: ${err.message}\n\n${usage()}`,
+    );
     return ExitCode.Usage;
   }
   if (err instanceof HomedError) {
-    process.stderr.write(asLog ? formatLogLine("error", err.message, { code: err.code }) + "\n" : `${prog}: ${err.message}\n`);
+    process.stderr.write(
+      asLog ? `${formatLogLine("error", err.message, { code: err.code })}\n` : `${prog}: ${err.message}\n`,
+    );
     return err.exitCode;
   }
   if (err instanceof RpcError) {
     const code = errorCodeOf(err);
-    process.stderr.write(asLog ? formatLogLine("error", err.message, { code: err.code }) + "\n" : `${prog}: ${err.message}\n`);
+    process.stderr.write(
+      asLog ? `${formatLogLine("error", err.message, { code: err.code })}\n` : `${prog}: ${err.message}\n`,
+    );
     return code ? exitCodeFor(code) : ExitCode.Failure;
   }
-  process.stderr.write(formatLogLine("error", "unexpected failure", { err: err instanceof Error ? (err.stack ?? err.message) : String(err) }) + "\n");
+  process.stderr.write(
+    `${formatLogLine("error", "unexpected failure", {
+      err: err instanceof Error ? (err.stack ?? err.message) : String(err),
+    })}\n`,
+  );
   return ExitCode.Failure;
 }

@@ -4,7 +4,9 @@
  * native addon needs libvips, which the compiled binary embeds and loads first (like
  * onnxruntime's library); both load only when an image is actually processed.
  */
-import vipsLibrary from "../../node_modules/@img/sharp-libvips-linux-x64/lib/libvips-cpp.so.8.18.7" with { type: "file" };
+import vipsLibrary from "../../node_modules/@img/sharp-libvips-linux-x64/lib/libvips-cpp.so.8.18.7" with {
+  type: "file",
+};
 import { preloadLibrary } from "../ipc/native-lib.ts";
 import { HomedError } from "../protocol/errors.ts";
 
@@ -30,14 +32,26 @@ export interface ImagePreprocess {
 export async function imageTensor(bytes: Uint8Array, p: ImagePreprocess): Promise<Float32Array> {
   let raw: Buffer;
   try {
-    raw = await sharpModule()(bytes).rotate().resize(p.size, p.size, { fit: "cover", position: "centre" }).removeAlpha().toColourspace("srgb").raw().toBuffer();
+    raw = await sharpModule()(bytes)
+      .rotate()
+      .resize(p.size, p.size, { fit: "cover", position: "centre" })
+      .removeAlpha()
+      .toColourspace("srgb")
+      .raw()
+      .toBuffer();
   } catch (err) {
-    throw new HomedError("invalid_params", `not an image sharp can read: ${(err as Error).message}`, {}, { cause: err });
+    throw new HomedError(
+      "invalid_params",
+      `not an image sharp can read: ${(err as Error).message}`,
+      {},
+      { cause: err },
+    );
   }
   const plane = p.size * p.size;
   const out = new Float32Array(3 * plane);
   for (let i = 0; i < plane; i++) {
-    for (let c = 0; c < 3; c++) out[c * plane + i] = ((raw[i * 3 + c] as number) / 255 - (p.mean[c] as number)) / (p.std[c] as number);
+    for (let c = 0; c < 3; c++)
+      out[c * plane + i] = ((raw[i * 3 + c] as number) / 255 - (p.mean[c] as number)) / (p.std[c] as number);
   }
   return out;
 }

@@ -91,7 +91,12 @@ export class OnnxEmbedder implements Embedder {
       try {
         return await ort.InferenceSession.create(join(dir, file));
       } catch (err) {
-        throw new HomedError(existsSync(join(dir, file)) ? "native" : "not_found", `cannot load ${join(dir, file)}: ${(err as Error).message}`, { file: join(dir, file) }, { cause: err });
+        throw new HomedError(
+          existsSync(join(dir, file)) ? "native" : "not_found",
+          `cannot load ${join(dir, file)}: ${(err as Error).message}`,
+          { file: join(dir, file) },
+          { cause: err },
+        );
       }
     };
     const session = await open(m.model);
@@ -120,7 +125,11 @@ export class OnnxEmbedder implements Embedder {
       if (!t) throw new HomedError("invalid_params", `image model has no output ${m.output}`);
       const data = t.data as Float32Array;
       const vec = Float32Array.from(data.subarray(0, t.dims[t.dims.length - 1] as number));
-      if (vec.length !== this.dim) throw new HomedError("conflict", `image vectors have ${vec.length} dimensions, text vectors ${this.dim}: not one space`);
+      if (vec.length !== this.dim)
+        throw new HomedError(
+          "conflict",
+          `image vectors have ${vec.length} dimensions, text vectors ${this.dim}: not one space`,
+        );
       out.push(normalise(vec));
     }
     return out;
@@ -137,8 +146,11 @@ export class OnnxEmbedder implements Embedder {
     for (const text of texts) {
       const ids = this.tokenizer.encode(this.m.prefix + text, this.m.max_tokens);
       const n = ids.length;
-      const feeds: Record<string, InstanceType<typeof ort.Tensor>> = { [this.m.inputs.ids]: new ort.Tensor("int64", BigInt64Array.from(ids.map(BigInt)), [1, n]) };
-      if (this.m.inputs.mask) feeds[this.m.inputs.mask] = new ort.Tensor("int64", new BigInt64Array(n).fill(1n), [1, n]);
+      const feeds: Record<string, InstanceType<typeof ort.Tensor>> = {
+        [this.m.inputs.ids]: new ort.Tensor("int64", BigInt64Array.from(ids.map(BigInt)), [1, n]),
+      };
+      if (this.m.inputs.mask)
+        feeds[this.m.inputs.mask] = new ort.Tensor("int64", new BigInt64Array(n).fill(1n), [1, n]);
       if (this.m.inputs.types) feeds[this.m.inputs.types] = new ort.Tensor("int64", new BigInt64Array(n), [1, n]);
       const result = await this.session.run(feeds);
       const t = result[this.m.output];
@@ -146,14 +158,16 @@ export class OnnxEmbedder implements Embedder {
       const data = t.data as Float32Array;
       const dims = t.dims;
       let vec: Float32Array;
-      if (this.m.pooling === "none" || dims.length === 2) vec = Float32Array.from(data.subarray(0, dims[dims.length - 1] as number));
+      if (this.m.pooling === "none" || dims.length === 2)
+        vec = Float32Array.from(data.subarray(0, dims[dims.length - 1] as number));
       else {
         const d = dims[2] as number;
         const tokens = dims[1] as number;
         vec = new Float32Array(d);
         if (this.m.pooling === "cls") vec.set(data.subarray(0, d));
         else {
-          for (let i = 0; i < tokens; i++) for (let j = 0; j < d; j++) vec[j] = (vec[j] as number) + (data[i * d + j] as number) / tokens;
+          for (let i = 0; i < tokens; i++)
+            for (let j = 0; j < d; j++) vec[j] = (vec[j] as number) + (data[i * d + j] as number) / tokens;
         }
       }
       out.push(normalise(vec));

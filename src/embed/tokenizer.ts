@@ -17,7 +17,8 @@ import lexiconPath from "../generated/lexicon.txt" with { type: "file" };
 import { readFileSync } from "node:fs";
 
 /** A Han run, or a word/number (inner apostrophes, decimal points and thousands commas kept). */
-const PIECE = /(\p{Script=Han}+)|\p{N}+(?:[.,]\p{N}+)*|[[\p{L}\p{M}\p{N}]--\p{Script=Han}]+(?:['’][[\p{L}\p{M}]--\p{Script=Han}]+)*/gv;
+const PIECE =
+  /(\p{Script=Han}+)|\p{N}+(?:[.,]\p{N}+)*|[[\p{L}\p{M}\p{N}]--\p{Script=Han}]+(?:['’][[\p{L}\p{M}]--\p{Script=Han}]+)*/gv;
 const WORD = /[\p{L}\p{N}]/u;
 const LATIN = /^[a-z]+$/;
 
@@ -41,7 +42,11 @@ const STOP_EN = new Set(
  * Chinese function words (particles, pronouns, question words): jieba segments them as words of
  * their own, and in a short turn they would otherwise weigh as much as its content.
  */
-const STOP_ZH = new Set("的 了 着 过 吗 呢 吧 啊 呀 哦 嗯 么 是 在 和 与 也 都 就 还 又 我 你 您 他 她 它 我们 你们 他们 她们 咱们 这 那 这个 那个 这些 那些 什么 哪 哪个 哪里 哪儿 怎么 怎样 为什么 吗 个 把 被 让 给 得 地".split(" "));
+const STOP_ZH = new Set(
+  "的 了 着 过 吗 呢 吧 啊 呀 哦 嗯 么 是 在 和 与 也 都 就 还 又 我 你 您 他 她 它 我们 你们 他们 她们 咱们 这 那 这个 那个 这些 那些 什么 哪 哪个 哪里 哪儿 怎么 怎样 为什么 吗 个 把 被 让 给 得 地".split(
+    " ",
+  ),
+);
 
 /** Porter stem of a lower-case English word; other words (digits, other scripts) as they are. */
 export function stem(word: string): string {
@@ -51,9 +56,10 @@ export function stem(word: string): string {
 /** Plural and -ing/-ed endings only: the key under which the concept lexicon is looked up. */
 export function lightStem(word: string): string {
   if (word.length <= 3 || !LATIN.test(word)) return word;
-  if (word.endsWith("ies") && word.length > 4) return word.slice(0, -3) + "y";
+  if (word.endsWith("ies") && word.length > 4) return `${word.slice(0, -3)}y`;
   if (/(sses|ches|shes|xes|zes)$/.test(word)) return word.slice(0, -2);
-  if (word.endsWith("s") && !word.endsWith("ss") && !word.endsWith("us") && !word.endsWith("is")) word = word.slice(0, -1);
+  if (word.endsWith("s") && !word.endsWith("ss") && !word.endsWith("us") && !word.endsWith("is"))
+    word = word.slice(0, -1);
   const ending = word.endsWith("ing") && word.length > 5 ? 3 : word.endsWith("ed") && word.length > 4 ? 2 : 0;
   if (ending === 0) return word;
   let base = word.slice(0, -ending);

@@ -19,7 +19,8 @@ export class WordPiece {
       const t = token.replace(/\r$/, "");
       if (t && !this.ids.has(t)) this.ids.set(t, i);
     });
-    for (const special of ["[CLS]", "[SEP]", "[UNK]"]) if (!this.ids.has(special)) throw new Error(`vocabulary lacks ${special}`);
+    for (const special of ["[CLS]", "[SEP]", "[UNK]"])
+      if (!this.ids.has(special)) throw new Error(`vocabulary lacks ${special}`);
   }
 
   private id(token: string): number {
@@ -28,7 +29,13 @@ export class WordPiece {
 
   /** Split text into words the way BERT's basic tokenizer does. */
   private words(text: string): string[] {
-    let t = this.lowercase ? text.toLowerCase().normalize("NFD").replace(/\p{Mn}/gu, "") : text;
+    let t = this.lowercase
+      ? text
+          .toLowerCase()
+          .normalize("NFD")
+          .replace(/\p{Mn}/gu, "")
+      : text;
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is exactly what BERT's cleaning drops
     t = t.replace(/[\u0000\ufffd]/g, "");
     const out: string[] = [];
     let cur = "";

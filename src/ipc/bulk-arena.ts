@@ -68,9 +68,13 @@ export class BulkWriter extends ArenaSide {
    * null when the arena has no room right now. Throws if `len` can never fit.
    */
   tryAlloc(len: number): { ref: BulkRef; bytes: Uint8Array } | null {
-    if (!Number.isSafeInteger(len) || len < 0) throw new HomedError("invalid_params", `bulk length must be a non-negative integer, got ${len}`);
+    if (!Number.isSafeInteger(len) || len < 0)
+      throw new HomedError("invalid_params", `bulk length must be a non-negative integer, got ${len}`);
     if (len > this.maxPayload) {
-      throw new HomedError("invalid_params", `payload of ${len} bytes exceeds the bulk arena (${this.maxPayload} bytes); raise plugins.segment_mb`);
+      throw new HomedError(
+        "invalid_params",
+        `payload of ${len} bytes exceeds the bulk arena (${this.maxPayload} bytes); raise plugins.segment_mb`,
+      );
     }
     this.reclaim();
     const need = BLOCK_HDR + align8(len);
@@ -139,7 +143,14 @@ export class BulkReader extends ArenaSide {
   read(ref: BulkRef): Uint8Array {
     const { off, len } = ref;
     const hdrOff = off - BLOCK_HDR;
-    if (!Number.isSafeInteger(off) || !Number.isSafeInteger(len) || len < 0 || hdrOff < this.base || (hdrOff & 7) !== 0 || off + len > this.base + this.size) {
+    if (
+      !Number.isSafeInteger(off) ||
+      !Number.isSafeInteger(len) ||
+      len < 0 ||
+      hdrOff < this.base ||
+      (hdrOff & 7) !== 0 ||
+      off + len > this.base + this.size
+    ) {
       throw new HomedError("invalid_params", `bulk reference {off:${off},len:${len}} is outside the sender's arena`);
     }
     const hdr = hdrOff >> 2;

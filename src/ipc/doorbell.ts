@@ -34,7 +34,8 @@ export class Doorbell {
       const code = (err as NodeJS.ErrnoException).code;
       // EAGAIN: the socket buffer is full of unread bells, so the other side will wake anyway.
       // EPIPE/ECONNRESET/EBADF: the other side is gone; its exit is handled elsewhere.
-      if (code !== "EAGAIN" && code !== "EWOULDBLOCK" && code !== "EPIPE" && code !== "ECONNRESET" && code !== "EBADF") throw err;
+      if (code !== "EAGAIN" && code !== "EWOULDBLOCK" && code !== "EPIPE" && code !== "ECONNRESET" && code !== "EBADF")
+        throw err;
     }
   }
 
@@ -61,7 +62,10 @@ export class Doorbell {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    if (!this.reader) return this.closeFd();
+    if (!this.reader) {
+      this.closeFd();
+      return;
+    }
     void this.reader
       .cancel()
       .catch(() => {})

@@ -43,7 +43,8 @@ abstract class RingSide {
     protected readonly data: number,
     readonly capacity: number,
   ) {
-    if ((capacity & (capacity - 1)) !== 0 || capacity < 64) throw new Error(`ring capacity ${capacity} is not a power of two >= 64`);
+    if ((capacity & (capacity - 1)) !== 0 || capacity < 64)
+      throw new Error(`ring capacity ${capacity} is not a power of two >= 64`);
     this.i32 = new Int32Array(buffer);
     this.u32 = new Uint32Array(buffer);
     this.bytes = new Uint8Array(buffer);
@@ -77,7 +78,8 @@ export class RingProducer extends RingSide {
   }
 
   tryWriteWith(type: number, len: number, flags: number, fill: (dst: Uint8Array, off: number) => void): boolean {
-    if (len > this.maxPayload) throw new RangeError(`record of ${len} bytes exceeds the ring's limit of ${this.maxPayload}`);
+    if (len > this.maxPayload)
+      throw new RangeError(`record of ${len} bytes exceeds the ring's limit of ${this.maxPayload}`);
     const head = Atomics.load(this.i32, this.headIdx) >>> 0;
     const tail = Atomics.load(this.i32, this.tailIdx) >>> 0;
     const free = this.capacity - ((head - tail) >>> 0);
@@ -131,7 +133,8 @@ export class RingConsumer extends RingSide {
   drain(handler: RingHandler, max = 4096): number {
     let tail = Atomics.load(this.i32, this.tailIdx) >>> 0;
     const head = Atomics.load(this.i32, this.headIdx) >>> 0;
-    if (((head - tail) >>> 0) > this.capacity) throw new RingCorruptError(`ring head ${head} is more than a capacity ahead of tail ${tail}`);
+    if ((head - tail) >>> 0 > this.capacity)
+      throw new RingCorruptError(`ring head ${head} is more than a capacity ahead of tail ${tail}`);
     let n = 0;
     try {
       while (tail !== head && n < max) {
@@ -139,11 +142,16 @@ export class RingConsumer extends RingSide {
         const w = this.dataWord + (idx >> 2);
         const len = this.u32[w] as number;
         if (len === PAD) {
-          if (((head - tail) >>> 0) < this.capacity - idx) throw new RingCorruptError(`ring pad at ${idx} overruns the ring`);
+          if ((head - tail) >>> 0 < this.capacity - idx)
+            throw new RingCorruptError(`ring pad at ${idx} overruns the ring`);
           tail = (tail + (this.capacity - idx)) >>> 0;
           continue;
         }
-        if (len > this.capacity / 2 - HDR || idx + HDR + align8(len) > this.capacity || ((head - tail) >>> 0) < HDR + align8(len)) {
+        if (
+          len > this.capacity / 2 - HDR ||
+          idx + HDR + align8(len) > this.capacity ||
+          (head - tail) >>> 0 < HDR + align8(len)
+        ) {
           throw new RingCorruptError(`ring record of ${len} bytes at ${idx} overruns the ring`);
         }
         const meta = this.u32[w + 1] as number;

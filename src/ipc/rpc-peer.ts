@@ -82,7 +82,10 @@ export class RpcPeer {
         oversized: (bytes) => {
           this.stats.oversized++;
           this.opts.log.warn("rpc frame too large, dropped", { peer: opts.name, bytes, limit: this.maxFrameBytes });
-          this.sendError(null, { code: RpcErrorCode.FrameTooLarge, message: `frame of ${bytes} bytes exceeds ${this.maxFrameBytes}` });
+          this.sendError(null, {
+            code: RpcErrorCode.FrameTooLarge,
+            message: `frame of ${bytes} bytes exceeds ${this.maxFrameBytes}`,
+          });
         },
       },
       this.maxFrameBytes,
@@ -113,7 +116,8 @@ export class RpcPeer {
   }
 
   request(method: string, params?: unknown, opts: { timeoutMs?: number } = {}): Promise<unknown> {
-    if (this.closed) return Promise.reject(new RpcError(RpcErrorCode.Disconnected, `${this.opts.name ?? "peer"} is disconnected`));
+    if (this.closed)
+      return Promise.reject(new RpcError(RpcErrorCode.Disconnected, `${this.opts.name ?? "peer"} is disconnected`));
     const id = this.nextId++;
     const frame: Record<string, unknown> = { jsonrpc: JSONRPC_VERSION, id, method };
     if (params !== undefined) frame.params = params;
@@ -176,9 +180,12 @@ export class RpcPeer {
   private write(frame: Record<string, unknown>): void {
     const line = JSON.stringify(frame);
     if (line.length > this.maxFrame) {
-      throw new RpcError(RpcErrorCode.FrameTooLarge, `outgoing frame of ${line.length} bytes exceeds ${this.maxFrameBytes}`);
+      throw new RpcError(
+        RpcErrorCode.FrameTooLarge,
+        `outgoing frame of ${line.length} bytes exceeds ${this.maxFrameBytes}`,
+      );
     }
-    this.opts.send(line + "\n");
+    this.opts.send(`${line}\n`);
   }
 
   private rememberTimedOut(id: number): void {
@@ -226,7 +233,11 @@ export class RpcPeer {
       else this.handleNotification(frame.method, frame.params);
       return;
     }
-    this.handleReply(frame.id, "error" in frame ? frame.error : undefined, "result" in frame ? frame.result : undefined);
+    this.handleReply(
+      frame.id,
+      "error" in frame ? frame.error : undefined,
+      "result" in frame ? frame.result : undefined,
+    );
   }
 
   private handleReply(id: RpcId | null, error: ErrorObject | undefined, result: unknown): void {
@@ -264,7 +275,11 @@ export class RpcPeer {
       return;
     }
     try {
-      const result = await this.opts.onRequest(frame.method, frame.params, { method: frame.method, id: frame.id, peer: this });
+      const result = await this.opts.onRequest(frame.method, frame.params, {
+        method: frame.method,
+        id: frame.id,
+        peer: this,
+      });
       if (this.closed) return;
       this.write({ jsonrpc: JSONRPC_VERSION, id: frame.id, result: result ?? null });
     } catch (err) {

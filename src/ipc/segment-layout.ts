@@ -37,7 +37,12 @@ export const Ctl = {
 } as const;
 
 /** Within a ring control block. */
-export const RingCtl = { head: 0, tail: CACHE_LINE, sleeping: 2 * CACHE_LINE, producerWaiting: 2 * CACHE_LINE + 4 } as const;
+export const RingCtl = {
+  head: 0,
+  tail: CACHE_LINE,
+  sleeping: 2 * CACHE_LINE,
+  producerWaiting: 2 * CACHE_LINE + 4,
+} as const;
 
 export interface SegmentLayout {
   size: number;
@@ -60,7 +65,10 @@ function ringCapacityFor(size: number): number {
 /** Compute the layout of a segment of `size` bytes. */
 export function planLayout(size: number): SegmentLayout {
   if (!Number.isSafeInteger(size) || size < MIN_SEGMENT_BYTES || size > MAX_SEGMENT_BYTES) {
-    throw new HomedError("native", `segment size must be between ${MIN_SEGMENT_BYTES} and ${MAX_SEGMENT_BYTES} bytes, got ${size}`);
+    throw new HomedError(
+      "native",
+      `segment size must be between ${MIN_SEGMENT_BYTES} and ${MAX_SEGMENT_BYTES} bytes, got ${size}`,
+    );
   }
   const cap = ringCapacityFor(size);
   const ringK2P = HEADER_BYTES;
@@ -101,12 +109,23 @@ export function readLayout(buffer: ArrayBuffer): SegmentLayout {
   if (buffer.byteLength < HEADER_BYTES) throw new HomedError("native", "segment smaller than its header");
   const u32 = new Uint32Array(buffer, 0, HEADER_BYTES / 4);
   if (u32[Ctl.magic / 4] !== SEGMENT_MAGIC) throw new HomedError("native", "segment has no homed header (bad magic)");
-  if (u32[Ctl.version / 4] !== SEGMENT_LAYOUT_VERSION) throw new HomedError("native", `segment layout ${u32[Ctl.version / 4]} is not ${SEGMENT_LAYOUT_VERSION}`);
+  if (u32[Ctl.version / 4] !== SEGMENT_LAYOUT_VERSION)
+    throw new HomedError("native", `segment layout ${u32[Ctl.version / 4]} is not ${SEGMENT_LAYOUT_VERSION}`);
   const size = u32[Ctl.size / 4] as number;
-  if (size !== buffer.byteLength) throw new HomedError("native", `segment header says ${size} bytes, mapping has ${buffer.byteLength}`);
+  if (size !== buffer.byteLength)
+    throw new HomedError("native", `segment header says ${size} bytes, mapping has ${buffer.byteLength}`);
   const expected = planLayout(size);
   const got = [u32[4], u32[5], u32[6], u32[7], u32[8], u32[9], u32[10], u32[11]];
-  const want = [expected.ringK2P.data, expected.ringK2P.capacity, expected.ringP2K.data, expected.ringP2K.capacity, expected.arenaK2P.base, expected.arenaK2P.size, expected.arenaP2K.base, expected.arenaP2K.size];
+  const want = [
+    expected.ringK2P.data,
+    expected.ringK2P.capacity,
+    expected.ringP2K.data,
+    expected.ringP2K.capacity,
+    expected.arenaK2P.base,
+    expected.arenaK2P.size,
+    expected.arenaP2K.base,
+    expected.arenaP2K.size,
+  ];
   if (got.some((x, i) => x !== want[i])) throw new HomedError("native", "segment header offsets are inconsistent");
   return expected;
 }

@@ -28,7 +28,8 @@ export class SharedSegment {
    * handed to a child (Bun.spawn's stdio array dup2s it to fd 3 either way).
    */
   static create(name: string, size: number, opts: { inheritable?: boolean } = {}): SharedSegment {
-    if (!Number.isSafeInteger(size) || size <= 0) throw new HomedError("native", `segment size must be a positive integer, got ${size}`);
+    if (!Number.isSafeInteger(size) || size <= 0)
+      throw new HomedError("native", `segment size must be a positive integer, got ${size}`);
     const s = shim();
     const fd = check("memfd_create", s.shim_memfd_create(cString(name), size, opts.inheritable ? 0 : SHIM_CLOEXEC));
     return SharedSegment.mapFd(fd, size, true);

@@ -55,11 +55,16 @@ let loaded: ShimSymbols | null = null;
 /** The native functions, loaded on first use. Throws HomedError("native") if unusable. */
 export function shim(): ShimSymbols {
   if (loaded) return loaded;
-  let lib;
+  let lib: ReturnType<typeof dlopen<typeof symbols>>;
   try {
     lib = dlopen(shimPath, symbols);
   } catch (err) {
-    throw new HomedError("native", `cannot load the native shim from ${shimPath}: ${(err as Error).message}`, {}, { cause: err });
+    throw new HomedError(
+      "native",
+      `cannot load the native shim from ${shimPath}: ${(err as Error).message}`,
+      {},
+      { cause: err },
+    );
   }
   const version = lib.symbols.shim_abi_version();
   if (version !== SHIM_ABI_VERSION) {
@@ -96,7 +101,7 @@ export function check(call: string, r: number): number {
 }
 
 export function cString(text: string): Buffer {
-  return Buffer.from(text + "\0", "utf8");
+  return Buffer.from(`${text}\0`, "utf8");
 }
 
 /** Take an exclusive advisory lock on `fd` without waiting. False if someone else holds it. */

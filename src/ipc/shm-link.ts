@@ -61,7 +61,8 @@ export class ShmLink {
     const [outRing, inRing] = role === "kernel" ? [k2p, p2k] : [p2k, k2p];
     this.out = new RingProducer(buffer, outRing.ctl, outRing.data, outRing.capacity);
     this.in = new RingConsumer(buffer, inRing.ctl, inRing.data, inRing.capacity);
-    const [outArena, inArena] = role === "kernel" ? [layout.arenaK2P, layout.arenaP2K] : [layout.arenaP2K, layout.arenaK2P];
+    const [outArena, inArena] =
+      role === "kernel" ? [layout.arenaK2P, layout.arenaP2K] : [layout.arenaP2K, layout.arenaK2P];
     this.bulkOut = new BulkWriter(buffer, outArena.base, outArena.size, outArena.wait);
     this.bulkIn = new BulkReader(buffer, inArena.base, inArena.size, inArena.wait);
     this.doorbell = new Doorbell(opts.doorbellFd, opts.ownsDoorbellFd ?? false);
@@ -104,7 +105,10 @@ export class ShmLink {
     let got = this.bulkOut.tryAlloc(len);
     if (!got) {
       await this.waitFor(
-        () => (got = this.bulkOut.tryAlloc(len)) !== null,
+        () => {
+          got = this.bulkOut.tryAlloc(len);
+          return got !== null;
+        },
         () => {
           got = this.bulkOut.prepareWait(len);
           return got === null;

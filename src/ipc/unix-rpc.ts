@@ -142,7 +142,11 @@ export interface RpcClient {
 export async function connectUnixRpc(
   path: string,
   log: RpcLog,
-  opts: { timeoutMs?: number; onNotification?: (method: string, params: unknown) => void; onRequest?: RequestHandler } = {},
+  opts: {
+    timeoutMs?: number;
+    onNotification?: (method: string, params: unknown) => void;
+    onRequest?: RequestHandler;
+  } = {},
 ): Promise<RpcClient> {
   const socket = await Bun.connect<ConnState>({
     unix: path,

@@ -9,7 +9,15 @@ import { HomedError } from "../protocol/errors.ts";
 import { parseParams } from "../protocol/parse-params.ts";
 import { LlmSetParams } from "../protocol/control.ts";
 import { readEventBody } from "../protocol/event-bodies.ts";
-import { ChannelCancelParams, ChannelChatParams, ChannelMethod, ContextParams, ConvParams, type ContextView, type TranscriptItem } from "../protocol/channel.ts";
+import {
+  ChannelCancelParams,
+  ChannelChatParams,
+  ChannelMethod,
+  ContextParams,
+  ConvParams,
+  type ContextView,
+  type TranscriptItem,
+} from "../protocol/channel.ts";
 import { estimateTokens } from "../memory/tokens.ts";
 import type { StoredEvent } from "../store/store.ts";
 import { runChatTurn } from "./chat-turn.ts";
@@ -26,11 +34,19 @@ export function transcript(events: readonly StoredEvent[]): TranscriptItem[] {
     else if (read?.kind === "model-output") {
       const b = read.body;
       if (b.toolCalls.length && !b.discarded && b.text) out.push({ ...base, kind: "assistant", text: b.text });
-    } else if (read?.kind === "tool-call") out.push({ ...base, kind: "tool-call", text: read.body.arguments, name: read.body.name, callId: read.body.callId });
+    } else if (read?.kind === "tool-call")
+      out.push({
+        ...base,
+        kind: "tool-call",
+        text: read.body.arguments,
+        name: read.body.name,
+        callId: read.body.callId,
+      });
     else if (read?.kind === "tool-result") {
       const b = read.body;
       out.push({ ...base, kind: "tool-result", text: b.content, name: b.name, status: b.status, callId: b.callId });
-    } else if (read?.kind === "agent-reply") out.push({ ...base, kind: "assistant", text: read.body.text, status: read.body.stopReason ?? "" });
+    } else if (read?.kind === "agent-reply")
+      out.push({ ...base, kind: "assistant", text: read.body.text, status: read.body.stopReason ?? "" });
   }
   return out;
 }
@@ -40,7 +56,8 @@ export function channelMethods(k: KernelServices): Record<string, (params: unkno
   const running = new Map<string, AbortController>();
   const key = (plugin: string, stream: string) => `${plugin}\u0000${stream}`;
   const builtinOnly = (plugin: string, what: string) => {
-    if (!k.plugins.isBuiltin(plugin)) throw new HomedError("forbidden", `${what} is reserved to built-in plugins; ${plugin} is not one`);
+    if (!k.plugins.isBuiltin(plugin))
+      throw new HomedError("forbidden", `${what} is reserved to built-in plugins; ${plugin} is not one`);
   };
   return {
     [ChannelMethod.ChatSend]: async (params, plugin) => {
@@ -57,7 +74,9 @@ export function channelMethods(k: KernelServices): Record<string, (params: unkno
           { conv: p.conv, channel: p.channel, text: p.text, untrusted: p.untrusted },
           {
             event: (event) => ({ method: ChannelMethod.ChatEvent, params: { stream: p.stream, event } }),
-            approve: p.interactive ? (q) => ({ method: ChannelMethod.ChatApprove, params: { stream: p.stream, ...q } }) : undefined,
+            approve: p.interactive
+              ? (q) => ({ method: ChannelMethod.ChatApprove, params: { stream: p.stream, ...q } })
+              : undefined,
           },
           ac,
         );

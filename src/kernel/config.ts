@@ -25,7 +25,10 @@ const EnvName = v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be 
 
 const ListenAddress = v.pipe(
   v.string(),
-  v.check((s) => parseListen(s) !== null, "must be HOST:PORT with a port from 0 to 65535 (e.g. 127.0.0.1:8080 or [::1]:8080)"),
+  v.check(
+    (s) => parseListen(s) !== null,
+    "must be HOST:PORT with a port from 0 to 65535 (e.g. 127.0.0.1:8080 or [::1]:8080)",
+  ),
 );
 
 export const ConfigSchema = v.strictObject({
@@ -40,34 +43,70 @@ export const ConfigSchema = v.strictObject({
     v.strictObject({
       /** "" = none configured yet (the web UI walks the user through it). */
       provider: v.optional(v.picklist(["", "openai", "anthropic"], "must be openai, anthropic or empty"), ""),
-      base_url: v.optional(v.pipe(v.string(), v.check((s) => s === "" || /^https?:\/\/\S+$/.test(s), "must be an http(s) URL")), ""),
+      base_url: v.optional(
+        v.pipe(
+          v.string(),
+          v.check((s) => s === "" || /^https?:\/\/\S+$/.test(s), "must be an http(s) URL"),
+        ),
+        "",
+      ),
       model: v.optional(v.string(), ""),
-      context_window: v.optional(v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(1024)), 128_000),
-      max_output_tokens: v.optional(v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(16)), 4096),
-      timeout_ms: v.optional(v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(100)), 120_000),
-      max_retries: v.optional(v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(0), v.maxValue(10)), 3),
+      context_window: v.optional(
+        v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(1024)),
+        128_000,
+      ),
+      max_output_tokens: v.optional(
+        v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(16)),
+        4096,
+      ),
+      timeout_ms: v.optional(
+        v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(100)),
+        120_000,
+      ),
+      max_retries: v.optional(
+        v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(0), v.maxValue(10)),
+        3,
+      ),
     }),
     {},
   ),
   agent: v.optional(
     v.strictObject({
-      system_prompt: v.optional(v.string(), "You are homed, a personal agent running on the user's own machine. Answer plainly. Use tools when they help, and say what you did."),
-      max_iterations: v.optional(v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(1), v.maxValue(200)), 10),
-      tool_timeout_ms: v.optional(v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(100)), 120_000),
+      system_prompt: v.optional(
+        v.string(),
+        "You are homed, a personal agent running on the user's own machine. Answer plainly. Use tools when they help, and say what you did.",
+      ),
+      max_iterations: v.optional(
+        v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(1), v.maxValue(200)),
+        10,
+      ),
+      tool_timeout_ms: v.optional(
+        v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(100)),
+        120_000,
+      ),
     }),
     {},
   ),
   memory: v.optional(
     v.strictObject({
-      pinned_recent: v.optional(v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(0), v.maxValue(1000)), 10),
-      model: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9._-]*$/, "must be a folder name under DATA/models")), ""),
+      pinned_recent: v.optional(
+        v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(0), v.maxValue(1000)),
+        10,
+      ),
+      model: v.optional(
+        v.pipe(v.string(), v.regex(/^[A-Za-z0-9._-]*$/, "must be a folder name under DATA/models")),
+        "",
+      ),
     }),
     {},
   ),
   approval: v.optional(
     v.strictObject({
       default: v.optional(v.picklist(["allow", "ask", "deny"], "must be allow, ask or deny"), "ask"),
-      timeout_ms: v.optional(v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(100)), 120_000),
+      timeout_ms: v.optional(
+        v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(100)),
+        120_000,
+      ),
       allow: v.optional(v.array(PolicyPattern), []),
       ask: v.optional(v.array(PolicyPattern), []),
       deny: v.optional(v.array(PolicyPattern), []),
@@ -84,7 +123,18 @@ export const ConfigSchema = v.strictObject({
             command: v.pipe(v.string(), v.minLength(1)),
             args: v.optional(v.array(v.string()), []),
             env: v.optional(v.record(EnvName, v.string()), {}),
-            env_passthrough: v.optional(v.array(v.pipe(EnvName, v.check((n) => !n.startsWith("HOMED_"), "HOMED_* variables are the daemon's own and never reach a child"))), []),
+            env_passthrough: v.optional(
+              v.array(
+                v.pipe(
+                  EnvName,
+                  v.check(
+                    (n) => !n.startsWith("HOMED_"),
+                    "HOMED_* variables are the daemon's own and never reach a child",
+                  ),
+                ),
+              ),
+              [],
+            ),
             risk: v.optional(RiskClass, "exec"),
             read_only_hint: v.optional(v.boolean("must be true or false"), false),
           }),
@@ -97,24 +147,56 @@ export const ConfigSchema = v.strictObject({
   web: v.optional(
     v.strictObject({
       /** Set: required on every bind. Empty: generated at first start into DATA/web-token, required only beyond loopback. */
-      token: v.optional(v.pipe(v.string(), v.check((t) => t === "" || t.length >= 16, "must be at least 16 characters (or empty to generate one)")), ""),
+      token: v.optional(
+        v.pipe(
+          v.string(),
+          v.check((t) => t === "" || t.length >= 16, "must be at least 16 characters (or empty to generate one)"),
+        ),
+        "",
+      ),
       /**
        * Host header names a loopback listen answers besides 127.0.0.0/8, [::1] and localhost
        * (e.g. the name a reverse proxy forwards). Names only: no port, no wildcard.
        */
-      allowed_hosts: v.optional(v.array(v.pipe(v.string("must be host names"), v.regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)$/, "must be host names without a port, e.g. homed.lan"))), []),
+      allowed_hosts: v.optional(
+        v.array(
+          v.pipe(
+            v.string("must be host names"),
+            v.regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)$/, "must be host names without a port, e.g. homed.lan"),
+          ),
+        ),
+        [],
+      ),
       /** Largest HTTP request body accepted, in KiB. */
-      max_body_kb: v.optional(v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(16), v.maxValue(1_048_576)), 10_240),
+      max_body_kb: v.optional(
+        v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(16), v.maxValue(1_048_576)),
+        10_240,
+      ),
     }),
     {},
   ),
   plugins: v.optional(
     v.strictObject({
-      segment_mb: v.optional(v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(1), v.maxValue(1024)), 32),
-      start_timeout_ms: v.optional(v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(100), v.maxValue(600_000)), 30_000),
-      ping_interval_ms: v.optional(v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(0), v.maxValue(3_600_000)), 10_000),
-      frame_rate: v.optional(v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(10)), 20_000),
-      inline_bulk_kb: v.optional(v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(1), v.maxValue(65_536)), 8192),
+      segment_mb: v.optional(
+        v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(1), v.maxValue(1024)),
+        32,
+      ),
+      start_timeout_ms: v.optional(
+        v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(100), v.maxValue(600_000)),
+        30_000,
+      ),
+      ping_interval_ms: v.optional(
+        v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(0), v.maxValue(3_600_000)),
+        10_000,
+      ),
+      frame_rate: v.optional(
+        v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(10)),
+        20_000,
+      ),
+      inline_bulk_kb: v.optional(
+        v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(1), v.maxValue(65_536)),
+        8192,
+      ),
       disabled: v.optional(v.array(v.string("must be plugin names")), []),
     }),
     {},
@@ -122,8 +204,14 @@ export const ConfigSchema = v.strictObject({
   limits: v.optional(
     v.strictObject({
       /** Resident memory of the daemon and its plugins together, in MiB; 0: no cap. */
-      rss_mb: v.optional(v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(0), v.maxValue(1_048_576)), 1024),
-      rss_check_ms: v.optional(v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(100), v.maxValue(3_600_000)), 10_000),
+      rss_mb: v.optional(
+        v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(0), v.maxValue(1_048_576)),
+        1024,
+      ),
+      rss_check_ms: v.optional(
+        v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(100), v.maxValue(3_600_000)),
+        10_000,
+      ),
     }),
     {},
   ),
@@ -281,7 +369,7 @@ function leafKinds(): Map<string, "string" | "number" | "list"> {
 
 /** The environment variable that overrides a dotted setting path. */
 export function envName(path: string): string {
-  return "HOMED_" + path.replace(/\./g, "_").toUpperCase();
+  return `HOMED_${path.replace(/\./g, "_").toUpperCase()}`;
 }
 
 function setPath(obj: Record<string, unknown>, path: string, value: unknown): void {
@@ -310,13 +398,23 @@ export function loadConfig(opts: LoadConfigOptions): Config {
     try {
       text = readFileSync(opts.file, "utf8");
     } catch (err) {
-      throw new HomedError("config", `${opts.file}: cannot read: ${(err as Error).message}`, { file: opts.file }, { cause: err });
+      throw new HomedError(
+        "config",
+        `${opts.file}: cannot read: ${(err as Error).message}`,
+        { file: opts.file },
+        { cause: err },
+      );
     }
     try {
       const parsed: unknown = Bun.TOML.parse(text);
       raw = parsed as Record<string, unknown>;
     } catch (err) {
-      throw new HomedError("config", `${opts.file}: not valid TOML: ${(err as Error).message}`, { file: opts.file }, { cause: err });
+      throw new HomedError(
+        "config",
+        `${opts.file}: not valid TOML: ${(err as Error).message}`,
+        { file: opts.file },
+        { cause: err },
+      );
     }
   }
   const sources = new Map<string, string>();
@@ -327,7 +425,11 @@ export function loadConfig(opts: LoadConfigOptions): Config {
     if (value === "" && kind !== "list") continue;
     let parsed: unknown = value;
     if (kind === "number" && /^-?\d+(\.\d+)?$/.test(value.trim())) parsed = Number(value);
-    else if (kind === "list") parsed = value.split(",").map((x) => x.trim()).filter(Boolean);
+    else if (kind === "list")
+      parsed = value
+        .split(",")
+        .map((x) => x.trim())
+        .filter(Boolean);
     setPath(raw, path, parsed);
     sources.set(path, name);
   }
@@ -341,7 +443,11 @@ export function loadConfig(opts: LoadConfigOptions): Config {
     const issue = result.issues[0];
     const path = issue ? (v.getDotPath(issue) ?? "") : "";
     const where = sources.get(path) ?? opts.file;
-    const reason = describeIssues(result.issues.map((i) => (i.type === "strict_object" && i.expected === "never" ? { ...i, message: "unknown setting" } : i)));
+    const reason = describeIssues(
+      result.issues.map((i) =>
+        i.type === "strict_object" && i.expected === "never" ? { ...i, message: "unknown setting" } : i,
+      ),
+    );
     throw new HomedError("config", `${where}: ${reason}`, { field: path, source: where });
   }
   return result.output;

@@ -45,10 +45,15 @@ export function controlMethods(k: KernelServices): ControlMethods {
     // The client is a person at a terminal: it can always be asked.
     [ControlMethod.ChatSend]: (params, ctx) => {
       const p = parseParams(ChatSendParams, params);
-      return runChatTurn(k, ctx.peer, { conv: p.conv, channel: p.channel, text: p.text, untrusted: p.untrusted }, {
-        event: (event) => ({ method: ControlMethod.ChatEvent, params: { event } }),
-        approve: (q) => ({ method: ControlMethod.ChatApprove, params: q }),
-      });
+      return runChatTurn(
+        k,
+        ctx.peer,
+        { conv: p.conv, channel: p.channel, text: p.text, untrusted: p.untrusted },
+        {
+          event: (event) => ({ method: ControlMethod.ChatEvent, params: { event } }),
+          approve: (q) => ({ method: ControlMethod.ChatApprove, params: q }),
+        },
+      );
     },
     [ControlMethod.MemoryPeek]: (params) => {
       const p = parseParams(MemoryPeekParams, params);
@@ -58,7 +63,12 @@ export function controlMethods(k: KernelServices): ControlMethods {
       return {
         l1: k.memory.layerIds(p.conv, 1).length,
         l2: l2.length,
-        candidates: found.map((c) => ({ id: c.id, score: c.score, kind: events.get(c.id)?.kind ?? "", preview: (events.get(c.id)?.body ?? "").slice(0, 200) })),
+        candidates: found.map((c) => ({
+          id: c.id,
+          score: c.score,
+          kind: events.get(c.id)?.kind ?? "",
+          preview: (events.get(c.id)?.body ?? "").slice(0, 200),
+        })),
       };
     },
   };

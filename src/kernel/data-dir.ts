@@ -22,7 +22,12 @@ export function ensureDataDir(paths: DataPaths): { created: boolean; openToOther
     if (!st.isDirectory()) throw new Error("exists and is not a directory");
     return { created, openToOthers: (st.mode & 0o077) !== 0 };
   } catch (err) {
-    throw new HomedError("data_dir", `data dir ${paths.dir}: ${(err as Error).message}`, { dir: paths.dir }, { cause: err });
+    throw new HomedError(
+      "data_dir",
+      `data dir ${paths.dir}: ${(err as Error).message}`,
+      { dir: paths.dir },
+      { cause: err },
+    );
   }
 }
 
@@ -43,7 +48,10 @@ export function lockDataDir(paths: DataPaths): DataDirLock {
       // The name of the holder is a courtesy; the refusal stands without it.
     }
     closeSync(fd);
-    throw new HomedError("locked", `another homed (${holder}) is already running on ${paths.dir}`, { lock: paths.lock, holder });
+    throw new HomedError("locked", `another homed (${holder}) is already running on ${paths.dir}`, {
+      lock: paths.lock,
+      holder,
+    });
   }
   ftruncateSync(fd, 0);
   writeSync(fd, `${process.pid}\n`, 0);

@@ -14,7 +14,7 @@ export interface DataPaths {
 /** `$XDG_DATA_HOME/homed`, falling back to `~/.local/share/homed` as the XDG spec says. */
 export function defaultDataDir(env: Record<string, string | undefined> = process.env): string {
   const xdg = env.XDG_DATA_HOME;
-  const base = xdg && xdg.startsWith("/") ? xdg : join(env.HOME || homedir(), ".local", "share");
+  const base = xdg?.startsWith("/") ? xdg : join(env.HOME || homedir(), ".local", "share");
   return join(base, "homed");
 }
 

@@ -31,12 +31,19 @@ import { processRss, RssWatchdog } from "./rss-watchdog.ts";
 /** The value at a dotted path of the configuration (undefined if absent). */
 function configValue(config: Config, path: string): unknown {
   let cur: unknown = config;
-  for (const key of path.split(".")) cur = typeof cur === "object" && cur !== null ? (cur as Record<string, unknown>)[key] : undefined;
+  for (const key of path.split("."))
+    cur = typeof cur === "object" && cur !== null ? (cur as Record<string, unknown>)[key] : undefined;
   return cur;
 }
 
 function isEmpty(value: unknown): boolean {
-  return value === undefined || value === null || value === false || value === "" || (Array.isArray(value) && value.length === 0);
+  return (
+    value === undefined ||
+    value === null ||
+    value === false ||
+    value === "" ||
+    (Array.isArray(value) && value.length === 0)
+  );
 }
 
 export interface KernelOptions {
@@ -120,7 +127,11 @@ export class Kernel {
     const kernel = new Kernel(paths, config, log, store, lock);
     kernel.webToken = ensureWebToken(paths.dir, config.web.token, config.listen);
     kernel.supervisor = kernel.createSupervisor(opts.clock ?? realClock, opts.env ?? process.env);
-    kernel.control = listenUnixRpc(paths.socket, controlHandler(kernel.services(opts.env ?? process.env)), log.with({ component: "control" }));
+    kernel.control = listenUnixRpc(
+      paths.socket,
+      controlHandler(kernel.services(opts.env ?? process.env)),
+      log.with({ component: "control" }),
+    );
     log.info("homed ready", {
       version: VERSION,
       pid: process.pid,
@@ -148,7 +159,10 @@ export class Kernel {
       log.info("dense memory model loaded", { model: name, id: embedder.id, dim: embedder.dim });
       this.memory.dense.backfill(eventText);
     } catch (err) {
-      log.error("dense memory model not loaded; memory uses words and concepts only", { model: name, err: (err as Error).message });
+      log.error("dense memory model not loaded; memory uses words and concepts only", {
+        model: name,
+        err: (err as Error).message,
+      });
     }
   }
 
@@ -171,10 +185,14 @@ export class Kernel {
   private createSupervisor(clock: Clock, env: Record<string, string | undefined>): Supervisor {
     const pc = this.config.plugins;
     const disabled = new Set(pc.disabled);
-    const specs: PluginSpec[] = [...builtinSpecs(this.paths.dir), ...externalSpecs(join(this.paths.dir, "plugins"))].map((s) => {
+    const specs: PluginSpec[] = [
+      ...builtinSpecs(this.paths.dir),
+      ...externalSpecs(join(this.paths.dir, "plugins")),
+    ].map((s) => {
       if (disabled.has(s.manifest.name)) return { ...s, disabled: "disabled in config.toml ([plugins] disabled)" };
       const by = s.manifest.enabled_by;
-      if (by && isEmpty(configValue(this.config, by))) return { ...s, disabled: `not needed: ${by} is empty in config.toml` };
+      if (by && isEmpty(configValue(this.config, by)))
+        return { ...s, disabled: `not needed: ${by} is empty in config.toml` };
       return s;
     });
     for (const s of specs) {
@@ -182,7 +200,10 @@ export class Kernel {
       try {
         this.agent.declareTools(s.manifest.name, s.manifest.tools);
       } catch (err) {
-        this.log.error("tools in the plugin manifest not offered", { plugin: s.manifest.name, err: (err as Error).message });
+        this.log.error("tools in the plugin manifest not offered", {
+          plugin: s.manifest.name,
+          err: (err as Error).message,
+        });
       }
     }
     // Plugins never see the daemon's environment (tokens, cloud keys): only what a program needs.
@@ -256,9 +277,17 @@ export class Kernel {
       plugins: this.supervisor.list(),
       failClosed: this.supervisor.failClosed(),
       llm: this.llm.view(),
-      tools: this.agent.tools.list().map((t) => ({ name: t.def.name, plugin: t.plugin, risk: t.def.risk, approval: t.def.approval })),
-      memory: { embedder: this.memory.dense?.embedder.id ?? null, vectorsMade: this.memory.dense?.made ?? 0, pending: this.memory.dense?.pending ?? 0 },
-      stages: this.agent.stages.all().map((h) => ({ stage: h.stage, plugin: h.plugin, priority: h.priority, deadlineMs: h.deadlineMs })),
+      tools: this.agent.tools
+        .list()
+        .map((t) => ({ name: t.def.name, plugin: t.plugin, risk: t.def.risk, approval: t.def.approval })),
+      memory: {
+        embedder: this.memory.dense?.embedder.id ?? null,
+        vectorsMade: this.memory.dense?.made ?? 0,
+        pending: this.memory.dense?.pending ?? 0,
+      },
+      stages: this.agent.stages
+        .all()
+        .map((h) => ({ stage: h.stage, plugin: h.plugin, priority: h.priority, deadlineMs: h.deadlineMs })),
     };
   }
 

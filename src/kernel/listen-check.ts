@@ -18,7 +18,7 @@ const REASONS: Record<string, string> = {
 export function checkListen(listen: string): void {
   const addr = parseListen(listen);
   if (!addr) throw new HomedError("config", `listen: ${listen} is not HOST:PORT`, { listen });
-  let probe;
+  let probe: { stop(closeActive?: boolean): void };
   try {
     probe = Bun.listen({ hostname: addr.host, port: addr.port, socket: { data() {} } });
   } catch (err) {

@@ -9,7 +9,7 @@ import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from "
 import { join } from "node:path";
 import { HomedError } from "../protocol/errors.ts";
 import { describeIssues } from "../protocol/jsonrpc.ts";
-import { LlmSettingsView, type LlmSetParams } from "../protocol/control.ts";
+import type { LlmSettingsView, LlmSetParams } from "../protocol/control.ts";
 import { createLanguageModel, maskKey } from "../llm/provider.ts";
 import type { LanguageModel, ProviderKind } from "../llm/types.ts";
 import type { Config } from "./config.ts";
@@ -80,7 +80,14 @@ export class LlmSettings {
   }
 
   /** The effective settings (runtime file over config.toml), without the key. */
-  private effective(): { provider: ProviderKind | ""; baseURL: string; model: string; contextWindow: number; maxOutputTokens: number; source: "config" | "runtime" } {
+  private effective(): {
+    provider: ProviderKind | "";
+    baseURL: string;
+    model: string;
+    contextWindow: number;
+    maxOutputTokens: number;
+    source: "config" | "runtime";
+  } {
     const c = this.config.llm;
     const r = this.runtime();
     const provider = r?.provider ?? c.provider;
@@ -116,25 +123,38 @@ export class LlmSettings {
   /** Change the provider at run time; a new key replaces the stored one for that provider and URL. */
   set(p: LlmSetParams): LlmSettingsView {
     const baseURL = (p.baseURL || DEFAULT_BASE_URL[p.provider]).replace(/\/+$/, "");
-    if (!/^https?:\/\/\S+$/.test(baseURL)) throw new HomedError("invalid_params", `base URL must be http(s): ${baseURL}`);
-    const runtime: Runtime = { provider: p.provider, base_url: baseURL, model: p.model, context_window: p.contextWindow, max_output_tokens: p.maxOutputTokens };
-    writePrivate(this.runtimeFile, JSON.stringify(runtime, null, 2) + "\n", 0o600);
+    if (!/^https?:\/\/\S+$/.test(baseURL))
+      throw new HomedError("invalid_params", `base URL must be http(s): ${baseURL}`);
+    const runtime: Runtime = {
+      provider: p.provider,
+      base_url: baseURL,
+      model: p.model,
+      context_window: p.contextWindow,
+      max_output_tokens: p.maxOutputTokens,
+    };
+    writePrivate(this.runtimeFile, `${JSON.stringify(runtime, null, 2)}\n`, 0o600);
     if (p.apiKey !== undefined) {
       const keys = this.secrets();
       if (p.apiKey === "") delete keys[keyId(p.provider, baseURL)];
       else keys[keyId(p.provider, baseURL)] = p.apiKey;
-      writePrivate(this.secretsFile, JSON.stringify({ keys }, null, 2) + "\n", 0o600);
+      writePrivate(this.secretsFile, `${JSON.stringify({ keys }, null, 2)}\n`, 0o600);
     }
     this.cached = null;
     const view = this.view();
-    this.log.info("llm provider set", { provider: view.provider, base_url: view.baseURL, model: view.model, key: view.keyHint || "none" });
+    this.log.info("llm provider set", {
+      provider: view.provider,
+      base_url: view.baseURL,
+      model: view.model,
+      key: view.keyHint || "none",
+    });
     return view;
   }
 
   /** The model to use now, or a sentence saying why there is none. */
   model(): LanguageModel | string {
     const e = this.effective();
-    if (!e.provider || !e.model) return "No model provider is configured yet. Open the web UI or run `homed provider` to add one.";
+    if (!e.provider || !e.model)
+      return "No model provider is configured yet. Open the web UI or run `homed provider` to add one.";
     const key = this.apiKey(e.provider, e.baseURL);
     const id = `${e.provider}|${e.baseURL}|${e.model}|${key}`;
     if (this.cached?.key === id) return this.cached.model;

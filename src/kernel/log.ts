@@ -55,16 +55,16 @@ function rotate(sink: LogSink): void {
 function write(sink: LogSink, line: string): void {
   if (sink.file) {
     try {
-      appendFileSync(sink.file, line + "\n", { mode: 0o600 });
+      appendFileSync(sink.file, `${line}\n`, { mode: 0o600 });
       sink.fileBytes += Buffer.byteLength(line) + 1;
       if (sink.fileBytes >= ROTATE_BYTES) rotate(sink);
     } catch (err) {
       // The disk may be full or the dir gone; stderr still gets the line, so carry on.
-      process.stderr.write(formatLogLine("warn", "log file write failed", { err }) + "\n");
+      process.stderr.write(`${formatLogLine("warn", "log file write failed", { err })}\n`);
       sink.file = null;
     }
   }
-  process.stderr.write(line + "\n");
+  process.stderr.write(`${line}\n`);
 }
 
 export function createLogger(sink: LogSink, base: LogFields = {}): Logger {

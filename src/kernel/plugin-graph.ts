@@ -23,7 +23,10 @@ export interface GraphResult {
 
 type GraphNode = Pick<PluginManifest, "name" | "provides" | "requires">;
 
-export function resolveGraph(plugins: readonly GraphNode[], kernelFacilities: readonly string[] = KERNEL_FACILITIES): GraphResult {
+export function resolveGraph(
+  plugins: readonly GraphNode[],
+  kernelFacilities: readonly string[] = KERNEL_FACILITIES,
+): GraphResult {
   const problems: GraphProblem[] = [];
   const provider = new Map<string, string>();
   for (const f of kernelFacilities) provider.set(f, "kernel");
@@ -32,7 +35,11 @@ export function resolveGraph(plugins: readonly GraphNode[], kernelFacilities: re
     for (const f of p.provides) {
       const other = provider.get(f);
       if (other && other !== p.name) {
-        problems.push({ kind: "duplicate", plugin: p.name, message: `${p.name} provides ${f}, which ${other} already provides` });
+        problems.push({
+          kind: "duplicate",
+          plugin: p.name,
+          message: `${p.name} provides ${f}, which ${other} already provides`,
+        });
         bad.add(p.name);
       } else provider.set(f, p.name);
     }
@@ -67,7 +74,11 @@ export function resolveGraph(plugins: readonly GraphNode[], kernelFacilities: re
       if (!visit(dep, [...path, name])) {
         ok = false;
         if (!bad.has(name)) {
-          problems.push({ kind: "missing", plugin: name, message: `${name} requires ${f}, whose provider ${dep} cannot start` });
+          problems.push({
+            kind: "missing",
+            plugin: name,
+            message: `${name} requires ${f}, whose provider ${dep} cannot start`,
+          });
           bad.add(name);
         }
       }

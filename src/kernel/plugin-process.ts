@@ -81,9 +81,11 @@ function throttledLog(log: Logger, max = 20, windowMs = 10_000): Logger {
     suppressed++;
     return false;
   };
-  const wrap = (fn: Logger["warn"]): Logger["warn"] => (msg, fields) => {
-    if (gate()) fn(msg, fields);
-  };
+  const wrap =
+    (fn: Logger["warn"]): Logger["warn"] =>
+    (msg, fields) => {
+      if (gate()) fn(msg, fields);
+    };
   return {
     debug: wrap(log.debug),
     info: wrap(log.info),
@@ -130,14 +132,16 @@ export class PluginProcess {
     // onto a reused fd number. Ours: the kernel's end is owned by the link, closed once at exit.
     let bell: [number, number] | null = null;
     try {
+      let extra: number[] = [];
       if (shm) {
         this.segment = SharedSegment.create(`homed-${name}`, launch.segmentBytes);
         bell = socketPair({ nonBlockingFirst: true });
+        extra = [this.segment.fd, bell[1]];
       }
       this.proc = Bun.spawn(launch.command, {
         cwd: launch.cwd,
         env,
-        stdio: shm ? ["pipe", "pipe", "pipe", this.segment!.fd, bell![1]] : ["pipe", "pipe", "pipe"],
+        stdio: ["pipe", "pipe", "pipe", ...extra],
       }) as Subprocess<"pipe", "pipe", "pipe">;
     } catch (err) {
       this.segment?.close();
@@ -162,21 +166,22 @@ export class PluginProcess {
         }
       },
       onRequest: (method, params, ctx) => {
-        if (!this.limiter.take()) throw new RpcError(RpcErrorCode.Application, "rate limited: too many frames", { code: "rate_limited" });
+        if (!this.limiter.take())
+          throw new RpcError(RpcErrorCode.Application, "rate limited: too many frames", { code: "rate_limited" });
         return events.onRequest(method, params, ctx);
       },
       onNotification: (method, params) => {
         if (this.limiter.take()) this.link.takeNotification(method, params);
       },
     });
-    if (this.segment) {
+    if (this.segment && bell) {
       const layout = planLayout(this.segment.size);
       writeLayout(this.segment.buffer, layout);
       const shmLink = new ShmLink({
         buffer: this.segment.buffer,
         layout,
         role: "kernel",
-        doorbellFd: bell![0],
+        doorbellFd: bell[0],
         ownsDoorbellFd: true,
         waitTimeoutMs: launch.waitTimeoutMs,
         onEvent: (type, payload) => events.onEvent(type, payload),
@@ -233,7 +238,7 @@ export class PluginProcess {
   }
 
   private stderrLine(text: string): void {
-    const line = text.length > STDERR_LINE_MAX ? text.slice(0, STDERR_LINE_MAX) + "…" : text;
+    const line = text.length > STDERR_LINE_MAX ? `${text.slice(0, STDERR_LINE_MAX)}…` : text;
     this.stderrTail.push(line);
     if (this.stderrTail.length > STDERR_TAIL_LINES) this.stderrTail.shift();
     // The plugin's log joins the kernel's: logfmt lines as they are, anything else wrapped.

@@ -87,7 +87,11 @@ export class RssWatchdog {
     const limit = this.opts.limitMb * MiB;
     const s = this.opts.sample();
     if (total(s) <= limit) {
-      if (this.warned) this.opts.log.info("resident memory back under [limits] rss_mb", { rss_mb: mb(total(s)), limit_mb: this.opts.limitMb });
+      if (this.warned)
+        this.opts.log.info("resident memory back under [limits] rss_mb", {
+          rss_mb: mb(total(s)),
+          limit_mb: this.opts.limitMb,
+        });
       this.warned = false;
       return;
     }
@@ -104,13 +108,16 @@ export class RssWatchdog {
         .sort((a, b) => b[1] - a[1])
         .map(([name, bytes]) => `${name}=${mb(bytes)}`)
         .join(",");
-      this.opts.log.warn("resident memory over [limits] rss_mb after stopping idle lazy plugins and collecting garbage", {
-        rss_mb: mb(total(after)),
-        limit_mb: this.opts.limitMb,
-        kernel_mb: mb(after.kernel),
-        plugins_mb: plugins || "none",
-        stopped: shed.join(",") || "none",
-      });
+      this.opts.log.warn(
+        "resident memory over [limits] rss_mb after stopping idle lazy plugins and collecting garbage",
+        {
+          rss_mb: mb(total(after)),
+          limit_mb: this.opts.limitMb,
+          kernel_mb: mb(after.kernel),
+          plugins_mb: plugins || "none",
+          stopped: shed.join(",") || "none",
+        },
+      );
     }, this.opts.settleMs ?? 2000);
   }
 }

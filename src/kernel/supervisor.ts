@@ -102,7 +102,9 @@ export class Supervisor {
 
   /** Critical plugins that are not ready: while non-empty, guarded actions must be denied. */
   failClosed(): string[] {
-    return [...this.entries.values()].filter((e) => e.spec.manifest.critical && e.state !== "ready").map((e) => e.spec.manifest.name);
+    return [...this.entries.values()]
+      .filter((e) => e.spec.manifest.critical && e.state !== "ready")
+      .map((e) => e.spec.manifest.name);
   }
 
   get allSettled(): boolean {
@@ -129,7 +131,8 @@ export class Supervisor {
       await this.settled(e);
     }
     const proc = e.run?.proc;
-    if (!proc?.alive || e.state !== "ready") throw new HomedError("unavailable", `plugin ${name} is ${e.state}: ${e.detail}`);
+    if (!proc?.alive || e.state !== "ready")
+      throw new HomedError("unavailable", `plugin ${name} is ${e.state}: ${e.detail}`);
     e.inFlight++;
     try {
       return await proc.rpc.request(method, params, { timeoutMs });
@@ -146,7 +149,8 @@ export class Supervisor {
   restart(name: string): PluginInfo {
     const e = this.entries.get(name);
     if (!e) throw new HomedError("not_found", `no plugin named ${name}`);
-    if (e.state === "blocked" || e.state === "disabled") throw new HomedError("conflict", `${name} cannot start: ${e.detail}`);
+    if (e.state === "blocked" || e.state === "disabled")
+      throw new HomedError("conflict", `${name} cannot start: ${e.detail}`);
     this.opts.log.info("plugin restart requested", { plugin: name, state: e.state });
     e.crashes = [];
     e.restarts++;
@@ -162,7 +166,8 @@ export class Supervisor {
 
   /** Send an event to one plugin, or to every running one with "*". */
   async emit(target: string, type: number, payload: Uint8Array): Promise<void> {
-    const targets = target === "*" ? [...this.entries.values()] : [this.entries.get(target)].filter((e): e is Entry => !!e);
+    const targets =
+      target === "*" ? [...this.entries.values()] : [this.entries.get(target)].filter((e): e is Entry => !!e);
     for (const e of targets) {
       const run = e.run;
       if (run?.proc.alive && run.helloDone) await run.proc.link.emit(type, payload);
@@ -189,7 +194,11 @@ export class Supervisor {
     const before = e.state;
     const to = nextState(before, move);
     if (to === null) {
-      this.opts.log.error("plugin state transition not in the table", { plugin: e.spec.manifest.name, from: before, move });
+      this.opts.log.error("plugin state transition not in the table", {
+        plugin: e.spec.manifest.name,
+        from: before,
+        move,
+      });
       return;
     }
     e.state = to;
@@ -303,7 +312,9 @@ export class Supervisor {
 
   private async broadcastFacility(facility: string, ready: boolean): Promise<void> {
     const payload = new TextEncoder().encode(JSON.stringify({ facility, ready }));
-    await this.emit("*", EventType.FacilityChanged, payload).catch((err) => this.opts.log.warn("facility event not delivered", { facility, err }));
+    await this.emit("*", EventType.FacilityChanged, payload).catch((err) =>
+      this.opts.log.warn("facility event not delivered", { facility, err }),
+    );
   }
 
   private exited(e: Entry, code: number | null, signal: string | null): void {
@@ -318,7 +329,8 @@ export class Supervisor {
     const intent = run?.stopIntent ?? null;
     this.opts.onPluginExit?.(m.name);
     this.opts.log.info("plugin exited", { plugin: m.name, code, signal, intent: intent ?? "crash" });
-    if (intent === "shutdown" || this.shuttingDown) this.transition(e, "stopped-with-kernel", "stopped with the kernel");
+    if (intent === "shutdown" || this.shuttingDown)
+      this.transition(e, "stopped-with-kernel", "stopped with the kernel");
     else if (intent === "restart") {
       this.transition(e, "stopped-for-restart", "restarting on request");
       this.launchReady();
@@ -335,7 +347,11 @@ export class Supervisor {
     e.crashes = next.crashes;
     const name = e.spec.manifest.name;
     if (next.delayMs === null) {
-      this.transition(e, "too-many-crashes", `${why}; crashed ${e.crashes.length} times in 5 minutes, automatic restarts stopped (homed plugin-restart ${name})`);
+      this.transition(
+        e,
+        "too-many-crashes",
+        `${why}; crashed ${e.crashes.length} times in 5 minutes, automatic restarts stopped (homed plugin-restart ${name})`,
+      );
       return;
     }
     const delay = next.delayMs;

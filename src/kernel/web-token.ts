@@ -18,7 +18,7 @@ export function ensureWebToken(dataDir: string, configured: string, listen: stri
     if (token.length >= 16) return token;
   }
   const token = Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString("base64url");
-  writeFileSync(file, token + "\n", { mode: 0o600 });
+  writeFileSync(file, `${token}\n`, { mode: 0o600 });
   if (!isLoopback(parseListen(listen)?.host ?? "")) {
     process.stderr.write(`\nweb login token (needed to log in): ${token}\nkept in ${file}; it is not shown again.\n\n`);
   }

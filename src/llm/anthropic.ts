@@ -5,7 +5,15 @@
 import * as v from "valibot";
 import { finishWithError, postStream, providerComplaint, streamError, trimBase } from "./http.ts";
 import { parseSse } from "./sse.ts";
-import { LlmError, type ChatRequest, type LanguageModel, type ProviderSettings, type StopReason, type StreamEvent, type Usage } from "./types.ts";
+import {
+  LlmError,
+  type ChatRequest,
+  type LanguageModel,
+  type ProviderSettings,
+  type StopReason,
+  type StreamEvent,
+  type Usage,
+} from "./types.ts";
 
 /** The API version this mapping was written against; the header is mandatory. */
 export const ANTHROPIC_VERSION = "2023-06-01";
@@ -27,7 +35,12 @@ const Event = v.variant("type", [
   v.looseObject({
     type: v.literal("content_block_start"),
     index: v.number(),
-    content_block: v.looseObject({ type: v.string(), id: v.optional(v.string()), name: v.optional(v.string()), text: v.optional(v.string()) }),
+    content_block: v.looseObject({
+      type: v.string(),
+      id: v.optional(v.string()),
+      name: v.optional(v.string()),
+      text: v.optional(v.string()),
+    }),
   }),
   v.looseObject({
     type: v.literal("content_block_delta"),
@@ -45,7 +58,16 @@ const Event = v.variant("type", [
   v.looseObject({ type: v.literal("error"), error: v.optional(v.unknown()) }),
 ]);
 const Typed = v.looseObject({ type: v.string() });
-const KNOWN_EVENTS = new Set(["message_start", "content_block_start", "content_block_delta", "content_block_stop", "message_delta", "message_stop", "ping", "error"]);
+const KNOWN_EVENTS = new Set([
+  "message_start",
+  "content_block_start",
+  "content_block_delta",
+  "content_block_stop",
+  "message_delta",
+  "message_stop",
+  "ping",
+  "error",
+]);
 
 type Block = Record<string, unknown>;
 
@@ -70,12 +92,15 @@ function anthropicBody(model: string, request: ChatRequest): Record<string, unkn
         break;
       case "assistant": {
         const blocks: Block[] = m.content === "" ? [] : [{ type: "text", text: m.content }];
-        for (const c of m.toolCalls ?? []) blocks.push({ type: "tool_use", id: c.id, name: c.name, input: toolInput(c.arguments) });
+        for (const c of m.toolCalls ?? [])
+          blocks.push({ type: "tool_use", id: c.id, name: c.name, input: toolInput(c.arguments) });
         push("assistant", blocks.length > 0 ? blocks : [{ type: "text", text: m.content }]);
         break;
       }
       case "tool":
-        push("user", [{ type: "tool_result", tool_use_id: m.toolCallId, content: m.content, is_error: m.isError ?? false }]);
+        push("user", [
+          { type: "tool_result", tool_use_id: m.toolCallId, content: m.content, is_error: m.isError ?? false },
+        ]);
         break;
     }
   }
@@ -141,7 +166,11 @@ export function createAnthropic(settings: ProviderSettings): LanguageModel {
   };
 }
 
-async function* streamAnthropic(settings: ProviderSettings, request: ChatRequest, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
+async function* streamAnthropic(
+  settings: ProviderSettings,
+  request: ChatRequest,
+  signal?: AbortSignal,
+): AsyncGenerator<StreamEvent> {
   const headers: Record<string, string> = {
     "content-type": "application/json",
     accept: "text/event-stream",
@@ -150,7 +179,13 @@ async function* streamAnthropic(settings: ProviderSettings, request: ChatRequest
   if (settings.apiKey !== "") headers["x-api-key"] = settings.apiKey;
   let body: ReadableStream<Uint8Array>;
   try {
-    body = await postStream(settings, anthropicURL(settings.baseURL), headers, anthropicBody(settings.model, request), signal);
+    body = await postStream(
+      settings,
+      anthropicURL(settings.baseURL),
+      headers,
+      anthropicBody(settings.model, request),
+      signal,
+    );
   } catch (err) {
     yield finishWithError(err);
     return;
@@ -186,12 +221,14 @@ async function* streamAnthropic(settings: ProviderSettings, request: ChatRequest
       // Event types added after this was written are skipped, as the API's versioning policy asks.
       if (!KNOWN_EVENTS.has(typed.output.type)) continue;
       const parsed = v.safeParse(Event, json);
-      if (!parsed.success) throw bad(`a ${typed.output.type} event of unexpected shape: ${v.summarize(parsed.issues).slice(0, 300)}`);
+      if (!parsed.success)
+        throw bad(`a ${typed.output.type} event of unexpected shape: ${v.summarize(parsed.issues).slice(0, 300)}`);
       const ev = parsed.output;
       switch (ev.type) {
         case "message_start": {
           const u = ev.message.usage;
-          if (u) input = (u.input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0);
+          if (u)
+            input = (u.input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0);
           break;
         }
         case "content_block_start": {
@@ -233,7 +270,8 @@ async function* streamAnthropic(settings: ProviderSettings, request: ChatRequest
     yield finishWithError(err);
     return;
   }
-  if (input !== null || output !== null) yield { type: "usage", usage: { inputTokens: input ?? 0, outputTokens: output ?? 0 } satisfies Usage };
+  if (input !== null || output !== null)
+    yield { type: "usage", usage: { inputTokens: input ?? 0, outputTokens: output ?? 0 } satisfies Usage };
   if (sawCalls && (stop === null || stop === "stop")) stop = "tool_calls";
   yield { type: "finish", stopReason: stop ?? "stop" };
 }

@@ -62,7 +62,7 @@ export function providerComplaint(body: string): ProviderComplaint {
 }
 
 function clip(text: string): string {
-  return text.length > MAX_QUOTED_MESSAGE_CHARS ? text.slice(0, MAX_QUOTED_MESSAGE_CHARS) + "…" : text;
+  return text.length > MAX_QUOTED_MESSAGE_CHARS ? `${text.slice(0, MAX_QUOTED_MESSAGE_CHARS)}…` : text;
 }
 
 /** Remove the key from text we did not write, in case a provider or proxy echoes it back. */
@@ -101,13 +101,19 @@ export function httpError(settings: ProviderSettings, url: string, status: numbe
   }
   if (status === 404 || said.code === "model_not_found") {
     // The path is named too: a 404 is as often a wrong baseURL as an unknown model.
-    return new LlmError("model_not_found", `${where} does not know model "${settings.model}" (HTTP ${status} for ${pathOf(url)})${quote}`, status);
+    return new LlmError(
+      "model_not_found",
+      `${where} does not know model "${settings.model}" (HTTP ${status} for ${pathOf(url)})${quote}`,
+      status,
+    );
   }
-  if (status === 429) return new LlmError("rate_limit", `${where} is rate limiting requests (HTTP 429)${quote}`, status, true);
+  if (status === 429)
+    return new LlmError("rate_limit", `${where} is rate limiting requests (HTTP 429)${quote}`, status, true);
   if (status === 408 || status === 409 || status >= 500) {
     return new LlmError("server", `${where} failed (HTTP ${status})${quote}`, status, true);
   }
-  if (status >= 400) return new LlmError("bad_request", `${where} refused the request (HTTP ${status})${quote}`, status);
+  if (status >= 400)
+    return new LlmError("bad_request", `${where} refused the request (HTTP ${status})${quote}`, status);
   return new LlmError("bad_response", `${where} answered with unexpected HTTP ${status}${quote}`, status);
 }
 
@@ -168,7 +174,11 @@ export async function postStream(
   let timer: ReturnType<typeof setTimeout> | undefined;
   const arm = () => {
     clearTimeout(timer);
-    timer = setTimeout(() => fail(new LlmError("timeout", `no data from ${settings.kind} provider at ${host} for ${idleMs} ms`, null, true)), idleMs);
+    timer = setTimeout(
+      () =>
+        fail(new LlmError("timeout", `no data from ${settings.kind} provider at ${host} for ${idleMs} ms`, null, true)),
+      idleMs,
+    );
   };
   const done = () => {
     clearTimeout(timer);
@@ -178,10 +188,23 @@ export async function postStream(
   arm();
   let res: Response;
   try {
-    res = await (settings.fetch ?? fetch)(url, { method: "POST", headers, body: JSON.stringify(body), signal: controller.signal });
+    res = await (settings.fetch ?? fetch)(url, {
+      method: "POST",
+      headers,
+      body: JSON.stringify(body),
+      signal: controller.signal,
+    });
   } catch (err) {
     done();
-    throw failure ?? new LlmError("network", `cannot reach ${settings.kind} provider at ${host}: ${describe(err, settings.apiKey)}`, null, true);
+    throw (
+      failure ??
+      new LlmError(
+        "network",
+        `cannot reach ${settings.kind} provider at ${host}: ${describe(err, settings.apiKey)}`,
+        null,
+        true,
+      )
+    );
   }
 
   if (!res.ok || !res.body) {
@@ -195,7 +218,12 @@ export async function postStream(
     done();
     // A status in hand says more than a timeout while reading its explanation; an abort wins.
     if (failure?.kind === "aborted") throw failure;
-    if (res.ok) throw new LlmError("bad_response", `${settings.kind} provider at ${host} sent an empty response body`, res.status);
+    if (res.ok)
+      throw new LlmError(
+        "bad_response",
+        `${settings.kind} provider at ${host} sent an empty response body`,
+        res.status,
+      );
     throw httpError(settings, url, res.status, text);
   }
 
@@ -221,7 +249,15 @@ export async function postStream(
         } catch (err) {
           done();
           reader.cancel().catch(() => {});
-          out.error(failure ?? new LlmError("network", `connection to ${settings.kind} provider at ${host} broke mid-stream: ${describe(err, settings.apiKey)}`, null, true));
+          out.error(
+            failure ??
+              new LlmError(
+                "network",
+                `connection to ${settings.kind} provider at ${host} broke mid-stream: ${describe(err, settings.apiKey)}`,
+                null,
+                true,
+              ),
+          );
         }
       },
       async cancel() {
@@ -285,7 +321,13 @@ export function streamError(settings: ProviderSettings, said: ProviderComplaint)
 
 /** The stream's last event for a failure; anything that is not an `LlmError` is a bad response. */
 export function finishWithError(err: unknown): { type: "finish"; stopReason: "error" | "aborted"; error: LlmError } {
-  const error = err instanceof LlmError ? err : new LlmError("bad_response", `unexpected failure reading the provider's response: ${err instanceof Error ? err.message : String(err)}`);
+  const error =
+    err instanceof LlmError
+      ? err
+      : new LlmError(
+          "bad_response",
+          `unexpected failure reading the provider's response: ${err instanceof Error ? err.message : String(err)}`,
+        );
   return { type: "finish", stopReason: error.kind === "aborted" ? "aborted" : "error", error };
 }
 

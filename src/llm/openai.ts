@@ -5,7 +5,17 @@
 import * as v from "valibot";
 import { finishWithError, postStream, providerComplaint, streamError, trimBase } from "./http.ts";
 import { parseSse } from "./sse.ts";
-import { LlmError, type ChatMessage, type ChatRequest, type LanguageModel, type ProviderSettings, type StopReason, type StreamEvent, type ToolSpec, type Usage } from "./types.ts";
+import {
+  LlmError,
+  type ChatMessage,
+  type ChatRequest,
+  type LanguageModel,
+  type ProviderSettings,
+  type StopReason,
+  type StreamEvent,
+  type ToolSpec,
+  type Usage,
+} from "./types.ts";
 
 /** Minimal, loose: compatible servers add fields (reasoning_content, system_fingerprint…) freely. */
 const ToolCallDelta = v.looseObject({
@@ -64,7 +74,11 @@ function toOpenAIMessage(m: ChatMessage): Record<string, unknown> {
         role: "assistant",
         // null, not "": the documented value when the turn is only tool calls.
         content: m.content === "" ? null : m.content,
-        tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } })),
+        tool_calls: m.toolCalls.map((c) => ({
+          id: c.id,
+          type: "function",
+          function: { name: c.name, arguments: c.arguments },
+        })),
       };
     case "tool":
       // The wire has no error flag; the turn loop words a failed result so the model can tell.
@@ -102,12 +116,22 @@ export function createOpenAI(settings: ProviderSettings): LanguageModel {
   };
 }
 
-async function* streamOpenAI(settings: ProviderSettings, request: ChatRequest, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
+async function* streamOpenAI(
+  settings: ProviderSettings,
+  request: ChatRequest,
+  signal?: AbortSignal,
+): AsyncGenerator<StreamEvent> {
   const headers: Record<string, string> = { "content-type": "application/json", accept: "text/event-stream" };
   if (settings.apiKey !== "") headers.authorization = `Bearer ${settings.apiKey}`;
   let body: ReadableStream<Uint8Array>;
   try {
-    body = await postStream(settings, `${trimBase(settings.baseURL)}/chat/completions`, headers, openAIBody(settings.model, request), signal);
+    body = await postStream(
+      settings,
+      `${trimBase(settings.baseURL)}/chat/completions`,
+      headers,
+      openAIBody(settings.model, request),
+      signal,
+    );
   } catch (err) {
     yield finishWithError(err);
     return;
@@ -125,7 +149,10 @@ async function* streamOpenAI(settings: ProviderSettings, request: ChatRequest, s
   function* flushCalls(): Generator<StreamEvent> {
     for (const c of calls.values()) {
       if (c.name === "") throw bad(`a tool call without a name (id ${JSON.stringify(c.id)})`);
-      yield { type: "tool-call", call: { id: c.id || `call_${crypto.randomUUID()}`, name: c.name, arguments: c.arguments } };
+      yield {
+        type: "tool-call",
+        call: { id: c.id || `call_${crypto.randomUUID()}`, name: c.name, arguments: c.arguments },
+      };
     }
     calls.clear();
     slotOf.clear();
@@ -149,7 +176,8 @@ async function* streamOpenAI(settings: ProviderSettings, request: ChatRequest, s
       if (chunk.error !== undefined && chunk.error !== null) {
         throw streamError(settings, providerComplaint(JSON.stringify({ error: chunk.error })));
       }
-      if (chunk.usage) usage = { inputTokens: chunk.usage.prompt_tokens ?? 0, outputTokens: chunk.usage.completion_tokens ?? 0 };
+      if (chunk.usage)
+        usage = { inputTokens: chunk.usage.prompt_tokens ?? 0, outputTokens: chunk.usage.completion_tokens ?? 0 };
       const choice = chunk.choices?.[0];
       if (!choice) continue;
       const delta = choice.delta;
@@ -166,7 +194,10 @@ async function* streamOpenAI(settings: ProviderSettings, request: ChatRequest, s
           slotOf.set(wire, slot);
         }
         let call = calls.get(slot);
-        if (!call) calls.set(slot, (call = { id: "", name: "", arguments: "" }));
+        if (!call) {
+          call = { id: "", name: "", arguments: "" };
+          calls.set(slot, call);
+        }
         // id and name are taken from their first fragment only: some servers repeat them.
         if (part.id && call.id === "") call.id = part.id;
         if (part.function?.name && call.name === "") call.name = part.function.name;

@@ -25,5 +25,5 @@ export function createLanguageModel(settings: ProviderSettings, retry?: RetryOpt
 export function maskKey(key: string): string {
   if (key === "") return "";
   if (key.length < 8) return "…";
-  return "…" + key.slice(-4);
+  return `…${key.slice(-4)}`;
 }

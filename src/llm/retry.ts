@@ -92,7 +92,10 @@ async function* retrying(
       }
     } catch (err) {
       // The interface promises no throws; a model that breaks it still must not break the caller's loop.
-      const error = err instanceof LlmError ? err : new LlmError("bad_response", `provider threw: ${err instanceof Error ? err.message : String(err)}`);
+      const error =
+        err instanceof LlmError
+          ? err
+          : new LlmError("bad_response", `provider threw: ${err instanceof Error ? err.message : String(err)}`);
       yield { type: "finish", stopReason: error.kind === "aborted" ? "aborted" : "error", error };
       return;
     }
@@ -107,7 +110,11 @@ async function* retrying(
       // A sleep that rejects on abort is as good as one that resolves early.
     }
     if (signal?.aborted) {
-      yield { type: "finish", stopReason: "aborted", error: new LlmError("aborted", "the request was aborted by the caller while waiting to retry") };
+      yield {
+        type: "finish",
+        stopReason: "aborted",
+        error: new LlmError("aborted", "the request was aborted by the caller while waiting to retry"),
+      };
       return;
     }
   }

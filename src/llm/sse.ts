@@ -23,7 +23,10 @@ export interface SseEvent {
  * longer than `maxEventChars` throws instead of growing without bound. Leaving the loop early
  * cancels the stream, which releases the connection.
  */
-export async function* parseSse(stream: ReadableStream<Uint8Array>, maxEventChars = DEFAULT_MAX_EVENT_CHARS): AsyncGenerator<SseEvent> {
+export async function* parseSse(
+  stream: ReadableStream<Uint8Array>,
+  maxEventChars = DEFAULT_MAX_EVENT_CHARS,
+): AsyncGenerator<SseEvent> {
   const reader = stream.getReader();
   const decoder = new TextDecoder();
   let buffer = "";
@@ -51,8 +54,7 @@ export async function* parseSse(stream: ReadableStream<Uint8Array>, maxEventChar
     if (field === "data") {
       data.push(value);
       dataChars += value.length + 1;
-    }
-    else if (field === "event") event = value;
+    } else if (field === "event") event = value;
   }
 
   // Scans with an index and slices the buffer once per chunk, so a large chunk of many short
@@ -87,7 +89,8 @@ export async function* parseSse(stream: ReadableStream<Uint8Array>, maxEventChar
         first = false;
       }
       yield* drain();
-      if (buffer.length + dataChars > maxEventChars) throw new Error(`SSE event longer than ${maxEventChars} characters`);
+      if (buffer.length + dataChars > maxEventChars)
+        throw new Error(`SSE event longer than ${maxEventChars} characters`);
     }
     finished = true;
     buffer += decoder.decode();

@@ -55,7 +55,9 @@ export class DenseIndex {
     if (this.draining) return;
     this.draining = true;
     try {
-      const insert = this.db.query("INSERT OR REPLACE INTO event_vectors (event_id, embedder, dim, vec) VALUES (?, ?, ?, ?)");
+      const insert = this.db.query(
+        "INSERT OR REPLACE INTO event_vectors (event_id, embedder, dim, vec) VALUES (?, ?, ?, ?)",
+      );
       while (this.queue.length > 0) {
         const p = this.queue.shift() as Pending;
         try {
@@ -99,7 +101,10 @@ export class DenseIndex {
       )
       .all(conv, this.embedder.id, c.lastId);
     for (const r of rows) {
-      c.vecs.set(r.event_id, new Float32Array(r.vec.buffer.slice(r.vec.byteOffset, r.vec.byteOffset + r.vec.byteLength)));
+      c.vecs.set(
+        r.event_id,
+        new Float32Array(r.vec.buffer.slice(r.vec.byteOffset, r.vec.byteOffset + r.vec.byteLength)),
+      );
       c.lastId = Math.max(c.lastId, r.event_id);
     }
     return c.vecs;
@@ -136,7 +141,8 @@ export class DenseIndex {
         n++;
       }
     }
-    if (n > 0) this.log.info("embedding events that have no vector from this model", { embedder: this.embedder.id, events: n });
+    if (n > 0)
+      this.log.info("embedding events that have no vector from this model", { embedder: this.embedder.id, events: n });
     return n;
   }
 }

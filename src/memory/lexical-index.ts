@@ -73,11 +73,19 @@ export class LexicalIndex {
         let meta: EventMeta = {};
         if (e.kind === "recall-turn") {
           const b = e.body;
-          meta = { speaker: b.speaker, session: b.session, time: typeof b.time === "number" ? b.time : typeof b.time === "string" ? Date.parse(b.time) : null };
+          meta = {
+            speaker: b.speaker,
+            session: b.session,
+            time: typeof b.time === "number" ? b.time : typeof b.time === "string" ? Date.parse(b.time) : null,
+          };
         }
         this.add(r.id, r.conv, text, meta);
       }
-      this.db.query("INSERT INTO meta (key, value) VALUES ('lexical_format', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(FORMAT);
+      this.db
+        .query(
+          "INSERT INTO meta (key, value) VALUES ('lexical_format', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        )
+        .run(FORMAT);
     })();
   }
 
@@ -126,7 +134,9 @@ export class LexicalIndex {
     this.convs.set(conv, c);
     if (this.convs.size > CACHED_CONVERSATIONS) this.convs.delete(this.convs.keys().next().value as string);
     const rows = this.db
-      .query<{ event_id: number; terms: string }, [string, number]>("SELECT event_id, terms FROM event_terms WHERE conv = ? AND event_id >= ? ORDER BY event_id")
+      .query<{ event_id: number; terms: string }, [string, number]>(
+        "SELECT event_id, terms FROM event_terms WHERE conv = ? AND event_id >= ? ORDER BY event_id",
+      )
       .all(conv, Math.max(minId, c.lastId + 1));
     for (const r of rows) c.add(this.indexed(r.event_id, JSON.parse(r.terms) as StoredTerms));
     return c;

@@ -40,7 +40,8 @@ export class Memory {
     const wanted = new Set(ids);
     const out = new Map<number, number>();
     const dense = this.dense?.cosines(conv, text, ids) ?? null;
-    for (const s of rankEvents(this.index, conv, text, { ids, dense, time: Date.now() })) if (wanted.has(s.id)) out.set(s.id, s.score);
+    for (const s of rankEvents(this.index, conv, text, { ids, dense, time: Date.now() }))
+      if (wanted.has(s.id)) out.set(s.id, s.score);
     return out;
   }
 
@@ -63,7 +64,9 @@ export class Memory {
   /** Ids of a conversation's events in a layer. */
   layerIds(conv: string, layer: 1 | 2 | 3): number[] {
     return this.store.db
-      .query<{ id: number }, [string, number]>("SELECT e.id FROM events e JOIN event_state s ON s.event_id = e.id WHERE e.conv = ? AND s.layer = ? ORDER BY e.id")
+      .query<{ id: number }, [string, number]>(
+        "SELECT e.id FROM events e JOIN event_state s ON s.event_id = e.id WHERE e.conv = ? AND s.layer = ? ORDER BY e.id",
+      )
       .all(conv, layer)
       .map((r) => r.id);
   }
@@ -72,7 +75,9 @@ export class Memory {
   setLayer(ids: readonly number[], layer: 1 | 2): void {
     if (ids.length === 0) return;
     const now = Date.now();
-    const q = this.store.db.query("UPDATE event_state SET layer = ?, changed_at = ?, accesses = accesses + ?, last_access = ? WHERE event_id = ?");
+    const q = this.store.db.query(
+      "UPDATE event_state SET layer = ?, changed_at = ?, accesses = accesses + ?, last_access = ? WHERE event_id = ?",
+    );
     this.store.db.transaction(() => {
       for (const id of ids) q.run(layer, now, layer === 1 ? 1 : 0, now, id);
     })();

@@ -36,9 +36,15 @@ export function pinnedCount(events: readonly PruneEvent[], budget: number, confi
  * Decide what stays in L1. `events` are chronological; `score` gives the relevance of an event to
  * the current input (higher is better; missing = 0).
  */
-export function prune(events: readonly PruneEvent[], budget: number, configuredN: number, score: (id: number) => number): PruneResult {
+export function prune(
+  events: readonly PruneEvent[],
+  budget: number,
+  configuredN: number,
+  score: (id: number) => number,
+): PruneResult {
   const total = events.reduce((n, e) => n + e.tokens, 0);
-  if (total <= budget) return { keep: events.map((e) => e.id), evict: [], pinned: new Set(), pinnedCount: 0, usedTokens: total };
+  if (total <= budget)
+    return { keep: events.map((e) => e.id), evict: [], pinned: new Set(), pinnedCount: 0, usedTokens: total };
   const n = pinnedCount(events, budget, configuredN);
   const pinned = new Set<number>();
   let used = 0;

@@ -55,7 +55,10 @@ export class RecallSession {
   private state(conv: string): ConvState {
     let s = this.convs.get(conv);
     if (s) return s;
-    const minId = Number(this.store.db.query<{ value: string }, [string]>("SELECT value FROM meta WHERE key = ?").get(`recall_gen:${conv}`)?.value ?? 0);
+    const minId = Number(
+      this.store.db.query<{ value: string }, [string]>("SELECT value FROM meta WHERE key = ?").get(`recall_gen:${conv}`)
+        ?.value ?? 0,
+    );
     s = { minId, ids: [], userIds: new Map() };
     for (const e of this.store.conversationEventsAfter(conv, minId - 1)) {
       const body = e.kind === "recall-turn" ? readBodyOf("recall-turn", e.body) : null;
@@ -70,7 +73,14 @@ export class RecallSession {
   /** The caller's ids of the best `op.k` turns for a query, best first. */
   query(op: Extract<RecallOp, { op: "query" }>, scorer: ScorerName, params?: LexicalParams): (string | number)[] {
     const s = this.state(op.conv);
-    const ranked = rankEvents(this.index, op.conv, op.text, { minId: s.minId, scorer, params, ids: s.ids, time: parseTime(op.time), limit: op.k });
+    const ranked = rankEvents(this.index, op.conv, op.text, {
+      minId: s.minId,
+      scorer,
+      params,
+      ids: s.ids,
+      time: parseTime(op.time),
+      limit: op.k,
+    });
     return ranked.map((r) => s.userIds.get(r.id) as string | number);
   }
 
@@ -79,17 +89,36 @@ export class RecallSession {
     switch (op.op) {
       case "reset": {
         this.commit();
-        const next = (this.store.db.query<{ m: number | null }, []>("SELECT max(id) AS m FROM events").get()?.m ?? 0) + 1;
-        this.store.db.query("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(`recall_gen:${op.conv}`, String(next));
+        const next =
+          (this.store.db.query<{ m: number | null }, []>("SELECT max(id) AS m FROM events").get()?.m ?? 0) + 1;
+        this.store.db
+          .query("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
+          .run(`recall_gen:${op.conv}`, String(next));
         this.convs.set(op.conv, { minId: next, ids: [], userIds: new Map() });
         return undefined;
       }
       case "index": {
         const s = this.state(op.conv);
         this.begin();
-        const body = { id: op.id, text: op.text, speaker: op.speaker, time: normaliseTime(op.time), session: op.session ?? null, seq: op.seq ?? null, caption: op.caption ?? null };
-        const { id } = this.store.append({ conv: op.conv, actor: op.speaker || "unknown", ...eventOf("recall-turn", body) });
-        this.index.add(id, op.conv, op.caption ? `${op.text}\n${op.caption}` : op.text, { speaker: op.speaker, session: op.session ?? null, time: parseTime(op.time) });
+        const body = {
+          id: op.id,
+          text: op.text,
+          speaker: op.speaker,
+          time: normaliseTime(op.time),
+          session: op.session ?? null,
+          seq: op.seq ?? null,
+          caption: op.caption ?? null,
+        };
+        const { id } = this.store.append({
+          conv: op.conv,
+          actor: op.speaker || "unknown",
+          ...eventOf("recall-turn", body),
+        });
+        this.index.add(id, op.conv, op.caption ? `${op.text}\n${op.caption}` : op.text, {
+          speaker: op.speaker,
+          session: op.session ?? null,
+          time: parseTime(op.time),
+        });
         s.ids.push(id);
         s.userIds.set(id, op.id);
         return undefined;

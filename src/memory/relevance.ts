@@ -49,11 +49,30 @@ export interface LexicalParams {
   time: number;
 }
 
-
 /** Textbook BM25 over words (Robertson's k1 and b), nothing else. */
-export const PLAIN_BM25: LexicalParams = { k1: 1.2, b: 0.75, speaker: 0, concepts: 0, sharedConcepts: 0, neighbours: 0, neighbourLen: 0, session: 0, time: 0 };
+export const PLAIN_BM25: LexicalParams = {
+  k1: 1.2,
+  b: 0.75,
+  speaker: 0,
+  concepts: 0,
+  sharedConcepts: 0,
+  neighbours: 0,
+  neighbourLen: 0,
+  session: 0,
+  time: 0,
+};
 
-export const DEFAULT_PARAMS: LexicalParams = { k1: 1.2, b: 0.75, speaker: 0.3, concepts: 0.2, sharedConcepts: 0.1, neighbours: 0.5, neighbourLen: 10, session: 0.1, time: 1 };
+export const DEFAULT_PARAMS: LexicalParams = {
+  k1: 1.2,
+  b: 0.75,
+  speaker: 0.3,
+  concepts: 0.2,
+  sharedConcepts: 0.1,
+  neighbours: 0.5,
+  neighbourLen: 10,
+  session: 0.1,
+  time: 1,
+};
 
 export interface RankOptions {
   /** Only events with id >= minId (a conversation's current generation). */
@@ -78,13 +97,22 @@ const DENSE_SHARE = 0.5;
 const DENSE_CANDIDATES = 200;
 
 /** Adds `weight` × BM25 term weight of every posting into `into`. */
-function accumulate(ci: ConvIndex, p: Postings, idf: number, weight: number, k1: number, b: number, into: Float64Array): void {
+function accumulate(
+  ci: ConvIndex,
+  p: Postings,
+  idf: number,
+  weight: number,
+  k1: number,
+  b: number,
+  into: Float64Array,
+): void {
   const avg = ci.avgLen;
   const { docs, tfs } = p;
   for (let i = 0; i < docs.length; i++) {
     const d = docs[i] as number;
     const tf = tfs[i] as number;
-    into[d] = (into[d] as number) + (weight * idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * (ci.lens[d] as number)) / avg));
+    into[d] =
+      (into[d] as number) + (weight * idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * (ci.lens[d] as number)) / avg));
   }
 }
 
@@ -123,7 +151,12 @@ function sessionScores(ci: ConvIndex, terms: readonly string[], k1: number, b: n
 }
 
 /** Lexical scores of every document of `ci` (0 for those that share nothing with the query). */
-export function lexicalScores(ci: ConvIndex, words: readonly string[], concepts: readonly string[], p: LexicalParams): Float64Array {
+export function lexicalScores(
+  ci: ConvIndex,
+  words: readonly string[],
+  concepts: readonly string[],
+  p: LexicalParams,
+): Float64Array {
   const n = ci.size;
   const turn = new Float64Array(n);
   const terms = [...new Set(words)];
@@ -155,7 +188,8 @@ export function lexicalScores(ci: ConvIndex, words: readonly string[], concepts:
     // Each matching turn lends a share of its score to the turns adjacent to it; the share is
     // the receiver's (a short reply takes more).
     out = turn.slice();
-    const share = (d: number) => (p.neighbourLen > 0 ? (p.neighbours * p.neighbourLen) / (p.neighbourLen + (ci.lens[d] as number)) : p.neighbours);
+    const share = (d: number) =>
+      p.neighbourLen > 0 ? (p.neighbours * p.neighbourLen) / (p.neighbourLen + (ci.lens[d] as number)) : p.neighbours;
     const link = ci.linkNext;
     for (let d = 0; d < n; d++) {
       const s = turn[d] as number;
@@ -173,7 +207,8 @@ export function lexicalScores(ci: ConvIndex, words: readonly string[], concepts:
     if (maxS > 0 && maxT > 0) {
       for (let d = 0; d < n; d++) {
         const g = ci.sessions[d] as number;
-        if (g >= 0 && (out[d] as number) > 0) out[d] = (out[d] as number) / maxT + (p.session * (sess[g] as number)) / maxS;
+        if (g >= 0 && (out[d] as number) > 0)
+          out[d] = (out[d] as number) / maxT + (p.session * (sess[g] as number)) / maxS;
         else out[d] = (out[d] as number) / maxT;
       }
     }
@@ -195,7 +230,12 @@ export function rankEvents(index: LexicalIndex, conv: string, text: string, opts
   }
   const ci = index.conv(conv, minId);
   const { words, concepts } = index.analyse(text);
-  const params = scorer === "bm25" ? PLAIN_BM25 : scorer === "bm25c" ? { ...PLAIN_BM25, concepts: 0.5, sharedConcepts: 0.5 } : (opts.params ?? DEFAULT_PARAMS);
+  const params =
+    scorer === "bm25"
+      ? PLAIN_BM25
+      : scorer === "bm25c"
+        ? { ...PLAIN_BM25, concepts: 0.5, sharedConcepts: 0.5 }
+        : (opts.params ?? DEFAULT_PARAMS);
   const scores = lexicalScores(ci, words, concepts, params);
   const span = params.time > 0 && typeof opts.time === "number" ? timeWindow(text, opts.time) : null;
   if (span) {
@@ -221,7 +261,8 @@ export function rankEvents(index: LexicalIndex, conv: string, text: string, opts
   const denseMax = denseTop[0]?.score ?? 0;
   const fused = new Map<number, number>();
   for (const x of lexical) fused.set(x.id, (1 - DENSE_SHARE) * x.score);
-  if (denseMax > 0) for (const x of denseTop) fused.set(x.id, (fused.get(x.id) ?? 0) + (DENSE_SHARE * x.score) / denseMax);
+  if (denseMax > 0)
+    for (const x of denseTop) fused.set(x.id, (fused.get(x.id) ?? 0) + (DENSE_SHARE * x.score) / denseMax);
   const out = [...fused].map(([id, score]) => ({ id, score })).sort(byScore);
   return opts.limit === undefined ? out : out.slice(0, opts.limit);
 }
@@ -231,7 +272,13 @@ export function rankEvents(index: LexicalIndex, conv: string, text: string, opts
  * first; with `limit`, only that many, picked in one pass instead of sorting them all (at 100k
  * events the sort was most of a query's time).
  */
-function best(ci: ConvIndex, scores: Float64Array, max: number, among: ReadonlySet<number> | undefined, limit: number | undefined): Scored[] {
+function best(
+  ci: ConvIndex,
+  scores: Float64Array,
+  max: number,
+  among: ReadonlySet<number> | undefined,
+  limit: number | undefined,
+): Scored[] {
   const out: Scored[] = [];
   let floor = 0;
   for (let d = 0; d < ci.size; d++) {

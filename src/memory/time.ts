@@ -20,13 +20,82 @@ export function parseTime(t: string | number | null | undefined): number | null 
 }
 
 const DAY = 86_400_000;
-const UNIT: Record<string, number> = { day: DAY, week: 7 * DAY, month: 30 * DAY, year: 365 * DAY, 天: DAY, 日: DAY, 周: 7 * DAY, 星期: 7 * DAY, 礼拜: 7 * DAY, 月: 30 * DAY, 年: 365 * DAY };
-const NUMBER: Record<string, number> = { a: 1, an: 1, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, couple: 2, few: 3, several: 4, 一: 1, 两: 2, 二: 2, 三: 3, 四: 4, 五: 5, 六: 6, 七: 7, 八: 8, 九: 9, 十: 10, 几: 3 };
-const WEEKDAY: Record<string, number> = { sunday: 0, monday: 1, tuesday: 2, wednesday: 3, thursday: 4, friday: 5, saturday: 6, 日: 0, 天: 0, 一: 1, 二: 2, 三: 3, 四: 4, 五: 5, 六: 6 };
+const UNIT: Record<string, number> = {
+  day: DAY,
+  week: 7 * DAY,
+  month: 30 * DAY,
+  year: 365 * DAY,
+  天: DAY,
+  日: DAY,
+  周: 7 * DAY,
+  星期: 7 * DAY,
+  礼拜: 7 * DAY,
+  月: 30 * DAY,
+  年: 365 * DAY,
+};
+const NUMBER: Record<string, number> = {
+  a: 1,
+  an: 1,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  couple: 2,
+  few: 3,
+  several: 4,
+  一: 1,
+  两: 2,
+  二: 2,
+  三: 3,
+  四: 4,
+  五: 5,
+  六: 6,
+  七: 7,
+  八: 8,
+  九: 9,
+  十: 10,
+  几: 3,
+};
+const WEEKDAY: Record<string, number> = {
+  sunday: 0,
+  monday: 1,
+  tuesday: 2,
+  wednesday: 3,
+  thursday: 4,
+  friday: 5,
+  saturday: 6,
+  日: 0,
+  天: 0,
+  一: 1,
+  二: 2,
+  三: 3,
+  四: 4,
+  五: 5,
+  六: 6,
+};
 const MONTH_INDEX: Record<string, number> = Object.fromEntries(MONTHS_EN().map((m, i) => [m, i]));
 
 function MONTHS_EN(): string[] {
-  return ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"];
+  return [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+  ];
 }
 
 function count(x: string): number {
@@ -47,13 +116,19 @@ export interface TimeWindow {
 export function timeWindow(text: string, now: number): TimeWindow | null {
   const t = text.toLowerCase();
   const around = (at: number, slack: number): TimeWindow => ({ from: at - slack, to: at + slack });
-  let m = /\b(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a couple of|a few|several)\s+(day|week|month|year)s?\s+ago\b/.exec(t);
+  let m =
+    /\b(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a couple of|a few|several)\s+(day|week|month|year)s?\s+ago\b/.exec(
+      t,
+    );
   if (m) {
     const n = count((m[1] as string).replace(/ of$/, "").replace(/^a /, ""));
     const unit = UNIT[m[2] as string] as number;
     if (n > 0) return around(now - n * unit, Math.max(unit / 2, 2 * DAY));
   }
-  m = /\b(?:in|during|over|within)\s+the\s+(?:past|last)\s+(?:(\d+|two|three|four|five|six|seven|eight|nine|ten|couple of|few|several)\s+)?(day|week|month|year)s?\b/.exec(t);
+  m =
+    /\b(?:in|during|over|within)\s+the\s+(?:past|last)\s+(?:(\d+|two|three|four|five|six|seven|eight|nine|ten|couple of|few|several)\s+)?(day|week|month|year)s?\b/.exec(
+      t,
+    );
   if (m) {
     const n = m[1] ? count((m[1] as string).replace(/ of$/, "")) : 1;
     if (n > 0) return { from: now - n * (UNIT[m[2] as string] as number) - DAY, to: now };
@@ -69,7 +144,10 @@ export function timeWindow(text: string, now: number): TimeWindow | null {
   if (/\blast\s+weekend\b/.test(t)) return around(now - ((new Date(now).getUTCDay() + 1) % 7 || 7) * DAY, 2 * DAY);
   if (/\blast\s+week\b/.test(t)) return { from: now - 14 * DAY, to: now - 2 * DAY };
   if (/\blast\s+month\b/.test(t)) return { from: now - 62 * DAY, to: now - 14 * DAY };
-  m = /\b(?:in|during|on|since)\s+(january|february|march|april|may|june|july|august|september|october|november|december)\b/.exec(t);
+  m =
+    /\b(?:in|during|on|since)\s+(january|february|march|april|may|june|july|august|september|october|november|december)\b/.exec(
+      t,
+    );
   if (m) {
     const d = new Date(now);
     const month = MONTH_INDEX[m[1] as string] as number;

@@ -7,7 +7,15 @@
  */
 import * as v from "valibot";
 
-export const STAGES = ["on_input", "pre_action", "post_action", "before_toolcall", "after_toolcall", "before_output", "after_output"] as const;
+export const STAGES = [
+  "on_input",
+  "pre_action",
+  "post_action",
+  "before_toolcall",
+  "after_toolcall",
+  "before_output",
+  "after_output",
+] as const;
 export type StageName = (typeof STAGES)[number];
 
 export const AgentMethod = {
@@ -21,7 +29,10 @@ export const AgentMethod = {
 } as const;
 
 /** Tool names every provider accepts (OpenAI: ^[a-zA-Z0-9_-]{1,64}$). */
-export const ToolName = v.pipe(v.string(), v.regex(/^[a-zA-Z0-9_-]{1,64}$/, "tool names are 1-64 letters, digits, _ or -"));
+export const ToolName = v.pipe(
+  v.string(),
+  v.regex(/^[a-zA-Z0-9_-]{1,64}$/, "tool names are 1-64 letters, digits, _ or -"),
+);
 
 /**
  * What a tool can do to the world, declared by whoever registers it (DESIGN §4). `read` has no
@@ -68,7 +79,12 @@ export interface ToolCallView {
 export interface StagePayloads {
   on_input: { conv: string; channel: string; text: string; untrusted: boolean };
   pre_action: { conv: string; channel: string; input: string; messages: number };
-  post_action: { conv: string; iteration: number; text: string; toolCalls: { id: string; name: string; arguments: string }[] };
+  post_action: {
+    conv: string;
+    iteration: number;
+    text: string;
+    toolCalls: { id: string; name: string; arguments: string }[];
+  };
   before_toolcall: { conv: string; call: ToolCallView; untrusted: boolean; origin: ExecutionOrigin };
   after_toolcall: { conv: string; call: ToolCallView; result: { content: string; isError: boolean } };
   before_output: { conv: string; channel: string; text: string };

@@ -37,11 +37,19 @@ export const ChannelChatParams = v.strictObject({
 });
 
 export const ChannelCancelParams = v.strictObject({ stream: v.string() });
-export const ConvParams = v.strictObject({ conv: ConvId, limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(5000)), 500) });
+export const ConvParams = v.strictObject({
+  conv: ConvId,
+  limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(5000)), 500),
+});
 export const ContextParams = v.strictObject({ conv: ConvId });
 
 export const ChatEventNotice = v.object({ stream: v.string(), event: v.record(v.string(), v.unknown()) });
-export const ChatApproveRequest = v.object({ stream: v.string(), tool: v.string(), arguments: v.unknown(), callId: v.string() });
+export const ChatApproveRequest = v.object({
+  stream: v.string(),
+  tool: v.string(),
+  arguments: v.unknown(),
+  callId: v.string(),
+});
 
 export const ConversationSummary = v.object({
   id: v.string(),

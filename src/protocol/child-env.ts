@@ -9,7 +9,10 @@
 export const BASE_CHILD_ENV = ["PATH", "HOME", "LANG", "TZ", "TMPDIR"] as const;
 
 /** BASE_CHILD_ENV from `parent`, then `extra` on top (which may name anything, HOMED_* included). */
-export function childEnvironment(parent: Record<string, string | undefined>, extra: Record<string, string> = {}): Record<string, string> {
+export function childEnvironment(
+  parent: Record<string, string | undefined>,
+  extra: Record<string, string> = {},
+): Record<string, string> {
   const env: Record<string, string> = {};
   for (const name of BASE_CHILD_ENV) {
     const value = parent[name];
@@ -22,7 +25,10 @@ export function childEnvironment(parent: Record<string, string | undefined>, ext
  * `names` taken from `parent` for a child the owner configured: what is unset is skipped, and a
  * HOMED_* name never passes (config validation refuses it; this is the second lock).
  */
-export function passThrough(parent: Record<string, string | undefined>, names: readonly string[]): Record<string, string> {
+export function passThrough(
+  parent: Record<string, string | undefined>,
+  names: readonly string[],
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const name of names) {
     const value = parent[name];

@@ -66,7 +66,9 @@ export const LlmSetParams = v.strictObject({
   provider: v.picklist(["openai", "anthropic"], "provider must be openai or anthropic"),
   baseURL: v.optional(v.pipe(v.string(), v.maxLength(2000)), ""),
   model: v.pipe(v.string(), v.minLength(1, "model is required"), v.maxLength(200)),
-  contextWindow: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1024, "a context window is at least 1024 tokens"))),
+  contextWindow: v.optional(
+    v.pipe(v.number(), v.integer(), v.minValue(1024, "a context window is at least 1024 tokens")),
+  ),
   maxOutputTokens: v.optional(v.pipe(v.number(), v.integer(), v.minValue(16))),
   /** Omitted: keep the stored key. Empty string: forget it. */
   apiKey: v.optional(v.pipe(v.string(), v.maxLength(1000))),

@@ -66,7 +66,11 @@ export interface ErrorMapping {
   readonly exit: number;
 }
 
-const caller = (http: ErrorMapping["http"], exit: number = ExitCode.Failure): ErrorMapping => ({ rpc: RpcErrorCode.Application, http, exit });
+const caller = (http: ErrorMapping["http"], exit: number = ExitCode.Failure): ErrorMapping => ({
+  rpc: RpcErrorCode.Application,
+  http,
+  exit,
+});
 
 /**
  * The one mapping of error codes (docs/ARCHITECTURE.md, "Errors"). Only malformed requests are
@@ -156,7 +160,11 @@ export function toErrorObject(err: unknown): ErrorObject {
   if (err instanceof RpcError) return err.toObject();
   if (err instanceof HomedError) {
     const j = err.toJSON();
-    return { code: ERROR_MAPPING[err.code as HomedErrorCode].rpc, message: j.message, data: { ...j.data, code: j.code } };
+    return {
+      code: ERROR_MAPPING[err.code as HomedErrorCode].rpc,
+      message: j.message,
+      data: { ...j.data, code: j.code },
+    };
   }
   return { code: RpcErrorCode.InternalError, message: err instanceof Error ? err.message : String(err) };
 }

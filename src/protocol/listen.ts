@@ -3,7 +3,7 @@ import { isLoopbackAddress } from "./ip-address.ts";
 
 /** Split HOST:PORT; null when malformed. IPv6 hosts are bracketed: [::1]:8080. */
 export function parseListen(addr: string): { host: string; port: number } | null {
-  const m = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.\-]+):(\d{1,5})$/.exec(addr);
+  const m = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(addr);
   if (!m) return null;
   const port = Number(m[2]);
   if (port > 65535) return null;

@@ -17,11 +17,12 @@ function formatValue(value: unknown): string {
   else if (value === undefined) text = "";
   else if (typeof value === "object" && value !== null) text = JSON.stringify(value) ?? "";
   else text = String(value);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what must be quoted
   return text === "" || /[\s"=\\\u0000-\u001f\u007f]/.test(text) ? JSON.stringify(text) : text;
 }
 
 function formatKey(key: string): string {
-  const clean = key.replace(/[^A-Za-z0-9_.\-]/g, "_");
+  const clean = key.replace(/[^A-Za-z0-9_.-]/g, "_");
   return clean === "" ? "_" : clean;
 }
 
@@ -37,7 +38,7 @@ export function formatLogLine(level: LogLevel, msg: string, fields: LogFields = 
 /** Parse one logfmt line back into its pairs; text that is not logfmt becomes `{msg: line}`. */
 export function parseLogLine(line: string): Record<string, string> {
   const out: Record<string, string> = {};
-  const re = /([A-Za-z0-9_.\-]+)=("(?:[^"\\]|\\.)*"|\S*)/gy;
+  const re = /([A-Za-z0-9_.-]+)=("(?:[^"\\]|\\.)*"|\S*)/gy;
   let pos = 0;
   while (pos < line.length) {
     while (line[pos] === " ") pos++;

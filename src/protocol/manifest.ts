@@ -5,8 +5,14 @@
 import * as v from "valibot";
 import { ToolDefinition } from "./agent.ts";
 
-const Name = v.pipe(v.string(), v.regex(/^[a-z][a-z0-9-]{0,62}$/, "must be lower-case letters, digits and dashes, starting with a letter"));
-const Facility = v.pipe(v.string(), v.regex(/^[a-z][a-z0-9-]*(\.[a-z0-9-]+)+$/, "must look like area.name (e.g. channel.web)"));
+const Name = v.pipe(
+  v.string(),
+  v.regex(/^[a-z][a-z0-9-]{0,62}$/, "must be lower-case letters, digits and dashes, starting with a letter"),
+);
+const Facility = v.pipe(
+  v.string(),
+  v.regex(/^[a-z][a-z0-9-]*(\.[a-z0-9-]+)+$/, "must look like area.name (e.g. channel.web)"),
+);
 
 export const PluginManifest = v.strictObject({
   name: Name,

@@ -59,14 +59,31 @@ export const ConfigGetParams = v.strictObject({ section: v.picklist(["mcp", "app
  * token_set: the owner set it ([web] token or HOMED_WEB_TOKEN), so it is required even on a
  * loopback bind; the Host names besides loopback ones that a loopback bind answers.
  */
-export const WebConfig = v.object({ token: v.string(), token_set: v.boolean(), max_body_kb: v.number(), allowed_hosts: v.array(v.string()) });
+export const WebConfig = v.object({
+  token: v.string(),
+  token_set: v.boolean(),
+  max_body_kb: v.number(),
+  allowed_hosts: v.array(v.string()),
+});
 
 /**
  * waiting: for required facilities · idle: lazy, starts on use · disabled: turned off by
  * configuration · starting · ready · restarting: after a crash · stopped: after repeated crashes
  * · failed: exit 78 · blocked: cannot run (bad manifest, missing facility) · stopping · exited.
  */
-export const PluginStateName = v.picklist(["waiting", "idle", "disabled", "starting", "ready", "restarting", "stopped", "failed", "blocked", "stopping", "exited"]);
+export const PluginStateName = v.picklist([
+  "waiting",
+  "idle",
+  "disabled",
+  "starting",
+  "ready",
+  "restarting",
+  "stopped",
+  "failed",
+  "blocked",
+  "stopping",
+  "exited",
+]);
 export type PluginStateName = v.InferOutput<typeof PluginStateName>;
 
 export const PluginInfo = v.object({
@@ -97,7 +114,10 @@ export const PluginList = v.array(PluginInfo);
 
 /** A bulk payload in a frame: a segment reference (shm) or inline base64 (stdio). */
 export const BulkRefSchema = v.union([
-  v.strictObject({ off: v.pipe(v.number(), v.safeInteger(), v.minValue(0)), len: v.pipe(v.number(), v.safeInteger(), v.minValue(0)) }),
+  v.strictObject({
+    off: v.pipe(v.number(), v.safeInteger(), v.minValue(0)),
+    len: v.pipe(v.number(), v.safeInteger(), v.minValue(0)),
+  }),
   v.strictObject({ b64: v.string() }),
 ]);
 export type BulkRefFrame = v.InferOutput<typeof BulkRefSchema>;

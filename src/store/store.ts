@@ -49,7 +49,9 @@ export class Store {
     this.insertEvent = db.prepare<{ id: number }, [number, string, string, string, number, string]>(
       "INSERT INTO events (ts, conv, kind, actor, untrusted, body) VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
     );
-    this.insertState = db.prepare<unknown, [number, number]>("INSERT INTO event_state (event_id, layer, changed_at) VALUES (?, 1, ?)");
+    this.insertState = db.prepare<unknown, [number, number]>(
+      "INSERT INTO event_state (event_id, layer, changed_at) VALUES (?, 1, ?)",
+    );
   }
 
   /** Open (creating if needed, 0600) and migrate. Refuses a database newer than this binary. */
@@ -95,7 +97,19 @@ export class Store {
   /** Events of one conversation with id > `afterId`, oldest first, with their layer (incremental readers). */
   conversationEventsAfter(conv: string, afterId: number): StoredEvent[] {
     return this.db
-      .query<{ id: number; ts: number; conv: string; kind: string; actor: string; untrusted: number; body: string; layer: number | null }, [string, number]>(
+      .query<
+        {
+          id: number;
+          ts: number;
+          conv: string;
+          kind: string;
+          actor: string;
+          untrusted: number;
+          body: string;
+          layer: number | null;
+        },
+        [string, number]
+      >(
         "SELECT e.id, e.ts, e.conv, e.kind, e.actor, e.untrusted, e.body, s.layer FROM events e LEFT JOIN event_state s ON s.event_id = e.id WHERE e.conv = ? AND e.id > ? ORDER BY e.id",
       )
       .all(conv, afterId)
@@ -106,7 +120,19 @@ export class Store {
   eventsByIds(ids: readonly number[]): StoredEvent[] {
     if (ids.length === 0) return [];
     return this.db
-      .query<{ id: number; ts: number; conv: string; kind: string; actor: string; untrusted: number; body: string; layer: number | null }, [string]>(
+      .query<
+        {
+          id: number;
+          ts: number;
+          conv: string;
+          kind: string;
+          actor: string;
+          untrusted: number;
+          body: string;
+          layer: number | null;
+        },
+        [string]
+      >(
         "SELECT e.id, e.ts, e.conv, e.kind, e.actor, e.untrusted, e.body, s.layer FROM events e LEFT JOIN event_state s ON s.event_id = e.id WHERE e.id IN (SELECT value FROM json_each(?)) ORDER BY e.id",
       )
       .all(JSON.stringify(ids))
@@ -116,13 +142,19 @@ export class Store {
   /** Record that a turn started (creating the conversation on its first turn). */
   beginTurn(turn: string, conv: string, channel: string, now = Date.now()): void {
     this.db.transaction(() => {
-      this.db.query("INSERT OR IGNORE INTO conversations (id, channel, created_at, updated_at) VALUES (?, ?, ?, ?)").run(conv, channel, now, now);
+      this.db
+        .query("INSERT OR IGNORE INTO conversations (id, channel, created_at, updated_at) VALUES (?, ?, ?, ?)")
+        .run(conv, channel, now, now);
       this.db.query("INSERT INTO turns (id, conv, started_at) VALUES (?, ?, ?)").run(turn, conv, now);
     })();
   }
 
   /** Close a turn's accounting and add its tokens to the conversation. */
-  finishTurn(turn: string, t: { iterations: number; inputTokens: number; outputTokens: number; stopReason: string }, now = Date.now()): void {
+  finishTurn(
+    turn: string,
+    t: { iterations: number; inputTokens: number; outputTokens: number; stopReason: string },
+    now = Date.now(),
+  ): void {
     this.db.transaction(() => {
       const row = this.db
         .query<{ conv: string }, [number, number, number, number, string, string]>(
@@ -131,22 +163,47 @@ export class Store {
         .get(now, t.iterations, t.inputTokens, t.outputTokens, t.stopReason, turn);
       if (!row) return;
       this.db
-        .query("UPDATE conversations SET updated_at = ?, turns = turns + 1, input_tokens = input_tokens + ?, output_tokens = output_tokens + ? WHERE id = ?")
+        .query(
+          "UPDATE conversations SET updated_at = ?, turns = turns + 1, input_tokens = input_tokens + ?, output_tokens = output_tokens + ? WHERE id = ?",
+        )
         .run(now, t.inputTokens, t.outputTokens, row.conv);
     })();
   }
 
   conversationUsage(conv: string): { turns: number; inputTokens: number; outputTokens: number } | null {
     const row = this.db
-      .query<{ turns: number; input_tokens: number; output_tokens: number }, [string]>("SELECT turns, input_tokens, output_tokens FROM conversations WHERE id = ?")
+      .query<{ turns: number; input_tokens: number; output_tokens: number }, [string]>(
+        "SELECT turns, input_tokens, output_tokens FROM conversations WHERE id = ?",
+      )
       .get(conv);
     return row ? { turns: row.turns, inputTokens: row.input_tokens, outputTokens: row.output_tokens } : null;
   }
 
   /** Conversations, most recently active first, with the first user message as a title. */
-  listConversations(limit = 200): { id: string; channel: string; createdAt: number; updatedAt: number; turns: number; inputTokens: number; outputTokens: number; title: string }[] {
+  listConversations(limit = 200): {
+    id: string;
+    channel: string;
+    createdAt: number;
+    updatedAt: number;
+    turns: number;
+    inputTokens: number;
+    outputTokens: number;
+    title: string;
+  }[] {
     const rows = this.db
-      .query<{ id: string; channel: string; created_at: number; updated_at: number; turns: number; input_tokens: number; output_tokens: number; first: string | null }, [number]>(
+      .query<
+        {
+          id: string;
+          channel: string;
+          created_at: number;
+          updated_at: number;
+          turns: number;
+          input_tokens: number;
+          output_tokens: number;
+          first: string | null;
+        },
+        [number]
+      >(
         `SELECT c.*, (SELECT body FROM events e WHERE e.conv = c.id AND e.kind = 'user-message' ORDER BY e.id LIMIT 1) AS first
          FROM conversations c ORDER BY c.updated_at DESC LIMIT ?`,
       )
@@ -155,14 +212,26 @@ export class Store {
       // A first event that is not a user message's body leaves the id as the title.
       const t = r.first === null ? null : readBodyOf("user-message", r.first)?.text.trim();
       const title = t ? t.slice(0, 80) : r.id;
-      return { id: r.id, channel: r.channel, createdAt: r.created_at, updatedAt: r.updated_at, turns: r.turns, inputTokens: r.input_tokens, outputTokens: r.output_tokens, title };
+      return {
+        id: r.id,
+        channel: r.channel,
+        createdAt: r.created_at,
+        updatedAt: r.updated_at,
+        turns: r.turns,
+        inputTokens: r.input_tokens,
+        outputTokens: r.output_tokens,
+        title,
+      };
     });
   }
 
   /** The newest `limit` events of a conversation, oldest first. */
   recentConversationEvents(conv: string, limit: number): StoredEvent[] {
     return this.db
-      .query<{ id: number; ts: number; conv: string; kind: string; actor: string; untrusted: number; body: string }, [string, number]>(
+      .query<
+        { id: number; ts: number; conv: string; kind: string; actor: string; untrusted: number; body: string },
+        [string, number]
+      >(
         "SELECT * FROM (SELECT id, ts, conv, kind, actor, untrusted, body FROM events WHERE conv = ? ORDER BY id DESC LIMIT ?) ORDER BY id",
       )
       .all(conv, limit)

@@ -34,22 +34,48 @@ describe("ToolRegistry", () => {
   test("a name held by another plugin, or a schema that does not compile, is refused", () => {
     const t = new ToolRegistry();
     t.register("p1", { name: "x", description: "", parameters: { type: "object" }, risk: "read", approval: "auto" });
-    expect(() => t.register("p2", { name: "x", description: "", parameters: { type: "object" }, risk: "read", approval: "auto" })).toThrow("already registered by plugin p1");
-    expect(() => t.register("p2", { name: "y", description: "", parameters: { type: "object", properties: { a: { type: "no-such-type" } } }, risk: "read", approval: "auto" })).toThrow("does not compile");
+    expect(() =>
+      t.register("p2", { name: "x", description: "", parameters: { type: "object" }, risk: "read", approval: "auto" }),
+    ).toThrow("already registered by plugin p1");
+    expect(() =>
+      t.register("p2", {
+        name: "y",
+        description: "",
+        parameters: { type: "object", properties: { a: { type: "no-such-type" } } },
+        risk: "read",
+        approval: "auto",
+      }),
+    ).toThrow("does not compile");
     expect(t.unregister("p1")).toBe(1);
     expect(t.unregister("p1")).toBe(0);
   });
   test("a registration without a risk class does not parse", () => {
-    const r = v.safeParse(RegisterToolsParams, { tools: [{ name: "x", description: "", parameters: { type: "object" } }] });
+    const r = v.safeParse(RegisterToolsParams, {
+      tools: [{ name: "x", description: "", parameters: { type: "object" } }],
+    });
     expect(r.success).toBe(false);
-    expect(v.safeParse(RegisterToolsParams, { tools: [{ name: "x", description: "", parameters: { type: "object" }, risk: "dangerous" }] }).success).toBe(false);
-    expect(v.safeParse(RegisterToolsParams, { tools: [{ name: "x", description: "", parameters: { type: "object" }, risk: "network" }] }).success).toBe(true);
+    expect(
+      v.safeParse(RegisterToolsParams, {
+        tools: [{ name: "x", description: "", parameters: { type: "object" }, risk: "dangerous" }],
+      }).success,
+    ).toBe(false);
+    expect(
+      v.safeParse(RegisterToolsParams, {
+        tools: [{ name: "x", description: "", parameters: { type: "object" }, risk: "network" }],
+      }).success,
+    ).toBe(true);
   });
 });
 
 describe("ApprovalPolicy", () => {
   const tool = (name: string, risk: RiskClass = "exec", wantsApproval = false) => ({ name, risk, wantsApproval });
-  const rules = { timeout_ms: 1000, allow: ["safe_*", "risk:network"], ask: ["files_write"], deny: ["rm_*"], untrusted_deny: ["shell_*"] };
+  const rules = {
+    timeout_ms: 1000,
+    allow: ["safe_*", "risk:network"],
+    ask: ["files_write"],
+    deny: ["rm_*"],
+    untrusted_deny: ["shell_*"],
+  };
   const policy = new ApprovalPolicy({ default: "allow", ...rules });
   test("deny wins, then untrusted_deny, allow, ask, the tool's own wish, the default", () => {
     expect(policy.decide(tool("rm_all"), false)).toEqual({ kind: "deny", reason: "policy denies rm_all" });
@@ -63,11 +89,14 @@ describe("ApprovalPolicy", () => {
   test("as shipped (default ask): read runs unasked, every other class is asked, risk:<class> rules match by class", () => {
     const shipped = new ApprovalPolicy({ default: "ask", ...rules });
     expect(shipped.decide(tool("notes_search", "read"), false).kind).toBe("allow");
-    for (const risk of ["write", "exec", "secret"] as const) expect(shipped.decide(tool("x", risk), false).kind).toBe("ask");
+    for (const risk of ["write", "exec", "secret"] as const)
+      expect(shipped.decide(tool("x", risk), false).kind).toBe("ask");
     expect(shipped.decide(tool("web_fetch", "network"), false).kind).toBe("allow");
     // A read tool that asks for itself is still asked; default deny denies read tools too.
     expect(shipped.decide(tool("peek", "read", true), false).kind).toBe("ask");
-    expect(new ApprovalPolicy({ default: "deny", ...rules }).decide(tool("notes_search", "read"), false).kind).toBe("deny");
+    expect(new ApprovalPolicy({ default: "deny", ...rules }).decide(tool("notes_search", "read"), false).kind).toBe(
+      "deny",
+    );
   });
   test("patterns are tool globs or risk:<known class>", () => {
     expect(isPolicyPattern("shell_*")).toBe(true);
@@ -84,7 +113,8 @@ describe("one gate", () => {
       for (const name of readdirSync(dir)) {
         const p = join(dir, name);
         if (statSync(p).isDirectory()) walk(p);
-        else if (p.endsWith(".ts") && /AgentMethod\.RunTool|["']tool\/run["']/.test(readFileSync(p, "utf8"))) hits.push(relative(ROOT, p));
+        else if (p.endsWith(".ts") && /AgentMethod\.RunTool|["']tool\/run["']/.test(readFileSync(p, "utf8")))
+          hits.push(relative(ROOT, p));
       }
     };
     walk(join(ROOT, "src"));

@@ -12,7 +12,12 @@ import { startAgentRig } from "../harness/agent-daemon.ts";
 import { webUrlOf } from "../harness/daemon.ts";
 import { installBunPlugin } from "../harness/plugins.ts";
 
-const SECRETS = { HOMED_WEB_TOKEN: "tok-should-never-leak-0123456789", AWS_SECRET_ACCESS_KEY: "aws-should-never-leak", LANG: "C.UTF-8", TZ: "Europe/Paris" };
+const SECRETS = {
+  HOMED_WEB_TOKEN: "tok-should-never-leak-0123456789",
+  AWS_SECRET_ACCESS_KEY: "aws-should-never-leak",
+  LANG: "C.UTF-8",
+  TZ: "Europe/Paris",
+};
 
 /** The environment of a running process, as the kernel handed it over. */
 function environOf(pid: number): Record<string, string> {
@@ -25,7 +30,7 @@ function environOf(pid: number): Record<string, string> {
 }
 
 describe("the shipped approval policy", () => {
-  test("initconfig writes default = \"ask\", uncommented, under [approval]", async () => {
+  test('initconfig writes default = "ask", uncommented, under [approval]', async () => {
     using dir = tempDir();
     expect((await run([HOMED, "initconfig", "-data", dir.path])).exitCode).toBe(0);
     const text = readFileSync(join(dir.path, "config.toml"), "utf8");
@@ -58,7 +63,7 @@ describe("the shipped approval policy", () => {
     await using rig = await startAgentRig(dir.path);
     const url = await webUrlOf(rig.daemon);
     rig.llm.script([{ toolCalls: [{ name: "shell_exec", arguments: '{"cmd":"rm -rf ~"}' }] }]);
-    const res = await fetch(url + "v1/chat/completions", {
+    const res = await fetch(`${url}v1/chat/completions`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ model: "homed", messages: [{ role: "user", content: "clean my home" }] }),
@@ -67,7 +72,10 @@ describe("the shipped approval policy", () => {
     expect(rig.seen().some((s) => s.tool === "shell_exec")).toBe(false);
     await rig.daemon.stop();
     const db = new Database(join(rig.data, "homed.db"), { readonly: true });
-    const bodies = db.query<{ body: string }, []>("SELECT body FROM events WHERE kind = 'tool-result'").all().map((r) => JSON.parse(r.body) as { status: string; content: string });
+    const bodies = db
+      .query<{ body: string }, []>("SELECT body FROM events WHERE kind = 'tool-result'")
+      .all()
+      .map((r) => JSON.parse(r.body) as { status: string; content: string });
     const call = db.query<{ body: string }, []>("SELECT body FROM events WHERE kind = 'tool-call'").get();
     db.close();
     expect(bodies.length).toBe(1);
@@ -81,17 +89,30 @@ describe("the shipped approval policy", () => {
 describe("tools a manifest declares", () => {
   test("a lazy plugin's tools are offered with their risk before it starts, and calling one starts it", async () => {
     using dir = tempDir();
-    const tools = [{ name: "echo_text", description: "Repeat the given text back.", parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"] }, risk: "read" }];
+    const tools = [
+      {
+        name: "echo_text",
+        description: "Repeat the given text back.",
+        parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+        risk: "read",
+      },
+    ];
     installBunPlugin(dir.path, "lazytools", "agent.ts", { lazy: true, tools }, ["--no-stages"]);
     await using rig = await startAgentRig(dir.path, { plugin: false });
     const before = await rig.status();
-    expect((before.plugins as { name: string; state: string }[]).find((p) => p.name === "lazytools")?.state).toBe("idle");
-    expect(before.tools as unknown[]).toEqual([{ name: "echo_text", plugin: "lazytools", risk: "read", approval: "auto" }]);
+    expect((before.plugins as { name: string; state: string }[]).find((p) => p.name === "lazytools")?.state).toBe(
+      "idle",
+    );
+    expect(before.tools as unknown[]).toEqual([
+      { name: "echo_text", plugin: "lazytools", risk: "read", approval: "auto" },
+    ]);
     rig.llm.script([{ toolCalls: [{ name: "echo_text", arguments: '{"text":"wake up"}' }] }, { text: "it answered" }]);
     const r = await rig.chat("echo");
     expect(r.stderr).toContain("← echo_text [ok] echo: wake up");
     const after = await rig.status();
-    expect((after.plugins as { name: string; state: string }[]).find((p) => p.name === "lazytools")?.state).toBe("ready");
+    expect((after.plugins as { name: string; state: string }[]).find((p) => p.name === "lazytools")?.state).toBe(
+      "ready",
+    );
   });
 });
 
@@ -104,7 +125,15 @@ describe("children's environment", () => {
     expect(plugins.map((p) => p.name).sort()).toEqual(["agent", "web"]);
     for (const p of plugins) {
       const env = environOf(p.pid!);
-      expect(Object.keys(env).sort()).toEqual(["HOME", "HOMED_DATA", "HOMED_PLUGIN_NAME", "HOMED_PLUGIN_TRANSPORT", "LANG", "PATH", "TZ"]);
+      expect(Object.keys(env).sort()).toEqual([
+        "HOME",
+        "HOMED_DATA",
+        "HOMED_PLUGIN_NAME",
+        "HOMED_PLUGIN_TRANSPORT",
+        "LANG",
+        "PATH",
+        "TZ",
+      ]);
       expect(env.TZ).toBe("Europe/Paris");
       expect(env.HOMED_PLUGIN_NAME).toBe(p.name);
     }

@@ -13,7 +13,12 @@ import { webUrlOf } from "../harness/daemon.ts";
 import { poll } from "../harness/poll.ts";
 import { connectUnixRpc } from "../../src/ipc/unix-rpc.ts";
 
-type Msg = { role: string; content?: unknown; tool_calls?: { id: string; function: { name: string; arguments: string } }[]; tool_call_id?: string };
+type Msg = {
+  role: string;
+  content?: unknown;
+  tool_calls?: { id: string; function: { name: string; arguments: string } }[];
+  tool_call_id?: string;
+};
 const messagesOf = (req: { body: unknown }) => (req.body as { messages: Msg[] }).messages;
 const lastMsg = (req: { body: unknown }) => messagesOf(req).at(-1) as Msg;
 const toolMsgs = (req: { body: unknown }) => messagesOf(req).filter((m) => m.role === "tool");
@@ -38,11 +43,24 @@ describe("the turn", () => {
     const again = await rig.chat("and again");
     expect(again.stderr).toContain("conversation: 2 turns, 42 in / 8 out");
     // The second call carries the first turn as history.
-    expect(messagesOf(rig.llm.requests[1]!).map((m) => [m.role, m.content])).toContainEqual(["assistant", "Hello there, human."]);
+    expect(messagesOf(rig.llm.requests[1]!).map((m) => [m.role, m.content])).toContainEqual([
+      "assistant",
+      "Hello there, human.",
+    ]);
     await rig.daemon.stop();
     const db = new Database(join(rig.data, "homed.db"), { readonly: true });
-    const kinds = db.query<{ kind: string }, []>("SELECT kind FROM events WHERE conv = 'cli' ORDER BY id").all().map((r) => r.kind);
-    expect(kinds).toEqual(["user-message", "model-output", "agent-reply", "user-message", "model-output", "agent-reply"]);
+    const kinds = db
+      .query<{ kind: string }, []>("SELECT kind FROM events WHERE conv = 'cli' ORDER BY id")
+      .all()
+      .map((r) => r.kind);
+    expect(kinds).toEqual([
+      "user-message",
+      "model-output",
+      "agent-reply",
+      "user-message",
+      "model-output",
+      "agent-reply",
+    ]);
     db.close();
   });
 
@@ -50,7 +68,13 @@ describe("the turn", () => {
     using dir = tempDir();
     await using rig = await startAgentRig(dir.path);
     rig.llm.script([
-      { text: "Let me compute.", toolCalls: [{ name: "add", arguments: '{"a": 2, "b": 40}' }, { name: "echo_text", arguments: '{"text":"ping"}' }] },
+      {
+        text: "Let me compute.",
+        toolCalls: [
+          { name: "add", arguments: '{"a": 2, "b": 40}' },
+          { name: "echo_text", arguments: '{"text":"ping"}' },
+        ],
+      },
       { text: "2 + 40 is 42, and the echo said ping." },
     ]);
     const r = await rig.chat("what is 2+40?");
@@ -64,14 +88,25 @@ describe("the turn", () => {
     expect(assistant.tool_calls!.map((c) => c.function.name)).toEqual(["add", "echo_text"]);
     expect(toolMsgs(second).map((m) => m.content)).toEqual(["42", "echo: ping"]);
     expect(toolMsgs(second).map((m) => m.tool_call_id)).toEqual(assistant.tool_calls!.map((c) => c.id));
-    expect(rig.seen().filter((s) => s.tool).map((s) => s.tool)).toEqual(["add", "echo_text"]);
+    expect(
+      rig
+        .seen()
+        .filter((s) => s.tool)
+        .map((s) => s.tool),
+    ).toEqual(["add", "echo_text"]);
   });
 
   test("bad arguments, unknown tools and invalid JSON go back to the model as errors it can correct; nothing runs", async () => {
     using dir = tempDir();
     await using rig = await startAgentRig(dir.path);
     rig.llm.script([
-      { toolCalls: [{ name: "add", arguments: '{"a": "two", "b": 1}' }, { name: "nope", arguments: "{}" }, { name: "echo_text", arguments: '{"text": ' }] },
+      {
+        toolCalls: [
+          { name: "add", arguments: '{"a": "two", "b": 1}' },
+          { name: "nope", arguments: "{}" },
+          { name: "echo_text", arguments: '{"text": ' },
+        ],
+      },
       { toolCalls: [{ name: "add", arguments: '{"a": 2, "b": 1}' }] },
       { text: "3" },
     ]);
@@ -82,7 +117,12 @@ describe("the turn", () => {
     expect(errors[0]).toContain("/a must be number");
     expect(errors[1]).toContain("there is no tool named nope");
     expect(errors[2]).toContain("not valid JSON");
-    expect(rig.seen().filter((s) => s.tool).map((s) => s.args)).toEqual([{ a: 2, b: 1 }]);
+    expect(
+      rig
+        .seen()
+        .filter((s) => s.tool)
+        .map((s) => s.args),
+    ).toEqual([{ a: 2, b: 1 }]);
   });
 
   test("the loop stops at the iteration limit and the reply says so", async () => {
@@ -99,8 +139,13 @@ describe("the turn", () => {
 
   test("when every call of a round is denied the loop ends and says why", async () => {
     using dir = tempDir();
-    await using rig = await startAgentRig(dir.path, { behavior: { before_toolcall: { action: "deny", reason: "not today" } } });
-    rig.llm.script([{ text: "Trying.", toolCalls: [{ name: "echo_text", arguments: '{"text":"x"}' }] }, { text: "never sent" }]);
+    await using rig = await startAgentRig(dir.path, {
+      behavior: { before_toolcall: { action: "deny", reason: "not today" } },
+    });
+    rig.llm.script([
+      { text: "Trying.", toolCalls: [{ name: "echo_text", arguments: '{"text":"x"}' }] },
+      { text: "never sent" },
+    ]);
     const r = await rig.chat("do it");
     expect(rig.llm.requests.length).toBe(1);
     expect(r.stdout).toContain("Every tool call was denied: denied: denied by agent: not today");
@@ -112,7 +157,9 @@ describe("the turn", () => {
 describe("the seven stages", () => {
   test("on_input can block, short-circuit or rewrite; blocked and short-circuited turns never reach the model", async () => {
     using dir = tempDir();
-    await using rig = await startAgentRig(dir.path, { behavior: { on_input: { action: "block", reason: "rate limited" } } });
+    await using rig = await startAgentRig(dir.path, {
+      behavior: { on_input: { action: "block", reason: "rate limited" } },
+    });
     let r = await rig.chat("hello");
     expect(r.stdout).toBe("Not processed: rate limited\n");
     rig.behave({ on_input: { action: "reply", text: "canned answer" } });
@@ -127,7 +174,9 @@ describe("the seven stages", () => {
 
   test("pre_action injects data into what the model is sent", async () => {
     using dir = tempDir();
-    await using rig = await startAgentRig(dir.path, { behavior: { pre_action: { inject: ["The weather is sunny."] } } });
+    await using rig = await startAgentRig(dir.path, {
+      behavior: { pre_action: { inject: ["The weather is sunny."] } },
+    });
     rig.llm.script([{ text: "ok" }]);
     await rig.chat("weather?");
     const system = String(messagesOf(rig.llm.requests[0]!)[0]!.content);
@@ -137,7 +186,9 @@ describe("the seven stages", () => {
   test("post_action can filter the text and force a redirect", async () => {
     using dir = tempDir();
     // The first answer is redirected; the second is filtered.
-    await using rig = await startAgentRig(dir.path, { behavior: { post_action: [{ action: "redirect", redirect: "Answer in French." }, { text: "[filtered]" }] } });
+    await using rig = await startAgentRig(dir.path, {
+      behavior: { post_action: [{ action: "redirect", redirect: "Answer in French." }, { text: "[filtered]" }] },
+    });
     rig.llm.script([{ text: "Hello" }, { text: "Bonjour" }]);
     const r = await rig.chat("greet me");
     expect(rig.llm.requests.length).toBe(2);
@@ -151,7 +202,9 @@ describe("the seven stages", () => {
 
   test("before_toolcall rewrites arguments; after_toolcall redacts what the model sees", async () => {
     using dir = tempDir();
-    await using rig = await startAgentRig(dir.path, { behavior: { before_toolcall: { arguments: { text: "rewritten" } }, after_toolcall: { content: "[redacted]" } } });
+    await using rig = await startAgentRig(dir.path, {
+      behavior: { before_toolcall: { arguments: { text: "rewritten" } }, after_toolcall: { content: "[redacted]" } },
+    });
     rig.llm.script([{ toolCalls: [{ name: "echo_text", arguments: '{"text":"secret"}' }] }, { text: "done" }]);
     await rig.chat("echo");
     expect(rig.seen().find((s) => s.tool)?.args).toEqual({ text: "rewritten" });
@@ -165,14 +218,24 @@ describe("the seven stages", () => {
     const r = await rig.chat("x");
     expect(r.stdout.trim().endsWith("**formatted**")).toBe(true);
     const after = rig.seen().find((s) => s.stage === "after_output")!.payload!;
-    expect(after).toEqual({ conv: "cli", channel: "cli", text: "**formatted**", usage: { inputTokens: 7, outputTokens: 2 } });
-    const stages = rig.seen().filter((s) => s.stage).map((s) => s.stage);
+    expect(after).toEqual({
+      conv: "cli",
+      channel: "cli",
+      text: "**formatted**",
+      usage: { inputTokens: 7, outputTokens: 2 },
+    });
+    const stages = rig
+      .seen()
+      .filter((s) => s.stage)
+      .map((s) => s.stage);
     expect(stages).toEqual(["on_input", "pre_action", "post_action", "before_output", "after_output"]);
   });
 
   test("a handler past its deadline or answering garbage is skipped; the turn goes on", async () => {
     using dir = tempDir();
-    await using rig = await startAgentRig(dir.path, { behavior: { deadlineMs: 200, on_input: { hang: true }, pre_action: { garbage: true } } });
+    await using rig = await startAgentRig(dir.path, {
+      behavior: { deadlineMs: 200, on_input: { hang: true }, pre_action: { garbage: true } },
+    });
     rig.llm.script([{ text: "still here" }]);
     const t0 = Date.now();
     const r = await rig.chat("x");
@@ -190,7 +253,9 @@ describe("the seven stages", () => {
     const pid = (st.plugins as { name: string; pid: number }[]).find((p) => p.name === "agent")!.pid;
     process.kill(pid, "SIGKILL");
     await rig.daemon.waitFor(/plugin registrations removed.*plugin=agent stages=7 tools=5/);
-    await poll(rig.status, (again) => again.stages.length === 7 && again.tools.length === 5, { what: "the plugin's handlers and tools to come back after its restart" });
+    await poll(rig.status, (again) => again.stages.length === 7 && again.tools.length === 5, {
+      what: "the plugin's handlers and tools to come back after its restart",
+    });
   });
 });
 
@@ -223,16 +288,37 @@ describe("approval and failing closed", () => {
 
     // An untrusted message (as a group-chat bridge would send it) may not call echo_*, and a
     // tool that needs approval is denied without asking anyone.
-    const client = await connectUnixRpc(rig.daemon.socket, { warn: () => {}, debug: () => {} }, { onRequest: () => ({ approved: true }) });
-    rig.llm.script([{ toolCalls: [{ name: "echo_text", arguments: '{"text":"x"}' }, { name: "danger_rm", arguments: '{"path":"/"}' }] }]);
-    const res = (await client.peer.request("chat.send", { text: "from a stranger", conv: "group", untrusted: true })) as { text: string };
+    const client = await connectUnixRpc(
+      rig.daemon.socket,
+      { warn: () => {}, debug: () => {} },
+      { onRequest: () => ({ approved: true }) },
+    );
+    rig.llm.script([
+      {
+        toolCalls: [
+          { name: "echo_text", arguments: '{"text":"x"}' },
+          { name: "danger_rm", arguments: '{"path":"/"}' },
+        ],
+      },
+    ]);
+    const res = (await client.peer.request("chat.send", {
+      text: "from a stranger",
+      conv: "group",
+      untrusted: true,
+    })) as { text: string };
     client.close();
     expect(res.text).toContain("untrusted input may not call echo_text");
-    expect(res.text).toContain("denied by policy (no one to ask): danger_rm (write) needs a person's approval, and the input is untrusted");
+    expect(res.text).toContain(
+      "denied by policy (no one to ask): danger_rm (write) needs a person's approval, and the input is untrusted",
+    );
     expect(rig.seen().some((s) => s.tool)).toBe(false);
     await rig.daemon.stop();
     const db = new Database(join(rig.data, "homed.db"), { readonly: true });
-    const marks = db.query<{ kind: string; untrusted: number }, []>("SELECT kind, untrusted FROM events WHERE conv = 'group' ORDER BY id").all();
+    const marks = db
+      .query<{ kind: string; untrusted: number }, []>(
+        "SELECT kind, untrusted FROM events WHERE conv = 'group' ORDER BY id",
+      )
+      .all();
     db.close();
     expect(marks.length).toBeGreaterThan(3);
     expect(marks.every((m) => m.untrusted === 1)).toBe(true);
@@ -243,7 +329,9 @@ describe("approval and failing closed", () => {
     installBunPlugin(dir.path, "policy", "agent.ts", { critical: true }, ["--no-tools"]);
     installBunPlugin(dir.path, "tools", "agent.ts", {}, ["--no-stages"]);
     await using rig = await startAgentRig(dir.path, { plugin: false });
-    const st = await poll(rig.status, (s) => s.tools.length === 5 && s.stages.length === 7, { what: "the policy and tools plugins' registrations" });
+    const st = await poll(rig.status, (s) => s.tools.length === 5 && s.stages.length === 7, {
+      what: "the policy and tools plugins' registrations",
+    });
     const call = { toolCalls: [{ name: "echo_text", arguments: '{"text":"x"}' }] };
     rig.llm.script([call, { text: "ran" }]);
     expect((await rig.chat("echo")).stderr).toContain("← echo_text [ok] echo: x");
@@ -303,7 +391,11 @@ describe("when the model fails", () => {
     using dir = tempDir();
     await using rig = await startAgentRig(dir.path, { plugin: false });
     rig.llm.script([{ text: "this will never finish", stall: true }]);
-    const proc = Bun.spawn([HOMED, "chat", "-data", rig.data, "long story"], { stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+    const proc = Bun.spawn([HOMED, "chat", "-data", rig.data, "long story"], {
+      stdout: "pipe",
+      stderr: "pipe",
+      stdin: "ignore",
+    });
     await rig.llm.received(1);
     proc.kill("SIGKILL");
     await proc.exited;
@@ -315,7 +407,10 @@ describe("Anthropic Messages", () => {
   test("the same turn with tools works against the Anthropic wire format", async () => {
     using dir = tempDir();
     await using rig = await startAgentRig(dir.path, { kind: "anthropic" });
-    rig.llm.script([{ text: "Adding.", toolCalls: [{ name: "add", arguments: { a: 20, b: 22 } }] }, { text: "It is 42.", usage: { input: 9, output: 4 } }]);
+    rig.llm.script([
+      { text: "Adding.", toolCalls: [{ name: "add", arguments: { a: 20, b: 22 } }] },
+      { text: "It is 42.", usage: { input: 9, output: 4 } },
+    ]);
     const r = await rig.chat("20+22?");
     expect(r.exitCode).toBe(0);
     expect(r.stdout.trim().endsWith("It is 42.")).toBe(true);
@@ -323,7 +418,9 @@ describe("Anthropic Messages", () => {
     expect(first.path).toBe("/v1/messages");
     expect(first.headers["x-api-key"]).toBe("sk-test-secret-key-1234");
     expect(typeof first.body.system).toBe("string");
-    const second = rig.llm.requests[1]!.body as { messages: { role: string; content: { type: string; content?: string; tool_use_id?: string }[] }[] };
+    const second = rig.llm.requests[1]!.body as {
+      messages: { role: string; content: { type: string; content?: string; tool_use_id?: string }[] }[];
+    };
     const result = second.messages.at(-1)!.content.find((b) => b.type === "tool_result")!;
     expect(result.content).toBe("42");
   });
@@ -336,7 +433,12 @@ describe("cancelling while a question is open", () => {
     const url = await webUrlOf(rig.daemon);
     rig.llm.script([{ toolCalls: [{ name: "danger_rm", arguments: '{"path":"/x"}' }] }]);
     const ac = new AbortController();
-    const res = await fetch(url + "api/chat", { method: "POST", headers: { "content-type": "application/json", "x-homed": "1" }, body: JSON.stringify({ conv: "c1", text: "remove /x" }), signal: ac.signal });
+    const res = await fetch(`${url}api/chat`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-homed": "1" },
+      body: JSON.stringify({ conv: "c1", text: "remove /x" }),
+      signal: ac.signal,
+    });
     const reader = res.body!.getReader();
     let seen = "";
     while (!seen.includes('"type":"approval"')) seen += new TextDecoder().decode((await reader.read()).value);

@@ -4,7 +4,6 @@
  */
 import { describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { HOMED, run, tempDir } from "../harness/binary.ts";
 import { startAgentRig } from "../harness/agent-daemon.ts";
@@ -20,7 +19,9 @@ const quiet = { warn: () => {}, info: () => {} };
 
 async function vectorsBy(data: string): Promise<Record<string, number>> {
   const db = new Database(join(data, "homed.db"), { readonly: true });
-  const rows = db.query<{ embedder: string; n: number }, []>("SELECT embedder, count(*) AS n FROM event_vectors GROUP BY embedder").all();
+  const rows = db
+    .query<{ embedder: string; n: number }, []>("SELECT embedder, count(*) AS n FROM event_vectors GROUP BY embedder")
+    .all();
   db.close();
   return Object.fromEntries(rows.map((r) => [r.embedder, r.n]));
 }
@@ -36,7 +37,11 @@ describe("dense memory", () => {
       rig.llm.script([{ text: "hello to you" }, { text: "the world says hi" }]);
       expect((await rig.chat("hello world")).exitCode).toBe(0);
       expect((await rig.chat("dog playing")).exitCode).toBe(0);
-      await poll(() => rig.status() as Promise<unknown> as Promise<{ memory: { vectorsMade: number } }>, (st) => st.memory.vectorsMade >= 4, { what: "four vectors made" });
+      await poll(
+        () => rig.status() as Promise<unknown> as Promise<{ memory: { vectorsMade: number } }>,
+        (st) => st.memory.vectorsMade >= 4,
+        { what: "four vectors made" },
+      );
       const st = (await rig.status()) as unknown as { memory: { embedder: string; vectorsMade: number } };
       expect(st.memory.embedder).toBe("tiny@1");
       expect(st.memory.vectorsMade).toBe(4); // two inputs, two replies
@@ -49,7 +54,11 @@ describe("dense memory", () => {
     {
       await using rig = await startAgentRig(dir.path, { plugin: false });
       await rig.daemon.waitFor(/embedding events that have no vector from this model.*embedder=tiny@2 events=4/);
-      await poll(() => rig.status() as Promise<unknown> as Promise<{ memory: { vectorsMade: number } }>, (st) => st.memory.vectorsMade >= 4, { what: "four vectors made" });
+      await poll(
+        () => rig.status() as Promise<unknown> as Promise<{ memory: { vectorsMade: number } }>,
+        (st) => st.memory.vectorsMade >= 4,
+        { what: "four vectors made" },
+      );
     }
     expect(await vectorsBy(dir.path)).toEqual({ "tiny@1": 4, "tiny@2": 4 });
   });

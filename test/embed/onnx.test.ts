@@ -32,9 +32,13 @@ describe("OnnxEmbedder", () => {
     expect(e.dim).toBe(4);
     const [a, b] = await e.embedTexts(["hello world", "你好"]);
     const want = expectedVector(ids("[CLS]", "hello", "world", "[SEP]"));
-    Array.from(a!).forEach((x, i) => expect(x).toBeCloseTo(want[i] as number, 5));
+    Array.from(a!).forEach((x, i) => {
+      expect(x).toBeCloseTo(want[i] as number, 5);
+    });
     const wantZh = expectedVector(ids("[CLS]", "你", "好", "[SEP]"));
-    Array.from(b!).forEach((x, i) => expect(x).toBeCloseTo(wantZh[i] as number, 5));
+    Array.from(b!).forEach((x, i) => {
+      expect(x).toBeCloseTo(wantZh[i] as number, 5);
+    });
   });
 
   test("a broken model directory is a clear error", async () => {
@@ -62,7 +66,9 @@ describe("homed models", () => {
     const out = JSON.parse(r.stdout) as { id: string; dim: number; vectors: number[][] };
     expect(out.dim).toBe(4);
     const want = expectedVector(ids("[CLS]", "hello", "world", "[SEP]"));
-    out.vectors[0]!.forEach((x, i) => expect(x).toBeCloseTo(want[i] as number, 5));
+    out.vectors[0]!.forEach((x, i) => {
+      expect(x).toBeCloseTo(want[i] as number, 5);
+    });
     r = await run([HOMED, "models", "-data", dir.path, "check", "nope", "x"]);
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toContain("has no homed-model.json");
@@ -70,12 +76,19 @@ describe("homed models", () => {
     writeTinyModel(join(dir.path, "models", "novocab"));
     rmSync(join(dir.path, "models", "novocab", "vocab.txt"));
     r = await run([HOMED, "models", "-data", dir.path, "check", "novocab", "x"]);
-    expect([r.exitCode, r.stderr]).toEqual([1, `homed: ${join(dir.path, "models", "novocab", "vocab.txt")}: no such file\n`]);
+    expect([r.exitCode, r.stderr]).toEqual([
+      1,
+      `homed: ${join(dir.path, "models", "novocab", "vocab.txt")}: no such file\n`,
+    ]);
   });
 });
 
 /** stderr without pull's progress lines: what the command says went wrong. */
-const errorLines = (stderr: string) => stderr.trim().split("\n").filter((l) => !/^(downloading |  \S+: [\d.]+ MiB$)/.test(l));
+const errorLines = (stderr: string) =>
+  stderr
+    .trim()
+    .split("\n")
+    .filter((l) => !/^(downloading | {2}\S+: [\d.]+ MiB$)/.test(l));
 
 describe("homed models pull", () => {
   test("downloads a known model from the hub endpoint (a local mirror here), checks it loads, installs it", async () => {
@@ -88,19 +101,27 @@ describe("homed models pull", () => {
         const path = new URL(req.url).pathname;
         served.push(path);
         if (path === "/Xenova/bge-small-zh-v1.5/resolve/main/onnx/model.onnx") return new Response(tinyBertBytes());
-        if (path === "/Xenova/bge-small-zh-v1.5/resolve/main/vocab.txt") return new Response(TINY_VOCAB.join("\n") + "\n");
+        if (path === "/Xenova/bge-small-zh-v1.5/resolve/main/vocab.txt")
+          return new Response(`${TINY_VOCAB.join("\n")}\n`);
         return new Response("not found", { status: 404 });
       },
     });
     try {
       const endpoint = `http://127.0.0.1:${mirror.port}`;
-      let r = await run([HOMED, "models", "-data", dir.path, "-endpoint", endpoint, "pull", "bge-small-zh"], { cwd: "/" });
+      let r = await run([HOMED, "models", "-data", dir.path, "-endpoint", endpoint, "pull", "bge-small-zh"], {
+        cwd: "/",
+      });
       expect(r.exitCode).toBe(0);
       expect(r.stdout).toContain("installed bge-small-zh (bge-small-zh-v1.5@1, 4 dimensions)");
-      expect(served).toEqual(["/Xenova/bge-small-zh-v1.5/resolve/main/onnx/model.onnx", "/Xenova/bge-small-zh-v1.5/resolve/main/vocab.txt"]);
+      expect(served).toEqual([
+        "/Xenova/bge-small-zh-v1.5/resolve/main/onnx/model.onnx",
+        "/Xenova/bge-small-zh-v1.5/resolve/main/vocab.txt",
+      ]);
       r = await run([HOMED, "models", "-data", dir.path, "-json", "check", "bge-small-zh", "hello"]);
       const cls = expectedVector(ids("[CLS]")); // CLS pooling: the [CLS] row, normalised
-      (JSON.parse(r.stdout) as { vectors: number[][] }).vectors[0]!.forEach((x, i) => expect(x).toBeCloseTo(cls[i] as number, 5));
+      (JSON.parse(r.stdout) as { vectors: number[][] }).vectors[0]!.forEach((x, i) => {
+        expect(x).toBeCloseTo(cls[i] as number, 5);
+      });
       // HF_ENDPOINT works like -endpoint; a model the mirror lacks fails cleanly and leaves nothing.
       r = await run([HOMED, "models", "-data", dir.path, "pull", "bge-small-en"], { env: { HF_ENDPOINT: endpoint } });
       expect(r.exitCode).toBe(1);
@@ -111,12 +132,23 @@ describe("homed models pull", () => {
     } finally {
       mirror.stop(true);
     }
-    const offline = await run([HOMED, "models", "-data", dir.path, "-endpoint", "http://127.0.0.1:1", "pull", "bge-small-zh"]);
+    const offline = await run([
+      HOMED,
+      "models",
+      "-data",
+      dir.path,
+      "-endpoint",
+      "http://127.0.0.1:1",
+      "pull",
+      "bge-small-zh",
+    ]);
     // A network failure is upstream's, not the caller's: EX_UNAVAILABLE, one line.
     expect(offline.exitCode).toBe(69);
     expect(offline.stderr).toContain("cannot reach http://127.0.0.1:1");
     expect(errorLines(offline.stderr)).toHaveLength(1);
-    expect((await run([HOMED, "models", "-data", dir.path, "pull", "no-such-model"])).stderr).toContain("unknown model no-such-model");
+    expect((await run([HOMED, "models", "-data", dir.path, "pull", "no-such-model"])).stderr).toContain(
+      "unknown model no-such-model",
+    );
   });
 });
 
@@ -129,19 +161,34 @@ describe("CLIP-style image path", () => {
     expect(e.hasImages).toBe(true);
     const { sharpModule } = await import("../../src/embed/image.ts");
     const sharp = sharpModule();
-    const png = (r: number, g: number, b: number) => sharp({ create: { width: 20, height: 12, channels: 3, background: { r, g, b } } }).png().toBuffer();
+    const png = (r: number, g: number, b: number) =>
+      sharp({ create: { width: 20, height: 12, channels: 3, background: { r, g, b } } })
+        .png()
+        .toBuffer();
     const [red, blue] = await e.embedImages([await png(255, 0, 0), await png(0, 0, 255)]);
     expect(Array.from(red!).map((x) => Number(x.toFixed(4)))).toEqual([1, 0, 0, 0]);
-    expect(Array.from(blue!).map((x) => Number(x.toFixed(4)))).toEqual([0, 0, 0.7071, 0.7071]);
+    expect(Array.from(blue!).map((x) => Number(x.toFixed(4)))).toEqual([
+      0,
+      0,
+      Number(Math.SQRT1_2.toFixed(4)),
+      Number(Math.SQRT1_2.toFixed(4)),
+    ]);
     expect((await e.embedTexts(["hello"]))[0]!.length).toBe(red!.length); // one space
-    await expect(e.embedImages([new TextEncoder().encode("not an image")])).rejects.toThrow("not an image sharp can read");
+    await expect(e.embedImages([new TextEncoder().encode("not an image")])).rejects.toThrow(
+      "not an image sharp can read",
+    );
 
     const file = join(dir.path, "blue.jpg");
-    await Bun.write(file, await sharp({ create: { width: 9, height: 30, channels: 3, background: { r: 0, g: 0, b: 255 } } }).jpeg({ quality: 100 }).toBuffer());
+    await Bun.write(
+      file,
+      await sharp({ create: { width: 9, height: 30, channels: 3, background: { r: 0, g: 0, b: 255 } } })
+        .jpeg({ quality: 100 })
+        .toBuffer(),
+    );
     const r = await run([HOMED, "models", "-data", dir.path, "-json", "check-image", "clip", file], { cwd: "/" });
     expect(r.stderr).toBe("");
     const v = (JSON.parse(r.stdout) as { vectors: number[][] }).vectors[0]!;
-    expect(v[2]).toBeCloseTo(0.7071, 2);
+    expect(v[2]).toBeCloseTo(Math.SQRT1_2, 2);
     expect(v[0]).toBeCloseTo(0, 2);
   });
 });

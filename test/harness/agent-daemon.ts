@@ -21,11 +21,22 @@ export interface AgentRig {
   behave(b: Record<string, unknown>): void;
   /** What the fixture plugin's stages and tools have seen. */
   seen(): { stage?: string; tool?: string; payload?: Record<string, unknown>; args?: Record<string, unknown> }[];
-  status(): Promise<Record<string, unknown> & { tools: { name: string }[]; stages: { stage: string; plugin: string }[] }>;
+  status(): Promise<
+    Record<string, unknown> & { tools: { name: string }[]; stages: { stage: string; plugin: string }[] }
+  >;
   [Symbol.asyncDispose](): Promise<void>;
 }
 
-export async function startAgentRig(data: string, opts: { env?: Record<string, string>; behavior?: Record<string, unknown>; plugin?: boolean; kind?: "openai" | "anthropic"; critical?: boolean } = {}): Promise<AgentRig> {
+export async function startAgentRig(
+  data: string,
+  opts: {
+    env?: Record<string, string>;
+    behavior?: Record<string, unknown>;
+    plugin?: boolean;
+    kind?: "openai" | "anthropic";
+    critical?: boolean;
+  } = {},
+): Promise<AgentRig> {
   const llm = await startFakeLlm();
   const pluginDir = join(data, "plugins", "agent");
   if (opts.plugin !== false) {
@@ -34,7 +45,22 @@ export async function startAgentRig(data: string, opts: { env?: Record<string, s
   }
   const daemon = await startDaemon(data, { env: opts.env });
   const kind = opts.kind ?? "openai";
-  const set = await run([HOMED, "provider", "-data", data, "-kind", kind, "-base-url", kind === "openai" ? llm.url : llm.origin, "-model", "test-model", "-key-stdin"], { stdin: "sk-test-secret-key-1234\n" });
+  const set = await run(
+    [
+      HOMED,
+      "provider",
+      "-data",
+      data,
+      "-kind",
+      kind,
+      "-base-url",
+      kind === "openai" ? llm.url : llm.origin,
+      "-model",
+      "test-model",
+      "-key-stdin",
+    ],
+    { stdin: "sk-test-secret-key-1234\n" },
+  );
   if (set.exitCode !== 0) throw new Error(`provider set failed: ${set.stderr}`);
   const rig: AgentRig = {
     data,
@@ -42,7 +68,15 @@ export async function startAgentRig(data: string, opts: { env?: Record<string, s
     llm,
     pluginDir,
     async chat(text, o = {}) {
-      const args = [HOMED, "chat", "-data", data, ...(o.conv ? ["-conv", o.conv] : []), ...(o.json ? ["-json"] : []), text];
+      const args = [
+        HOMED,
+        "chat",
+        "-data",
+        data,
+        ...(o.conv ? ["-conv", o.conv] : []),
+        ...(o.json ? ["-json"] : []),
+        text,
+      ];
       return await run(args, { stdin: o.stdin ?? "" });
     },
     behave(b) {
@@ -50,7 +84,13 @@ export async function startAgentRig(data: string, opts: { env?: Record<string, s
     },
     seen() {
       const f = join(pluginDir, "seen.jsonl");
-      return existsSync(f) ? readFileSync(f, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l)) : [];
+      return existsSync(f)
+        ? readFileSync(f, "utf8")
+            .trim()
+            .split("\n")
+            .filter(Boolean)
+            .map((l) => JSON.parse(l))
+        : [];
     },
     async status() {
       return JSON.parse((await run([HOMED, "status", "-data", data, "-json"])).stdout);
@@ -61,7 +101,9 @@ export async function startAgentRig(data: string, opts: { env?: Record<string, s
     },
   };
   if (opts.plugin !== false) {
-    await poll(rig.status, (st) => st.tools.length >= 5 && st.stages.length >= 7, { what: "the fixture plugin's tools and seven stages" });
+    await poll(rig.status, (st) => st.tools.length >= 5 && st.stages.length >= 7, {
+      what: "the fixture plugin's tools and seven stages",
+    });
   }
   return rig;
 }

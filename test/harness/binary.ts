@@ -31,7 +31,10 @@ export interface RunResult {
 }
 
 /** Run a command to completion with a clean environment of our choosing. */
-export async function run(cmd: string[], opts: { cwd?: string; env?: Record<string, string>; stdin?: string } = {}): Promise<RunResult> {
+export async function run(
+  cmd: string[],
+  opts: { cwd?: string; env?: Record<string, string>; stdin?: string } = {},
+): Promise<RunResult> {
   const proc = Bun.spawn(cmd, {
     cwd: opts.cwd ?? ROOT,
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/root", ...opts.env },
@@ -39,6 +42,10 @@ export async function run(cmd: string[], opts: { cwd?: string; env?: Record<stri
     stderr: "pipe",
     stdin: opts.stdin === undefined ? "ignore" : new TextEncoder().encode(opts.stdin),
   });
-  const [stdout, stderr, exitCode] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const [stdout, stderr, exitCode] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   return { exitCode, stdout, stderr };
 }

@@ -10,7 +10,14 @@ export const SHOTS = join(ROOT, "dist/screenshots");
 export async function launchBrowser(): Promise<Browser> {
   return await chromium.launch({
     executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-dev-shm-usage", "--no-first-run"],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-dev-shm-usage",
+      "--no-first-run",
+    ],
   });
 }
 

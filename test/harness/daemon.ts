@@ -23,7 +23,10 @@ export interface Daemon {
  * Spawn `homed -data DIR`. Unless the test passes its own -listen, the web plugin gets port 0
  * (any free port), so suites run side by side and next to a daemon on 8080.
  */
-export function spawnDaemon(dataDir: string, opts: { args?: string[]; env?: Record<string, string>; bin?: string[] } = {}): Daemon {
+export function spawnDaemon(
+  dataDir: string,
+  opts: { args?: string[]; env?: Record<string, string>; bin?: string[] } = {},
+): Daemon {
   const args = opts.args ?? [];
   const listen = args.some((a) => /^--?listen/.test(a)) || opts.env?.HOMED_LISTEN ? [] : ["-listen", "127.0.0.1:0"];
   const proc = Bun.spawn([...(opts.bin ?? [HOMED]), "-data", dataDir, ...listen, ...args], {
@@ -58,7 +61,10 @@ export function spawnDaemon(dataDir: string, opts: { args?: string[]; env?: Reco
     stderr: () => err,
     waitFor(text, timeoutMs = 15_000) {
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`timed out waiting for ${text} in daemon stderr:\n${err}`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`timed out waiting for ${text} in daemon stderr:\n${err}`)),
+          timeoutMs,
+        );
         const done = () => {
           clearTimeout(timer);
           resolve();
@@ -95,5 +101,8 @@ export async function startDaemon(dataDir: string, opts: Parameters<typeof spawn
 /** The web plugin's URL, from the line it logs once listening (0.0.0.0 binds reached via 127.0.0.1). */
 export async function webUrlOf(d: Daemon): Promise<string> {
   await d.waitFor(/msg="web listening" plugin=web url=http:\/\/\S+/);
-  return (/msg="web listening" plugin=web url=(http:\/\/\S+)/.exec(d.stderr())![1] as string).replace("0.0.0.0", "127.0.0.1");
+  return (/msg="web listening" plugin=web url=(http:\/\/\S+)/.exec(d.stderr())![1] as string).replace(
+    "0.0.0.0",
+    "127.0.0.1",
+  );
 }

@@ -38,7 +38,13 @@ function argsText(call: FakeToolCall): string {
  * the usage chunk (empty choices) when `usage` is given, then `[DONE]`.
  */
 export function openAIFrames(model: string, reply: Reply, usage: FakeUsage | null): Frames {
-  const base = { id: "chatcmpl-fake", object: "chat.completion.chunk", created: 1_700_000_000, model, system_fingerprint: "fp_fake" };
+  const base = {
+    id: "chatcmpl-fake",
+    object: "chat.completion.chunk",
+    created: 1_700_000_000,
+    model,
+    system_fingerprint: "fp_fake",
+  };
   const extra = usage ? { usage: null } : {};
   const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
     `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], ...extra })}\n\n`;
@@ -69,10 +75,25 @@ export function openAIFrames(model: string, reply: Reply, usage: FakeUsage | nul
  * first block start, as the API does), message_delta with stop_reason and output usage, message_stop.
  */
 export function anthropicFrames(model: string, reply: Reply, usage: FakeUsage): Frames {
-  const event = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+  const event = (type: string, data: Record<string, unknown>) =>
+    `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
   const frames = [
     event("message_start", {
-      message: { id: "msg_fake", type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: usage.input, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 } },
+      message: {
+        id: "msg_fake",
+        type: "message",
+        role: "assistant",
+        model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: {
+          input_tokens: usage.input,
+          cache_creation_input_tokens: 0,
+          cache_read_input_tokens: 0,
+          output_tokens: 1,
+        },
+      },
     }),
   ];
   let cut = 0;
@@ -90,16 +111,27 @@ export function anthropicFrames(model: string, reply: Reply, usage: FakeUsage): 
   }
   const calls = reply.toolCalls ?? [];
   for (const [n, call] of calls.entries()) {
-    frames.push(event("content_block_start", { index, content_block: { type: "tool_use", id: call.id ?? `toolu_fake_${n}`, name: call.name, input: {} } }));
+    frames.push(
+      event("content_block_start", {
+        index,
+        content_block: { type: "tool_use", id: call.id ?? `toolu_fake_${n}`, name: call.name, input: {} },
+      }),
+    );
     ping();
     cut ||= frames.length;
     frames.push(event("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: "" } }));
-    for (const p of pieces(argsText(call))) frames.push(event("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: p } }));
+    for (const p of pieces(argsText(call)))
+      frames.push(event("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: p } }));
     frames.push(event("content_block_stop", { index }));
     index++;
   }
   const stopReason = calls.length > 0 ? "tool_use" : reply.finish === "length" ? "max_tokens" : "end_turn";
-  frames.push(event("message_delta", { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: usage.output } }));
+  frames.push(
+    event("message_delta", {
+      delta: { stop_reason: stopReason, stop_sequence: null },
+      usage: { output_tokens: usage.output },
+    }),
+  );
   frames.push(event("message_stop", {}));
   return { frames, cut: cut || frames.length };
 }

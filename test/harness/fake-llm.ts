@@ -103,7 +103,8 @@ export async function startFakeLlm(): Promise<FakeLlm> {
       let body: Record<string, unknown> = {};
       try {
         const parsed: unknown = JSON.parse(raw);
-        if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) body = parsed as Record<string, unknown>;
+        if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed))
+          body = parsed as Record<string, unknown>;
       } catch {
         // Recorded as raw; the test sees what was sent.
       }
@@ -113,17 +114,29 @@ export async function startFakeLlm(): Promise<FakeLlm> {
         w.resolve();
       }
 
-      const wire: Wire | null = path === "/v1/messages" ? "anthropic" : path === "/v1/chat/completions" || path === "/chat/completions" ? "openai" : null;
+      const wire: Wire | null =
+        path === "/v1/messages"
+          ? "anthropic"
+          : path === "/v1/chat/completions" || path === "/chat/completions"
+            ? "openai"
+            : null;
       if (wire === null) return new Response(`fake-llm: no route for ${path}`, { status: 404 });
       const step = steps.shift();
       if (step === undefined) {
-        return errorResponse(wire, 500, `fake-llm: script exhausted — no step left for request #${requests.length} (POST ${path})`);
+        return errorResponse(
+          wire,
+          500,
+          `fake-llm: script exhausted — no step left for request #${requests.length} (POST ${path})`,
+        );
       }
       if ("status" in step) {
         return step.body === undefined
           ? errorResponse(wire, step.status, defaultMessage(step.status))
           : typeof step.body === "string"
-            ? new Response(step.body, { status: step.status, headers: { "content-type": step.status < 300 ? "text/event-stream" : "text/plain" } })
+            ? new Response(step.body, {
+                status: step.status,
+                headers: { "content-type": step.status < 300 ? "text/event-stream" : "text/plain" },
+              })
             : Response.json(step.body, { status: step.status });
       }
       if ("hang" in step) {
@@ -140,16 +153,24 @@ export async function startFakeLlm(): Promise<FakeLlm> {
       const model = typeof body.model === "string" ? body.model : "fake-model";
       const reply = "malformed" in step || "drop" in step ? { text: step.text ?? "partial answer" } : step;
       const usage = reply.usage ?? { input: 11, output: 7 };
-      const wantsUsage = wire === "anthropic" || (body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
-      const { frames, cut } = wire === "openai" ? openAIFrames(model, reply, wantsUsage ? usage : null) : anthropicFrames(model, reply, usage);
+      const wantsUsage =
+        wire === "anthropic" ||
+        (body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
+      const { frames, cut } =
+        wire === "openai"
+          ? openAIFrames(model, reply, wantsUsage ? usage : null)
+          : anthropicFrames(model, reply, usage);
       // Cut-off steps send the frames through the first output, then misbehave.
-      let plan: { frames: string[]; then: "end" | "drop"; stallAt?: number };
+      let plan: { frames: string[]; ending: "end" | "drop"; stallAt?: number };
       if ("malformed" in step) {
-        const junk = wire === "openai" ? `data: {"choices": [{"delta": {"content": "trunc\n\n` : `event: content_block_delta\ndata: {"type": "content_block_delta", "index": 0, "delta": {\n\n`;
-        plan = { frames: [...frames.slice(0, cut), junk, ...frames.slice(cut)], then: "end" };
-      } else if ("drop" in step) plan = { frames: frames.slice(0, cut), then: "drop" };
-      else if ("stall" in step && step.stall) plan = { frames, then: "end", stallAt: cut };
-      else plan = { frames, then: "end" };
+        const junk =
+          wire === "openai"
+            ? `data: {"choices": [{"delta": {"content": "trunc\n\n`
+            : `event: content_block_delta\ndata: {"type": "content_block_delta", "index": 0, "delta": {\n\n`;
+        plan = { frames: [...frames.slice(0, cut), junk, ...frames.slice(cut)], ending: "end" };
+      } else if ("drop" in step) plan = { frames: frames.slice(0, cut), ending: "drop" };
+      else if ("stall" in step && step.stall) plan = { frames, ending: "end", stallAt: cut };
+      else plan = { frames, ending: "end" };
 
       let i = 0;
       const stream = new ReadableStream<Uint8Array>(
@@ -176,7 +197,7 @@ export async function startFakeLlm(): Promise<FakeLlm> {
             }
             const frame = plan.frames[i++];
             if (frame !== undefined) return controller.enqueue(encoder.encode(frame));
-            if (plan.then === "end") return controller.close();
+            if (plan.ending === "end") return controller.close();
             await new Promise((r) => setTimeout(r, DROP_GAP_MS));
             // error() without a reason resets the connection without Bun logging an uncaught error.
             controller.error();
@@ -202,7 +223,8 @@ export async function startFakeLlm(): Promise<FakeLlm> {
     resume: () => {
       for (const resume of [...stalled]) resume();
     },
-    received: (n) => (requests.length >= n ? Promise.resolve() : new Promise<void>((resolve) => void waiters.push({ n, resolve }))),
+    received: (n) =>
+      requests.length >= n ? Promise.resolve() : new Promise<void>((resolve) => void waiters.push({ n, resolve })),
     stop,
     [Symbol.asyncDispose]: stop,
   };
@@ -227,13 +249,28 @@ function defaultMessage(status: number): string {
 function errorResponse(wire: Wire, status: number, message: string): Response {
   const body =
     wire === "openai"
-      ? { error: { message, type: status === 429 ? "requests" : status >= 500 ? "server_error" : "invalid_request_error", param: null, code: status === 401 ? "invalid_api_key" : status === 404 ? "model_not_found" : null } }
+      ? {
+          error: {
+            message,
+            type: status === 429 ? "requests" : status >= 500 ? "server_error" : "invalid_request_error",
+            param: null,
+            code: status === 401 ? "invalid_api_key" : status === 404 ? "model_not_found" : null,
+          },
+        }
       : { type: "error", error: { type: anthropicErrorType(status), message } };
   return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
 }
 
 function anthropicErrorType(status: number): string {
-  const types: Record<number, string> = { 400: "invalid_request_error", 401: "authentication_error", 403: "permission_error", 404: "not_found_error", 413: "request_too_large", 429: "rate_limit_error", 529: "overloaded_error" };
+  const types: Record<number, string> = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    529: "overloaded_error",
+  };
   return types[status] ?? (status >= 500 ? "api_error" : "invalid_request_error");
 }
 

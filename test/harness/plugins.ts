@@ -15,11 +15,21 @@ export interface TestManifest {
 }
 
 /** A plugin folder whose executable is `bun FIXTURE args…`. Returns the folder. */
-export function installBunPlugin(dataDir: string, name: string, fixture: string, manifest: TestManifest = {}, args: string[] = []): string {
+export function installBunPlugin(
+  dataDir: string,
+  name: string,
+  fixture: string,
+  manifest: TestManifest = {},
+  args: string[] = [],
+): string {
   return installPlugin(dataDir, name, { ...manifest, exec: BUN, args: [join(FIXTURES, fixture), ...args] });
 }
 
-export function installPlugin(dataDir: string, name: string, manifest: TestManifest & { exec: string; args?: string[] }): string {
+export function installPlugin(
+  dataDir: string,
+  name: string,
+  manifest: TestManifest & { exec: string; args?: string[] },
+): string {
   const dir = join(dataDir, "plugins", name);
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, "plugin.json"), JSON.stringify({ name, ...manifest }, null, 2));

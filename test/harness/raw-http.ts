@@ -15,14 +15,24 @@ export interface RawResponse {
  * Send `headers` exactly as given (order and repeats kept) and read the answer to the end;
  * the request always closes the connection.
  */
-export function rawRequest(url: string, opts: { method?: string; path?: string; headers: [string, string][]; body?: string; localAddress?: string }): Promise<RawResponse> {
+export function rawRequest(
+  url: string,
+  opts: { method?: string; path?: string; headers: [string, string][]; body?: string; localAddress?: string },
+): Promise<RawResponse> {
   const u = new URL(url);
   const body = opts.body ?? "";
-  const lines = [`${opts.method ?? "GET"} ${opts.path ?? u.pathname} HTTP/1.1`, ...opts.headers.map(([k, v]) => `${k}: ${v}`), "Connection: close"];
+  const lines = [
+    `${opts.method ?? "GET"} ${opts.path ?? u.pathname} HTTP/1.1`,
+    ...opts.headers.map(([k, v]) => `${k}: ${v}`),
+    "Connection: close",
+  ];
   if (body) lines.push(`Content-Length: ${Buffer.byteLength(body)}`);
-  const request = lines.join("\r\n") + "\r\n\r\n" + body;
+  const request = `${lines.join("\r\n")}\r\n\r\n${body}`;
   return new Promise((resolve, reject) => {
-    const socket = connect({ host: u.hostname.replace(/^\[|\]$/g, ""), port: Number(u.port), localAddress: opts.localAddress }, () => socket.write(request));
+    const socket = connect(
+      { host: u.hostname.replace(/^\[|\]$/g, ""), port: Number(u.port), localAddress: opts.localAddress },
+      () => socket.write(request),
+    );
     const chunks: Buffer[] = [];
     socket.on("data", (d: Buffer) => chunks.push(d));
     socket.on("error", reject);

@@ -132,7 +132,14 @@ describe("bulk arena", () => {
   test("references that do not name a live block are refused", () => {
     const { w, r } = arena();
     const a = w.tryAlloc(100)!;
-    for (const bad of [{ off: 0, len: 1 }, { off: a.ref.off + 1, len: 100 }, { off: a.ref.off, len: 101 }, { off: 1024 + 64 * 1024, len: 1 }, { off: -8, len: 0 }, { off: 1.5, len: 1 }]) {
+    for (const bad of [
+      { off: 0, len: 1 },
+      { off: a.ref.off + 1, len: 100 },
+      { off: a.ref.off, len: 101 },
+      { off: 1024 + 64 * 1024, len: 1 },
+      { off: -8, len: 0 },
+      { off: 1.5, len: 1 },
+    ]) {
       expect(() => r.read(bad)).toThrow();
     }
     r.release(a.ref);

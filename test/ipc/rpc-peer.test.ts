@@ -19,9 +19,20 @@ function pair(opts: { handler?: (m: string, p: unknown) => unknown; timeoutMs?: 
   const sentByB: string[] = [];
   let a!: RpcPeer;
   let b!: RpcPeer;
-  a = new RpcPeer({ send: (l) => (sentByA.push(l), b.feed(enc.encode(l))), log: la.log, timeoutMs: opts.timeoutMs, name: "a" });
+  a = new RpcPeer({
+    send: (l) => {
+      sentByA.push(l);
+      b.feed(enc.encode(l));
+    },
+    log: la.log,
+    timeoutMs: opts.timeoutMs,
+    name: "a",
+  });
   b = new RpcPeer({
-    send: (l) => (sentByB.push(l), a.feed(enc.encode(l))),
+    send: (l) => {
+      sentByB.push(l);
+      a.feed(enc.encode(l));
+    },
     log: lb.log,
     onRequest: opts.handler ? (m, p) => opts.handler!(m, p) : undefined,
     maxFrameBytes: opts.maxFrameBytes,
@@ -34,7 +45,11 @@ describe("RpcPeer", () => {
   test("requests get their results; ids are unique and increasing", async () => {
     const { a, sentByA } = pair({ handler: (m, p) => ({ m, p }) });
     const results = await Promise.all([a.request("x", 1), a.request("y"), a.request("z", { k: true })]);
-    expect(results).toEqual([{ m: "x", p: 1 }, { m: "y", p: undefined }, { m: "z", p: { k: true } }]);
+    expect(results).toEqual([
+      { m: "x", p: 1 },
+      { m: "y", p: undefined },
+      { m: "z", p: { k: true } },
+    ]);
     const ids = sentByA.map((l) => JSON.parse(l).id);
     expect(new Set(ids).size).toBe(3);
     expect(ids).toEqual([...ids].sort((x, y) => x - y));
@@ -47,7 +62,10 @@ describe("RpcPeer", () => {
         throw new Error("boom");
       },
     });
-    expect(await a.request("bad").catch((e) => [e.code, e.message])).toEqual([RpcErrorCode.InvalidParams, "conv: too short"]);
+    expect(await a.request("bad").catch((e) => [e.code, e.message])).toEqual([
+      RpcErrorCode.InvalidParams,
+      "conv: too short",
+    ]);
     expect(await a.request("other").catch((e) => [e.code, e.message])).toEqual([RpcErrorCode.InternalError, "boom"]);
   });
 
@@ -59,7 +77,13 @@ describe("RpcPeer", () => {
   test("a request times out, and its late reply is dropped with a log line", async () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
-    const { a, la } = pair({ handler: async () => (await gate, "late"), timeoutMs: 20 });
+    const { a, la } = pair({
+      handler: async () => {
+        await gate;
+        return "late";
+      },
+      timeoutMs: 20,
+    });
     const err = (await a.request("slow").catch((e) => e)) as { code: number };
     expect(err.code).toBe(RpcErrorCode.Timeout);
     release();
@@ -70,8 +94,17 @@ describe("RpcPeer", () => {
 
   test("garbage lines are answered with errors and counted, and the peer keeps working", async () => {
     const { a, b, sentByB } = pair({ handler: () => "ok" });
-    const garbage = ["not json", "[1,2]", '{"jsonrpc":"1.0","id":1,"method":"x"}', '{"jsonrpc":"2.0","id":{},"method":"x"}', '{"jsonrpc":"2.0","id":7,"method":""}', "null", '"str"', "\u0000\u0001"];
-    for (const g of garbage) b.feed(enc.encode(g + "\n"));
+    const garbage = [
+      "not json",
+      "[1,2]",
+      '{"jsonrpc":"1.0","id":1,"method":"x"}',
+      '{"jsonrpc":"2.0","id":{},"method":"x"}',
+      '{"jsonrpc":"2.0","id":7,"method":""}',
+      "null",
+      '"str"',
+      "\u0000\u0001",
+    ];
+    for (const g of garbage) b.feed(enc.encode(`${g}\n`));
     expect(b.stats.badFrames).toBe(garbage.length);
     const replies = sentByB.map((l) => JSON.parse(l));
     expect(replies[0].error.code).toBe(RpcErrorCode.ParseError);
@@ -83,7 +116,7 @@ describe("RpcPeer", () => {
     const { b, sentByB } = pair({ handler: (_m, p) => p });
     const f1 = JSON.stringify({ jsonrpc: "2.0", id: "s1", method: "echo", params: "α".repeat(50) });
     const f2 = JSON.stringify({ jsonrpc: "2.0", id: "s2", method: "echo", params: 2 });
-    const bytes = enc.encode(f1 + "\n" + f2 + "\r\n");
+    const bytes = enc.encode(`${f1}\n${f2}\r\n`);
     for (let i = 0; i < bytes.length; i += 7) b.feed(bytes.subarray(i, i + 7));
     await Bun.sleep(1);
     expect(sentByB.map((l) => JSON.parse(l).result)).toEqual(["α".repeat(50), 2]);
@@ -95,7 +128,7 @@ describe("RpcPeer", () => {
     b.feed(big);
     b.feed(big); // over the limit mid-line: from here bytes are skipped, not stored
     b.feed(big);
-    b.feed(enc.encode("\n" + JSON.stringify({ jsonrpc: "2.0", id: 1, method: "m" }) + "\n"));
+    b.feed(enc.encode(`\n${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "m" })}\n`));
     await Bun.sleep(1);
     expect(b.stats.oversized).toBe(1);
     const replies = sentByB.map((l) => JSON.parse(l));

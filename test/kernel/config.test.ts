@@ -26,7 +26,13 @@ describe("config.toml", () => {
     using dir = tempDir();
     const cfg = loadConfig({
       file: join(dir.path, "missing.toml"),
-      env: { HOMED_LISTEN: "[::1]:81", HOMED_LOG_LEVEL: "debug", HOMED_STORE_BUSY_TIMEOUT_MS: "250", HOMED_PLUGINS_DISABLED: "web, qq", HOMED_PLUGINS_SEGMENT_MB: "8" },
+      env: {
+        HOMED_LISTEN: "[::1]:81",
+        HOMED_LOG_LEVEL: "debug",
+        HOMED_STORE_BUSY_TIMEOUT_MS: "250",
+        HOMED_PLUGINS_DISABLED: "web, qq",
+        HOMED_PLUGINS_SEGMENT_MB: "8",
+      },
     });
     expect(cfg.listen).toBe("[::1]:81");
     expect(cfg.log.level).toBe("debug");
@@ -34,7 +40,8 @@ describe("config.toml", () => {
     expect(cfg.plugins.disabled).toEqual(["web", "qq"]);
     expect(cfg.plugins.segment_mb).toBe(8);
     expect(cfg.plugins.ping_interval_ms).toBe(10_000);
-    for (const name of ["HOMED_LISTEN", "HOMED_LOG_LEVEL", "HOMED_STORE_BUSY_TIMEOUT_MS", "HOMED_PLUGINS_DISABLED"]) expect(CONFIG_TEMPLATE).toContain(name);
+    for (const name of ["HOMED_LISTEN", "HOMED_LOG_LEVEL", "HOMED_STORE_BUSY_TIMEOUT_MS", "HOMED_PLUGINS_DISABLED"])
+      expect(CONFIG_TEMPLATE).toContain(name);
   });
 
   test("a bad value stops the daemon with 78, naming the field and the reason", async () => {
@@ -49,7 +56,7 @@ describe("config.toml", () => {
   test("a value of the wrong type, an unknown key and broken TOML are each exit 78", async () => {
     using dir = tempDir();
     const file = join(dir.path, "config.toml");
-    writeFileSync(file, "[store]\nbusy_timeout_ms = \"soon\"\n");
+    writeFileSync(file, '[store]\nbusy_timeout_ms = "soon"\n');
     let r = await failing(dir.path);
     expect(r.code).toBe(78);
     expect(r.stderr).toContain("store.busy_timeout_ms: must be a number");

@@ -58,7 +58,7 @@ describe("control socket", () => {
     s.write('{"jsonrpc":"2.0","id":9,"meth');
     s.end();
     // 8 MiB without a newline: dropped, not buffered.
-    await rawExchange(d.socket, "y".repeat(8 << 20) + "\n", 1);
+    await rawExchange(d.socket, `${"y".repeat(8 << 20)}\n`, 1);
 
     const st = await run([HOMED, "status", "-data", dir.path]);
     expect(st.exitCode).toBe(0);
@@ -71,7 +71,11 @@ describe("control socket", () => {
     const peak = () => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${d.proc.pid}/status`, "utf8"))![1]) * 1024;
     /** Python, not Bun (a Bun socket always reads): writes status requests until the daemon hangs up. */
     const rudeClient = async (): Promise<string> => {
-      const client = Bun.spawn(["python3", "-c", RUDE_CLIENT, d.socket, "50000"], { stdin: "pipe", stdout: "pipe", stderr: "inherit" });
+      const client = Bun.spawn(["python3", "-c", RUDE_CLIENT, d.socket, "50000"], {
+        stdin: "pipe",
+        stdout: "pipe",
+        stderr: "inherit",
+      });
       const out = client.stdout.getReader();
       let line = "";
       while (!line.endsWith("\n")) {
@@ -88,7 +92,13 @@ describe("control socket", () => {
     const grew = peak() - before;
     // A second one is dropped just the same.
     expect(await rudeClient()).toMatch(/^closed after \d+\n$/);
-    const warned = [...d.stderr().matchAll(/level=warn msg="control client is not reading its replies; closing it" component=control queued=(\d+)/g)];
+    const warned = [
+      ...d
+        .stderr()
+        .matchAll(
+          /level=warn msg="control client is not reading its replies; closing it" component=control queued=(\d+)/g,
+        ),
+    ];
     expect(warned.length).toBe(2);
     for (const w of warned) expect(Number(w[1])).toBeLessThanOrEqual(8 << 20);
     // Unbounded, the 50,000 replies queued for one client took 136 MB; capped at 8 MiB, what is
@@ -98,7 +108,6 @@ describe("control socket", () => {
     expect(st.exitCode).toBe(0);
     expect(d.proc.exitCode).toBeNull();
   });
-
 });
 
 /** A control-socket client that only writes `status` requests, never reads, and says when the daemon hung up. */

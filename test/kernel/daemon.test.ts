@@ -37,7 +37,10 @@ describe("daemon lifecycle", () => {
 
   test("-listen and HOMED_LISTEN set the address; the flag wins", async () => {
     using dir = tempDir();
-    await using d = await startDaemon(dir.path, { args: ["--listen", "127.0.0.2:0"], env: { HOMED_LISTEN: "127.0.0.3:0" } });
+    await using d = await startDaemon(dir.path, {
+      args: ["--listen", "127.0.0.2:0"],
+      env: { HOMED_LISTEN: "127.0.0.3:0" },
+    });
     const st = JSON.parse((await run([HOMED, "status", "-data", dir.path, "-json"])).stdout);
     expect(st.listen).toBe("127.0.0.2:0");
     await d.stop();

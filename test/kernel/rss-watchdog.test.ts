@@ -15,35 +15,47 @@ import { startDaemon } from "../harness/daemon.ts";
 import { FakeClock } from "../harness/fake-clock.ts";
 import { installBunPlugin } from "../harness/plugins.ts";
 
-const WARN = 'level=warn msg="resident memory over [limits] rss_mb after stopping idle lazy plugins and collecting garbage"';
+const WARN =
+  'level=warn msg="resident memory over [limits] rss_mb after stopping idle lazy plugins and collecting garbage"';
 const count = (text: string, part: string) => text.split(part).length - 1;
 
 describe("memory cap in the daemon", () => {
   test("over the cap, an idle lazy plugin is stopped and one warning is logged", async () => {
     using dir = tempDir();
     installBunPlugin(dir.path, "lazy", "echo.ts", { lazy: true });
-    await using d = await startDaemon(dir.path, { env: { HOMED_LIMITS_RSS_MB: "1", HOMED_LIMITS_RSS_CHECK_MS: "100" } });
+    await using d = await startDaemon(dir.path, {
+      env: { HOMED_LIMITS_RSS_MB: "1", HOMED_LIMITS_RSS_CHECK_MS: "100" },
+    });
     const c = await connectUnixRpc(d.socket, { warn: () => {}, debug: () => {} });
     try {
-      const lazy = async () => ((await c.peer.request("status")) as StatusResult).plugins.find((p) => p.name === "lazy")!;
+      const lazy = async () =>
+        ((await c.peer.request("status")) as StatusResult).plugins.find((p) => p.name === "lazy")!;
       expect((await lazy()).state).toBe("idle");
       await d.waitFor(WARN, 20_000);
-      expect(d.stderr()).toMatch(/level=warn msg="resident memory over \[limits\] rss_mb[^\n]* rss_mb=\d+ limit_mb=1 kernel_mb=\d+ plugins_mb="web=\d+"/);
+      expect(d.stderr()).toMatch(
+        /level=warn msg="resident memory over \[limits\] rss_mb[^\n]* rss_mb=\d+ limit_mb=1 kernel_mb=\d+ plugins_mb="web=\d+"/,
+      );
 
       // Started by hand (a restart of an idle lazy plugin launches it), nothing in flight; again
       // and again until well past the 2 s the watchdog waits before it would warn a second time.
       const warnedAt = Date.now();
       let rounds = 0;
       for (; rounds < 2 || Date.now() - warnedAt < 6000; rounds++) {
-        const started = (await c.peer.request("plugin.restart", { name: "lazy" })) as { state: string; pid: number | null };
+        const started = (await c.peer.request("plugin.restart", { name: "lazy" })) as {
+          state: string;
+          pid: number | null;
+        };
         expect(started.state).toBe("starting");
         // Poll the public state until the watchdog has stopped it again.
         for (const t0 = Date.now(); (await lazy()).state !== "idle"; await Bun.sleep(5)) {
-          if (Date.now() - t0 > 20_000) throw new Error(`lazy not stopped: ${JSON.stringify(await lazy())}\n${d.stderr()}`);
+          if (Date.now() - t0 > 20_000)
+            throw new Error(`lazy not stopped: ${JSON.stringify(await lazy())}\n${d.stderr()}`);
         }
         expect((await lazy()).pid).toBeNull();
       }
-      expect(count(d.stderr(), 'plugin=lazy state=stopping detail="stopped to give memory back ([limits] rss_mb)"')).toBe(rounds);
+      expect(
+        count(d.stderr(), 'plugin=lazy state=stopping detail="stopped to give memory back ([limits] rss_mb)"'),
+      ).toBe(rounds);
       // Many samples over the cap since the first warning, and many sheds: still one warning.
       expect(count(d.stderr(), WARN)).toBe(1);
       const web = ((await c.peer.request("status")) as StatusResult).plugins.find((p) => p.name === "web")!;
@@ -81,7 +93,10 @@ describe("watchdog policy", () => {
       settleMs: 2_000,
       clock,
       log: recordingLog(lines),
-      sample: () => (calls.samples++, current),
+      sample: () => {
+        calls.samples++;
+        return current;
+      },
       shedLazy: () => {
         calls.sheds++;
         const gone = lazyRunning;
@@ -91,7 +106,13 @@ describe("watchdog policy", () => {
       gc: () => void calls.gcs++,
     });
     w.start();
-    return { clock, lines, calls, w, set: (kernel: number, web: number) => (current = { kernel: kernel * MiB, plugins: { web: web * MiB } }) };
+    return {
+      clock,
+      lines,
+      calls,
+      w,
+      set: (kernel: number, web: number) => (current = { kernel: kernel * MiB, plugins: { web: web * MiB } }),
+    };
   }
   const warns = (lines: string[]) => lines.filter((l) => l.startsWith("warn"));
 

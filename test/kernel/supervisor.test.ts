@@ -32,7 +32,13 @@ function supervise(dataDir: string, clock: FakeClock, extra: Partial<SupervisorO
     kernelFacilities: KERNEL_FACILITIES,
     clock,
     log: createLogger(createLogSink("error")),
-    hello: () => ({ kernelVersion: "test", dataDir, listen: "127.0.0.1:0", logLevel: "warn", inlineBulkLimit: 4 << 20 }),
+    hello: () => ({
+      kernelVersion: "test",
+      dataDir,
+      listen: "127.0.0.1:0",
+      logLevel: "warn",
+      inlineBulkLimit: 4 << 20,
+    }),
     kernelMethods: {},
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/root" },
     segmentBytes: 8 << 20,
@@ -58,7 +64,8 @@ async function until(s: Supervisor, name: string, pred: (p: PluginInfo) => boole
   for (;;) {
     const p = info(s, name);
     if (pred(p)) return p;
-    if (Date.now() - t0 > ms) throw new Error(`timed out; ${name} is ${p.state}: ${p.detail}\n${p.stderrTail.join("\n")}`);
+    if (Date.now() - t0 > ms)
+      throw new Error(`timed out; ${name} is ${p.state}: ${p.detail}\n${p.stderrTail.join("\n")}`);
     await Bun.sleep(5);
   }
 }
@@ -143,7 +150,11 @@ describe("crash policy", () => {
     installBunPlugin(dir.path, "echo", "echo.ts", { provides: ["tool.echo"] }, ["--no-ready"]);
     const clock = new FakeClock();
     const s = supervise(dir.path, clock, { startTimeoutMs: 5000 });
-    await until(s, "echo", (x) => x.state === "starting" && x.stderrTail.some((l) => l.includes("plugin=echo")) === false && x.pid !== null);
+    await until(
+      s,
+      "echo",
+      (x) => x.state === "starting" && x.stderrTail.some((l) => l.includes("plugin=echo")) === false && x.pid !== null,
+    );
     expect(clock.pending()).toEqual([5000]);
     clock.advance(5000);
     const p = await until(s, "echo", (x) => x.state === "restarting");
@@ -208,7 +219,9 @@ describe("facilities and start order", () => {
     const c = await until(s, "c", isReady);
     const a = info(s, "a");
     const b = info(s, "b");
-    expect(Date.parse(c.startedAt as string)).toBeGreaterThanOrEqual(Math.max(Date.parse(a.startedAt as string), Date.parse(b.startedAt as string)));
+    expect(Date.parse(c.startedAt as string)).toBeGreaterThanOrEqual(
+      Math.max(Date.parse(a.startedAt as string), Date.parse(b.startedAt as string)),
+    );
     expect(s.isFacilityReady("tool.a") && s.isFacilityReady("tool.b")).toBe(true);
   });
 
@@ -307,10 +320,29 @@ describe("the state machine", () => {
     for (const [name, seen] of states) {
       for (let i = 1; i < seen.length; i++) {
         const [from, to] = [seen[i - 1] as PluginStateName, seen[i] as PluginStateName];
-        expect({ plugin: name, from, to, allowed: moves.some((m) => m.to === to && m.from.includes(from)) }).toEqual({ plugin: name, from, to, allowed: true });
+        expect({ plugin: name, from, to, allowed: moves.some((m) => m.to === to && m.from.includes(from)) }).toEqual({
+          plugin: name,
+          from,
+          to,
+          allowed: true,
+        });
       }
     }
-    expect(states.get("echo")).toEqual(["waiting", "starting", "ready", "restarting", "waiting", "starting", "ready", "stopping", "waiting", "starting", "ready", "stopping", "exited"]);
+    expect(states.get("echo")).toEqual([
+      "waiting",
+      "starting",
+      "ready",
+      "restarting",
+      "waiting",
+      "starting",
+      "ready",
+      "stopping",
+      "waiting",
+      "starting",
+      "ready",
+      "stopping",
+      "exited",
+    ]);
     expect(states.get("lazy")).toEqual(["idle", "starting", "ready", "stopping", "idle"]);
   });
 
@@ -342,12 +374,16 @@ describe("what plugins may ask of the supervisor", () => {
     installBunPlugin(dir.path, "a", "echo.ts");
     installBunPlugin(dir.path, "b", "echo.ts");
     installBunPlugin(dir.path, "admin", "echo.ts");
-    const specs = externalSpecs(join(dir.path, "plugins")).map((s) => (s.manifest.name === "admin" ? { ...s, builtin: true } : s));
+    const specs = externalSpecs(join(dir.path, "plugins")).map((s) =>
+      s.manifest.name === "admin" ? { ...s, builtin: true } : s,
+    );
     const s = supervise(dir.path, new FakeClock(), { specs });
     for (const n of ["a", "b", "admin"]) await until(s, n, isReady);
     const bPid = info(s, "b").pid;
     const restartB = { method: "plugins/restart", params: { name: "b" } };
-    await expect(s.request("a", "echo/call", restartB)).rejects.toThrow("restarting another plugin is reserved to built-in plugins; a is not one");
+    await expect(s.request("a", "echo/call", restartB)).rejects.toThrow(
+      "restarting another plugin is reserved to built-in plugins; a is not one",
+    );
     expect(info(s, "b")).toMatchObject({ state: "ready", pid: bPid, restarts: 0 });
     // The built-in one (as the web plugin's restart button) may.
     expect(await s.request("admin", "echo/call", restartB)).toMatchObject({ name: "b", restarts: 1 });
@@ -427,7 +463,9 @@ describe("bulk data and events", () => {
     expect((await proc.rpc.request("echo/bulk", { ref })) as { len: number }).toMatchObject({ len: 1 << 20 });
     // Held again and never released: the sender gives up with a clear error, nothing corrupt.
     for (let i = 0; i < held; i++) await proc.rpc.request("echo/hold", { ref: await proc.link.sendBulk(chunk) });
-    await expect(proc.link.sendBulk(chunk)).rejects.toThrow("bulk arena full for 1500 ms: the other side is not releasing");
+    await expect(proc.link.sendBulk(chunk)).rejects.toThrow(
+      "bulk arena full for 1500 ms: the other side is not releasing",
+    );
     expect(await proc.rpc.request("echo/ping")).toBe("pong");
   });
 
@@ -456,7 +494,11 @@ describe("bulk data and events", () => {
     installBunPlugin(dir.path, "bad", "garbage.ts", { transport: "stdio" }, ["events"]);
     const seen: [number, number][] = [];
     const s = supervise(dir.path, new FakeClock(), {
-      onEvent: (_plugin, type, payload) => seen.push([type, payload.length === 4 ? new DataView(payload.buffer, payload.byteOffset, 4).getUint32(0, true) : -1]),
+      onEvent: (_plugin, type, payload) =>
+        seen.push([
+          type,
+          payload.length === 4 ? new DataView(payload.buffer, payload.byteOffset, 4).getUint32(0, true) : -1,
+        ]),
     });
     await until(s, "bad", isReady);
     for (let t = 0; t < 300 && !seen.some(([, n]) => n === 8); t++) await Bun.sleep(10);
@@ -468,13 +510,20 @@ describe("bulk data and events", () => {
 
   test("a Python plugin on the stdio transport joins, answers, and takes inline bulk data", async () => {
     using dir = tempDir();
-    installPlugin(dir.path, "py", { transport: "stdio", provides: ["tool.python"], exec: join(FIXTURES, "stdio_plugin.py") });
+    installPlugin(dir.path, "py", {
+      transport: "stdio",
+      provides: ["tool.python"],
+      exec: join(FIXTURES, "stdio_plugin.py"),
+    });
     const s = supervise(dir.path, new FakeClock());
     const p = await until(s, "py", isReady);
     expect(p.stderrTail.join("\n")).toContain("python plugin connected");
     const proc = s.process("py")!;
     const data = new TextEncoder().encode("héllo, plugin in any language");
-    const r = (await proc.rpc.request("py/reverse", { ref: await proc.link.sendBulk(data) })) as { len: number; back: unknown };
+    const r = (await proc.rpc.request("py/reverse", { ref: await proc.link.sendBulk(data) })) as {
+      len: number;
+      back: unknown;
+    };
     expect(r.len).toBe(data.length);
     expect(Array.from(proc.link.readBulk(r.back))).toEqual(Array.from(data).reverse());
     await expect(proc.link.sendBulk(new Uint8Array((4 << 20) + 1))).rejects.toThrow("inline limit");

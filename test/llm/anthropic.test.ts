@@ -4,7 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { createAnthropic } from "../../src/llm/anthropic.ts";
-import { LlmError, type ChatRequest, type ProviderSettings, type StreamEvent } from "../../src/llm/types.ts";
+import type { ChatRequest, ProviderSettings, StreamEvent } from "../../src/llm/types.ts";
 import { collect, errorOf, finishOf, startFakeLlm, textOf, type FakeLlm } from "../harness/fake-llm.ts";
 
 const KEY = "sk-ant-test-SECRET-9876543210";
@@ -22,7 +22,6 @@ function model(extra: Partial<ProviderSettings> = {}) {
 }
 
 const hello: ChatRequest = { messages: [{ role: "user", content: "hello" }] };
-
 
 function sse(...events: Record<string, unknown>[]): string {
   return events.map((e) => `event: ${String(e.type)}\ndata: ${JSON.stringify(e)}\n\n`).join("");
@@ -72,7 +71,9 @@ describe("anthropic streaming", () => {
       { id: "toolu_fake_0", name: "weather", arguments: '{"city":"Paris","unit":"celsius"}' },
       { id: "toolu_fake_1", name: "weather", arguments: '{"city":"Tokyo","unit":"kelvin"}' },
     ]);
-    expect(events.filter((e) => e.type === "usage")).toEqual([{ type: "usage", usage: { inputTokens: 100, outputTokens: 30 } }]);
+    expect(events.filter((e) => e.type === "usage")).toEqual([
+      { type: "usage", usage: { inputTokens: 100, outputTokens: 30 } },
+    ]);
     expect(events.map((e) => e.type).slice(-4)).toEqual(["tool-call", "tool-call", "usage", "finish"]);
   });
 
@@ -84,7 +85,12 @@ describe("anthropic streaming", () => {
 
   test("input usage includes cached prompt tokens", async () => {
     const body = sse(
-      { type: "message_start", message: { usage: { input_tokens: 5, cache_creation_input_tokens: 100, cache_read_input_tokens: 1000, output_tokens: 1 } } },
+      {
+        type: "message_start",
+        message: {
+          usage: { input_tokens: 5, cache_creation_input_tokens: 100, cache_read_input_tokens: 1000, output_tokens: 1 },
+        },
+      },
       { type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: 9 } },
       { type: "message_stop" },
     );
@@ -138,7 +144,13 @@ describe("anthropic request", () => {
           { role: "assistant", content: "Paris: 18C." },
           { role: "user", content: "Merci" },
         ],
-        tools: [{ name: "weather", description: "Current weather", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } }],
+        tools: [
+          {
+            name: "weather",
+            description: "Current weather",
+            parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+          },
+        ],
       }),
     );
     const req = llm.requests[0]!;
@@ -168,7 +180,13 @@ describe("anthropic request", () => {
         { role: "assistant", content: "Paris: 18C." },
         { role: "user", content: "Merci" },
       ],
-      tools: [{ name: "weather", description: "Current weather", input_schema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } }],
+      tools: [
+        {
+          name: "weather",
+          description: "Current weather",
+          input_schema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+        },
+      ],
     });
   });
 
@@ -207,15 +225,20 @@ describe("anthropic request", () => {
 
   test("a base URL ending in /v1 (or /v1/) is not doubled", async () => {
     llm.script([{ text: "a" }, { text: "b" }]);
-    await collect(model({ baseURL: llm.origin + "/v1" }).stream(hello));
-    await collect(model({ baseURL: llm.origin + "/v1/" }).stream(hello));
+    await collect(model({ baseURL: `${llm.origin}/v1` }).stream(hello));
+    await collect(model({ baseURL: `${llm.origin}/v1/` }).stream(hello));
     expect(llm.requests.map((r) => r.path)).toEqual(["/v1/messages", "/v1/messages"]);
   });
 });
 
 describe("anthropic failures end the stream, never throw", () => {
   test("401: auth error that says the key was rejected, quotes the provider, hides the key", async () => {
-    llm.script([{ status: 401, body: { type: "error", error: { type: "authentication_error", message: `invalid x-api-key ${KEY}` } } }]);
+    llm.script([
+      {
+        status: 401,
+        body: { type: "error", error: { type: "authentication_error", message: `invalid x-api-key ${KEY}` } },
+      },
+    ]);
     const err = errorOf(await collect(model().stream(hello)));
     expect(err.kind).toBe("auth");
     expect(err.message).toContain("rejected the API key");

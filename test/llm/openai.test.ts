@@ -4,7 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { createOpenAI } from "../../src/llm/openai.ts";
-import { LlmError, type ChatRequest, type LlmErrorKind, type ProviderSettings, type StreamEvent } from "../../src/llm/types.ts";
+import type { ChatRequest, LlmErrorKind, ProviderSettings, StreamEvent } from "../../src/llm/types.ts";
 import { collect, errorOf, finishOf, startFakeLlm, textOf, type FakeLlm } from "../harness/fake-llm.ts";
 
 const KEY = "sk-test-SECRET-0123456789abcdef";
@@ -22,7 +22,6 @@ function model(extra: Partial<ProviderSettings> = {}) {
 }
 
 const hello: ChatRequest = { messages: [{ role: "user", content: "hello" }] };
-
 
 describe("openai streaming", () => {
   test("text arrives as deltas in order, then usage, then finish stop", async () => {
@@ -71,12 +70,22 @@ describe("openai streaming", () => {
       { id: "call_fake_2", name: "clock", arguments: "{}" },
     ]);
     // Text first, then the calls, then usage, then finish.
-    expect(events.map((e) => e.type)).toEqual(["text-delta", "text-delta", "text-delta", "tool-call", "tool-call", "tool-call", "usage", "finish"]);
+    expect(events.map((e) => e.type)).toEqual([
+      "text-delta",
+      "text-delta",
+      "text-delta",
+      "tool-call",
+      "tool-call",
+      "tool-call",
+      "usage",
+      "finish",
+    ]);
     expect(finishOf(events).stopReason).toBe("tool_calls");
   });
 
   test("calls without index (or one index reused) are told apart by id", async () => {
-    const chunk = (part: Record<string, unknown>) => `data: ${JSON.stringify({ choices: [{ delta: { tool_calls: [part] } }] })}\n\n`;
+    const chunk = (part: Record<string, unknown>) =>
+      `data: ${JSON.stringify({ choices: [{ delta: { tool_calls: [part] } }] })}\n\n`;
     const body =
       chunk({ id: "a", function: { name: "f", arguments: '{"x"' } }) +
       chunk({ function: { arguments: ":1}" } }) +
@@ -126,7 +135,13 @@ describe("openai request", () => {
           { role: "tool", toolCallId: "call_b", name: "weather", content: "no such city", isError: true },
           { role: "assistant", content: "Paris is 18C." },
         ],
-        tools: [{ name: "weather", description: "Current weather", parameters: { type: "object", properties: { city: { type: "string" } } } }],
+        tools: [
+          {
+            name: "weather",
+            description: "Current weather",
+            parameters: { type: "object", properties: { city: { type: "string" } } },
+          },
+        ],
         maxOutputTokens: 300,
         temperature: 0.2,
       }),
@@ -156,7 +171,16 @@ describe("openai request", () => {
         { role: "tool", tool_call_id: "call_b", content: "no such city" },
         { role: "assistant", content: "Paris is 18C." },
       ],
-      tools: [{ type: "function", function: { name: "weather", description: "Current weather", parameters: { type: "object", properties: { city: { type: "string" } } } } }],
+      tools: [
+        {
+          type: "function",
+          function: {
+            name: "weather",
+            description: "Current weather",
+            parameters: { type: "object", properties: { city: { type: "string" } } },
+          },
+        },
+      ],
     });
   });
 
@@ -181,14 +205,25 @@ describe("openai request", () => {
 
   test("a base URL without /v1 and with a trailing slash posts to {base}/chat/completions", async () => {
     llm.script([{ text: "ok" }]);
-    await collect(model({ baseURL: llm.origin + "/" }).stream(hello));
+    await collect(model({ baseURL: `${llm.origin}/` }).stream(hello));
     expect(llm.requests[0]!.path).toBe("/chat/completions");
   });
 });
 
 describe("openai failures end the stream, never throw", () => {
   test("401: auth error that says the key was rejected, quotes the provider, hides the key", async () => {
-    llm.script([{ status: 401, body: { error: { message: `Incorrect API key provided: ${KEY}.`, type: "invalid_request_error", code: "invalid_api_key" } } }]);
+    llm.script([
+      {
+        status: 401,
+        body: {
+          error: {
+            message: `Incorrect API key provided: ${KEY}.`,
+            type: "invalid_request_error",
+            code: "invalid_api_key",
+          },
+        },
+      },
+    ]);
     const err = errorOf(await collect(model().stream(hello)));
     expect(err.kind).toBe("auth");
     expect(err.status).toBe(401);
@@ -231,7 +266,7 @@ describe("openai failures end the stream, never throw", () => {
   });
 
   test("a non-JSON error body is quoted, clipped", async () => {
-    llm.script([{ status: 502, body: "<html>Bad Gateway</html>" + "x".repeat(100_000) }]);
+    llm.script([{ status: 502, body: `<html>Bad Gateway</html>${"x".repeat(100_000)}` }]);
     const err = errorOf(await collect(model().stream(hello)));
     expect(err.message).toContain("<html>Bad Gateway</html>");
     expect(err.message.length).toBeLessThan(1000);

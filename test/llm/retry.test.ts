@@ -66,7 +66,10 @@ describe("withRetry", () => {
     // full = 100·2^n capped at 500, jittered to 75 % by random() = 0.5.
     expect(delays).toEqual([75, 150, 300, 375]);
     expect(events).toHaveLength(1);
-    expect(last(events)).toMatchObject({ stopReason: "error", error: { kind: "server", status: 500, retryable: true } });
+    expect(last(events)).toMatchObject({
+      stopReason: "error",
+      error: { kind: "server", status: 500, retryable: true },
+    });
   });
 
   test("default maxRetries is 3", async () => {
@@ -177,7 +180,8 @@ describe("withRetry", () => {
 
 describe("backoffDelay", () => {
   test("doubles from baseDelayMs, caps at maxDelayMs, jitters within 50–100 %", () => {
-    const at = (retry: number, random: number) => backoffDelay(retry, { baseDelayMs: 500, maxDelayMs: 8000, random: () => random });
+    const at = (retry: number, random: number) =>
+      backoffDelay(retry, { baseDelayMs: 500, maxDelayMs: 8000, random: () => random });
     expect([0, 1, 2, 3, 4, 5, 10].map((n) => at(n, 0.999999))).toEqual([500, 1000, 2000, 4000, 8000, 8000, 8000]);
     expect([0, 1, 2, 3, 4, 5].map((n) => at(n, 0))).toEqual([250, 500, 1000, 2000, 4000, 4000]);
   });

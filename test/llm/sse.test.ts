@@ -26,23 +26,39 @@ async function parse(chunks: (string | Uint8Array)[]): Promise<SseEvent[]> {
 
 describe("parseSse", () => {
   test("data-only events and named events", async () => {
-    expect(await parse(['data: {"a":1}\n\n', "event: ping\ndata: {}\n\n"])).toEqual([{ data: '{"a":1}' }, { event: "ping", data: "{}" }]);
+    expect(await parse(['data: {"a":1}\n\n', "event: ping\ndata: {}\n\n"])).toEqual([
+      { data: '{"a":1}' },
+      { event: "ping", data: "{}" },
+    ]);
   });
 
   test("LF, CRLF and CR line endings", async () => {
-    expect(await parse(["data: a\n\ndata: b\r\n\r\ndata: c\r\rdata: d\r\n\n"])).toEqual([{ data: "a" }, { data: "b" }, { data: "c" }, { data: "d" }]);
+    expect(await parse(["data: a\n\ndata: b\r\n\r\ndata: c\r\rdata: d\r\n\n"])).toEqual([
+      { data: "a" },
+      { data: "b" },
+      { data: "c" },
+      { data: "d" },
+    ]);
   });
 
   test("multi-line data is joined with newlines", async () => {
-    expect(await parse(["data: line 1\ndata: line 2\ndata:\ndata: line 4\n\n"])).toEqual([{ data: "line 1\nline 2\n\nline 4" }]);
+    expect(await parse(["data: line 1\ndata: line 2\ndata:\ndata: line 4\n\n"])).toEqual([
+      { data: "line 1\nline 2\n\nline 4" },
+    ]);
   });
 
   test("comments, unknown fields and a block without data dispatch nothing", async () => {
-    expect(await parse([": keep-alive\n\nid: 7\nretry: 1000\n\nevent: lonely\n\ndata: real\n\n"])).toEqual([{ data: "real" }]);
+    expect(await parse([": keep-alive\n\nid: 7\nretry: 1000\n\nevent: lonely\n\ndata: real\n\n"])).toEqual([
+      { data: "real" },
+    ]);
   });
 
   test("one leading space is stripped from a value, not more; no space is fine", async () => {
-    expect(await parse(["data:x\n\ndata:  two spaces\n\ndata\n\n"])).toEqual([{ data: "x" }, { data: " two spaces" }, { data: "" }]);
+    expect(await parse(["data:x\n\ndata:  two spaces\n\ndata\n\n"])).toEqual([
+      { data: "x" },
+      { data: " two spaces" },
+      { data: "" },
+    ]);
   });
 
   test("event name resets between events", async () => {
@@ -60,10 +76,15 @@ describe("parseSse", () => {
   });
 
   test("the same events whatever the chunk boundaries (every split, every byte)", async () => {
-    const text = 'event: message_start\r\ndata: {"t":"héllo 🌍"}\r\n\r\n: comment\n\ndata: a\rdata: b\r\rdata: [DONE]\n\n';
+    const text =
+      'event: message_start\r\ndata: {"t":"héllo 🌍"}\r\n\r\n: comment\n\ndata: a\rdata: b\r\rdata: [DONE]\n\n';
     const bytes = enc.encode(text);
     const expected = await parse([text]);
-    expect(expected).toEqual([{ event: "message_start", data: '{"t":"héllo 🌍"}' }, { data: "a\nb" }, { data: "[DONE]" }]);
+    expect(expected).toEqual([
+      { event: "message_start", data: '{"t":"héllo 🌍"}' },
+      { data: "a\nb" },
+      { data: "[DONE]" },
+    ]);
     for (let cut = 1; cut < bytes.length; cut++) {
       expect({ cut, events: await parse([bytes.slice(0, cut), bytes.slice(cut)]) }).toEqual({ cut, events: expected });
     }
@@ -96,7 +117,7 @@ describe("parseSse", () => {
     let cancelled = false;
     const stream = new ReadableStream<Uint8Array>({
       pull(c) {
-        c.enqueue(enc.encode("data: " + "x".repeat(40) + "\ndata: "));
+        c.enqueue(enc.encode(`data: ${"x".repeat(40)}\ndata: `));
       },
       cancel() {
         cancelled = true;

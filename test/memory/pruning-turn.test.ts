@@ -12,13 +12,22 @@ import { startAgentRig } from "../harness/agent-daemon.ts";
 import { connectUnixRpc } from "../../src/ipc/unix-rpc.ts";
 import { estimateTokens } from "../../src/memory/tokens.ts";
 
-const TOPICS = ["astronomy telescope nebula orbit comet", "baking sourdough flour oven crust", "sailing harbour mast wind knots", "chess opening gambit endgame rook", "gardening compost tomato seedling mulch", "cycling gears saddle climb descent", "jazz saxophone chord improvisation swing"];
+const TOPICS = [
+  "astronomy telescope nebula orbit comet",
+  "baking sourdough flour oven crust",
+  "sailing harbour mast wind knots",
+  "chess opening gambit endgame rook",
+  "gardening compost tomato seedling mulch",
+  "cycling gears saddle climb descent",
+  "jazz saxophone chord improvisation swing",
+];
 
 /** About `tokens` tokens of text on one topic (four characters a token). */
 function filler(topic: string, tokens: number, salt: number): string {
   const words = topic.split(" ");
   let s = "";
-  for (let i = 0; s.length < tokens * 4 - 8; i++) s += `${words[(i * 7 + salt) % words.length]}${i % 11 === 0 ? "." : ""} `;
+  for (let i = 0; s.length < tokens * 4 - 8; i++)
+    s += `${words[(i * 7 + salt) % words.length]}${i % 11 === 0 ? "." : ""} `;
   return s.slice(0, tokens * 4);
 }
 
@@ -27,7 +36,11 @@ const quiet = { warn: () => {}, debug: () => {} };
 async function peek(socket: string, conv: string, text: string) {
   const c = await connectUnixRpc(socket, quiet);
   try {
-    return (await c.peer.request("memory.peek", { conv, text, k: 3 })) as { l1: number; l2: number; candidates: { id: number; score: number; preview: string }[] };
+    return (await c.peer.request("memory.peek", { conv, text, k: 3 })) as {
+      l1: number;
+      l2: number;
+      candidates: { id: number; score: number; preview: string }[];
+    };
   } finally {
     c.close();
   }
@@ -40,7 +53,13 @@ describe("pruning under a tight budget", () => {
     await using rig = await startAgentRig(dir.path, { plugin: false });
     // startAgentRig sets the provider at run time without a window: set it again with one.
     const c = await connectUnixRpc(rig.daemon.socket, quiet);
-    await c.peer.request("llm.set", { provider: "openai", baseURL: rig.llm.url, model: "test-model", contextWindow: 50000, maxOutputTokens: 10000 });
+    await c.peer.request("llm.set", {
+      provider: "openai",
+      baseURL: rig.llm.url,
+      model: "test-model",
+      contextWindow: 50000,
+      maxOutputTokens: 10000,
+    });
     c.close();
     const budget = 50000 - 10000;
     let lastL2 = -1;
@@ -73,11 +92,18 @@ describe("pruning under a tight budget", () => {
     using dir = tempDir();
     await using rig = await startAgentRig(dir.path, { plugin: false });
     const c = await connectUnixRpc(rig.daemon.socket, quiet);
-    await c.peer.request("llm.set", { provider: "openai", baseURL: rig.llm.url, model: "test-model", contextWindow: 1_000_000 });
+    await c.peer.request("llm.set", {
+      provider: "openai",
+      baseURL: rig.llm.url,
+      model: "test-model",
+      contextWindow: 1_000_000,
+    });
     c.close();
     for (let turn = 1; turn <= 6; turn++) {
       rig.llm.script([{ text: filler(TOPICS[turn % TOPICS.length] as string, 5800, turn) }]);
-      expect((await rig.chat(filler(TOPICS[(turn + 2) % TOPICS.length] as string, 5800, turn), { conv: "wide" })).exitCode).toBe(0);
+      expect(
+        (await rig.chat(filler(TOPICS[(turn + 2) % TOPICS.length] as string, 5800, turn), { conv: "wide" })).exitCode,
+      ).toBe(0);
     }
     const mem = await peek(rig.daemon.socket, "wide", "x");
     expect(mem.l2).toBe(0);

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { HOMED, run, tempDir } from "../harness/binary.ts";
 import { startDaemon } from "../harness/daemon.ts";
 
-const lines = (...ops: unknown[]) => ops.map((o) => (typeof o === "string" ? o : JSON.stringify(o))).join("\n") + "\n";
+const lines = (...ops: unknown[]) => `${ops.map((o) => (typeof o === "string" ? o : JSON.stringify(o))).join("\n")}\n`;
 
 describe("homed recall --stdio", () => {
   test("indexes English and Chinese turns and answers queries best first, one line each", async () => {
@@ -19,10 +19,36 @@ describe("homed recall --stdio", () => {
       cwd: "/",
       stdin: lines(
         { op: "reset", conv: "a" },
-        { op: "index", conv: "a", id: "t1", text: "We adopted a beagle puppy and named him Max.", speaker: "user", time: "2025-01-02T10:00:00Z", session: 1, seq: 1 },
-        { op: "index", conv: "a", id: "t2", text: "我上个月搬到了杭州，在一家咖啡店工作。", speaker: "user", time: "last week", session: 1, seq: 2 },
+        {
+          op: "index",
+          conv: "a",
+          id: "t1",
+          text: "We adopted a beagle puppy and named him Max.",
+          speaker: "user",
+          time: "2025-01-02T10:00:00Z",
+          session: 1,
+          seq: 1,
+        },
+        {
+          op: "index",
+          conv: "a",
+          id: "t2",
+          text: "我上个月搬到了杭州，在一家咖啡店工作。",
+          speaker: "user",
+          time: "last week",
+          session: 1,
+          seq: 2,
+        },
         { op: "index", conv: "a", id: "t3", text: "", speaker: "assistant", session: 1, seq: 3 },
-        { op: "index", conv: "a", id: "t4", text: "The traffic this morning was terrible.", speaker: "user", session: 1, seq: 4 },
+        {
+          op: "index",
+          conv: "a",
+          id: "t4",
+          text: "The traffic this morning was terrible.",
+          speaker: "user",
+          session: 1,
+          seq: 4,
+        },
         { op: "commit", conv: "a" },
         { op: "query", conv: "a", qid: "q1", text: "what did we name the beagle?", k: 2 },
         { op: "query", conv: "a", qid: "q2", text: "我在杭州做什么工作？", k: 1 },
@@ -31,10 +57,18 @@ describe("homed recall --stdio", () => {
     });
     expect(r.exitCode).toBe(0);
     expect(r.stderr).toBe("");
-    expect(r.stdout.trim().split("\n").map((l) => JSON.parse(l))).toEqual([{ ids: ["t1"] }, { ids: ["t2"] }, { ids: [] }]);
+    expect(
+      r.stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l)),
+    ).toEqual([{ ids: ["t1"] }, { ids: ["t2"] }, { ids: [] }]);
     // Each turn is an event in the log: a parseable time is stored as ISO-8601, another as given.
     const db = new Database(join(dir.path, "homed.db"), { readonly: true });
-    const times = db.query<{ body: string }, []>("SELECT body FROM events WHERE kind = 'recall-turn' ORDER BY id").all().map((r) => JSON.parse(r.body).time);
+    const times = db
+      .query<{ body: string }, []>("SELECT body FROM events WHERE kind = 'recall-turn' ORDER BY id")
+      .all()
+      .map((r) => JSON.parse(r.body).time);
     db.close();
     expect(times).toEqual(["2025-01-02T10:00:00.000Z", "last week", null, null]);
   });
@@ -42,10 +76,20 @@ describe("homed recall --stdio", () => {
   test("bad lines go to stderr and the stream goes on; a bad query still answers one line", async () => {
     using dir = tempDir();
     const r = await run([HOMED, "recall", "-stdio", "-data", dir.path], {
-      stdin: lines("not json", { op: "explode" }, { op: "index", conv: "a", id: "x" }, { op: "index", conv: "a", id: "x", text: "cello lessons twice a week" }, { op: "query", conv: "a", text: "cello" }, { op: "query", conv: "a", text: "cello", k: 3 }),
+      stdin: lines(
+        "not json",
+        { op: "explode" },
+        { op: "index", conv: "a", id: "x" },
+        { op: "index", conv: "a", id: "x", text: "cello lessons twice a week" },
+        { op: "query", conv: "a", text: "cello" },
+        { op: "query", conv: "a", text: "cello", k: 3 },
+      ),
     });
     expect(r.exitCode).toBe(0);
-    const out = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    const out = r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(out.length).toBe(2);
     expect(out[0].ids).toEqual([]);
     expect(out[0].error).toContain("k");
@@ -56,12 +100,25 @@ describe("homed recall --stdio", () => {
 
   test("reset starts a new generation: older turns stay in the log but are no longer visible", async () => {
     using dir = tempDir();
-    const first = await run([HOMED, "recall", "-stdio", "-data", dir.path], { stdin: lines({ op: "index", conv: "a", id: "old", text: "piano lessons" }, { op: "commit", conv: "a" }) });
+    const first = await run([HOMED, "recall", "-stdio", "-data", dir.path], {
+      stdin: lines({ op: "index", conv: "a", id: "old", text: "piano lessons" }, { op: "commit", conv: "a" }),
+    });
     expect(first.exitCode).toBe(0);
     const second = await run([HOMED, "recall", "-stdio", "-data", dir.path], {
-      stdin: lines({ op: "query", conv: "a", text: "piano", k: 5 }, { op: "reset", conv: "a" }, { op: "query", conv: "a", text: "piano", k: 5 }, { op: "index", conv: "a", id: "new", text: "piano recital" }, { op: "query", conv: "a", text: "piano", k: 5 }),
+      stdin: lines(
+        { op: "query", conv: "a", text: "piano", k: 5 },
+        { op: "reset", conv: "a" },
+        { op: "query", conv: "a", text: "piano", k: 5 },
+        { op: "index", conv: "a", id: "new", text: "piano recital" },
+        { op: "query", conv: "a", text: "piano", k: 5 },
+      ),
     });
-    expect(second.stdout.trim().split("\n").map((l) => JSON.parse(l).ids)).toEqual([["old"], [], ["new"]]);
+    expect(
+      second.stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l).ids),
+    ).toEqual([["old"], [], ["new"]]);
   });
 
   test("blank lines count in line numbers, and a last line without a newline is still read", async () => {
@@ -76,7 +133,11 @@ describe("homed recall --stdio", () => {
 
   test("a 256 MiB line is skipped with a note on stderr, memory stays bounded, and the next query answers", async () => {
     using dir = tempDir();
-    await using proc = Bun.spawn([HOMED, "recall", "-stdio", "-data", dir.path], { stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+    await using proc = Bun.spawn([HOMED, "recall", "-stdio", "-data", dir.path], {
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     const stderr = new Response(proc.stderr).text();
     const out = proc.stdout.getReader();
     let got = "";
@@ -101,13 +162,18 @@ describe("homed recall --stdio", () => {
       await proc.stdin.flush();
     };
 
-    await send(lines({ op: "index", conv: "a", id: "cello", text: "cello lessons twice a week" }, { op: "query", conv: "a", text: "cello", k: 1 }));
+    await send(
+      lines(
+        { op: "index", conv: "a", id: "cello", text: "cello lessons twice a week" },
+        { op: "query", conv: "a", text: "cello", k: 1 },
+      ),
+    );
     expect(await nextAnswer()).toEqual({ ids: ["cello"] });
     const before = peakRss();
     const mib = new Uint8Array(1 << 20).fill(0x78); // "xxx…", one line
     const sending = (async () => {
       for (let i = 0; i < 256; i++) await send(mib);
-      await send("\n" + lines({ op: "query", conv: "a", text: "cello", k: 1 }));
+      await send(`\n${lines({ op: "query", conv: "a", text: "cello", k: 1 })}`);
     })();
     expect(await nextAnswer()).toEqual({ ids: ["cello"] });
     await sending;
@@ -144,9 +210,24 @@ describe("concepts bridge words that share no letters", () => {
       ),
     });
     expect(r.stderr).toBe("");
-    expect(r.stdout.trim().split("\n").map((l) => JSON.parse(l).ids)).toEqual([["beagle"], ["hz"], ["beagle"]]);
+    expect(
+      r.stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l).ids),
+    ).toEqual([["beagle"], ["hz"], ["beagle"]]);
     // Plain word BM25 cannot make these connections.
-    const plain = await run([HOMED, "recall", "-stdio", "-data", dir.path], { env: { HOMED_RECALL_SCORER: "bm25" }, stdin: lines({ op: "query", conv: "a", text: "What is my dog like?", k: 4 }, { op: "query", conv: "a", text: "我的狗", k: 4 }) });
-    for (const ids of plain.stdout.trim().split("\n").map((l) => JSON.parse(l).ids as string[])) expect(ids).not.toContain("beagle");
+    const plain = await run([HOMED, "recall", "-stdio", "-data", dir.path], {
+      env: { HOMED_RECALL_SCORER: "bm25" },
+      stdin: lines(
+        { op: "query", conv: "a", text: "What is my dog like?", k: 4 },
+        { op: "query", conv: "a", text: "我的狗", k: 4 },
+      ),
+    });
+    for (const ids of plain.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l).ids as string[]))
+      expect(ids).not.toContain("beagle");
   });
 });

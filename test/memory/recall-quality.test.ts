@@ -9,11 +9,20 @@ import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { HOMED, run, tempDir } from "../harness/binary.ts";
 
-const lines = (...ops: unknown[]) => ops.map((o) => JSON.stringify(o)).join("\n") + "\n";
-const answers = (stdout: string) => (stdout.trim() ? stdout.trim().split("\n").map((l) => JSON.parse(l).ids as string[]) : []);
+const lines = (...ops: unknown[]) => `${ops.map((o) => JSON.stringify(o)).join("\n")}\n`;
+const answers = (stdout: string) =>
+  stdout.trim()
+    ? stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l).ids as string[])
+    : [];
 
 async function recall(dir: string, scorer: string, ...ops: unknown[]) {
-  const r = await run([HOMED, "recall", "-stdio", "-data", dir], { stdin: lines(...ops), env: { HOMED_RECALL_SCORER: scorer } });
+  const r = await run([HOMED, "recall", "-stdio", "-data", dir], {
+    stdin: lines(...ops),
+    env: { HOMED_RECALL_SCORER: scorer },
+  });
   expect(r.stderr).toBe("");
   expect(r.exitCode).toBe(0);
   return answers(r.stdout);
@@ -22,10 +31,26 @@ async function recall(dir: string, scorer: string, ...ops: unknown[]) {
 describe("default scorer", () => {
   test("a short reply is found through the turn it answers; plain BM25 cannot", async () => {
     const chat = [
-      { op: "index", conv: "c", id: "q", text: "Did you ever try that climbing gym downtown?", speaker: "Maya", session: 1, seq: 1 },
+      {
+        op: "index",
+        conv: "c",
+        id: "q",
+        text: "Did you ever try that climbing gym downtown?",
+        speaker: "Maya",
+        session: 1,
+        seq: 1,
+      },
       { op: "index", conv: "c", id: "a", text: "Yes! We went last Saturday.", speaker: "Jon", session: 1, seq: 2 },
       { op: "index", conv: "c", id: "x", text: "Haha, totally.", speaker: "Maya", session: 1, seq: 3 },
-      { op: "index", conv: "c", id: "y", text: "The traffic this morning was terrible.", speaker: "Jon", session: 1, seq: 4 },
+      {
+        op: "index",
+        conv: "c",
+        id: "y",
+        text: "The traffic this morning was terrible.",
+        speaker: "Jon",
+        session: 1,
+        seq: 4,
+      },
     ];
     const ask = { op: "query", conv: "c", text: "When did they go to the climbing gym?", k: 2 };
     using dir = tempDir();
@@ -40,7 +65,15 @@ describe("default scorer", () => {
       dir.path,
       "hybrid",
       { op: "index", conv: "u", id: "1", text: "Any tips for a long flight?", speaker: "user", session: "s", seq: 0 },
-      { op: "index", conv: "u", id: "2", text: "I just adopted a beagle called Max.", speaker: "user", session: "s", seq: 2 },
+      {
+        op: "index",
+        conv: "u",
+        id: "2",
+        text: "I just adopted a beagle called Max.",
+        speaker: "user",
+        session: "s",
+        seq: 2,
+      },
       { op: "index", conv: "u", id: "3", text: "Thanks!", speaker: "user", session: "s", seq: 4 },
       { op: "query", conv: "u", text: "beagle", k: 5 },
     );
@@ -49,8 +82,24 @@ describe("default scorer", () => {
 
   test("a question's 'two weeks ago' prefers what was said then over a newer mention", async () => {
     const turns = [
-      { op: "index", conv: "t", id: "then", text: "I baked banana bread for my friend.", speaker: "user", time: "2023/04/21 (Fri) 10:00", session: "a" },
-      { op: "index", conv: "t", id: "later", text: "I baked banana bread again, for my sister.", speaker: "user", time: "2023/05/04 (Thu) 10:00", session: "b" },
+      {
+        op: "index",
+        conv: "t",
+        id: "then",
+        text: "I baked banana bread for my friend.",
+        speaker: "user",
+        time: "2023/04/21 (Fri) 10:00",
+        session: "a",
+      },
+      {
+        op: "index",
+        conv: "t",
+        id: "later",
+        text: "I baked banana bread again, for my sister.",
+        speaker: "user",
+        time: "2023/05/04 (Thu) 10:00",
+        session: "b",
+      },
     ];
     using dir = tempDir();
     const [withTime, without] = await recall(

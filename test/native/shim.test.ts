@@ -7,7 +7,17 @@ import { closeSync, constants as fsConstants, openSync, readFileSync, readSync, 
 import { constants } from "node:os";
 import { join } from "node:path";
 import { SharedSegment } from "../../src/ipc/shared-memory.ts";
-import { closeFd, cString, errnoName, shim, ShimError, SHIM_LOCK_EX_NB, SHIM_PROT_RW, socketPair, tryLockFile } from "../../src/ipc/shim.ts";
+import {
+  closeFd,
+  cString,
+  errnoName,
+  shim,
+  ShimError,
+  SHIM_LOCK_EX_NB,
+  SHIM_PROT_RW,
+  socketPair,
+  tryLockFile,
+} from "../../src/ipc/shim.ts";
 import { ROOT, tempDir } from "../harness/binary.ts";
 
 const E = constants.errno;
@@ -35,7 +45,11 @@ describe("two processes share a segment passed as fd 3", () => {
       woken = s.shim_futex_wake(seg.addr + 32, 1);
       if (woken === 0) await Bun.sleep(2);
     }
-    const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+    const [out, err, code] = await Promise.all([
+      new Response(child.stdout).text(),
+      new Response(child.stderr).text(),
+      child.exited,
+    ]);
     expect(err).toBe("");
     expect(code).toBe(0);
     expect(woken).toBe(1);
@@ -93,7 +107,8 @@ describe("every shim function reports errors as -errno", () => {
   test("socketpair: a null out-pointer is EINVAL; the pair is connected, close-on-exec, and only [0] non-blocking", () => {
     expect(s.shim_socketpair(null)).toBe(-E.EINVAL!);
     const [a, b] = socketPair({ nonBlockingFirst: true });
-    const flags = (fd: number) => parseInt(/flags:\s+(\d+)/.exec(readFileSync(`/proc/self/fdinfo/${fd}`, "utf8"))![1] as string, 8);
+    const flags = (fd: number) =>
+      parseInt(/flags:\s+(\d+)/.exec(readFileSync(`/proc/self/fdinfo/${fd}`, "utf8"))![1] as string, 8);
     expect(flags(a) & fsConstants.O_NONBLOCK).not.toBe(0);
     expect(flags(b) & fsConstants.O_NONBLOCK).toBe(0);
     expect(s.shim_set_cloexec(a, 1)).toBe(1);

@@ -23,8 +23,17 @@ async function status(data: string): Promise<Status> {
   return JSON.parse(r.stdout) as Status;
 }
 
-async function waitPlugin(data: string, name: string, pred: (p: PluginInfo) => boolean, ms = 15_000): Promise<PluginInfo> {
-  const p = await poll(async () => (await status(data)).plugins.find((x) => x.name === name), (x) => x !== undefined && pred(x), { timeoutMs: ms, what: `plugin ${name}` });
+async function waitPlugin(
+  data: string,
+  name: string,
+  pred: (p: PluginInfo) => boolean,
+  ms = 15_000,
+): Promise<PluginInfo> {
+  const p = await poll(
+    async () => (await status(data)).plugins.find((x) => x.name === name),
+    (x) => x !== undefined && pred(x),
+    { timeoutMs: ms, what: `plugin ${name}` },
+  );
   return p as PluginInfo;
 }
 
@@ -71,7 +80,7 @@ describe("plugins under a running daemon", () => {
     await using d = await startDaemon(dir.path);
     let web = await waitPlugin(dir.path, "web", (p) => p.state === "ready");
     let url = webUrl(web);
-    const health = await fetch(url + "healthz");
+    const health = await fetch(`${url}healthz`);
     expect(health.status).toBe(200);
     const body = (await health.json()) as { ok: boolean; plugins: PluginInfo[] };
     expect(body.ok).toBe(true);
@@ -82,7 +91,7 @@ describe("plugins under a running daemon", () => {
     const page = await (await fetch(url)).text();
     expect(page).toContain("<title>homed</title>");
     expect(page).toContain('<script type="module" src="/assets/app.js"></script>');
-    expect((await fetch(url + "assets/app.js")).headers.get("content-type")).toContain("javascript");
+    expect((await fetch(`${url}assets/app.js`)).headers.get("content-type")).toContain("javascript");
 
     for (const delay of [1000, 2000, 3000]) {
       const oldPid = web.pid as number;
@@ -101,7 +110,9 @@ describe("plugins under a running daemon", () => {
     expect(web.restarts).toBe(3);
     expect(web.detail).toContain("automatic restarts stopped");
     // A person has to act now: that is a warning in the log, not news.
-    await d.waitFor(/level=warn msg="plugin state" component=supervisor plugin=web state=stopped detail="killed by SIGKILL; crashed 4 times in 5 minutes, automatic restarts stopped/);
+    await d.waitFor(
+      /level=warn msg="plugin state" component=supervisor plugin=web state=stopped detail="killed by SIGKILL; crashed 4 times in 5 minutes, automatic restarts stopped/,
+    );
     const human = await run([HOMED, "status", "-data", dir.path]);
     expect(human.stdout).toMatch(/web\s+stopped/);
 
@@ -109,7 +120,7 @@ describe("plugins under a running daemon", () => {
     expect(r.exitCode).toBe(0);
     web = await waitPlugin(dir.path, "web", (p) => p.state === "ready");
     url = webUrl(web);
-    expect((await fetch(url + "healthz")).status).toBe(200);
+    expect((await fetch(`${url}healthz`)).status).toBe(200);
     expect(d.proc.exitCode).toBeNull();
 
     const unknown = await run([HOMED, "plugin-restart", "-data", dir.path, "nope"]);
@@ -149,7 +160,11 @@ describe("plugins under a running daemon", () => {
     installBunPlugin(dir.path, "half", "garbage.ts", {}, ["half"]);
     installBunPlugin(dir.path, "silent", "garbage.ts", {}, ["silent"]);
     installBunPlugin(dir.path, "fuzz", "fuzz.ts", {}, ["10000", "42"]);
-    installPlugin(dir.path, "py", { transport: "stdio", provides: ["tool.python"], exec: join(FIXTURES, "stdio_plugin.py") });
+    installPlugin(dir.path, "py", {
+      transport: "stdio",
+      provides: ["tool.python"],
+      exec: join(FIXTURES, "stdio_plugin.py"),
+    });
     installBunPlugin(dir.path, "echo", "echo.ts", { provides: ["tool.echo"] });
     await using d = await startDaemon(dir.path, {
       env: { HOMED_PLUGINS_START_TIMEOUT_MS: "3000", HOMED_PLUGINS_PING_INTERVAL_MS: "400" },
@@ -172,7 +187,7 @@ describe("plugins under a running daemon", () => {
     expect(byName.web?.state).toBe("ready");
     expect(byName.echo?.state).toBe("ready");
     expect(byName.py?.state).toBe("ready");
-    const health = await fetch(webUrl(byName.web as PluginInfo) + "healthz");
+    const health = await fetch(`${webUrl(byName.web as PluginInfo)}healthz`);
     expect(health.status).toBe(503); // the misbehaving plugins are not healthy, and the endpoint says so
     const body = (await health.json()) as { ok: boolean; plugins: PluginInfo[] };
     expect(body.ok).toBe(false);

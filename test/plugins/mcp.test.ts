@@ -12,8 +12,16 @@ import { poll } from "../harness/poll.ts";
 
 const EVERYTHING = join(ROOT, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 
-async function waitTools(rig: Awaited<ReturnType<typeof startAgentRig>>, pred: (names: string[]) => boolean, ms = 20_000): Promise<string[]> {
-  return await poll(async () => (await rig.status()).tools.map((t) => t.name), pred, { timeoutMs: ms, intervalMs: 50, what: "the MCP tools to match" });
+async function waitTools(
+  rig: Awaited<ReturnType<typeof startAgentRig>>,
+  pred: (names: string[]) => boolean,
+  ms = 20_000,
+): Promise<string[]> {
+  return await poll(async () => (await rig.status()).tools.map((t) => t.name), pred, {
+    timeoutMs: ms,
+    intervalMs: 50,
+    what: "the MCP tools to match",
+  });
 }
 
 describe("mcp plugin", () => {
@@ -30,22 +38,40 @@ describe("mcp plugin", () => {
     const names = await waitTools(rig, (n) => n.includes("everything_echo"));
     expect(names).toContain("everything_get-sum");
     const risk = Object.fromEntries((await rig.status()).tools.map((t) => [t.name, (t as { risk?: string }).risk]));
-    expect(risk["everything_echo"]).toBe("read");
+    expect(risk.everything_echo).toBe("read");
     expect(risk["everything_gzip-file-as-resource"]).toBe("exec");
 
-    rig.llm.script([{ toolCalls: [{ name: "everything_echo", arguments: { message: "hello mcp" } }, { name: "everything_get-sum", arguments: { a: 2, b: 3 } }] }, { text: "done" }]);
+    rig.llm.script([
+      {
+        toolCalls: [
+          { name: "everything_echo", arguments: { message: "hello mcp" } },
+          { name: "everything_get-sum", arguments: { a: 2, b: 3 } },
+        ],
+      },
+      { text: "done" },
+    ]);
     const r = await rig.chat("use the tools");
     expect(r.exitCode).toBe(0);
-    const sent = (rig.llm.requests[1]!.body as { messages: { role: string; content: string }[] }).messages.filter((m) => m.role === "tool").map((m) => m.content);
+    const sent = (rig.llm.requests[1]!.body as { messages: { role: string; content: string }[] }).messages
+      .filter((m) => m.role === "tool")
+      .map((m) => m.content);
     expect(sent[0]).toContain("hello mcp");
     expect(sent[1]).toContain("5");
-    const tools = (rig.llm.requests[0]!.body as { tools: { function: { name: string; parameters: { properties?: Record<string, unknown> } } }[] }).tools;
-    expect(Object.keys(tools.find((t) => t.function.name === "everything_echo")!.function.parameters.properties ?? {})).toEqual(["message"]);
+    const tools = (
+      rig.llm.requests[0]!.body as {
+        tools: { function: { name: string; parameters: { properties?: Record<string, unknown> } } }[];
+      }
+    ).tools;
+    expect(
+      Object.keys(tools.find((t) => t.function.name === "everything_echo")!.function.parameters.properties ?? {}),
+    ).toEqual(["message"]);
 
     // A bad call is the model's to correct, checked by the kernel against the server's schema.
     rig.llm.script([{ toolCalls: [{ name: "everything_get-sum", arguments: { a: "two" } }] }, { text: "ok" }]);
     await rig.chat("bad sum");
-    expect((rig.llm.requests[3]!.body as { messages: { role: string; content: string }[] }).messages.at(-1)!.content).toContain("invalid arguments");
+    expect(
+      (rig.llm.requests[3]!.body as { messages: { role: string; content: string }[] }).messages.at(-1)!.content,
+    ).toContain("invalid arguments");
 
     const pid = Number(readFileSync(pidFile, "utf8").trim());
     process.kill(pid, "SIGKILL");
@@ -62,21 +88,32 @@ describe("mcp plugin", () => {
       join(dir.path, "config.toml"),
       `[[mcp.servers]]\nname = "everything"\ncommand = "node"\nargs = [${JSON.stringify(EVERYTHING)}, "stdio"]\nenv = { GIVEN_VAR = "given" }\nenv_passthrough = ["PASSED_VAR", "UNSET_VAR"]\n\n[approval]\nallow = ["everything_get-env"]\n`,
     );
-    await using rig = await startAgentRig(dir.path, { plugin: false, env: { PASSED_VAR: "passed", HOMED_WEB_TOKEN: "tok-should-never-leak-0123456789", CLOUD_SECRET: "cloud-should-never-leak" } });
+    await using rig = await startAgentRig(dir.path, {
+      plugin: false,
+      env: {
+        PASSED_VAR: "passed",
+        HOMED_WEB_TOKEN: "tok-should-never-leak-0123456789",
+        CLOUD_SECRET: "cloud-should-never-leak",
+      },
+    });
     await waitTools(rig, (n) => n.includes("everything_get-env"));
     const risk = Object.fromEntries((await rig.status()).tools.map((t) => [t.name, (t as { risk?: string }).risk]));
     // readOnlyHint is the server's word; without the owner's opt-in it lowers nothing.
-    expect(risk["everything_echo"]).toBe("exec");
+    expect(risk.everything_echo).toBe("exec");
     expect(risk["everything_get-env"]).toBe("exec");
 
     rig.llm.script([{ toolCalls: [{ name: "everything_get-env", arguments: {} }] }, { text: "done" }]);
     expect((await rig.chat("show your environment")).exitCode).toBe(0);
-    const dump = (rig.llm.requests[1]!.body as { messages: { role: string; content: string }[] }).messages.find((m) => m.role === "tool")!.content;
+    const dump = (rig.llm.requests[1]!.body as { messages: { role: string; content: string }[] }).messages.find(
+      (m) => m.role === "tool",
+    )!.content;
     const env = JSON.parse(dump) as Record<string, string>;
     expect(env.GIVEN_VAR).toBe("given");
     expect(env.PASSED_VAR).toBe("passed");
     expect(env.PATH).toBeDefined();
-    expect(Object.keys(env).filter((k) => k.startsWith("HOMED_") || k === "CLOUD_SECRET" || k === "UNSET_VAR")).toEqual([]);
+    expect(Object.keys(env).filter((k) => k.startsWith("HOMED_") || k === "CLOUD_SECRET" || k === "UNSET_VAR")).toEqual(
+      [],
+    );
     expect(dump).not.toContain("never-leak");
 
     // An exec tool is asked about; no answer on the terminal is a no.
@@ -86,7 +123,10 @@ describe("mcp plugin", () => {
 
   test("a passthrough of a HOMED_* variable is a configuration error", async () => {
     using dir = tempDir();
-    await Bun.write(join(dir.path, "config.toml"), `[[mcp.servers]]\nname = "x"\ncommand = "true"\nenv_passthrough = ["HOMED_WEB_TOKEN"]\n`);
+    await Bun.write(
+      join(dir.path, "config.toml"),
+      `[[mcp.servers]]\nname = "x"\ncommand = "true"\nenv_passthrough = ["HOMED_WEB_TOKEN"]\n`,
+    );
     const r = await run([HOMED, "-data", dir.path, "-listen", "127.0.0.1:0"]);
     expect(r.exitCode).toBe(78);
     expect(r.stderr).toContain("mcp.servers");

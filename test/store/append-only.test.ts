@@ -13,16 +13,24 @@ describe("events are append-only", () => {
     using dir = tempDir();
     const d = await startDaemon(dir.path);
     const client = await connectUnixRpc(d.socket, quiet);
-    const { id } = (await client.peer.request("event.append", { conv: "c", kind: "user-message", actor: "me", untrusted: true, body: { text: "hi" } })) as { id: number };
+    const { id } = (await client.peer.request("event.append", {
+      conv: "c",
+      kind: "user-message",
+      actor: "me",
+      untrusted: true,
+      body: { text: "hi" },
+    })) as { id: number };
     client.close();
     await d.stop();
 
     const db = new Database(join(dir.path, "homed.db"));
     expect(() => db.exec(`UPDATE events SET body = '{}' WHERE id = ${id}`)).toThrow("append-only");
     expect(() => db.exec(`DELETE FROM events WHERE id = ${id}`)).toThrow("append-only");
-    const row = db.query<{ body: string; untrusted: number; layer: number }, [number]>(
-      "SELECT e.body, e.untrusted, s.layer FROM events e JOIN event_state s ON s.event_id = e.id WHERE e.id = ?",
-    ).get(id);
+    const row = db
+      .query<{ body: string; untrusted: number; layer: number }, [number]>(
+        "SELECT e.body, e.untrusted, s.layer FROM events e JOIN event_state s ON s.event_id = e.id WHERE e.id = ?",
+      )
+      .get(id);
     expect(row).toEqual({ body: '{"text":"hi"}', untrusted: 1, layer: 1 });
     db.close();
   });
@@ -31,7 +39,12 @@ describe("events are append-only", () => {
     using dir = tempDir();
     await using d = await startDaemon(dir.path);
     const client = await connectUnixRpc(d.socket, quiet);
-    for (const bad of [{}, { conv: "", kind: "k", actor: "a", body: 1 }, { conv: "c", kind: 5, actor: "a", body: 1 }, { conv: "c", kind: "k", actor: "a", body: 1, extra: true }]) {
+    for (const bad of [
+      {},
+      { conv: "", kind: "k", actor: "a", body: 1 },
+      { conv: "c", kind: 5, actor: "a", body: 1 },
+      { conv: "c", kind: "k", actor: "a", body: 1, extra: true },
+    ]) {
       const err = (await client.peer.request("event.append", bad).catch((e) => e)) as { code: number };
       expect(err.code).toBe(-32602);
     }

@@ -30,7 +30,12 @@ describe("append-only log under kill -9", () => {
         while (!dead) {
           const text = `r${round}-m${sent++}-${"x".repeat(sent % 300)}`;
           try {
-            const res = (await client.peer.request("event.append", { conv: `c${round % 3}`, kind: "user-message", actor: "test", body: { text } })) as { id: number };
+            const res = (await client.peer.request("event.append", {
+              conv: `c${round % 3}`,
+              kind: "user-message",
+              actor: "test",
+              body: { text },
+            })) as { id: number };
             acked.set(res.id, text);
             if (++ackedThisRound === killAfter) {
               dead = true;

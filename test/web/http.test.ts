@@ -10,8 +10,11 @@ import { HOMED, run, tempDir } from "../harness/binary.ts";
 import { startDaemon, webUrlOf } from "../harness/daemon.ts";
 import { startFakeLlm } from "../harness/fake-llm.ts";
 
-
-const json = (body: unknown, extra: Record<string, string> = {}) => ({ method: "POST", headers: { "content-type": "application/json", "x-homed": "1", ...extra }, body: typeof body === "string" ? body : JSON.stringify(body) });
+const json = (body: unknown, extra: Record<string, string> = {}) => ({
+  method: "POST",
+  headers: { "content-type": "application/json", "x-homed": "1", ...extra },
+  body: typeof body === "string" ? body : JSON.stringify(body),
+});
 
 describe("bad HTTP input", () => {
   test("wrong types, bad JSON, no JSON, huge bodies and unknown routes get a clear 4xx; the daemon stays up", async () => {
@@ -22,7 +25,12 @@ describe("bad HTTP input", () => {
       ["api/chat", json({ conv: 5, text: [] }), 422, "invalid request"],
       ["api/chat", json({ conv: "ok", text: "" }), 422, "message is empty"],
       ["api/chat", json("{not json"), 400, "not valid JSON"],
-      ["api/chat", { method: "POST", headers: { "x-homed": "1", "content-type": "text/plain" }, body: "hi" }, 415, "Content-Type: application/json"],
+      [
+        "api/chat",
+        { method: "POST", headers: { "x-homed": "1", "content-type": "text/plain" }, body: "hi" },
+        415,
+        "Content-Type: application/json",
+      ],
       ["api/chat", json({ conv: "x", text: "y".repeat(64 * 1024) }), 413, "larger than 16 KiB"],
       ["api/provider", json({ provider: "skynet", model: "m" }), 422, "provider must be openai or anthropic"],
       ["api/conversations/%00bad", { method: "GET" }, 400, ""],
@@ -30,7 +38,12 @@ describe("bad HTTP input", () => {
       // Kernel refusals keep their meaning over HTTP (src/protocol/errors.ts, one mapping).
       ["api/plugins/nope/restart", json({}), 404, "no plugin named nope"],
       ["api/plugins/mcp/restart", json({}), 409, "mcp cannot start: not needed"],
-      ["v1/chat/completions", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ messages: [] }) }, 422, "messages is empty"],
+      [
+        "v1/chat/completions",
+        { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ messages: [] }) },
+        422,
+        "messages is empty",
+      ],
       ["nowhere", { method: "GET" }, 404, "not found"],
     ];
     for (const [path, init, status, text] of cases) {
@@ -40,7 +53,7 @@ describe("bad HTTP input", () => {
       expect(JSON.stringify(body.error)).toContain(text);
     }
     expect((await run([HOMED, "status", "-data", dir.path])).exitCode).toBe(0);
-    expect((await fetch(url + "healthz")).status).toBe(200);
+    expect((await fetch(`${url}healthz`)).status).toBe(200);
   });
 
   test("cross-site requests and foreign Host headers are refused", async () => {
@@ -48,17 +61,25 @@ describe("bad HTTP input", () => {
     await using d = await startDaemon(dir.path);
     const url = await webUrlOf(d);
     const setProvider = { provider: "openai", model: "m" };
-    let res = await fetch(url + "api/provider", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(setProvider) });
+    let res = await fetch(`${url}api/provider`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(setProvider),
+    });
     expect(res.status).toBe(403);
     expect(((await res.json()) as { error: string }).error).toContain("X-Homed");
-    res = await fetch(url + "api/provider", json(setProvider, { origin: "https://evil.example" }));
+    res = await fetch(`${url}api/provider`, json(setProvider, { origin: "https://evil.example" }));
     expect(res.status).toBe(403);
-    res = await fetch(url + "v1/chat/completions", { method: "POST", headers: { "content-type": "text/plain" }, body: "{}" });
+    res = await fetch(`${url}v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "text/plain" },
+      body: "{}",
+    });
     expect(res.status).toBe(415);
-    res = await fetch(url + "api/status", { headers: { host: "rebind.evil.example:8080" } });
+    res = await fetch(`${url}api/status`, { headers: { host: "rebind.evil.example:8080" } });
     expect(res.status).toBe(403);
     // None of it changed the provider.
-    expect(((await (await fetch(url + "api/provider")).json()) as { configured: boolean }).configured).toBe(false);
+    expect(((await (await fetch(`${url}api/provider`)).json()) as { configured: boolean }).configured).toBe(false);
   });
 });
 
@@ -71,25 +92,31 @@ describe("login when listening beyond loopback", () => {
     // to 127.0.0.1.
     await using d = await startDaemon(dir.path, { args: ["-listen", "0.0.0.0:0"] });
     const url = await webUrlOf(d);
-    expect((await fetch(url + "api/status")).status).toBe(401);
-    expect((await fetch(url + "v1/models")).status).toBe(401);
-    expect((await fetch(url + "api/status", { headers: { authorization: "Bearer wrong-token-wrong-token" } })).status).toBe(401);
-    expect((await fetch(url + "api/status", { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+    expect((await fetch(`${url}api/status`)).status).toBe(401);
+    expect((await fetch(`${url}v1/models`)).status).toBe(401);
+    expect(
+      (await fetch(`${url}api/status`, { headers: { authorization: "Bearer wrong-token-wrong-token" } })).status,
+    ).toBe(401);
+    expect((await fetch(`${url}api/status`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
     // The page shell (the login page) and a bare health answer stay reachable.
     expect((await fetch(url)).status).toBe(200);
-    expect(await (await fetch(url + "healthz")).json()).toEqual({ ok: true });
+    expect(await (await fetch(`${url}healthz`)).json()).toEqual({ ok: true });
 
-    expect((await fetch(url + "api/login", json({ token: "nope" }))).status).toBe(401);
-    const login = await fetch(url + "api/login", json({ token }));
+    expect((await fetch(`${url}api/login`, json({ token: "nope" }))).status).toBe(401);
+    const login = await fetch(`${url}api/login`, json({ token }));
     expect(login.status).toBe(200);
     const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0] as string;
     expect(login.headers.get("set-cookie")).toContain("HttpOnly");
     expect(login.headers.get("set-cookie")).toContain("SameSite=Strict");
-    expect((await fetch(url + "api/status", { headers: { cookie } })).status).toBe(200);
+    expect((await fetch(`${url}api/status`, { headers: { cookie } })).status).toBe(200);
     // A cookie alone is not enough to change things: the CSRF header is required too.
-    const noHeader = await fetch(url + "api/provider", { method: "POST", headers: { cookie, "content-type": "application/json" }, body: JSON.stringify({ provider: "openai", model: "m" }) });
+    const noHeader = await fetch(`${url}api/provider`, {
+      method: "POST",
+      headers: { cookie, "content-type": "application/json" },
+      body: JSON.stringify({ provider: "openai", model: "m" }),
+    });
     expect(noHeader.status).toBe(403);
-    expect((await fetch(url + "api/provider", json({ provider: "openai", model: "m" }, { cookie }))).status).toBe(200);
+    expect((await fetch(`${url}api/provider`, json({ provider: "openai", model: "m" }, { cookie }))).status).toBe(200);
     // No token file is written when config.toml sets one.
     expect(await Bun.file(join(dir.path, "web-token")).exists()).toBe(false);
   });
@@ -116,24 +143,46 @@ describe("OpenAI-compatible API", () => {
     await using llm = await startFakeLlm();
     await using d = await startDaemon(dir.path);
     const url = await webUrlOf(d);
-    const set = await run([HOMED, "provider", "-data", dir.path, "-kind", "openai", "-base-url", llm.url, "-model", "upstream"]);
+    const set = await run([
+      HOMED,
+      "provider",
+      "-data",
+      dir.path,
+      "-kind",
+      "openai",
+      "-base-url",
+      llm.url,
+      "-model",
+      "upstream",
+    ]);
     expect(set.exitCode).toBe(0);
-    const client = new OpenAI({ baseURL: url + "v1", apiKey: "unused-on-loopback" });
+    const client = new OpenAI({ baseURL: `${url}v1`, apiKey: "unused-on-loopback" });
     const models = await client.models.list();
     expect(models.data.map((m) => m.id)).toEqual(["homed"]);
 
     llm.script([{ text: "Plain answer.", usage: { input: 5, output: 2 } }]);
-    const done = await client.chat.completions.create({ model: "homed", messages: [{ role: "user", content: "hello" }], user: "tester" });
+    const done = await client.chat.completions.create({
+      model: "homed",
+      messages: [{ role: "user", content: "hello" }],
+      user: "tester",
+    });
     expect(done.choices[0]!.message.content).toBe("Plain answer.");
     expect(done.usage?.total_tokens).toBe(7);
 
     llm.script([{ text: "Streamed answer, in pieces." }]);
-    const stream = await client.chat.completions.create({ model: "homed", messages: [{ role: "user", content: "again" }], user: "tester", stream: true });
+    const stream = await client.chat.completions.create({
+      model: "homed",
+      messages: [{ role: "user", content: "again" }],
+      user: "tester",
+      stream: true,
+    });
     let text = "";
     for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? "";
     expect(text).toBe("Streamed answer, in pieces.");
     // The API conversation keeps its own history: the second call saw the first turn.
-    const sent = (llm.requests[1]!.body as { messages: { role: string; content: string }[] }).messages.map((m) => m.content);
+    const sent = (llm.requests[1]!.body as { messages: { role: string; content: string }[] }).messages.map(
+      (m) => m.content,
+    );
     expect(sent).toContain("Plain answer.");
   });
 });

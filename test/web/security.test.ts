@@ -17,7 +17,8 @@ describe("Host header on a loopback bind", () => {
     await using d = await startDaemon(dir.path);
     const url = await webUrlOf(d);
     const port = new URL(url).port;
-    const status = async (...hosts: string[]) => (await rawRequest(url + "api/status", { headers: hosts.map((h) => ["Host", h]) })).status;
+    const status = async (...hosts: string[]) =>
+      (await rawRequest(`${url}api/status`, { headers: hosts.map((h) => ["Host", h]) })).status;
     const cases: [string[], number][] = [
       [[`127.0.0.1:${port}`], 200],
       [[`127.1.2.3:${port}`], 200],
@@ -42,7 +43,7 @@ describe("Host header on a loopback bind", () => {
     for (const [hosts] of cases) got.push([hosts, await status(...hosts)]);
     expect(got).toEqual(cases);
     // The refusal says why, so an owner behind a proxy knows what to add.
-    const refused = await rawRequest(url + "api/status", { headers: [["Host", "127.attacker.example"]] });
+    const refused = await rawRequest(`${url}api/status`, { headers: [["Host", "127.attacker.example"]] });
     expect(refused.body).toContain("allowed_hosts");
   });
 
@@ -52,8 +53,11 @@ describe("Host header on a loopback bind", () => {
     await using d = await startDaemon(dir.path, { args: ["-listen", "0.0.0.0:0"], env: { HOMED_WEB_TOKEN: token } });
     const url = await webUrlOf(d);
     const auth: [string, string] = ["Authorization", `Bearer ${token}`];
-    expect((await rawRequest(url + "api/status", { headers: [["Host", "homed.example.org"], auth] })).status).toBe(200);
-    expect((await rawRequest(url + "api/status", { headers: [["Host", "homed.example.org"], ["Host", "127.0.0.1"], auth] })).status).toBe(403);
+    expect((await rawRequest(`${url}api/status`, { headers: [["Host", "homed.example.org"], auth] })).status).toBe(200);
+    expect(
+      (await rawRequest(`${url}api/status`, { headers: [["Host", "homed.example.org"], ["Host", "127.0.0.1"], auth] }))
+        .status,
+    ).toBe(403);
   });
 });
 
@@ -63,9 +67,21 @@ describe("CSRF: Content-Type is a media type, not a substring", () => {
     await using d = await startDaemon(dir.path);
     const url = await webUrlOf(d);
     const post = async (path: string, type: string, extra: Record<string, string> = {}) =>
-      (await fetch(url + path, { method: "POST", headers: { "content-type": type, ...extra }, body: JSON.stringify({ messages: [] }) })).status;
+      (
+        await fetch(url + path, {
+          method: "POST",
+          headers: { "content-type": type, ...extra },
+          body: JSON.stringify({ messages: [] }),
+        })
+      ).status;
     const got: [string, string, number][] = [];
-    for (const type of ["text/plain; a=application/json", "text/plain;application/json", "application/jsonx", "application/json-seq", "multipart/form-data; boundary=application/json"]) {
+    for (const type of [
+      "text/plain; a=application/json",
+      "text/plain;application/json",
+      "application/jsonx",
+      "application/json-seq",
+      "multipart/form-data; boundary=application/json",
+    ]) {
       got.push(["v1/chat/completions", type, await post("v1/chat/completions", type)]);
       got.push(["api/cancel", type, await post("api/cancel", type, { "x-homed": "1" })]);
     }
@@ -78,7 +94,11 @@ describe("CSRF: Content-Type is a media type, not a substring", () => {
 
 describe("a configured token is enforced on loopback too", () => {
   for (const [how, setup] of [
-    ["[web] token", (dir: string, token: string) => Bun.write(join(dir, "config.toml"), `[web]\ntoken = "${token}"\n`).then(() => ({}))],
+    [
+      "[web] token",
+      (dir: string, token: string) =>
+        Bun.write(join(dir, "config.toml"), `[web]\ntoken = "${token}"\n`).then(() => ({})),
+    ],
     ["HOMED_WEB_TOKEN", async (_dir: string, token: string) => ({ HOMED_WEB_TOKEN: token })],
   ] as const) {
     test(`set by ${how}: /api and /v1 answer 401 without it and 200 with it; the page asks to log in`, async () => {
@@ -87,16 +107,22 @@ describe("a configured token is enforced on loopback too", () => {
       const env = await setup(dir.path, token);
       await using d = await startDaemon(dir.path, { env });
       const url = await webUrlOf(d);
-      expect((await fetch(url + "api/status")).status).toBe(401);
-      expect((await fetch(url + "v1/models")).status).toBe(401);
-      expect((await fetch(url + "api/status", { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
-      expect((await fetch(url + "v1/models", { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
-      expect(await (await fetch(url + "api/session")).json()).toMatchObject({ exposed: false, authenticated: false });
-      expect(await (await fetch(url + "healthz")).json()).toEqual({ ok: true });
-      const login = await fetch(url + "api/login", { method: "POST", headers: { "content-type": "application/json", "x-homed": "1" }, body: JSON.stringify({ token }) });
+      expect((await fetch(`${url}api/status`)).status).toBe(401);
+      expect((await fetch(`${url}v1/models`)).status).toBe(401);
+      expect((await fetch(`${url}api/status`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+      expect((await fetch(`${url}v1/models`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+      expect(await (await fetch(`${url}api/session`)).json()).toMatchObject({ exposed: false, authenticated: false });
+      expect(await (await fetch(`${url}healthz`)).json()).toEqual({ ok: true });
+      const login = await fetch(`${url}api/login`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-homed": "1" },
+        body: JSON.stringify({ token }),
+      });
       const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0] as string;
-      expect(await (await fetch(url + "api/session", { headers: { cookie } })).json()).toMatchObject({ authenticated: true });
-      expect((await fetch(url + "api/status", { headers: { cookie } })).status).toBe(200);
+      expect(await (await fetch(`${url}api/session`, { headers: { cookie } })).json()).toMatchObject({
+        authenticated: true,
+      });
+      expect((await fetch(`${url}api/status`, { headers: { cookie } })).status).toBe(200);
     });
   }
 
@@ -104,9 +130,9 @@ describe("a configured token is enforced on loopback too", () => {
     using dir = tempDir();
     await using d = await startDaemon(dir.path);
     const url = await webUrlOf(d);
-    expect((await fetch(url + "api/status")).status).toBe(200);
-    expect((await fetch(url + "v1/models", { headers: { authorization: "Bearer sk-anything" } })).status).toBe(200);
-    expect(await (await fetch(url + "api/session")).json()).toMatchObject({ exposed: false, authenticated: true });
+    expect((await fetch(`${url}api/status`)).status).toBe(200);
+    expect((await fetch(`${url}v1/models`, { headers: { authorization: "Bearer sk-anything" } })).status).toBe(200);
+    expect(await (await fetch(`${url}api/session`)).json()).toMatchObject({ exposed: false, authenticated: true });
   });
 });
 
@@ -127,7 +153,14 @@ describe("guessing the token is slowed down per client", () => {
     const token = "correct-horse-battery-staple-42";
     await using d = await startDaemon(dir.path, { args: ["-listen", "0.0.0.0:0"], env: { HOMED_WEB_TOKEN: token } });
     const url = await webUrlOf(d);
-    const status = (bearer: string, localAddress = "127.0.0.1") => rawRequest(url + "api/status", { headers: [["Host", "homed.example"], ["Authorization", `Bearer ${bearer}`]], localAddress });
+    const status = (bearer: string, localAddress = "127.0.0.1") =>
+      rawRequest(`${url}api/status`, {
+        headers: [
+          ["Host", "homed.example"],
+          ["Authorization", `Bearer ${bearer}`],
+        ],
+        localAddress,
+      });
     const statuses: number[] = [];
     for (let i = 0; i < 20; i++) statuses.push((await status(`wrong-guess-number-${i}`)).status);
     expect(statuses).toEqual([...Array(5).fill(401), ...Array(15).fill(429)]);
@@ -136,7 +169,11 @@ describe("guessing the token is slowed down per client", () => {
     expect(blocked.status).toBe(429);
     const wait = Number(blocked.headers["retry-after"]);
     expect(wait).toBeGreaterThanOrEqual(1);
-    const login = await fetch(url + "api/login", { method: "POST", headers: { "content-type": "application/json", "x-homed": "1" }, body: JSON.stringify({ token }) });
+    const login = await fetch(`${url}api/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-homed": "1" },
+      body: JSON.stringify({ token }),
+    });
     expect(login.status).toBe(429);
     // Another client (another source address) is not affected.
     expect((await status(token, "127.0.0.2")).status).toBe(200);
@@ -151,15 +188,28 @@ describe("guessing the token is slowed down per client", () => {
 
   test("wrong logins count the same way; a wrong session cookie is cleared so it is not sent again", async () => {
     using dir = tempDir();
-    await using d = await startDaemon(dir.path, { args: ["-listen", "0.0.0.0:0"], env: { HOMED_WEB_TOKEN: "correct-horse-battery-staple-42" } });
+    await using d = await startDaemon(dir.path, {
+      args: ["-listen", "0.0.0.0:0"],
+      env: { HOMED_WEB_TOKEN: "correct-horse-battery-staple-42" },
+    });
     const url = await webUrlOf(d);
     const statuses: number[] = [];
     for (let i = 0; i < 8; i++) {
-      const res = await fetch(url + "api/login", { method: "POST", headers: { "content-type": "application/json", "x-homed": "1" }, body: JSON.stringify({ token: `guess-${i}` }) });
+      const res = await fetch(`${url}api/login`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-homed": "1" },
+        body: JSON.stringify({ token: `guess-${i}` }),
+      });
       statuses.push(res.status);
     }
     expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429, 429]);
-    const stale = await rawRequest(url + "api/status", { headers: [["Host", "homed.example"], ["Cookie", "homed_session=from-an-old-token"]], localAddress: "127.0.0.3" });
+    const stale = await rawRequest(`${url}api/status`, {
+      headers: [
+        ["Host", "homed.example"],
+        ["Cookie", "homed_session=from-an-old-token"],
+      ],
+      localAddress: "127.0.0.3",
+    });
     expect(stale.status).toBe(401);
     expect(stale.headers["set-cookie"]).toMatch(/^homed_session=;.*Max-Age=0/);
   });

@@ -19,7 +19,6 @@ afterAll(async () => {
   await browser?.close();
 });
 
-
 /** A daemon with the agent fixture plugin and a fake LLM, and a page open on its web UI. */
 async function openUi() {
   const dir = tempDir();
@@ -46,7 +45,7 @@ async function openUi() {
 describe("web UI", () => {
   test("first run: set up a provider, test the connection, chat with a tool call approved in place, reload keeps it", async () => {
     await using ui = await openUi();
-    const { llm, d, url, page, errors } = ui;
+    const { llm, d, page, errors } = ui;
 
     await page.waitForSelector("#provider-form");
     expect(await page.textContent("h2")).toBe("Welcome to homed");
@@ -66,7 +65,13 @@ describe("web UI", () => {
     llm.script([{ text: "ok" }]);
     await page.click("#test-connection");
     // Runs in the page: the test's own lib has no DOM types, so reach `document` through globalThis.
-    await page.waitForFunction(() => (globalThis as unknown as { document: { querySelector(s: string): { textContent: string | null } | null } }).document.querySelector("#provider-msg")?.textContent?.startsWith("Connected"));
+    await page.waitForFunction(() =>
+      (
+        globalThis as unknown as { document: { querySelector(s: string): { textContent: string | null } | null } }
+      ).document
+        .querySelector("#provider-msg")
+        ?.textContent?.startsWith("Connected"),
+    );
     expect(await page.textContent("#provider-msg")).toContain("fake-model answered: ok");
     // The key is never sent back in full.
     const provider = await page.evaluate(async () => (await fetch("/api/provider")).text());
@@ -114,12 +119,19 @@ describe("web UI", () => {
 
   test("the plugins page shows a killed plugin restarting, and the memory page what the model was sent", async () => {
     await using ui = await openUi();
-    const { llm, d, url, page, errors } = ui;
+    const { llm, url, page, errors } = ui;
     await page.evaluate(
-      async (base) => (await fetch("/api/provider", { method: "POST", headers: { "content-type": "application/json", "x-homed": "1" }, body: JSON.stringify({ provider: "openai", baseURL: base, model: "m" }) })).status,
+      async (base) =>
+        (
+          await fetch("/api/provider", {
+            method: "POST",
+            headers: { "content-type": "application/json", "x-homed": "1" },
+            body: JSON.stringify({ provider: "openai", baseURL: base, model: "m" }),
+          })
+        ).status,
       llm.url,
     );
-    await page.goto(url + "#/plugins");
+    await page.goto(`${url}#/plugins`);
     await page.waitForSelector('tr[data-plugin="agent"] .state.ready');
     const pid = Number(await page.textContent('tr[data-plugin="agent"] td:nth-child(3)'));
     process.kill(pid, "SIGKILL");
@@ -130,12 +142,12 @@ describe("web UI", () => {
     expect(await page.textContent('tr[data-plugin="agent"] .restarts')).toBe("1");
 
     llm.script([{ text: "The garden needs water." }]);
-    await page.goto(url + "#/chat/garden");
+    await page.goto(`${url}#/chat/garden`);
     await page.waitForSelector("#prompt");
     await page.fill("#prompt", "what does the garden need?");
     await page.click("#send");
     await page.waitForSelector(".msg.assistant .meta");
-    await page.goto(url + "#/memory/garden");
+    await page.goto(`${url}#/memory/garden`);
     await page.waitForSelector(".ctx.user");
     expect(await page.textContent(".ctx.user pre")).toBe("what does the garden need?");
     await page.fill("#memory-search", "homed");

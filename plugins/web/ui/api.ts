@@ -27,7 +27,11 @@ export async function api<T>(path: string, body?: unknown): Promise<T> {
 }
 
 /** POST a turn and hand each server-sent event (JSON) to `onEvent` until the stream ends. */
-export async function streamChat(body: { conv: string; text: string }, onEvent: (e: Record<string, unknown>) => void, signal: AbortSignal): Promise<void> {
+export async function streamChat(
+  body: { conv: string; text: string },
+  onEvent: (e: Record<string, unknown>) => void,
+  signal: AbortSignal,
+): Promise<void> {
   const res = await fetch("/api/chat", {
     method: "POST",
     headers: { "x-homed": "1", "content-type": "application/json" },
@@ -46,8 +50,7 @@ export async function streamChat(body: { conv: string; text: string }, onEvent: 
     const { value, done } = await reader.read();
     if (done) break;
     buf += dec.decode(value, { stream: true });
-    let sep: number;
-    while ((sep = buf.indexOf("\n\n")) >= 0) {
+    for (let sep = buf.indexOf("\n\n"); sep >= 0; sep = buf.indexOf("\n\n")) {
       const block = buf.slice(0, sep);
       buf = buf.slice(sep + 2);
       const data = block

@@ -29,9 +29,31 @@ async function renderSide(): Promise<void> {
   clear(side);
   side.append(
     h("div", { class: "brand" }, "homed"),
-    h("button", { class: "primary wide", id: "new-chat", onclick: () => (location.hash = `#/chat/${newConvId()}`) }, "+ New chat"),
-    h("div", { class: "nav" }, h("a", { href: `#/chat/${encodeURIComponent(active)}` }, "Chat"), h("a", { href: "#/plugins" }, "Plugins"), h("a", { href: `#/memory/${encodeURIComponent(active)}` }, "Memory"), h("a", { href: "#/settings" }, "Settings")),
-    h("div", { class: "convs" }, ...convs.map((c) => h("a", { class: `conv${c.id === active ? " active" : ""}`, href: `#/chat/${encodeURIComponent(c.id)}`, title: c.id }, h("span", { class: "title" }, c.title), h("span", { class: "when" }, `${timeAgo(c.updatedAt)} · ${c.turns} turns`)))),
+    h(
+      "button",
+      { class: "primary wide", id: "new-chat", onclick: () => (location.hash = `#/chat/${newConvId()}`) },
+      "+ New chat",
+    ),
+    h(
+      "div",
+      { class: "nav" },
+      h("a", { href: `#/chat/${encodeURIComponent(active)}` }, "Chat"),
+      h("a", { href: "#/plugins" }, "Plugins"),
+      h("a", { href: `#/memory/${encodeURIComponent(active)}` }, "Memory"),
+      h("a", { href: "#/settings" }, "Settings"),
+    ),
+    h(
+      "div",
+      { class: "convs" },
+      ...convs.map((c) =>
+        h(
+          "a",
+          { class: `conv${c.id === active ? " active" : ""}`, href: `#/chat/${encodeURIComponent(c.id)}`, title: c.id },
+          h("span", { class: "title" }, c.title),
+          h("span", { class: "when" }, `${timeAgo(c.updatedAt)} · ${c.turns} turns`),
+        ),
+      ),
+    ),
   );
 }
 

@@ -27,11 +27,21 @@ function bubble(role: "user" | "assistant", text: string): HTMLElement {
   return h("div", { class: `msg ${role}` }, body);
 }
 
-function toolCard(name: string, args: string): { el: HTMLElement; result(status: string, text: string): void; approval(el: HTMLElement): void } {
+function toolCard(
+  name: string,
+  args: string,
+): { el: HTMLElement; result(status: string, text: string): void; approval(el: HTMLElement): void } {
   const status = h("span", { class: "tool-status running" }, "running");
   const out = h("pre", { class: "tool-result" });
   const slot = h("div", { class: "approval-slot" });
-  const el = h("details", { class: "tool", open: true }, h("summary", {}, h("span", { class: "tool-name" }, `⚙ ${name}`), status), h("pre", { class: "tool-args" }, pretty(args)), slot, out);
+  const el = h(
+    "details",
+    { class: "tool", open: true },
+    h("summary", {}, h("span", { class: "tool-name" }, `⚙ ${name}`), status),
+    h("pre", { class: "tool-args" }, pretty(args)),
+    slot,
+    out,
+  );
   return {
     el,
     result(s, text) {
@@ -62,7 +72,11 @@ export class ChatPane {
     private readonly onTurnDone: () => void,
   ) {
     this.list = h("div", { class: "messages", id: "messages" });
-    this.input = h("textarea", { id: "prompt", placeholder: "Message homed…  (Enter sends, Shift+Enter for a new line)", rows: "2" });
+    this.input = h("textarea", {
+      id: "prompt",
+      placeholder: "Message homed…  (Enter sends, Shift+Enter for a new line)",
+      rows: "2",
+    });
     this.send = h("button", { id: "send", class: "primary", onclick: () => void this.submit() }, "Send");
     this.stop = h("button", { id: "stop", class: "danger", hidden: true, onclick: () => void this.cancel() }, "Stop");
     this.input.addEventListener("keydown", (e) => {
@@ -71,7 +85,12 @@ export class ChatPane {
         void this.submit();
       }
     });
-    this.el = h("section", { class: "chat" }, this.list, h("div", { class: "composer" }, this.input, this.send, this.stop));
+    this.el = h(
+      "section",
+      { class: "chat" },
+      this.list,
+      h("div", { class: "composer" }, this.input, this.send, this.stop),
+    );
   }
 
   async load(): Promise<void> {
@@ -82,17 +101,18 @@ export class ChatPane {
       if (it.kind === "user" || it.kind === "assistant") {
         const b = bubble(it.kind, it.text);
         // A reply that did not end normally says how it ended (stopped, error, limit…).
-        if (it.kind === "assistant" && it.status && it.status !== "done") b.append(h("div", { class: "meta" }, it.status === "cancelled" ? "stopped" : it.status.replace(/_/g, " ")));
+        if (it.kind === "assistant" && it.status && it.status !== "done")
+          b.append(h("div", { class: "meta" }, it.status === "cancelled" ? "stopped" : it.status.replace(/_/g, " ")));
         this.list.append(b);
-      }
-      else if (it.kind === "tool-call") {
+      } else if (it.kind === "tool-call") {
         const c = toolCard(it.name ?? "tool", it.text);
         c.el.removeAttribute("open");
         cards.set(it.callId ?? "", c);
         this.list.append(c.el);
       } else cards.get(it.callId ?? "")?.result(it.status ?? "", it.text);
     }
-    if (!items.length) this.list.append(h("div", { class: "empty" }, "Ask anything. Tools the agent uses show up here as they run."));
+    if (!items.length)
+      this.list.append(h("div", { class: "empty" }, "Ask anything. Tools the agent uses show up here as they run."));
     this.scroll();
     this.input.focus();
   }
@@ -169,7 +189,13 @@ export class ChatPane {
                 card?.result(approved ? "approved" : "denied", "");
               };
               card?.approval(
-                h("div", { class: "approval" }, h("span", {}, `Allow ${String(e.tool)} to run?`), h("button", { class: "primary approve", onclick: answerWith(true) }, "Allow"), h("button", { class: "deny", onclick: answerWith(false) }, "Deny")),
+                h(
+                  "div",
+                  { class: "approval" },
+                  h("span", {}, `Allow ${String(e.tool)} to run?`),
+                  h("button", { class: "primary approve", onclick: answerWith(true) }, "Allow"),
+                  h("button", { class: "deny", onclick: answerWith(false) }, "Deny"),
+                ),
               );
               this.scroll();
               break;
@@ -178,10 +204,20 @@ export class ChatPane {
               this.list.append(h("div", { class: "notice" }, String(e.text)));
               break;
             case "done": {
-              const r = e.result as { text: string; stopReason: string; usage: { inputTokens: number; outputTokens: number } };
+              const r = e.result as {
+                text: string;
+                stopReason: string;
+                usage: { inputTokens: number; outputTokens: number };
+              };
               draft = r.text;
               paint();
-              answer.append(h("div", { class: "meta" }, `${r.stopReason === "done" ? "" : r.stopReason + " · "}${r.usage.inputTokens} in / ${r.usage.outputTokens} out tokens`));
+              answer.append(
+                h(
+                  "div",
+                  { class: "meta" },
+                  `${r.stopReason === "done" ? "" : `${r.stopReason} · `}${r.usage.inputTokens} in / ${r.usage.outputTokens} out tokens`,
+                ),
+              );
               break;
             }
             case "error":

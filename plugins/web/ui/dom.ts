@@ -1,14 +1,19 @@
 /** Building DOM without innerHTML: every string becomes a text node unless it is markdown we rendered. */
 type Child = Node | string | null | undefined | false;
 
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string | ((e: Event) => void) | boolean> = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, string | ((e: Event) => void) | boolean> = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
     if (typeof v === "function") el.addEventListener(k.replace(/^on/, ""), v);
     else if (v === true) el.setAttribute(k, "");
     else if (v !== false) el.setAttribute(k, v);
   }
-  for (const c of children) if (c !== null && c !== undefined && c !== false) el.append(typeof c === "string" ? document.createTextNode(c) : c);
+  for (const c of children)
+    if (c !== null && c !== undefined && c !== false) el.append(typeof c === "string" ? document.createTextNode(c) : c);
   return el;
 }
 

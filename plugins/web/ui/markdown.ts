@@ -4,7 +4,10 @@
  * pictures. Model output can never inject a script or an attribute.
  */
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] as string);
+  return text.replace(
+    /[&<>"']/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] as string,
+  );
 }
 
 const LINK_URL = /^https?:\/\/[^\s"'<>]+$/;
@@ -19,7 +22,9 @@ function inline(escaped: string): string {
     })
     .replace(/\[([^\]]+)\]\(([^)\s]+)\)/g, (m, label: string, url: string) => {
       const raw = url.replace(/&amp;/g, "&");
-      return LINK_URL.test(raw) ? `<a href="${escapeHtml(raw)}" target="_blank" rel="noopener noreferrer">${label}</a>` : m;
+      return LINK_URL.test(raw)
+        ? `<a href="${escapeHtml(raw)}" target="_blank" rel="noopener noreferrer">${label}</a>`
+        : m;
     })
     .replace(/\*\*([^*]+)\*\*/g, "<strong>$1</strong>")
     .replace(/(^|[^*])\*([^*\s][^*]*)\*/g, "$1<em>$2</em>");
@@ -35,7 +40,10 @@ export function renderMarkdown(text: string): string {
     para = [];
   };
   const flushList = () => {
-    if (list) out.push(`<${list.ordered ? "ol" : "ul"}>${list.items.map((i) => `<li>${inline(escapeHtml(i))}</li>`).join("")}</${list.ordered ? "ol" : "ul"}>`);
+    if (list)
+      out.push(
+        `<${list.ordered ? "ol" : "ul"}>${list.items.map((i) => `<li>${inline(escapeHtml(i))}</li>`).join("")}</${list.ordered ? "ol" : "ul"}>`,
+      );
     list = null;
   };
   for (let i = 0; i < lines.length; i++) {

@@ -1,5 +1,5 @@
 /** The other pages: login, model provider (first run and settings), plugins, memory. */
-import { api, ApiError } from "./api.ts";
+import { api, type ApiError } from "./api.ts";
 import { clear, h, timeAgo } from "./dom.ts";
 
 export interface Provider {
@@ -13,7 +13,12 @@ export interface Provider {
 }
 
 export function loginView(exposed: boolean, onDone: () => void): HTMLElement {
-  const token = h("input", { type: "password", id: "token", placeholder: "login token", autocomplete: "current-password" });
+  const token = h("input", {
+    type: "password",
+    id: "token",
+    placeholder: "login token",
+    autocomplete: "current-password",
+  });
   const msg = h("div", { class: "form-msg" });
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -42,16 +47,41 @@ export function loginView(exposed: boolean, onDone: () => void): HTMLElement {
 }
 
 export function providerView(current: Provider, firstRun: boolean, onSaved: () => void): HTMLElement {
-  const kind = h("select", { id: "kind" }, h("option", { value: "openai" }, "OpenAI-compatible (OpenAI, DeepSeek, Qwen, Ollama, llama.cpp, vLLM…)"), h("option", { value: "anthropic" }, "Anthropic"));
+  const kind = h(
+    "select",
+    { id: "kind" },
+    h("option", { value: "openai" }, "OpenAI-compatible (OpenAI, DeepSeek, Qwen, Ollama, llama.cpp, vLLM…)"),
+    h("option", { value: "anthropic" }, "Anthropic"),
+  );
   kind.value = current.provider || "openai";
   const baseURL = h("input", { id: "base-url", placeholder: "https://api.openai.com/v1", value: current.baseURL });
   const model = h("input", { id: "model", placeholder: "gpt-4o-mini", value: current.model });
-  const key = h("input", { id: "api-key", type: "password", autocomplete: "off", placeholder: current.hasKey ? `keep the stored key (${current.keyHint})` : "API key (leave empty for local servers)" });
-  const window = h("input", { id: "context-window", type: "number", min: "1024", value: String(current.contextWindow || 128000) });
+  const key = h("input", {
+    id: "api-key",
+    type: "password",
+    autocomplete: "off",
+    placeholder: current.hasKey
+      ? `keep the stored key (${current.keyHint})`
+      : "API key (leave empty for local servers)",
+  });
+  const window = h("input", {
+    id: "context-window",
+    type: "number",
+    min: "1024",
+    value: String(current.contextWindow || 128000),
+  });
   const msg = h("div", { class: "form-msg", id: "provider-msg" });
-  const testBtn = h("button", { type: "button", id: "test-connection", disabled: !current.configured }, "Test connection");
+  const testBtn = h(
+    "button",
+    { type: "button", id: "test-connection", disabled: !current.configured },
+    "Test connection",
+  );
   // First run: after saving, stay on the form so the connection can be tested, then go on.
-  const startBtn = h("button", { type: "button", id: "start-chatting", class: "primary", hidden: true, onclick: () => onSaved() }, "Start chatting →");
+  const startBtn = h(
+    "button",
+    { type: "button", id: "start-chatting", class: "primary", hidden: true, onclick: () => onSaved() },
+    "Start chatting →",
+  );
   kind.addEventListener("change", () => {
     baseURL.placeholder = kind.value === "anthropic" ? "https://api.anthropic.com" : "https://api.openai.com/v1";
   });
@@ -59,7 +89,12 @@ export function providerView(current: Provider, firstRun: boolean, onSaved: () =
     e.preventDefault();
     msg.className = "form-msg";
     try {
-      const body: Record<string, unknown> = { provider: kind.value, baseURL: baseURL.value.trim(), model: model.value.trim(), contextWindow: Number(window.value) || undefined };
+      const body: Record<string, unknown> = {
+        provider: kind.value,
+        baseURL: baseURL.value.trim(),
+        model: model.value.trim(),
+        contextWindow: Number(window.value) || undefined,
+      };
       if (key.value) body.apiKey = key.value;
       const saved = await api<Provider>("/api/provider", body);
       key.value = "";
@@ -90,13 +125,25 @@ export function providerView(current: Provider, firstRun: boolean, onSaved: () =
     "form",
     { class: "card narrow", id: "provider-form", onsubmit: save },
     h("h2", {}, firstRun ? "Welcome to homed" : "Model provider"),
-    firstRun ? h("p", { class: "hint" }, "homed needs a language model to think with. Add one: the key stays on this machine (DATA/secrets.json, readable only by you), and only its last four characters are ever shown again.") : null,
+    firstRun
+      ? h(
+          "p",
+          { class: "hint" },
+          "homed needs a language model to think with. Add one: the key stays on this machine (DATA/secrets.json, readable only by you), and only its last four characters are ever shown again.",
+        )
+      : null,
     h("label", {}, "Provider", kind),
     h("label", {}, "Base URL", baseURL),
     h("label", {}, "Model", model),
     h("label", {}, "API key", key),
     h("label", {}, "Context window (tokens)", window),
-    h("div", { class: "row" }, h("button", { class: "primary", type: "submit", id: "save-provider" }, "Save"), testBtn, startBtn),
+    h(
+      "div",
+      { class: "row" },
+      h("button", { class: "primary", type: "submit", id: "save-provider" }, "Save"),
+      testBtn,
+      startBtn,
+    ),
     msg,
   );
 }
@@ -120,12 +167,30 @@ export function pluginsView(): { el: HTMLElement; stop(): void } {
     if (!list) return;
     clear(body);
     for (const p of list) {
-      const restart = h("button", { class: "small", onclick: async () => void (await api(`/api/plugins/${encodeURIComponent(p.name)}/restart`, {}).catch((e: ApiError) => alert(e.message)), await refresh()) }, "Restart");
+      const restart = h(
+        "button",
+        {
+          class: "small",
+          onclick: async () => {
+            await api(`/api/plugins/${encodeURIComponent(p.name)}/restart`, {}).catch((e: ApiError) =>
+              alert(e.message),
+            );
+            await refresh();
+          },
+        },
+        "Restart",
+      );
       body.append(
         h(
           "tr",
           { "data-plugin": p.name },
-          h("td", {}, h("b", {}, p.name), p.builtin ? "" : h("span", { class: "tag" }, "external"), p.critical ? h("span", { class: "tag" }, "critical") : ""),
+          h(
+            "td",
+            {},
+            h("b", {}, p.name),
+            p.builtin ? "" : h("span", { class: "tag" }, "external"),
+            p.critical ? h("span", { class: "tag" }, "critical") : "",
+          ),
           h("td", {}, h("span", { class: `state ${p.state}` }, p.state), h("div", { class: "detail" }, p.detail)),
           h("td", {}, p.pid ? String(p.pid) : "–"),
           h("td", { class: "restarts" }, String(p.restarts)),
@@ -137,7 +202,30 @@ export function pluginsView(): { el: HTMLElement; stop(): void } {
   };
   void refresh();
   const timer = setInterval(refresh, 1000);
-  const el = h("section", { class: "page" }, h("h2", {}, "Plugins"), h("table", { class: "plugins" }, h("thead", {}, h("tr", {}, h("th", {}, "plugin"), h("th", {}, "state"), h("th", {}, "pid"), h("th", {}, "restarts"), h("th", {}, "last stderr"), h("th", {}, ""))), body));
+  const el = h(
+    "section",
+    { class: "page" },
+    h("h2", {}, "Plugins"),
+    h(
+      "table",
+      { class: "plugins" },
+      h(
+        "thead",
+        {},
+        h(
+          "tr",
+          {},
+          h("th", {}, "plugin"),
+          h("th", {}, "state"),
+          h("th", {}, "pid"),
+          h("th", {}, "restarts"),
+          h("th", {}, "last stderr"),
+          h("th", {}, ""),
+        ),
+      ),
+      body,
+    ),
+  );
   return { el, stop: () => clearInterval(timer) };
 }
 
@@ -162,7 +250,8 @@ export function memoryView(conv: string): HTMLElement {
     clear(list);
     const q = search.value.trim().toLowerCase();
     for (const m of messages) {
-      const text = m.content + (m.toolCalls ? "\n" + m.toolCalls.map((c) => `→ ${c.name} ${c.arguments}`).join("\n") : "");
+      const text =
+        m.content + (m.toolCalls ? `\n${m.toolCalls.map((c) => `→ ${c.name} ${c.arguments}`).join("\n")}` : "");
       if (q && !text.toLowerCase().includes(q)) continue;
       list.append(
         h(
@@ -184,7 +273,9 @@ export function memoryView(conv: string): HTMLElement {
     }
   };
   search.addEventListener("input", render);
-  void api<{ turn: string; at: number; tools: string[]; messages: ContextMessage[] } | null>(`/api/context/${encodeURIComponent(conv)}`).then((c) => {
+  void api<{ turn: string; at: number; tools: string[]; messages: ContextMessage[] } | null>(
+    `/api/context/${encodeURIComponent(conv)}`,
+  ).then((c) => {
     if (!c) {
       summary.textContent = "Nothing yet: the model has not been called in this conversation since the daemon started.";
       return;
