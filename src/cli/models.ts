@@ -12,8 +12,6 @@ import { HomedError } from "../protocol/errors.ts";
 import { dataPaths } from "../kernel/data-paths.ts";
 import { MODEL_MANIFEST, OnnxEmbedder, readModelManifest } from "../embed/onnx.ts";
 
-/** Models `pull` knows: BERT-style (WordPiece) ONNX exports, so our tokenizer fits them. */
-
 /** The first four numbers of each vector, labelled, as a person reads them. */
 function printVectors(labels: readonly string[], vectors: readonly Float32Array[]): void {
   for (const [i, v] of vectors.entries()) {
@@ -23,15 +21,18 @@ function printVectors(labels: readonly string[], vectors: readonly Float32Array[
     process.stdout.write(`  ${labels[i]}: [${head}${v.length > 4 ? ", …" : ""}]\n`);
   }
 }
-export const KNOWN_MODELS: Record<
-  string,
-  { repo: string; files: Record<string, string>; manifest: Record<string, unknown> }
-> = {
-  "bge-small-zh": {
-    repo: "Xenova/bge-small-zh-v1.5",
+
+/** BAAI's bge-small v1.5 as Xenova exports it to ONNX: a BERT, CLS-pooled, in one language. */
+function bgeSmall(lang: "zh" | "en"): {
+  repo: string;
+  files: Record<string, string>;
+  manifest: Record<string, unknown>;
+} {
+  return {
+    repo: `Xenova/bge-small-${lang}-v1.5`,
     files: { "model.onnx": "onnx/model.onnx", "vocab.txt": "vocab.txt" },
     manifest: {
-      id: "bge-small-zh-v1.5@1",
+      id: `bge-small-${lang}-v1.5@1`,
       text: {
         model: "model.onnx",
         vocab: "vocab.txt",
@@ -41,22 +42,13 @@ export const KNOWN_MODELS: Record<
         pooling: "cls",
       },
     },
-  },
-  "bge-small-en": {
-    repo: "Xenova/bge-small-en-v1.5",
-    files: { "model.onnx": "onnx/model.onnx", "vocab.txt": "vocab.txt" },
-    manifest: {
-      id: "bge-small-en-v1.5@1",
-      text: {
-        model: "model.onnx",
-        vocab: "vocab.txt",
-        max_tokens: 512,
-        inputs: { ids: "input_ids", mask: "attention_mask", types: "token_type_ids" },
-        output: "last_hidden_state",
-        pooling: "cls",
-      },
-    },
-  },
+  };
+}
+
+/** Models `pull` knows: BERT-style (WordPiece) ONNX exports, so our tokenizer fits them. */
+export const KNOWN_MODELS: Record<string, ReturnType<typeof bgeSmall>> = {
+  "bge-small-zh": bgeSmall("zh"),
+  "bge-small-en": bgeSmall("en"),
 };
 
 async function download(url: string, to: string): Promise<number> {

@@ -36,6 +36,23 @@ export interface StoredEvent {
   layer?: number;
 }
 
+/** An event as sqlite returns it, with its layer from event_state (absent = L1). */
+interface EventRow {
+  id: number;
+  ts: number;
+  conv: string;
+  kind: string;
+  actor: string;
+  untrusted: number;
+  body: string;
+  layer: number | null;
+}
+
+const SELECT_EVENTS =
+  "SELECT e.id, e.ts, e.conv, e.kind, e.actor, e.untrusted, e.body, s.layer FROM events e LEFT JOIN event_state s ON s.event_id = e.id";
+
+const fromRow = (r: EventRow): StoredEvent => ({ ...r, untrusted: r.untrusted === 1, layer: r.layer ?? 1 });
+
 export class Store {
   readonly db: Database;
   private readonly insertEvent;
@@ -97,46 +114,18 @@ export class Store {
   /** Events of one conversation with id > `afterId`, oldest first, with their layer (incremental readers). */
   conversationEventsAfter(conv: string, afterId: number): StoredEvent[] {
     return this.db
-      .query<
-        {
-          id: number;
-          ts: number;
-          conv: string;
-          kind: string;
-          actor: string;
-          untrusted: number;
-          body: string;
-          layer: number | null;
-        },
-        [string, number]
-      >(
-        "SELECT e.id, e.ts, e.conv, e.kind, e.actor, e.untrusted, e.body, s.layer FROM events e LEFT JOIN event_state s ON s.event_id = e.id WHERE e.conv = ? AND e.id > ? ORDER BY e.id",
-      )
+      .query<EventRow, [string, number]>(`${SELECT_EVENTS} WHERE e.conv = ? AND e.id > ? ORDER BY e.id`)
       .all(conv, afterId)
-      .map((r) => ({ ...r, untrusted: r.untrusted === 1, layer: r.layer ?? 1 }));
+      .map(fromRow);
   }
 
   /** The events of `ids` that exist, oldest first, with their layer (re-reading a turn). */
   eventsByIds(ids: readonly number[]): StoredEvent[] {
     if (ids.length === 0) return [];
     return this.db
-      .query<
-        {
-          id: number;
-          ts: number;
-          conv: string;
-          kind: string;
-          actor: string;
-          untrusted: number;
-          body: string;
-          layer: number | null;
-        },
-        [string]
-      >(
-        "SELECT e.id, e.ts, e.conv, e.kind, e.actor, e.untrusted, e.body, s.layer FROM events e LEFT JOIN event_state s ON s.event_id = e.id WHERE e.id IN (SELECT value FROM json_each(?)) ORDER BY e.id",
-      )
+      .query<EventRow, [string]>(`${SELECT_EVENTS} WHERE e.id IN (SELECT value FROM json_each(?)) ORDER BY e.id`)
       .all(JSON.stringify(ids))
-      .map((r) => ({ ...r, untrusted: r.untrusted === 1, layer: r.layer ?? 1 }));
+      .map(fromRow);
   }
 
   /** Record that a turn started (creating the conversation on its first turn). */
