@@ -105,7 +105,7 @@ export class ConversationContext {
         pinned: l1.pinned.has(t.id),
         turn: t.id,
       };
-      for (const message of turnMessages(t).msgs) history.push({ message, item: { ...item } });
+      for (const message of turnMessages(t).msgs) history.push({ message, item }); // one item per turn, shared by its messages (read-only)
     }
     return { history, recalledNote: recall.note, evicted: l1.evicted, recalled: recall.recalled.size };
   }
