@@ -14,7 +14,7 @@ import type { Store } from "../store/store.ts";
 import type { Memory } from "./memory.ts";
 import { prune } from "./prune.ts";
 import { estimateTokens } from "./tokens.ts";
-import { turnMessages, TurnLog, type ContextMessage, type LoggedTurn } from "./turn-log.ts";
+import { TurnLog, type ContextMessage, type LoggedTurn } from "./turn-log.ts";
 
 /** A cold turn comes back into context only if it matches the input at least this well. */
 export const RECALL_MIN_SCORE = 0.2;
@@ -67,10 +67,10 @@ export interface ContextRequest {
 /** Event scores of one assembly; a turn scores as its best event. */
 type Scores = Map<number, number>;
 const turnScore = (t: LoggedTurn, scores: Scores | null) => Math.max(0, ...t.events.map((id) => scores?.get(id) ?? 0));
-const cost = (t: LoggedTurn) => turnMessages(t).cost;
 
 export class ConversationContext {
-  private readonly log: TurnLog;
+  /** The conversations' turns as memory holds them (what is parsed, what is cold). */
+  readonly log: TurnLog;
 
   constructor(
     store: Store,
@@ -92,7 +92,7 @@ export class ConversationContext {
     );
     // Cold is read after pruning: a turn evicted just now may be the best match for the input.
     const cold = past.filter((t) => t.layer === 2);
-    const room = req.budgetTokens - l1.kept.reduce((n, t) => n + cost(t), 0);
+    const room = req.budgetTokens - l1.kept.reduce((n, t) => n + this.log.cost(t), 0);
     const recall = this.recallCold(req, cold, room, l1.scores);
     const chosen = new Set([...l1.kept.map((t) => t.id), ...recall.recalled]);
     const history: ContextEntry[] = [];
@@ -105,7 +105,7 @@ export class ConversationContext {
         pinned: l1.pinned.has(t.id),
         turn: t.id,
       };
-      for (const message of turnMessages(t).msgs) history.push({ message, item }); // one item per turn, shared by its messages (read-only)
+      for (const message of this.log.messages(t).msgs) history.push({ message, item }); // one item per turn, shared by its messages (read-only)
     }
     return { history, recalledNote: recall.note, evicted: l1.evicted, recalled: recall.recalled.size };
   }
@@ -115,12 +115,12 @@ export class ConversationContext {
     req: ContextRequest,
     l1: LoggedTurn[],
   ): { kept: LoggedTurn[]; pinned: Set<string>; scores: Scores | null; evicted: number } {
-    const total = l1.reduce((n, t) => n + cost(t), 0);
+    const total = l1.reduce((n, t) => n + this.log.cost(t), 0);
     if (total <= req.budgetTokens) return { kept: l1, pinned: new Set(), scores: null, evicted: 0 };
     const events = l1.flatMap((t) => t.events);
     const scores = this.memory ? this.memory.score(req.conv, req.input, events) : null;
     const r = prune(
-      l1.map((t, i) => ({ id: i, tokens: cost(t) })),
+      l1.map((t, i) => ({ id: i, tokens: this.log.cost(t) })),
       req.budgetTokens,
       this.pinnedRecent,
       (i) => turnScore(l1[i] as LoggedTurn, scores),
@@ -145,8 +145,6 @@ export class ConversationContext {
     const recalled = new Set<string>();
     if (!this.memory || cold.length === 0 || !req.input) return { recalled, scores: pruneScores, note: null };
     let scores = pruneScores;
-    const byEvent = new Map<number, LoggedTurn>();
-    for (const t of cold) for (const id of t.events) byEvent.set(id, t);
     const candidates = this.memory
       .peekCold(
         req.conv,
@@ -155,12 +153,15 @@ export class ConversationContext {
         RECALL_CANDIDATES,
       )
       .filter((c) => c.score >= RECALL_MIN_SCORE);
+    // The candidates' turns, found without a map of every cold event (there can be many).
+    const byEvent = new Map<number, LoggedTurn>();
+    for (const t of cold) for (const id of t.events) if (candidates.some((c) => c.id === id)) byEvent.set(id, t);
     for (const cand of candidates) {
       const t = byEvent.get(cand.id);
-      if (!t || recalled.has(t.id) || cost(t) > room) continue;
+      if (!t || recalled.has(t.id) || this.log.cost(t) > room) continue;
       this.log.moveTurns([t], 1); // Remove from L2 once chosen: it is context again
       recalled.add(t.id);
-      room -= cost(t);
+      room -= this.log.cost(t);
       scores ??= new Map();
       scores.set(cand.id, cand.score);
     }
@@ -168,9 +169,9 @@ export class ConversationContext {
     const touched: number[] = [];
     for (const cand of candidates) {
       const t = byEvent.get(cand.id);
-      const ev = t?.texts.get(cand.id);
-      if (!t || !ev || recalled.has(t.id) || room < MIN_SNIPPET_ROOM_TOKENS || snippets.length === MAX_SNIPPETS)
-        continue;
+      if (!t || recalled.has(t.id) || room < MIN_SNIPPET_ROOM_TOKENS || snippets.length === MAX_SNIPPETS) continue;
+      const ev = this.log.text(t, cand.id);
+      if (!ev) continue;
       const text = cutToTokens(ev.text, room - SNIPPET_OVERHEAD_TOKENS);
       if (!text) continue;
       snippets.push({ role: ev.role, text: text.length < ev.text.length ? `${text}…` : text, score: cand.score });
