@@ -66,7 +66,11 @@ export interface ContextRequest {
 
 /** Event scores of one assembly; a turn scores as its best event. */
 type Scores = Map<number, number>;
-const turnScore = (t: LoggedTurn, scores: Scores | null) => Math.max(0, ...t.events.map((id) => scores?.get(id) ?? 0));
+function turnScore(t: LoggedTurn, scores: Scores | null): number {
+  let best = 0;
+  for (const id of t.events) best = Math.max(best, scores?.get(id) ?? 0);
+  return best;
+}
 
 export class ConversationContext {
   /** The conversations' turns as memory holds them (what is parsed, what is cold). */
@@ -119,11 +123,12 @@ export class ConversationContext {
     if (total <= req.budgetTokens) return { kept: l1, pinned: new Set(), scores: null, evicted: 0 };
     const events = l1.flatMap((t) => t.events);
     const scores = this.memory ? this.memory.score(req.conv, req.input, events) : null;
+    const turnScores = l1.map((t) => turnScore(t, scores)); // once, not on each comparison of the sort
     const r = prune(
       l1.map((t, i) => ({ id: i, tokens: this.log.cost(t) })),
       req.budgetTokens,
       this.pinnedRecent,
-      (i) => turnScore(l1[i] as LoggedTurn, scores),
+      (i) => turnScores[i] as number,
     );
     const at = (i: number) => l1[i] as LoggedTurn;
     const gone = r.evict.map(at);

@@ -145,6 +145,27 @@ export class ConvIndex {
     }
   }
 
+  private scoreA = new Float64Array(0);
+  private scoreB = new Float64Array(0);
+
+  /**
+   * Two zeroed buffers of a score per document, the same memory on every query of this index:
+   * a conversation that outgrew its context is scored on every turn (pruning, then cold recall),
+   * and fresh arrays of its length each time were garbage that grew with the conversation. Valid
+   * until the next call; scoring is synchronous and hands out numbers, never the buffers.
+   */
+  scoreBuffers(): [Float64Array, Float64Array] {
+    if (this.scoreA.length < this.size) {
+      this.scoreA = new Float64Array(this.ids.length);
+      this.scoreB = new Float64Array(this.ids.length);
+    }
+    const a = this.scoreA.subarray(0, this.size);
+    const b = this.scoreB.subarray(0, this.size);
+    a.fill(0);
+    b.fill(0);
+    return [a, b];
+  }
+
   /**
    * Whether documents `a` and `b` (a < b) are adjacent turns of one exchange: consecutive, in
    * the same session, and said by two different known people. Two turns of the same speaker

@@ -74,6 +74,11 @@ export const DEFAULT_PARAMS: LexicalParams = {
   time: 1,
 };
 
+/** Membership of event ids (a Set, or a lookup in sorted ids that allocates nothing). */
+export interface IdSet {
+  has(id: number): boolean;
+}
+
 export interface RankOptions {
   /** Only events with id >= minId (a conversation's current generation). */
   minId?: number;
@@ -84,7 +89,7 @@ export interface RankOptions {
   /** Only the best `limit` (all when absent): a cold query needs a few, pruning needs every score. */
   limit?: number;
   /** Only these event ids compete (cold recall ranks the events in L2). */
-  among?: ReadonlySet<number>;
+  among?: IdSet;
   /** When the query is asked, epoch milliseconds (for "last week"); unknown: no time-awareness. */
   time?: number | null;
   /** Dense cosines of events with the query, when a model is installed. */
@@ -150,7 +155,10 @@ function sessionScores(ci: ConvIndex, terms: readonly string[], k1: number, b: n
   return out;
 }
 
-/** Lexical scores of every document of `ci` (0 for those that share nothing with the query). */
+/**
+ * Lexical scores of every document of `ci` (0 for those that share nothing with the query), in
+ * one of `ci`'s score buffers: valid until the next query on `ci`.
+ */
 export function lexicalScores(
   ci: ConvIndex,
   words: readonly string[],
@@ -158,7 +166,7 @@ export function lexicalScores(
   p: LexicalParams,
 ): Float64Array {
   const n = ci.size;
-  const turn = new Float64Array(n);
+  const [turn, spare] = ci.scoreBuffers();
   const terms = [...new Set(words)];
   for (const t of terms) {
     const w = ci.words.get(t);
@@ -187,7 +195,8 @@ export function lexicalScores(
   if (p.neighbours > 0) {
     // Each matching turn lends a share of its score to the turns adjacent to it; the share is
     // the receiver's (a short reply takes more).
-    out = turn.slice();
+    out = spare;
+    out.set(turn);
     const share = (d: number) =>
       p.neighbourLen > 0 ? (p.neighbours * p.neighbourLen) / (p.neighbourLen + (ci.lens[d] as number)) : p.neighbours;
     const link = ci.linkNext;
@@ -276,7 +285,7 @@ function best(
   ci: ConvIndex,
   scores: Float64Array,
   max: number,
-  among: ReadonlySet<number> | undefined,
+  among: IdSet | undefined,
   limit: number | undefined,
 ): Scored[] {
   const out: Scored[] = [];
