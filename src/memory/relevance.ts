@@ -83,8 +83,10 @@ export interface RankOptions {
   ids: readonly number[];
   /** Only the best `limit` (all when absent): a cold query needs a few, pruning needs every score. */
   limit?: number;
-  /** Only these event ids compete (cold recall ranks the events in L2). */
-  among?: ReadonlySet<number>;
+  /** Only these event ids compete (cold recall ranks the events in L2; cross-conversation recall, other conversations'). */
+  among?: { has(id: number): boolean };
+  /** Rank this index instead of `conv`'s own (a person-wide index: src/memory/person-index.ts). */
+  index?: ConvIndex;
   /** When the query is asked, epoch milliseconds (for "last week"); unknown: no time-awareness. */
   time?: number | null;
   /** Dense cosines of events with the query, when a model is installed. */
@@ -228,7 +230,7 @@ export function rankEvents(index: LexicalIndex, conv: string, text: string, opts
     const ids = opts.ids.filter((id) => id >= minId && (!opts.among || opts.among.has(id))).reverse();
     return ids.slice(0, opts.limit ?? ids.length).map((id, i) => ({ id, score: 1 / (i + 1) }));
   }
-  const ci = index.conv(conv, minId);
+  const ci = opts.index ?? index.conv(conv, minId);
   const { words, concepts } = index.analyse(text);
   const params =
     scorer === "bm25"
@@ -276,7 +278,7 @@ function best(
   ci: ConvIndex,
   scores: Float64Array,
   max: number,
-  among: ReadonlySet<number> | undefined,
+  among: { has(id: number): boolean } | undefined,
   limit: number | undefined,
 ): Scored[] {
   const out: Scored[] = [];
