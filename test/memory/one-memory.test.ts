@@ -66,6 +66,21 @@ describe("one person, one memory", () => {
     expect(noteOf(group)).toBeNull();
     expect(JSON.stringify(group)).not.toContain("4471");
 
+    // The /v1 API on loopback is a trusted surface too.
+    const url = await webUrlOf(rig.daemon);
+    rig.llm.script([{ text: "Noted." }, { text: "It ends in 8812." }]);
+    const v1 = await fetch(`${url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        user: "alice",
+        messages: [{ role: "user", content: "My passport number ends in 8812." }],
+      }),
+    });
+    expect(v1.status).toBe(200);
+    await rig.chat("what does my passport number end in?", { conv: "cli-6" });
+    expect(noteOf(sentOf(rig))).toContain("api conversation api:alice] user: My passport number ends in 8812.");
+
     // The search box sees the trusted conversations only.
     const found = await search(rig, "climbing gym");
     expect(found.status).toBe(200);
