@@ -173,7 +173,7 @@ describe("one person, one memory", () => {
     expect(tools[2]).toContain("error: invalid arguments for memory_search");
   }, 60_000);
 
-  test("memory_search brings this conversation's cold turns back to L1", async () => {
+  test("memory_search brings this conversation's cold turns back to L1, and never moves another's", async () => {
     using dir = tempDir();
     await using rig = await startAgentRig(dir.path, { plugin: false });
     const c = await connectUnixRpc(rig.daemon.socket, quiet);
@@ -206,6 +206,15 @@ describe("one person, one memory", () => {
     const cold = before.candidates.find((x) => x.preview.includes("red Brompton"));
     expect(cold).toBeDefined();
 
+    // Brought into another conversation, it is quoted there and stays cold in its own.
+    rig.llm.script([{ toolCalls: [{ name: "memory_search", arguments: { ids: [cold!.id] } }] }, { text: "Red." }]);
+    await rig.chat("what bike do I have?", { conv: "elsewhere" });
+    expect(sentOf(rig).at(-1)?.content).toContain("My bike is a red Brompton folding bicycle.");
+    const still = await peek();
+    expect(still.l2).toBe(before.l2);
+    expect(still.candidates.some((x) => x.id === cold!.id)).toBe(true);
+
+    // Brought back in its own conversation, its turn leaves L2.
     rig.llm.script([{ toolCalls: [{ name: "memory_search", arguments: { ids: [cold!.id] } }] }, { text: "Red." }]);
     await rig.chat("sailing again", { conv: "tight" });
     const after = await peek();
