@@ -4,9 +4,11 @@
  * relayed by a bridge) recalls only itself; `[memory] recall_untrusted` admits untrusted events
  * into trusted recall, marked with their source; the memory_search tool peeks and brings back
  * within the same scope; the web API's search sees what the person may see. What the model
- * received is read from the fake model's recorded requests.
+ * received is read from the fake model's recorded requests. One look is white-box: access
+ * counts are read from `event_state` (read-only) because no public surface shows them yet.
  */
 import { describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { tempDir } from "../harness/binary.ts";
 import { type AgentRig, startAgentRig } from "../harness/agent-daemon.ts";
@@ -127,6 +129,12 @@ describe("one person, one memory", () => {
     );
     expect(peek).not.toContain("swordfish");
     const id = Number(/- id (\d+) · [^\n]*locker code is 4471/.exec(peek)![1]);
+    // The peek counted an access (for cooling) and moved nothing.
+    const db = new Database(join(rig.data, "homed.db"), { readonly: true });
+    const state = db.query<{ layer: number; accesses: number }, [number]>(
+      "SELECT layer, accesses FROM event_state WHERE event_id = ?",
+    );
+    expect(state.get(id)).toEqual({ layer: 1, accesses: 1 });
 
     // Bring back: the event is in the next model call of the same turn, and the memory page says so.
     rig.llm.script([
@@ -144,6 +152,9 @@ describe("one person, one memory", () => {
       brought: { id: number; conv: string }[];
     };
     expect(ctx.brought.map((e) => [e.id, e.conv])).toEqual([[id, "web-1"]]);
+    // Brought into another conversation: quoted, an access counted, its own layer kept.
+    expect(state.get(id)).toEqual({ layer: 1, accesses: 2 });
+    db.close();
 
     // An untrusted conversation may not bring back another conversation's event.
     rig.llm.script([{ toolCalls: [{ name: "memory_search", arguments: { ids: [id] } }] }, { text: "no" }]);
