@@ -5,7 +5,9 @@
  * lower weight and each kept because it measured a gain (docs/BENCHMARKS.md, 2026-12-01):
  *   - its neighbours: a short reply ("Yes! We went last week.") takes part of the score of the
  *     turn it answers, a long self-contained turn almost none;
- *   - its session as one document (BM25), fused at a tenth of the turn's weight;
+ *   - its session as one document (BM25), fused at a tenth of the turn's weight, up to a fifth
+ *     when the conversation's turns are long and self-contained (sessions that work one task
+ *     through): at a fifth for every kind of conversation, the chat sets lost 4–7 points;
  *   - its speaker's name ("When did Caroline ...");
  *   - concept bridges (WordNet, CC-CEDICT) at a fifth of a shared word, a tenth when only the
  *     concepts meet: at half weight they cost LongMemEval 4–5 points;
@@ -47,6 +49,11 @@ export interface LexicalParams {
   neighbourLen: number;
   /** Weight of the session's own BM25 (the session as one document), normalised, beside the turn's. */
   session: number;
+  /**
+   * Average turn length (indexed words) above which the session weighs more, up to twice at
+   * twice this length; 0: always `session`.
+   */
+  sessionLen: number;
   /** Boost (× 1 + this) of a turn said within the span the query names ("two weeks ago"). */
   time: number;
   /** What a turn said within that span gains regardless of its words, as a share of the best score. */
@@ -63,6 +70,7 @@ export const PLAIN_BM25: LexicalParams = {
   neighbours: 0,
   neighbourLen: 0,
   session: 0,
+  sessionLen: 0,
   time: 0,
   timeFloor: 0,
 };
@@ -76,6 +84,7 @@ export const DEFAULT_PARAMS: LexicalParams = {
   neighbours: 0.5,
   neighbourLen: 10,
   session: 0.1,
+  sessionLen: 12,
   time: 1,
   timeFloor: 0.2,
 };
@@ -206,6 +215,10 @@ export function lexicalScores(
   }
   if (p.session > 0 && ci.sessionCount > 0) {
     const sess = sessionScores(ci, terms, p.k1, p.b);
+    // Sessions of long, self-contained turns (a person working one task through with an
+    // assistant) are about one thing; sessions of short chat turns wander. The session's weight
+    // grows from `session` to twice that as the average turn grows from sessionLen words to twice.
+    const weight = p.sessionLen > 0 ? p.session * Math.min(2, Math.max(1, ci.avgLen / p.sessionLen)) : p.session;
     let maxS = 0;
     for (const x of sess) if (x > maxS) maxS = x;
     let maxT = 0;
@@ -214,7 +227,7 @@ export function lexicalScores(
       for (let d = 0; d < n; d++) {
         const g = ci.sessions[d] as number;
         if (g >= 0 && (out[d] as number) > 0)
-          out[d] = (out[d] as number) / maxT + (p.session * (sess[g] as number)) / maxS;
+          out[d] = (out[d] as number) / maxT + (weight * (sess[g] as number)) / maxS;
         else out[d] = (out[d] as number) / maxT;
       }
     }
