@@ -114,6 +114,18 @@ export class ConversationContext {
     return { history, recalledNote: recall.note, evicted: l1.evicted, recalled: recall.recalled.size };
   }
 
+  /**
+   * Remove from L2 the turns of `conv` that hold any of `eventIds` (memory_search brought them
+   * back): they are context again from the next assembly on. Returns the event ids of the
+   * turns moved; events already in L1, or of other conversations, are left as they are.
+   */
+  restore(conv: string, eventIds: readonly number[]): number[] {
+    const wanted = new Set(eventIds);
+    const cold = this.log.turns(conv).filter((t) => t.layer === 2 && t.events.some((id) => wanted.has(id)));
+    this.log.moveTurns(cold, 1);
+    return cold.flatMap((t) => t.events);
+  }
+
   /** Keep the L1 turns that fit the budget (pinned newest first, then by relevance); the rest go to L2. */
   private pruneToBudget(
     req: ContextRequest,
