@@ -110,11 +110,11 @@ export class Memory {
       const among = accept ? { has: (id: number) => accept(id, conv) } : undefined;
       return rankEvents(this.index, conv, text, { ids: [], time, limit, among }).map((s) => ({ ...s, conv }));
     }
-    const { index, sources } = this.person.scope(scope.includeUntrusted);
-    const among = accept ? { has: (id: number) => accept(id, sources.get(id)?.conv ?? "") } : undefined;
+    const { index, convOf } = this.person.scope(scope.includeUntrusted);
+    const among = accept ? { has: (id: number) => accept(id, convOf(id) ?? "") } : undefined;
     return rankEvents(this.index, "", text, { ids: [], time, limit, among, index }).map((s) => ({
       ...s,
-      conv: sources.get(s.id)?.conv ?? "",
+      conv: convOf(s.id) ?? "",
     }));
   }
 
