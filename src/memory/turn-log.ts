@@ -59,7 +59,8 @@ export interface LoggedTurn {
 
 interface LoggedConversation {
   lastId: number;
-  order: string[];
+  /** Its turns in order (handed out as is: no copy of a long conversation on every turn). */
+  list: LoggedTurn[];
   turns: Map<string, LoggedTurn>;
 }
 
@@ -146,11 +147,11 @@ export class TurnLog {
     private readonly persistLayer: ((ids: readonly number[], layer: 1 | 2) => void) | null,
   ) {}
 
-  /** The conversation's turns in order, up to date with the log. */
-  turns(conv: string): LoggedTurn[] {
+  /** The conversation's turns in order, up to date with the log (read-only: the cache's own list). */
+  turns(conv: string): readonly LoggedTurn[] {
     let c = this.convs.get(conv);
     if (c) this.convs.delete(conv);
-    c ??= { lastId: 0, order: [], turns: new Map() };
+    c ??= { lastId: 0, list: [], turns: new Map() };
     this.convs.set(conv, c); // most recently used last
     if (this.convs.size > MAX_CACHED_CONVERSATIONS) this.convs.delete(this.convs.keys().next().value as string);
     const changed = new Set<LoggedTurn>();
@@ -162,7 +163,7 @@ export class TurnLog {
       if (!t) {
         t = { id: turnId, events: [], layer: 1, content: emptyContent(), cost: null };
         c.turns.set(turnId, t);
-        c.order.push(turnId);
+        c.list.push(t);
       }
       // An event of a turn already cold (a turn still running when another one pruned it).
       t.content ??= this.read(t);
@@ -173,8 +174,7 @@ export class TurnLog {
       changed.add(t);
     }
     for (const t of changed) if (t.layer === 2) this.cool(t);
-    const turns = c.turns;
-    return c.order.map((id) => turns.get(id) as LoggedTurn);
+    return c.list;
   }
 
   /** A turn's messages as the model reads them, and their cost; a cold turn's are read from the log. */
