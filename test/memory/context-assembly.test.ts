@@ -98,3 +98,34 @@ describe("a relevant turn too large for the budget", () => {
     store.close();
   });
 });
+
+describe("room left in the budget", () => {
+  test("is filled from L2 by recency, whole turns, in chronological order, when nothing matches", async () => {
+    using dir = tempDir();
+    const { store, context, say } = rig(dir.path);
+    for (let i = 0; i < 30; i++) {
+      say("c", `t${i}`, "user-message", `${TOPICS[i]} ${i * 7919}`);
+      say("c", `t${i}`, "model-output", "Noted; tell me more whenever you like, I am listening.");
+    }
+    const cost = (a: { history: { message: { content: string } }[] }) =>
+      a.history.reduce((n, e) => n + estimateTokens(e.message.content) + 4, 0);
+    // A small window first: most turns go to L2.
+    say("c", "q1", "user-message", "anything new?");
+    const small = await context.assemble({ conv: "c", input: "anything new?", budgetTokens: 300, excludeTurn: "q1" });
+    expect(small.evicted).toBeGreaterThan(10);
+    // Then a larger one (another model, say): the room is filled from L2 with the newest that fit.
+    say("c", "q2", "user-message", "and now?");
+    const large = await context.assemble({ conv: "c", input: "and now?", budgetTokens: 600, excludeTurn: "q2" });
+    expect(cost(large)).toBeLessThanOrEqual(600);
+    expect(cost(large)).toBeGreaterThan(0.9 * 600);
+    const turns = [...new Set(large.history.map((e) => e.item.turn))];
+    expect(turns.at(-1)).toBe("q1");
+    const order = turns.slice(0, -1).map((t) => Number(t.slice(1)));
+    expect(order).toEqual([...order].sort((a, b) => a - b)); // chronological
+    expect(order.at(-1)).toBe(29);
+    expect(order[0]).toBe(29 - order.length + 1); // the newest, contiguous: by recency
+    expect(large.history.some((e) => e.item.filled && e.item.reason === "recent")).toBe(true);
+    expect(large.history.filter((e) => e.message.role === "user").length).toBe(turns.length); // whole turns
+    store.close();
+  });
+});
