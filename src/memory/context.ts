@@ -52,7 +52,7 @@ export interface ContextItem {
   layer: "L1" | "L2";
   /** It was in L2 and came back because it matches the input. */
   recalled: boolean;
-  /** It was in L2 and came back to fill room left in the budget (by recency, not relevance). */
+  /** It was in L2 and came back without matching the input: to fill room left (by recency). */
   filled: boolean;
   reason: ContextReason;
   /** Relevance to the input when the turn was scored (null: not scored, everything fit). */
@@ -107,7 +107,7 @@ export class ConversationContext {
     store: Store,
     /** Relevance and cold recall; null: the newest turns that fit, nothing recalled. */
     private readonly memory: Memory | null,
-    /** The newest turns exempt from relevance pruning (capped by budget ÷ average). */
+    /** The newest turns exempt from relevance pruning (capped by half the budget ÷ average). */
     private readonly pinnedRecent = 10,
   ) {
     this.log = new TurnLog(store, memory ? (ids, layer) => memory.setLayer(ids, layer) : null);
@@ -188,7 +188,7 @@ export class ConversationContext {
       return {
         layer: "L1",
         recalled: wasCold.has(t.id) && reason === "relevant",
-        filled: wasCold.has(t.id) && reason === "recent",
+        filled: wasCold.has(t.id) && reason !== "relevant", // recent, or pinned after the budget shrank
         reason,
         score: scores ? turnScore(t, scores) : null,
         pinned: reason === "pinned",
