@@ -99,8 +99,9 @@ export function prune(
   const relevantLeftOut: number[] = [];
   const relevant: { e: PruneEvent; s: number }[] = [];
   for (const e of events) {
-    const s = pinned.has(e.id) ? 0 : score(e.id);
-    if (s >= minScore && !pinned.has(e.id)) relevant.push({ e, s });
+    if (pinned.has(e.id)) continue;
+    const s = score(e.id);
+    if (s >= minScore) relevant.push({ e, s });
   }
   relevant.sort((a, b) => b.s - a.s || b.e.id - a.e.id);
   for (const { e } of relevant) if (!take(e, "relevant")) relevantLeftOut.push(e.id);
@@ -114,6 +115,7 @@ export function prune(
     usedTokens: used,
   });
   limit -= opts.reserve?.(result()) ?? 0;
+  // Warm items first, then cold ones, each newest first.
   for (const pass of [true, false])
     for (let i = events.length - 1; i >= 0; i--) {
       const e = events[i] as PruneEvent;
