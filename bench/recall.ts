@@ -12,7 +12,8 @@
  *                            of questions with an evidence turn in the top 10
  * and in process: recall.index_events_s (LongMemEval user turns appended and indexed through
  * the same code the CLI runs), recall.cold_query_ms_100k (one query against a conversation of
- * 100k events, median), prune.ms_10k/100k (scoring plus pruning a context that long).
+ * 100k events, median), recall.person_query_ms_100k (one cross-conversation query over a person's
+ * 100k events in 100 conversations), prune.ms_10k/100k (scoring plus pruning a context that long).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -28,6 +29,7 @@ import { LexicalIndex } from "../src/memory/lexical-index.ts";
 import { rankEvents } from "../src/memory/relevance.ts";
 import { RecallSession } from "../src/memory/recall-session.ts";
 import { prune } from "../src/memory/prune.ts";
+import { PersonIndex } from "../src/memory/person-index.ts";
 import { Store } from "../src/store/store.ts";
 import { MIGRATIONS } from "../src/store/migrations.ts";
 
@@ -163,6 +165,47 @@ export function coldQueryMs(): number {
   return median(runs);
 }
 
+/**
+ * One query against a person's 100k events spread over 100 conversations, a tenth of them
+ * untrusted: the person-wide index of trusted events (src/memory/person-index.ts), the asking
+ * conversation's own events left out, as cross-conversation recall asks it. Median.
+ */
+export function personQueryMs(): number {
+  const db = new Database(":memory:");
+  for (const m of MIGRATIONS) db.exec(m.sql);
+  const index = new LexicalIndex(db, new Tokenizer());
+  db.exec("BEGIN");
+  const insert = db.query(
+    "INSERT INTO events (id, ts, conv, kind, actor, untrusted, body) VALUES (?, 0, ?, 'x', 'u', ?, '{}')",
+  );
+  for (let i = 1; i <= 100_000; i++) {
+    const conv = `c${i % 100}`;
+    insert.run(i, conv, i % 100 < 10 ? 1 : 0);
+    index.add(
+      i,
+      conv,
+      `${WORDS[i % WORDS.length]} ${WORDS[(i * 7) % WORDS.length]} event ${i} about ${WORDS[(i * 13) % WORDS.length]}`,
+      {
+        time: i * 60_000,
+      },
+    );
+  }
+  db.exec("COMMIT");
+  const person = new PersonIndex(db, index);
+  const convOf = (id: number) => `c${id % 100}`;
+  const among = { has: (id: number) => convOf(id) !== "c50" };
+  const query = (q: string) =>
+    rankEvents(index, "", q, { ids: [], index: person.scope(false).index, among, time: 100_000 * 60_000, limit: 10 });
+  for (const q of QUERIES) query(q);
+  const runs: number[] = [];
+  for (let r = 0; r < 30; r++) {
+    const t0 = performance.now();
+    query(QUERIES[r % QUERIES.length] as string);
+    runs.push(performance.now() - t0);
+  }
+  return median(runs);
+}
+
 /** Score `n` events against an input and prune them to a budget, in process, median of 5. */
 export function pruneMs(n: number): number {
   const { index, ids } = bigConversation(n);
@@ -184,6 +227,7 @@ export async function benchRecall(): Promise<void> {
   await facts();
   report("recall.index_events_s", indexRate(), "events/s", 0);
   report("recall.cold_query_ms_100k", coldQueryMs(), "ms");
+  report("recall.person_query_ms_100k", personQueryMs(), "ms");
   report("prune.ms_10k", pruneMs(10_000), "ms");
   report("prune.ms_100k", pruneMs(100_000), "ms");
 }

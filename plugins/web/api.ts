@@ -2,7 +2,13 @@
 import * as v from "valibot";
 import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
-import { ChannelMethod, ContextView, ConversationSummary, TranscriptItem } from "../../src/protocol/channel.ts";
+import {
+  ChannelMethod,
+  ContextView,
+  ConversationSummary,
+  MemoryHit,
+  TranscriptItem,
+} from "../../src/protocol/channel.ts";
 import { LlmSetParams, LlmSettingsView, LlmTestResult, StatusResult } from "../../src/protocol/control.ts";
 import { PluginInfo, PluginList, PluginMethod } from "../../src/protocol/plugin.ts";
 import type { Plugin } from "../sdk/index.ts";
@@ -20,6 +26,9 @@ const ChatBody = v.strictObject({
 });
 const ApproveBody = v.strictObject({ stream: v.string(), callId: v.string(), approved: v.boolean() });
 const StreamBody = v.strictObject({ stream: v.string() });
+const SearchQuery = v.object({
+  q: v.pipe(v.string("q is required"), v.trim(), v.minLength(1, "q is empty"), v.maxLength(500)),
+});
 const LoginBody = v.strictObject({ token: v.pipe(v.string(), v.maxLength(1000)) });
 
 export function apiRoutes(plugin: Plugin, hub: ChatHub, security: Security): Hono {
@@ -46,6 +55,12 @@ export function apiRoutes(plugin: Plugin, hub: ChatHub, security: Security): Hon
   api.get("/context/:id", async (c) => {
     const conv = v.parse(ConvId, c.req.param("id"));
     return c.json(await plugin.call(ChannelMethod.ContextGet, { conv }, ContextView));
+  });
+
+  // Everything the person may see (the kernel decides the scope); behind the token like all of /api.
+  api.get("/memory/search", async (c) => {
+    const { q } = v.parse(SearchQuery, { q: c.req.query("q") });
+    return c.json(await plugin.call(ChannelMethod.MemorySearch, { query: q }, v.array(MemoryHit)));
   });
 
   api.post("/chat", async (c) => {

@@ -19,6 +19,10 @@ import { ToolExecutor } from "./tool-executor.ts";
 import { ToolRegistry } from "./tools.ts";
 import { ConversationContext, type ContextItem } from "../memory/context.ts";
 import type { Memory } from "../memory/memory.ts";
+import { crossRecallNote } from "../memory/cross-recall.ts";
+import { type FoundEvent, MemorySearch } from "../memory/memory-search.ts";
+import { recallScope } from "../memory/recall-scope.ts";
+import { MEMORY_SEARCH_TOOL, memoryTool } from "./memory-tool.ts";
 import { runTurn, type TurnConfig, type TurnInput, type TurnResult, type TurnSink } from "./turn.ts";
 
 export interface AgentDeps {
@@ -33,6 +37,19 @@ export interface AgentDeps {
   memory: Memory | null;
   /** The newest turns exempt from relevance pruning (capped by budget ÷ average). */
   pinnedRecent: number;
+  /** `[memory] recall_untrusted`: trusted turns also recall untrusted events (marked so). */
+  recallUntrusted?: boolean;
+}
+
+/** What the last model call of a conversation was sent, and what memory knows of it. */
+export interface SentContext {
+  turn: string;
+  at: number;
+  messages: readonly ChatMessage[];
+  tools: readonly string[];
+  items: readonly (ContextItem | null)[];
+  /** Events memory_search brought back during the turn, oldest first. */
+  brought: readonly FoundEvent[];
 }
 
 export class Agent {
@@ -43,19 +60,15 @@ export class Agent {
   /** Tools from plugin manifests, offered whether or not the plugin runs. */
   private readonly declared = new Map<string, readonly ToolDefinition[]>();
   /** The last context each recent conversation sent the model: what the memory page shows. */
-  private readonly contexts = new Map<
-    string,
-    {
-      turn: string;
-      at: number;
-      messages: readonly ChatMessage[];
-      tools: readonly string[];
-      items: readonly (ContextItem | null)[];
-    }
-  >();
+  private readonly contexts = new Map<string, SentContext>();
+  /** Person-wide memory search within a turn's scope (null without memory). */
+  readonly search: MemorySearch | null;
+  /** Events memory_search brought back, per running turn. */
+  private readonly brought = new Map<string, FoundEvent[]>();
 
   constructor(private readonly d: AgentDeps) {
     this.context = new ConversationContext(d.store, d.memory, d.pinnedRecent);
+    this.search = d.memory ? new MemorySearch(d.store, d.memory) : null;
     this.executor = new ToolExecutor({
       tools: this.tools,
       stages: this.stages,
@@ -66,6 +79,39 @@ export class Agent {
       toolTimeoutMs: d.toolTimeoutMs,
       remember: (id, conv, text) => this.remember(id, conv, text),
     });
+    const memory = d.memory;
+    const search = this.search;
+    if (memory && search)
+      this.tools.register(
+        "kernel",
+        MEMORY_SEARCH_TOOL,
+        memoryTool({
+          search,
+          touch: (ids) => memory.touch(ids),
+          restore: (conv, ids) => this.context.restore(conv, ids),
+          recallUntrusted: () => d.recallUntrusted ?? false,
+          brought: (turn, events) => {
+            const list = this.brought.get(turn) ?? [];
+            const have = new Set(list.map((e) => e.id));
+            list.push(...events.filter((e) => !have.has(e.id)));
+            list.sort((a, b) => a.id - b.id);
+            this.brought.set(turn, list);
+          },
+        }),
+      );
+  }
+
+  /**
+   * Search what a person on a trusted surface may see (the web UI's search box): every trusted
+   * conversation, and untrusted ones too with recall_untrusted. Best first; [] without memory.
+   */
+  searchMemory(query: string, k: number): FoundEvent[] {
+    return this.search?.find(this.scopeOf("", false), query, k) ?? [];
+  }
+
+  /** The recall scope of a turn from `conv`, trusted or not (src/memory/recall-scope.ts). */
+  scopeOf(conv: string, untrusted: boolean) {
+    return recallScope(conv, untrusted, this.d.recallUntrusted ?? false);
   }
 
   async run(input: TurnInput, sink: TurnSink, signal: AbortSignal): Promise<TurnResult> {
@@ -83,11 +129,18 @@ export class Agent {
         config: this.d.config,
         onContext: (conv, turn, messages, tools, items) => this.rememberContext(conv, turn, messages, tools, items),
         remember: (id, conv, text) => this.remember(id, conv, text),
+        recallAcross: (req) => {
+          const memory = this.d.memory;
+          if (!memory || !this.search) return null;
+          return crossRecallNote(this.search, memory, { ...req, scope: this.scopeOf(req.conv, req.untrusted) });
+        },
       },
       input,
       sink,
       signal,
     );
+    // The memory page keeps a copy with the turn's last model call; the running list goes.
+    this.brought.delete(r.turn);
     this.d.log.info("turn finished", {
       conv: r.conv,
       turn: r.turn,
@@ -119,18 +172,19 @@ export class Agent {
     items: readonly (ContextItem | null)[],
   ): void {
     this.contexts.delete(conv);
-    this.contexts.set(conv, { turn, at: Date.now(), messages, tools, items });
+    this.contexts.set(conv, {
+      turn,
+      at: Date.now(),
+      messages,
+      tools,
+      items,
+      brought: [...(this.brought.get(turn) ?? [])],
+    });
     if (this.contexts.size > 64) this.contexts.delete(this.contexts.keys().next().value as string);
   }
 
   /** Exactly what the model was sent on the latest call of a conversation's latest turn. */
-  lastContext(conv: string): {
-    turn: string;
-    at: number;
-    messages: readonly ChatMessage[];
-    tools: readonly string[];
-    items: readonly (ContextItem | null)[];
-  } | null {
+  lastContext(conv: string): SentContext | null {
     return this.contexts.get(conv) ?? null;
   }
 

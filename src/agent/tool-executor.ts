@@ -105,7 +105,8 @@ export class ToolExecutor {
       untrusted: ctx.untrusted,
       ...event,
     });
-    this.d.remember?.(stored.id, ctx.conv, bodyText(event) ?? "");
+    if (this.d.tools.get(call.name)?.local?.remember !== false)
+      this.d.remember?.(stored.id, ctx.conv, bodyText(event) ?? "");
     return { ...result, content: forModel };
   }
 
@@ -201,12 +202,14 @@ export class ToolExecutor {
 
     let raw: unknown;
     try {
-      raw = await this.d.caller.call(
-        tool.plugin,
-        AgentMethod.RunTool,
-        { name: call.name, callId: call.id, arguments: args, conv: ctx.conv, untrusted: ctx.untrusted },
-        this.d.toolTimeoutMs,
-      );
+      raw = tool.local
+        ? await tool.local.run(args, { conv: ctx.conv, turn: ctx.turn, untrusted: ctx.untrusted })
+        : await this.d.caller.call(
+            tool.plugin,
+            AgentMethod.RunTool,
+            { name: call.name, callId: call.id, arguments: args, conv: ctx.conv, untrusted: ctx.untrusted },
+            this.d.toolTimeoutMs,
+          );
     } catch (err) {
       return out("error", `error: ${call.name} failed: ${(err as Error).message}`, args);
     }

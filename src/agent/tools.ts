@@ -5,21 +5,43 @@
  */
 import { Ajv, type ValidateFunction } from "ajv";
 import { HomedError } from "../protocol/errors.ts";
-import type { ToolDefinition } from "../protocol/agent.ts";
+import type { RunToolResult, ToolDefinition } from "../protocol/agent.ts";
 import type { ToolSpec } from "../llm/types.ts";
+
+/** Who is calling a tool the kernel runs itself. */
+export interface LocalToolContext {
+  conv: string;
+  turn: string | null;
+  untrusted: boolean;
+}
+
+/**
+ * A tool the kernel runs in process (memory_search): it passes the same gate as a plugin's —
+ * validation, before_toolcall, approval by its risk class, after_toolcall — only the run differs.
+ */
+export interface LocalTool {
+  run(args: unknown, ctx: LocalToolContext): RunToolResult | Promise<RunToolResult>;
+  /** Whether its results are indexed for memory; false for results that quote memory itself. */
+  remember: boolean;
+}
 
 export interface RegisteredTool {
   plugin: string;
   def: ToolDefinition;
   validate: ValidateFunction;
+  /** Present for a tool the kernel runs itself. */
+  local?: LocalTool;
 }
 
 export class ToolRegistry {
   private readonly tools = new Map<string, RegisteredTool>();
   private readonly ajv = new Ajv({ allErrors: true, strict: false });
 
-  /** Add or replace `plugin`'s tool. A name another plugin holds, or a schema that does not compile, is refused. */
-  register(plugin: string, def: ToolDefinition): void {
+  /**
+   * Add or replace `plugin`'s tool (`local`: the kernel's own, run in process). A name another
+   * plugin holds, or a schema that does not compile, is refused.
+   */
+  register(plugin: string, def: ToolDefinition, local?: LocalTool): void {
     const existing = this.tools.get(def.name);
     if (existing && existing.plugin !== plugin) {
       throw new HomedError("conflict", `tool ${def.name} is already registered by plugin ${existing.plugin}`);
@@ -33,7 +55,7 @@ export class ToolRegistry {
     } catch (err) {
       throw new HomedError("invalid_params", `tool ${def.name}: schema does not compile: ${(err as Error).message}`);
     }
-    this.tools.set(def.name, { plugin, def, validate });
+    this.tools.set(def.name, local ? { plugin, def, validate, local } : { plugin, def, validate });
   }
 
   /** Remove `plugin`'s tools (all, or the named ones); returns how many were removed. */

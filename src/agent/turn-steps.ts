@@ -103,13 +103,22 @@ const PROMPT_MARGIN_TOKENS = 256;
 
 /**
  * The prompt: the system prompt with what pre_action injects, then what memory assembles of the
- * past for this input (recalled snippets, then past turns), then the input.
+ * past for this input (quotes from other conversations, recalled snippets, then past turns),
+ * then the input.
  */
 export async function assembleContext(s: TurnScope, input: string): Promise<PromptEntry[]> {
   const { contextWindow, maxOutputTokens, systemPrompt } = s.cfg;
   const fixed = maxOutputTokens + estimateTokens(systemPrompt) + estimateTokens(input) + PROMPT_MARGIN_TOKENS;
   const budgetTokens = Math.max(0, contextWindow - fixed);
-  const context = await s.d.context.assemble({ conv: s.conv, input, budgetTokens, excludeTurn: s.turn });
+  // Other conversations' matches are quoted first, within a share of the budget; the rest is this conversation's.
+  const across =
+    s.d.recallAcross?.({ conv: s.conv, turn: s.turn, input, untrusted: s.untrusted, budgetTokens }) ?? null;
+  const context = await s.d.context.assemble({
+    conv: s.conv,
+    input,
+    budgetTokens: budgetTokens - (across?.tokens ?? 0),
+    excludeTurn: s.turn,
+  });
   const payload = { conv: s.conv, channel: s.channel, input, messages: context.history.length + 1 };
   const injected = await fold(s, "pre_action", payload, [] as string[], (o, p, acc) => ({
     payload: p,
@@ -118,6 +127,7 @@ export async function assembleContext(s: TurnScope, input: string): Promise<Prom
   const system = [s.cfg.systemPrompt, ...injected.acc].filter(Boolean).join("\n\n");
   return [
     ...(system ? [{ message: { role: "system" as const, content: system }, item: null }] : []),
+    ...(across ? [across.entry] : []),
     ...(context.recalledNote ? [context.recalledNote] : []),
     ...context.history,
     { message: { role: "user", content: input }, item: null },

@@ -16,7 +16,7 @@
 import type { ExecutionOrigin } from "../protocol/agent.ts";
 import type { ChatMessage, LanguageModel, Usage } from "../llm/types.ts";
 import type { Store } from "../store/store.ts";
-import type { ContextItem, ConversationContext } from "../memory/context.ts";
+import type { ContextEntry, ContextItem, ConversationContext } from "../memory/context.ts";
 import type { PluginCaller } from "./plugin-caller.ts";
 import type { StageLog, StageRegistry } from "./stages.ts";
 import type { ApprovalQuestion, ToolExecutor } from "./tool-executor.ts";
@@ -89,6 +89,17 @@ export interface TurnDeps {
   context: ConversationContext;
   caller: PluginCaller;
   log: StageLog;
+  /**
+   * Recall across conversations: a note quoting the person's other conversations for `input`
+   * and its cost in tokens, or null (untrusted turns, nothing matching). src/memory/cross-recall.ts.
+   */
+  recallAcross?: (req: {
+    conv: string;
+    turn: string;
+    input: string;
+    untrusted: boolean;
+    budgetTokens: number;
+  }) => { entry: ContextEntry; tokens: number } | null;
   /** Indexes an event's text for memory as the turn appends it. */
   remember?: (eventId: number, conv: string, text: string) => void;
   /**

@@ -15,6 +15,8 @@ import {
   ChannelMethod,
   ContextParams,
   ConvParams,
+  MemorySearchParams,
+  type MemoryHit,
   type ContextView,
   type TranscriptItem,
 } from "../protocol/channel.ts";
@@ -23,6 +25,10 @@ import type { StoredEvent } from "../store/store.ts";
 import { runChatTurn } from "./chat-turn.ts";
 import { checkModel } from "./check-model.ts";
 import type { KernelServices } from "./kernel-services.ts";
+
+/** What a search result shows of an event's text. */
+const SNIPPET_CHARS = 300;
+const snippet = (text: string) => (text.length > SNIPPET_CHARS ? `${text.slice(0, SNIPPET_CHARS)}…` : text);
 
 /** Events as a person reads the conversation: the final reply, not every model draft. */
 export function transcript(events: readonly StoredEvent[]): TranscriptItem[] {
@@ -114,7 +120,14 @@ export function channelMethods(k: KernelServices): Record<string, (params: unkno
           ...(m.role === "assistant" && m.toolCalls ? { toolCalls: m.toolCalls } : {}),
           ...(m.role === "tool" ? { name: m.name } : {}),
         })),
+        brought: [...c.brought],
       };
+    },
+    // A person's whole memory: the built-in web UI may search it, an installed plugin may not.
+    [ChannelMethod.MemorySearch]: (params, plugin): MemoryHit[] => {
+      builtinOnly(plugin, "searching memory");
+      const p = parseParams(MemorySearchParams, params);
+      return k.agent.searchMemory(p.query, p.k).map((f) => ({ ...f, text: snippet(f.text) }));
     },
     [ChannelMethod.LlmGet]: () => k.llm.view(),
     [ChannelMethod.LlmSet]: (params, plugin) => {

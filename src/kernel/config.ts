@@ -97,6 +97,7 @@ export const ConfigSchema = v.strictObject({
         v.pipe(v.string(), v.regex(/^[A-Za-z0-9._-]*$/, "must be a folder name under DATA/models")),
         "",
       ),
+      recall_untrusted: v.optional(v.boolean("must be true or false"), false),
     }),
     {},
   ),
@@ -275,6 +276,11 @@ pinned_recent = 10
 # words and concepts only (TF-IDF, BM25). Events without a vector from the model are embedded
 # in the background, so changing the model re-embeds the past.
 model = ""
+# Conversations from trusted surfaces (web UI, CLI, /v1 with the token or on loopback) recall
+# from all of your trusted conversations; untrusted ones (group chats relayed by a bridge) only
+# from their own. true: trusted conversations also recall untrusted events, quoted with their
+# source and marked untrusted.
+recall_untrusted = false
 
 [approval]
 # Every tool declares a risk class: read (no side effects), write, exec, network or secret.

@@ -97,6 +97,7 @@ export class Kernel {
       toolTimeoutMs: config.agent.tool_timeout_ms,
       memory: this.memory,
       pinnedRecent: config.memory.pinned_recent,
+      recallUntrusted: config.memory.recall_untrusted,
     });
   }
 

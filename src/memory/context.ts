@@ -198,6 +198,18 @@ export class ConversationContext {
     return { history, recalledNote: recalledNote(snippets), evicted: gone.length, recalled: back.length };
   }
 
+  /**
+   * Remove from L2 the turns of `conv` that hold any of `eventIds` (memory_search brought them
+   * back): they are context again from the next assembly on. Returns the event ids of the
+   * turns moved; events already in L1, or of other conversations, are left as they are.
+   */
+  restore(conv: string, eventIds: readonly number[]): number[] {
+    const wanted = new Set(eventIds);
+    const cold = this.log.turns(conv).filter((t) => t.layer === 2 && t.events.some((id) => wanted.has(id)));
+    this.log.moveTurns(cold, 1);
+    return cold.flatMap((t) => t.events);
+  }
+
   /** The messages of `turns`, each with its turn's item (one item per turn, shared, read-only). */
   private entries(turns: readonly LoggedTurn[], item: (t: LoggedTurn) => ContextItem): ContextEntry[] {
     const out: ContextEntry[] = [];

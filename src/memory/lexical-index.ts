@@ -7,7 +7,7 @@
  */
 import type { Database } from "bun:sqlite";
 import type { Tokenizer } from "../embed/tokenizer.ts";
-import { ConvIndex } from "./conv-index.ts";
+import { ConvIndex, type IndexedEvent } from "./conv-index.ts";
 import { readEventBody } from "../protocol/event-bodies.ts";
 import { bodyText } from "./event-text.ts";
 
@@ -115,7 +115,12 @@ export class LexicalIndex {
     this.convs.get(conv)?.add(this.indexed(eventId, stored, words, concepts));
   }
 
-  private indexed(id: number, s: StoredTerms, words?: string[], concepts?: string[]) {
+  /** An event as an index takes it, from its stored `event_terms.terms` (indexes over other scopes). */
+  fromStored(id: number, terms: string): IndexedEvent {
+    return this.indexed(id, JSON.parse(terms) as StoredTerms);
+  }
+
+  private indexed(id: number, s: StoredTerms, words?: string[], concepts?: string[]): IndexedEvent {
     return {
       id,
       words: words ?? (s.w ? s.w.split(" ") : []),

@@ -9,11 +9,15 @@ import type { Tokenizer } from "../embed/tokenizer.ts";
 import { LexicalIndex } from "./lexical-index.ts";
 import { rankEvents } from "./relevance.ts";
 import type { DenseIndex } from "./dense-index.ts";
+import { PersonIndex } from "./person-index.ts";
+import type { RecallScope } from "./recall-scope.ts";
 
 export { eventText } from "./event-text.ts";
 
 export class Memory {
   readonly index: LexicalIndex;
+  /** Every conversation's events in one collection, for recall across conversations. */
+  readonly person: PersonIndex;
   /** Dense vectors, once a model is loaded (memory works lexically until then). */
   dense: DenseIndex | null = null;
 
@@ -22,6 +26,7 @@ export class Memory {
     tokenizer: Tokenizer,
   ) {
     this.index = new LexicalIndex(store.db, tokenizer);
+    this.person = new PersonIndex(store.db, this.index);
   }
 
   /** Index an event's text (empty text is fine: it simply matches nothing). */
@@ -49,6 +54,32 @@ export class Memory {
   peekCold(conv: string, text: string, l2Ids: readonly number[], k: number): { id: number; score: number }[] {
     const dense = this.dense?.cosines(conv, text, l2Ids) ?? null;
     return rankEvents(this.index, conv, text, { ids: l2Ids, dense, time: Date.now(), among: new Set(l2Ids), limit: k });
+  }
+
+  /**
+   * The events of `scope` that best match `text`, best first, with the conversation each is from.
+   * A person scope is one collection (src/memory/person-index.ts), so scores of different
+   * conversations compare; it is ranked lexically (dense vectors are kept per conversation).
+   * `accept` narrows the candidates (not the normalisation: the best of the scope scores 1).
+   */
+  search(
+    scope: RecallScope,
+    text: string,
+    limit: number,
+    accept?: (id: number, conv: string) => boolean,
+  ): { id: number; conv: string; score: number }[] {
+    const time = Date.now();
+    if (scope.kind === "conversation") {
+      const conv = scope.conv;
+      const among = accept ? { has: (id: number) => accept(id, conv) } : undefined;
+      return rankEvents(this.index, conv, text, { ids: [], time, limit, among }).map((s) => ({ ...s, conv }));
+    }
+    const { index, sources } = this.person.scope(scope.includeUntrusted);
+    const among = accept ? { has: (id: number) => accept(id, sources.get(id)?.conv ?? "") } : undefined;
+    return rankEvents(this.index, "", text, { ids: [], time, limit, among, index }).map((s) => ({
+      ...s,
+      conv: sources.get(s.id)?.conv ?? "",
+    }));
   }
 
   /** Count an access (a recall that did not move the events), for cooling decisions. */

@@ -5,11 +5,15 @@
  * lower weight and each kept because it measured a gain (docs/BENCHMARKS.md, 2026-12-01):
  *   - its neighbours: a short reply ("Yes! We went last week.") takes part of the score of the
  *     turn it answers, a long self-contained turn almost none;
- *   - its session as one document (BM25), fused at a tenth of the turn's weight;
+ *   - its session as one document (BM25), fused at a tenth of the turn's weight, up to a fifth
+ *     when the conversation's turns are long and self-contained (sessions that work one task
+ *     through): at a fifth for every kind of conversation, the chat sets lost 4–7 points;
  *   - its speaker's name ("When did Caroline ...");
  *   - concept bridges (WordNet, CC-CEDICT) at a fifth of a shared word, a tenth when only the
  *     concepts meet: at half weight they cost LongMemEval 4–5 points;
- *   - the span the query names ("two weeks ago", 上周六): turns said then count double.
+ *   - the span the query names ("two weeks ago", 上周六): turns said then count double, and gain a
+ *     fifth of the best score even when they share no word with the question; the phrase's own
+ *     words ("weeks", "ago") are left out of the query.
  * Tried and rejected on the same measurements: pseudo-relevance feedback (RM3-like, +1 on
  * LongMemEval, −1 to −10 on the chat sets), session diversification of the top (−2 to −4 on
  * LongMemEval), b = 0.5 (+0.5 on LongMemEval user turns, −4 with all turns).
@@ -18,7 +22,7 @@
  */
 import type { ConvIndex, Postings } from "./conv-index.ts";
 import type { LexicalIndex, Scored } from "./lexical-index.ts";
-import { timeWindow } from "./time.ts";
+import { timeWindow, withoutTimePhrases } from "./time.ts";
 
 /**
  * hybrid: what the agent uses. bm25: plain BM25 over words (the classic baseline).
@@ -45,8 +49,15 @@ export interface LexicalParams {
   neighbourLen: number;
   /** Weight of the session's own BM25 (the session as one document), normalised, beside the turn's. */
   session: number;
+  /**
+   * Average turn length (indexed words) above which the session weighs more, up to twice at
+   * twice this length; 0: always `session`.
+   */
+  sessionLen: number;
   /** Boost (× 1 + this) of a turn said within the span the query names ("two weeks ago"). */
   time: number;
+  /** What a turn said within that span gains regardless of its words, as a share of the best score. */
+  timeFloor: number;
 }
 
 /** Textbook BM25 over words (Robertson's k1 and b), nothing else. */
@@ -59,7 +70,9 @@ export const PLAIN_BM25: LexicalParams = {
   neighbours: 0,
   neighbourLen: 0,
   session: 0,
+  sessionLen: 0,
   time: 0,
+  timeFloor: 0,
 };
 
 export const DEFAULT_PARAMS: LexicalParams = {
@@ -71,7 +84,9 @@ export const DEFAULT_PARAMS: LexicalParams = {
   neighbours: 0.5,
   neighbourLen: 10,
   session: 0.1,
+  sessionLen: 12,
   time: 1,
+  timeFloor: 0.2,
 };
 
 export interface RankOptions {
@@ -83,8 +98,10 @@ export interface RankOptions {
   ids: readonly number[];
   /** Only the best `limit` (all when absent): a cold query needs a few, pruning needs every score. */
   limit?: number;
-  /** Only these event ids compete (cold recall ranks the events in L2). */
-  among?: ReadonlySet<number>;
+  /** Only these event ids compete (cold recall ranks the events in L2; cross-conversation recall, other conversations'). */
+  among?: { has(id: number): boolean };
+  /** Rank this index instead of `conv`'s own (a person-wide index: src/memory/person-index.ts). */
+  index?: ConvIndex;
   /** When the query is asked, epoch milliseconds (for "last week"); unknown: no time-awareness. */
   time?: number | null;
   /** Dense cosines of events with the query, when a model is installed. */
@@ -200,6 +217,10 @@ export function lexicalScores(
   }
   if (p.session > 0 && ci.sessionCount > 0) {
     const sess = sessionScores(ci, terms, p.k1, p.b);
+    // Sessions of long, self-contained turns (a person working one task through with an
+    // assistant) are about one thing; sessions of short chat turns wander. The session's weight
+    // grows from `session` to twice that as the average turn grows from sessionLen words to twice.
+    const weight = p.sessionLen > 0 ? p.session * Math.min(2, Math.max(1, ci.avgLen / p.sessionLen)) : p.session;
     let maxS = 0;
     for (const x of sess) if (x > maxS) maxS = x;
     let maxT = 0;
@@ -208,7 +229,7 @@ export function lexicalScores(
       for (let d = 0; d < n; d++) {
         const g = ci.sessions[d] as number;
         if (g >= 0 && (out[d] as number) > 0)
-          out[d] = (out[d] as number) / maxT + (p.session * (sess[g] as number)) / maxS;
+          out[d] = (out[d] as number) / maxT + (weight * (sess[g] as number)) / maxS;
         else out[d] = (out[d] as number) / maxT;
       }
     }
@@ -228,20 +249,26 @@ export function rankEvents(index: LexicalIndex, conv: string, text: string, opts
     const ids = opts.ids.filter((id) => id >= minId && (!opts.among || opts.among.has(id))).reverse();
     return ids.slice(0, opts.limit ?? ids.length).map((id, i) => ({ id, score: 1 / (i + 1) }));
   }
-  const ci = index.conv(conv, minId);
-  const { words, concepts } = index.analyse(text);
+  const ci = opts.index ?? index.conv(conv, minId);
   const params =
     scorer === "bm25"
       ? PLAIN_BM25
       : scorer === "bm25c"
         ? { ...PLAIN_BM25, concepts: 0.5, sharedConcepts: 0.5 }
         : (opts.params ?? DEFAULT_PARAMS);
-  const scores = lexicalScores(ci, words, concepts, params);
   const span = params.time > 0 && typeof opts.time === "number" ? timeWindow(text, opts.time) : null;
+  const { words, concepts } = index.analyse(span ? withoutTimePhrases(text) : text);
+  const scores = lexicalScores(ci, words, concepts, params);
   if (span) {
+    // A turn said then counts even when it shares no word with the question ("What did I do in
+    // the garden two weeks ago?" — "I planted tomatoes today"): a floor of a share of the best,
+    // or the whole score when no word matched at all.
+    let top = 0;
+    for (const x of scores) if (x > top) top = x;
+    const add = params.timeFloor * (top > 0 ? top : 1);
     for (let d = 0; d < ci.size; d++) {
       const at = ci.times[d] as number;
-      if (at >= span.from && at <= span.to) scores[d] = (scores[d] as number) * (1 + params.time);
+      if (at >= span.from && at <= span.to) scores[d] = (scores[d] as number) * (1 + params.time) + add;
     }
   }
   const among = opts.among;
@@ -276,7 +303,7 @@ function best(
   ci: ConvIndex,
   scores: Float64Array,
   max: number,
-  among: ReadonlySet<number> | undefined,
+  among: { has(id: number): boolean } | undefined,
   limit: number | undefined,
 ): Scored[] {
   const out: Scored[] = [];

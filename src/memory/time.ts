@@ -180,3 +180,25 @@ export function timeWindow(text: string, now: number): TimeWindow | null {
   if (text.includes("上个月")) return { from: now - 62 * DAY, to: now - 14 * DAY };
   return null;
 }
+
+/** Phrases that name a span relative to now: what timeWindow reads, not what the question is about. */
+const RELATIVE_PHRASES = [
+  /\b(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a couple of|a few|several)\s+(?:day|week|month|year)s?\s+ago\b/gi,
+  /\b(?:in|during|over|within)\s+the\s+(?:past|last)\s+(?:(?:\d+|two|three|four|five|six|seven|eight|nine|ten|couple of|few|several)\s+)?(?:day|week|month|year)s?\b/gi,
+  /\byesterday\b/gi,
+  /\blast\s+(?:sunday|monday|tuesday|wednesday|thursday|friday|saturday|weekend|week|month)\b/gi,
+  /(?:\d+|[一两二三四五六七八九十几])\s*(?:个)?(?:天|日|周|星期|礼拜|月|年)(?:以)?前/g,
+  /(?:最近|过去|近)\s*(?:\d+|[一两二三四五六七八九十几])?\s*(?:个)?(?:天|周|星期|礼拜|月|年)/g,
+  /前天|昨天|上(?:个)?(?:周|星期|礼拜)[一二三四五六日天]?|上个月/g,
+];
+
+/**
+ * `text` without the phrases that place it in time ("two weeks ago", 上周六): once the span they
+ * name is used to weigh turns by when they were said, their words ("weeks", "ago") would only
+ * match turns that happen to say them.
+ */
+export function withoutTimePhrases(text: string): string {
+  let out = text;
+  for (const re of RELATIVE_PHRASES) out = out.replace(re, " ");
+  return out;
+}

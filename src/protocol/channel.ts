@@ -15,6 +15,8 @@ export const ChannelMethod = {
   ConversationsList: "conversations/list",
   ConversationsMessages: "conversations/messages",
   ContextGet: "context/get",
+  /** Search everything the person may see (trusted conversations; untrusted too with recall_untrusted). */
+  MemorySearch: "memory/search",
   LlmGet: "llm/get",
   LlmSet: "llm/set",
   LlmTest: "llm/test",
@@ -42,6 +44,26 @@ export const ConvParams = v.strictObject({
   limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(5000)), 500),
 });
 export const ContextParams = v.strictObject({ conv: ConvId });
+export const MemorySearchParams = v.strictObject({
+  query: v.pipe(v.string(), v.trim(), v.minLength(1, "query is empty"), v.maxLength(500)),
+  k: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100)), 20),
+});
+
+/** One remembered event as a search shows it. */
+export const MemoryHit = v.object({
+  id: v.number(),
+  ts: v.number(),
+  conv: v.string(),
+  /** The channel the conversation started on ("" when unknown). */
+  channel: v.string(),
+  untrusted: v.boolean(),
+  /** user, assistant, or tool <name>. */
+  role: v.string(),
+  text: v.string(),
+  /** Relevance, the best of the search = 1; null for events brought back by id. */
+  score: v.nullable(v.number()),
+});
+export type MemoryHit = v.InferOutput<typeof MemoryHit>;
 
 export const ChatEventNotice = v.object({ stream: v.string(), event: v.record(v.string(), v.unknown()) });
 export const ChatApproveRequest = v.object({
@@ -105,6 +127,8 @@ export const ContextView = v.nullable(
         name: v.optional(v.string()),
       }),
     ),
+    /** Events the memory_search tool brought back into context during the turn, oldest first. */
+    brought: v.optional(v.array(MemoryHit), []),
   }),
 );
 export type ContextView = v.InferOutput<typeof ContextView>;

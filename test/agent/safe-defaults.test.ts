@@ -105,6 +105,7 @@ describe("tools a manifest declares", () => {
     );
     expect(before.tools as unknown[]).toEqual([
       { name: "echo_text", plugin: "lazytools", risk: "read", approval: "auto" },
+      { name: "memory_search", plugin: "kernel", risk: "read", approval: "auto" },
     ]);
     rig.llm.script([{ toolCalls: [{ name: "echo_text", arguments: '{"text":"wake up"}' }] }, { text: "it answered" }]);
     const r = await rig.chat("echo");

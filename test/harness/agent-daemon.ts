@@ -101,7 +101,10 @@ export async function startAgentRig(
     },
   };
   if (opts.plugin !== false) {
-    await poll(rig.status, (st) => st.tools.length >= 5 && st.stages.length >= 7, {
+    // The kernel's own memory_search is always there; wait for the fixture's five.
+    const fixtureTools = (st: Awaited<ReturnType<AgentRig["status"]>>) =>
+      (st.tools as { plugin?: string }[]).filter((t) => t.plugin !== "kernel").length;
+    await poll(rig.status, (st) => fixtureTools(st) >= 5 && st.stages.length >= 7, {
       what: "the fixture plugin's tools and seven stages",
     });
   }

@@ -22,6 +22,16 @@ describe("config.toml", () => {
     expect(parsed).toEqual(rest);
   });
 
+  test("[memory] recall_untrusted is false unless set, and must be a boolean", () => {
+    using dir = tempDir();
+    const file = join(dir.path, "config.toml");
+    expect(loadConfig({ file, env: {} }).memory.recall_untrusted).toBe(false);
+    writeFileSync(file, "[memory]\nrecall_untrusted = true\n");
+    expect(loadConfig({ file, env: {} }).memory.recall_untrusted).toBe(true);
+    writeFileSync(file, '[memory]\nrecall_untrusted = "yes"\n');
+    expect(() => loadConfig({ file, env: {} })).toThrow("memory.recall_untrusted: must be true or false");
+  });
+
   test("HOMED_<SECTION>_<KEY> overrides numbers, strings and lists", () => {
     using dir = tempDir();
     const cfg = loadConfig({

@@ -113,6 +113,35 @@ describe("default scorer", () => {
     expect(without).toEqual(["later", "then"]);
   });
 
+  test("a turn said in the span the question names is found without shared words; 'weeks ago' matches nothing", async () => {
+    const turn = (id: string, text: string, time: string) => ({
+      op: "index",
+      conv: "g",
+      id,
+      text,
+      speaker: "user",
+      time,
+      session: id,
+    });
+    using dir = tempDir();
+    const [ids] = await recall(
+      dir.path,
+      "hybrid",
+      turn("old", "I repotted my spider plant three weeks ago and it looks happier.", "2023/01/10 (Tue) 10:00"),
+      turn("tomatoes", "I just put twelve tomato seedlings in the ground today.", "2023/04/21 (Fri) 10:00"),
+      turn("app", "Which app tracks soil moisture best?", "2023/05/03 (Wed) 10:00"),
+      {
+        op: "query",
+        conv: "g",
+        text: "What did I do in the garden two weeks ago?",
+        k: 3,
+        time: "2023/05/05 (Fri) 09:00",
+      },
+    );
+    expect(ids?.[0]).toBe("tomatoes");
+    expect(ids).not.toContain("old");
+  });
+
   test("English words meet across inflections (Porter stems)", async () => {
     using dir = tempDir();
     const ids = await recall(

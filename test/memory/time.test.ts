@@ -1,6 +1,6 @@
 /** Times as conversation sets write them, and the spans questions name relative to when they are asked. */
 import { describe, expect, test } from "bun:test";
-import { parseTime, timeWindow } from "../../src/memory/time.ts";
+import { parseTime, timeWindow, withoutTimePhrases } from "../../src/memory/time.ts";
 
 const day = (iso: string) => Date.parse(`${iso}T00:00:00Z`);
 const span = (text: string, now: string) => {
@@ -31,5 +31,19 @@ describe("timeWindow", () => {
     expect(span("我上周六去了哪里？", now)).toEqual(["2023-04-28", "2023-05-01"]); // around Saturday 29 April
     expect(span("三天前我买了什么？", now)).toEqual(["2023-04-30", "2023-05-04"]);
     expect(span("我最近两个月看了几场演出？", now)).toEqual(["2023-03-05", "2023-05-05"]);
+  });
+});
+
+describe("withoutTimePhrases", () => {
+  test("leaves out what names the span, keeps what the question is about", () => {
+    const clean = (t: string) => withoutTimePhrases(t).replace(/\s+/g, " ").trim();
+    expect(clean("What did I plant two weeks ago?")).toBe("What did I plant ?");
+    expect(clean("Who did I meet last Tuesday for lunch?")).toBe("Who did I meet for lunch?");
+    expect(clean("concerts in the past two months")).toBe("concerts");
+    expect(withoutTimePhrases("我上周六去了哪里？").replace(/\s/g, "")).toBe("我去了哪里？");
+    expect(withoutTimePhrases("三天前我买了什么？").trim()).toBe("我买了什么？");
+    expect(clean("How many days ago did I watch the Super Bowl?")).toBe(
+      "How many days ago did I watch the Super Bowl?",
+    );
   });
 });

@@ -109,6 +109,11 @@ describe("a configured token is enforced on loopback too", () => {
       const url = await webUrlOf(d);
       expect((await fetch(`${url}api/status`)).status).toBe(401);
       expect((await fetch(`${url}v1/models`)).status).toBe(401);
+      // The person's whole memory is behind the token like everything else.
+      expect((await fetch(`${url}api/memory/search?q=anything`)).status).toBe(401);
+      const bearer = { authorization: `Bearer ${token}` };
+      expect((await fetch(`${url}api/memory/search?q=anything`, { headers: bearer })).status).toBe(200);
+      expect((await fetch(`${url}api/memory/search?q=`, { headers: bearer })).status).toBe(400);
       expect((await fetch(`${url}api/status`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
       expect((await fetch(`${url}v1/models`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
       expect(await (await fetch(`${url}api/session`)).json()).toMatchObject({ exposed: false, authenticated: false });

@@ -1,6 +1,7 @@
 /** The other pages: login, model provider (first run and settings), plugins, memory. */
 import { api, type ApiError } from "./api.ts";
 import { clear, h, timeAgo } from "./dom.ts";
+import { hitView, memorySearchBox, type MemoryHit } from "./memory-search.ts";
 
 export interface Provider {
   provider: "" | "openai" | "anthropic";
@@ -254,6 +255,7 @@ export function memoryView(conv: string): HTMLElement {
   const list = h("div", { class: "context" });
   const search = h("input", { id: "memory-search", placeholder: "Search what the model was sent…" });
   const summary = h("p", { class: "hint" });
+  const brought = h("div", { class: "context", id: "brought" });
   let messages: ContextMessage[] = [];
   const render = () => {
     clear(list);
@@ -283,7 +285,7 @@ export function memoryView(conv: string): HTMLElement {
     }
   };
   search.addEventListener("input", render);
-  void api<{ turn: string; at: number; tools: string[]; messages: ContextMessage[] } | null>(
+  void api<{ turn: string; at: number; tools: string[]; messages: ContextMessage[]; brought?: MemoryHit[] } | null>(
     `/api/context/${encodeURIComponent(conv)}`,
   ).then((c) => {
     if (!c) {
@@ -291,9 +293,23 @@ export function memoryView(conv: string): HTMLElement {
       return;
     }
     messages = c.messages;
+    if (c.brought?.length)
+      brought.append(
+        h("h3", {}, `Brought back by memory_search (${c.brought.length})`),
+        ...c.brought.map((e) => hitView(e)),
+      );
     const total = messages.reduce((n, m) => n + m.tokens, 0);
     summary.textContent = `The last model call (${timeAgo(c.at)}): ${messages.length} messages, ~${total} tokens, tools: ${c.tools.join(", ") || "none"}. L1 is the context window; when the conversation outgrows it, the newest turns stay (pinned), then the turns relevant to the input (score), from cold memory (L2) too, then the newest others that fit the room left.`;
     render();
   });
-  return h("section", { class: "page" }, h("h2", {}, "What the model sees"), summary, search, list);
+  return h(
+    "section",
+    { class: "page" },
+    memorySearchBox(),
+    h("h2", {}, "What the model sees"),
+    summary,
+    brought,
+    search,
+    list,
+  );
 }

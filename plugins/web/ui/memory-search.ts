@@ -1,0 +1,68 @@
+/** The memory page's search box over everything the person may see, and the events memory_search brought. */
+import { api } from "./api.ts";
+import { clear, h } from "./dom.ts";
+
+export interface MemoryHit {
+  id: number;
+  ts: number;
+  conv: string;
+  channel: string;
+  untrusted: boolean;
+  role: string;
+  text: string;
+  score: number | null;
+}
+
+const when = (ms: number) => new Date(ms).toLocaleString();
+
+/** One remembered event: when, which conversation (a link to it), who, the snippet. */
+export function hitView(e: MemoryHit): HTMLElement {
+  return h(
+    "div",
+    { class: "ctx hit", "data-event": String(e.id) },
+    h(
+      "div",
+      { class: "ctx-head" },
+      h("b", {}, e.role),
+      h("span", { class: "when" }, when(e.ts)),
+      h(
+        "a",
+        { class: "tag conv-link", href: `#/chat/${encodeURIComponent(e.conv)}`, title: e.conv },
+        `${e.channel ? `${e.channel} · ` : ""}${e.conv}`,
+      ),
+      e.untrusted ? h("span", { class: "tag untrusted" }, "untrusted") : null,
+      e.score !== null ? h("span", { class: "tokens" }, `score ${e.score.toFixed(2)}`) : null,
+    ),
+    h("pre", {}, e.text),
+  );
+}
+
+export function memorySearchBox(): HTMLElement {
+  const input = h("input", { id: "recall-search", type: "search", placeholder: "Search your memory…" });
+  const results = h("div", { class: "context", id: "recall-results" });
+  const submit = async (ev: Event) => {
+    ev.preventDefault();
+    const q = input.value.trim();
+    clear(results);
+    if (!q) return;
+    try {
+      const hits = await api<MemoryHit[]>(`/api/memory/search?q=${encodeURIComponent(q)}`);
+      if (hits.length === 0) results.append(h("p", { class: "hint no-matches" }, `No matches for “${q}”.`));
+      for (const e of hits) results.append(hitView(e));
+    } catch (err) {
+      results.append(h("p", { class: "form-msg bad" }, (err as Error).message));
+    }
+  };
+  return h(
+    "form",
+    { class: "recall", onsubmit: submit },
+    h("h2", {}, "Memory"),
+    h(
+      "p",
+      { class: "hint" },
+      "Everything you may recall: all your trusted conversations (web, CLI, API), and untrusted ones when [memory] recall_untrusted is on.",
+    ),
+    h("div", { class: "row" }, input, h("button", { class: "primary", type: "submit", id: "recall-go" }, "Search")),
+    results,
+  );
+}

@@ -1,0 +1,83 @@
+/**
+ * Recall across conversations (DESIGN §5, "one person, one memory"): for a trusted turn, the
+ * events of the person's other conversations that match the input are quoted into the context
+ * as one system note — with when and where each was said, and "untrusted" where it applies.
+ * They are quoted, not moved: another conversation's layers are that conversation's business,
+ * so nothing here changes an event's layer; it counts an access (Memory.touch), as a peek does.
+ *
+ * An untrusted turn gets no note: it recalls only its own conversation (context assembly).
+ */
+import type { ContextEntry } from "./context.ts";
+import type { Memory } from "./memory.ts";
+import { formatTime, type MemorySearch, sourceOf } from "./memory-search.ts";
+import type { RecallScope } from "./recall-scope.ts";
+import { estimateTokens } from "./tokens.ts";
+
+/**
+ * An event of another conversation is quoted only if it matches at least this well (the best of
+ * the person's memory scores 1). The same bar as cold recall within a conversation.
+ */
+export const CROSS_RECALL_MIN_SCORE = 0.2;
+/** Events quoted at most. */
+const MAX_QUOTES = 3;
+/** Each quote is cut to this many tokens: a reminder, not the whole exchange (memory_search brings that). */
+const QUOTE_TOKENS = 160;
+/** The note takes at most this share of the history budget, so the conversation itself keeps room. */
+const BUDGET_SHARE = 0.25;
+
+export const CROSS_RECALL_HEADER = "From your other conversations (quoted from memory; not said in this conversation):";
+
+export interface CrossRecallRequest {
+  conv: string;
+  /** The turn asking, whose own events are never quoted back. */
+  turn: string;
+  input: string;
+  scope: RecallScope;
+  /** The history budget of the turn; the note takes at most a quarter of it. */
+  budgetTokens: number;
+}
+
+/** The note for `req` and its cost in tokens; null (cost 0) when nothing matches or it may not look. */
+export function crossRecallNote(
+  search: MemorySearch,
+  memory: Pick<Memory, "touch">,
+  req: CrossRecallRequest,
+): { entry: ContextEntry; tokens: number } | null {
+  if (req.scope.kind !== "person" || !req.input.trim()) return null;
+  let room = Math.floor(req.budgetTokens * BUDGET_SHARE);
+  if (room < 32) return null;
+  const found = search
+    .find(req.scope, req.input, MAX_QUOTES, { excludeTurn: req.turn, accept: (conv) => conv !== req.conv })
+    .filter((f) => (f.score ?? 0) >= CROSS_RECALL_MIN_SCORE);
+  const lines: string[] = [];
+  const quoted: number[] = [];
+  let best = 0;
+  for (const f of found.sort((a, b) => a.ts - b.ts || a.id - b.id)) {
+    const head = `- [${formatTime(f.ts)} · ${sourceOf(f)}] ${f.role}: `;
+    const left = Math.min(QUOTE_TOKENS, room - estimateTokens(head) - 2);
+    if (left < 8) continue;
+    const text = cutToTokens(f.text, left);
+    const line = head + (text.length < f.text.length ? `${text}…` : text);
+    lines.push(line);
+    room -= estimateTokens(line) + 1;
+    quoted.push(f.id);
+    best = Math.max(best, f.score ?? 0);
+  }
+  if (lines.length === 0) return null;
+  memory.touch(quoted);
+  const content = `${CROSS_RECALL_HEADER}\n${lines.join("\n")}`;
+  return {
+    entry: {
+      message: { role: "system", content },
+      item: { layer: "L2", recalled: true, filled: false, reason: "relevant", score: best, pinned: false, turn: "" },
+    },
+    tokens: estimateTokens(content) + 4,
+  };
+}
+
+/** The longest prefix (shortened by fifths) whose estimate is within `tokens`. */
+function cutToTokens(text: string, tokens: number): string {
+  let cut = text;
+  while (cut.length > 0 && estimateTokens(cut) > tokens) cut = cut.slice(0, Math.floor(cut.length * 0.8));
+  return cut;
+}
