@@ -14,7 +14,7 @@
 import type { Store } from "../store/store.ts";
 import type { Memory } from "./memory.ts";
 import { prune } from "./prune.ts";
-import { estimateTokens } from "./tokens.ts";
+import { cutToTokens, estimateTokens } from "./tokens.ts";
 import { turnMessages, TurnLog, type ContextMessage, type LoggedTurn } from "./turn-log.ts";
 
 /**
@@ -261,13 +261,6 @@ function quote(turns: readonly LoggedTurn[], scores: Scores | null, room: number
     room -= estimateTokens(text) + SNIPPET_OVERHEAD_TOKENS;
   }
   return out;
-}
-
-/** The longest prefix (shortened by fifths) whose estimate is within `tokens`; "" if none. */
-function cutToTokens(text: string, tokens: number): string {
-  let cut = text;
-  while (cut.length > 0 && estimateTokens(cut) > tokens) cut = cut.slice(0, Math.floor(cut.length * 0.8));
-  return cut;
 }
 
 function recalledNote(snippets: readonly Snippet[]): ContextEntry | null {
