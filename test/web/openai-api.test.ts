@@ -11,7 +11,7 @@ import OpenAI from "openai";
 import { join } from "node:path";
 import { type AgentRig, startAgentRig } from "../harness/agent-daemon.ts";
 import { tempDir } from "../harness/binary.ts";
-import { webUrlOf } from "../harness/daemon.ts";
+import { startDaemon, webUrlOf } from "../harness/daemon.ts";
 
 type Sent = { role: string; content: string | null; tool_call_id?: string; tool_calls?: { id: string }[] }[];
 const sentOf = (rig: AgentRig, i = -1) => (rig.llm.requests.at(i)!.body as { messages: Sent }).messages;
@@ -166,6 +166,15 @@ describe("/v1 errors are HTTP errors in OpenAI's shape", () => {
     expect(e429).toBeInstanceOf(OpenAI.RateLimitError);
     expect(e429.error).toMatchObject({ type: "rate_limit_error", code: "rate_limit_exceeded" });
 
+    // A stream that fails before any text is an HTTP error too, as a non-streamed request's.
+    rig.llm.script([{ status: 503 }]);
+    const early = await client.chat.completions
+      .create({ model: "homed", messages: [{ role: "user", content: "early" }], stream: true })
+      .catch((e: unknown) => e);
+    expect(early).toBeInstanceOf(OpenAI.APIError);
+    expect((early as InstanceType<typeof OpenAI.APIError>).status).toBe(502);
+
+    // Once text has gone out, the failure is the stream's last event.
     rig.llm.script([{ drop: true, text: "half an ans" }]);
     const chunks: string[] = [];
     const streamed = await (async () => {
@@ -198,6 +207,29 @@ describe("/v1 errors are HTTP errors in OpenAI's shape", () => {
     expect(sent).not.toContain("The model call failed");
     expect(sent).not.toContain("first");
     expect(sent).toContain("and now?");
+  }, 60_000);
+});
+
+describe("/v1 behind a token", () => {
+  test("a configured token is enforced, with OpenAI's error shape; no provider configured is 503", async () => {
+    using dir = tempDir();
+    const token = "correct-horse-battery-staple-42";
+    await Bun.write(join(dir.path, "config.toml"), `[web]\ntoken = "${token}"\n`);
+    await using d = await startDaemon(dir.path);
+    const url = await webUrlOf(d);
+    const ask = (apiKey: string) =>
+      new OpenAI({ baseURL: `${url}v1`, apiKey, maxRetries: 0 }).chat.completions.create({
+        model: "homed",
+        messages: [{ role: "user", content: "hi" }],
+      });
+    const denied = await ask("sk-wrong-token-wrong-token").catch((e: unknown) => e);
+    expect(denied).toBeInstanceOf(OpenAI.AuthenticationError);
+    expect((denied as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({ type: "authentication_error" });
+    const none = (await ask(token).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
+    expect(none).toBeInstanceOf(OpenAI.InternalServerError);
+    expect(none.status).toBe(503);
+    expect(none.error).toMatchObject({ code: "model_not_configured" });
+    expect(none.message).toContain("No model provider is configured");
   }, 60_000);
 });
 
