@@ -32,6 +32,13 @@ import {
 
 const MODEL_ID = "homed";
 
+/**
+ * How long a stream holds its headers waiting for the first text: long enough for a model's
+ * first token (so an early failure is an HTTP error), short enough that a client watching for
+ * headers does not give up while homed runs its own tools first.
+ */
+const HOLD_HEADERS_MS = 10_000;
+
 /** The request header that names the conversation (over `user`). */
 export const CONVERSATION_HEADER = "x-homed-conversation";
 
@@ -182,9 +189,9 @@ export function openAiRoutes(hub: ChatHub): Hono {
 }
 
 /**
- * A streamed completion. Nothing is sent until the model's first text (or the turn's end), so a
- * turn that fails before it is an HTTP error like a non-streamed one; after that a failure is
- * the stream's last event, `{"error": …}`.
+ * A streamed completion. Nothing is sent until the model's first text or the turn's end (or
+ * HOLD_HEADERS_MS), so a turn that fails before it is an HTTP error like a non-streamed one;
+ * after that a failure is the stream's last event, `{"error": …}`.
  */
 function streamed(
   c: Context,
@@ -239,7 +246,9 @@ function streamed(
     if (!finished) void hub.cancel(o.stream).catch(() => {});
   });
   return (async () => {
-    await begun;
+    let hold: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([begun, new Promise<void>((resolve) => (hold = setTimeout(resolve, HOLD_HEADERS_MS)))]);
+    clearTimeout(hold);
     if (finished) {
       const { r, err } = await outcome;
       if (err) throw err;
