@@ -67,9 +67,12 @@ export interface FakeLlm {
   resume(): void;
   /**
    * What GET /models (and /v1/models) answers from now on: these ids in OpenAI's list shape, or
-   * null for a 500. Until set it is a 404. Listing requests are not recorded in `requests`.
+   * null for a 500. Until set it is a 404. Listing requests are recorded in `listings`, not
+   * `requests`, so a test counting model calls is not thrown off by a listing.
    */
   models(ids: string[] | null): void;
+  /** Every model listing request received, in order. */
+  listings: RecordedRequest[];
   /** Steps not yet used. */
   remaining(): number;
   /** Resolves once `n` requests have arrived (a readiness signal for tests that abort mid-request). */
@@ -97,6 +100,7 @@ export async function startFakeLlm(): Promise<FakeLlm> {
   const stalled = new Set<() => void>();
   const waiters: { n: number; resolve: () => void }[] = [];
   let models: string[] | null | undefined;
+  const listings: RecordedRequest[] = [];
 
   const server = Bun.serve({
     hostname: "127.0.0.1",
@@ -106,6 +110,7 @@ export async function startFakeLlm(): Promise<FakeLlm> {
     async fetch(req) {
       const path = new URL(req.url).pathname;
       if (req.method === "GET" && (path === "/v1/models" || path === "/models")) {
+        listings.push({ path, headers: Object.fromEntries(req.headers), body: {}, raw: "" });
         if (models === undefined) return new Response(`fake-llm: no route for ${path}`, { status: 404 });
         if (models === null) return errorResponse("openai", 500, defaultMessage(500));
         return Response.json({
@@ -232,6 +237,7 @@ export async function startFakeLlm(): Promise<FakeLlm> {
     url: `${origin}/v1`,
     origin,
     requests,
+    listings,
     script: (more) => void steps.push(...more),
     models: (ids) => {
       models = ids;

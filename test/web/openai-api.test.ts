@@ -352,6 +352,31 @@ describe("turns of one conversation queue", () => {
   }, 60_000);
 });
 
+describe("a client that hangs up", () => {
+  test("cancels its turn, streaming or not, so the conversation's next turn is not held up behind it", async () => {
+    using dir = tempDir();
+    await using rig = await startAgentRig(dir.path, { plugin: false });
+    const { client } = await clientOf(rig, { "X-Homed-Conversation": "hangup" });
+    for (const stream of [false, true]) {
+      rig.llm.script([{ hang: true }, { text: "next one" }]);
+      const n = rig.llm.requests.length;
+      const ac = new AbortController();
+      const gone = client.chat.completions
+        .create({ model: "homed", messages: [{ role: "user", content: "hang" }], stream }, { signal: ac.signal })
+        .catch((e: unknown) => e);
+      await rig.llm.received(n + 1);
+      ac.abort();
+      expect(await gone).toBeInstanceOf(OpenAI.APIUserAbortError);
+      // Queued behind the hung turn, this one runs only if hanging up cancelled it.
+      const next = await client.chat.completions.create({
+        model: "homed",
+        messages: [{ role: "user", content: "after" }],
+      });
+      expect(next.choices[0]!.message.content).toBe("next one");
+    }
+  }, 60_000);
+});
+
 describe("Open WebUI's and LibreChat's request shapes", () => {
   test("streaming with stream_options.include_usage ends with a usage chunk; user and extra fields are accepted", async () => {
     using dir = tempDir();
