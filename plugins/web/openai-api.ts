@@ -25,6 +25,7 @@ import {
   BadCompletionRequest,
   CONVERSATION_NAME,
   clientToolsOf,
+  conversationName,
   CompletionBody,
   type SplitRequest,
   splitMessages,
@@ -112,7 +113,7 @@ export function openAiRoutes(hub: ChatHub): Hono {
     const named = c.req.header(CONVERSATION_HEADER);
     if (named !== undefined && !CONVERSATION_NAME.test(named))
       return openAiError(c, 400, "X-Homed-Conversation must be 1-100 letters, digits, . _ : @ -");
-    const name = named ?? body.user;
+    const name = named ?? conversationName(body.user);
     const conv = name ? `api:${name}` : `${UNLISTED_CONV_PREFIX}api:${crypto.randomUUID()}`;
 
     let model: string | undefined;

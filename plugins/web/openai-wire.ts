@@ -45,11 +45,23 @@ export const CompletionBody = v.looseObject({
   messages: v.pipe(v.array(MessageIn), v.minLength(1, "messages is empty")),
   stream: v.nullish(v.boolean(), false),
   stream_options: v.nullish(v.looseObject({ include_usage: v.optional(v.boolean()) })),
-  user: v.optional(v.pipe(v.string(), v.regex(CONVERSATION_NAME, "user must be 1-100 letters, digits, . _ : @ -"))),
+  /** Any string a client uses for its user (OpenAI takes any); conversationName() makes it a name. */
+  user: v.optional(v.pipe(v.string(), v.maxLength(256, "user is longer than 256 characters"))),
   tools: v.nullish(v.pipe(v.array(ToolIn), v.maxLength(500))),
 });
 export type CompletionBody = v.InferOutput<typeof CompletionBody>;
 type MessageIn = v.InferOutput<typeof MessageIn>;
+
+/**
+ * The conversation name for a request's `user`: itself when it is a plain name, else a stable
+ * digest of it (an e-mail with "+", a display name with spaces must not make a client's request
+ * fail), or null when it is empty.
+ */
+export function conversationName(user: string | undefined): string | null {
+  if (!user) return null;
+  if (CONVERSATION_NAME.test(user)) return user;
+  return `user-${new Bun.CryptoHasher("sha256").update(user).digest("hex").slice(0, 16)}`;
+}
 
 /** A request homed cannot take, with the sentence for the client (an HTTP 400). */
 export class BadCompletionRequest extends Error {}

@@ -103,6 +103,14 @@ describe("/v1/chat/completions follows the API's semantics", () => {
       messages: [{ role: "user", content: "hi" }],
       user: "alice",
     });
+    // A `user` that is no plain name (LibreChat and others send what they like) is made one.
+    rig.llm.script([{ text: "for bob" }]);
+    await client.chat.completions.create({
+      model: "homed",
+      messages: [{ role: "user", content: "hi" }],
+      user: "Bob Smith+x@example.com",
+    });
+    expect((await listed(url)).filter((c) => /^api:user-[0-9a-f]{16}$/.test(c))).toHaveLength(1);
     const before = await listed(url);
     await client.chat.completions.create({ model: "homed", messages: [{ role: "user", content: "nobody" }] });
     expect(before).toContain("api:alice");
