@@ -51,8 +51,13 @@ const usageOf = (r: TurnResultView) => ({
   total_tokens: r.usage.inputTokens + r.usage.outputTokens,
 });
 
-const finishReason = (r: TurnResultView) =>
-  r.stopReason === "tool_calls" ? "tool_calls" : r.stopReason === "iteration_limit" ? "length" : "stop";
+/** OpenAI's finish_reason for how the turn ended; a plugin blocking the input is a content filter. */
+function finishReason(r: TurnResultView): string {
+  if (r.stopReason === "tool_calls") return "tool_calls";
+  if (r.stopReason === "iteration_limit") return "length";
+  if (r.stopReason === "blocked") return "content_filter";
+  return "stop";
+}
 
 const toolCallsOut = (calls: readonly ToolCallView[]) =>
   calls.map((c, index) => ({

@@ -218,6 +218,35 @@ describe("/v1 errors are HTTP errors in OpenAI's shape", () => {
   }, 60_000);
 });
 
+describe("plugins' stages on a stateless turn", () => {
+  test("pre_action's injection joins homed's system prompt; on_input blocking is finish_reason content_filter", async () => {
+    using dir = tempDir();
+    await using rig = await startAgentRig(dir.path, { behavior: { pre_action: { inject: ["house rules apply"] } } });
+    const { client } = await clientOf(rig);
+    rig.llm.script([{ text: "ok" }]);
+    await client.chat.completions.create({
+      model: "homed",
+      messages: [
+        { role: "system", content: "client system" },
+        { role: "user", content: "hello" },
+      ],
+    });
+    const sent = sentOf(rig);
+    expect(sent[0]!.content).toContain("[from plugin agent]\nhouse rules apply");
+    expect(sent[1]).toMatchObject({ role: "system", content: "client system" });
+
+    rig.behave({ on_input: { action: "block", reason: "not today" } });
+    const calls = rig.llm.requests.length;
+    const r = await client.chat.completions.create({
+      model: "homed",
+      messages: [{ role: "user", content: "blocked?" }],
+    });
+    expect(r.choices[0]!.finish_reason).toBe("content_filter");
+    expect(r.choices[0]!.message.content).toBe("Not processed: not today");
+    expect(rig.llm.requests.length).toBe(calls);
+  }, 60_000);
+});
+
 describe("/v1 behind a token", () => {
   test("a configured token is enforced, with OpenAI's error shape; no provider configured is 503", async () => {
     using dir = tempDir();
