@@ -120,6 +120,8 @@ export function openAiRoutes(hub: ChatHub): Hono {
       return openAiError(c, 400, "X-Homed-Conversation must be 1-100 letters, digits, . _ : @ -");
     const name = named ?? conversationName(body.user);
     const conv = name ? `api:${name}` : `${UNLISTED_CONV_PREFIX}api:${crypto.randomUUID()}`;
+    // Which conversation the turn was logged to, so a client can find it (or the one-off) again.
+    c.header(CONVERSATION_HEADER, conv);
 
     let model: string | undefined;
     if (body.model !== MODEL_ID) {

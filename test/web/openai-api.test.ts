@@ -97,14 +97,13 @@ describe("/v1/chat/completions follows the API's semantics", () => {
     ]);
 
     // `user` names the conversation when there is no header; neither: an unlisted one-off.
-    rig.llm.script([{ text: "for alice" }, { text: "one-off" }]);
+    rig.llm.script([{ text: "for alice" }, { text: "for bob" }, { text: "one-off" }]);
     await client.chat.completions.create({
       model: "homed",
       messages: [{ role: "user", content: "hi" }],
       user: "alice",
     });
     // A `user` that is no plain name (LibreChat and others send what they like) is made one.
-    rig.llm.script([{ text: "for bob" }]);
     await client.chat.completions.create({
       model: "homed",
       messages: [{ role: "user", content: "hi" }],
@@ -112,7 +111,13 @@ describe("/v1/chat/completions follows the API's semantics", () => {
     });
     expect((await listed(url)).filter((c) => /^api:user-[0-9a-f]{16}$/.test(c))).toHaveLength(1);
     const before = await listed(url);
-    await client.chat.completions.create({ model: "homed", messages: [{ role: "user", content: "nobody" }] });
+    const oneOff = await client.chat.completions
+      .create({ model: "homed", messages: [{ role: "user", content: "nobody" }] })
+      .withResponse();
+    // The response says where the turn went; a one-off's transcript is there, unlisted.
+    const where = oneOff.response.headers.get("x-homed-conversation") ?? "";
+    expect(where).toMatch(/^unlisted:api:[0-9a-f-]{36}$/);
+    expect((await transcriptOf(url, where)).map((i) => i.text)).toEqual(["nobody", "one-off"]);
     expect(before).toContain("api:alice");
     expect((await listed(url)).sort()).toEqual(before.sort());
   }, 60_000);
