@@ -34,8 +34,9 @@ export const isOpenAiPath = (path: string) => path === "/v1" || path.startsWith(
 
 /**
  * The HTTP status and code for a turn that failed: by the LLM error's kind (src/llm/types.ts),
- * or "no_model" when no provider is configured. The upstream's own status is the gateway's
- * business: a failing provider is a 502, a rate-limited one a 429 the client may retry.
+ * or "no_model" when no provider is configured. A failing provider is a 502, a rate-limited one
+ * a 429 the client may retry; a provider refusing the request itself (too long for the model, a
+ * tool schema it will not take) is a 400, which clients do not retry: it would fail again.
  */
 export function turnFailure(kind: string | undefined): { status: ContentfulStatusCode; code: string } {
   switch (kind) {
@@ -45,6 +46,8 @@ export function turnFailure(kind: string | undefined): { status: ContentfulStatu
       return { status: 429, code: "rate_limit_exceeded" };
     case "model_not_found":
       return { status: 404, code: "model_not_found" };
+    case "bad_request":
+      return { status: 400, code: "provider_rejected_request" };
     default:
       return { status: 502, code: "upstream_error" };
   }

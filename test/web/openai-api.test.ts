@@ -179,6 +179,12 @@ describe("/v1 errors are HTTP errors in OpenAI's shape", () => {
     expect(e429).toBeInstanceOf(OpenAI.RateLimitError);
     expect(e429.error).toMatchObject({ type: "rate_limit_error", code: "rate_limit_exceeded" });
 
+    // The provider refusing the request itself (too long, say) is the client's 400, not retried.
+    rig.llm.script([{ status: 400 }]);
+    const e400 = (await ask("too long").catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
+    expect(e400).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(e400.error).toMatchObject({ code: "provider_rejected_request" });
+
     // A stream that fails before any text is an HTTP error too, as a non-streamed request's.
     rig.llm.script([{ status: 503 }]);
     const early = await client.chat.completions
