@@ -140,8 +140,10 @@ export async function assembleContext(
   // What memory searches for: the new message, or (tool results) the last thing the person said.
   const query = text || [...(given ?? [])].reverse().find((m) => m.role === "user")?.content || "";
   // Other conversations' matches are quoted first, within a share of the budget; the rest is this conversation's.
+  const known = given ? new Set(given.map((m) => m.content).filter(Boolean)) : undefined;
   const across =
-    s.d.recallAcross?.({ conv: s.conv, turn: s.turn, input: query, untrusted: s.untrusted, budgetTokens }) ?? null;
+    s.d.recallAcross?.({ conv: s.conv, turn: s.turn, input: query, untrusted: s.untrusted, budgetTokens, known }) ??
+    null;
   const context = given
     ? null
     : await s.d.context.assemble({

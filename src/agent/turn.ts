@@ -117,6 +117,8 @@ export interface TurnDeps {
     input: string;
     untrusted: boolean;
     budgetTokens: number;
+    /** Texts the prompt already carries (a stateless client's history), not to be quoted again. */
+    known?: ReadonlySet<string>;
   }) => { entry: ContextEntry; tokens: number } | null;
   /** Indexes an event's text for memory as the turn appends it. */
   remember?: (eventId: number, conv: string, text: string) => void;

@@ -362,6 +362,9 @@ describe("client tools", () => {
       const sent = sentOf(rig);
       expect(sent.at(-1)).toMatchObject({ role: "tool", tool_call_id: "call_w", content: "3°C, light snow" });
       expect(sent.at(-2)?.tool_calls?.map((c) => c.id)).toEqual(["call_w"]);
+      // The earlier request (another one-off) is in memory, but memory does not quote back what
+      // the request itself carries.
+      expect(sent.filter((m) => m.role === "system" && m.content?.includes("weather in Oslo?"))).toEqual([]);
     }
   }, 60_000);
 });
