@@ -150,19 +150,29 @@ export class LlmSettings {
     return view;
   }
 
-  /** The model to use now, or a sentence saying why there is none. */
-  model(): LanguageModel | string {
-    const e = this.effective();
-    if (!e.provider || !e.model)
-      return "No model provider is configured yet. Open the web UI or run `homed provider` to add one.";
-    const key = this.apiKey(e.provider, e.baseURL);
-    const id = `${e.provider}|${e.baseURL}|${e.model}|${key}`;
+  /**
+   * The model to use now — the configured one, or `modelId` of the same provider (an API client
+   * chose one the provider lists) — or a sentence saying why there is none.
+   */
+  model(modelId?: string): LanguageModel | string {
+    const c = this.connection();
+    if (!c) return "No model provider is configured yet. Open the web UI or run `homed provider` to add one.";
+    const name = modelId ?? c.model;
+    const id = `${c.kind}|${c.baseURL}|${name}|${c.apiKey}`;
     if (this.cached?.key === id) return this.cached.model;
     const model = createLanguageModel(
-      { kind: e.provider, baseURL: e.baseURL, model: e.model, apiKey: key, idleTimeoutMs: this.config.llm.timeout_ms },
+      { kind: c.kind, baseURL: c.baseURL, model: name, apiKey: c.apiKey, idleTimeoutMs: this.config.llm.timeout_ms },
       { maxRetries: this.config.llm.max_retries },
     );
-    this.cached = { key: id, model };
+    // Only the configured model is kept: another one is built per turn (cheap: no connection).
+    if (modelId === undefined) this.cached = { key: id, model };
     return model;
+  }
+
+  /** Where the configured provider is and its key (kernel-internal: never sent to a plugin), or null. */
+  connection(): { kind: ProviderKind; baseURL: string; model: string; apiKey: string } | null {
+    const e = this.effective();
+    if (!e.provider || !e.model) return null;
+    return { kind: e.provider, baseURL: e.baseURL, model: e.model, apiKey: this.apiKey(e.provider, e.baseURL) };
   }
 }

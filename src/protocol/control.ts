@@ -94,6 +94,10 @@ export const TurnResultSchema = v.object({
   iterations: v.number(),
   usage: v.object({ inputTokens: v.number(), outputTokens: v.number() }),
   error: v.optional(v.string()),
+  /** Why the turn failed: an LLM error kind (rate_limit, server, …) or "no_model". */
+  errorKind: v.optional(v.string()),
+  /** With stopReason "tool_calls": the calls to the client's own tools, for the client to run. */
+  toolCalls: v.optional(v.array(v.object({ id: v.string(), name: v.string(), arguments: v.string() }))),
   conversation: v.nullable(v.object({ turns: v.number(), inputTokens: v.number(), outputTokens: v.number() })),
 });
 export type TurnResultView = v.InferOutput<typeof TurnResultSchema>;

@@ -8,6 +8,7 @@ import { Database } from "bun:sqlite";
 import { chmodSync, existsSync, statSync } from "node:fs";
 import { readBodyOf } from "../protocol/event-bodies.ts";
 import { HomedError } from "../protocol/errors.ts";
+import { UNLISTED_CONV_PREFIX } from "../protocol/channel.ts";
 import { MIGRATIONS, SCHEMA_VERSION } from "./migrations.ts";
 
 export interface StoreOptions {
@@ -168,7 +169,10 @@ export class Store {
     return row ? { turns: row.turns, inputTokens: row.input_tokens, outputTokens: row.output_tokens } : null;
   }
 
-  /** Conversations, most recently active first, with the first user message as a title. */
+  /**
+   * Conversations, most recently active first, with the first user message as a title; one-offs
+   * (UNLISTED_CONV_PREFIX) are left out.
+   */
   listConversations(limit = 200): {
     id: string;
     channel: string;
@@ -194,7 +198,7 @@ export class Store {
         [number]
       >(
         `SELECT c.*, (SELECT body FROM events e WHERE e.conv = c.id AND e.kind = 'user-message' ORDER BY e.id LIMIT 1) AS first
-         FROM conversations c ORDER BY c.updated_at DESC LIMIT ?`,
+         FROM conversations c WHERE c.id NOT LIKE '${UNLISTED_CONV_PREFIX}%' ORDER BY c.updated_at DESC LIMIT ?`,
       )
       .all(limit);
     return rows.map((r) => {
