@@ -25,9 +25,18 @@ export interface PluginServices {
 }
 
 export interface KernelServices {
-  readonly store: Pick<Store, "append" | "conversationUsage" | "listConversations" | "recentConversationEvents">;
+  readonly store: Pick<
+    Store,
+    | "append"
+    | "conversationUsage"
+    | "listConversations"
+    | "recentConversationEvents"
+    | "renameConversation"
+    | "forgetConversation"
+    | "turnUsage"
+  >;
   readonly memory: Pick<Memory, "add" | "layerIds" | "peekCold">;
-  readonly agent: Pick<Agent, "run" | "lastContext" | "searchMemory">;
+  readonly agent: Pick<Agent, "run" | "lastContext" | "searchMemory" | "forgetContext">;
   readonly llm: Pick<LlmSettings, "view" | "set" | "model">;
   readonly plugins: PluginServices;
   /** The sections of config.toml a plugin may read (config/get); approval's timeout bounds every question. */

@@ -73,7 +73,7 @@ export class ConversationContext {
   private readonly log: TurnLog;
 
   constructor(
-    store: Store,
+    private readonly store: Store,
     /** Relevance and cold recall; null: the newest turns that fit, nothing recalled. */
     private readonly memory: Memory | null,
     /** The newest turns exempt from relevance pruning (capped by budget ÷ average). */
@@ -85,7 +85,11 @@ export class ConversationContext {
   /** The context of past turns for `req.input`: pruned to the budget by relevance, with cold recall. */
   async assemble(req: ContextRequest): Promise<AssembledContext> {
     await this.memory?.prepare(req.input);
-    const past = this.log.turns(req.conv).filter((t) => t.id !== req.excludeTurn);
+    // A forgotten conversation's turns so far are not its context any more (Store.forgetConversation).
+    const forgotten = this.store.forgottenBounds().get(req.conv) ?? 0;
+    const past = this.log
+      .turns(req.conv)
+      .filter((t) => t.id !== req.excludeTurn && (t.events[0] ?? Number.POSITIVE_INFINITY) > forgotten);
     const l1 = this.pruneToBudget(
       req,
       past.filter((t) => t.layer === 1),

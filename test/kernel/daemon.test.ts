@@ -22,7 +22,7 @@ describe("daemon lifecycle", () => {
     const body = JSON.parse(st.stdout);
     expect(body.pid).toBe(d.proc.pid);
     expect(body.dataDir).toBe(data);
-    expect(body.store.schemaVersion).toBe(5);
+    expect(body.store.schemaVersion).toBe(6);
     expect(body.listen).toBe("127.0.0.1:0");
 
     const human = await run([WAITER, "-data", data, "status"]);
