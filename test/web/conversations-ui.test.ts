@@ -76,7 +76,7 @@ describe("conversations", () => {
     const bike = page.locator('#conv-list .conv[data-conv="cli-bike"]');
     await bike.waitFor();
     // Titles are the first message cut to 60 characters; no model call names them.
-    const title = (await bike.locator(".title").textContent())?.replace(/^CLI/, "") ?? "";
+    const title = (await bike.locator(".title").textContent()) ?? "";
     expect(title.length).toBeLessThanOrEqual(60);
     expect(title.startsWith("My bike is a red Brompton")).toBe(true);
     expect(title.endsWith("…")).toBe(true);
@@ -93,7 +93,7 @@ describe("conversations", () => {
     await page.fill("#rename-input", "Bike notes");
     await page.press("#rename-input", "Enter");
     await page.waitForSelector('#conv-title:text-is("Bike notes")');
-    expect(await bike.locator(".title").textContent()).toBe("CLIBike notes");
+    expect(await bike.locator(".title").textContent()).toBe("Bike notes");
 
     // Search: a title, then words only said in the conversation (memory's search).
     await page.fill("#conv-search", "bike no");

@@ -26,6 +26,23 @@ export function channelTag(channel: string): HTMLElement {
   );
 }
 
+/** A line of `text` around the first word of `q` found in it (search is by words, so any may be). */
+function around(text: string, q: string): string {
+  const flat = text.replace(/\s+/g, " ");
+  const lower = flat.toLowerCase();
+  const at = Math.max(
+    0,
+    ...q
+      .toLowerCase()
+      .split(/\s+/)
+      .map((w) => lower.indexOf(w))
+      .filter((i) => i >= 0)
+      .slice(0, 1),
+  );
+  const start = Math.max(0, at - 30);
+  return `${start > 0 ? "…" : ""}${flat.slice(start, start + 90)}`;
+}
+
 const turnsText = (n: number) => `${n} ${n === 1 ? "turn" : "turns"}`;
 
 function convLink(c: Conversation, active: string, snippet?: string): HTMLElement {
@@ -37,7 +54,7 @@ function convLink(c: Conversation, active: string, snippet?: string): HTMLElemen
       title: c.id,
       "data-conv": c.id,
     },
-    h("span", { class: "title" }, channelTag(c.channel), c.title),
+    h("span", { class: "conv-head" }, channelTag(c.channel), h("span", { class: "title" }, c.title)),
     snippet ? h("span", { class: "snippet" }, snippet) : null,
     h("span", { class: "when" }, `${timeAgo(c.updatedAt)} · ${turnsText(c.turns)}`),
   );
@@ -70,7 +87,7 @@ export function conversationList(convs: Conversation[], active: string): HTMLEle
         const c = convs.find((x) => x.id === hit.conv);
         if (!c || shown.has(c.id)) continue;
         shown.add(c.id);
-        inText.push(convLink(c, active, hit.text.replace(/\s+/g, " ").slice(0, 90)));
+        inText.push(convLink(c, active, around(hit.text, q)));
       }
       if (inText.length) list.append(h("div", { class: "convs-head" }, "In messages"), ...inText);
       if (q && shown.size === 0) list.append(h("div", { class: "convs-none" }, `Nothing matches “${q}”.`));
