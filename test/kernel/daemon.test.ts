@@ -28,7 +28,7 @@ describe("daemon lifecycle", () => {
     const human = await run([WAITER, "-data", data, "status"]);
     expect(human.exitCode).toBe(0);
     expect(human.stdout).toContain(`pid ${d.proc.pid}`);
-    expect(human.stdout).toContain("schema v5");
+    expect(human.stdout).toContain("schema v6");
 
     expect(await d.stop()).toBe(0);
     expect(existsSync(join(data, "homed.sock"))).toBe(false);

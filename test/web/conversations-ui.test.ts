@@ -20,7 +20,7 @@ declare const document: {
   getElementById(id: string): { getBoundingClientRect(): { x: number; right: number } } | null;
   documentElement: { scrollWidth: number };
 };
-declare const location: { hash: string };
+declare let location: { hash: string };
 declare const navigator: { clipboard: { readText(): Promise<string> } };
 
 let browser: Browser;
@@ -295,6 +295,21 @@ describe("phone width", () => {
     await page.click("#conv-menu summary");
     expect(await inView("#forget")).toBe(true);
     await shot(page, "conv-phone-menu");
+
+    // The other pages fit too, each with the menu button in its bar.
+    for (const [hash, name, ready] of [
+      ["#/memory/cli-key", "memory", "#recall-search"],
+      ["#/plugins", "plugins", 'tr[data-plugin="web"]'],
+      ["#/settings", "settings", "#provider-form"],
+    ] as const) {
+      await page.evaluate((h) => {
+        location.hash = h;
+      }, hash);
+      await page.waitForSelector(ready);
+      expect([name, await inView(".page-bar #menu")]).toEqual([name, true]);
+      expect([name, await page.evaluate(() => document.documentElement.scrollWidth)]).toEqual([name, PHONE.width]);
+      await shot(page, `conv-phone-${name}`);
+    }
     expect(errors).toEqual([]);
   }, 90_000);
 });
