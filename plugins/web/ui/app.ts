@@ -51,6 +51,16 @@ async function renderSide(convs?: Conversation[]): Promise<void> {
   );
 }
 
+/** What the bar above a chat does after a rename or a forget, and how it opens the sidebar. */
+const barHooks = {
+  renamed: () => void route(),
+  forgotten: () => {
+    localStorage.removeItem("homed.conv");
+    location.hash = `#/chat/${newConvId()}`;
+  },
+  menu: () => openSide(true),
+};
+
 async function route(): Promise<void> {
   stopPage?.();
   stopPage = null;
@@ -90,15 +100,7 @@ async function route(): Promise<void> {
     const conv = currentConv();
     if (!hash.startsWith("#/chat/")) history.replaceState(null, "", `#/chat/${encodeURIComponent(conv)}`);
     localStorage.setItem("homed.conv", conv);
-    const summary = convs.find((c) => c.id === conv) ?? null;
-    const bar = conversationBar(conv, summary, {
-      renamed: () => void route(),
-      forgotten: () => {
-        localStorage.removeItem("homed.conv");
-        location.hash = `#/chat/${newConvId()}`;
-      },
-      menu,
-    });
+    const bar = conversationBar(conv, convs.find((c) => c.id === conv) ?? null, barHooks);
     // A turn that just finished may have named the conversation: refresh the list and the bar.
     const pane = new ChatPane(conv, () => void refreshAfterTurn(conv, bar));
     main.append(bar, pane.el);
@@ -111,16 +113,7 @@ async function refreshAfterTurn(conv: string, bar: HTMLElement): Promise<void> {
   const convs = await api<Conversation[]>("/api/conversations").catch(() => []);
   const summary = convs.find((c) => c.id === conv) ?? null;
   if (bar.isConnected && summary && !bar.querySelector("#conv-menu"))
-    bar.replaceWith(
-      conversationBar(conv, summary, {
-        renamed: () => void route(),
-        forgotten: () => {
-          localStorage.removeItem("homed.conv");
-          location.hash = `#/chat/${newConvId()}`;
-        },
-        menu: () => openSide(true),
-      }),
-    );
+    bar.replaceWith(conversationBar(conv, summary, barHooks));
   await renderSide(convs);
 }
 
