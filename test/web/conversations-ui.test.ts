@@ -89,6 +89,9 @@ describe("conversations", () => {
     // Rename.
     await page.click("#conv-menu summary");
     await shot(page, "conv-desktop-menu");
+    await page.click("#messages"); // a click elsewhere closes the menu
+    expect(await page.locator("#rename").isVisible()).toBe(false);
+    await page.click("#conv-menu summary");
     await page.click("#rename");
     await page.fill("#rename-input", "Bike notes");
     await page.press("#rename-input", "Enter");

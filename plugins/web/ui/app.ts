@@ -117,6 +117,11 @@ async function refreshAfterTurn(conv: string, bar: HTMLElement): Promise<void> {
   await renderSide(convs);
 }
 
+// An open menu closes when something else is clicked, as menus do.
+document.addEventListener("click", (e) => {
+  for (const open of document.querySelectorAll("details.conv-menu[open]"))
+    if (!open.contains(e.target as Node)) open.removeAttribute("open");
+});
 whenUnauthorized(() => void route());
 window.addEventListener("hashchange", () => void route());
 root.append(side, scrim, main);
