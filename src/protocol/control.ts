@@ -98,6 +98,10 @@ export const TurnResultSchema = v.object({
 });
 export type TurnResultView = v.InferOutput<typeof TurnResultSchema>;
 
+/** Stop the turns this connection started with chat.send; each one's chat.send answers with stopReason "cancelled". */
+export const ChatCancelParams = v.optional(v.strictObject({}));
+export const ChatCancelResult = v.object({ cancelled: v.number() });
+
 /** daemon → client during chat.send: one event of the turn. */
 export const ChatEventParams = v.object({ turn: v.optional(v.string()), event: v.record(v.string(), v.unknown()) });
 
@@ -126,6 +130,7 @@ export const ControlMethod = {
   LlmSet: "llm.set",
   LlmTest: "llm.test",
   ChatSend: "chat.send",
+  ChatCancel: "chat.cancel",
   MemoryPeek: "memory.peek",
   /** daemon → client notifications and requests while a chat.send is running */
   ChatEvent: "chat.event",
