@@ -36,6 +36,8 @@ export interface Subcommand {
   name: string;
   summary: string;
   flags: FlagSpec[];
+  /** Flags may follow the arguments (`homed chat hello -conv x`); otherwise they end at the first. */
+  flagsAnywhere?: boolean;
   run(values: Record<string, string | boolean>, rest: string[]): Promise<number>;
 }
 
@@ -53,7 +55,7 @@ function noArgs(name: string, rest: string[]): void {
 export const runDaemon: Subcommand = {
   name: "",
   summary: "run the daemon",
-  flags: [DATA_FLAG, LISTEN_FLAG],
+  flags: [DATA_FLAG, LISTEN_FLAG, { name: "version", kind: "bool", usage: "print the version and exit" }],
   async run(values) {
     const overrides: Record<string, unknown> = {};
     if (typeof values.listen === "string") overrides.listen = values.listen;
@@ -167,18 +169,39 @@ function stdinLines(): () => Promise<string | null> {
   };
 }
 
+/** All of stdin as text (a message piped in: `echo hi | homed chat`). */
+async function readAllStdin(): Promise<string> {
+  return await new Response(Bun.stdin.stream()).text();
+}
+
 export const chat: Subcommand = {
   name: "chat",
-  summary: "send a message to the running daemon and stream the answer",
+  summary:
+    "send a message (from the arguments or stdin) and stream the answer; with neither, at a terminal, talk interactively",
   flags: [DATA_FLAG, CONV_FLAG, JSON_FLAG],
+  flagsAnywhere: true,
   async run(values, rest) {
-    const text = rest.join(" ").trim();
-    if (!text) throw new HomedError("usage", `chat needs a message, e.g. homed chat "hello"`);
     const paths = dataPaths(resolveDataDir(values));
-    const readLine = stdinLines();
+    const conv = typeof values.conv === "string" ? values.conv : "cli";
+    let text = rest.join(" ").trim();
+    let readLine = stdinLines();
+    if (!text && process.stdin.isTTY) {
+      if (values.json)
+        throw new HomedError("usage", "-json needs a message: the interactive session has no JSON form", {
+          flag: "json",
+        });
+      const { runChatSession } = await import("../client/chat-session.ts");
+      return await runChatSession(paths.socket, conv, { input: process.stdin, output: process.stdout });
+    }
+    if (!text) {
+      // The message is stdin; nothing is left to answer an approval with.
+      text = (await readAllStdin()).trim();
+      readLine = async () => null;
+    }
+    if (!text) throw new HomedError("usage", `chat needs a message, e.g. homed chat "hello", or on stdin`);
     const result = await chatOnce(
       paths.socket,
-      { text, conv: typeof values.conv === "string" ? values.conv : "cli" },
+      { text, conv },
       {
         stream: process.stdout.isTTY === true && !values.json,
         out: (t) => void (values.json ? null : process.stdout.write(t)),
@@ -189,7 +212,7 @@ export const chat: Subcommand = {
     if (values.json) process.stdout.write(`${JSON.stringify(result)}\n`);
     const c = result.conversation;
     process.stderr.write(
-      `[${result.stopReason}; ${result.usage.inputTokens} in / ${result.usage.outputTokens} out tokens${c ? `; conversation: ${c.turns} turns, ${c.inputTokens} in / ${c.outputTokens} out` : ""}]\n`,
+      `[${result.stopReason}; ${result.usage.inputTokens} in / ${result.usage.outputTokens} out tokens${c ? `; conversation: ${c.turns} ${c.turns === 1 ? "turn" : "turns"}, ${c.inputTokens} in / ${c.outputTokens} out` : ""}]\n`,
     );
     return result.stopReason === "error" ? 1 : 0;
   },
