@@ -4,7 +4,14 @@
  */
 import * as v from "valibot";
 import { existsSync, writeFileSync } from "node:fs";
-import { ControlMethod, LlmSetParams, LlmSettingsView, LlmTestResult, StatusResult } from "../protocol/control.ts";
+import {
+  ControlMethod,
+  LlmSetParams,
+  LlmSettingsView,
+  LlmTestResult,
+  StatusResult,
+  type LlmSettingField,
+} from "../protocol/control.ts";
 import { chatOnce } from "../client/chat.ts";
 import { PluginInfo } from "../protocol/plugin.ts";
 import { BUILTIN_ENTRIES } from "../generated/builtin-plugins.ts";
@@ -229,9 +236,27 @@ const PROVIDER_FLAGS: FlagSpec[] = [
   JSON_FLAG,
 ];
 
-function formatProvider(p: LlmSettingsView): string {
-  if (!p.configured) return "no model provider configured (homed provider -kind openai -model NAME -key-stdin)";
-  return `${p.provider} ${p.model} at ${p.baseURL}, context ${p.contextWindow} tokens, key ${p.hasKey ? p.keyHint : "none"} (from ${p.source})`;
+/** What `homed provider` prints: each setting, its value and where the value came from. */
+export function formatProvider(p: LlmSettingsView): string {
+  const hint = "no model provider configured (homed provider -kind openai -model NAME -key-stdin)";
+  if (!p.provider) return hint;
+  const from = (f: LlmSettingField) => {
+    const src = p.sources?.[f] ?? (p.source === "runtime" ? "llm.json" : "config.toml");
+    const shadow = p.shadowed?.[f];
+    return shadow === undefined ? src : `${src} (overrides config.toml's ${shadow})`;
+  };
+  const rows: [string, string, string][] = [
+    ["provider", p.provider, from("provider")],
+    ["base URL", p.baseURL, from("baseURL")],
+    ["model", p.model || "(none)", from("model")],
+    ["context window", `${p.contextWindow} tokens`, from("contextWindow")],
+    ["max output", `${p.maxOutputTokens} tokens`, from("maxOutputTokens")],
+    ["API key", p.hasKey ? p.keyHint : "none", "secrets.json"],
+  ];
+  const w0 = Math.max(...rows.map((r) => r[0].length)) + 2;
+  const w1 = Math.max(...rows.map((r) => r[1].length)) + 2;
+  const table = rows.map(([k, val, src]) => `${k.padEnd(w0)}${val.padEnd(w1)}${src}`.trimEnd()).join("\n");
+  return p.configured ? table : `${hint}\n${table}`;
 }
 
 /** The flag behind each field of LlmSetParams. */
@@ -250,25 +275,27 @@ function badProviderFlag(issue: v.BaseIssue<unknown>, values: Record<string, str
 
 export const provider: Subcommand = {
   name: "provider",
-  summary: "show or set the model provider (the key is read from stdin)",
+  summary:
+    "show the model provider and where each setting comes from, or change the settings given (the key is read from stdin)",
   flags: PROVIDER_FLAGS,
   async run(values, rest) {
     noArgs("provider", rest);
     const paths = dataPaths(resolveDataDir(values));
     let view: LlmSettingsView;
-    if (typeof values.kind === "string" || typeof values.model === "string") {
-      if (typeof values.kind !== "string" || typeof values.model !== "string")
-        throw new HomedError("usage", "setting a provider needs both -kind and -model");
+    const given = (flag: string) => typeof values[flag] === "string";
+    if (["kind", "model", "base-url", "context-window"].some(given) || values["key-stdin"] === true) {
+      // Only what was given changes: the daemon keeps every other setting (and the key) as it is.
       const cwText = values["context-window"];
       const cw = typeof cwText === "string" ? Number(cwText) : undefined;
-      if (cw !== undefined && !Number.isInteger(cw))
+      if (cw !== undefined && (cwText === "" || !Number.isInteger(cw)))
         throw new HomedError("usage", `-context-window ${JSON.stringify(cwText)}: must be a whole number`, {
           flag: "context-window",
         });
+      const str = (flag: string) => (typeof values[flag] === "string" ? (values[flag] as string) : undefined);
       const settings = {
-        provider: values.kind,
-        model: values.model,
-        baseURL: typeof values["base-url"] === "string" ? values["base-url"] : "",
+        provider: str("kind"),
+        model: str("model"),
+        baseURL: str("base-url"),
         contextWindow: cw,
       };
       // The daemon checks these too; checked here they are a bad flag (exit 2), named as the person typed it.
