@@ -96,6 +96,50 @@ describe("homed chat, interactive at a terminal", () => {
   });
 });
 
+describe("homed chat, interactive: what can go wrong", () => {
+  test("Ctrl-C at an approval question stops the turn and the tool does not run", async () => {
+    using dir = tempDir();
+    await using rig = await startAgentRig(dir.path);
+    await using t = await startTmux(dir.path, [HOMED, "chat", "-data", rig.data], TERM_ENV);
+    await t.waitFor(/^>$/m, "the prompt");
+    rig.llm.script([{ toolCalls: [{ name: "danger_rm", arguments: { path: "/tmp/y" } }] }, { text: "never" }]);
+    await t.type("remove /tmp/y");
+    await t.press("Enter");
+    await t.waitFor("? allow danger_rm", "the approval question");
+    await t.press("C-c");
+    await t.waitFor(/\[cancelled;.*\]\n>$/, "the turn to end as cancelled");
+    expect(rig.seen().filter((s) => s.tool === "danger_rm")).toEqual([]);
+    expect(rig.llm.requests.length).toBe(1);
+  });
+
+  test("typing while a reply runs is not sent; the daemon going away ends the session with 69", async () => {
+    using dir = tempDir();
+    await using rig = await startAgentRig(dir.path, { plugin: false });
+    await using t = await startTmux(dir.path, [HOMED, "chat", "-data", rig.data], TERM_ENV);
+    await t.waitFor(/^>$/m, "the prompt");
+    rig.llm.script([{ hang: true }]);
+    await t.type("wait for it");
+    await t.press("Enter");
+    await rig.llm.received(1);
+    await t.type("impatient");
+    await t.press("Enter");
+    await t.waitFor("[a reply is running: wait for it, or Ctrl-C to stop it]");
+    rig.daemon.proc.kill("SIGKILL");
+    await t.waitFor("homed: the daemon closed the connection", "the session to say the daemon is gone");
+    expect(await t.waitExit()).toBe(69);
+    expect(rig.llm.requests.length).toBe(1);
+  });
+
+  test("-json has no interactive form: refused with one line, exit 2", async () => {
+    using dir = tempDir();
+    await using t = await startTmux(dir.path, [HOMED, "chat", "-data", dir.path, "-json"], TERM_ENV);
+    expect(await t.waitExit()).toBe(2);
+    expect(await t.screen()).toStartWith(
+      "homed: -json needs a message: the interactive session has no JSON form\n[exit 2]",
+    );
+  });
+});
+
 describe("homed chat, one message", () => {
   test("a message on stdin is sent when there is none in the arguments", async () => {
     using dir = tempDir();

@@ -397,7 +397,7 @@ export function usage(): string {
     `  homed ${synopsis(runDaemon)}`,
     `      ${runDaemon.summary}`,
     ...visible.flatMap((c) => [
-      `  homed ${c.name}${c.flags.length ? ` ${synopsis(c)}` : ""}${c === chat ? ' "message"' : c === pluginRestart ? " NAME" : ""}`,
+      `  homed ${c.name}${c.flags.length ? ` ${synopsis(c)}` : ""}${c === chat ? ' ["message"]' : c === pluginRestart ? " NAME" : ""}`,
       `      ${c.summary}`,
     ]),
     "",

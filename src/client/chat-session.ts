@@ -78,10 +78,12 @@ export async function runChatSession(socketPath: string, conv: string, term: Ses
     if (turn.stopping) return void leave(0);
     turn.stopping = true;
     armed = true;
-    answer?.(null);
     printer.endLine();
     write("^C [stopping the turn; Ctrl-C again exits]\n");
+    // The cancel goes out before the approval's "no": the daemon sees the turn stopped, not a
+    // denial the model might answer.
     conn.cancel().catch(() => 0);
+    answer?.(null);
   };
 
   const send = async (text: string) => {

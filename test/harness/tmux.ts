@@ -34,7 +34,9 @@ export async function startTmux(dir: string, cmd: string[], env: Record<string, 
   const socket = join(dir, "tmux.sock");
   // The command's status is printed by a shell around it: tmux 3.3 sometimes marks a pane dead
   // without recording the status of what ran in it.
-  const quoted = ["sh", "-c", '"$@"; echo "[exit $?]"', "sh", ...cmd]
+  // It starts on an Enter sent once the session exists: tmux 3.3 can lose what a command writes
+  // in its first moments (seen with a bare `echo >&2`).
+  const quoted = ["sh", "-c", 'read _; "$@"; echo "[exit $?]"', "sh", ...cmd]
     .map((a) => `'${a.replace(/'/g, `'\\''`)}'`)
     .join(" ");
   const envArgs = Object.entries(env).flatMap(([k, v]) => ["-e", `${k}=${v}`]);
@@ -42,7 +44,8 @@ export async function startTmux(dir: string, cmd: string[], env: Record<string, 
   const conf = join(dir, "tmux.conf");
   await Bun.write(conf, "set -g remain-on-exit on\nset -g history-limit 5000\n");
   await tmux(socket, "-f", conf, "new-session", "-d", "-s", "t", "-x", "120", "-y", "40", ...envArgs, quoted);
-  const screen = async () => (await tmux(socket, "capture-pane", "-p", "-t", "t")).replace(/\n+$/, "");
+  const screen = async () => (await tmux(socket, "capture-pane", "-p", "-t", "t")).replace(/^\n+|\n+$/g, "");
+  await tmux(socket, "send-keys", "-t", "t", "Enter");
   const exited = async () => {
     const m = /\[exit (\d+)\]$/m.exec(await screen());
     return m ? { dead: true, status: Number(m[1]) } : { dead: false, status: null };
