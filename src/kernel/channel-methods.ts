@@ -112,6 +112,8 @@ export function channelMethods(k: KernelServices): Record<string, (params: unkno
           content: m.content,
           layer: c.items[i]?.layer ?? (m.role === "system" ? "system" : m.role === "user" ? "input" : "this turn"),
           recalled: c.items[i]?.recalled ?? false,
+          filled: c.items[i]?.filled ?? false,
+          reason: c.items[i]?.reason ?? null,
           score: c.items[i]?.score ?? null,
           pinned: c.items[i]?.pinned ?? false,
           tokens: estimateTokens(m.content),

@@ -268,8 +268,9 @@ tool_timeout_ms = 120000
 
 [memory]
 # When the conversation no longer fits the context budget, this many of the newest turns stay
-# in context regardless of relevance (fewer when the budget cannot hold them); the rest are
-# kept by relevance to the current input and the others move to cold memory (L2), never lost.
+# in context regardless of relevance (fewer when they would take more than half the budget);
+# then turns relevant to the current input, from cold memory (L2) too; then the newest others
+# that fit. What is left out moves to L2, never lost.
 pinned_recent = 10
 # A dense embedding model from DATA/models/<name>/ (see homed models). Empty: memory uses
 # words and concepts only (TF-IDF, BM25). Events without a vector from the model are embedded

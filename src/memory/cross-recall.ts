@@ -11,7 +11,7 @@ import type { ContextEntry } from "./context.ts";
 import type { Memory } from "./memory.ts";
 import { formatTime, type MemorySearch, sourceOf } from "./memory-search.ts";
 import type { RecallScope } from "./recall-scope.ts";
-import { estimateTokens } from "./tokens.ts";
+import { cutToTokens, estimateTokens } from "./tokens.ts";
 
 /**
  * An event of another conversation is quoted only if it matches at least this well (the best of
@@ -69,15 +69,8 @@ export function crossRecallNote(
   return {
     entry: {
       message: { role: "system", content },
-      item: { layer: "L2", recalled: true, score: best, pinned: false, turn: "" },
+      item: { layer: "L2", recalled: true, filled: false, reason: "relevant", score: best, pinned: false, turn: "" },
     },
     tokens: estimateTokens(content) + 4,
   };
-}
-
-/** The longest prefix (shortened by fifths) whose estimate is within `tokens`. */
-function cutToTokens(text: string, tokens: number): string {
-  let cut = text;
-  while (cut.length > 0 && estimateTokens(cut) > tokens) cut = cut.slice(0, Math.floor(cut.length * 0.8));
-  return cut;
 }

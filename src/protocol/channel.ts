@@ -109,8 +109,15 @@ export const ContextView = v.nullable(
         content: v.string(),
         /** Where it came from: "system", "input", or the memory layer ("L1"). */
         layer: v.string(),
-        /** It had been moved to cold memory (L2) and was recalled for this input. */
+        /** It had been moved to cold memory (L2) and was recalled for this input (it matches it). */
         recalled: v.boolean(),
+        /** It had been moved to cold memory (L2) and came back to fill room left in the budget (by recency). */
+        filled: v.boolean(),
+        /**
+         * Why memory put it there: everything fit ("all"), one of the newest ("pinned"), it matches
+         * the input ("relevant"), or room was left ("recent"); null for what memory did not choose.
+         */
+        reason: v.nullable(v.picklist(["all", "pinned", "relevant", "recent"])),
         /** Relevance to the input when the history had to be pruned; null when nothing was scored. */
         score: v.nullable(v.number()),
         /** One of the newest turns, kept regardless of relevance. */

@@ -79,11 +79,12 @@ describe("pruning under a tight budget", () => {
     // Nothing was lost: the early fact is in cold memory, and recall ranks it first.
     const found = await peek(rig.daemon.socket, "tight", "what is my gym locker code?");
     expect(found.candidates[0]?.preview).toContain("locker code is 4471");
-    // And asked about it, the model is shown it — cut to the room the budget leaves.
+    // And asked about it, the model is shown it: the whole turn, since half the budget is left
+    // to relevance (a turn too large for the room would be quoted, cut to fit).
     rig.llm.script([{ text: "It is 4471." }]);
     expect((await rig.chat("what is my gym locker code?", { conv: "tight" })).exitCode).toBe(0);
     const asked = (rig.llm.requests.at(-1)!.body as { messages: { role: string; content: string }[] }).messages;
-    const recalled = asked.find((m) => m.role === "system" && m.content.startsWith("Recalled from earlier"));
+    const recalled = asked.find((m) => m.role === "user" && m.content.startsWith("Remember this: my gym locker code"));
     expect(recalled?.content).toContain("my gym locker code is 4471");
     expect(asked.reduce((n, m) => n + estimateTokens(m.content), 0)).toBeLessThanOrEqual(budget);
   }, 120_000);

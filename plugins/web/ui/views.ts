@@ -235,12 +235,21 @@ interface ContextMessage {
   content: string;
   layer: string;
   recalled: boolean;
+  filled: boolean;
+  reason: "all" | "pinned" | "relevant" | "recent" | null;
   score: number | null;
   pinned: boolean;
   tokens: number;
   name?: string;
   toolCalls?: { name: string; arguments: string }[];
 }
+
+/** Why memory put a turn in context, as the memory page says it. */
+const REASONS = {
+  pinned: "pinned (newest)",
+  relevant: "relevant to the input",
+  recent: "recent (room left)",
+} as const;
 
 export function memoryView(conv: string): HTMLElement {
   const list = h("div", { class: "context" });
@@ -265,7 +274,8 @@ export function memoryView(conv: string): HTMLElement {
             h("b", {}, m.role + (m.name ? ` (${m.name})` : "")),
             h("span", { class: "tag" }, m.layer),
             m.recalled ? h("span", { class: "tag recalled" }, "recalled from L2") : null,
-            m.pinned ? h("span", { class: "tag" }, "pinned") : null,
+            m.filled ? h("span", { class: "tag filled" }, "filled from L2") : null,
+            m.reason && m.reason !== "all" ? h("span", { class: "tag reason" }, REASONS[m.reason]) : null,
             m.score !== null ? h("span", { class: "tag" }, `score ${m.score.toFixed(2)}`) : null,
             h("span", { class: "tokens" }, `~${m.tokens} tokens`),
           ),
@@ -289,7 +299,7 @@ export function memoryView(conv: string): HTMLElement {
         ...c.brought.map((e) => hitView(e)),
       );
     const total = messages.reduce((n, m) => n + m.tokens, 0);
-    summary.textContent = `The last model call (${timeAgo(c.at)}): ${messages.length} messages, ~${total} tokens, tools: ${c.tools.join(", ") || "none"}. L1 is the context window; when the conversation outgrows it, the newest turns stay (pinned), the rest by relevance (score), and cold turns (L2) come back when they match the input.`;
+    summary.textContent = `The last model call (${timeAgo(c.at)}): ${messages.length} messages, ~${total} tokens, tools: ${c.tools.join(", ") || "none"}. L1 is the context window; when the conversation outgrows it, the newest turns stay (pinned), then the turns relevant to the input (score), from cold memory (L2) too, then the newest others that fit the room left.`;
     render();
   });
   return h(

@@ -1,0 +1,131 @@
+/**
+ * Filling the budget must not make turns flap between L1 and L2. In process, through
+ * ConversationContext's own interface over a real sqlite store: how many turns each assembly
+ * moves is not visible from outside the daemon (the model sees only the result), so the counts
+ * are read from what `assemble` returns.
+ */
+import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { tempDir } from "../harness/binary.ts";
+import { Store } from "../../src/store/store.ts";
+import { Tokenizer } from "../../src/embed/tokenizer.ts";
+import { Memory } from "../../src/memory/memory.ts";
+import { ConversationContext } from "../../src/memory/context.ts";
+import { eventOf } from "../../src/protocol/event-bodies.ts";
+import { estimateTokens } from "../../src/memory/tokens.ts";
+
+/** Sixty words, none said in another turn, so only a turn that names one matches it. */
+const TOPICS =
+  "tomatoes Lisbon piano printer kitten sourdough Leeds interview passport dentist Rome lentils insomnia telescope birthday radiator Spanish pension trail yolk Canberra fountain refund tram museum chess violin taxes wedding insurance umbrella volcano saxophone glacier pottery marathon origami lighthouse beekeeping archery cathedral snorkel hammock lantern tapestry orchard compass kayak meteor parsley walrus trombone quilt harbour falcon mosaic pumpkin sherbet canyon avalanche".split(
+    " ",
+  );
+
+function rig(dir: string) {
+  const store = Store.open(join(dir, "homed.db"));
+  const memory = new Memory(store, new Tokenizer());
+  const context = new ConversationContext(store, memory, 10);
+  const say = (conv: string, turn: string, kind: "user-message" | "model-output", text: string) => {
+    const body = kind === "user-message" ? { turn, text } : { turn, text, toolCalls: [] };
+    const { id } = store.append({ conv, actor: kind === "user-message" ? "user" : "agent", ...eventOf(kind, body) });
+    memory.add(id, conv, text);
+  };
+  return { store, memory, context, say };
+}
+
+describe("context assembly over 60 turns at a 1024-token window", () => {
+  test("turns move by relevance only, bounded by what fits; the fill does not churn; assembling again moves nothing", async () => {
+    using dir = tempDir();
+    const { store, memory, context, say } = rig(dir.path);
+    const budget = 470;
+    const moves: number[] = [];
+    const filled: number[] = [];
+    const inContext: number[] = [];
+    for (let i = 0; i < 60; i++) {
+      const turn = `t${i}`;
+      // Most turns are about something new; every fifth, from the 30th on, goes back to one
+      // thirty turns old — which only relevance can bring back.
+      const back = i >= 30 && i % 5 === 0;
+      const input = back ? `${TOPICS[i - 30]}?` : `${TOPICS[i]} ${i * 7919}`;
+      say("c", turn, "user-message", input);
+      const a = await context.assemble({ conv: "c", input, budgetTokens: budget, excludeTurn: turn });
+      moves.push(a.evicted + a.recalled);
+      const turns = new Map(a.history.map((e) => [e.item.turn, e.item]));
+      filled.push([...turns.values()].filter((x) => x.filled).length);
+      inContext.push(turns.size);
+      // The same assembly again, nothing new said: a stable state moves nothing.
+      const again = await context.assemble({ conv: "c", input, budgetTokens: budget, excludeTurn: turn });
+      expect(again.evicted + again.recalled).toBe(0);
+      say("c", turn, "model-output", "Noted; tell me more whenever you like, I am listening.");
+    }
+    // Past the start: the room left is filled by turns already in context, never by bringing
+    // cold turns back and sending them away again the next turn.
+    expect(filled.slice(20).every((n) => n === 0)).toBe(true);
+    // What moves is what relevance brings back and what it pushes out: bounded by what fits,
+    // and not growing as the conversation does.
+    const fits = Math.max(...inContext.slice(20));
+    expect(fits).toBeGreaterThan(4);
+    expect(Math.max(...moves.slice(20))).toBeLessThanOrEqual(2 * fits + 1);
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    expect(mean(moves.slice(20))).toBeLessThanOrEqual(3);
+    expect(memory.layerIds("c", 2).length).toBeGreaterThan(40); // the rest are cold, nothing lost
+    store.close();
+  });
+});
+
+describe("a relevant turn too large for the budget", () => {
+  test("lends its best event, cut to the room, before recent turns fill it", async () => {
+    using dir = tempDir();
+    const { store, context, say } = rig(dir.path);
+    say("c", "t0", "user-message", `My gym locker code is 4471. ${"Then a long story about the weekend. ".repeat(60)}`);
+    say("c", "t0", "model-output", "Got it.");
+    for (let i = 1; i <= 12; i++) {
+      say("c", `t${i}`, "user-message", `${TOPICS[i]} ${i * 7919}`);
+      say("c", `t${i}`, "model-output", "Noted; tell me more whenever you like, I am listening.");
+    }
+    const input = "What is my gym locker code?";
+    say("c", "q", "user-message", input);
+    const budget = 300;
+    const a = await context.assemble({ conv: "c", input, budgetTokens: budget, excludeTurn: "q" });
+    expect(a.history.some((e) => e.item.turn === "t0")).toBe(false);
+    expect(a.recalledNote?.message.content).toContain("My gym locker code is 4471");
+    expect(a.recalledNote?.item.reason).toBe("relevant");
+    const cost = [...a.history.map((e) => e.message), ...(a.recalledNote ? [a.recalledNote.message] : [])].reduce(
+      (n, m) => n + estimateTokens(m.content) + 4,
+      0,
+    );
+    expect(cost).toBeLessThanOrEqual(budget);
+    expect(cost).toBeGreaterThan(0.8 * budget);
+    store.close();
+  });
+});
+
+describe("room left in the budget", () => {
+  test("is filled from L2 by recency, whole turns, in chronological order, when nothing matches", async () => {
+    using dir = tempDir();
+    const { store, context, say } = rig(dir.path);
+    for (let i = 0; i < 30; i++) {
+      say("c", `t${i}`, "user-message", `${TOPICS[i]} ${i * 7919}`);
+      say("c", `t${i}`, "model-output", "Noted; tell me more whenever you like, I am listening.");
+    }
+    const cost = (a: { history: { message: { content: string } }[] }) =>
+      a.history.reduce((n, e) => n + estimateTokens(e.message.content) + 4, 0);
+    // A small window first: most turns go to L2.
+    say("c", "q1", "user-message", "anything new?");
+    const small = await context.assemble({ conv: "c", input: "anything new?", budgetTokens: 300, excludeTurn: "q1" });
+    expect(small.evicted).toBeGreaterThan(10);
+    // Then a larger one (another model, say): the room is filled from L2 with the newest that fit.
+    say("c", "q2", "user-message", "and now?");
+    const large = await context.assemble({ conv: "c", input: "and now?", budgetTokens: 600, excludeTurn: "q2" });
+    expect(cost(large)).toBeLessThanOrEqual(600);
+    expect(cost(large)).toBeGreaterThan(0.9 * 600);
+    const turns = [...new Set(large.history.map((e) => e.item.turn))];
+    expect(turns.at(-1)).toBe("q1");
+    const order = turns.slice(0, -1).map((t) => Number(t.slice(1)));
+    expect(order).toEqual([...order].sort((a, b) => a - b)); // chronological
+    expect(order.at(-1)).toBe(29);
+    expect(order[0]).toBe(29 - order.length + 1); // the newest, contiguous: by recency
+    expect(large.history.some((e) => e.item.filled && e.item.reason === "recent")).toBe(true);
+    expect(large.history.filter((e) => e.message.role === "user").length).toBe(turns.length); // whole turns
+    store.close();
+  });
+});
