@@ -1,6 +1,7 @@
 /** The HTTP surface of the web plugin: UI shell and assets, /api, /v1, /healthz. */
 import * as v from "valibot";
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import { StatusResult } from "../../src/protocol/control.ts";
@@ -10,6 +11,7 @@ import type { Plugin } from "../sdk/index.ts";
 import { apiRoutes } from "./api.ts";
 import { ChatHub } from "./chat-hub.ts";
 import { openAiRoutes } from "./openai-api.ts";
+import { isOpenAiPath, openAiErrorBody } from "./openai-error.ts";
 import type { Security } from "./security.ts";
 import { APP_CSS, APP_JS, INDEX_HTML } from "./generated/assets.ts";
 
@@ -25,7 +27,10 @@ export function createApp(plugin: Plugin, security: Security, maxBodyBytes: numb
   app.use(
     bodyLimit({
       maxSize: maxBodyBytes,
-      onError: (c) => c.json({ error: `request body larger than ${Math.round(maxBodyBytes / 1024)} KiB` }, 413),
+      onError: (c) => {
+        const message = `request body larger than ${Math.round(maxBodyBytes / 1024)} KiB`;
+        return c.json(isOpenAiPath(c.req.path) ? openAiErrorBody(413, message) : { error: message }, 413);
+      },
     }),
   );
 
@@ -57,19 +62,26 @@ export function createApp(plugin: Plugin, security: Security, maxBodyBytes: numb
     c.body(APP_CSS, 200, { "content-type": "text/css; charset=utf-8", "cache-control": "no-cache" }),
   );
 
-  app.notFound((c) => c.json({ error: "not found", path: c.req.path }, 404));
+  // Under /v1 every error takes OpenAI's shape (openai-error.ts); elsewhere `{ error }`.
+  const fail = (c: Context, status: ContentfulStatusCode, message: string) =>
+    c.json(isOpenAiPath(c.req.path) ? openAiErrorBody(status, message) : { error: message }, status);
+  app.notFound((c) =>
+    isOpenAiPath(c.req.path)
+      ? c.json(openAiErrorBody(404, `no route for ${c.req.method} ${c.req.path}`), 404)
+      : c.json({ error: "not found", path: c.req.path }, 404),
+  );
   app.onError((err, c) => {
-    if (err instanceof HTTPException) return c.json({ error: err.message }, err.status);
-    if (err instanceof v.ValiError) return c.json({ error: err.message }, 400);
+    if (err instanceof HTTPException) return fail(c, err.status as ContentfulStatusCode, err.message);
+    if (err instanceof v.ValiError) return fail(c, 400, err.message);
     if (err instanceof RpcError || err instanceof HomedError) {
       // A refusal, ours or the kernel's, keeps its meaning (src/protocol/errors.ts): 404 for no
       // such plugin, 503 for one that cannot answer now. A kernel failure without a code
       // (timeout, disconnect) is the gateway's: 502.
       const code = errorCodeOf(err);
-      return c.json({ error: err.message }, code ? ERROR_MAPPING[code].http : 502);
+      return fail(c, (code ? ERROR_MAPPING[code].http : 502) as ContentfulStatusCode, err.message);
     }
     plugin.log.warn("request failed", { path: c.req.path, err });
-    return c.json({ error: err.message }, 500);
+    return fail(c, 500, err.message);
   });
   return app;
 }

@@ -4,7 +4,13 @@
  * the OpenAI-compatible endpoint), and approval answers come back through `answer`.
  */
 import * as v from "valibot";
-import { ChannelMethod, ChatApproveRequest, ChatEventNotice } from "../../src/protocol/channel.ts";
+import {
+  type ChannelChatParams,
+  ChannelMethod,
+  ChatApproveRequest,
+  ChatEventNotice,
+  LlmModelsResult,
+} from "../../src/protocol/channel.ts";
 import { TurnResultSchema, type TurnResultView } from "../../src/protocol/control.ts";
 import { HomedError } from "../../src/protocol/errors.ts";
 import type { Plugin } from "../sdk/index.ts";
@@ -51,13 +57,15 @@ export class ChatHub {
     text: string,
     listener: ChatListener,
     channel = "web",
+    /** A stateless client's conversation, tool results, tools and model (the /v1 API). */
+    extra: Pick<v.InferInput<typeof ChannelChatParams>, "history" | "toolResults" | "clientTools" | "model"> = {},
   ): Promise<TurnResultView> {
     this.streams.set(stream, { listener, pending: new Map() });
     try {
       const interactive = listener.approval !== undefined;
       const raw = await this.plugin.request(
         ChannelMethod.ChatSend,
-        { stream, conv, text, channel, interactive },
+        { stream, conv, text, channel, interactive, ...extra },
         { timeoutMs: TURN_TIMEOUT_MS },
       );
       const r = v.safeParse(TurnResultSchema, raw);
@@ -68,6 +76,13 @@ export class ChatHub {
       for (const resolve of s?.pending.values() ?? []) resolve(false);
       this.streams.delete(stream);
     }
+  }
+
+  /** The configured model and what the provider lists. */
+  async models(): Promise<LlmModelsResult> {
+    const r = v.safeParse(LlmModelsResult, await this.plugin.request(ChannelMethod.LlmModels, {}));
+    if (!r.success) throw new HomedError("upstream", "the kernel sent a malformed model list");
+    return r.output;
   }
 
   /** A person's answer to an approval question; false if nothing was waiting for it. */

@@ -1,135 +1,298 @@
 /**
- * An OpenAI-compatible surface, so existing clients can talk to homed: GET /v1/models and
- * POST /v1/chat/completions (streaming and not). homed keeps its own memory, so only the last
- * user message of the request is taken as the new input; earlier messages in the request are not
- * replayed. The conversation is `user` from the request (prefixed "api:"), or "api".
- * Tool calls that would need a person's approval are denied: nobody is there to ask.
+ * An OpenAI-compatible surface, so existing clients (Open WebUI, LibreChat, the official SDKs)
+ * can talk to homed: GET /v1/models and POST /v1/chat/completions, streaming and not.
+ *
+ * Stateless, as the API is: the request's messages are the conversation. homed adds the
+ * person's memory from other conversations as one marked system message, and appends to its log
+ * only the new input (the last user message, or tool results) and the reply — to conversation
+ * `api:<X-Homed-Conversation or user>`, or to an unlisted one-off when neither is given.
+ * `model: "homed"` is the configured model; the provider's other models may be named too.
+ * Client `tools` are offered beside homed's own; a model response calling one comes back as
+ * `tool_calls`. Tool calls that would need a person's approval are denied: nobody is there to ask.
+ * Every error is an HTTP error in OpenAI's shape (openai-error.ts); once a stream has begun, an
+ * error is its last event.
  */
 import * as v from "valibot";
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import { streamSSE } from "hono/streaming";
+import { UNLISTED_CONV_PREFIX } from "../../src/protocol/channel.ts";
+import type { TurnResultView } from "../../src/protocol/control.ts";
+import { describeIssues } from "../../src/protocol/jsonrpc.ts";
 import type { ChatHub } from "./chat-hub.ts";
-import { readJson } from "./http-util.ts";
+import { isJsonContentType } from "./http-util.ts";
+import { openAiError, openAiErrorBody, turnFailure } from "./openai-error.ts";
+import {
+  BadCompletionRequest,
+  CONVERSATION_NAME,
+  clientToolsOf,
+  conversationName,
+  CompletionBody,
+  type SplitRequest,
+  splitMessages,
+} from "./openai-wire.ts";
 
 const MODEL_ID = "homed";
 
-const Content = v.union([
-  v.string(),
-  v.array(v.looseObject({ type: v.string(), text: v.optional(v.string()) })),
-  v.null(),
-]);
-const CompletionBody = v.looseObject({
-  model: v.optional(v.string()),
-  messages: v.pipe(
-    v.array(v.looseObject({ role: v.string(), content: v.optional(Content) })),
-    v.minLength(1, "messages is empty"),
-  ),
-  stream: v.optional(v.boolean(), false),
-  user: v.optional(
-    v.pipe(v.string(), v.regex(/^[A-Za-z0-9._:-]{1,100}$/, "user must be 1-100 letters, digits, . _ : -")),
-  ),
+/**
+ * How long a stream holds its headers waiting for the first text: long enough for a model's
+ * first token (so an early failure is an HTTP error), short enough that a client watching for
+ * headers does not give up while homed runs its own tools first.
+ */
+const HOLD_HEADERS_MS = 10_000;
+
+/** The request header that names the conversation (over `user`). */
+export const CONVERSATION_HEADER = "x-homed-conversation";
+
+type ToolCallView = NonNullable<TurnResultView["toolCalls"]>[number];
+
+const usageOf = (r: TurnResultView) => ({
+  prompt_tokens: r.usage.inputTokens,
+  completion_tokens: r.usage.outputTokens,
+  total_tokens: r.usage.inputTokens + r.usage.outputTokens,
 });
 
-function lastUserText(messages: v.InferOutput<typeof CompletionBody>["messages"]): string | null {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i];
-    if (m?.role !== "user") continue;
-    if (typeof m.content === "string") return m.content;
-    if (Array.isArray(m.content)) return m.content.map((p) => (p.type === "text" ? (p.text ?? "") : "")).join("");
-  }
-  return null;
+/** OpenAI's finish_reason for how the turn ended; a plugin blocking the input is a content filter. */
+function finishReason(r: TurnResultView): string {
+  if (r.stopReason === "tool_calls") return "tool_calls";
+  if (r.stopReason === "iteration_limit") return "length";
+  if (r.stopReason === "blocked") return "content_filter";
+  return "stop";
+}
+
+const toolCallsOut = (calls: readonly ToolCallView[]) =>
+  calls.map((c, index) => ({
+    index,
+    id: c.id,
+    type: "function" as const,
+    function: { name: c.name, arguments: c.arguments },
+  }));
+
+/** The turn's failure as an OpenAI error, or null when it did not fail. */
+function failureOf(r: TurnResultView) {
+  if (r.stopReason !== "error") return null;
+  const f = turnFailure(r.errorKind);
+  return { ...f, message: `the model call failed: ${r.error ?? "unknown error"}` };
 }
 
 export function openAiRoutes(hub: ChatHub): Hono {
   const v1 = new Hono();
 
-  v1.get("/models", (c) =>
-    c.json({ object: "list", data: [{ id: MODEL_ID, object: "model", created: 0, owned_by: "homed" }] }),
+  /** Known model ids: "homed", the configured model, then the provider's (a failed listing lists none). */
+  const modelIds = async () => {
+    const m = await hub.models();
+    return [...new Set([MODEL_ID, ...(m.configured ? [m.configured] : []), ...m.provider])];
+  };
+
+  v1.get("/models", async (c) =>
+    c.json({
+      object: "list",
+      data: (await modelIds()).map((id) => ({
+        id,
+        object: "model",
+        created: 0,
+        owned_by: id === MODEL_ID ? "homed" : "provider",
+      })),
+    }),
   );
 
   v1.post("/chat/completions", async (c) => {
-    const body = await readJson(c, CompletionBody);
-    const text = lastUserText(body.messages);
-    if (!text)
-      return c.json({ error: { message: "no user message with text content", type: "invalid_request_error" } }, 400);
-    const conv = body.user ? `api:${body.user}` : "api";
+    if (!isJsonContentType(c.req.header("content-type")))
+      return openAiError(c, 415, "send the body as JSON (Content-Type: application/json)");
+    let raw: unknown;
+    try {
+      raw = await c.req.json();
+    } catch {
+      return openAiError(c, 400, "the body is not valid JSON");
+    }
+    const parsed = v.safeParse(CompletionBody, raw);
+    if (!parsed.success) return openAiError(c, 400, `invalid request: ${describeIssues(parsed.issues)}`);
+    const body = parsed.output;
+    let split: SplitRequest;
+    try {
+      split = splitMessages(body.messages);
+    } catch (err) {
+      if (err instanceof BadCompletionRequest) return openAiError(c, 400, err.message);
+      throw err;
+    }
+
+    const named = c.req.header(CONVERSATION_HEADER);
+    if (named !== undefined && !CONVERSATION_NAME.test(named))
+      return openAiError(c, 400, "X-Homed-Conversation must be 1-100 letters, digits, . _ : @ -");
+    const name = named ?? conversationName(body.user);
+    const conv = name ? `api:${name}` : `${UNLISTED_CONV_PREFIX}api:${crypto.randomUUID()}`;
+    // Which conversation the turn was logged to, so a client can find it (or the one-off) again.
+    c.header(CONVERSATION_HEADER, conv);
+
+    let model: string | undefined;
+    if (body.model !== MODEL_ID) {
+      const m = await hub.models();
+      if (body.model !== m.configured && !m.provider.includes(body.model))
+        return openAiError(
+          c,
+          404,
+          `The model '${body.model}' does not exist; GET /v1/models lists those there are`,
+          "model_not_found",
+        );
+      if (body.model !== m.configured) model = body.model;
+    }
+
     const id = `chatcmpl-${crypto.randomUUID().replaceAll("-", "")}`;
     const created = Math.floor(Date.now() / 1000);
     const stream = crypto.randomUUID();
+    const extra = {
+      history: split.history,
+      ...(split.toolResults.length ? { toolResults: split.toolResults } : {}),
+      ...(body.tools?.length ? { clientTools: clientToolsOf(body) } : {}),
+      ...(model ? { model } : {}),
+    };
+    const modelName = body.model;
     const chunk = (delta: Record<string, unknown>, finish: string | null) => ({
       id,
       object: "chat.completion.chunk",
       created,
-      model: MODEL_ID,
+      model: modelName,
       choices: [{ index: 0, delta, finish_reason: finish }],
     });
 
     if (!body.stream) {
-      const r = await hub.run(stream, conv, text, { event: () => {} }, "api");
+      let done = false;
+      // A client that hangs up is not waiting for the answer: the turn is cancelled.
+      c.req.raw.signal.addEventListener("abort", () => {
+        if (!done) void hub.cancel(stream).catch(() => {});
+      });
+      const r = await hub.run(stream, conv, split.text, { event: () => {} }, "api", extra).finally(() => (done = true));
+      const failed = failureOf(r);
+      if (failed) return openAiError(c, failed.status, failed.message, failed.code);
+      const calls = r.stopReason === "tool_calls" ? (r.toolCalls ?? []) : [];
       return c.json({
         id,
         object: "chat.completion",
         created,
-        model: MODEL_ID,
+        model: modelName,
         choices: [
           {
             index: 0,
-            message: { role: "assistant", content: r.text },
-            finish_reason: r.stopReason === "iteration_limit" ? "length" : "stop",
+            message: {
+              role: "assistant",
+              content: calls.length && !r.text ? null : r.text,
+              ...(calls.length ? { tool_calls: toolCallsOut(calls).map(({ index: _, ...t }) => t) } : {}),
+            },
+            finish_reason: finishReason(r),
           },
         ],
-        usage: {
-          prompt_tokens: r.usage.inputTokens,
-          completion_tokens: r.usage.outputTokens,
-          total_tokens: r.usage.inputTokens + r.usage.outputTokens,
-        },
+        usage: usageOf(r),
       });
     }
-    return streamSSE(c, async (sse) => {
-      let finished = false;
-      sse.onAbort(() => {
-        if (!finished) void hub.cancel(stream).catch(() => {});
-      });
-      // Chained so chunks keep their order and none is pending when the stream closes.
-      let chain = Promise.resolve();
-      const writeRaw = (data: string) => (chain = chain.then(() => sse.writeSSE({ data })).catch(() => {}));
-      const write = (o: unknown) => writeRaw(JSON.stringify(o));
-      await write(chunk({ role: "assistant", content: "" }, null));
-      // Text is streamed as the model writes it. The final reply (which stages may reshape, or
-      // which follows tool calls) is what counts: if it is not what the last segment streamed,
-      // it is sent after a blank line, so the client's text always ends with the real answer.
-      let segment = "";
-      let any = false;
-      const r = await hub
-        .run(
-          stream,
-          conv,
-          text,
-          {
-            event: (e) => {
-              if (e.type === "text-delta" && typeof e.text === "string") {
-                segment += e.text;
-                any = true;
-                void write(chunk({ content: e.text }, null));
-              }
-              if (e.type === "tool-call" || e.type === "text-replace") segment = "";
-            },
-          },
-          "api",
-        )
-        .finally(() => (finished = true));
-      if (r.text !== segment) await write(chunk({ content: any ? `\n\n${r.text}` : r.text }, null));
-      await write({
-        ...chunk({}, r.stopReason === "iteration_limit" ? "length" : "stop"),
-        usage: {
-          prompt_tokens: r.usage.inputTokens,
-          completion_tokens: r.usage.outputTokens,
-          total_tokens: r.usage.inputTokens + r.usage.outputTokens,
-        },
-      });
-      await writeRaw("[DONE]");
+    return streamed(c, hub, {
+      stream,
+      conv,
+      text: split.text,
+      extra,
+      chunk,
+      includeUsage: body.stream_options?.include_usage === true,
     });
   });
 
   return v1;
+}
+
+/**
+ * A streamed completion. Nothing is sent until the model's first text or the turn's end (or
+ * HOLD_HEADERS_MS), so a turn that fails before it is an HTTP error like a non-streamed one;
+ * after that a failure is the stream's last event, `{"error": …}`.
+ */
+function streamed(
+  c: Context,
+  hub: ChatHub,
+  o: {
+    stream: string;
+    conv: string;
+    text: string;
+    extra: Parameters<ChatHub["run"]>[5];
+    chunk: (delta: Record<string, unknown>, finish: string | null) => unknown;
+    includeUsage: boolean;
+  },
+) {
+  // Text is streamed as the model writes it. The final reply (which stages may reshape, or
+  // which follows tool calls) is what counts: if it is not what the last segment streamed,
+  // it is sent after a blank line, so the client's text always ends with the real answer.
+  let segment = "";
+  const early: string[] = [];
+  let deliver: ((text: string) => void) | null = null;
+  let started!: () => void;
+  const begun = new Promise<void>((resolve) => (started = resolve));
+  let finished = false;
+  const turn = hub
+    .run(
+      o.stream,
+      o.conv,
+      o.text,
+      {
+        event: (e) => {
+          if (e.type === "text-delta" && typeof e.text === "string") {
+            segment += e.text;
+            if (deliver) deliver(e.text);
+            else early.push(e.text);
+            started();
+          }
+          if (e.type === "tool-call" || e.type === "text-replace") segment = "";
+        },
+      },
+      "api",
+      o.extra,
+    )
+    .finally(() => {
+      finished = true;
+      started();
+    });
+  const outcome = turn.then(
+    (r) => ({ r, err: null }),
+    (err: unknown) => ({ r: null, err }),
+  );
+
+  c.req.raw.signal.addEventListener("abort", () => {
+    if (!finished) void hub.cancel(o.stream).catch(() => {});
+  });
+  return (async () => {
+    let hold: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([begun, new Promise<void>((resolve) => (hold = setTimeout(resolve, HOLD_HEADERS_MS)))]);
+    clearTimeout(hold);
+    if (finished) {
+      const { r, err } = await outcome;
+      if (err) throw err;
+      const failed = r && failureOf(r);
+      if (failed) return openAiError(c, failed.status, failed.message, failed.code);
+    }
+    return streamSSE(c, async (sse) => {
+      sse.onAbort(() => {
+        if (!finished) void hub.cancel(o.stream).catch(() => {});
+      });
+      // Chained so chunks keep their order and none is pending when the stream closes.
+      let chain = Promise.resolve();
+      const writeRaw = (data: string) => (chain = chain.then(() => sse.writeSSE({ data })).catch(() => {}));
+      const write = (x: unknown) => writeRaw(JSON.stringify(x));
+      void write(o.chunk({ role: "assistant", content: "" }, null));
+      let any = early.length > 0;
+      for (const t of early.splice(0)) void write(o.chunk({ content: t }, null));
+      deliver = (t) => {
+        any = true;
+        void write(o.chunk({ content: t }, null));
+      };
+      const { r, err } = await outcome;
+      const failed = r ? failureOf(r) : { status: 502, code: "upstream_error", message: (err as Error).message };
+      if (!r || failed) {
+        await write(openAiErrorBody(failed?.status ?? 502, failed?.message ?? "the turn failed", failed?.code ?? null));
+        return;
+      }
+      if (r.text !== segment) await write(o.chunk({ content: any ? `\n\n${r.text}` : r.text }, null));
+      const calls = r.stopReason === "tool_calls" ? (r.toolCalls ?? []) : [];
+      if (calls.length) await write(o.chunk({ tool_calls: toolCallsOut(calls) }, null));
+      await write(o.chunk({}, finishReason(r)));
+      if (o.includeUsage) {
+        const last = o.chunk({}, null) as Record<string, unknown>;
+        await write({ ...last, choices: [], usage: usageOf(r) });
+      }
+      await writeRaw("[DONE]");
+    });
+  })();
 }

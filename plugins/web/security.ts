@@ -21,6 +21,7 @@ import { isLoopback } from "../../src/protocol/listen.ts";
 import { hostHeaderName, loopbackHostAllowed } from "./host-check.ts";
 import { isJsonContentType } from "./http-util.ts";
 import { LoginLimiter } from "./login-limiter.ts";
+import { isOpenAiPath, openAiErrorBody } from "./openai-error.ts";
 
 export const SESSION_COOKIE = "homed_session";
 
@@ -50,10 +51,15 @@ export interface Security {
   authenticated(c: Context): Promise<boolean>;
 }
 
+/** A refusal: `{ error }`, or OpenAI's error shape under /v1 (its clients read that one). */
+function refuse(c: Context, status: 401 | 403 | 415 | 429, message: string): Response {
+  return c.json(isOpenAiPath(c.req.path) ? openAiErrorBody(status, message) : { error: message }, status);
+}
+
 /** 429 for a client that must wait `seconds` before its credentials are checked again. */
 export function tooManyAttempts(c: Context, seconds: number): Response {
   c.header("retry-after", String(seconds));
-  return c.json({ error: `too many wrong tokens from this address; try again in ${seconds} s` }, 429);
+  return refuse(c, 429, `too many wrong tokens from this address; try again in ${seconds} s`);
 }
 
 const mutating = (method: string) => !["GET", "HEAD", "OPTIONS"].includes(method);
@@ -101,13 +107,12 @@ export function createSecurity(opts: SecurityOptions): Security {
     const path = c.req.path;
     const host = c.req.header("host") ?? "";
     const name = hostHeaderName(host);
-    if (name === null) return c.json({ error: "a request needs exactly one well-formed Host header" }, 403);
+    if (name === null) return refuse(c, 403, "a request needs exactly one well-formed Host header");
     if (!exposed && !loopbackHostAllowed(name, allowedHosts)) {
-      return c.json(
-        {
-          error: `this homed listens on a loopback address and answers only 127.0.0.1, [::1], localhost and the names in [web] allowed_hosts; requests for host "${name}" are refused`,
-        },
+      return refuse(
+        c,
         403,
+        `this homed listens on a loopback address and answers only 127.0.0.1, [::1], localhost and the names in [web] allowed_hosts; requests for host "${name}" are refused`,
       );
     }
     const origin = c.req.header("origin");
@@ -118,7 +123,7 @@ export function createSecurity(opts: SecurityOptions): Security {
       } catch {
         // An unparsable Origin is a foreign one.
       }
-      if (originHost !== host) return c.json({ error: "cross-origin requests are refused" }, 403);
+      if (originHost !== host) return refuse(c, 403, "cross-origin requests are refused");
     }
     const api = path.startsWith("/api/");
     const v1 = path.startsWith("/v1/");
@@ -132,15 +137,15 @@ export function createSecurity(opts: SecurityOptions): Security {
         if (r.result !== "ok") {
           // A stale cookie (the token changed) would otherwise be sent, and counted, again and again.
           if (cred?.kind === "cookie") deleteCookie(c, SESSION_COOKIE, { path: "/" });
-          return c.json({ error: "login required: send the token as a bearer token or log in at /" }, 401);
+          return refuse(c, 401, "login required: send the token as a bearer token or log in at /");
         }
         viaBearer = cred?.kind === "bearer";
       }
       if (mutating(c.req.method) && !viaBearer) {
         if (api && c.req.header("x-homed") !== "1")
-          return c.json({ error: "missing X-Homed: 1 header (cross-site request protection)" }, 403);
+          return refuse(c, 403, "missing X-Homed: 1 header (cross-site request protection)");
         if (v1 && !isJsonContentType(c.req.header("content-type"))) {
-          return c.json({ error: "send the body as JSON (Content-Type: application/json)" }, 415);
+          return refuse(c, 415, "send the body as JSON (Content-Type: application/json)");
         }
       }
     }

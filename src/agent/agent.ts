@@ -23,13 +23,14 @@ import { crossRecallNote } from "../memory/cross-recall.ts";
 import { type FoundEvent, MemorySearch } from "../memory/memory-search.ts";
 import { recallScope } from "../memory/recall-scope.ts";
 import { MEMORY_SEARCH_TOOL, memoryTool } from "./memory-tool.ts";
+import { ConversationQueue } from "./conversation-queue.ts";
 import { runTurn, type TurnConfig, type TurnInput, type TurnResult, type TurnSink } from "./turn.ts";
 
 export interface AgentDeps {
   store: Store;
   caller: PluginCaller;
   log: StageLog & { info(msg: string, fields?: Record<string, unknown>): void };
-  model(): LanguageModel | string;
+  model(id?: string): LanguageModel | string;
   config(): TurnConfig;
   approval: ApprovalConfig;
   toolTimeoutMs: number;
@@ -65,6 +66,8 @@ export class Agent {
   readonly search: MemorySearch | null;
   /** Events memory_search brought back, per running turn. */
   private readonly brought = new Map<string, FoundEvent[]>();
+  /** Turns of one conversation run one after another, whatever channel they come from. */
+  private readonly queue = new ConversationQueue();
 
   constructor(private readonly d: AgentDeps) {
     this.context = new ConversationContext(d.store, d.memory, d.pinnedRecent);
@@ -114,7 +117,15 @@ export class Agent {
     return recallScope(conv, untrusted, this.d.recallUntrusted ?? false);
   }
 
-  async run(input: TurnInput, sink: TurnSink, signal: AbortSignal): Promise<TurnResult> {
+  /**
+   * Run a turn once the conversation's earlier turns are done: two turns of one conversation
+   * interleaved would each be answered without the other's reply. Other conversations do not wait.
+   */
+  run(input: TurnInput, sink: TurnSink, signal: AbortSignal): Promise<TurnResult> {
+    return this.queue.run(input.conv, () => this.runNow(input, sink, signal));
+  }
+
+  private async runNow(input: TurnInput, sink: TurnSink, signal: AbortSignal): Promise<TurnResult> {
     const t0 = performance.now();
     const r = await runTurn(
       {

@@ -5,7 +5,7 @@
  */
 import type { ExecutionOrigin } from "../protocol/agent.ts";
 import { type EventKind, eventOf } from "../protocol/event-bodies.ts";
-import type { ChatMessage, LanguageModel, ToolCall, Usage } from "../llm/types.ts";
+import type { ChatMessage, LanguageModel, ToolCall, ToolSpec, Usage } from "../llm/types.ts";
 import type { ContextItem } from "../memory/context.ts";
 import { estimateTokens } from "../memory/tokens.ts";
 import type { StageName, StagePayloads } from "../protocol/agent.ts";
@@ -25,6 +25,8 @@ export interface TurnScope {
   cfg: TurnConfig;
   usage: Usage;
   iterations: number;
+  /** Tools the client runs itself, by name (the /v1 API's `tools`). */
+  clientTools: Map<string, ToolSpec>;
 }
 
 /** One message the model is sent, with what memory knows of it (null: system, input, this turn's own). */
@@ -47,10 +49,19 @@ export function beginTurn(d: TurnDeps, input: TurnInput, sink: TurnSink, signal:
     cfg: d.config(),
     usage: { inputTokens: 0, outputTokens: 0 },
     iterations: 0,
+    clientTools: new Map((input.clientTools ?? []).map((t) => [t.name, t])),
   };
   d.store.beginTurn(s.turn, s.conv, s.channel);
   sink.event({ type: "turn-start", turn: s.turn, conv: s.conv });
-  append(s, eventOf("user-message", { turn: s.turn, text: input.text, channel: s.channel }), "user", input.text);
+  if (input.text)
+    append(s, eventOf("user-message", { turn: s.turn, text: input.text, channel: s.channel }), "user", input.text);
+  for (const r of input.toolResults ?? [])
+    append(
+      s,
+      eventOf("tool-result", { turn: s.turn, callId: r.callId, name: r.name, status: "ok", content: r.content }),
+      "user",
+      r.content,
+    );
   return s;
 }
 
@@ -104,33 +115,61 @@ const PROMPT_MARGIN_TOKENS = 256;
 /**
  * The prompt: the system prompt with what pre_action injects, then what memory assembles of the
  * past for this input (quotes from other conversations, recalled snippets, then past turns),
- * then the input.
+ * then the input. A stateless client's turn (`input.history`, the /v1 API) brings its own past:
+ * its leading system messages follow homed's, then memory's note from other conversations, then
+ * the rest of its history, then the new input (a message, or tool results).
  */
-export async function assembleContext(s: TurnScope, input: string): Promise<PromptEntry[]> {
+export async function assembleContext(
+  s: TurnScope,
+  text: string,
+  input: Pick<TurnInput, "history" | "toolResults"> = {},
+): Promise<PromptEntry[]> {
   const { contextWindow, maxOutputTokens, systemPrompt } = s.cfg;
-  const fixed = maxOutputTokens + estimateTokens(systemPrompt) + estimateTokens(input) + PROMPT_MARGIN_TOKENS;
+  const given = input.history ?? null;
+  const tail: ChatMessage[] = text
+    ? [{ role: "user", content: text }]
+    : (input.toolResults ?? []).map((r) => ({ role: "tool", toolCallId: r.callId, name: r.name, content: r.content }));
+  const givenCost = (given ?? []).reduce((n, m) => n + estimateTokens(m.content) + 4, 0);
+  const fixed =
+    maxOutputTokens +
+    estimateTokens(systemPrompt) +
+    tail.reduce((n, m) => n + estimateTokens(m.content), 0) +
+    givenCost +
+    PROMPT_MARGIN_TOKENS;
   const budgetTokens = Math.max(0, contextWindow - fixed);
+  // What memory searches for: the new message, or (tool results) the last thing the person said.
+  const query = text || [...(given ?? [])].reverse().find((m) => m.role === "user")?.content || "";
   // Other conversations' matches are quoted first, within a share of the budget; the rest is this conversation's.
+  const known = given ? new Set(given.map((m) => m.content).filter(Boolean)) : undefined;
   const across =
-    s.d.recallAcross?.({ conv: s.conv, turn: s.turn, input, untrusted: s.untrusted, budgetTokens }) ?? null;
-  const context = await s.d.context.assemble({
-    conv: s.conv,
-    input,
-    budgetTokens: budgetTokens - (across?.tokens ?? 0),
-    excludeTurn: s.turn,
-  });
-  const payload = { conv: s.conv, channel: s.channel, input, messages: context.history.length + 1 };
+    s.d.recallAcross?.({ conv: s.conv, turn: s.turn, input: query, untrusted: s.untrusted, budgetTokens, known }) ??
+    null;
+  const context = given
+    ? null
+    : await s.d.context.assemble({
+        conv: s.conv,
+        input: query,
+        budgetTokens: budgetTokens - (across?.tokens ?? 0),
+        excludeTurn: s.turn,
+      });
+  const history = context?.history.length ?? given?.length ?? 0;
+  const payload = { conv: s.conv, channel: s.channel, input: query, messages: history + 1 };
   const injected = await fold(s, "pre_action", payload, [] as string[], (o, p, acc) => ({
     payload: p,
     acc: [...acc, ...(o.result?.inject ?? []).map((text) => `[from plugin ${o.handler.plugin}]\n${text}`)],
   }));
   const system = [s.cfg.systemPrompt, ...injected.acc].filter(Boolean).join("\n\n");
+  const entry = (message: ChatMessage): PromptEntry => ({ message, item: null });
+  const lead = given ? given.findIndex((m) => m.role !== "system") : 0;
+  const leading = given ? given.slice(0, lead === -1 ? given.length : lead) : [];
+  const past = given ? given.slice(leading.length).map(entry) : [];
   return [
-    ...(system ? [{ message: { role: "system" as const, content: system }, item: null }] : []),
+    ...(system ? [entry({ role: "system", content: system })] : []),
+    ...leading.map(entry),
     ...(across ? [across.entry] : []),
-    ...(context.recalledNote ? [context.recalledNote] : []),
-    ...context.history,
-    { message: { role: "user", content: input }, item: null },
+    ...(context?.recalledNote ? [context.recalledNote] : []),
+    ...(context?.history ?? past),
+    ...tail.map(entry),
   ];
 }
 
@@ -139,6 +178,8 @@ export interface ModelOutput {
   calls: ToolCall[];
   end: "finished" | "aborted" | "failed";
   failure: string;
+  /** The LlmError's kind when the call failed. */
+  failureKind?: string;
 }
 
 /** One model call, streamed to the channel as it comes, and recorded whatever its end. */
@@ -148,7 +189,8 @@ export async function callModel(
   prompt: readonly PromptEntry[],
 ): Promise<ModelOutput> {
   const out: ModelOutput = { text: "", calls: [], end: "finished", failure: "" };
-  const tools = s.d.tools.specs();
+  // A client's tool of the same name as one of homed's is the one offered: the client asked for it.
+  const tools = [...s.d.tools.specs().filter((t) => !s.clientTools.has(t.name)), ...s.clientTools.values()];
   const messages = prompt.map((e) => e.message);
   s.d.onContext?.(
     s.conv,
@@ -170,6 +212,7 @@ export async function callModel(
       else if (ev.stopReason === "error") {
         out.end = "failed";
         out.failure = ev.error?.message ?? "the model call failed";
+        out.failureKind = ev.error?.kind;
       }
     }
   }
@@ -272,7 +315,8 @@ export async function finish(
   text: string,
   stopReason: TurnStopReason,
   fromModel: boolean,
-  error?: string,
+  error?: { message: string; kind?: string },
+  toolCalls?: ToolCall[],
 ): Promise<TurnResult> {
   const { conv, channel } = s;
   const shaped = await runStage(s.d.stages, s.d.caller, s.d.log, "before_output", { conv, channel, text }, (o, p) =>
@@ -281,9 +325,16 @@ export async function finish(
   if (shaped.text !== text) s.sink.event({ type: "text-replace", text: shaped.text });
   append(
     s,
-    eventOf("agent-reply", { turn: s.turn, text: shaped.text, fromModel, stopReason, ...(error ? { error } : {}) }),
+    eventOf("agent-reply", {
+      turn: s.turn,
+      text: shaped.text,
+      fromModel,
+      stopReason,
+      ...(error ? { error: error.message } : {}),
+    }),
     "agent",
-    fromModel ? undefined : shaped.text,
+    // A failure's reply is for the person; memory does not quote it back.
+    fromModel || error ? undefined : shaped.text,
   );
   s.d.store.finishTurn(s.turn, {
     iterations: s.iterations,
@@ -299,6 +350,7 @@ export async function finish(
     stopReason,
     iterations: s.iterations,
     usage: s.usage,
-    ...(error ? { error } : {}),
+    ...(error ? { error: error.message, ...(error.kind ? { errorKind: error.kind } : {}) } : {}),
+    ...(toolCalls ? { toolCalls } : {}),
   };
 }

@@ -14,7 +14,7 @@
  * `runTurn` is the loop; each step it takes is a small function in src/agent/turn-steps.ts.
  */
 import type { ExecutionOrigin } from "../protocol/agent.ts";
-import type { ChatMessage, LanguageModel, Usage } from "../llm/types.ts";
+import type { ChatMessage, LanguageModel, ToolCall, ToolSpec, Usage } from "../llm/types.ts";
 import type { Store } from "../store/store.ts";
 import type { ContextEntry, ContextItem, ConversationContext } from "../memory/context.ts";
 import type { PluginCaller } from "./plugin-caller.ts";
@@ -39,7 +39,9 @@ export type TurnStopReason =
   | "denied"
   | "iteration_limit"
   | "error"
-  | "cancelled";
+  | "cancelled"
+  /** The model called a client's tool: the calls go back to the client, who runs them. */
+  | "tool_calls";
 
 export type TurnEvent =
   | { type: "turn-start"; turn: string; conv: string }
@@ -61,6 +63,18 @@ export interface TurnInput {
   text: string;
   untrusted?: boolean;
   origin?: ExecutionOrigin;
+  /**
+   * The conversation as a stateless client keeps it (the /v1 API), before the new input. Given,
+   * it stands in for the log's history in the prompt; memory adds its note from other
+   * conversations; only the new input and the reply go to the log.
+   */
+  history?: ChatMessage[];
+  /** The new input when it is results of client tools (then `text` may be empty). */
+  toolResults?: { callId: string; name: string; content: string }[];
+  /** Tools the client runs itself: offered beside homed's own; a call to one ends the turn. */
+  clientTools?: ToolSpec[];
+  /** A model id of the configured provider to use instead of the configured one. */
+  model?: string;
 }
 
 export interface TurnResult {
@@ -71,6 +85,10 @@ export interface TurnResult {
   iterations: number;
   usage: Usage;
   error?: string;
+  /** Why the turn failed: an LlmErrorKind, or "no_model" when no provider is configured. */
+  errorKind?: string;
+  /** With stopReason "tool_calls": the client's calls, for the client to run. */
+  toolCalls?: ToolCall[];
 }
 
 export interface TurnConfig {
@@ -99,6 +117,8 @@ export interface TurnDeps {
     input: string;
     untrusted: boolean;
     budgetTokens: number;
+    /** Texts the prompt already carries (a stateless client's history), not to be quoted again. */
+    known?: ReadonlySet<string>;
   }) => { entry: ContextEntry; tokens: number } | null;
   /** Indexes an event's text for memory as the turn appends it. */
   remember?: (eventId: number, conv: string, text: string) => void;
@@ -113,18 +133,19 @@ export interface TurnDeps {
     tools: readonly string[],
     items: readonly (ContextItem | null)[],
   ) => void;
-  /** The configured model, or an error message saying why there is none. */
-  model(): LanguageModel | string;
+  /** The configured model (or `id` of its provider), or an error message saying why there is none. */
+  model(id?: string): LanguageModel | string;
   config(): TurnConfig;
 }
 
 export async function runTurn(d: TurnDeps, input: TurnInput, sink: TurnSink, signal: AbortSignal): Promise<TurnResult> {
   const s = beginTurn(d, input, sink, signal);
-  const gate = await gateInput(s, input.text);
+  // Tool results are not a person's words: on_input sees only text.
+  const gate = input.text ? await gateInput(s, input.text) : { stop: null, text: "" };
   if (gate.stop) return await finish(s, gate.reply, gate.stop, false);
-  const model = d.model();
-  if (typeof model === "string") return await finish(s, model, "error", false, model);
-  const prompt = await assembleContext(s, gate.text);
+  const model = d.model(input.model);
+  if (typeof model === "string") return await finish(s, model, "error", false, { message: model, kind: "no_model" });
+  const prompt = await assembleContext(s, gate.text, input);
 
   let lastText = "";
   for (;;) {
@@ -134,7 +155,10 @@ export async function runTurn(d: TurnDeps, input: TurnInput, sink: TurnSink, sig
     if (out.end === "aborted") return await finish(s, out.text, "cancelled", true);
     if (out.end === "failed") {
       const failed = `The model call failed: ${out.failure}`;
-      return await finish(s, out.text ? withNote(out.text, `[${failed}]`) : failed, "error", false, out.failure);
+      return await finish(s, out.text ? withNote(out.text, `[${failed}]`) : failed, "error", false, {
+        message: out.failure,
+        kind: out.failureKind,
+      });
     }
 
     const shaped = await shapeOutput(s, out);
@@ -146,6 +170,10 @@ export async function runTurn(d: TurnDeps, input: TurnInput, sink: TurnSink, sig
     }
     lastText = shaped.text;
     if (shaped.toolCalls.length === 0) return await finish(s, shaped.text, "done", true);
+    // A call to a client's tool hands the round back to the client; homed runs none of its own
+    // calls from it (the client's next request carries results for its calls only).
+    const forClient = shaped.toolCalls.filter((c) => s.clientTools.has(c.name));
+    if (forClient.length) return await finish(s, shaped.text, "tool_calls", true, undefined, forClient);
     if (s.iterations >= s.cfg.maxIterations) {
       const note = `[Stopped: the iteration limit of ${s.cfg.maxIterations} model calls was reached with ${shaped.toolCalls.length} tool call(s) still requested.]`;
       return await finish(s, withNote(shaped.text, note), "iteration_limit", false);

@@ -84,6 +84,7 @@ export function channelMethods(k: KernelServices): Record<string, (params: unkno
   return {
     [ChannelMethod.ChatSend]: async (params, plugin) => {
       const p = parseParams(ChannelChatParams, params);
+      if (!p.text && !p.toolResults?.length) throw new HomedError("invalid_params", "message is empty");
       const peer = k.plugins.peer(plugin);
       if (!peer) throw new HomedError("unavailable", `${plugin} is not running`);
       const ac = new AbortController();
@@ -93,7 +94,16 @@ export function channelMethods(k: KernelServices): Record<string, (params: unkno
         return await runChatTurn(
           k,
           peer,
-          { conv: p.conv, channel: p.channel, text: p.text, untrusted: p.untrusted },
+          {
+            conv: p.conv,
+            channel: p.channel,
+            text: p.text,
+            untrusted: p.untrusted,
+            history: p.history,
+            toolResults: p.toolResults,
+            clientTools: p.clientTools,
+            model: p.model,
+          },
           {
             event: (event) => ({ method: ChannelMethod.ChatEvent, params: { stream: p.stream, event } }),
             approve: p.interactive
@@ -170,6 +180,8 @@ export function channelMethods(k: KernelServices): Record<string, (params: unkno
       builtinOnly(plugin, "changing the model provider");
       return k.llm.set(parseParams(LlmSetParams, params));
     },
+    // Model ids only: neither the key nor the URL leaves the kernel.
+    [ChannelMethod.LlmModels]: () => k.models.list(),
     [ChannelMethod.LlmTest]: (_params, plugin) => {
       builtinOnly(plugin, "testing the model provider");
       return checkModel(k.llm);

@@ -11,6 +11,7 @@ import type { PluginInfo } from "../protocol/plugin.ts";
 import type { Store } from "../store/store.ts";
 import type { Config } from "./config.ts";
 import type { LlmSettings } from "./llm-settings.ts";
+import type { ProviderModels } from "./provider-models.ts";
 
 /** The other end of a chat: a control-socket client or a channel plugin's RPC link. */
 export type ChatPeer = Pick<RpcPeer, "notify" | "request" | "onClose">;
@@ -38,6 +39,8 @@ export interface KernelServices {
   readonly memory: Pick<Memory, "add" | "layerIds" | "peekCold">;
   readonly agent: Pick<Agent, "run" | "lastContext" | "searchMemory" | "forgetContext">;
   readonly llm: Pick<LlmSettings, "view" | "set" | "model">;
+  /** The configured model and the provider's list, cached. */
+  readonly models: Pick<ProviderModels, "list">;
   readonly plugins: PluginServices;
   /** The sections of config.toml a plugin may read (config/get); approval's timeout bounds every question. */
   readonly config: Pick<Config, "web" | "mcp" | "approval" | "agent">;

@@ -20,6 +20,7 @@ import { KERNEL_FACILITIES } from "./plugin-graph.ts";
 import { Supervisor, type PluginSpec } from "./supervisor.ts";
 import { Agent } from "../agent/agent.ts";
 import { LlmSettings } from "./llm-settings.ts";
+import { ProviderModels } from "./provider-models.ts";
 import { pluginMethods } from "./plugin-methods.ts";
 import type { KernelServices } from "./kernel-services.ts";
 import { ensureWebToken } from "./web-token.ts";
@@ -61,6 +62,8 @@ export class Kernel {
   private stopped = false;
   supervisor!: Supervisor;
   readonly llm: LlmSettings;
+  /** The provider's model list, cached for /v1/models. */
+  private readonly models: ProviderModels;
   readonly memory: Memory;
   /** The login token of the web UI and HTTP APIs (config.toml, or DATA/web-token). */
   webToken = "";
@@ -75,6 +78,7 @@ export class Kernel {
     private readonly lock: DataDirLock,
   ) {
     this.llm = new LlmSettings(paths.dir, config, log.with({ component: "llm" }));
+    this.models = new ProviderModels(this.llm, log.with({ component: "llm" }));
     this.memory = new Memory(store, new Tokenizer());
     this.agent = new Agent({
       store,
@@ -84,7 +88,7 @@ export class Kernel {
         failClosed: () => this.supervisor.failClosed(),
       },
       log: log.with({ component: "agent" }),
-      model: () => this.llm.model(),
+      model: (id) => this.llm.model(id),
       config: () => ({
         systemPrompt: config.agent.system_prompt,
         maxIterations: config.agent.max_iterations,
@@ -246,6 +250,7 @@ export class Kernel {
       memory: this.memory,
       agent: this.agent,
       llm: this.llm,
+      models: this.models,
       config: this.config,
       get webToken() {
         return kernel.webToken;

@@ -35,6 +35,11 @@ export interface CrossRecallRequest {
   scope: RecallScope;
   /** The history budget of the turn; the note takes at most a quarter of it. */
   budgetTokens: number;
+  /**
+   * Texts the prompt already carries (a stateless client's own history): an event saying one of
+   * them is not quoted again, though it was logged in another conversation (an earlier one-off).
+   */
+  known?: ReadonlySet<string>;
 }
 
 /** The note for `req` and its cost in tokens; null (cost 0) when nothing matches or it may not look. */
@@ -46,9 +51,15 @@ export function crossRecallNote(
   if (req.scope.kind !== "person" || !req.input.trim()) return null;
   let room = Math.floor(req.budgetTokens * BUDGET_SHARE);
   if (room < 32) return null;
+  const known = req.known ?? new Set<string>();
+  // Asked for more when some may be known already, so up to MAX_QUOTES new ones remain.
   const found = search
-    .find(req.scope, req.input, MAX_QUOTES, { excludeTurn: req.turn, accept: (conv) => conv !== req.conv })
-    .filter((f) => (f.score ?? 0) >= CROSS_RECALL_MIN_SCORE);
+    .find(req.scope, req.input, MAX_QUOTES + Math.min(known.size, MAX_QUOTES), {
+      excludeTurn: req.turn,
+      accept: (conv) => conv !== req.conv,
+    })
+    .filter((f) => (f.score ?? 0) >= CROSS_RECALL_MIN_SCORE && !known.has(f.text))
+    .slice(0, MAX_QUOTES);
   const lines: string[] = [];
   const quoted: number[] = [];
   let best = 0;

@@ -32,8 +32,15 @@ export interface LoggedTurn {
   raw: ContextMessage[];
   /** A model output of the turn survived (else the reply stands in for the model's answer). */
   hasModel: boolean;
-  /** The reply when no model wrote it (blocked, short-circuited, failed). */
+  /** The reply when no model wrote it (blocked, short-circuited). */
   reply: string | null;
+  /**
+   * The turn ended in an error. Its reply ("The model call failed…") is for the person, never
+   * for the model: a failed turn without model output is not replayed at all.
+   */
+  failed: boolean;
+  /** Call ids the turn's model outputs asked for. */
+  called: Set<string>;
   /** Call ids that have a result. */
   answered: Set<string>;
   /** Finished messages and their cost, computed once the turn stops changing. */
@@ -60,6 +67,8 @@ function addEvent(c: LoggedConversation, e: StoredEvent): void {
       raw: [],
       hasModel: false,
       reply: null,
+      failed: false,
+      called: new Set(),
       answered: new Set(),
       events: [],
       texts: new Map(),
@@ -81,6 +90,7 @@ function addEvent(c: LoggedConversation, e: StoredEvent): void {
     if (b.discarded || b.failed) return;
     if (b.text) t.texts.set(e.id, { role: "assistant", text: b.text });
     t.hasModel = true;
+    for (const c of b.toolCalls) t.called.add(c.id);
     t.raw.push(
       b.toolCalls.length
         ? { role: "assistant", content: b.text, toolCalls: b.toolCalls }
@@ -88,12 +98,16 @@ function addEvent(c: LoggedConversation, e: StoredEvent): void {
     );
   } else if (read.kind === "tool-result") {
     const b = read.body;
-    t.answered.add(b.callId);
     t.texts.set(e.id, { role: `tool ${b.name}`, text: b.content });
+    // A result for a call this turn's model did not make (a client tool's result, sent by an
+    // API client in the next request) has no call to follow: providers reject it as history.
+    if (!t.called.has(b.callId)) return;
+    t.answered.add(b.callId);
     const content = b.content.length > MAX_TOOL_OUTPUT_CHARS ? b.content.slice(0, MAX_TOOL_OUTPUT_CHARS) : b.content;
     t.raw.push({ role: "tool", toolCallId: b.callId, name: b.name, content, isError: b.status !== "ok" });
   } else if (read.kind === "agent-reply") {
-    if (!read.body.fromModel) t.reply = read.body.text;
+    if (read.body.stopReason === "error") t.failed = true;
+    else if (!read.body.fromModel) t.reply = read.body.text;
   }
 }
 
@@ -101,6 +115,10 @@ function addEvent(c: LoggedConversation, e: StoredEvent): void {
 export function turnMessages(t: LoggedTurn): { msgs: ContextMessage[]; cost: number } {
   if (t.final) return t.final;
   const msgs: ContextMessage[] = [];
+  if (t.failed && !t.hasModel) {
+    t.final = { msgs, cost: 0 };
+    return t.final;
+  }
   for (const m of t.raw) {
     if (m.role === "assistant" && m.toolCalls) {
       // A model output whose calls never got results (a crash mid-turn) cannot be replayed as is.

@@ -24,15 +24,50 @@ export const ChannelMethod = {
   LlmGet: "llm/get",
   LlmSet: "llm/set",
   LlmTest: "llm/test",
+  /** The configured model and the provider's models (src/kernel/provider-models.ts). */
+  LlmModels: "llm/models",
 } as const;
 
 const ConvId = v.pipe(v.string(), v.minLength(1), v.maxLength(200));
+
+/**
+ * Conversations whose id starts with this are one-offs (an API request that names no
+ * conversation): logged like any other, left out of the conversation list.
+ */
+export const UNLISTED_CONV_PREFIX = "unlisted:";
+
+const ToolName = v.pipe(v.string(), v.regex(/^[a-zA-Z0-9_-]{1,64}$/, "a tool name is 1-64 letters, digits, _ or -"));
+const CallId = v.pipe(v.string(), v.minLength(1), v.maxLength(200));
+const Text = v.pipe(v.string(), v.maxLength(1_000_000));
+
+/** One message of a conversation a client keeps itself (the /v1 API is stateless). */
+export const ClientMessage = v.variant("role", [
+  v.strictObject({ role: v.literal("system"), content: Text }),
+  v.strictObject({ role: v.literal("user"), content: Text }),
+  v.strictObject({
+    role: v.literal("assistant"),
+    content: Text,
+    toolCalls: v.optional(
+      v.array(v.strictObject({ id: CallId, name: ToolName, arguments: v.pipe(v.string(), v.maxLength(1_000_000)) })),
+    ),
+  }),
+  v.strictObject({ role: v.literal("tool"), toolCallId: CallId, name: v.string(), content: Text }),
+]);
+export type ClientMessage = v.InferOutput<typeof ClientMessage>;
+
+/** A tool the client offers and runs itself (OpenAI's function tools). */
+export const ClientTool = v.strictObject({
+  name: ToolName,
+  description: v.pipe(v.string(), v.maxLength(10_000)),
+  parameters: v.record(v.string(), v.unknown()),
+});
 
 export const ChannelChatParams = v.strictObject({
   /** Chosen by the plugin; tags the events and approval questions of this turn. */
   stream: v.pipe(v.string(), v.minLength(1), v.maxLength(100)),
   conv: ConvId,
-  text: v.pipe(v.string(), v.minLength(1, "message is empty"), v.maxLength(1_000_000)),
+  /** The person's new message; empty only when the new input is `toolResults`. */
+  text: v.pipe(v.string(), v.maxLength(1_000_000)),
   channel: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(64)), "web"),
   untrusted: v.optional(v.boolean(), false),
   /**
@@ -40,7 +75,25 @@ export const ChannelChatParams = v.strictObject({
    * the kernel never asks, and what would need approval is denied by policy.
    */
   interactive: v.optional(v.boolean(), true),
+  /**
+   * The conversation so far as the client keeps it (before the new input). Given, it replaces
+   * what the log holds of `conv` in the prompt (homed's memory is still added, as one note);
+   * only the new input and the reply are appended to the log.
+   */
+  history: v.optional(v.pipe(v.array(ClientMessage), v.maxLength(10_000))),
+  /** The new input when it is the results of client tools the model called last time. */
+  toolResults: v.optional(
+    v.pipe(v.array(v.strictObject({ callId: CallId, name: v.string(), content: Text })), v.maxLength(1000)),
+  ),
+  /** Tools the client runs itself, offered beside homed's own; a call to one ends the turn. */
+  clientTools: v.optional(v.pipe(v.array(ClientTool), v.maxLength(500))),
+  /** A model of the configured provider other than the configured one. */
+  model: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200))),
 });
+
+/** The configured model and what the provider's /models lists (empty when it could not be asked). */
+export const LlmModelsResult = v.object({ configured: v.string(), provider: v.array(v.string()) });
+export type LlmModelsResult = v.InferOutput<typeof LlmModelsResult>;
 
 export const ChannelCancelParams = v.strictObject({ stream: v.string() });
 export const ConvParams = v.strictObject({

@@ -8,6 +8,7 @@ import { Database } from "bun:sqlite";
 import { chmodSync, existsSync, statSync } from "node:fs";
 import { readBodyOf } from "../protocol/event-bodies.ts";
 import { HomedError } from "../protocol/errors.ts";
+import { UNLISTED_CONV_PREFIX } from "../protocol/channel.ts";
 import { MIGRATIONS, SCHEMA_VERSION } from "./migrations.ts";
 
 export interface StoreOptions {
@@ -190,8 +191,9 @@ export class Store {
   }
 
   /**
-   * Conversations, most recently active first, without those forgotten (unless a turn came
-   * after): the title the person gave, else the first user message's text cut to TITLE_CHARS.
+   * Conversations, most recently active first, without one-offs (UNLISTED_CONV_PREFIX) and those
+   * forgotten (unless a turn came after): the title the person gave, else the first user
+   * message's text cut to TITLE_CHARS.
    */
   listConversations(limit = 200): ConversationRow[] {
     const rows = this.db
@@ -212,7 +214,8 @@ export class Store {
         `SELECT c.*, (SELECT body FROM events e WHERE e.conv = c.id AND e.kind = 'user-message'
                         AND e.id > COALESCE(c.forgotten_upto, 0) ORDER BY e.id LIMIT 1) AS first
          FROM conversations c
-         WHERE c.forgotten_upto IS NULL OR EXISTS (SELECT 1 FROM events e WHERE e.conv = c.id AND e.id > c.forgotten_upto)
+         WHERE c.id NOT LIKE '${UNLISTED_CONV_PREFIX}%'
+           AND (c.forgotten_upto IS NULL OR EXISTS (SELECT 1 FROM events e WHERE e.conv = c.id AND e.id > c.forgotten_upto))
          ORDER BY c.updated_at DESC LIMIT ?`,
       )
       .all(limit);

@@ -65,6 +65,14 @@ export interface FakeLlm {
   script(steps: FakeStep[]): void;
   /** Let every stalled response send the rest of its chunks. */
   resume(): void;
+  /**
+   * What GET /models (and /v1/models) answers from now on: these ids in OpenAI's list shape, or
+   * null for a 500. Until set it is a 404. Listing requests are recorded in `listings`, not
+   * `requests`, so a test counting model calls is not thrown off by a listing.
+   */
+  models(ids: string[] | null): void;
+  /** Every model listing request received, in order. */
+  listings: RecordedRequest[];
   /** Steps not yet used. */
   remaining(): number;
   /** Resolves once `n` requests have arrived (a readiness signal for tests that abort mid-request). */
@@ -91,6 +99,8 @@ export async function startFakeLlm(): Promise<FakeLlm> {
   const hanging = new Set<() => void>();
   const stalled = new Set<() => void>();
   const waiters: { n: number; resolve: () => void }[] = [];
+  let models: string[] | null | undefined;
+  const listings: RecordedRequest[] = [];
 
   const server = Bun.serve({
     hostname: "127.0.0.1",
@@ -99,6 +109,15 @@ export async function startFakeLlm(): Promise<FakeLlm> {
     idleTimeout: 0,
     async fetch(req) {
       const path = new URL(req.url).pathname;
+      if (req.method === "GET" && (path === "/v1/models" || path === "/models")) {
+        listings.push({ path, headers: Object.fromEntries(req.headers), body: {}, raw: "" });
+        if (models === undefined) return new Response(`fake-llm: no route for ${path}`, { status: 404 });
+        if (models === null) return errorResponse("openai", 500, defaultMessage(500));
+        return Response.json({
+          object: "list",
+          data: models.map((id) => ({ id, object: "model", created: 1700000000, owned_by: "fake" })),
+        });
+      }
       const raw = await req.text();
       let body: Record<string, unknown> = {};
       try {
@@ -218,7 +237,11 @@ export async function startFakeLlm(): Promise<FakeLlm> {
     url: `${origin}/v1`,
     origin,
     requests,
+    listings,
     script: (more) => void steps.push(...more),
+    models: (ids) => {
+      models = ids;
+    },
     remaining: () => steps.length,
     resume: () => {
       for (const resume of [...stalled]) resume();

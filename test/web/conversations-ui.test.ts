@@ -67,7 +67,11 @@ describe("conversations", () => {
     const apiRes = await fetch(new URL("/v1/chat/completions", url), {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ model: "homed", messages: [{ role: "user", content: "hello from a script" }] }),
+      body: JSON.stringify({
+        model: "homed",
+        user: "script",
+        messages: [{ role: "user", content: "hello from a script" }],
+      }),
     });
     expect(apiRes.status).toBe(200);
 

@@ -41,7 +41,7 @@ describe("bad HTTP input", () => {
       [
         "v1/chat/completions",
         { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ messages: [] }) },
-        422,
+        400,
         "messages is empty",
       ],
       ["nowhere", { method: "GET" }, 404, "not found"],
@@ -158,7 +158,8 @@ describe("OpenAI-compatible API", () => {
     expect(set.exitCode).toBe(0);
     const client = new OpenAI({ baseURL: `${url}v1`, apiKey: "unused-on-loopback" });
     const models = await client.models.list();
-    expect(models.data.map((m) => m.id)).toEqual(["homed"]);
+    // The provider lists no models (the fake answers 404): "homed" and the configured one remain.
+    expect(models.data.map((m) => m.id)).toEqual(["homed", "upstream"]);
 
     llm.script([{ text: "Plain answer.", usage: { input: 5, output: 2 } }]);
     const done = await client.chat.completions.create({
@@ -179,10 +180,11 @@ describe("OpenAI-compatible API", () => {
     let text = "";
     for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? "";
     expect(text).toBe("Streamed answer, in pieces.");
-    // The API conversation keeps its own history: the second call saw the first turn.
+    // Stateless, as the API is: the second call sees the request's messages, not the first turn.
     const sent = (llm.requests[1]!.body as { messages: { role: string; content: string }[] }).messages.map(
       (m) => m.content,
     );
-    expect(sent).toContain("Plain answer.");
+    expect(sent).not.toContain("Plain answer.");
+    expect(sent.at(-1)).toBe("again");
   });
 });
