@@ -2,7 +2,7 @@
 import { HomedError, ExitCode } from "./protocol/errors.ts";
 import { reportError } from "./client/report-error.ts";
 import { parseFlags } from "./client/flags.ts";
-import { runDaemon, SUBCOMMANDS, usage, type Subcommand } from "./cli/commands.ts";
+import { runDaemon, SUBCOMMANDS, usage, version, type Subcommand } from "./cli/commands.ts";
 
 async function main(argv: string[]): Promise<number> {
   if (argv[0] === "help") {
@@ -17,12 +17,13 @@ async function main(argv: string[]): Promise<number> {
     args = argv.slice(1);
   }
   try {
-    const parsed = parseFlags(args, command.flags);
+    const parsed = parseFlags(args, command.flags, { anywhere: command.flagsAnywhere });
+    if (command === runDaemon && parsed.values.version === true) return await version.run({}, []);
     if (command === runDaemon && parsed.rest.length > 0) {
       // Go style also allows `homed -data DIR status`: flags first, then the subcommand.
       const sub = SUBCOMMANDS.find((c) => c.name === parsed.rest[0]);
       if (!sub) throw new HomedError("usage", `unknown command "${parsed.rest[0]}"`);
-      const inner = parseFlags(parsed.rest.slice(1), sub.flags);
+      const inner = parseFlags(parsed.rest.slice(1), sub.flags, { anywhere: sub.flagsAnywhere });
       if (typeof parsed.values.listen === "string")
         throw new HomedError("usage", `-listen applies only when running the daemon`);
       return await sub.run({ ...parsed.values, ...inner.values }, inner.rest);

@@ -4,7 +4,14 @@
  */
 import * as v from "valibot";
 import { existsSync, writeFileSync } from "node:fs";
-import { ControlMethod, LlmSetParams, LlmSettingsView, LlmTestResult, StatusResult } from "../protocol/control.ts";
+import {
+  ControlMethod,
+  LlmSetParams,
+  LlmSettingsView,
+  LlmTestResult,
+  StatusResult,
+  type LlmSettingField,
+} from "../protocol/control.ts";
 import { chatOnce } from "../client/chat.ts";
 import { PluginInfo } from "../protocol/plugin.ts";
 import { BUILTIN_ENTRIES } from "../generated/builtin-plugins.ts";
@@ -36,6 +43,8 @@ export interface Subcommand {
   name: string;
   summary: string;
   flags: FlagSpec[];
+  /** Flags may follow the arguments (`homed chat hello -conv x`); otherwise they end at the first. */
+  flagsAnywhere?: boolean;
   run(values: Record<string, string | boolean>, rest: string[]): Promise<number>;
 }
 
@@ -53,7 +62,7 @@ function noArgs(name: string, rest: string[]): void {
 export const runDaemon: Subcommand = {
   name: "",
   summary: "run the daemon",
-  flags: [DATA_FLAG, LISTEN_FLAG],
+  flags: [DATA_FLAG, LISTEN_FLAG, { name: "version", kind: "bool", usage: "print the version and exit" }],
   async run(values) {
     const overrides: Record<string, unknown> = {};
     if (typeof values.listen === "string") overrides.listen = values.listen;
@@ -167,18 +176,39 @@ function stdinLines(): () => Promise<string | null> {
   };
 }
 
+/** All of stdin as text (a message piped in: `echo hi | homed chat`). */
+async function readAllStdin(): Promise<string> {
+  return await new Response(Bun.stdin.stream()).text();
+}
+
 export const chat: Subcommand = {
   name: "chat",
-  summary: "send a message to the running daemon and stream the answer",
+  summary:
+    "send a message (from the arguments or stdin) and stream the answer; with neither, at a terminal, talk interactively",
   flags: [DATA_FLAG, CONV_FLAG, JSON_FLAG],
+  flagsAnywhere: true,
   async run(values, rest) {
-    const text = rest.join(" ").trim();
-    if (!text) throw new HomedError("usage", `chat needs a message, e.g. homed chat "hello"`);
     const paths = dataPaths(resolveDataDir(values));
-    const readLine = stdinLines();
+    const conv = typeof values.conv === "string" ? values.conv : "cli";
+    let text = rest.join(" ").trim();
+    let readLine = stdinLines();
+    if (!text && process.stdin.isTTY) {
+      if (values.json)
+        throw new HomedError("usage", "-json needs a message: the interactive session has no JSON form", {
+          flag: "json",
+        });
+      const { runChatSession } = await import("../client/chat-session.ts");
+      return await runChatSession(paths.socket, conv, { input: process.stdin, output: process.stdout });
+    }
+    if (!text) {
+      // The message is stdin; nothing is left to answer an approval with.
+      text = (await readAllStdin()).trim();
+      readLine = async () => null;
+    }
+    if (!text) throw new HomedError("usage", `chat needs a message, e.g. homed chat "hello", or on stdin`);
     const result = await chatOnce(
       paths.socket,
-      { text, conv: typeof values.conv === "string" ? values.conv : "cli" },
+      { text, conv },
       {
         stream: process.stdout.isTTY === true && !values.json,
         out: (t) => void (values.json ? null : process.stdout.write(t)),
@@ -189,7 +219,7 @@ export const chat: Subcommand = {
     if (values.json) process.stdout.write(`${JSON.stringify(result)}\n`);
     const c = result.conversation;
     process.stderr.write(
-      `[${result.stopReason}; ${result.usage.inputTokens} in / ${result.usage.outputTokens} out tokens${c ? `; conversation: ${c.turns} turns, ${c.inputTokens} in / ${c.outputTokens} out` : ""}]\n`,
+      `[${result.stopReason}; ${result.usage.inputTokens} in / ${result.usage.outputTokens} out tokens${c ? `; conversation: ${c.turns} ${c.turns === 1 ? "turn" : "turns"}, ${c.inputTokens} in / ${c.outputTokens} out` : ""}]\n`,
     );
     return result.stopReason === "error" ? 1 : 0;
   },
@@ -206,9 +236,27 @@ const PROVIDER_FLAGS: FlagSpec[] = [
   JSON_FLAG,
 ];
 
-function formatProvider(p: LlmSettingsView): string {
-  if (!p.configured) return "no model provider configured (homed provider -kind openai -model NAME -key-stdin)";
-  return `${p.provider} ${p.model} at ${p.baseURL}, context ${p.contextWindow} tokens, key ${p.hasKey ? p.keyHint : "none"} (from ${p.source})`;
+/** What `homed provider` prints: each setting, its value and where the value came from. */
+export function formatProvider(p: LlmSettingsView): string {
+  const hint = "no model provider configured (homed provider -kind openai -model NAME -key-stdin)";
+  if (!p.provider) return hint;
+  const from = (f: LlmSettingField) => {
+    const src = p.sources?.[f] ?? (p.source === "runtime" ? "llm.json" : "config.toml");
+    const shadow = p.shadowed?.[f];
+    return shadow === undefined ? src : `${src} (overrides config.toml's ${shadow})`;
+  };
+  const rows: [string, string, string][] = [
+    ["provider", p.provider, from("provider")],
+    ["base URL", p.baseURL, from("baseURL")],
+    ["model", p.model || "(none)", from("model")],
+    ["context window", `${p.contextWindow} tokens`, from("contextWindow")],
+    ["max output", `${p.maxOutputTokens} tokens`, from("maxOutputTokens")],
+    ["API key", p.hasKey ? p.keyHint : "none", "secrets.json"],
+  ];
+  const w0 = Math.max(...rows.map((r) => r[0].length)) + 2;
+  const w1 = Math.max(...rows.map((r) => r[1].length)) + 2;
+  const table = rows.map(([k, val, src]) => `${k.padEnd(w0)}${val.padEnd(w1)}${src}`.trimEnd()).join("\n");
+  return p.configured ? table : `${hint}\n${table}`;
 }
 
 /** The flag behind each field of LlmSetParams. */
@@ -227,25 +275,27 @@ function badProviderFlag(issue: v.BaseIssue<unknown>, values: Record<string, str
 
 export const provider: Subcommand = {
   name: "provider",
-  summary: "show or set the model provider (the key is read from stdin)",
+  summary:
+    "show the model provider and where each setting comes from, or change the settings given (the key is read from stdin)",
   flags: PROVIDER_FLAGS,
   async run(values, rest) {
     noArgs("provider", rest);
     const paths = dataPaths(resolveDataDir(values));
     let view: LlmSettingsView;
-    if (typeof values.kind === "string" || typeof values.model === "string") {
-      if (typeof values.kind !== "string" || typeof values.model !== "string")
-        throw new HomedError("usage", "setting a provider needs both -kind and -model");
+    const given = (flag: string) => typeof values[flag] === "string";
+    if (["kind", "model", "base-url", "context-window"].some(given) || values["key-stdin"] === true) {
+      // Only what was given changes: the daemon keeps every other setting (and the key) as it is.
       const cwText = values["context-window"];
       const cw = typeof cwText === "string" ? Number(cwText) : undefined;
-      if (cw !== undefined && !Number.isInteger(cw))
+      if (cw !== undefined && (cwText === "" || !Number.isInteger(cw)))
         throw new HomedError("usage", `-context-window ${JSON.stringify(cwText)}: must be a whole number`, {
           flag: "context-window",
         });
+      const str = (flag: string) => (typeof values[flag] === "string" ? (values[flag] as string) : undefined);
       const settings = {
-        provider: values.kind,
-        model: values.model,
-        baseURL: typeof values["base-url"] === "string" ? values["base-url"] : "",
+        provider: str("kind"),
+        model: str("model"),
+        baseURL: str("base-url"),
         contextWindow: cw,
       };
       // The daemon checks these too; checked here they are a bad flag (exit 2), named as the person typed it.
@@ -347,7 +397,7 @@ export function usage(): string {
     `  homed ${synopsis(runDaemon)}`,
     `      ${runDaemon.summary}`,
     ...visible.flatMap((c) => [
-      `  homed ${c.name}${c.flags.length ? ` ${synopsis(c)}` : ""}${c === chat ? ' "message"' : c === pluginRestart ? " NAME" : ""}`,
+      `  homed ${c.name}${c.flags.length ? ` ${synopsis(c)}` : ""}${c === chat ? ' ["message"]' : c === pluginRestart ? " NAME" : ""}`,
       `      ${c.summary}`,
     ]),
     "",

@@ -5,22 +5,8 @@
  * can be piped. An approval question is answered with a line on stdin (y = yes); no terminal or
  * no answer means no.
  */
-import * as v from "valibot";
-import { existsSync } from "node:fs";
-import {
-  ChatApproveParams,
-  ChatEventParams,
-  ControlMethod,
-  TurnResultSchema,
-  type TurnResultView,
-} from "../protocol/control.ts";
-import { HomedError, RpcError } from "../protocol/errors.ts";
-import { describeIssues } from "../protocol/jsonrpc.ts";
-import { parseParams } from "../protocol/parse-params.ts";
-import { connectUnixRpc } from "../ipc/unix-rpc.ts";
-import { throwDaemonGone } from "./control-client.ts";
-
-const quietLog = { warn: () => {}, debug: () => {} };
+import type { TurnResultView } from "../protocol/control.ts";
+import { type ApprovalQuestion, type ChatEvent, ChatConnection } from "./chat-connection.ts";
 
 export interface ChatIO {
   /** Stream the reply as it is written (a terminal); otherwise only the final text is printed. */
@@ -36,80 +22,103 @@ function short(text: string, max = 200): string {
   return one.length > max ? `${one.slice(0, max)}…` : one;
 }
 
+/** The one-line question an approval puts to the person (the answer follows on the same line). */
+export function approvalPrompt(q: ApprovalQuestion): string {
+  return `? allow ${q.tool} ${short(JSON.stringify(q.arguments), 400)} [y/N] `;
+}
+
+/** A typed answer to an approval question: only y or yes (any case) is a yes. */
+export function isYes(line: string | null): boolean {
+  return line !== null && /^y(es)?$/i.test(line.trim());
+}
+
+/**
+ * Shows one turn as it happens: the reply on `out` (streamed when `io.stream`), tool calls and
+ * notices as lines on `err`. `finish` makes `out` end with the turn's final text.
+ */
+export class TurnPrinter {
+  private streamed = "";
+  private afterTools = false;
+
+  constructor(private readonly io: Pick<ChatIO, "stream" | "out" | "err">) {}
+
+  event(ev: ChatEvent): void {
+    const e = ev as Record<string, string | undefined>;
+    const io = this.io;
+    switch (e.type) {
+      case "text-delta":
+        if (!io.stream) break;
+        if (this.afterTools) {
+          // A new model call after tool results: the reply so far was an intermediate step.
+          this.streamed = "";
+          this.afterTools = false;
+        }
+        this.streamed += e.text ?? "";
+        io.out(e.text ?? "");
+        break;
+      case "text-replace":
+        if (!io.stream) break;
+        if (this.streamed) io.out("\n");
+        io.err(`[the reply was changed by a plugin]\n`);
+        this.streamed = e.text ?? "";
+        if (this.streamed) io.out(this.streamed);
+        break;
+      case "tool-call":
+        this.endLine();
+        io.err(`→ ${e.name} ${short(e.arguments ?? "")}\n`);
+        break;
+      case "tool-result":
+        io.err(`← ${e.name} [${e.status}] ${short(e.content ?? "")}\n`);
+        this.afterTools = true;
+        break;
+      case "notice":
+        this.endLine();
+        io.err(`[${e.text}]\n`);
+        break;
+    }
+  }
+
+  /** Before a line on stderr: end the reply's partial line, so the two do not run together. */
+  endLine(): void {
+    if (this.io.stream && this.streamed && !this.streamed.endsWith("\n")) {
+      this.io.out("\n");
+      this.streamed += "\n";
+    }
+  }
+
+  /** The final text may differ from what streamed (before_output); make `out` end with it. */
+  finish(r: TurnResultView): void {
+    const shown = this.streamed.replace(/\n+$/, "");
+    if (r.text !== this.streamed && r.text !== shown) {
+      if (this.streamed && !this.streamed.endsWith("\n")) this.io.out("\n");
+      this.io.out(r.text);
+    }
+    this.io.out("\n");
+  }
+}
+
+/** Send one message, print the turn, and return its result. */
 export async function chatOnce(
   socketPath: string,
   message: { text: string; conv: string },
   io: ChatIO,
 ): Promise<TurnResultView> {
-  if (!existsSync(socketPath))
-    throw new HomedError("not_running", `homed is not running (no control socket at ${socketPath})`);
-  let streamed = "";
-  let afterTools = false;
-  const client = await connectUnixRpc(socketPath, quietLog, {
-    timeoutMs: 24 * 60 * 60 * 1000,
-    onNotification: (method, params) => {
-      if (method !== ControlMethod.ChatEvent) return;
-      const p = v.safeParse(ChatEventParams, params);
-      if (!p.success) return;
-      const e = p.output.event as Record<string, string>;
-      switch (e.type) {
-        case "text-delta":
-          if (!io.stream) break;
-          if (afterTools) {
-            // A new model call after tool results: the reply so far was an intermediate step.
-            streamed = "";
-            afterTools = false;
-          }
-          streamed += e.text;
-          io.out(e.text ?? "");
-          break;
-        case "text-replace":
-          if (!io.stream) break;
-          if (streamed) io.out("\n");
-          io.err(`[the reply was changed by a plugin]\n`);
-          streamed = e.text ?? "";
-          if (streamed) io.out(streamed);
-          break;
-        case "tool-call":
-          if (io.stream && streamed && !streamed.endsWith("\n")) io.out("\n");
-          io.err(`→ ${e.name} ${short(e.arguments ?? "")}\n`);
-          break;
-        case "tool-result":
-          io.err(`← ${e.name} [${e.status}] ${short(e.content ?? "")}\n`);
-          afterTools = true;
-          break;
-        case "notice":
-          io.err(`[${e.text}]\n`);
-          break;
-      }
-    },
-    onRequest: async (method, params) => {
-      if (method !== ControlMethod.ChatApprove) throw new RpcError(-32601, `unknown method ${method}`);
-      const q = parseParams(ChatApproveParams, params);
-      io.err(`? allow ${q.tool} ${short(JSON.stringify(q.arguments), 400)} [y/N] `);
+  const printer = new TurnPrinter(io);
+  const conn = await ChatConnection.open(socketPath, {
+    event: (e) => printer.event(e),
+    approve: async (q) => {
+      printer.endLine();
+      io.err(approvalPrompt(q));
       const line = await io.readLine();
-      const approved = line !== null && /^y(es)?$/i.test(line.trim());
-      io.err(approved ? "approved\n" : line === null ? "no answer: denied\n" : "denied\n");
-      return { approved };
+      io.err(isYes(line) ? "approved\n" : line === null ? "no answer: denied\n" : "denied\n");
+      return isYes(line);
     },
-  }).catch((err: Error) => {
-    throw new HomedError("not_running", `homed is not running (cannot connect to ${socketPath}: ${err.message})`);
   });
   try {
-    const raw = await client.peer
-      .request(ControlMethod.ChatSend, { text: message.text, conv: message.conv })
-      .catch(throwDaemonGone);
-    const r = v.safeParse(TurnResultSchema, raw);
-    if (!r.success)
-      throw new HomedError("upstream", `daemon sent a malformed chat result: ${describeIssues(r.issues)}`);
-    // The final text may differ from what streamed (before_output); make stdout end with it.
-    if (r.output.text !== streamed) {
-      if (streamed) io.out("\n");
-      io.out(r.output.text);
-    }
-    io.out("\n");
-    return r.output;
+    const r = await conn.send(message.text, message.conv);
+    printer.finish(r);
+    return r;
   } finally {
-    client.close();
+    conn.close();
   }
 }

@@ -1,8 +1,10 @@
 /**
  * Go-style flags, as the original's command line had them: `-name value`, `-name=value`, and
  * the same with `--`; boolean flags take no value (`-json`, or `-json=false`). Parsing stops
- * at the first argument that is not a flag, or after `--`. An unknown flag or a missing value
- * is a HomedError("usage"), which the command line turns into usage on stderr and exit 2.
+ * at the first argument that is not a flag, or after `--` — unless `anywhere` is set: then flags
+ * are taken wherever they stand (`homed chat hello -conv x`) and only `--` ends them. An unknown
+ * flag or a missing value is a HomedError("usage"), which the command line turns into usage on
+ * stderr and exit 2: a flag is parsed or refused, never silently taken as an argument.
  */
 import { HomedError } from "../protocol/errors.ts";
 
@@ -19,9 +21,14 @@ export interface ParsedFlags {
   rest: string[];
 }
 
-export function parseFlags(args: readonly string[], specs: readonly FlagSpec[]): ParsedFlags {
+export function parseFlags(
+  args: readonly string[],
+  specs: readonly FlagSpec[],
+  opts: { anywhere?: boolean } = {},
+): ParsedFlags {
   const byName = new Map(specs.map((s) => [s.name, s]));
   const values: Record<string, string | boolean> = {};
+  const positional: string[] = [];
   let i = 0;
   for (; i < args.length; i++) {
     const arg = args[i] as string;
@@ -29,7 +36,11 @@ export function parseFlags(args: readonly string[], specs: readonly FlagSpec[]):
       i++;
       break;
     }
-    if (!arg.startsWith("-") || arg === "-") break;
+    if (!arg.startsWith("-") || arg === "-") {
+      if (!opts.anywhere) break;
+      positional.push(arg);
+      continue;
+    }
     const body = arg.replace(/^--?/, "");
     const eq = body.indexOf("=");
     const name = eq === -1 ? body : body.slice(0, eq);
@@ -55,7 +66,7 @@ export function parseFlags(args: readonly string[], specs: readonly FlagSpec[]):
     values[name] = next;
     i++;
   }
-  return { values, rest: args.slice(i) };
+  return { values, rest: [...positional, ...args.slice(i)] };
 }
 
 /** Usage lines for a set of flags, aligned. */

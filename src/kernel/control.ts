@@ -4,6 +4,7 @@
  * call is an InvalidParams error to the caller, never a throw into the daemon.
  */
 import {
+  ChatCancelParams,
   ChatSendParams,
   ControlMethod,
   EventAppendParams,
@@ -14,7 +15,7 @@ import {
   type EventAppendResult,
   type StatusResult,
 } from "../protocol/control.ts";
-import type { RequestContext, RequestHandler } from "../ipc/rpc-peer.ts";
+import type { RequestContext, RequestHandler, RpcPeer } from "../ipc/rpc-peer.ts";
 import { RpcError } from "../protocol/errors.ts";
 import { RpcErrorCode } from "../protocol/jsonrpc.ts";
 import { parseParams } from "../protocol/parse-params.ts";
@@ -25,6 +26,8 @@ import type { KernelServices } from "./kernel-services.ts";
 type ControlMethods = Record<string, (params: unknown, ctx: RequestContext) => unknown>;
 
 export function controlMethods(k: KernelServices): ControlMethods {
+  // The turns each connection has running, so chat.cancel stops only the caller's own.
+  const running = new Map<RpcPeer, Set<AbortController>>();
   return {
     [ControlMethod.Status]: (params): StatusResult => {
       parseParams(StatusParams, params);
@@ -43,17 +46,32 @@ export function controlMethods(k: KernelServices): ControlMethods {
     [ControlMethod.LlmSet]: (params) => k.llm.set(parseParams(LlmSetParams, params)),
     [ControlMethod.LlmTest]: () => checkModel(k.llm),
     // The client is a person at a terminal: it can always be asked.
-    [ControlMethod.ChatSend]: (params, ctx) => {
+    [ControlMethod.ChatSend]: async (params, ctx) => {
       const p = parseParams(ChatSendParams, params);
-      return runChatTurn(
-        k,
-        ctx.peer,
-        { conv: p.conv, channel: p.channel, text: p.text, untrusted: p.untrusted },
-        {
-          event: (event) => ({ method: ControlMethod.ChatEvent, params: { event } }),
-          approve: (q) => ({ method: ControlMethod.ChatApprove, params: q }),
-        },
-      );
+      const ac = new AbortController();
+      const mine = running.get(ctx.peer) ?? new Set();
+      running.set(ctx.peer, mine.add(ac));
+      try {
+        return await runChatTurn(
+          k,
+          ctx.peer,
+          { conv: p.conv, channel: p.channel, text: p.text, untrusted: p.untrusted },
+          {
+            event: (event) => ({ method: ControlMethod.ChatEvent, params: { event } }),
+            approve: (q) => ({ method: ControlMethod.ChatApprove, params: q }),
+          },
+          ac,
+        );
+      } finally {
+        mine.delete(ac);
+        if (mine.size === 0) running.delete(ctx.peer);
+      }
+    },
+    [ControlMethod.ChatCancel]: (params, ctx) => {
+      parseParams(ChatCancelParams, params);
+      const mine = running.get(ctx.peer) ?? new Set();
+      for (const ac of mine) ac.abort();
+      return { cancelled: mine.size };
     },
     [ControlMethod.MemoryPeek]: (params) => {
       const p = parseParams(MemoryPeekParams, params);

@@ -1,18 +1,21 @@
 /**
- * Which model the agent talks to, and with which key. Settings come from config.toml's [llm],
- * overridden at run time (web UI, `homed provider`) by DATA/llm.json. API keys live only in
- * DATA/secrets.json (0600), one per provider and base URL; they are never logged and never
- * returned in full — `view()` shows the last four characters.
+ * Which model the agent talks to, and with which key. One precedence, field by field: what
+ * DATA/llm.json sets (written by `homed provider` and the web UI, only the fields they were given),
+ * else config.toml's [llm] (with its HOMED_LLM_* overrides), else the default. A base URL belongs
+ * to its provider: config.toml's applies only while its provider is the one in use, and a new
+ * provider without a base URL gets its official one. `view()` says where each value came from.
+ * API keys live only in DATA/secrets.json (0600), one per provider and base URL; they are never
+ * logged and never returned in full — `view()` shows the last four characters.
  */
 import * as v from "valibot";
 import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { HomedError } from "../protocol/errors.ts";
 import { describeIssues } from "../protocol/jsonrpc.ts";
-import type { LlmSettingsView, LlmSetParams } from "../protocol/control.ts";
+import type { LlmSettingField, LlmSettingSource, LlmSettingsView, LlmSetParams } from "../protocol/control.ts";
 import { createLanguageModel, maskKey } from "../llm/provider.ts";
 import type { LanguageModel, ProviderKind } from "../llm/types.ts";
-import type { Config } from "./config.ts";
+import { ConfigSchema, type Config } from "./config.ts";
 import type { Logger } from "./log.ts";
 
 export const DEFAULT_BASE_URL: Record<ProviderKind, string> = {
@@ -20,16 +23,20 @@ export const DEFAULT_BASE_URL: Record<ProviderKind, string> = {
   anthropic: "https://api.anthropic.com",
 };
 
+/** DATA/llm.json: only the fields set at run time (older files hold all of them). */
 const Runtime = v.object({
-  provider: v.picklist(["openai", "anthropic"]),
-  base_url: v.string(),
-  model: v.string(),
+  provider: v.optional(v.picklist(["openai", "anthropic"])),
+  base_url: v.optional(v.string()),
+  model: v.optional(v.string()),
   context_window: v.optional(v.number()),
   max_output_tokens: v.optional(v.number()),
 });
 type Runtime = v.InferOutput<typeof Runtime>;
 
 const Secrets = v.object({ keys: v.optional(v.record(v.string(), v.string()), {}) });
+
+/** config.toml's [llm] when it says nothing: what "default" means in `sources`. */
+const DEFAULT_LLM = v.parse(ConfigSchema, {}).llm;
 
 const keyId = (kind: string, baseURL: string) => `${kind} ${baseURL.replace(/\/+$/, "")}`;
 
@@ -53,6 +60,13 @@ export class LlmSettings {
   ) {
     this.runtimeFile = join(dataDir, "llm.json");
     this.secretsFile = join(dataDir, "secrets.json");
+    // Not silent: a config.toml edit that llm.json outweighs is named in the log at start.
+    const shadowed = this.effective().shadowed;
+    if (Object.keys(shadowed).length > 0)
+      this.log.warn("llm.json overrides config.toml [llm]", {
+        fields: Object.keys(shadowed).join(","),
+        hint: "homed provider shows each value and its source",
+      });
   }
 
   private runtime(): Runtime | null {
@@ -79,7 +93,7 @@ export class LlmSettings {
     return {};
   }
 
-  /** The effective settings (runtime file over config.toml), without the key. */
+  /** The effective settings (llm.json over config.toml over defaults), without the key. */
   private effective(): {
     provider: ProviderKind | "";
     baseURL: string;
@@ -87,18 +101,42 @@ export class LlmSettings {
     contextWindow: number;
     maxOutputTokens: number;
     source: "config" | "runtime";
+    sources: Record<LlmSettingField, LlmSettingSource>;
+    shadowed: Partial<Record<LlmSettingField, string>>;
   } {
     const c = this.config.llm;
-    const r = this.runtime();
-    const provider = r?.provider ?? c.provider;
-    const baseURL = r?.base_url || c.base_url || (provider ? DEFAULT_BASE_URL[provider] : "");
+    const d = DEFAULT_LLM;
+    const r = this.runtime() ?? {};
+    const sources = {} as Record<LlmSettingField, LlmSettingSource>;
+    const shadowed: Partial<Record<LlmSettingField, string>> = {};
+    /** llm.json's value, else config.toml's when it is not the default, else the default. */
+    const pick = <T extends string | number>(field: LlmSettingField, run: T | undefined, conf: T, def: T): T => {
+      const fromConf = conf !== def;
+      if (run !== undefined) {
+        sources[field] = "llm.json";
+        if (fromConf && conf !== run) shadowed[field] = String(conf);
+        return run;
+      }
+      sources[field] = fromConf ? "config.toml" : "default";
+      return conf;
+    };
+    const provider = pick("provider", r.provider, c.provider, d.provider);
+    // config.toml's base URL is for config.toml's provider; another provider starts from its own.
+    const confURL = c.base_url && c.provider === provider ? c.base_url : "";
+    let baseURL = pick("baseURL", r.base_url || undefined, confURL, "");
+    if (!baseURL) {
+      baseURL = provider ? DEFAULT_BASE_URL[provider] : "";
+      sources.baseURL = "default";
+    }
     return {
       provider,
-      baseURL,
-      model: r?.model ?? c.model,
-      contextWindow: r?.context_window ?? c.context_window,
-      maxOutputTokens: r?.max_output_tokens ?? c.max_output_tokens,
-      source: r ? "runtime" : "config",
+      baseURL: baseURL.replace(/\/+$/, ""),
+      model: pick("model", r.model, c.model, d.model),
+      contextWindow: pick("contextWindow", r.context_window, c.context_window, d.context_window),
+      maxOutputTokens: pick("maxOutputTokens", r.max_output_tokens, c.max_output_tokens, d.max_output_tokens),
+      source: Object.keys(r).length > 0 ? "runtime" : "config",
+      sources,
+      shadowed,
     };
   }
 
@@ -120,25 +158,52 @@ export class LlmSettings {
     return this.effective().maxOutputTokens;
   }
 
-  /** Change the provider at run time; a new key replaces the stored one for that provider and URL. */
+  /**
+   * Change the provider settings at run time: the fields given are written to llm.json, the
+   * rest keep their value. A new key replaces the stored one for that provider and URL; without
+   * one, a new base URL for the same provider takes the key along.
+   */
   set(p: LlmSetParams): LlmSettingsView {
-    const baseURL = (p.baseURL || DEFAULT_BASE_URL[p.provider]).replace(/\/+$/, "");
-    if (!/^https?:\/\/\S+$/.test(baseURL))
-      throw new HomedError("invalid_params", `base URL must be http(s): ${baseURL}`);
-    const runtime: Runtime = {
-      provider: p.provider,
-      base_url: baseURL,
-      model: p.model,
-      context_window: p.contextWindow,
-      max_output_tokens: p.maxOutputTokens,
-    };
-    writePrivate(this.runtimeFile, `${JSON.stringify(runtime, null, 2)}\n`, 0o600);
-    if (p.apiKey !== undefined) {
-      const keys = this.secrets();
-      if (p.apiKey === "") delete keys[keyId(p.provider, baseURL)];
-      else keys[keyId(p.provider, baseURL)] = p.apiKey;
-      writePrivate(this.secretsFile, `${JSON.stringify({ keys }, null, 2)}\n`, 0o600);
+    const before = this.effective();
+    const runtime: Runtime = { ...(this.runtime() ?? {}) };
+    const provider = p.provider ?? before.provider;
+    if (!provider)
+      throw new HomedError("invalid_params", "no provider is set yet: give the provider (openai or anthropic) too");
+    const newProvider = p.provider !== undefined && p.provider !== before.provider;
+    if (newProvider && p.model === undefined && before.model)
+      throw new HomedError(
+        "invalid_params",
+        `changing the provider to ${provider} needs a model too (${before.model} is ${before.provider}'s)`,
+      );
+    if (p.baseURL !== undefined) {
+      const url = (p.baseURL || DEFAULT_BASE_URL[provider]).replace(/\/+$/, "");
+      if (!/^https?:\/\/\S+$/.test(url)) throw new HomedError("invalid_params", `base URL must be http(s): ${url}`);
+      runtime.base_url = url;
+    } else if (newProvider) {
+      // The old base URL served the old provider: the new one starts from its official URL.
+      runtime.base_url = DEFAULT_BASE_URL[provider];
     }
+    if (p.provider !== undefined) runtime.provider = p.provider;
+    if (p.model !== undefined) runtime.model = p.model;
+    if (p.contextWindow !== undefined) runtime.context_window = p.contextWindow;
+    if (p.maxOutputTokens !== undefined) runtime.max_output_tokens = p.maxOutputTokens;
+    writePrivate(this.runtimeFile, `${JSON.stringify(runtime, null, 2)}\n`, 0o600);
+    const after = this.effective();
+    const keys = this.secrets();
+    const id = keyId(provider, after.baseURL);
+    let keysChanged = false;
+    if (p.apiKey !== undefined) {
+      if (p.apiKey === "") delete keys[id];
+      else keys[id] = p.apiKey;
+      keysChanged = true;
+    } else if (!newProvider && before.provider && keys[id] === undefined) {
+      const old = keys[keyId(before.provider, before.baseURL)];
+      if (old !== undefined) {
+        keys[id] = old;
+        keysChanged = true;
+      }
+    }
+    if (keysChanged) writePrivate(this.secretsFile, `${JSON.stringify({ keys }, null, 2)}\n`, 0o600);
     this.cached = null;
     const view = this.view();
     this.log.info("llm provider set", {

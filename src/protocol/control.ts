@@ -48,6 +48,18 @@ export type EventAppendResult = v.InferOutput<typeof EventAppendResult>;
 
 export const PluginRestartParams = RestartParams;
 
+/**
+ * Where a provider setting came from, highest first: DATA/llm.json (written by `homed provider`
+ * and the web UI), config.toml's [llm] (or its HOMED_LLM_* environment override), or homed's
+ * default.
+ */
+export const LlmSettingSource = v.picklist(["llm.json", "config.toml", "default"]);
+export type LlmSettingSource = v.InferOutput<typeof LlmSettingSource>;
+
+/** The fields of the provider settings that have a source. */
+export const LLM_SETTING_FIELDS = ["provider", "baseURL", "model", "contextWindow", "maxOutputTokens"] as const;
+export type LlmSettingField = (typeof LLM_SETTING_FIELDS)[number];
+
 /** The model provider as a client may see it: the key only as its last four characters. */
 export const LlmSettingsView = v.object({
   provider: v.picklist(["", "openai", "anthropic"]),
@@ -58,14 +70,25 @@ export const LlmSettingsView = v.object({
   keyHint: v.string(),
   hasKey: v.boolean(),
   configured: v.boolean(),
+  /** "runtime" when DATA/llm.json sets anything, else "config". */
   source: v.picklist(["config", "runtime"]),
+  /** Per field, where its value came from (absent from daemons before it was added). */
+  sources: v.optional(v.record(v.picklist(LLM_SETTING_FIELDS), LlmSettingSource)),
+  /** config.toml's values that llm.json overrides, as text, per field. */
+  shadowed: v.optional(v.record(v.picklist(LLM_SETTING_FIELDS), v.string())),
 });
 export type LlmSettingsView = v.InferOutput<typeof LlmSettingsView>;
 
+/**
+ * A change to the provider settings: only the fields given change, the rest keep their value.
+ * `baseURL: ""` is the provider's official URL; a new provider without a base URL starts from
+ * its official one. A new base URL for the same provider keeps the stored key unless `apiKey`
+ * is given.
+ */
 export const LlmSetParams = v.strictObject({
-  provider: v.picklist(["openai", "anthropic"], "provider must be openai or anthropic"),
-  baseURL: v.optional(v.pipe(v.string(), v.maxLength(2000)), ""),
-  model: v.pipe(v.string(), v.minLength(1, "model is required"), v.maxLength(200)),
+  provider: v.optional(v.picklist(["openai", "anthropic"], "provider must be openai or anthropic")),
+  baseURL: v.optional(v.pipe(v.string(), v.maxLength(2000))),
+  model: v.optional(v.pipe(v.string(), v.minLength(1, "model is required"), v.maxLength(200))),
   contextWindow: v.optional(
     v.pipe(v.number(), v.integer(), v.minValue(1024, "a context window is at least 1024 tokens")),
   ),
@@ -102,6 +125,10 @@ export const TurnResultSchema = v.object({
 });
 export type TurnResultView = v.InferOutput<typeof TurnResultSchema>;
 
+/** Stop the turns this connection started with chat.send; each one's chat.send answers with stopReason "cancelled". */
+export const ChatCancelParams = v.optional(v.strictObject({}));
+export const ChatCancelResult = v.object({ cancelled: v.number() });
+
 /** daemon → client during chat.send: one event of the turn. */
 export const ChatEventParams = v.object({ turn: v.optional(v.string()), event: v.record(v.string(), v.unknown()) });
 
@@ -130,6 +157,7 @@ export const ControlMethod = {
   LlmSet: "llm.set",
   LlmTest: "llm.test",
   ChatSend: "chat.send",
+  ChatCancel: "chat.cancel",
   MemoryPeek: "memory.peek",
   /** daemon → client notifications and requests while a chat.send is running */
   ChatEvent: "chat.event",

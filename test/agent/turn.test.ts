@@ -31,7 +31,7 @@ describe("the turn", () => {
     const r = await rig.chat("hi");
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toBe("Hello there, human.\n");
-    expect(r.stderr).toContain("[done; 12 in / 5 out tokens; conversation: 1 turns, 12 in / 5 out]");
+    expect(r.stderr).toContain("[done; 12 in / 5 out tokens; conversation: 1 turn, 12 in / 5 out]");
     const req = rig.llm.requests[0]!;
     expect(req.headers.authorization).toBe("Bearer sk-test-secret-key-1234");
     expect(messagesOf(req)[0]!.role).toBe("system");

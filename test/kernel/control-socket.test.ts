@@ -65,6 +65,21 @@ describe("control socket", () => {
     expect(d.proc.exitCode).toBeNull();
   });
 
+  test("chat.cancel with bad params is refused; with nothing running it cancels nothing", async () => {
+    using dir = tempDir();
+    await using d = await startDaemon(dir.path);
+    const lines = await rawExchange(
+      d.socket,
+      '{"jsonrpc":"2.0","id":1,"method":"chat.cancel","params":{"turn":"x"}}\n{"jsonrpc":"2.0","id":2,"method":"chat.cancel","params":{}}\n{"jsonrpc":"2.0","id":3,"method":"chat.cancel","params":[1]}\n',
+      3,
+    );
+    const replies = lines.map((l) => JSON.parse(l));
+    expect(replies.find((r) => r.id === 1).error.code).toBe(-32602);
+    expect(replies.find((r) => r.id === 2).result).toEqual({ cancelled: 0 });
+    expect(replies.find((r) => r.id === 3).error.code).toBe(-32602);
+    expect((await run([HOMED, "status", "-data", dir.path])).exitCode).toBe(0);
+  });
+
   test("a client that sends requests and never reads the replies is dropped at 8 MiB queued; the daemon serves others", async () => {
     using dir = tempDir();
     await using d = await startDaemon(dir.path);
