@@ -1,5 +1,5 @@
 /** The chat pane: transcript, streaming reply, tool cards with approvals in place, stop button. */
-import { api, streamChat } from "./api.ts";
+import { api, streamChat, watchChat } from "./api.ts";
 import { clear, h } from "./dom.ts";
 import { renderMarkdown } from "./markdown.ts";
 
@@ -115,6 +115,7 @@ export class ChatPane {
       this.list.append(h("div", { class: "empty" }, "Ask anything. Tools the agent uses show up here as they run."));
     this.scroll();
     this.input.focus();
+    void this.attach();
   }
 
   private scroll(): void {
@@ -124,8 +125,16 @@ export class ChatPane {
   private async cancel(): Promise<void> {
     const r = this.running;
     if (!r) return;
-    if (r.stream) await api("/api/cancel", { stream: r.stream }).catch(() => {});
-    r.abort.abort();
+    // The page keeps following the turn until the kernel has wound it down, so every card ends
+    // as it really did (a stopped tool says "cancelled"); without a stream id, just stop reading.
+    if (
+      !r.stream ||
+      !(await api("/api/cancel", { stream: r.stream }).then(
+        () => true,
+        () => false,
+      ))
+    )
+      r.abort.abort();
   }
 
   private async submit(): Promise<void> {
@@ -134,100 +143,132 @@ export class ChatPane {
     this.input.value = "";
     this.list.querySelector(".empty")?.remove();
     this.list.append(bubble("user", text));
+    await this.follow((onEvent, signal) => streamChat({ conv: this.conv, text }, onEvent, signal).then(() => true));
+  }
+
+  /**
+   * Show the conversation's live turn, if one is running (started by an earlier page, another
+   * tab): what the transcript already holds of it is replaced by the turn's own stream.
+   */
+  private async attach(): Promise<void> {
+    if (this.running) return;
+    await this.follow((onEvent, signal) => watchChat(this.conv, onEvent, signal), true);
+  }
+
+  private async follow(
+    open: (onEvent: (e: Record<string, unknown>) => void, signal: AbortSignal) => Promise<boolean>,
+    attaching = false,
+  ): Promise<void> {
     let answer = bubble("assistant", "");
     answer.classList.add("streaming");
-    this.list.append(answer);
     let draft = "";
     const cards = new Map<string, ReturnType<typeof toolCard>>();
     const running = { abort: new AbortController(), stream: null as string | null };
     this.running = running;
-    this.send.hidden = true;
-    this.stop.hidden = false;
+    const begin = () => {
+      this.list.append(answer);
+      this.send.hidden = true;
+      this.stop.hidden = false;
+    };
+    if (!attaching) begin();
     const paint = () => {
       answer.hidden = false;
       (answer.querySelector(".body") as HTMLElement).innerHTML = renderMarkdown(draft);
       this.scroll();
     };
+    let attached = false;
     try {
-      await streamChat(
-        { conv: this.conv, text },
-        (e) => {
-          switch (e.type) {
-            case "stream":
-              running.stream = String(e.stream);
-              break;
-            case "text-delta":
-              draft += String(e.text);
-              paint();
-              break;
-            case "text-replace":
-              draft = String(e.text);
-              paint();
-              break;
-            case "tool-call": {
-              if (!draft) answer.remove();
-              answer.classList.remove("streaming");
-              const c = toolCard(String(e.name), String(e.arguments));
-              cards.set(String(e.callId), c);
-              this.list.append(c.el);
-              // The next model call's reply; shown once it has text.
-              answer = bubble("assistant", "");
-              answer.classList.add("streaming");
-              answer.hidden = true;
-              this.list.append(answer);
-              draft = "";
-              this.scroll();
-              break;
+      attached = await open((e) => {
+        switch (e.type) {
+          case "stream":
+            running.stream = String(e.stream);
+            if (attaching) {
+              // The log already holds the turn's start (its message, tool calls so far): drop
+              // that copy from the view, the replay that follows draws it again.
+              if (e.started) this.dropFromLast(String(e.text));
+              this.list.querySelector(".empty")?.remove();
+              this.list.append(bubble("user", String(e.text)));
+              begin();
             }
-            case "tool-result":
-              cards.get(String(e.callId))?.result(String(e.status), String(e.content));
-              break;
-            case "approval": {
-              const card = cards.get(String(e.callId));
-              const answerWith = (approved: boolean) => () => {
-                void api("/api/approve", { stream: running.stream, callId: e.callId, approved });
-                card?.result(approved ? "approved" : "denied", "");
-              };
-              card?.approval(
-                h(
-                  "div",
-                  { class: "approval" },
-                  h("span", {}, `Allow ${String(e.tool)} to run?`),
-                  h("button", { class: "primary approve", onclick: answerWith(true) }, "Allow"),
-                  h("button", { class: "deny", onclick: answerWith(false) }, "Deny"),
-                ),
-              );
-              this.scroll();
-              break;
-            }
-            case "notice":
-              this.list.append(h("div", { class: "notice" }, String(e.text)));
-              break;
-            case "done": {
-              const r = e.result as {
-                text: string;
-                stopReason: string;
-                usage: { inputTokens: number; outputTokens: number };
-              };
-              draft = r.text;
-              paint();
-              answer.append(
-                h(
-                  "div",
-                  { class: "meta" },
-                  `${r.stopReason === "done" ? "" : `${r.stopReason} · `}${r.usage.inputTokens} in / ${r.usage.outputTokens} out tokens`,
-                ),
-              );
-              break;
-            }
-            case "error":
-              this.list.append(h("div", { class: "notice error" }, String(e.message)));
-              break;
+            break;
+          case "text-delta":
+            draft += String(e.text);
+            paint();
+            break;
+          case "text-replace":
+            draft = String(e.text);
+            paint();
+            break;
+          case "tool-call": {
+            if (!draft) answer.remove();
+            answer.classList.remove("streaming");
+            const c = toolCard(String(e.name), String(e.arguments));
+            cards.set(String(e.callId), c);
+            this.list.append(c.el);
+            // The next model call's reply; shown once it has text.
+            answer = bubble("assistant", "");
+            answer.classList.add("streaming");
+            answer.hidden = true;
+            this.list.append(answer);
+            draft = "";
+            this.scroll();
+            break;
           }
-        },
-        running.abort.signal,
-      );
+          case "tool-result":
+            cards.get(String(e.callId))?.result(String(e.status), String(e.content));
+            break;
+          case "approval": {
+            const card = cards.get(String(e.callId));
+            const answerWith = (approved: boolean) => () => {
+              void api("/api/approve", { stream: running.stream, callId: e.callId, approved });
+              card?.result(approved ? "approved" : "denied", "");
+            };
+            card?.approval(
+              h(
+                "div",
+                { class: "approval" },
+                h("span", {}, `Allow ${String(e.tool)} to run?`),
+                h("button", { class: "primary approve", onclick: answerWith(true) }, "Allow"),
+                h("button", { class: "deny", onclick: answerWith(false) }, "Deny"),
+              ),
+            );
+            this.scroll();
+            break;
+          }
+          case "approval-answered":
+            // Answered here or on another page.
+            cards.get(String(e.callId))?.result(e.approved ? "approved" : "denied", "");
+            break;
+          case "notice":
+            this.list.append(h("div", { class: "notice" }, String(e.text)));
+            break;
+          case "done": {
+            const r = e.result as {
+              text: string;
+              stopReason: string;
+              usage: { inputTokens: number; outputTokens: number };
+            };
+            draft = r.text;
+            paint();
+            // A turn stopped before any text: no empty bubble, just how it ended.
+            if (!r.text) answer.querySelector(".body")?.remove();
+            const how = r.stopReason === "cancelled" ? "stopped" : r.stopReason.replace(/_/g, " ");
+            answer.append(
+              h(
+                "div",
+                { class: "meta" },
+                `${r.stopReason === "done" ? "" : `${how} · `}${r.usage.inputTokens} in / ${r.usage.outputTokens} out tokens`,
+              ),
+            );
+            break;
+          }
+          case "error":
+            this.list.append(h("div", { class: "notice error" }, String(e.message)));
+            break;
+        }
+      }, running.abort.signal);
     } catch (err) {
+      attached = true;
       if (!running.abort.signal.aborted) this.list.append(h("div", { class: "notice error" }, (err as Error).message));
       else this.list.append(h("div", { class: "notice" }, "stopped"));
     } finally {
@@ -237,7 +278,17 @@ export class ChatPane {
       this.send.hidden = false;
       this.stop.hidden = true;
       this.scroll();
-      this.onTurnDone();
+      if (attached) this.onTurnDone();
     }
+    // A conversation's next turn may have been waiting in line behind this one.
+    if (attached) void this.attach();
+  }
+
+  /** Remove the last bubble of the person's `text` and everything after it. */
+  private dropFromLast(text: string): void {
+    const mine = [...this.list.querySelectorAll(".msg.user")].filter((n) => n.textContent === text).at(-1);
+    if (!mine) return;
+    while (mine.nextSibling) mine.nextSibling.remove();
+    mine.remove();
   }
 }
