@@ -101,7 +101,7 @@ describe("turns that outlive the page", () => {
     llm.resume();
     for (const p of [page, other]) {
       await p.waitForSelector(".msg.assistant .meta");
-      expect(await p.textContent(".msg.assistant .body")).toBe(
+      expect((await p.textContent(".msg.assistant .body"))?.trim()).toBe(
         "The first part arrives now and the rest only much later.",
       );
       expect(await p.locator(".msg.user").count()).toBe(1);
@@ -201,7 +201,7 @@ describe("turns that outlive the page", () => {
     await page.waitForSelector(".msg.assistant .meta");
     await poll(
       () => page.locator(".msg.assistant .body").last().textContent(),
-      (t) => t === "Next answer.",
+      (t) => t?.trim() === "Next answer.",
       {
         what: "the next answer",
       },
