@@ -6,6 +6,7 @@
  * client). A turn counts once its stream ended with `[DONE]` and carried the model's text;
  * latency is from sending the request to that last byte.
  */
+import type { RpcClient } from "../src/ipc/unix-rpc.ts";
 import { BenchDaemon } from "./bench-daemon.ts";
 import { startFakeModel, type FakeModel } from "./fake-model.ts";
 import { percentile, report } from "./report.ts";
@@ -89,20 +90,23 @@ export async function runLoad(
   const r: LoadResult = { turns: 0, failures: 0, seconds: 0, latencies: [], errors: [] };
   const t0 = performance.now();
   const end = t0 + opts.durationMs;
-  // A few control connections shared by the chat.send conversations (one turn at a time each).
-  const control = opts.via === "mixed" ? await Promise.all(Array.from({ length: n }, () => daemon.connect())) : [];
+  // One control connection per chat.send conversation (odd-numbered ones, with via "mixed").
+  const control = new Map<number, RpcClient>();
+  if (opts.via === "mixed") for (let i = 1; i < n; i += 2) control.set(i, await daemon.connect());
+  const turnOf = async (i: number, name: string, input: string): Promise<string> => {
+    const c = control.get(i);
+    if (!c) return await streamTurn(url, name, input);
+    return ((await c.peer.request("chat.send", { conv: name, text: input })) as { text: string }).text;
+  };
   const worker = async (i: number) => {
     for (let k = 0; performance.now() < end; k++) {
       const s = performance.now();
       try {
-        const name = `${opts.tag ?? "load"}-${i}`;
-        const input = `turn ${k}: what should I do about ${TOPICS[(i + k) % TOPICS.length]}?`;
-        const text =
-          opts.via === "mixed" && i % 2 === 1
-            ? ((await control[i % control.length]?.peer.request("chat.send", { conv: name, text: input })) as {
-                text: string;
-              }).text
-            : await streamTurn(url, name, input);
+        const text = await turnOf(
+          i,
+          `${opts.tag ?? "load"}-${i}`,
+          `turn ${k}: what should I do about ${TOPICS[(i + k) % TOPICS.length]}?`,
+        );
         if (!text.includes(EXPECTED))
           throw new Error(`reply without the model's text: ${JSON.stringify(text.slice(0, 120))}`);
         r.turns++;
