@@ -39,5 +39,7 @@ export interface KernelServices {
   readonly webToken: string;
   /** The values of these daemon environment variables that are set (an MCP server's env_passthrough). */
   passThrough(names: readonly string[]): Record<string, string>;
+  /** DATA/secrets.json's named values (an MCP server's header_secrets), read now. */
+  secretValues(): Record<string, string>;
   status(): StatusResult;
 }

@@ -20,6 +20,7 @@ import { KERNEL_FACILITIES } from "./plugin-graph.ts";
 import { Supervisor, type PluginSpec } from "./supervisor.ts";
 import { Agent } from "../agent/agent.ts";
 import { LlmSettings } from "./llm-settings.ts";
+import { readSecretValues } from "./secret-values.ts";
 import { ProviderModels } from "./provider-models.ts";
 import { pluginMethods } from "./plugin-methods.ts";
 import type { KernelServices } from "./kernel-services.ts";
@@ -256,6 +257,7 @@ export class Kernel {
         return kernel.webToken;
       },
       passThrough: (names) => passThrough(env, names),
+      secretValues: () => readSecretValues(this.paths.dir, this.log),
       plugins: {
         restart: (name) => this.supervisor.restart(name),
         isBuiltin: (name) => this.supervisor.isBuiltin(name),
