@@ -5,12 +5,21 @@ import { streamSSE } from "hono/streaming";
 import {
   ChannelMethod,
   ContextView,
+  LlmModelsResult,
   ConversationSummary,
   MemoryHit,
   TranscriptItem,
 } from "../../src/protocol/channel.ts";
 import { LlmSetParams, LlmSettingsView, LlmTestResult, StatusResult } from "../../src/protocol/control.ts";
 import { PluginInfo, PluginList, PluginMethod } from "../../src/protocol/plugin.ts";
+import {
+  AllowToolParams,
+  ReloadResult,
+  SettingsMethod,
+  SettingsPatch,
+  SettingsSaveResult,
+  SettingsView,
+} from "../../src/protocol/settings.ts";
 import type { Plugin } from "../sdk/index.ts";
 import type { ChatHub } from "./chat-hub.ts";
 import { readJson } from "./http-util.ts";
@@ -105,6 +114,18 @@ export function apiRoutes(plugin: Plugin, hub: ChatHub, security: Security): Hon
     c.json(await plugin.call(ChannelMethod.LlmSet, await readJson(c, LlmSetParams), LlmSettingsView)),
   );
   api.post("/provider/test", async (c) => c.json(await plugin.call(ChannelMethod.LlmTest, {}, LlmTestResult)));
+
+  // The settings beyond the provider: written to DATA/settings.json and applied at once; the
+  // answer says what needs a restart. A bad value is a 400 with config.toml's message.
+  api.get("/settings", async (c) => c.json(await plugin.call(SettingsMethod.Get, {}, SettingsView)));
+  api.post("/settings", async (c) =>
+    c.json(await plugin.call(SettingsMethod.Set, await readJson(c, SettingsPatch), SettingsSaveResult)),
+  );
+  api.post("/settings/allow-tool", async (c) =>
+    c.json(await plugin.call(SettingsMethod.AllowTool, await readJson(c, AllowToolParams), SettingsSaveResult)),
+  );
+  api.post("/settings/reload", async (c) => c.json(await plugin.call(SettingsMethod.Reload, {}, ReloadResult)));
+  api.get("/models", async (c) => c.json(await plugin.call(ChannelMethod.LlmModels, {}, LlmModelsResult)));
 
   api.get("/plugins", async (c) => c.json(await plugin.call(PluginMethod.List, {}, PluginList)));
   api.post("/plugins/:name/restart", async (c) =>
