@@ -3,6 +3,7 @@ import { api, whenUnauthorized } from "./api.ts";
 import { ChatPane } from "./chat.ts";
 import { clear, h, timeAgo } from "./dom.ts";
 import { loginView, memoryView, pluginsView, providerView, type Provider } from "./views.ts";
+import { settingsView } from "./settings.ts";
 
 interface Conversation {
   id: string;
@@ -81,6 +82,7 @@ async function route(): Promise<void> {
     main.append(p.el);
   } else if (hash === "#/settings") {
     main.append(providerView(provider, false, () => void renderSide()));
+    main.append(await settingsView().catch((err: Error) => h("div", { class: "notice error" }, err.message)));
   } else if (hash.startsWith("#/memory/")) {
     main.append(memoryView(currentConv()));
   } else {

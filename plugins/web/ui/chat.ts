@@ -1,4 +1,5 @@
 /** The chat pane: transcript, streaming reply, tool cards with approvals in place, stop button. */
+import { alwaysAllowButton } from "./settings.ts";
 import { api, streamChat } from "./api.ts";
 import { clear, h } from "./dom.ts";
 import { renderMarkdown } from "./markdown.ts";
@@ -194,6 +195,7 @@ export class ChatPane {
                   { class: "approval" },
                   h("span", {}, `Allow ${String(e.tool)} to run?`),
                   h("button", { class: "primary approve", onclick: answerWith(true) }, "Allow"),
+                  alwaysAllowButton(String(e.tool), answerWith(true)),
                   h("button", { class: "deny", onclick: answerWith(false) }, "Deny"),
                 ),
               );

@@ -1,0 +1,160 @@
+/**
+ * The settings page beyond the provider form: system prompt, approval rules, memory's recall
+ * scope and (read-only) the MCP servers. A Save writes DATA/settings.json and applies it at once;
+ * the answer says what was applied and what needs a restart. Also the "Always allow" button an
+ * approval card carries.
+ */
+import { api } from "./api.ts";
+import { h } from "./dom.ts";
+
+interface SettingsView {
+  system_prompt: string;
+  approval_default: "allow" | "ask" | "deny";
+  approval_allow: string[];
+  approval_ask: string[];
+  approval_deny: string[];
+  recall_untrusted: boolean;
+  sources: Record<string, string>;
+  mcp_servers: { name: string; transport: "stdio" | "http"; target: string }[];
+}
+
+interface SaveResult {
+  settings: SettingsView;
+  reload: { applied: string[]; restartNeeded: string[]; error?: string };
+}
+
+/** What a save did, in one sentence. */
+export function reloadSentence(r: SaveResult["reload"]): string {
+  if (r.error) return `Saved, but the configuration was not reloaded: ${r.error}`;
+  const applied = r.applied.length ? `Applied now: ${r.applied.join(", ")}.` : "Nothing changed.";
+  return r.restartNeeded.length ? `${applied} Needs a restart: ${r.restartNeeded.join(", ")}.` : applied;
+}
+
+/** One pattern per line (or comma-separated) → the list the API takes. */
+const lines = (text: string) =>
+  text
+    .split(/[\n,]/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+
+export async function settingsView(): Promise<HTMLElement> {
+  const s = await api<SettingsView>("/api/settings");
+  // "settings.json", "config.toml" or "default" next to each label, kept current after a Save.
+  const sourceSpans = new Map<string, HTMLElement>();
+  const source = (field: string) => {
+    const span = h("span", { class: "source", "data-field": field }, s.sources[field] ?? "");
+    sourceSpans.set(field, span);
+    return span;
+  };
+  const prompt = h("textarea", { id: "system-prompt", rows: "5" });
+  prompt.value = s.system_prompt;
+  const approvalDefault = h(
+    "select",
+    { id: "approval-default" },
+    h("option", { value: "ask" }, "ask"),
+    h("option", { value: "allow" }, "allow"),
+    h("option", { value: "deny" }, "deny"),
+  );
+  approvalDefault.value = s.approval_default;
+  const list = (id: string, values: string[]) => {
+    const t = h("textarea", { id, rows: "2", placeholder: "tool_name, shell_*, risk:network" });
+    t.value = values.join("\n");
+    return t;
+  };
+  const allow = list("approval-allow", s.approval_allow);
+  const ask = list("approval-ask", s.approval_ask);
+  const deny = list("approval-deny", s.approval_deny);
+  const recall = h("input", { id: "recall-untrusted", type: "checkbox", checked: s.recall_untrusted });
+  const msg = h("div", { class: "form-msg", id: "settings-msg" });
+
+  const save = async (e: Event) => {
+    e.preventDefault();
+    msg.className = "form-msg";
+    msg.textContent = "Saving…";
+    try {
+      const r = await api<SaveResult>("/api/settings", {
+        system_prompt: prompt.value,
+        approval_default: approvalDefault.value,
+        approval_allow: lines(allow.value),
+        approval_ask: lines(ask.value),
+        approval_deny: lines(deny.value),
+        recall_untrusted: recall.checked,
+      });
+      for (const [field, span] of sourceSpans) span.textContent = r.settings.sources[field] ?? "";
+      msg.textContent = reloadSentence(r.reload);
+      msg.classList.add(r.reload.error ? "bad" : "ok");
+    } catch (err) {
+      msg.textContent = (err as Error).message;
+      msg.classList.add("bad");
+    }
+  };
+
+  const servers = s.mcp_servers.length
+    ? h(
+        "ul",
+        { class: "mcp-servers", id: "mcp-servers" },
+        ...s.mcp_servers.map((m) =>
+          h("li", {}, h("b", {}, m.name), h("span", { class: "tag" }, m.transport), h("code", {}, m.target)),
+        ),
+      )
+    : h("p", { class: "hint", id: "mcp-servers" }, "No MCP servers.");
+
+  return h(
+    "form",
+    { class: "card narrow", id: "settings-form", onsubmit: save },
+    h("h2", {}, "Agent"),
+    h(
+      "p",
+      { class: "hint" },
+      "Saved to DATA/settings.json, which wins over config.toml field by field. A Save applies at once; the answer names what needs a restart.",
+    ),
+    h("label", {}, h("span", {}, "System prompt ", source("system_prompt")), prompt),
+    h("h3", {}, "Approval"),
+    h(
+      "label",
+      {},
+      h("span", {}, "Tools not matched below (read-only tools always run) ", source("approval_default")),
+      approvalDefault,
+    ),
+    h("label", {}, h("span", {}, "Always allow ", source("approval_allow")), allow),
+    h("label", {}, h("span", {}, "Always ask ", source("approval_ask")), ask),
+    h("label", {}, h("span", {}, "Never allow ", source("approval_deny")), deny),
+    h("h3", {}, "Memory"),
+    h(
+      "label",
+      { class: "check" },
+      recall,
+      h(
+        "span",
+        {},
+        "Recall from untrusted conversations too (quoted and marked untrusted) ",
+        source("recall_untrusted"),
+      ),
+    ),
+    h("h3", {}, "MCP servers"),
+    servers,
+    h(
+      "p",
+      { class: "hint" },
+      "MCP servers are set in config.toml ([[mcp.servers]], command or url); send the daemon SIGHUP to reconnect them.",
+    ),
+    h("div", { class: "row" }, h("button", { class: "primary", type: "submit", id: "save-settings" }, "Save")),
+    msg,
+  );
+}
+
+/** The "Always allow" of an approval card: adds the tool to approval.allow, then `answer()` approves this call. */
+export function alwaysAllowButton(tool: string, answer: () => void): HTMLElement {
+  return h(
+    "button",
+    {
+      class: "always-allow",
+      title: `Add ${tool} to the approval allow list (DATA/settings.json)`,
+      onclick: async () => {
+        await api("/api/settings/allow-tool", { tool }).catch(() => {});
+        answer();
+      },
+    },
+    "Always allow",
+  );
+}

@@ -1,0 +1,99 @@
+/**
+ * The settings page in real Chromium against the compiled binary and the fake LLM: the model
+ * picker offers the provider's models, a changed base URL keeps the stored key, a Save applies
+ * the system prompt at once and says so, a bad rule is refused with its reason, and "Always
+ * allow" on an approval card means the next call is not asked about. Screenshots at 1280 and
+ * 390 px land in dist/screenshots.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Browser } from "playwright-core";
+import { tempDir } from "../harness/binary.ts";
+import { startAgentRig } from "../harness/agent-daemon.ts";
+import { webUrlOf } from "../harness/daemon.ts";
+import { launchBrowser, openPage, shot } from "../harness/browser.ts";
+
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+type Messages = { messages: { role: string; content: string }[] };
+
+describe("settings page", () => {
+  test("model picker, key kept across a base URL change, system prompt saved and applied, always allow", async () => {
+    using dir = tempDir();
+    await Bun.write(
+      `${dir.path}/config.toml`,
+      `[[mcp.servers]]\nname = "remote"\nurl = "http://127.0.0.1:9/mcp"\nheader_secrets = { Authorization = "absent" }\n`,
+    );
+    await using rig = await startAgentRig(dir.path);
+    rig.llm.models(["fake-model", "fake-model-large"]);
+    const url = await webUrlOf(rig.daemon);
+    const { page, errors } = await openPage(browser, `${url}#/settings`);
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.waitForSelector("#settings-form");
+    await page.waitForSelector("#model-list option[value='fake-model-large']", { state: "attached" });
+    expect(await page.inputValue("#system-prompt")).toStartWith("You are homed");
+    expect(await page.textContent("#mcp-servers")).toContain("remotehttphttp://127.0.0.1:9/mcp");
+
+    // A new base URL with no key typed keeps the stored key (the placeholder's promise).
+    await page.fill("#base-url", `${rig.llm.url}/`);
+    await page.click("#save-provider");
+    await page.waitForSelector("#provider-msg.ok");
+    expect(await page.textContent("#provider-msg")).toContain("key …1234");
+
+    await page.fill("#system-prompt", "You are a careful pirate.");
+    await page.click("#save-settings");
+    await page.waitForSelector("#settings-msg.ok");
+    expect(await page.textContent("#settings-msg")).toBe("Applied now: agent.system_prompt.");
+    expect(await page.textContent(".source[data-field='system_prompt']")).toBe("settings.json");
+    await page.locator("#settings-form").scrollIntoViewIfNeeded();
+    await shot(page, "settings-1280");
+    await page.setViewportSize({ width: 390, height: 844 });
+    await shot(page, "settings-390");
+    await page.setViewportSize({ width: 1280, height: 900 });
+
+    await page.fill("#approval-deny", "risk:bogus");
+    await page.click("#save-settings");
+    await page.waitForSelector("#settings-msg.bad");
+    expect(await page.textContent("#settings-msg")).toContain("risk:<class>");
+    await page.fill("#approval-deny", "");
+
+    // A chat: the saved prompt reaches the model; "Always allow" runs the tool and remembers it.
+    await page.goto(`${url}#/chat/settings-ui`);
+    await page.waitForSelector("#prompt");
+    rig.llm.script([
+      { toolCalls: [{ name: "danger_rm", arguments: { path: "/tmp/a" } }] },
+      { text: "removed a" },
+      { toolCalls: [{ name: "danger_rm", arguments: { path: "/tmp/b" } }] },
+      { text: "removed b" },
+    ]);
+    await page.fill("#prompt", "delete /tmp/a");
+    await page.click("#send");
+    await page.waitForSelector(".approval button.always-allow");
+    await shot(page, "settings-always-allow");
+    await page.click(".approval button.always-allow");
+    await page.waitForSelector(".msg.assistant .meta");
+    const first = rig.llm.requests.at(-1)!.body as Messages;
+    expect(first.messages.find((m) => m.role === "system")?.content).toStartWith("You are a careful pirate.");
+    expect(first.messages.find((m) => m.role === "tool")?.content).toBe("removed /tmp/a");
+
+    await page.fill("#prompt", "delete /tmp/b");
+    await page.click("#send");
+    await page.waitForFunction(
+      () =>
+        (
+          globalThis as unknown as { document: { querySelectorAll(s: string): { length: number } } }
+        ).document.querySelectorAll(".msg.assistant .meta").length >= 2,
+    );
+    expect(await page.locator(".approval").count()).toBe(0);
+    const second = rig.llm.requests.at(-1)!.body as Messages;
+    expect(second.messages.filter((m) => m.role === "tool").at(-1)?.content).toBe("removed /tmp/b");
+    const settings = await page.evaluate(async () => (await fetch("/api/settings")).json());
+    expect((settings as { approval_allow: string[] }).approval_allow).toEqual(["danger_rm"]);
+    expect(errors).toEqual([]);
+  }, 90_000);
+});
