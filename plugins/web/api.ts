@@ -32,6 +32,8 @@ const ConvId = v.pipe(
 const ChatBody = v.strictObject({
   conv: ConvId,
   text: v.pipe(v.string(), v.minLength(1, "message is empty"), v.maxLength(1_000_000)),
+  /** This conversation's model when it is not the configured one: one the provider lists. */
+  model: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200))),
 });
 const ApproveBody = v.strictObject({ stream: v.string(), callId: v.string(), approved: v.boolean() });
 const StreamBody = v.strictObject({ stream: v.string() });
@@ -74,6 +76,13 @@ export function apiRoutes(plugin: Plugin, hub: ChatHub, security: Security): Hon
 
   api.post("/chat", async (c) => {
     const body = await readJson(c, ChatBody);
+    let model: string | undefined;
+    if (body.model !== undefined) {
+      const m = await hub.models();
+      if (body.model !== m.configured && !m.provider.includes(body.model))
+        return c.json({ error: `the provider does not offer the model ${body.model}` }, 404);
+      if (body.model !== m.configured) model = body.model;
+    }
     const stream = crypto.randomUUID();
     return streamSSE(c, async (sse) => {
       let finished = false;
@@ -88,10 +97,14 @@ export function apiRoutes(plugin: Plugin, hub: ChatHub, security: Security): Hon
       };
       send({ type: "stream", stream });
       try {
-        const result = await hub.run(stream, body.conv, body.text, {
-          event: send,
-          approval: (q) => send({ type: "approval", ...q }),
-        });
+        const result = await hub.run(
+          stream,
+          body.conv,
+          body.text,
+          { event: send, approval: (q) => send({ type: "approval", ...q }) },
+          "web",
+          model === undefined ? {} : { model },
+        );
         send({ type: "done", result });
       } catch (err) {
         send({ type: "error", message: (err as Error).message });

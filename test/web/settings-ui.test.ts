@@ -1,6 +1,6 @@
 /**
  * The settings page in real Chromium against the compiled binary and the fake LLM: the model
- * picker offers the provider's models, a changed base URL keeps the stored key, a Save applies
+ * picker offers the provider's models (and each conversation may use another), a changed base URL keeps the stored key, a Save applies
  * the system prompt at once and says so, a bad rule is refused with its reason, and "Always
  * allow" on an approval card means the next call is not asked about. Screenshots at 1280 and
  * 390 px land in dist/screenshots.
@@ -94,6 +94,38 @@ describe("settings page", () => {
     expect(second.messages.filter((m) => m.role === "tool").at(-1)?.content).toBe("removed /tmp/b");
     const settings = await page.evaluate(async () => (await fetch("/api/settings")).json());
     expect((settings as { approval_allow: string[] }).approval_allow).toEqual(["danger_rm"]);
+
+    // This conversation switches to another model the provider lists; a new one keeps the configured model.
+    await page.selectOption("#conv-model", "fake-model-large");
+    rig.llm.script([{ text: "big" }, { text: "small" }]);
+    await page.fill("#prompt", "which model?");
+    await page.click("#send");
+    await page.waitForFunction(
+      () =>
+        (
+          globalThis as unknown as { document: { querySelectorAll(s: string): { length: number } } }
+        ).document.querySelectorAll(".msg.assistant .meta").length >= 3,
+    );
+    expect(rig.llm.requests.at(-1)!.body.model).toBe("fake-model-large");
+    await shot(page, "settings-conv-model");
+    await page.goto(`${url}#/chat/other`);
+    await page.reload();
+    await page.waitForSelector("#conv-model");
+    expect(await page.inputValue("#conv-model")).toBe("");
+    await page.fill("#prompt", "and here?");
+    await page.click("#send");
+    await page.waitForSelector(".msg.assistant .meta");
+    expect(rig.llm.requests.at(-1)!.body.model).toBe("test-model");
+    const refused = await page.evaluate(async () => {
+      const r = await fetch("/api/chat", {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-homed": "1" },
+        body: JSON.stringify({ conv: "x", text: "hi", model: "no-such-model" }),
+      });
+      return [r.status, await r.text()] as const;
+    });
+    expect(refused[0]).toBe(404);
+    expect(refused[1]).toContain("does not offer the model no-such-model");
     expect(errors).toEqual([]);
   }, 90_000);
 });

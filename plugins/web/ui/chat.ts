@@ -1,5 +1,5 @@
 /** The chat pane: transcript, streaming reply, tool cards with approvals in place, stop button. */
-import { alwaysAllowButton } from "./settings.ts";
+import { alwaysAllowButton, conversationModel, conversationModelPicker } from "./settings.ts";
 import { api, streamChat } from "./api.ts";
 import { clear, h } from "./dom.ts";
 import { renderMarkdown } from "./markdown.ts";
@@ -90,6 +90,7 @@ export class ChatPane {
       "section",
       { class: "chat" },
       this.list,
+      conversationModelPicker(this.conv),
       h("div", { class: "composer" }, this.input, this.send, this.stop),
     );
   }
@@ -151,7 +152,7 @@ export class ChatPane {
     };
     try {
       await streamChat(
-        { conv: this.conv, text },
+        { conv: this.conv, text, ...conversationModel(this.conv) },
         (e) => {
           switch (e.type) {
             case "stream":

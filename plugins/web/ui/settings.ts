@@ -158,3 +158,38 @@ export function alwaysAllowButton(tool: string, answer: () => void): HTMLElement
     "Always allow",
   );
 }
+
+const modelKey = (conv: string) => `homed.model.${conv}`;
+
+/** The model this browser chose for `conv`, as the chat request's field; {} for the configured one. */
+export function conversationModel(conv: string): { model?: string } {
+  const m = localStorage.getItem(modelKey(conv));
+  return m ? { model: m } : {};
+}
+
+/**
+ * A model switch above the composer: the configured model or another the provider lists, for
+ * this conversation only (kept in this browser). Hidden while the provider lists nothing else.
+ */
+export function conversationModelPicker(conv: string): HTMLElement {
+  const select = h("select", { id: "conv-model", title: "The model of this conversation" });
+  const bar = h("div", { class: "conv-model", hidden: true }, h("label", {}, "Model", select));
+  select.addEventListener("change", () => {
+    if (select.value) localStorage.setItem(modelKey(conv), select.value);
+    else localStorage.removeItem(modelKey(conv));
+  });
+  void api<{ configured: string; provider: string[] }>("/api/models")
+    .then((r) => {
+      const others = r.provider.filter((id) => id !== r.configured);
+      if (others.length === 0) return;
+      select.append(
+        h("option", { value: "" }, `${r.configured} (configured)`),
+        ...others.map((id) => h("option", { value: id }, id)),
+      );
+      const chosen = conversationModel(conv).model ?? "";
+      select.value = others.includes(chosen) ? chosen : "";
+      bar.hidden = false;
+    })
+    .catch(() => {});
+  return bar;
+}
