@@ -7,6 +7,7 @@ import {
   ContextView,
   LlmModelsResult,
   ConversationSummary,
+  ForgetResult,
   MemoryHit,
   TranscriptItem,
 } from "../../src/protocol/channel.ts";
@@ -22,6 +23,7 @@ import {
 } from "../../src/protocol/settings.ts";
 import type { Plugin } from "../sdk/index.ts";
 import type { ChatHub } from "./chat-hub.ts";
+import { exportJson, exportMarkdown } from "./conversation-export.ts";
 import { readJson } from "./http-util.ts";
 import { tooManyAttempts, type Security } from "./security.ts";
 
@@ -40,6 +42,8 @@ const StreamBody = v.strictObject({ stream: v.string() });
 const SearchQuery = v.object({
   q: v.pipe(v.string("q is required"), v.trim(), v.minLength(1, "q is empty"), v.maxLength(500)),
 });
+const RenameBody = v.strictObject({ title: v.pipe(v.string(), v.maxLength(200)) });
+const ExportQuery = v.object({ format: v.optional(v.picklist(["md", "json"], "format is md or json"), "md") });
 const LoginBody = v.strictObject({ token: v.pipe(v.string(), v.maxLength(1000)) });
 
 export function apiRoutes(plugin: Plugin, hub: ChatHub, security: Security): Hono {
@@ -62,6 +66,36 @@ export function apiRoutes(plugin: Plugin, hub: ChatHub, security: Security): Hon
   api.get("/conversations/:id", async (c) => {
     const conv = v.parse(ConvId, c.req.param("id"));
     return c.json(await plugin.call(ChannelMethod.ConversationsMessages, { conv }, v.array(TranscriptItem)));
+  });
+  api.post("/conversations/:id/rename", async (c) => {
+    const conv = v.parse(ConvId, c.req.param("id"));
+    const { title } = await readJson(c, RenameBody);
+    return c.json(await plugin.call(ChannelMethod.ConversationsRename, { conv, title }, v.object({ ok: v.boolean() })));
+  });
+  // Forget: hidden and out of recall; the kernel keeps the events (the log is append-only).
+  api.post("/conversations/:id/forget", async (c) => {
+    const conv = v.parse(ConvId, c.req.param("id"));
+    return c.json(await plugin.call(ChannelMethod.ConversationsForget, { conv }, ForgetResult));
+  });
+  api.get("/conversations/:id/export", async (c) => {
+    const conv = v.parse(ConvId, c.req.param("id"));
+    const { format } = v.parse(ExportQuery, { format: c.req.query("format") });
+    const [list, items] = await Promise.all([
+      plugin.call(ChannelMethod.ConversationsList, {}, v.array(ConversationSummary)),
+      plugin.call(ChannelMethod.ConversationsMessages, { conv, limit: 5000 }, v.array(TranscriptItem)),
+    ]);
+    const summary = list.find((s) => s.id === conv) ?? null;
+    const name = conv.replace(/[^A-Za-z0-9._-]/g, "_");
+    const disposition = (ext: string) => `attachment; filename="homed-${name}.${ext}"`;
+    return format === "json"
+      ? c.body(exportJson(conv, summary, items), 200, {
+          "content-type": "application/json; charset=utf-8",
+          "content-disposition": disposition("json"),
+        })
+      : c.body(exportMarkdown(conv, summary, items), 200, {
+          "content-type": "text/markdown; charset=utf-8",
+          "content-disposition": disposition("md"),
+        });
   });
   api.get("/context/:id", async (c) => {
     const conv = v.parse(ConvId, c.req.param("id"));

@@ -199,6 +199,11 @@ export class Agent {
     if (this.contexts.size > 64) this.contexts.delete(this.contexts.keys().next().value as string);
   }
 
+  /** A conversation was forgotten: the memory page no longer shows what it last sent. */
+  forgetContext(conv: string): void {
+    this.contexts.delete(conv);
+  }
+
   /** Exactly what the model was sent on the latest call of a conversation's latest turn. */
   lastContext(conv: string): SentContext | null {
     return this.contexts.get(conv) ?? null;

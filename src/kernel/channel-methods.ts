@@ -16,6 +16,8 @@ import {
   ChannelMethod,
   ContextParams,
   ConvParams,
+  ForgetParams,
+  RenameParams,
   MemorySearchParams,
   type MemoryHit,
   type ContextView,
@@ -31,8 +33,14 @@ import type { KernelServices } from "./kernel-services.ts";
 const SNIPPET_CHARS = 300;
 const snippet = (text: string) => (text.length > SNIPPET_CHARS ? `${text.slice(0, SNIPPET_CHARS)}…` : text);
 
-/** Events as a person reads the conversation: the final reply, not every model draft. */
-export function transcript(events: readonly StoredEvent[]): TranscriptItem[] {
+/**
+ * Events as a person reads the conversation: the final reply, not every model draft. A reply
+ * carries its turn's token usage when `usage` knows the turn (so a reloaded page still shows it).
+ */
+export function transcript(
+  events: readonly StoredEvent[],
+  usage: ReadonlyMap<string, { inputTokens: number; outputTokens: number }> = new Map(),
+): TranscriptItem[] {
   const out: TranscriptItem[] = [];
   for (const e of events) {
     const read = readEventBody(e.kind, e.body);
@@ -52,8 +60,16 @@ export function transcript(events: readonly StoredEvent[]): TranscriptItem[] {
     else if (read?.kind === "tool-result") {
       const b = read.body;
       out.push({ ...base, kind: "tool-result", text: b.content, name: b.name, status: b.status, callId: b.callId });
-    } else if (read?.kind === "agent-reply")
-      out.push({ ...base, kind: "assistant", text: read.body.text, status: read.body.stopReason ?? "" });
+    } else if (read?.kind === "agent-reply") {
+      const used = read.body.turn ? usage.get(read.body.turn) : undefined;
+      out.push({
+        ...base,
+        kind: "assistant",
+        text: read.body.text,
+        status: read.body.stopReason ?? "",
+        ...(used ? { usage: used } : {}),
+      });
+    }
   }
   return out;
 }
@@ -109,7 +125,27 @@ export function channelMethods(k: KernelServices): Record<string, (params: unkno
     [ChannelMethod.ConversationsList]: () => k.store.listConversations(),
     [ChannelMethod.ConversationsMessages]: (params) => {
       const p = parseParams(ConvParams, params);
-      return transcript(k.store.recentConversationEvents(p.conv, p.limit));
+      const events = k.store.recentConversationEvents(p.conv, p.limit);
+      const turns = new Set<string>();
+      for (const e of events) {
+        const read = e.kind === "agent-reply" ? readEventBody(e.kind, e.body) : null;
+        if (read?.kind === "agent-reply" && read.body.turn) turns.add(read.body.turn);
+      }
+      return transcript(events, k.store.turnUsage([...turns]));
+    },
+    // Renaming and forgetting change what the person sees of their memory: built-in plugins only.
+    [ChannelMethod.ConversationsRename]: (params, plugin) => {
+      builtinOnly(plugin, "renaming a conversation");
+      const p = parseParams(RenameParams, params);
+      k.store.renameConversation(p.conv, p.title);
+      return { ok: true };
+    },
+    [ChannelMethod.ConversationsForget]: (params, plugin) => {
+      builtinOnly(plugin, "forgetting a conversation");
+      const p = parseParams(ForgetParams, params);
+      const r = k.store.forgetConversation(p.conv);
+      k.agent.forgetContext(p.conv);
+      return { forgotten: r.events };
     },
     [ChannelMethod.ContextGet]: (params): ContextView => {
       const c = k.agent.lastContext(parseParams(ContextParams, params).conv);

@@ -27,9 +27,18 @@ export interface PluginServices {
 }
 
 export interface KernelServices {
-  readonly store: Pick<Store, "append" | "conversationUsage" | "listConversations" | "recentConversationEvents">;
+  readonly store: Pick<
+    Store,
+    | "append"
+    | "conversationUsage"
+    | "listConversations"
+    | "recentConversationEvents"
+    | "renameConversation"
+    | "forgetConversation"
+    | "turnUsage"
+  >;
   readonly memory: Pick<Memory, "add" | "layerIds" | "peekCold">;
-  readonly agent: Pick<Agent, "run" | "lastContext" | "searchMemory">;
+  readonly agent: Pick<Agent, "run" | "lastContext" | "searchMemory" | "forgetContext">;
   readonly llm: Pick<LlmSettings, "view" | "set" | "model">;
   /** The configured model and the provider's list, cached. */
   readonly models: Pick<ProviderModels, "list">;

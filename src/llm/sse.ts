@@ -1,8 +1,11 @@
 /**
- * A Server-Sent-Events parser (the WHATWG "event stream interpretation", minus `id`/`retry`,
- * which no LLM API uses). Bytes may be split anywhere — inside a line, between CR and LF, inside
- * a multi-byte UTF-8 character — so decoding is streaming and line splitting keeps state.
+ * Server-Sent Events from a model provider, parsed by eventsource-parser (the WHATWG "event
+ * stream interpretation": LF, CR and CRLF line ends split anywhere, a leading BOM, comments).
+ * This wrapper adds what a provider stream needs beyond the parser: streaming UTF-8 decoding
+ * (a multi-byte character may be split between chunks), a bound on one event's size, a final
+ * event that lacks its blank line, and releasing the connection when the reader stops early.
  */
+import { createParser } from "eventsource-parser";
 
 /** Far above any real chunk (a whole tool call's arguments arrive in pieces), far below trouble. */
 export const DEFAULT_MAX_EVENT_CHARS = 8 * 1024 * 1024;
@@ -29,74 +32,31 @@ export async function* parseSse(
 ): AsyncGenerator<SseEvent> {
   const reader = stream.getReader();
   const decoder = new TextDecoder();
-  let buffer = "";
-  let first = true;
-  // Set when a chunk ended in CR: an LF at the start of the next chunk belongs to that line end.
-  let skipLf = false;
-  let event: string | undefined;
-  let data: string[] = [];
-  let dataChars = 0;
+  const ready: SseEvent[] = [];
+  let tooLong = false;
+  const parser = createParser({
+    maxBufferSize: maxEventChars,
+    onEvent: (e) => ready.push(e.event === undefined ? { data: e.data } : { event: e.event, data: e.data }),
+    onError: (err) => {
+      if (err.type === "max-buffer-size-exceeded") tooLong = true;
+    },
+  });
+  const take = (chunk: string): SseEvent[] => {
+    parser.feed(chunk);
+    if (tooLong) throw new Error(`SSE event longer than ${maxEventChars} characters`);
+    return ready.splice(0);
+  };
   let finished = false;
-
-  function* line(text: string): Generator<SseEvent> {
-    if (text === "") {
-      if (data.length > 0) yield event === undefined ? { data: data.join("\n") } : { event, data: data.join("\n") };
-      event = undefined;
-      data = [];
-      dataChars = 0;
-      return;
-    }
-    if (text.startsWith(":")) return;
-    const colon = text.indexOf(":");
-    const field = colon < 0 ? text : text.slice(0, colon);
-    let value = colon < 0 ? "" : text.slice(colon + 1);
-    if (value.startsWith(" ")) value = value.slice(1);
-    if (field === "data") {
-      data.push(value);
-      dataChars += value.length + 1;
-    } else if (field === "event") event = value;
-  }
-
-  // Scans with an index and slices the buffer once per chunk, so a large chunk of many short
-  // lines costs linear time.
-  function* drain(): Generator<SseEvent> {
-    let pos = 0;
-    if (skipLf && buffer.length > 0) {
-      if (buffer[0] === "\n") pos = 1;
-      skipLf = false;
-    }
-    for (;;) {
-      let end = pos;
-      while (end < buffer.length && buffer[end] !== "\r" && buffer[end] !== "\n") end++;
-      if (end >= buffer.length) break;
-      const text = buffer.slice(pos, end);
-      if (buffer[end] === "\r") {
-        if (end + 1 >= buffer.length) skipLf = true;
-        pos = buffer[end + 1] === "\n" ? end + 2 : end + 1;
-      } else pos = end + 1;
-      yield* line(text);
-    }
-    buffer = buffer.slice(pos);
-  }
-
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      buffer += decoder.decode(value, { stream: true });
-      if (first && buffer.length > 0) {
-        if (buffer.startsWith("\uFEFF")) buffer = buffer.slice(1);
-        first = false;
-      }
-      yield* drain();
-      if (buffer.length + dataChars > maxEventChars)
-        throw new Error(`SSE event longer than ${maxEventChars} characters`);
+      yield* take(decoder.decode(value, { stream: true }));
     }
     finished = true;
-    buffer += decoder.decode();
-    yield* drain();
-    if (buffer !== "") yield* line(buffer);
-    yield* line("");
+    // Ending the last line and the last event dispatches an event the provider left open;
+    // after a complete stream the extra line ends are blank lines, which dispatch nothing.
+    yield* take(`${decoder.decode()}\n\n`);
   } finally {
     if (!finished) await reader.cancel().catch(() => {});
     reader.releaseLock();

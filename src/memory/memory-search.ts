@@ -2,7 +2,8 @@
  * Searching the person's memory within a scope (src/memory/recall-scope.ts) and describing what
  * was found the way a person or the model reads it: when, in which conversation and channel, who
  * said it, whether it is untrusted, and a snippet. One place serves the `memory_search` tool,
- * cross-conversation recall and the web UI's search box, so they agree on what may be seen.
+ * cross-conversation recall and the web UI's search box, so they agree on what may be seen —
+ * and on what was forgotten (Store.forgetConversation): forgotten events are never found.
  */
 import type { Store, StoredEvent } from "../store/store.ts";
 import { readEventBody } from "../protocol/event-bodies.ts";
@@ -59,7 +60,15 @@ export class MemorySearch {
     opts: { excludeTurn?: string; accept?: (conv: string) => boolean } = {},
   ): FoundEvent[] {
     const accept = opts.accept;
-    const ranked = this.memory.search(scope, query, k * OVERFETCH, accept ? (_id, conv) => accept(conv) : undefined);
+    // Forgotten events are no candidates at all, so they cannot crowd out what may be found.
+    const forgotten = this.store.forgottenBounds();
+    const remembered = (id: number, conv: string) => id > (forgotten.get(conv) ?? 0);
+    const ranked = this.memory.search(
+      scope,
+      query,
+      k * OVERFETCH,
+      (id, conv) => remembered(id, conv) && (accept ? accept(conv) : true),
+    );
     const score = new Map(ranked.map((r) => [r.id, r.score]));
     const found = this.describe(ranked.map((r) => r.id)).filter(
       (f) => opts.excludeTurn === undefined || f.turn !== opts.excludeTurn,
@@ -75,7 +84,10 @@ export class MemorySearch {
    * or are outside the scope are listed in `refused`.
    */
   fetch(scope: RecallScope, ids: readonly number[]): { events: FoundEvent[]; refused: number[] } {
-    const seen = this.describe(ids).filter((f) => inScope(scope, f.event));
+    const forgotten = this.store.forgottenBounds();
+    const seen = this.describe(ids).filter(
+      (f) => inScope(scope, f.event) && f.event.id > (forgotten.get(f.event.conv) ?? 0),
+    );
     const ok = new Set(seen.map((f) => f.event.id));
     return {
       events: seen.map((f) => f.event).sort((a, b) => a.id - b.id),

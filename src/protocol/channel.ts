@@ -14,6 +14,10 @@ export const ChannelMethod = {
   ChatApprove: "chat/approve",
   ConversationsList: "conversations/list",
   ConversationsMessages: "conversations/messages",
+  /** Give a conversation a title ("" brings back the one from its first message). */
+  ConversationsRename: "conversations/rename",
+  /** Forget a conversation: hidden and out of recall; its events stay in the append-only log. */
+  ConversationsForget: "conversations/forget",
   ContextGet: "context/get",
   /** Search everything the person may see (trusted conversations; untrusted too with recall_untrusted). */
   MemorySearch: "memory/search",
@@ -97,6 +101,9 @@ export const ConvParams = v.strictObject({
   limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(5000)), 500),
 });
 export const ContextParams = v.strictObject({ conv: ConvId });
+export const RenameParams = v.strictObject({ conv: ConvId, title: v.pipe(v.string(), v.maxLength(200)) });
+export const ForgetParams = v.strictObject({ conv: ConvId });
+export const ForgetResult = v.object({ forgotten: v.number() });
 export const MemorySearchParams = v.strictObject({
   query: v.pipe(v.string(), v.trim(), v.minLength(1, "query is empty"), v.maxLength(500)),
   k: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100)), 20),
@@ -148,6 +155,8 @@ export const TranscriptItem = v.object({
   status: v.optional(v.string()),
   callId: v.optional(v.string()),
   untrusted: v.boolean(),
+  /** A reply's turn: the tokens it used, once finished. */
+  usage: v.optional(v.object({ inputTokens: v.number(), outputTokens: v.number() })),
 });
 export type TranscriptItem = v.InferOutput<typeof TranscriptItem>;
 

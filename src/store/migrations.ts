@@ -125,6 +125,18 @@ export const MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 6,
+    name: "conversation titles and forgetting",
+    sql: `
+      -- A title the person gave (NULL: the first message's text stands in).
+      ALTER TABLE conversations ADD COLUMN title TEXT;
+      -- Forgetting is a state, not a deletion: the events up to forgotten_upto stay in the log
+      -- but leave the list, every search and recall, and the conversation's own context.
+      ALTER TABLE conversations ADD COLUMN forgotten_upto INTEGER;
+      ALTER TABLE conversations ADD COLUMN forgotten_at INTEGER;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

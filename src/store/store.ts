@@ -52,6 +52,27 @@ interface EventRow {
 const SELECT_EVENTS =
   "SELECT e.id, e.ts, e.conv, e.kind, e.actor, e.untrusted, e.body, s.layer FROM events e LEFT JOIN event_state s ON s.event_id = e.id";
 
+/** A conversation as lists show it. */
+export interface ConversationRow {
+  id: string;
+  channel: string;
+  createdAt: number;
+  updatedAt: number;
+  turns: number;
+  inputTokens: number;
+  outputTokens: number;
+  title: string;
+}
+
+/** A title made from a first message: one line, at most this many characters (no model call). */
+export const TITLE_CHARS = 60;
+
+/** The first message's text as a title: whitespace folded, cut to TITLE_CHARS with an ellipsis. */
+export function titleFrom(text: string): string {
+  const t = text.replace(/\s+/g, " ").trim();
+  return t.length > TITLE_CHARS ? `${t.slice(0, TITLE_CHARS - 1).trimEnd()}…` : t;
+}
+
 const fromRow = (r: EventRow): StoredEvent => ({ ...r, untrusted: r.untrusted === 1, layer: r.layer ?? 1 });
 
 export class Store {
@@ -170,19 +191,11 @@ export class Store {
   }
 
   /**
-   * Conversations, most recently active first, with the first user message as a title; one-offs
-   * (UNLISTED_CONV_PREFIX) are left out.
+   * Conversations, most recently active first, without one-offs (UNLISTED_CONV_PREFIX) and those
+   * forgotten (unless a turn came after): the title the person gave, else the first user
+   * message's text cut to TITLE_CHARS.
    */
-  listConversations(limit = 200): {
-    id: string;
-    channel: string;
-    createdAt: number;
-    updatedAt: number;
-    turns: number;
-    inputTokens: number;
-    outputTokens: number;
-    title: string;
-  }[] {
+  listConversations(limit = 200): ConversationRow[] {
     const rows = this.db
       .query<
         {
@@ -193,18 +206,22 @@ export class Store {
           turns: number;
           input_tokens: number;
           output_tokens: number;
+          title: string | null;
           first: string | null;
         },
         [number]
       >(
-        `SELECT c.*, (SELECT body FROM events e WHERE e.conv = c.id AND e.kind = 'user-message' ORDER BY e.id LIMIT 1) AS first
-         FROM conversations c WHERE c.id NOT LIKE '${UNLISTED_CONV_PREFIX}%' ORDER BY c.updated_at DESC LIMIT ?`,
+        `SELECT c.*, (SELECT body FROM events e WHERE e.conv = c.id AND e.kind = 'user-message'
+                        AND e.id > COALESCE(c.forgotten_upto, 0) ORDER BY e.id LIMIT 1) AS first
+         FROM conversations c
+         WHERE c.id NOT LIKE '${UNLISTED_CONV_PREFIX}%'
+           AND (c.forgotten_upto IS NULL OR EXISTS (SELECT 1 FROM events e WHERE e.conv = c.id AND e.id > c.forgotten_upto))
+         ORDER BY c.updated_at DESC LIMIT ?`,
       )
       .all(limit);
     return rows.map((r) => {
       // A first event that is not a user message's body leaves the id as the title.
-      const t = r.first === null ? null : readBodyOf("user-message", r.first)?.text.trim();
-      const title = t ? t.slice(0, 80) : r.id;
+      const first = r.first === null ? null : readBodyOf("user-message", r.first)?.text;
       return {
         id: r.id,
         channel: r.channel,
@@ -213,21 +230,71 @@ export class Store {
         turns: r.turns,
         inputTokens: r.input_tokens,
         outputTokens: r.output_tokens,
-        title,
+        title: r.title ?? ((first && titleFrom(first)) || r.id),
       };
     });
   }
 
-  /** The newest `limit` events of a conversation, oldest first. */
+  /** Give a conversation a title; an empty one brings back the title from its first message. */
+  renameConversation(conv: string, title: string): void {
+    const t = title.replace(/\s+/g, " ").trim();
+    const r = this.db.query("UPDATE conversations SET title = ? WHERE id = ?").run(t || null, conv);
+    if (r.changes === 0) throw new HomedError("not_found", `no conversation ${conv}`, { conv });
+  }
+
+  /**
+   * Forget a conversation: its events so far leave the list, searches, recall and its own
+   * context. Nothing is deleted — the log stays append-only; this is a state on the conversation.
+   * Returns how many events were forgotten.
+   */
+  forgetConversation(conv: string, now = Date.now()): { events: number } {
+    return this.db.transaction(() => {
+      const last = this.db
+        .query<{ upto: number | null; n: number }, [string]>(
+          "SELECT max(id) AS upto, count(*) AS n FROM events WHERE conv = ?",
+        )
+        .get(conv);
+      const r = this.db
+        .query("UPDATE conversations SET forgotten_upto = ?, forgotten_at = ? WHERE id = ?")
+        .run(last?.upto ?? 0, now, conv);
+      if (r.changes === 0) throw new HomedError("not_found", `no conversation ${conv}`, { conv });
+      return { events: last?.n ?? 0 };
+    })();
+  }
+
+  /** The forgotten events' bound per conversation: an event of `conv` with id <= the bound is forgotten. */
+  forgottenBounds(): Map<string, number> {
+    const rows = this.db
+      .query<{ id: string; upto: number }, []>(
+        "SELECT id, forgotten_upto AS upto FROM conversations WHERE forgotten_upto IS NOT NULL",
+      )
+      .all();
+    return new Map(rows.map((r) => [r.id, r.upto]));
+  }
+
+  /** Tokens each of `turns` used, by turn id (turns not finished or unknown are absent). */
+  turnUsage(turns: readonly string[]): Map<string, { inputTokens: number; outputTokens: number }> {
+    if (turns.length === 0) return new Map();
+    const rows = this.db
+      .query<{ id: string; input_tokens: number; output_tokens: number }, [string]>(
+        "SELECT id, input_tokens, output_tokens FROM turns WHERE finished_at IS NOT NULL AND id IN (SELECT value FROM json_each(?))",
+      )
+      .all(JSON.stringify(turns));
+    return new Map(rows.map((r) => [r.id, { inputTokens: r.input_tokens, outputTokens: r.output_tokens }]));
+  }
+
+  /** The newest `limit` events of a conversation that are not forgotten, oldest first. */
   recentConversationEvents(conv: string, limit: number): StoredEvent[] {
     return this.db
       .query<
         { id: number; ts: number; conv: string; kind: string; actor: string; untrusted: number; body: string },
-        [string, number]
+        [string, string, number]
       >(
-        "SELECT * FROM (SELECT id, ts, conv, kind, actor, untrusted, body FROM events WHERE conv = ? ORDER BY id DESC LIMIT ?) ORDER BY id",
+        `SELECT * FROM (SELECT id, ts, conv, kind, actor, untrusted, body FROM events
+           WHERE conv = ? AND id > COALESCE((SELECT forgotten_upto FROM conversations WHERE id = ?), 0)
+           ORDER BY id DESC LIMIT ?) ORDER BY id`,
       )
-      .all(conv, limit)
+      .all(conv, conv, limit)
       .map((r) => ({ ...r, untrusted: r.untrusted === 1 }));
   }
 

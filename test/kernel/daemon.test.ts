@@ -22,13 +22,13 @@ describe("daemon lifecycle", () => {
     const body = JSON.parse(st.stdout);
     expect(body.pid).toBe(d.proc.pid);
     expect(body.dataDir).toBe(data);
-    expect(body.store.schemaVersion).toBe(5);
+    expect(body.store.schemaVersion).toBe(6);
     expect(body.listen).toBe("127.0.0.1:0");
 
     const human = await run([WAITER, "-data", data, "status"]);
     expect(human.exitCode).toBe(0);
     expect(human.stdout).toContain(`pid ${d.proc.pid}`);
-    expect(human.stdout).toContain("schema v5");
+    expect(human.stdout).toContain("schema v6");
 
     expect(await d.stop()).toBe(0);
     expect(existsSync(join(data, "homed.sock"))).toBe(false);

@@ -115,6 +115,19 @@ describe("a configured token is enforced on loopback too", () => {
       const bearer = { authorization: `Bearer ${token}` };
       expect((await fetch(`${url}api/memory/search?q=anything`, { headers: bearer })).status).toBe(200);
       expect((await fetch(`${url}api/memory/search?q=`, { headers: bearer })).status).toBe(400);
+      // So are renaming, forgetting and exporting a conversation.
+      const convRoutes = [
+        ["POST", "api/conversations/c1/rename", '{"title":"x"}'],
+        ["POST", "api/conversations/c1/forget", "{}"],
+        ["GET", "api/conversations/c1/export?format=md", undefined],
+      ] as const;
+      for (const [method, path, body] of convRoutes) {
+        const headers = { "content-type": "application/json", "x-homed": "1" };
+        expect([path, (await fetch(url + path, { method, headers, body })).status]).toEqual([path, 401]);
+        const authed = (await fetch(url + path, { method, headers: { ...headers, ...bearer }, body })).status;
+        // With the token: an unknown conversation cannot be renamed or forgotten; an export is empty.
+        expect([path, authed]).toEqual([path, method === "GET" ? 200 : 404]);
+      }
       expect((await fetch(`${url}api/status`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
       expect((await fetch(`${url}v1/models`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
       expect(await (await fetch(`${url}api/session`)).json()).toMatchObject({ exposed: false, authenticated: false });

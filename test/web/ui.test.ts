@@ -110,7 +110,7 @@ describe("web UI", () => {
 
     await page.reload();
     await page.waitForSelector(".msg.user");
-    expect(await page.locator(".msg.user").first().textContent()).toBe("please delete /tmp/junk");
+    expect(await page.locator(".msg.user .body").first().textContent()).toBe("please delete /tmp/junk");
     expect(await page.textContent("#messages")).toContain("is gone");
     expect(await page.textContent(".conv.active .title")).toBe("please delete /tmp/junk");
     await shot(page, "05-after-reload");

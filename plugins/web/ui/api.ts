@@ -1,4 +1,6 @@
 /** Talking to the web plugin from the page: JSON with the CSRF header, and the turn's event stream. */
+import { createParser } from "eventsource-parser";
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -45,20 +47,10 @@ export async function streamChat(
   }
   const reader = res.body.getReader();
   const dec = new TextDecoder();
-  let buf = "";
+  const parser = createParser({ onEvent: (e) => onEvent(JSON.parse(e.data) as Record<string, unknown>) });
   for (;;) {
     const { value, done } = await reader.read();
     if (done) break;
-    buf += dec.decode(value, { stream: true });
-    for (let sep = buf.indexOf("\n\n"); sep >= 0; sep = buf.indexOf("\n\n")) {
-      const block = buf.slice(0, sep);
-      buf = buf.slice(sep + 2);
-      const data = block
-        .split("\n")
-        .filter((l) => l.startsWith("data:"))
-        .map((l) => l.slice(5).trimStart())
-        .join("\n");
-      if (data) onEvent(JSON.parse(data) as Record<string, unknown>);
-    }
+    parser.feed(dec.decode(value, { stream: true }));
   }
 }

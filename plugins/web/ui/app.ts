@@ -1,21 +1,21 @@
 /** The web UI: a conversation list, the chat, plugins, memory and settings pages. Hash routes. */
 import { api, whenUnauthorized } from "./api.ts";
 import { ChatPane } from "./chat.ts";
-import { clear, h, timeAgo } from "./dom.ts";
+import { conversationBar, conversationList, pageBar, type Conversation } from "./conversations.ts";
+import { clear, h } from "./dom.ts";
 import { loginView, memoryView, pluginsView, providerView, type Provider } from "./views.ts";
 import { settingsView } from "./settings.ts";
 
-interface Conversation {
-  id: string;
-  title: string;
-  updatedAt: number;
-  turns: number;
-}
-
 const root = document.getElementById("app") as HTMLElement;
-const side = h("nav", { class: "side" });
+const side = h("nav", { class: "side", id: "side" });
+const scrim = h("div", { class: "scrim", onclick: () => openSide(false) });
 const main = h("main", { class: "main" });
 let stopPage: (() => void) | null = null;
+
+/** At phone width the sidebar is a drawer over the page. */
+function openSide(open: boolean): void {
+  document.body.classList.toggle("side-open", open);
+}
 
 const newConvId = () => `web-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}`;
 
@@ -24,12 +24,17 @@ function currentConv(): string {
   return m ? decodeURIComponent(m[1] as string) : localStorage.getItem("homed.conv") || newConvId();
 }
 
-async function renderSide(): Promise<void> {
-  const convs = await api<Conversation[]>("/api/conversations").catch(() => []);
+async function renderSide(convs?: Conversation[]): Promise<void> {
+  const list = convs ?? (await api<Conversation[]>("/api/conversations").catch(() => []));
   const active = currentConv();
   clear(side);
   side.append(
-    h("div", { class: "brand" }, "homed"),
+    h(
+      "div",
+      { class: "brand" },
+      "homed",
+      h("button", { type: "button", class: "side-close", "aria-label": "Close", onclick: () => openSide(false) }, "×"),
+    ),
     h(
       "button",
       { class: "primary wide", id: "new-chat", onclick: () => (location.hash = `#/chat/${newConvId()}`) },
@@ -43,24 +48,24 @@ async function renderSide(): Promise<void> {
       h("a", { href: `#/memory/${encodeURIComponent(active)}` }, "Memory"),
       h("a", { href: "#/settings" }, "Settings"),
     ),
-    h(
-      "div",
-      { class: "convs" },
-      ...convs.map((c) =>
-        h(
-          "a",
-          { class: `conv${c.id === active ? " active" : ""}`, href: `#/chat/${encodeURIComponent(c.id)}`, title: c.id },
-          h("span", { class: "title" }, c.title),
-          h("span", { class: "when" }, `${timeAgo(c.updatedAt)} · ${c.turns} turns`),
-        ),
-      ),
-    ),
+    conversationList(list, active),
   );
 }
+
+/** What the bar above a chat does after a rename or a forget, and how it opens the sidebar. */
+const barHooks = {
+  renamed: () => void route(),
+  forgotten: () => {
+    localStorage.removeItem("homed.conv");
+    location.hash = `#/chat/${newConvId()}`;
+  },
+  menu: () => openSide(true),
+};
 
 async function route(): Promise<void> {
   stopPage?.();
   stopPage = null;
+  openSide(false);
   clear(main);
   const session = await api<{ exposed: boolean; authenticated: boolean }>("/api/session");
   if (!session.authenticated) {
@@ -70,33 +75,56 @@ async function route(): Promise<void> {
   }
   side.hidden = false;
   const provider = await api<Provider>("/api/provider");
+  const menu = () => openSide(true);
   if (!provider.configured && location.hash !== "#/settings") {
     void renderSide();
-    main.append(providerView(provider, true, () => void route()));
+    main.append(
+      pageBar("Set up", menu),
+      providerView(provider, true, () => void route()),
+    );
     return;
   }
   const hash = location.hash;
+  const convs = await api<Conversation[]>("/api/conversations").catch(() => []);
   if (hash === "#/plugins") {
     const p = pluginsView();
     stopPage = p.stop;
-    main.append(p.el);
+    main.append(pageBar("Plugins", menu), p.el);
   } else if (hash === "#/settings") {
-    main.append(providerView(provider, false, () => void renderSide()));
-    main.append(await settingsView().catch((err: Error) => h("div", { class: "notice error" }, err.message)));
+    main.append(
+      pageBar("Settings", menu),
+      providerView(provider, false, () => void renderSide()),
+      await settingsView().catch((err: Error) => h("div", { class: "notice error" }, err.message)),
+    );
   } else if (hash.startsWith("#/memory/")) {
-    main.append(memoryView(currentConv()));
+    main.append(pageBar("Memory", menu), memoryView(currentConv()));
   } else {
     const conv = currentConv();
     if (!hash.startsWith("#/chat/")) history.replaceState(null, "", `#/chat/${encodeURIComponent(conv)}`);
     localStorage.setItem("homed.conv", conv);
-    const pane = new ChatPane(conv, () => void renderSide());
-    main.append(pane.el);
+    const bar = conversationBar(conv, convs.find((c) => c.id === conv) ?? null, barHooks);
+    // A turn that just finished may have named the conversation: refresh the list and the bar.
+    const pane = new ChatPane(conv, () => void refreshAfterTurn(conv, bar));
+    main.append(bar, pane.el);
     await pane.load();
   }
-  await renderSide();
+  await renderSide(convs);
 }
 
+async function refreshAfterTurn(conv: string, bar: HTMLElement): Promise<void> {
+  const convs = await api<Conversation[]>("/api/conversations").catch(() => []);
+  const summary = convs.find((c) => c.id === conv) ?? null;
+  if (bar.isConnected && summary && !bar.querySelector("#conv-menu"))
+    bar.replaceWith(conversationBar(conv, summary, barHooks));
+  await renderSide(convs);
+}
+
+// An open menu closes when something else is clicked, as menus do.
+document.addEventListener("click", (e) => {
+  for (const open of document.querySelectorAll("details.conv-menu[open]"))
+    if (!open.contains(e.target as Node)) open.removeAttribute("open");
+});
 whenUnauthorized(() => void route());
 window.addEventListener("hashchange", () => void route());
-root.append(side, main);
+root.append(side, scrim, main);
 void route();

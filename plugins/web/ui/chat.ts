@@ -1,8 +1,14 @@
-/** The chat pane: transcript, streaming reply, tool cards with approvals in place, stop button. */
+/**
+ * The chat pane: transcript, streaming reply, tool cards with approvals in place, stop button,
+ * and per message: copy, edit and resend (a new message — the log keeps the original), retry
+ * after an error; code blocks have their own copy button.
+ */
 import { alwaysAllowButton, conversationModel, conversationModelPicker } from "./settings.ts";
 import { api, streamChat } from "./api.ts";
 import { clear, h } from "./dom.ts";
 import { renderMarkdown } from "./markdown.ts";
+
+type Usage = { inputTokens: number; outputTokens: number };
 
 interface TranscriptItem {
   id: number;
@@ -11,7 +17,41 @@ interface TranscriptItem {
   name?: string;
   status?: string;
   callId?: string;
+  usage?: Usage;
 }
+
+/** Put `text` on the clipboard; falls back to a selection copy where the Clipboard API is refused. */
+export async function copyText(text: string): Promise<void> {
+  try {
+    await navigator.clipboard.writeText(text);
+  } catch {
+    const area = h("textarea", { class: "copy-buffer" });
+    area.value = text;
+    document.body.append(area);
+    area.select();
+    document.execCommand("copy");
+    area.remove();
+  }
+}
+
+/** A button that copies what `text()` returns and says so for a moment. */
+function copyButton(text: () => string, cls = "msg-copy"): HTMLButtonElement {
+  const b: HTMLButtonElement = h("button", { type: "button", class: `small ghost ${cls}`, title: "Copy" }, "Copy");
+  b.addEventListener("click", () => {
+    void copyText(text()).then(() => flash(b));
+  });
+  return b;
+}
+
+function flash(b: HTMLElement): void {
+  b.textContent = "Copied";
+  setTimeout(() => {
+    b.textContent = "Copy";
+  }, 1200);
+}
+
+const usageText = (u: Usage, stopReason = "done") =>
+  `${stopReason === "done" ? "" : `${stopReason === "cancelled" ? "stopped" : stopReason.replace(/_/g, " ")} · `}${u.inputTokens} in / ${u.outputTokens} out tokens`;
 
 function pretty(json: string): string {
   try {
@@ -21,11 +61,14 @@ function pretty(json: string): string {
   }
 }
 
+/** A message bubble; `source` keeps the text as written (what Copy and Edit take). */
 function bubble(role: "user" | "assistant", text: string): HTMLElement {
   const body = h("div", { class: "body" });
   if (role === "assistant") body.innerHTML = renderMarkdown(text);
   else body.textContent = text;
-  return h("div", { class: `msg ${role}` }, body);
+  const el = h("div", { class: `msg ${role}` }, body);
+  el.dataset.source = text;
+  return el;
 }
 
 function toolCard(
@@ -67,6 +110,11 @@ export class ChatPane {
   private readonly send: HTMLButtonElement;
   private readonly stop: HTMLButtonElement;
   private running: { abort: AbortController; stream: string | null } | null = null;
+  /** Settles when the turn in flight (if any) has finished and the pane is ready for the next. */
+  private finished: Promise<void> = Promise.resolve();
+  private idle(): Promise<void> {
+    return this.finished;
+  }
 
   constructor(
     private conv: string,
@@ -86,6 +134,12 @@ export class ChatPane {
         void this.submit();
       }
     });
+    // Code blocks arrive as rendered HTML; their copy buttons are answered here.
+    this.list.addEventListener("click", (e) => {
+      const b = (e.target as HTMLElement).closest(".copy-code");
+      const code = b?.closest(".code")?.querySelector("code");
+      if (b instanceof HTMLElement && code) void copyText(code.textContent ?? "").then(() => flash(b));
+    });
     this.el = h(
       "section",
       { class: "chat" },
@@ -95,16 +149,96 @@ export class ChatPane {
     );
   }
 
+  /** Copy on every message; Edit on the person's, Retry on a reply that failed. */
+  private actions(msg: HTMLElement, retryWith: string | null): void {
+    const bar = h(
+      "div",
+      { class: "msg-actions" },
+      copyButton(() => msg.dataset.source ?? ""),
+    );
+    if (msg.classList.contains("user"))
+      bar.append(
+        h(
+          "button",
+          {
+            type: "button",
+            class: "small ghost msg-edit",
+            title: "Edit and send as a new message (the original stays in the log)",
+            onclick: () => this.edit(msg),
+          },
+          "Edit",
+        ),
+      );
+    if (retryWith !== null) bar.append(this.retryButton(retryWith));
+    msg.append(bar);
+  }
+
+  private retryButton(text: string): HTMLButtonElement {
+    return h(
+      "button",
+      {
+        type: "button",
+        class: "small msg-retry",
+        title: "Send the same message again",
+        onclick: () => void this.idle().then(() => this.submit(text)),
+      },
+      "↻ Retry",
+    );
+  }
+
+  /** Edit in place: the edited text is sent as a new message; the one shown stays as it was. */
+  private edit(msg: HTMLElement): void {
+    if (msg.querySelector(".edit-box")) return;
+    const area = h("textarea", { class: "edit-area", rows: "3" });
+    area.value = msg.dataset.source ?? "";
+    const box = h(
+      "div",
+      { class: "edit-box" },
+      area,
+      h(
+        "div",
+        { class: "row" },
+        h("button", { type: "button", class: "small ghost edit-cancel", onclick: () => box.remove() }, "Cancel"),
+        h(
+          "button",
+          {
+            type: "button",
+            class: "small primary edit-send",
+            onclick: () => {
+              const text = area.value.trim();
+              if (!text) return;
+              box.remove();
+              void this.idle().then(() => this.submit(text));
+            },
+          },
+          "Send",
+        ),
+      ),
+    );
+    msg.append(box);
+    area.focus();
+  }
+
   async load(): Promise<void> {
     clear(this.list);
     const items = await api<TranscriptItem[]>(`/api/conversations/${encodeURIComponent(this.conv)}`).catch(() => []);
     const cards = new Map<string, ReturnType<typeof toolCard>>();
+    let lastUser = "";
     for (const it of items) {
       if (it.kind === "user" || it.kind === "assistant") {
         const b = bubble(it.kind, it.text);
-        // A reply that did not end normally says how it ended (stopped, error, limit…).
-        if (it.kind === "assistant" && it.status && it.status !== "done")
-          b.append(h("div", { class: "meta" }, it.status === "cancelled" ? "stopped" : it.status.replace(/_/g, " ")));
+        if (it.kind === "user") lastUser = it.text;
+        // A reply says what it cost, and how it ended when not normally (stopped, error, limit…).
+        const status = it.status || "done";
+        if (it.kind === "assistant" && (it.usage || status !== "done"))
+          b.append(
+            h(
+              "div",
+              { class: "meta" },
+              it.usage ? usageText(it.usage, status) : status === "cancelled" ? "stopped" : status.replace(/_/g, " "),
+            ),
+          );
+        this.actions(b, it.kind === "assistant" && status === "error" && lastUser ? lastUser : null);
         this.list.append(b);
       } else if (it.kind === "tool-call") {
         const c = toolCard(it.name ?? "tool", it.text);
@@ -130,12 +264,15 @@ export class ChatPane {
     r.abort.abort();
   }
 
-  private async submit(): Promise<void> {
-    const text = this.input.value.trim();
+  /** Send `resend` (Retry, Edit) or what the composer holds. */
+  private async submit(resend?: string): Promise<void> {
+    const text = resend ?? this.input.value.trim();
     if (!text || this.running) return;
-    this.input.value = "";
+    if (resend === undefined) this.input.value = "";
     this.list.querySelector(".empty")?.remove();
-    this.list.append(bubble("user", text));
+    const mine = bubble("user", text);
+    this.actions(mine, null);
+    this.list.append(mine);
     let answer = bubble("assistant", "");
     answer.classList.add("streaming");
     this.list.append(answer);
@@ -143,6 +280,10 @@ export class ChatPane {
     const cards = new Map<string, ReturnType<typeof toolCard>>();
     const running = { abort: new AbortController(), stream: null as string | null };
     this.running = running;
+    let settle = () => {};
+    this.finished = new Promise((resolve) => {
+      settle = resolve;
+    });
     this.send.hidden = true;
     this.stop.hidden = false;
     const paint = () => {
@@ -214,29 +355,27 @@ export class ChatPane {
               };
               draft = r.text;
               paint();
-              answer.append(
-                h(
-                  "div",
-                  { class: "meta" },
-                  `${r.stopReason === "done" ? "" : `${r.stopReason} · `}${r.usage.inputTokens} in / ${r.usage.outputTokens} out tokens`,
-                ),
-              );
+              answer.dataset.source = r.text;
+              answer.append(h("div", { class: "meta" }, usageText(r.usage, r.stopReason)));
+              this.actions(answer, r.stopReason === "error" ? text : null);
               break;
             }
             case "error":
-              this.list.append(h("div", { class: "notice error" }, String(e.message)));
+              this.list.append(h("div", { class: "notice error" }, String(e.message), " ", this.retryButton(text)));
               break;
           }
         },
         running.abort.signal,
       );
     } catch (err) {
-      if (!running.abort.signal.aborted) this.list.append(h("div", { class: "notice error" }, (err as Error).message));
+      if (!running.abort.signal.aborted)
+        this.list.append(h("div", { class: "notice error" }, (err as Error).message, " ", this.retryButton(text)));
       else this.list.append(h("div", { class: "notice" }, "stopped"));
     } finally {
       answer.classList.remove("streaming");
       if (!draft && !answer.querySelector(".meta")) answer.remove();
       this.running = null;
+      settle();
       this.send.hidden = false;
       this.stop.hidden = true;
       this.scroll();

@@ -1,0 +1,47 @@
+/**
+ * Conversation titles and forgetting at the store: a forgotten conversation leaves the list and
+ * keeps every event; a turn after it brings the conversation back with only what came after.
+ */
+import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { Store, TITLE_CHARS, titleFrom } from "../../src/store/store.ts";
+import { tempDir } from "../harness/binary.ts";
+
+function say(store: Store, conv: string, text: string, turn: string): void {
+  store.beginTurn(turn, conv, "web");
+  store.append({ conv, kind: "user-message", actor: "user", body: { turn, text } });
+  store.finishTurn(turn, { iterations: 1, inputTokens: 10, outputTokens: 5, stopReason: "done" });
+}
+
+describe("conversation titles and forgetting", () => {
+  test("a title is the first message, folded and cut to 60 characters with an ellipsis", () => {
+    expect(titleFrom("  short\n\n question ")).toBe("short question");
+    const long = titleFrom("x".repeat(200));
+    expect(long.length).toBe(TITLE_CHARS);
+    expect(long.endsWith("…")).toBe(true);
+    expect(titleFrom("y".repeat(TITLE_CHARS))).toBe("y".repeat(TITLE_CHARS));
+  });
+
+  test("rename, reset by an empty title; forget hides it and keeps the events; a later turn brings it back", () => {
+    using dir = tempDir();
+    const store = Store.open(join(dir.path, "homed.db"));
+    say(store, "c1", "first thing said", "t1");
+    store.renameConversation("c1", "  My   name ");
+    expect(store.listConversations()[0]?.title).toBe("My name");
+    store.renameConversation("c1", "");
+    expect(store.listConversations()[0]?.title).toBe("first thing said");
+    expect(() => store.renameConversation("nope", "x")).toThrow("no conversation nope");
+
+    expect(store.forgetConversation("c1")).toEqual({ events: 1 });
+    expect(store.listConversations()).toEqual([]);
+    expect(store.recentConversationEvents("c1", 100)).toEqual([]);
+    expect(store.eventCount()).toBe(1);
+    expect(() => store.forgetConversation("nope")).toThrow("no conversation nope");
+
+    say(store, "c1", "after forgetting", "t2");
+    expect(store.listConversations().map((c) => c.title)).toEqual(["after forgetting"]);
+    expect(store.recentConversationEvents("c1", 100).length).toBe(1);
+    expect(store.eventCount()).toBe(2);
+    store.close();
+  });
+});
