@@ -94,7 +94,13 @@ export async function settingsView(): Promise<HTMLElement> {
         "ul",
         { class: "mcp-servers", id: "mcp-servers" },
         ...s.mcp_servers.map((m) =>
-          h("li", {}, h("b", {}, m.name), h("span", { class: "tag" }, m.transport), h("code", { class: "mcp-target" }, m.target)),
+          h(
+            "li",
+            {},
+            h("b", {}, m.name),
+            h("span", { class: "tag" }, m.transport),
+            h("code", { class: "mcp-target" }, m.target),
+          ),
         ),
       )
     : h("p", { class: "hint", id: "mcp-servers" }, "No MCP servers.");
