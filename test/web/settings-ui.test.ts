@@ -50,11 +50,24 @@ describe("settings page", () => {
     await page.waitForSelector("#settings-msg.ok");
     expect(await page.textContent("#settings-msg")).toBe("Applied now: agent.system_prompt.");
     expect(await page.textContent(".source[data-field='system_prompt']")).toBe("settings.json");
+    // Only the changed field was written: the others still follow config.toml.
+    expect(await page.textContent(".source[data-field='approval_default']")).toBe("default");
     await page.locator("#settings-form").scrollIntoViewIfNeeded();
     await shot(page, "settings-1280");
-    await page.setViewportSize({ width: 390, height: 844 });
-    await shot(page, "settings-390");
-    await page.setViewportSize({ width: 1280, height: 900 });
+    // The phone width on a page of its own: resizing a wide page would catch the drawer mid-slide.
+    const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    await phone.goto(`${url}#/settings`);
+    await phone.waitForSelector("#settings-form");
+    await phone.locator("#system-prompt").scrollIntoViewIfNeeded();
+    await shot(phone, "settings-390");
+    expect(
+      await phone.evaluate(
+        () =>
+          (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement
+            .scrollWidth,
+      ),
+    ).toBeLessThanOrEqual(390);
+    await phone.close();
 
     await page.fill("#approval-deny", "risk:bogus");
     await page.click("#save-settings");

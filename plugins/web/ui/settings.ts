@@ -38,7 +38,7 @@ const lines = (text: string) =>
     .filter(Boolean);
 
 export async function settingsView(): Promise<HTMLElement> {
-  const s = await api<SettingsView>("/api/settings");
+  let s = await api<SettingsView>("/api/settings");
   // "settings.json", "config.toml" or "default" next to each label, kept current after a Save.
   const sourceSpans = new Map<string, HTMLElement>();
   const source = (field: string) => {
@@ -72,14 +72,22 @@ export async function settingsView(): Promise<HTMLElement> {
     msg.className = "form-msg";
     msg.textContent = "Saving…";
     try {
-      const r = await api<SaveResult>("/api/settings", {
+      const form: Record<string, unknown> = {
         system_prompt: prompt.value,
         approval_default: approvalDefault.value,
         approval_allow: lines(allow.value),
         approval_ask: lines(ask.value),
         approval_deny: lines(deny.value),
         recall_untrusted: recall.checked,
-      });
+      };
+      // Only what was changed goes to settings.json: the rest keeps following config.toml.
+      const patch = Object.fromEntries(
+        Object.entries(form).filter(
+          ([k, v]) => JSON.stringify(v) !== JSON.stringify((s as unknown as Record<string, unknown>)[k]),
+        ),
+      );
+      const r = await api<SaveResult>("/api/settings", patch);
+      s = r.settings;
       for (const [field, span] of sourceSpans) span.textContent = r.settings.sources[field] ?? "";
       msg.textContent = reloadSentence(r.reload);
       msg.classList.add(r.reload.error ? "bad" : "ok");
