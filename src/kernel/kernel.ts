@@ -25,6 +25,7 @@ import {
   applySettingsPatch,
   changedPaths,
   readSettingsPatch,
+  resolveMcpEdits,
   settingsView,
   writeSettingsPatch,
 } from "./ui-settings.ts";
@@ -185,7 +186,8 @@ export class Kernel {
   }
 
   /** Write a patch to settings.json (refused, unchanged, when the result is not a valid configuration) and apply it. */
-  setSettings(patch: SettingsPatch): SettingsSaveResult {
+  setSettings(request: SettingsPatch): SettingsSaveResult {
+    const patch = resolveMcpEdits(request, this.config);
     const current = readSettingsPatch(this.paths.dir, this.log);
     applySettingsPatch(this.baseConfig, { ...current, ...patch });
     writeSettingsPatch(this.paths.dir, current, patch);

@@ -17,18 +17,21 @@ import type { Logger } from "./log.ts";
 const DEFAULTS = v.parse(ConfigSchema, {});
 
 /** Where each field of a patch lives in config.toml. */
-const FIELD_PATHS: Record<SettingsField, [keyof Config, string]> = {
+const FIELD_PATHS: Record<Exclude<SettingsField, "mcp_add" | "mcp_remove">, [keyof Config, string]> = {
   system_prompt: ["agent", "system_prompt"],
   approval_default: ["approval", "default"],
   approval_allow: ["approval", "allow"],
   approval_ask: ["approval", "ask"],
   approval_deny: ["approval", "deny"],
   recall_untrusted: ["memory", "recall_untrusted"],
+  mcp_servers: ["mcp", "servers"],
 };
 
-const FIELDS = Object.keys(FIELD_PATHS) as SettingsField[];
+/** Fields settings.json keeps; mcp_add and mcp_remove are requests the kernel turns into mcp_servers. */
+type StoredField = Exclude<SettingsField, "mcp_add" | "mcp_remove">;
+const FIELDS = Object.keys(FIELD_PATHS) as StoredField[];
 
-function valueAt(config: Config, field: SettingsField): unknown {
+function valueAt(config: Config, field: StoredField): unknown {
   const [section, key] = FIELD_PATHS[field];
   return (config[section] as Record<string, unknown>)[key];
 }
@@ -63,6 +66,27 @@ export function applySettingsPatch(base: Config, patch: SettingsPatch): Config {
   const r = v.safeParse(ConfigSchema, raw);
   if (!r.success) throw new HomedError("invalid_params", describeIssues(r.issues));
   return r.output;
+}
+
+/**
+ * Turn mcp_add / mcp_remove into the whole list (mcp_servers), from the servers in force now.
+ * A name already taken, or one that is not there, is refused.
+ */
+export function resolveMcpEdits(patch: SettingsPatch, current: Config): SettingsPatch {
+  const { mcp_add, mcp_remove, ...rest } = patch;
+  if (!mcp_add && mcp_remove === undefined) return rest;
+  let list: Record<string, unknown>[] = (rest.mcp_servers ?? current.mcp.servers).map((s) => ({ ...s }));
+  if (mcp_remove !== undefined) {
+    if (!list.some((s) => s.name === mcp_remove))
+      throw new HomedError("not_found", `no MCP server named ${mcp_remove}`);
+    list = list.filter((s) => s.name !== mcp_remove);
+  }
+  if (mcp_add) {
+    if (list.some((s) => s.name === mcp_add.name))
+      throw new HomedError("invalid_params", `an MCP server named ${mcp_add.name} exists already`);
+    list.push(Object.fromEntries(Object.entries(mcp_add).filter(([, v]) => v !== undefined && v !== "")));
+  }
+  return { ...rest, mcp_servers: list };
 }
 
 /** Merge `patch` into settings.json (0600, atomically); the caller has checked it with applySettingsPatch. */

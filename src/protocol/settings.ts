@@ -25,6 +25,20 @@ export const SettingsPatch = v.strictObject({
   approval_ask: v.optional(Patterns),
   approval_deny: v.optional(Patterns),
   recall_untrusted: v.optional(v.boolean("recall_untrusted must be true or false")),
+  /** The whole [[mcp.servers]] list, replacing config.toml's (written by the kernel from mcp_add / mcp_remove). */
+  mcp_servers: v.optional(v.pipe(v.array(v.record(v.string(), v.unknown())), v.maxLength(100))),
+  /** Add one MCP server (stdio: command and args; Streamable HTTP: url and header_secrets). */
+  mcp_add: v.optional(
+    v.strictObject({
+      name: v.string(),
+      command: v.optional(v.string()),
+      args: v.optional(v.array(v.string())),
+      url: v.optional(v.string()),
+      header_secrets: v.optional(v.record(v.string(), v.string())),
+    }),
+  ),
+  /** Remove the MCP server of this name. */
+  mcp_remove: v.optional(v.string()),
 });
 export type SettingsPatch = v.InferOutput<typeof SettingsPatch>;
 

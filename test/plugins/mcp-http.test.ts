@@ -1,61 +1,15 @@
 /**
  * The mcp plugin against a real Streamable HTTP MCP server (the official SDK's server transport,
- * served by Bun in this test): its tools reach the model, its headers come from config.toml and
+ * served by Bun in the test: test/harness/http-mcp.ts): its tools reach the model, its headers come from config.toml and
  * from DATA/secrets.json, and a server whose secret is missing is never contacted.
  */
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { HOMED, run, tempDir } from "../harness/binary.ts";
 import { startAgentRig } from "../harness/agent-daemon.ts";
 import { poll } from "../harness/poll.ts";
-
-const TOKEN = "Bearer mcp-secret-0123456789";
-
-/** A stateless Streamable HTTP MCP server with one tool, `whoami`, that needs TOKEN. */
-function startHttpMcp() {
-  const seen: { authorization: string | null; client: string | null }[] = [];
-  const server = Bun.serve({
-    port: 0,
-    hostname: "127.0.0.1",
-    async fetch(req) {
-      seen.push({ authorization: req.headers.get("authorization"), client: req.headers.get("x-client") });
-      if (req.headers.get("authorization") !== TOKEN) return new Response("unauthorized", { status: 401 });
-      const mcp = new Server({ name: "http-fixture", version: "1.0.0" }, { capabilities: { tools: {} } });
-      mcp.setRequestHandler(ListToolsRequestSchema, async () => ({
-        tools: [
-          {
-            name: "whoami",
-            description: "Says which client called",
-            inputSchema: { type: "object", properties: { note: { type: "string" } } },
-          },
-        ],
-      }));
-      mcp.setRequestHandler(CallToolRequestSchema, async (r) => ({
-        content: [
-          { type: "text", text: `client=${req.headers.get("x-client")} note=${String(r.params.arguments?.note)}` },
-        ],
-      }));
-      // Stateless: one transport per request, JSON responses.
-      const transport = new WebStandardStreamableHTTPServerTransport({
-        sessionIdGenerator: undefined,
-        enableJsonResponse: true,
-      });
-      await mcp.connect(transport);
-      return await transport.handleRequest(req);
-    },
-  });
-  return {
-    url: `http://127.0.0.1:${server.port}/mcp`,
-    seen,
-    [Symbol.dispose]() {
-      server.stop(true);
-    },
-  };
-}
+import { MCP_TOKEN as TOKEN, startHttpMcp } from "../harness/http-mcp.ts";
 
 describe("mcp plugin over Streamable HTTP", () => {
   test("a url server's tools run, with headers by value and from secrets.json", async () => {

@@ -11,6 +11,10 @@ import { tempDir } from "../harness/binary.ts";
 import { startAgentRig } from "../harness/agent-daemon.ts";
 import { webUrlOf } from "../harness/daemon.ts";
 import { launchBrowser, openPage, shot } from "../harness/browser.ts";
+import { MCP_TOKEN, startHttpMcp } from "../harness/http-mcp.ts";
+import { poll } from "../harness/poll.ts";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -25,6 +29,10 @@ type Messages = { messages: { role: string; content: string }[] };
 describe("settings page", () => {
   test("model picker, key kept across a base URL change, system prompt saved and applied, always allow", async () => {
     using dir = tempDir();
+    using mcp = startHttpMcp();
+    writeFileSync(join(dir.path, "secrets.json"), JSON.stringify({ values: { "fixture-token": MCP_TOKEN } }), {
+      mode: 0o600,
+    });
     await Bun.write(
       `${dir.path}/config.toml`,
       `[[mcp.servers]]\nname = "remote"\nurl = "http://127.0.0.1:9/mcp"\nheader_secrets = { Authorization = "absent" }\n`,
@@ -139,6 +147,31 @@ describe("settings page", () => {
     });
     expect(refused[0]).toBe(404);
     expect(refused[1]).toContain("does not offer the model no-such-model");
+
+    // MCP servers: one added over Streamable HTTP (its key from secrets.json) offers its tools; one removed is gone.
+    await page.goto(`${url}#/settings`);
+    await page.waitForSelector("#settings-form");
+    await page.fill("#mcp-name", "second");
+    await page.fill("#mcp-target", mcp.url);
+    await page.fill("#mcp-secret", "fixture-token");
+    await page.click("#add-server");
+    await page.waitForSelector("#mcp-servers li[data-server='second']");
+    expect(await page.textContent("#settings-msg")).toBe("Applied now: mcp.servers.");
+    await poll(
+      async () => (await rig.status()).tools.map((t) => t.name),
+      (names) => names.includes("second_whoami"),
+      { timeoutMs: 20_000, intervalMs: 50, what: "second_whoami after adding the server" },
+    );
+    await page.click("#mcp-servers li[data-server='remote'] .remove-server");
+    await page.waitForSelector("#mcp-servers li[data-server='remote']", { state: "detached" });
+    await page.locator("#mcp-servers").scrollIntoViewIfNeeded();
+    await shot(page, "settings-mcp");
+    expect(await page.textContent(".source[data-field='mcp_servers']")).toBe("settings.json");
+    await page.fill("#mcp-name", "bad name!");
+    await page.fill("#mcp-target", "true");
+    await page.click("#add-server");
+    await page.waitForSelector("#settings-msg.bad");
+    expect(await page.textContent("#settings-msg")).toContain("1-32 letters, digits or dashes");
     expect(errors).toEqual([]);
   }, 90_000);
 });

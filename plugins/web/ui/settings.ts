@@ -97,21 +97,69 @@ export async function settingsView(): Promise<HTMLElement> {
     }
   };
 
-  const servers = s.mcp_servers.length
-    ? h(
-        "ul",
-        { class: "mcp-servers", id: "mcp-servers" },
-        ...s.mcp_servers.map((m) =>
-          h(
-            "li",
-            {},
-            h("b", {}, m.name),
-            h("span", { class: "tag" }, m.transport),
-            h("code", { class: "mcp-target" }, m.target),
-          ),
-        ),
-      )
-    : h("p", { class: "hint", id: "mcp-servers" }, "No MCP servers.");
+  // MCP servers: listed with a Remove each, and a row to add one; each change is saved at once.
+  const servers = h("ul", { class: "mcp-servers", id: "mcp-servers" });
+  const mcpEdit = async (body: Record<string, unknown>) => {
+    msg.className = "form-msg";
+    try {
+      const r = await api<SaveResult>("/api/settings", body);
+      s = r.settings;
+      paintServers();
+      for (const [field, span] of sourceSpans) span.textContent = s.sources[field] ?? "";
+      msg.textContent = reloadSentence(r.reload);
+      msg.classList.add(r.reload.error ? "bad" : "ok");
+      return true;
+    } catch (err) {
+      msg.textContent = (err as Error).message;
+      msg.classList.add("bad");
+      return false;
+    }
+  };
+  const paintServers = () => {
+    servers.replaceChildren(
+      ...(s.mcp_servers.length
+        ? s.mcp_servers.map((m) =>
+            h(
+              "li",
+              { "data-server": m.name },
+              h("b", {}, m.name),
+              h("span", { class: "tag" }, m.transport),
+              h("code", { class: "mcp-target" }, m.target),
+              h(
+                "button",
+                { type: "button", class: "small remove-server", onclick: () => void mcpEdit({ mcp_remove: m.name }) },
+                "Remove",
+              ),
+            ),
+          )
+        : [h("li", { class: "hint" }, "No MCP servers.")]),
+    );
+  };
+  paintServers();
+  const newName = h("input", { id: "mcp-name", placeholder: "name", autocomplete: "off" });
+  const newTarget = h("input", {
+    id: "mcp-target",
+    placeholder: "https://…/mcp  or  a command with its arguments",
+    autocomplete: "off",
+  });
+  const newSecret = h("input", { id: "mcp-secret", placeholder: "Authorization from secret (name, optional)" });
+  const addServer = async () => {
+    const target = newTarget.value.trim();
+    const add: Record<string, unknown> = { name: newName.value.trim() };
+    if (/^https?:\/\//.test(target)) {
+      add.url = target;
+      if (newSecret.value.trim()) add.header_secrets = { Authorization: newSecret.value.trim() };
+    } else {
+      const [command, ...args] = target.split(/\s+/).filter(Boolean);
+      add.command = command ?? "";
+      add.args = args;
+    }
+    if (await mcpEdit({ mcp_add: add })) {
+      newName.value = "";
+      newTarget.value = "";
+      newSecret.value = "";
+    }
+  };
 
   return h(
     "form",
@@ -145,12 +193,20 @@ export async function settingsView(): Promise<HTMLElement> {
         source("recall_untrusted"),
       ),
     ),
-    h("h3", {}, "MCP servers"),
+    h("h3", {}, "MCP servers ", source("mcp_servers")),
     servers,
+    h(
+      "div",
+      { class: "mcp-add" },
+      newName,
+      newTarget,
+      newSecret,
+      h("button", { type: "button", id: "add-server", onclick: () => void addServer() }, "Add server"),
+    ),
     h(
       "p",
       { class: "hint" },
-      "MCP servers are set in config.toml ([[mcp.servers]], command or url); send the daemon SIGHUP to reconnect them.",
+      'A secret\'s value lives in DATA/secrets.json ("values"), never here. Tools of MCP servers are asked about (exec) unless an approval rule says otherwise.',
     ),
     h("div", { class: "row" }, h("button", { class: "primary", type: "submit", id: "save-settings" }, "Save")),
     msg,
