@@ -88,6 +88,23 @@ describe("settings in the web API", () => {
     expect(existsSync(join(dir.path, "settings.json"))).toBe(false);
   }, 60_000);
 
+  test("the first MCP server added while none ran is named as needing a restart; an unknown one cannot be removed", async () => {
+    using dir = tempDir();
+    await using d = await startDaemon(dir.path);
+    const url = await webUrlOf(d);
+    const res = await fetch(`${url}api/settings`, post({ mcp_add: { name: "later", url: "http://127.0.0.1:9/mcp" } }));
+    expect(res.status).toBe(200);
+    const r = (await res.json()) as {
+      settings: { mcp_servers: { name: string; transport: string; target: string }[] };
+      reload: { applied: string[]; restartNeeded: string[] };
+    };
+    expect(r.settings.mcp_servers).toEqual([{ name: "later", transport: "http", target: "http://127.0.0.1:9/mcp" }]);
+    expect(r.reload).toEqual({ applied: [], restartNeeded: ["mcp.servers"] });
+    const gone = await fetch(`${url}api/settings`, post({ mcp_remove: "nope" }));
+    expect(gone.status).toBe(404);
+    expect(((await gone.json()) as { error: string }).error).toContain("no MCP server named nope");
+  }, 60_000);
+
   test("every settings route needs the login token", async () => {
     using dir = tempDir();
     const token = "correct-horse-battery-staple-42";
