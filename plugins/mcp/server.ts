@@ -110,9 +110,14 @@ export class McpServer {
           description: `[MCP ${this.cfg.name}] ${t.description ?? t.name}`.slice(0, 4000),
           parameters: t.inputSchema as Record<string, unknown>,
           risk: this.cfg.read_only_hint && t.annotations?.readOnlyHint === true ? "read" : this.cfg.risk,
-          run: async (args) => {
+          run: async (args, ctx) => {
             if (!this.client) return { content: `error: MCP server ${this.cfg.name} is not running`, isError: true };
-            const r = await this.client.callTool({ name: t.name, arguments: (args ?? {}) as Record<string, unknown> });
+            // The SDK sends the server notifications/cancelled when the signal fires.
+            const r = await this.client.callTool(
+              { name: t.name, arguments: (args ?? {}) as Record<string, unknown> },
+              undefined,
+              { signal: ctx.signal },
+            );
             const content = Array.isArray(r.content)
               ? contentToText(r.content as ContentItem[])
               : JSON.stringify(r.structuredContent ?? r);

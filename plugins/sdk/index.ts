@@ -20,6 +20,7 @@ import type { StageName, RiskClass, StagePayloads, StageResult } from "../../src
 import type { PluginLogger } from "./log.ts";
 import { PluginConnection } from "./plugin-connection.ts";
 
+export { runProcess, type ProcessResult, type RunProcessOptions } from "./run-process.ts";
 export { PLUGIN_EXIT_CONFIG } from "../../src/protocol/plugin.ts";
 export { EventType } from "../../src/protocol/events.ts";
 export type { BulkRefFrame, HelloResult, PluginLogger };
@@ -31,6 +32,11 @@ export interface ToolContext {
   conv: string;
   /** The call came from input marked untrusted (a group chat, a web page): be careful. */
   untrusted: boolean;
+  /**
+   * Fires when the turn that made this call is stopped (the kernel's `tool/cancel`): stop work,
+   * end processes you started (`runProcess` does that), and return soon — the answer is ignored.
+   */
+  signal: AbortSignal;
 }
 
 export interface ToolOptions<S extends v.GenericSchema> {

@@ -17,6 +17,7 @@ import type { LogLevel } from "../../src/protocol/logfmt.ts";
 import { HelloResult, PLUGIN_PROTOCOL_VERSION, PluginMethod, type BulkRefFrame } from "../../src/protocol/plugin.ts";
 import {
   AgentMethod,
+  CancelToolParams,
   RegisterStagesResult,
   RunToolParams,
   StageRunParams,
@@ -35,6 +36,8 @@ export class PluginConnection implements Plugin {
   private readonly handlers = new Map<string, Handler>();
   private readonly notifyHandlers = new Map<string, (params: unknown) => void>();
   private readonly tools = new Map<string, { input: v.GenericSchema | null; run: ToolRun }>();
+  /** Tool calls running now, by callId, so `tool/cancel` can abort them. */
+  private readonly toolCalls = new Map<string, AbortController>();
   private readonly stageHandlers = new Map<number, (payload: unknown) => unknown>();
   /** stages/register requests whose reply has not been handled yet (see `runStage`). */
   private readonly stageRegistrations = new Set<Promise<unknown>>();
@@ -58,7 +61,10 @@ export class PluginConnection implements Plugin {
       onRequest: (method, params) => this.answer(method, params),
       onNotification: (method, params) => {
         if (method === PluginMethod.Shutdown) void this.exit(0);
-        else if (!this.link.takeNotification(method, params)) this.notifyHandlers.get(method)?.(params);
+        else if (method === AgentMethod.CancelTool) {
+          const p = v.safeParse(CancelToolParams, params);
+          if (p.success) this.toolCalls.get(p.output.callId)?.abort();
+        } else if (!this.link.takeNotification(method, params)) this.notifyHandlers.get(method)?.(params);
       },
     });
     this.link = transport === "shm" ? this.openSegment() : this.inlineLink();
@@ -288,13 +294,17 @@ export class PluginConnection implements Plugin {
       if (!args.success) return { content: `error: invalid arguments: ${describeIssues(args.issues)}`, isError: true };
       input = args.output;
     }
+    const ac = new AbortController();
+    this.toolCalls.set(p.callId, ac);
     try {
-      const r = await t.run(input, { callId: p.callId, conv: p.conv, untrusted: p.untrusted });
+      const r = await t.run(input, { callId: p.callId, conv: p.conv, untrusted: p.untrusted, signal: ac.signal });
       return typeof r === "string"
         ? { content: r, isError: false }
         : { content: r.content, isError: r.isError ?? false };
     } catch (err) {
       return { content: `error: ${(err as Error).message}`, isError: true };
+    } finally {
+      if (this.toolCalls.get(p.callId) === ac) this.toolCalls.delete(p.callId);
     }
   }
 }

@@ -1,6 +1,6 @@
 /** /api: what the web UI uses. Everything it knows comes from the kernel over RPC. */
 import * as v from "valibot";
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import {
   ChannelMethod,
@@ -25,6 +25,7 @@ import type { Plugin } from "../sdk/index.ts";
 import type { ChatHub } from "./chat-hub.ts";
 import { exportJson, exportMarkdown } from "./conversation-export.ts";
 import { readJson } from "./http-util.ts";
+import { LiveTurns } from "./live-turns.ts";
 import { tooManyAttempts, type Security } from "./security.ts";
 
 const ConvId = v.pipe(
@@ -42,12 +43,14 @@ const StreamBody = v.strictObject({ stream: v.string() });
 const SearchQuery = v.object({
   q: v.pipe(v.string("q is required"), v.trim(), v.minLength(1, "q is empty"), v.maxLength(500)),
 });
+const LiveQuery = v.object({ conv: v.pipe(v.string("conv is required"), ConvId) });
 const RenameBody = v.strictObject({ title: v.pipe(v.string(), v.maxLength(200)) });
 const ExportQuery = v.object({ format: v.optional(v.picklist(["md", "json"], "format is md or json"), "md") });
 const LoginBody = v.strictObject({ token: v.pipe(v.string(), v.maxLength(1000)) });
 
 export function apiRoutes(plugin: Plugin, hub: ChatHub, security: Security): Hono {
   const api = new Hono();
+  const live = new LiveTurns(hub);
 
   api.get("/session", async (c) =>
     c.json({ exposed: security.exposed, authenticated: !security.loginRequired || (await security.authenticated(c)) }),
@@ -108,6 +111,8 @@ export function apiRoutes(plugin: Plugin, hub: ChatHub, security: Security): Hon
     return c.json(await plugin.call(ChannelMethod.MemorySearch, { query: q }, v.array(MemoryHit)));
   });
 
+  // A turn belongs to its conversation, not to this response: a page that goes away stops
+  // watching, and the turn runs on (live-turns.ts). Only /api/cancel stops it.
   api.post("/chat", async (c) => {
     const body = await readJson(c, ChatBody);
     let model: string | undefined;
@@ -117,40 +122,17 @@ export function apiRoutes(plugin: Plugin, hub: ChatHub, security: Security): Hon
         return c.json({ error: `the provider does not offer the model ${body.model}` }, 404);
       if (body.model !== m.configured) model = body.model;
     }
-    const stream = crypto.randomUUID();
-    return streamSSE(c, async (sse) => {
-      let finished = false;
-      sse.onAbort(() => {
-        if (!finished) void hub.cancel(stream).catch(() => {});
-      });
-      // Writes are chained and the chain awaited before the stream closes: a write still pending
-      // when the callback returns would be dropped (the final "done" event with it).
-      let chain = Promise.resolve();
-      const send = (e: Record<string, unknown>) => {
-        chain = chain.then(() => sse.writeSSE({ data: JSON.stringify(e) })).catch(() => {});
-      };
-      send({ type: "stream", stream });
-      try {
-        const result = await hub.run(
-          stream,
-          body.conv,
-          body.text,
-          { event: send, approval: (q) => send({ type: "approval", ...q }) },
-          "web",
-          model === undefined ? {} : { model },
-        );
-        send({ type: "done", result });
-      } catch (err) {
-        send({ type: "error", message: (err as Error).message });
-      } finally {
-        finished = true;
-        await chain;
-      }
-    });
+    return watchSse(c, live, live.start(body.conv, body.text, model));
+  });
+  // The conversation's live turn from the start, then as it runs; 204 when none is running.
+  api.get("/chat/live", async (c) => {
+    const { conv } = v.parse(LiveQuery, { conv: c.req.query("conv") });
+    const stream = live.of(conv);
+    return stream ? watchSse(c, live, stream) : c.body(null, 204);
   });
   api.post("/approve", async (c) => {
     const b = await readJson(c, ApproveBody);
-    return hub.answer(b.stream, b.callId, b.approved)
+    return live.answer(b.stream, b.callId, b.approved)
       ? c.json({ ok: true })
       : c.json({ error: "no question is waiting for that answer" }, 404);
   });
@@ -180,4 +162,25 @@ export function apiRoutes(plugin: Plugin, hub: ChatHub, security: Security): Hon
   );
 
   return api;
+}
+
+/** A live turn's events as server-sent events until it ends or the client goes away. */
+function watchSse(c: Context, live: LiveTurns, stream: string): Response {
+  return streamSSE(c, async (sse) => {
+    // Writes are chained and the chain awaited before the stream closes: a write still pending
+    // when the callback returns would be dropped (the final "done" event with it).
+    let chain = Promise.resolve();
+    const w = live.watch(stream, (e) => {
+      chain = chain.then(() => sse.writeSSE({ data: JSON.stringify(e) })).catch(() => {});
+    });
+    let gone = () => {};
+    const away = new Promise<void>((r) => (gone = r));
+    sse.onAbort(() => {
+      w.unwatch();
+      gone();
+    });
+    await Promise.race([w.ended, away]);
+    w.unwatch();
+    await chain;
+  });
 }

@@ -28,6 +28,31 @@ const NOBODY_BY_ORIGIN: Record<ExecutionOrigin, string> = {
   scheduled: "a scheduled job cannot ask anyone",
 };
 
+/** What the model (and the log) is told of a tool stopped with its turn. */
+const CANCELLED = "cancelled: the turn was stopped while this tool ran";
+
+const ABORTED: unique symbol = Symbol("aborted");
+
+/** `work`'s value, or ABORTED as soon as `signal` fires (work keeps going, unobserved). */
+function untilAborted<T>(signal: AbortSignal | undefined, work: Promise<T>): Promise<T | typeof ABORTED> {
+  if (!signal) return work;
+  if (signal.aborted) return Promise.resolve(ABORTED);
+  return new Promise<T | typeof ABORTED>((resolve, reject) => {
+    const onAbort = () => resolve(ABORTED);
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (err) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(err);
+      },
+    );
+  });
+}
+
 export interface ApprovalQuestion {
   tool: string;
   arguments: unknown;
@@ -45,7 +70,8 @@ export interface ExecContext {
   signal?: AbortSignal;
 }
 
-export type ExecStatus = "ok" | "error" | "denied" | "invalid";
+/** "cancelled": the turn was stopped while the tool ran; the plugin was told to stop it. */
+export type ExecStatus = "ok" | "error" | "denied" | "invalid" | "cancelled";
 
 export interface ToolExecution {
   callId: string;
@@ -205,16 +231,25 @@ export class ToolExecutor {
       if (!yes.approved) return out("denied", `denied: ${yes.why}`, args);
     }
 
+    if (ctx.signal?.aborted) return out("cancelled", CANCELLED, args);
     let raw: unknown;
     try {
-      raw = tool.local
-        ? await tool.local.run(args, { conv: ctx.conv, turn: ctx.turn, untrusted: ctx.untrusted })
-        : await this.d.caller.call(
+      const running = tool.local
+        ? tool.local.run(args, { conv: ctx.conv, turn: ctx.turn, untrusted: ctx.untrusted })
+        : this.d.caller.call(
             tool.plugin,
             AgentMethod.RunTool,
             { name: call.name, callId: call.id, arguments: args, conv: ctx.conv, untrusted: ctx.untrusted },
             this.d.toolTimeoutMs,
           );
+      const stopped = await untilAborted(ctx.signal, Promise.resolve(running));
+      if (stopped === ABORTED) {
+        // The turn is not held up by a tool that ignores the request: the plugin is told, and
+        // its answer, when it comes, is not waited for.
+        if (!tool.local) this.d.caller.notify?.(tool.plugin, AgentMethod.CancelTool, { callId: call.id });
+        return out("cancelled", CANCELLED, args);
+      }
+      raw = stopped;
     } catch (err) {
       return out("error", `error: ${call.name} failed: ${(err as Error).message}`, args);
     }

@@ -94,6 +94,7 @@ export class Kernel {
       store,
       caller: {
         call: (plugin, method, params, timeoutMs) => this.supervisor.request(plugin, method, params, timeoutMs),
+        notify: (plugin, method, params) => this.supervisor.process(plugin)?.rpc.notify(method, params),
         isCritical: (plugin) => this.supervisor.isCritical(plugin),
         failClosed: () => this.supervisor.failClosed(),
       },

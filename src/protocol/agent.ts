@@ -26,6 +26,11 @@ export const AgentMethod = {
   /** kernel → plugin */
   RunTool: "tool/run",
   RunStage: "stage/run",
+  /**
+   * kernel → plugin notification: the turn that made call `callId` was stopped. The plugin
+   * should abort the tool (its `ctx.signal` fires); the kernel has stopped waiting for it.
+   */
+  CancelTool: "tool/cancel",
 } as const;
 
 /** Tool names every provider accepts (OpenAI: ^[a-zA-Z0-9_-]{1,64}$). */
@@ -136,6 +141,8 @@ export const RunToolParams = v.strictObject({
   conv: v.string(),
   untrusted: v.boolean(),
 });
+
+export const CancelToolParams = v.object({ callId: v.string() });
 
 export const RunToolResult = v.object({
   content: v.string(),

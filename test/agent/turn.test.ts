@@ -428,11 +428,17 @@ describe("Anthropic Messages", () => {
 });
 
 describe("cancelling while a question is open", () => {
-  test("a browser that goes away while an approval waits ends the turn at once, not at the approval timeout", async () => {
+  test("a browser that goes away while an approval waits leaves the turn waiting; Stop ends it at once, not at the approval timeout", async () => {
     using dir = tempDir();
     await using rig = await startAgentRig(dir.path);
     const url = await webUrlOf(rig.daemon);
     rig.llm.script([{ toolCalls: [{ name: "danger_rm", arguments: '{"path":"/x"}' }] }]);
+    const readUntilApproval = async (res: Response) => {
+      const reader = res.body!.getReader();
+      let seen = "";
+      while (!seen.includes('"type":"approval"')) seen += new TextDecoder().decode((await reader.read()).value);
+      return { reader, seen };
+    };
     const ac = new AbortController();
     const res = await fetch(`${url}api/chat`, {
       method: "POST",
@@ -440,13 +446,24 @@ describe("cancelling while a question is open", () => {
       body: JSON.stringify({ conv: "c1", text: "remove /x" }),
       signal: ac.signal,
     });
-    const reader = res.body!.getReader();
-    let seen = "";
-    while (!seen.includes('"type":"approval"')) seen += new TextDecoder().decode((await reader.read()).value);
-    const t0 = Date.now();
+    await readUntilApproval(res);
     ac.abort();
+    // A page that comes back finds the question still open.
+    const again = await fetch(`${url}api/chat/live?conv=c1`, { headers: { "x-homed": "1" } });
+    expect(again.status).toBe(200);
+    const { reader, seen } = await readUntilApproval(again);
+    expect(rig.daemon.stderr()).not.toMatch(/msg="turn finished".*conv=c1/);
+    const stream = (JSON.parse(seen.split("\n")[0]!.slice(5)) as { stream: string }).stream;
+    const t0 = Date.now();
+    const cancel = await fetch(`${url}api/cancel`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-homed": "1" },
+      body: JSON.stringify({ stream }),
+    });
+    expect(await cancel.json()).toEqual({ cancelled: true });
     await rig.daemon.waitFor(/msg="turn finished".*conv=c1.*stop=cancelled/);
     expect(Date.now() - t0).toBeLessThan(5000);
     expect(rig.seen().some((s) => s.tool)).toBe(false);
+    await reader.cancel();
   });
 });

@@ -6,8 +6,9 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { HOMED, ROOT, run, tempDir } from "../harness/binary.ts";
+import { BUN, HOMED, ROOT, run, tempDir } from "../harness/binary.ts";
 import { startAgentRig } from "../harness/agent-daemon.ts";
+import { webUrlOf } from "../harness/daemon.ts";
 import { poll } from "../harness/poll.ts";
 
 const EVERYTHING = join(ROOT, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
@@ -132,4 +133,35 @@ describe("mcp plugin", () => {
     expect(r.stderr).toContain("mcp.servers");
     expect(r.stderr).toContain("never reach a child");
   });
+  test("Stop during an MCP tool sends the server notifications/cancelled, and the turn ends at once", async () => {
+    using dir = tempDir();
+    const log = join(dir.path, "slow-server.log");
+    const server = join(ROOT, "test/fixtures/mcp/slow-server.ts");
+    await Bun.write(
+      join(dir.path, "config.toml"),
+      `[[mcp.servers]]\nname = "slow"\ncommand = ${JSON.stringify(BUN)}\nargs = [${JSON.stringify(server)}, ${JSON.stringify(log)}]\nrisk = "read"\n`,
+    );
+    await using rig = await startAgentRig(dir.path, { plugin: false });
+    await waitTools(rig, (n) => n.includes("slow_wait"));
+    const url = await webUrlOf(rig.daemon);
+    rig.llm.script([{ toolCalls: [{ name: "slow_wait", arguments: {} }] }]);
+    const res = await fetch(`${url}api/chat`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-homed": "1" },
+      body: JSON.stringify({ conv: "mcp-stop", text: "wait" }),
+    });
+    const first = new TextDecoder().decode((await res.body!.getReader().read()).value);
+    const stream = (JSON.parse(first.split("\n")[0]!.slice(5)) as { stream: string }).stream;
+    const text = () => (Bun.file(log).size ? readFileSync(log, "utf8") : "");
+    await poll(text, (t) => t.includes("started"), { what: "the MCP tool to start" });
+    const t0 = Date.now();
+    await fetch(`${url}api/cancel`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-homed": "1" },
+      body: JSON.stringify({ stream }),
+    });
+    await rig.daemon.waitFor(/msg="turn finished".*conv=mcp-stop.*stop=cancelled/);
+    await poll(text, (t) => t.includes("cancelled"), { what: "the server to be told the call was cancelled" });
+    expect(Date.now() - t0).toBeLessThan(5000);
+  }, 60_000);
 });

@@ -40,6 +40,25 @@ export async function streamChat(
     body: JSON.stringify(body),
     signal,
   });
+  await readEvents(res, onEvent);
+}
+
+/**
+ * Watch the conversation's live turn (what it streamed so far, then the rest) until it ends;
+ * false when no turn of `conv` is running.
+ */
+export async function watchChat(
+  conv: string,
+  onEvent: (e: Record<string, unknown>) => void,
+  signal: AbortSignal,
+): Promise<boolean> {
+  const res = await fetch(`/api/chat/live?conv=${encodeURIComponent(conv)}`, { headers: { "x-homed": "1" }, signal });
+  if (res.status === 204) return false;
+  await readEvents(res, onEvent);
+  return true;
+}
+
+async function readEvents(res: Response, onEvent: (e: Record<string, unknown>) => void): Promise<void> {
   if (!res.ok || !res.body) {
     const data = (await res.json().catch(() => ({}))) as { error?: string };
     if (res.status === 401) onUnauthorized();

@@ -4,7 +4,7 @@
  * after an error; code blocks have their own copy button.
  */
 import { alwaysAllowButton, conversationModel, conversationModelPicker } from "./settings.ts";
-import { api, streamChat } from "./api.ts";
+import { api, streamChat, watchChat } from "./api.ts";
 import { clear, h } from "./dom.ts";
 import { renderMarkdown } from "./markdown.ts";
 
@@ -251,6 +251,7 @@ export class ChatPane {
       this.list.append(h("div", { class: "empty" }, "Ask anything. Tools the agent uses show up here as they run."));
     this.scroll();
     this.input.focus();
+    void this.attach();
   }
 
   private scroll(): void {
@@ -260,8 +261,16 @@ export class ChatPane {
   private async cancel(): Promise<void> {
     const r = this.running;
     if (!r) return;
-    if (r.stream) await api("/api/cancel", { stream: r.stream }).catch(() => {});
-    r.abort.abort();
+    // The page keeps following the turn until the kernel has wound it down, so every card ends
+    // as it really did (a stopped tool says "cancelled"); without a stream id, just stop reading.
+    if (
+      !r.stream ||
+      !(await api("/api/cancel", { stream: r.stream }).then(
+        () => true,
+        () => false,
+      ))
+    )
+      r.abort.abort();
   }
 
   /** Send `resend` (Retry, Edit) or what the composer holds. */
@@ -273,9 +282,33 @@ export class ChatPane {
     const mine = bubble("user", text);
     this.actions(mine, null);
     this.list.append(mine);
+    await this.follow(
+      (conv, onEvent, signal) =>
+        streamChat({ conv, text, ...conversationModel(conv) }, onEvent, signal).then(() => true),
+      text,
+    );
+  }
+
+  /**
+   * Show the conversation's live turn, if one is running (started by an earlier page, another
+   * tab): what the transcript already holds of it is replaced by the turn's own stream.
+   */
+  private async attach(): Promise<void> {
+    if (this.running) return;
+    await this.follow(watchChat, null);
+  }
+
+  /**
+   * Draw a turn's events as they come: `text` is the person's message (for Retry), null when
+   * attaching to a live turn, whose first event says what it was.
+   */
+  private async follow(
+    open: (conv: string, onEvent: (e: Record<string, unknown>) => void, signal: AbortSignal) => Promise<boolean>,
+    sent: string | null,
+  ): Promise<void> {
+    let text = sent ?? "";
     let answer = bubble("assistant", "");
     answer.classList.add("streaming");
-    this.list.append(answer);
     let draft = "";
     const cards = new Map<string, ReturnType<typeof toolCard>>();
     const running = { abort: new AbortController(), stream: null as string | null };
@@ -284,20 +317,36 @@ export class ChatPane {
     this.finished = new Promise((resolve) => {
       settle = resolve;
     });
-    this.send.hidden = true;
-    this.stop.hidden = false;
+    const begin = () => {
+      this.list.append(answer);
+      this.send.hidden = true;
+      this.stop.hidden = false;
+    };
+    if (sent !== null) begin();
     const paint = () => {
       answer.hidden = false;
       (answer.querySelector(".body") as HTMLElement).innerHTML = renderMarkdown(draft);
       this.scroll();
     };
+    let attached = false;
     try {
-      await streamChat(
-        { conv: this.conv, text, ...conversationModel(this.conv) },
+      attached = await open(
+        this.conv,
         (e) => {
           switch (e.type) {
             case "stream":
               running.stream = String(e.stream);
+              if (sent === null) {
+                text = String(e.text);
+                // The log already holds the turn's start (its message, tool calls so far): drop
+                // that copy from the view, the replay that follows draws it again.
+                if (e.started) this.dropFromLast(text);
+                this.list.querySelector(".empty")?.remove();
+                const mine = bubble("user", text);
+                this.actions(mine, null);
+                this.list.append(mine);
+                begin();
+              }
               break;
             case "text-delta":
               draft += String(e.text);
@@ -344,6 +393,10 @@ export class ChatPane {
               this.scroll();
               break;
             }
+            case "approval-answered":
+              // Answered here or on another page.
+              cards.get(String(e.callId))?.result(e.approved ? "approved" : "denied", "");
+              break;
             case "notice":
               this.list.append(h("div", { class: "notice" }, String(e.text)));
               break;
@@ -355,6 +408,8 @@ export class ChatPane {
               };
               draft = r.text;
               paint();
+              // A turn stopped before any text: no empty bubble, just how it ended.
+              if (!r.text) answer.querySelector(".body")?.remove();
               answer.dataset.source = r.text;
               answer.append(h("div", { class: "meta" }, usageText(r.usage, r.stopReason)));
               this.actions(answer, r.stopReason === "error" ? text : null);
@@ -368,6 +423,7 @@ export class ChatPane {
         running.abort.signal,
       );
     } catch (err) {
+      attached = true;
       if (!running.abort.signal.aborted)
         this.list.append(h("div", { class: "notice error" }, (err as Error).message, " ", this.retryButton(text)));
       else this.list.append(h("div", { class: "notice" }, "stopped"));
@@ -379,7 +435,19 @@ export class ChatPane {
       this.send.hidden = false;
       this.stop.hidden = true;
       this.scroll();
-      this.onTurnDone();
+      if (attached) this.onTurnDone();
     }
+    // A conversation's next turn may have been waiting in line behind this one.
+    if (attached) void this.attach();
+  }
+
+  /** Remove the last bubble of the person's `text` and everything after it. */
+  private dropFromLast(text: string): void {
+    const mine = [...this.list.querySelectorAll<HTMLElement>(".msg.user")]
+      .filter((n) => n.dataset.source === text)
+      .at(-1);
+    if (!mine) return;
+    while (mine.nextSibling) mine.nextSibling.remove();
+    mine.remove();
   }
 }

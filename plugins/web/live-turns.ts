@@ -1,0 +1,107 @@
+/**
+ * Web turns that outlive the page. A turn started from the UI belongs to the conversation, not
+ * to the HTTP response that started it: a page that reloads or closes only stops watching, and
+ * the turn runs to its end unless someone presses Stop. Any page may watch a live turn: it is
+ * sent what the turn has streamed so far, then the rest as it comes, and it sees (and may answer)
+ * the approval questions still open.
+ */
+import type { TurnResultView } from "../../src/protocol/control.ts";
+import type { ChatHub } from "./chat-hub.ts";
+
+/** One event as the page reads it (`type` plus fields). */
+export type LiveEvent = Record<string, unknown>;
+
+interface LiveTurn {
+  stream: string;
+  conv: string;
+  text: string;
+  /** Everything sent so far; consecutive text deltas are merged, so a long reply stays one entry. */
+  events: LiveEvent[];
+  watchers: Set<(e: LiveEvent) => void>;
+  ended: Promise<void>;
+}
+
+/** What `watch` returns: stop watching (the turn goes on). */
+export type Unwatch = () => void;
+
+export class LiveTurns {
+  /** Live turns by stream id, oldest first (a conversation's later turns wait in the kernel's queue). */
+  private readonly turns = new Map<string, LiveTurn>();
+
+  constructor(private readonly hub: ChatHub) {}
+
+  /** Start a turn of `conv`; it runs to its end whoever watches. */
+  /** `model`: this conversation's model when it is not the configured one (already checked). */
+  start(conv: string, text: string, model?: string): string {
+    const stream = crypto.randomUUID();
+    let end = () => {};
+    const turn: LiveTurn = {
+      stream,
+      conv,
+      text,
+      events: [],
+      watchers: new Set(),
+      ended: new Promise<void>((r) => (end = r)),
+    };
+    this.turns.set(stream, turn);
+    const push = (e: LiveEvent) => {
+      const last = turn.events.at(-1);
+      if (e.type === "text-delta" && last?.type === "text-delta")
+        turn.events[turn.events.length - 1] = { type: "text-delta", text: `${last.text}${e.text}` };
+      else turn.events.push(e);
+      for (const w of turn.watchers) w(e);
+    };
+    this.hub
+      .run(
+        stream,
+        conv,
+        text,
+        { event: push, approval: (q) => push({ type: "approval", ...q }) },
+        "web",
+        model === undefined ? {} : { model },
+      )
+      .then(
+        (result: TurnResultView) => push({ type: "done", result }),
+        (err: Error) => push({ type: "error", message: err.message }),
+      )
+      .finally(() => {
+        this.turns.delete(stream);
+        turn.watchers.clear();
+        end();
+      });
+    return stream;
+  }
+
+  /** The oldest live turn of `conv`, or null. */
+  of(conv: string): string | null {
+    for (const t of this.turns.values()) if (t.conv === conv) return t.stream;
+    return null;
+  }
+
+  /**
+   * Send `onEvent` the turn's header (`{type: "stream", stream, conv, text, started}`), what it
+   * has streamed so far, and then each new event; resolves when the turn has ended (at once if
+   * it already has). `unwatch` stops the events without touching the turn.
+   */
+  watch(stream: string, onEvent: (e: LiveEvent) => void): { ended: Promise<void>; unwatch: Unwatch } {
+    const t = this.turns.get(stream);
+    if (!t) return { ended: Promise.resolve(), unwatch: () => {} };
+    const started = t.events.some((e) => e.type === "turn-start");
+    onEvent({ type: "stream", stream, conv: t.conv, text: t.text, started });
+    for (const e of t.events) onEvent(e);
+    t.watchers.add(onEvent);
+    return { ended: t.ended, unwatch: () => t.watchers.delete(onEvent) };
+  }
+
+  /** A person's answer, from any page; every page watching is told it was answered. */
+  answer(stream: string, callId: string, approved: boolean): boolean {
+    if (!this.hub.answer(stream, callId, approved)) return false;
+    const t = this.turns.get(stream);
+    if (t) {
+      const e = { type: "approval-answered", callId, approved };
+      t.events.push(e);
+      for (const w of t.watchers) w(e);
+    }
+    return true;
+  }
+}
