@@ -71,22 +71,38 @@ async function streamTurn(url: string, user: string, text: string): Promise<stri
  */
 export async function runLoad(
   daemon: BenchDaemon,
-  opts: { conversations?: number; durationMs: number; tag?: string },
+  opts: {
+    conversations?: number;
+    durationMs: number;
+    tag?: string;
+    /**
+     * How each conversation's turns arrive: "v1" streams them through /v1/chat/completions
+     * (stateless: the request carries the conversation, homed adds only recall); "mixed" sends
+     * every other conversation's turns with chat.send on the control socket instead, the path
+     * that keeps history — pruning, eviction to L2 and cold recall on every turn.
+     */
+    via?: "v1" | "mixed";
+  },
 ): Promise<LoadResult> {
   const n = opts.conversations ?? LOAD_CONVERSATIONS;
   const url = daemon.webUrl();
   const r: LoadResult = { turns: 0, failures: 0, seconds: 0, latencies: [], errors: [] };
   const t0 = performance.now();
   const end = t0 + opts.durationMs;
+  // A few control connections shared by the chat.send conversations (one turn at a time each).
+  const control = opts.via === "mixed" ? await Promise.all(Array.from({ length: n }, () => daemon.connect())) : [];
   const worker = async (i: number) => {
     for (let k = 0; performance.now() < end; k++) {
       const s = performance.now();
       try {
-        const text = await streamTurn(
-          url,
-          `${opts.tag ?? "load"}-${i}`,
-          `turn ${k}: what should I do about ${TOPICS[(i + k) % TOPICS.length]}?`,
-        );
+        const name = `${opts.tag ?? "load"}-${i}`;
+        const input = `turn ${k}: what should I do about ${TOPICS[(i + k) % TOPICS.length]}?`;
+        const text =
+          opts.via === "mixed" && i % 2 === 1
+            ? ((await control[i % control.length]?.peer.request("chat.send", { conv: name, text: input })) as {
+                text: string;
+              }).text
+            : await streamTurn(url, name, input);
         if (!text.includes(EXPECTED))
           throw new Error(`reply without the model's text: ${JSON.stringify(text.slice(0, 120))}`);
         r.turns++;

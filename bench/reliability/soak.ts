@@ -1,6 +1,7 @@
 /**
- * soak.rss_growth_mb: the load of bench/load.ts (20 streaming conversations through
- * /v1/chat/completions, fake model) for ten minutes, with the resident memory of the kernel and,
+ * soak.rss_growth_mb: the load of bench/load.ts (20 conversations, fake model: ten streaming
+ * through /v1/chat/completions, which is stateless, and ten through chat.send on the control
+ * socket, which keeps history) for ten minutes, with the resident memory of the kernel and,
  * separately, of the web plugin sampled every 10 s. Growth = kernel RSS at the end − kernel RSS
  * after the first minute (warm-up). One sample lands anywhere between two garbage collections,
  * which moves it by tens of MiB under load, so each end of the difference is the median of a
@@ -9,8 +10,8 @@
  * The model's context window is 16k tokens, not the default 128k: at ~25 tokens a turn, a 128k
  * window holds ~4,500 turns, which 20 conversations at this rate fill only near the end of the
  * ten minutes — the soak would measure the history filling its window, not what a daemon does
- * once its conversations outgrew it. With 16k they do so within the first minute, and the nine
- * that follow run pruning, eviction to cold memory and cold recall on every turn.
+ * once its conversations outgrew it. With 16k the chat.send conversations do so within the first
+ * minutes, and the rest of the run prunes, evicts to cold memory and recalls on every turn.
  */
 import { BenchDaemon } from "../bench-daemon.ts";
 import { loadModel, runLoad } from "../load.ts";
@@ -42,7 +43,7 @@ export async function benchSoak(opts: SoakOptions = {}): Promise<void> {
       () => void sample().catch((err) => console.error(`soak: sample failed: ${err}`)),
       sampleMs,
     );
-    const r = await runLoad(daemon, { durationMs }).finally(() => clearInterval(timer));
+    const r = await runLoad(daemon, { durationMs, via: "mixed" }).finally(() => clearInterval(timer));
     await sample();
     if (r.failures) console.error(`soak: ${r.failures} failed turns, e.g. ${r.errors.join(" | ")}`);
     const minute = (from: number, to: number) => samples.filter((x) => x.s >= from && x.s < to);

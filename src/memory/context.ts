@@ -15,7 +15,7 @@ import type { Store } from "../store/store.ts";
 import type { Memory } from "./memory.ts";
 import { prune } from "./prune.ts";
 import { cutToTokens, estimateTokens } from "./tokens.ts";
-import { turnMessages, TurnLog, type ContextMessage, type LoggedTurn } from "./turn-log.ts";
+import { TurnLog, type ContextMessage, type EventText, type LoggedTurn } from "./turn-log.ts";
 
 /**
  * A turn counts as relevant to the input — it enters context before recent turns do — when it
@@ -32,7 +32,7 @@ const MAX_SNIPPETS = 3;
 const SNIPPET_OVERHEAD_TOKENS = 8;
 /** The quotes' one system message: this header, then one line per quote. */
 const NOTE_HEADER = "Recalled from earlier in this conversation (cold memory):\n";
-/** What the note costs besides its quotes: the header and a message's framing (as turnMessages counts it). */
+/** What the note costs besides its quotes: the header and a message's framing (as TurnLog.messages counts it). */
 const NOTE_TOKENS = estimateTokens(NOTE_HEADER) + 4;
 /** Below this much room left, no snippet is cut: it would say too little to help. */
 const MIN_SNIPPET_ROOM_TOKENS = 24;
@@ -91,8 +91,11 @@ export interface ContextRequest {
 
 /** Event scores of one assembly; a turn scores as its best event. */
 type Scores = Map<number, number>;
-const turnScore = (t: LoggedTurn, scores: Scores | null) => Math.max(0, ...t.events.map((id) => scores?.get(id) ?? 0));
-const cost = (t: LoggedTurn) => turnMessages(t).cost;
+function turnScore(t: LoggedTurn, scores: Scores | null): number {
+  let best = 0;
+  for (const id of t.events) best = Math.max(best, scores?.get(id) ?? 0);
+  return best;
+}
 
 interface Snippet {
   role: string;
@@ -102,7 +105,8 @@ interface Snippet {
 }
 
 export class ConversationContext {
-  private readonly log: TurnLog;
+  /** The conversations' turns as memory holds them (what is parsed, what is cold). */
+  readonly log: TurnLog;
 
   constructor(
     private readonly store: Store,
@@ -129,7 +133,7 @@ export class ConversationContext {
     const past = this.log
       .turns(req.conv)
       .filter((t) => t.id !== req.excludeTurn && (t.events[0] ?? Number.POSITIVE_INFINITY) > forgotten);
-    const total = past.reduce((n, t) => n + cost(t), 0);
+    const total = past.reduce((n, t) => n + this.log.cost(t), 0);
     if (total <= req.budgetTokens) {
       // Everything fits (the usual case with a large window): nothing is scored.
       const cold = past.filter((t) => t.layer === 2);
@@ -160,7 +164,7 @@ export class ConversationContext {
     const score = (i: number) => turnScores[i] as number;
     let snippets: Snippet[] = [];
     const r = prune(
-      past.map((t, i) => ({ id: i, tokens: cost(t) })),
+      past.map((t, i) => ({ id: i, tokens: this.log.cost(t) })),
       req.budgetTokens,
       this.pinnedRecent,
       score,
@@ -173,6 +177,7 @@ export class ConversationContext {
             left.relevantLeftOut.map((i) => past[i] as LoggedTurn),
             scores,
             req.budgetTokens - left.usedTokens - NOTE_TOKENS,
+            (t, id) => this.log.text(t, id),
           );
           if (snippets.length === 0) return 0;
           return snippets.reduce((n, x) => n + estimateTokens(x.text) + SNIPPET_OVERHEAD_TOKENS, NOTE_TOKENS);
@@ -220,7 +225,7 @@ export class ConversationContext {
     const out: ContextEntry[] = [];
     for (const t of turns) {
       const it = item(t);
-      for (const message of turnMessages(t).msgs) out.push({ message, item: it });
+      for (const message of this.log.messages(t).msgs) out.push({ message, item: it });
     }
     return out;
   }
@@ -243,15 +248,34 @@ function normalised(scores: Scores): Scores {
 /**
  * The best-matching event of each of `turns` (relevant, but too large to come back whole), best
  * first, cut to `room`: at most MAX_SNIPPETS, none when less than MIN_SNIPPET_ROOM_TOKENS is left.
+ * Texts are read (`textOf`, from the log for a cold turn) only for the events quoted.
  */
-function quote(turns: readonly LoggedTurn[], scores: Scores | null, room: number): Snippet[] {
+function quote(
+  turns: readonly LoggedTurn[],
+  scores: Scores | null,
+  room: number,
+  textOf: (t: LoggedTurn, id: number) => EventText | undefined,
+): Snippet[] {
   if (!scores || turns.length === 0) return [];
-  const best: Snippet[] = [];
+  // A turn's best event with a text: by score, the earliest of equals (events without a text,
+  // such as a failed model output, are passed over for the next best).
+  const bestOf = (t: LoggedTurn): Snippet | null => {
+    const ranked = t.events
+      .map((id) => ({ id, s: scores.get(id) ?? 0 }))
+      .filter((x) => x.s > 0)
+      .sort((a, b) => b.s - a.s || a.id - b.id);
+    for (const x of ranked) {
+      const ev = textOf(t, x.id);
+      if (ev) return { role: ev.role, text: ev.text, score: x.s, id: x.id };
+    }
+    return null;
+  };
+  const best: { t: LoggedTurn; id: number; score: number }[] = [];
   for (const t of turns) {
-    let top: Snippet | null = null;
-    for (const [id, ev] of t.texts) {
+    let top: { t: LoggedTurn; id: number; score: number } | null = null;
+    for (const id of t.events) {
       const s = scores.get(id) ?? 0;
-      if (s > 0 && (!top || s > top.score)) top = { role: ev.role, text: ev.text, score: s, id };
+      if (s > 0 && (!top || s > top.score)) top = { t, id, score: s };
     }
     if (top) best.push(top);
   }
@@ -259,9 +283,11 @@ function quote(turns: readonly LoggedTurn[], scores: Scores | null, room: number
   const out: Snippet[] = [];
   for (const x of best) {
     if (room < MIN_SNIPPET_ROOM_TOKENS || out.length === MAX_SNIPPETS) break;
-    const text = cutToTokens(x.text, room - SNIPPET_OVERHEAD_TOKENS);
+    const top = bestOf(x.t);
+    if (!top) continue;
+    const text = cutToTokens(top.text, room - SNIPPET_OVERHEAD_TOKENS);
     if (!text) continue;
-    out.push({ ...x, text: text.length < x.text.length ? `${text}…` : text });
+    out.push({ ...top, text: text.length < top.text.length ? `${text}…` : text });
     room -= estimateTokens(text) + SNIPPET_OVERHEAD_TOKENS;
   }
   return out;

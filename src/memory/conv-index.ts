@@ -5,10 +5,30 @@
  * collection, with its own document frequencies — so scoring never looks at another one.
  */
 
-/** Events that hold a term, and how often each holds it; `docs` ascending. */
-export interface Postings {
-  docs: number[];
-  tfs: number[];
+/**
+ * Events that hold a term, and how often each holds it: (document, count) pairs in one typed
+ * array, documents ascending. Typed, because an index holds a posting for every word of every
+ * event of its conversation: a pair costs 8 bytes here, 16 in two number arrays.
+ */
+export class Postings {
+  /** How many documents hold the term. */
+  n = 0;
+  /** Document at `2i`, its count at `2i + 1`, for i < n; the rest is room to grow. */
+  pairs = new Int32Array(2);
+
+  add(doc: number, tf: number): void {
+    if (2 * this.n + 2 > this.pairs.length) this.pairs = grown(this.pairs, 2 * this.n + 2);
+    this.pairs[2 * this.n] = doc;
+    this.pairs[2 * this.n + 1] = tf;
+    this.n++;
+  }
+}
+
+/** `a` copied into one twice as large (at least `need`). */
+function grown<T extends Int32Array | Float64Array | Uint8Array>(a: T, need: number): T {
+  const b = new (a.constructor as new (n: number) => T)(Math.max(need, a.length * 2));
+  b.set(a);
+  return b;
 }
 
 /** What an event brings to the index. */
@@ -27,25 +47,33 @@ export interface IndexedEvent {
 function post(map: Map<string, Postings>, term: string, doc: number, tf: number): void {
   let p = map.get(term);
   if (!p) {
-    p = { docs: [], tfs: [] };
+    p = new Postings();
     map.set(term, p);
   }
-  p.docs.push(doc);
-  p.tfs.push(tf);
+  p.add(doc, tf);
 }
 
+/**
+ * The per-document columns are typed arrays with room to grow: entries at and past `size` are
+ * not documents (readers loop to `size`).
+ */
 export class ConvIndex {
+  /** How many documents (events) the index holds. */
+  size = 0;
+  /** Postings held, all terms together (what the cache that keeps indexes counts). */
+  postings = 0;
   /** Event ids, ascending; a document is an index into this. */
-  readonly ids: number[] = [];
+  ids = new Float64Array(16);
   /** Words per document (for BM25's length normalisation). */
-  readonly lens: number[] = [];
+  lens = new Int32Array(16);
   /** Session ordinal per document (a new one whenever the key changes; -1 when unknown). */
-  readonly sessions: number[] = [];
-  readonly times: number[] = [];
+  sessions = new Int32Array(16);
+  /** Epoch milliseconds per document (NaN when unknown). */
+  times = new Float64Array(16);
   /** 1 when a document and the next are adjacent turns of one exchange (see adjacent), else 0. */
-  readonly linkNext: number[] = [];
+  linkNext = new Uint8Array(16);
   /** Speaker ordinal per document (-1 when unknown). */
-  readonly speakerOf: number[] = [];
+  speakerOf = new Int32Array(16);
   private readonly speakerIds = new Map<string, number>();
   readonly words = new Map<string, Postings>();
   readonly concepts = new Map<string, Postings>();
@@ -59,40 +87,44 @@ export class ConvIndex {
     readonly minId: number,
   ) {}
 
-  get size(): number {
-    return this.ids.length;
-  }
-
   get lastId(): number {
-    return this.ids[this.ids.length - 1] ?? 0;
+    return this.size ? (this.ids[this.size - 1] as number) : 0;
   }
 
   get avgLen(): number {
-    return this.ids.length ? Math.max(this.totalLen / this.ids.length, 1) : 1;
+    return this.size ? Math.max(this.totalLen / this.size, 1) : 1;
   }
 
   /** Append an event (ids only grow; an id at or below the last is ignored). */
   add(e: IndexedEvent): void {
     if (e.id < this.minId || e.id <= this.lastId) return;
-    const doc = this.ids.length;
-    this.ids.push(e.id);
-    this.lens.push(e.words.length);
+    const doc = this.size;
+    if (doc === this.ids.length) {
+      this.ids = grown(this.ids, doc + 1);
+      this.lens = grown(this.lens, doc + 1);
+      this.sessions = grown(this.sessions, doc + 1);
+      this.times = grown(this.times, doc + 1);
+      this.linkNext = grown(this.linkNext, doc + 1);
+      this.speakerOf = grown(this.speakerOf, doc + 1);
+    }
+    this.size++;
+    this.ids[doc] = e.id;
+    this.lens[doc] = e.words.length;
     this.totalLen += e.words.length;
-    if (e.session === null) this.sessions.push(-1);
+    if (e.session === null) this.sessions[doc] = -1;
     else {
       if (e.session !== this.lastSessionKey || this.sessionCount === 0) this.sessionCount++;
       this.lastSessionKey = e.session;
-      this.sessions.push(this.sessionCount - 1);
+      this.sessions[doc] = this.sessionCount - 1;
     }
-    this.times.push(e.time ?? Number.NaN);
+    this.times[doc] = e.time ?? Number.NaN;
     const who = e.speaker.join(" ");
     let sp = who ? this.speakerIds.get(who) : -1;
     if (sp === undefined) {
       sp = this.speakerIds.size;
       this.speakerIds.set(who, sp);
     }
-    this.speakerOf.push(sp);
-    this.linkNext.push(0);
+    this.speakerOf[doc] = sp;
     if (doc > 0 && this.sessions[doc - 1] === this.sessions[doc]) {
       const prev = this.speakerOf[doc - 1] as number;
       this.linkNext[doc - 1] = prev >= 0 && sp >= 0 && prev !== sp ? 1 : 0;
@@ -100,10 +132,38 @@ export class ConvIndex {
     const counts = new Map<string, number>();
     for (const w of e.words) counts.set(w, (counts.get(w) ?? 0) + 1);
     for (const [t, c] of counts) post(this.words, t, doc, c);
+    this.postings += counts.size;
 
-    const cs = new Set(e.concepts);
-    for (const t of cs) if (!counts.has(t)) post(this.concepts, t, doc, 1);
-    for (const t of new Set(e.speaker)) post(this.speakers, t, doc, 1);
+    for (const t of new Set(e.concepts))
+      if (!counts.has(t)) {
+        post(this.concepts, t, doc, 1);
+        this.postings++;
+      }
+    for (const t of new Set(e.speaker)) {
+      post(this.speakers, t, doc, 1);
+      this.postings++;
+    }
+  }
+
+  private scoreA = new Float64Array(0);
+  private scoreB = new Float64Array(0);
+
+  /**
+   * Two zeroed buffers of a score per document, the same memory on every query of this index:
+   * a conversation that outgrew its context is scored on every turn (pruning, then cold recall),
+   * and fresh arrays of its length each time were garbage that grew with the conversation. Valid
+   * until the next call; scoring is synchronous and hands out numbers, never the buffers.
+   */
+  scoreBuffers(): [Float64Array, Float64Array] {
+    if (this.scoreA.length < this.size) {
+      this.scoreA = new Float64Array(this.ids.length);
+      this.scoreB = new Float64Array(this.ids.length);
+    }
+    const a = this.scoreA.subarray(0, this.size);
+    const b = this.scoreB.subarray(0, this.size);
+    a.fill(0);
+    b.fill(0);
+    return [a, b];
   }
 
   /**
@@ -119,7 +179,7 @@ export class ConvIndex {
 
   /** BM25's inverse document frequency of a term held by `df` of this conversation's events. */
   idf(df: number): number {
-    const n = this.ids.length;
+    const n = this.size;
     return Math.log(1 + (n - df + 0.5) / (df + 0.5));
   }
 }

@@ -3,7 +3,9 @@
  * they stand for, its speaker, session and time are kept in `event_terms` (one row per event,
  * the derived data a restart reloads) and in an in-memory index per conversation
  * (src/memory/conv-index.ts) that scoring reads. A conversation is loaded on its first query and
- * then extended as events are added, so a query over 100k events reads nothing from disk.
+ * then extended as events are added, so a query over 100k events reads nothing from disk. What
+ * stays loaded is bounded by conversations and by postings (CACHED_POSTINGS), least recently
+ * queried dropped first.
  */
 import type { Database } from "bun:sqlite";
 import type { Tokenizer } from "../embed/tokenizer.ts";
@@ -39,6 +41,13 @@ interface StoredTerms {
 
 /** Conversations kept in memory at once (least recently queried dropped first). */
 const CACHED_CONVERSATIONS = 64;
+/**
+ * Postings the cached conversations may hold together before the least recently queried are
+ * dropped (the one being queried stays, however large): ~8 bytes each in pairs with room to
+ * grow, so at most ~64 MiB of postings whatever the conversations' length. A 100k-event
+ * conversation holds ~1.5M; the soak's 20 busy conversations ~1.5M after ten minutes together.
+ */
+export const CACHED_POSTINGS = 4_000_000;
 
 export class LexicalIndex {
   private readonly convs = new Map<string, ConvIndex>();
@@ -47,6 +56,8 @@ export class LexicalIndex {
   constructor(
     private readonly db: Database,
     private readonly tokenizer: Tokenizer,
+    /** See CACHED_POSTINGS (tests set a small one). */
+    private readonly maxPostings = CACHED_POSTINGS,
   ) {
     this.insert = db.query("INSERT OR REPLACE INTO event_terms (event_id, conv, tokens, terms) VALUES (?, ?, ?, ?)");
     const format = db.query<{ value: string }, []>("SELECT value FROM meta WHERE key = 'lexical_format'").get()?.value;
@@ -136,14 +147,32 @@ export class LexicalIndex {
     let c = this.convs.get(conv);
     if (c) this.convs.delete(conv);
     if (!c || c.minId !== minId) c = new ConvIndex(minId);
-    this.convs.set(conv, c);
-    if (this.convs.size > CACHED_CONVERSATIONS) this.convs.delete(this.convs.keys().next().value as string);
+    this.convs.set(conv, c); // most recently queried last
     const rows = this.db
       .query<{ event_id: number; terms: string }, [string, number]>(
         "SELECT event_id, terms FROM event_terms WHERE conv = ? AND event_id >= ? ORDER BY event_id",
       )
       .all(conv, Math.max(minId, c.lastId + 1));
     for (const r of rows) c.add(this.indexed(r.event_id, JSON.parse(r.terms) as StoredTerms));
+    this.evict(c);
     return c;
+  }
+
+  /** Drop the least recently queried conversations beyond the cache's bounds, never `keep`. */
+  private evict(keep: ConvIndex): void {
+    let postings = 0;
+    for (const c of this.convs.values()) postings += c.postings;
+    for (const [name, c] of this.convs) {
+      if (c === keep || (this.convs.size <= CACHED_CONVERSATIONS && postings <= this.maxPostings)) break;
+      this.convs.delete(name);
+      postings -= c.postings;
+    }
+  }
+
+  /** Postings held by the cached conversations, all together (status, tests). */
+  get cachedPostings(): number {
+    let n = 0;
+    for (const c of this.convs.values()) n += c.postings;
+    return n;
   }
 }

@@ -7,12 +7,41 @@
 import type { Store } from "../store/store.ts";
 import type { Tokenizer } from "../embed/tokenizer.ts";
 import { LexicalIndex } from "./lexical-index.ts";
-import { rankEvents } from "./relevance.ts";
+import { rankEvents, type IdSet } from "./relevance.ts";
 import type { DenseIndex } from "./dense-index.ts";
 import { PersonIndex } from "./person-index.ts";
 import type { RecallScope } from "./recall-scope.ts";
 
 export { eventText } from "./event-text.ts";
+
+/**
+ * Membership in `ids` by binary search, for ranking among a conversation's L1 or L2 events on
+ * every turn: a Set of them cost ~40 bytes an id per query, garbage that grew with the
+ * conversation and kept the daemon's heap high under load. `ids` are used as they are when
+ * ascending (a conversation's turns in order), else a sorted copy.
+ */
+export function sortedIds(ids: readonly number[]): IdSet {
+  let sorted: ArrayLike<number> = ids;
+  for (let i = 1; i < ids.length; i++)
+    if ((ids[i] as number) < (ids[i - 1] as number)) {
+      sorted = Float64Array.from(ids).sort();
+      break;
+    }
+  return {
+    has(id: number): boolean {
+      let lo = 0;
+      let hi = sorted.length - 1;
+      while (lo <= hi) {
+        const mid = (lo + hi) >> 1;
+        const x = sorted[mid] as number;
+        if (x === id) return true;
+        if (x < id) lo = mid + 1;
+        else hi = mid - 1;
+      }
+      return false;
+    },
+  };
+}
 
 export class Memory {
   readonly index: LexicalIndex;
@@ -42,18 +71,25 @@ export class Memory {
 
   /** Relevance of each of `ids` to `text` (0 for those that share nothing with it). */
   score(conv: string, text: string, ids: readonly number[]): Map<number, number> {
-    const wanted = new Set(ids);
     const out = new Map<number, number>();
     const dense = this.dense?.cosines(conv, text, ids) ?? null;
-    for (const s of rankEvents(this.index, conv, text, { ids, dense, time: Date.now() }))
-      if (wanted.has(s.id)) out.set(s.id, s.score);
+    // Only `ids` compete, so the ranking makes no entry for the rest of the conversation (the
+    // scores are normalised by the whole conversation's best either way).
+    for (const s of rankEvents(this.index, conv, text, { ids, dense, time: Date.now(), among: sortedIds(ids) }))
+      out.set(s.id, s.score);
     return out;
   }
 
   /** Peek: the L2 events of `ids` that best match `text`, best first; nothing moves. */
   peekCold(conv: string, text: string, l2Ids: readonly number[], k: number): { id: number; score: number }[] {
     const dense = this.dense?.cosines(conv, text, l2Ids) ?? null;
-    return rankEvents(this.index, conv, text, { ids: l2Ids, dense, time: Date.now(), among: new Set(l2Ids), limit: k });
+    return rankEvents(this.index, conv, text, {
+      ids: l2Ids,
+      dense,
+      time: Date.now(),
+      among: sortedIds(l2Ids),
+      limit: k,
+    });
   }
 
   /**
@@ -74,11 +110,11 @@ export class Memory {
       const among = accept ? { has: (id: number) => accept(id, conv) } : undefined;
       return rankEvents(this.index, conv, text, { ids: [], time, limit, among }).map((s) => ({ ...s, conv }));
     }
-    const { index, sources } = this.person.scope(scope.includeUntrusted);
-    const among = accept ? { has: (id: number) => accept(id, sources.get(id)?.conv ?? "") } : undefined;
+    const { index, convOf } = this.person.scope(scope.includeUntrusted);
+    const among = accept ? { has: (id: number) => accept(id, convOf(id) ?? "") } : undefined;
     return rankEvents(this.index, "", text, { ids: [], time, limit, among, index }).map((s) => ({
       ...s,
-      conv: sources.get(s.id)?.conv ?? "",
+      conv: convOf(s.id) ?? "",
     }));
   }
 

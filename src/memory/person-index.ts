@@ -17,17 +17,25 @@ import type { Database } from "bun:sqlite";
 import { ConvIndex } from "./conv-index.ts";
 import type { LexicalIndex } from "./lexical-index.ts";
 
-/** Where an event of the person-wide index came from. */
-export interface EventSource {
-  conv: string;
-  untrusted: boolean;
-}
-
 interface Scope {
   index: ConvIndex;
-  sources: Map<number, EventSource>;
+  /**
+   * The conversation of each document, as an ordinal into `convs`: 4 bytes an event, where a
+   * Map entry and a small object per event cost ~25 times that in an index that holds every
+   * event of the data dir.
+   */
+  convOfDoc: Int32Array;
+  convs: string[];
+  convIds: Map<string, number>;
   /** The last event id read from the log (indexed or not). */
   lastSeen: number;
+}
+
+/** What a scope offers: its index, and the conversation of each of its events. */
+export interface PersonScope {
+  index: ConvIndex;
+  /** The conversation an event of the index is from; undefined for an event not in it. */
+  convOf(id: number): string | undefined;
 }
 
 export class PersonIndex {
@@ -45,19 +53,47 @@ export class PersonIndex {
   }
 
   /** The index over the person's trusted events (and untrusted ones too, with `includeUntrusted`), up to date. */
-  scope(includeUntrusted: boolean): { index: ConvIndex; sources: ReadonlyMap<number, EventSource> } {
+  scope(includeUntrusted: boolean): PersonScope {
     let s = this.scopes.get(includeUntrusted);
     if (!s) {
-      s = { index: new ConvIndex(0), sources: new Map(), lastSeen: 0 };
+      s = { index: new ConvIndex(0), convOfDoc: new Int32Array(16), convs: [], convIds: new Map(), lastSeen: 0 };
       this.scopes.set(includeUntrusted, s);
     }
     for (const r of this.after.all(s.lastSeen)) {
       s.lastSeen = r.event_id;
-      const untrusted = r.untrusted === 1;
-      if (untrusted && !includeUntrusted) continue;
+      if (r.untrusted === 1 && !includeUntrusted) continue;
+      const before = s.index.size;
       s.index.add(this.lexical.fromStored(r.event_id, r.terms));
-      s.sources.set(r.event_id, { conv: r.conv, untrusted });
+      if (s.index.size === before) continue;
+      let c = s.convIds.get(r.conv);
+      if (c === undefined) {
+        c = s.convs.length;
+        s.convs.push(r.conv);
+        s.convIds.set(r.conv, c);
+      }
+      if (before === s.convOfDoc.length) {
+        const grown = new Int32Array(s.convOfDoc.length * 2);
+        grown.set(s.convOfDoc);
+        s.convOfDoc = grown;
+      }
+      s.convOfDoc[before] = c;
     }
-    return s;
+    const { index, convOfDoc, convs } = s;
+    return {
+      index,
+      convOf(id: number): string | undefined {
+        // Documents are in ascending id order: binary search, nothing allocated per lookup.
+        let lo = 0;
+        let hi = index.size - 1;
+        while (lo <= hi) {
+          const mid = (lo + hi) >> 1;
+          const x = index.ids[mid] as number;
+          if (x === id) return convs[convOfDoc[mid] as number];
+          if (x < id) lo = mid + 1;
+          else hi = mid - 1;
+        }
+        return undefined;
+      },
+    };
   }
 }

@@ -89,6 +89,11 @@ export const DEFAULT_PARAMS: LexicalParams = {
   timeFloor: 0.2,
 };
 
+/** Membership of event ids (a Set, or a lookup in sorted ids that allocates nothing). */
+export interface IdSet {
+  has(id: number): boolean;
+}
+
 export interface RankOptions {
   /** Only events with id >= minId (a conversation's current generation). */
   minId?: number;
@@ -99,7 +104,7 @@ export interface RankOptions {
   /** Only the best `limit` (all when absent): a cold query needs a few, pruning needs every score. */
   limit?: number;
   /** Only these event ids compete (cold recall ranks the events in L2; cross-conversation recall, other conversations'). */
-  among?: { has(id: number): boolean };
+  among?: IdSet;
   /** Rank this index instead of `conv`'s own (a person-wide index: src/memory/person-index.ts). */
   index?: ConvIndex;
   /** When the query is asked, epoch milliseconds (for "last week"); unknown: no time-awareness. */
@@ -124,10 +129,10 @@ function accumulate(
   into: Float64Array,
 ): void {
   const avg = ci.avgLen;
-  const { docs, tfs } = p;
-  for (let i = 0; i < docs.length; i++) {
-    const d = docs[i] as number;
-    const tf = tfs[i] as number;
+  const { pairs, n } = p;
+  for (let i = 0; i < 2 * n; i += 2) {
+    const d = pairs[i] as number;
+    const tf = pairs[i + 1] as number;
     into[d] =
       (into[d] as number) + (weight * idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * (ci.lens[d] as number)) / avg));
   }
@@ -152,11 +157,11 @@ function sessionScores(ci: ConvIndex, terms: readonly string[], k1: number, b: n
     if (!p) continue;
     tf.fill(0);
     const touched: number[] = [];
-    for (let i = 0; i < p.docs.length; i++) {
-      const s = ci.sessions[p.docs[i] as number] as number;
+    for (let i = 0; i < 2 * p.n; i += 2) {
+      const s = ci.sessions[p.pairs[i] as number] as number;
       if (s < 0) continue;
       if (tf[s] === 0) touched.push(s);
-      tf[s] = (tf[s] as number) + (p.tfs[i] as number);
+      tf[s] = (tf[s] as number) + (p.pairs[i + 1] as number);
     }
     const idf = Math.log(1 + (n - touched.length + 0.5) / (touched.length + 0.5));
     for (const s of touched) {
@@ -167,7 +172,10 @@ function sessionScores(ci: ConvIndex, terms: readonly string[], k1: number, b: n
   return out;
 }
 
-/** Lexical scores of every document of `ci` (0 for those that share nothing with the query). */
+/**
+ * Lexical scores of every document of `ci` (0 for those that share nothing with the query), in
+ * one of `ci`'s score buffers: valid until the next query on `ci`.
+ */
 export function lexicalScores(
   ci: ConvIndex,
   words: readonly string[],
@@ -175,36 +183,37 @@ export function lexicalScores(
   p: LexicalParams,
 ): Float64Array {
   const n = ci.size;
-  const turn = new Float64Array(n);
+  const [turn, spare] = ci.scoreBuffers();
   const terms = [...new Set(words)];
   for (const t of terms) {
     const w = ci.words.get(t);
-    if (w) accumulate(ci, w, ci.idf(w.docs.length), 1, p.k1, p.b, turn);
+    if (w) accumulate(ci, w, ci.idf(w.n), 1, p.k1, p.b, turn);
     if (p.speaker > 0) {
       const s = ci.speakers.get(t);
-      if (s) accumulate(ci, s, ci.idf(s.docs.length), p.speaker, p.k1, 0, turn);
+      if (s) accumulate(ci, s, ci.idf(s.n), p.speaker, p.k1, 0, turn);
     }
     if (p.concepts > 0) {
       // A turn that says what the query word stands for ("surgeon" for "doctor").
       const c = ci.concepts.get(t);
-      if (c) accumulate(ci, c, ci.idf(c.docs.length), p.concepts, p.k1, p.b, turn);
+      if (c) accumulate(ci, c, ci.idf(c.n), p.concepts, p.k1, p.b, turn);
     }
   }
   if (p.concepts > 0) {
     // A turn whose word is one of the query's concepts ("physician" for "doctor").
     for (const c of new Set(concepts)) {
       const w = ci.words.get(c);
-      if (w) accumulate(ci, w, ci.idf(w.docs.length), p.concepts, p.k1, p.b, turn);
+      if (w) accumulate(ci, w, ci.idf(w.n), p.concepts, p.k1, p.b, turn);
       // Both sides stand for the same concept (城市 and 杭州 both for "city").
       const cc = p.sharedConcepts > 0 ? ci.concepts.get(c) : undefined;
-      if (cc) accumulate(ci, cc, ci.idf(cc.docs.length), p.sharedConcepts, p.k1, p.b, turn);
+      if (cc) accumulate(ci, cc, ci.idf(cc.n), p.sharedConcepts, p.k1, p.b, turn);
     }
   }
   let out = turn;
   if (p.neighbours > 0) {
     // Each matching turn lends a share of its score to the turns adjacent to it; the share is
     // the receiver's (a short reply takes more).
-    out = turn.slice();
+    out = spare;
+    out.set(turn);
     const share = (d: number) =>
       p.neighbourLen > 0 ? (p.neighbours * p.neighbourLen) / (p.neighbourLen + (ci.lens[d] as number)) : p.neighbours;
     const link = ci.linkNext;
@@ -303,7 +312,7 @@ function best(
   ci: ConvIndex,
   scores: Float64Array,
   max: number,
-  among: { has(id: number): boolean } | undefined,
+  among: IdSet | undefined,
   limit: number | undefined,
 ): Scored[] {
   const out: Scored[] = [];

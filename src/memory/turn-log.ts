@@ -3,9 +3,12 @@
  * is a turn — never half a turn, since a tool result without the call that asked for it is an
  * error for every provider.
  *
- * `TurnLog` keeps each recent conversation's turns parsed in memory and reads only the events
- * appended since its last look, so a turn's cost does not grow with the conversation's past (the
- * log stays the source of truth; the cache can always be rebuilt). A turn's layer is written in
+ * `TurnLog` keeps each recent conversation's turns in memory and reads only the events appended
+ * since its last look, so a turn's cost does not grow with the conversation's past (the log
+ * stays the source of truth; the cache can always be rebuilt). Only turns in context (L1) keep
+ * what they say parsed; a cold turn (L2) keeps its event ids and token cost, and its messages
+ * and texts are read back from the log when it is recalled or quoted — so what a conversation
+ * holds parsed is bounded by its context budget, not by its length. A turn's layer is written in
  * one place, `moveTurns`, which changes the cached turn and `event_state` together.
  */
 import { MAX_TOOL_OUTPUT_CHARS, readEventBody, type EventBody } from "../protocol/event-bodies.ts";
@@ -21,13 +24,16 @@ export type ContextMessage =
   | { role: "assistant"; content: string; toolCalls?: ToolCallMessage[] }
   | { role: "tool"; toolCallId: string; name: string; content: string; isError?: boolean };
 
-export interface LoggedTurn {
-  id: string;
-  /** Event ids of the turn, in order. */
-  events: number[];
+/** What one event of a turn says, as a recall snippet quotes it. */
+export interface EventText {
+  role: string;
+  text: string;
+}
+
+/** What a turn says, parsed from its events. */
+interface TurnContent {
   /** Each event's text, by id (what a recall snippet quotes). */
-  texts: Map<number, { role: string; text: string }>;
-  layer: 1 | 2;
+  texts: Map<number, EventText>;
   /** Messages as the events gave them, before unanswered tool calls are dropped. */
   raw: ContextMessage[];
   /** A model output of the turn survived (else the reply stands in for the model's answer). */
@@ -47,40 +53,43 @@ export interface LoggedTurn {
   final: { msgs: ContextMessage[]; cost: number } | null;
 }
 
+export interface LoggedTurn {
+  readonly id: string;
+  /** Event ids of the turn, in order. */
+  readonly events: number[];
+  layer: 1 | 2;
+  /** What the turn says; null while it is cold (read back from the log on demand). */
+  content: TurnContent | null;
+  /** Estimated tokens of its messages, kept when the content is dropped. */
+  cost: number | null;
+}
+
 interface LoggedConversation {
   lastId: number;
-  order: string[];
+  /** Its turns in order (handed out as is: no copy of a long conversation on every turn). */
+  list: LoggedTurn[];
   turns: Map<string, LoggedTurn>;
 }
 
-/** Conversations kept parsed in memory; the least recently used beyond this are dropped. */
+/** Conversations kept in memory; the least recently used beyond this are dropped. */
 const MAX_CACHED_CONVERSATIONS = 32;
 
-function addEvent(c: LoggedConversation, e: StoredEvent): void {
+const emptyContent = (): TurnContent => ({
+  texts: new Map(),
+  raw: [],
+  hasModel: false,
+  reply: null,
+  failed: false,
+  called: new Set(),
+  answered: new Set(),
+  final: null,
+});
+
+/** Fold one event into a turn's content (events of other kinds, or without a turn, say nothing). */
+function applyEvent(t: TurnContent, e: StoredEvent): void {
   const read = readEventBody(e.kind, e.body);
-  const turnId = read && "turn" in read.body ? read.body.turn : null;
-  if (!read || !turnId) return;
-  let t = c.turns.get(turnId);
-  if (!t) {
-    t = {
-      id: turnId,
-      raw: [],
-      hasModel: false,
-      reply: null,
-      failed: false,
-      called: new Set(),
-      answered: new Set(),
-      events: [],
-      texts: new Map(),
-      layer: 1,
-      final: null,
-    };
-    c.turns.set(turnId, t);
-    c.order.push(turnId);
-  }
+  if (!read) return;
   t.final = null;
-  t.events.push(e.id);
-  if (e.layer === 2) t.layer = 2;
   if (read.kind === "user-message") {
     const b = read.body;
     t.raw.push({ role: "user", content: b.text });
@@ -111,8 +120,14 @@ function addEvent(c: LoggedConversation, e: StoredEvent): void {
   }
 }
 
+/** The turn an event belongs to, if its kind has one. */
+function turnOf(e: StoredEvent): string | null {
+  const read = readEventBody(e.kind, e.body);
+  return read && "turn" in read.body ? (read.body.turn ?? null) : null;
+}
+
 /** A turn's messages as the model reads them, and their estimated cost in tokens. */
-export function turnMessages(t: LoggedTurn): { msgs: ContextMessage[]; cost: number } {
+function finish(t: TurnContent): { msgs: ContextMessage[]; cost: number } {
   if (t.final) return t.final;
   const msgs: ContextMessage[] = [];
   if (t.failed && !t.hasModel) {
@@ -150,28 +165,83 @@ export class TurnLog {
     private readonly persistLayer: ((ids: readonly number[], layer: 1 | 2) => void) | null,
   ) {}
 
-  /** The conversation's turns in order, up to date with the log. */
-  turns(conv: string): LoggedTurn[] {
+  /** The conversation's turns in order, up to date with the log (read-only: the cache's own list). */
+  turns(conv: string): readonly LoggedTurn[] {
     let c = this.convs.get(conv);
     if (c) this.convs.delete(conv);
-    c ??= { lastId: 0, order: [], turns: new Map() };
+    c ??= { lastId: 0, list: [], turns: new Map() };
     this.convs.set(conv, c); // most recently used last
     if (this.convs.size > MAX_CACHED_CONVERSATIONS) this.convs.delete(this.convs.keys().next().value as string);
+    const changed = new Set<LoggedTurn>();
     for (const e of this.store.conversationEventsAfter(conv, c.lastId)) {
-      addEvent(c, e);
       c.lastId = e.id;
+      const turnId = turnOf(e);
+      if (!turnId) continue;
+      let t = c.turns.get(turnId);
+      if (!t) {
+        t = { id: turnId, events: [], layer: 1, content: emptyContent(), cost: null };
+        c.turns.set(turnId, t);
+        c.list.push(t);
+      }
+      // An event of a turn already cold (a turn still running when another one pruned it).
+      t.content ??= this.read(t);
+      t.cost = null;
+      t.events.push(e.id);
+      if (e.layer === 2) t.layer = 2;
+      applyEvent(t.content, e);
+      changed.add(t);
     }
-    const turns = c.turns;
-    return c.order.map((id) => turns.get(id) as LoggedTurn);
+    for (const t of changed) if (t.layer === 2) this.cool(t);
+    return c.list;
   }
 
-  /** Move whole turns to a layer: the cached turns and their events in the log together. */
+  /** A turn's messages as the model reads them, and their cost; a cold turn's are read from the log. */
+  messages(t: LoggedTurn): { msgs: ContextMessage[]; cost: number } {
+    return finish(t.content ?? this.read(t));
+  }
+
+  /** Estimated tokens of a turn's messages (known without reading a cold turn back). */
+  cost(t: LoggedTurn): number {
+    t.cost ??= this.messages(t).cost;
+    return t.cost;
+  }
+
+  /** What one event of the turn says (a recall snippet), read from the log when the turn is cold. */
+  text(t: LoggedTurn, eventId: number): EventText | undefined {
+    if (t.content) return t.content.texts.get(eventId);
+    if (!t.events.includes(eventId)) return undefined;
+    const c = emptyContent();
+    for (const e of this.store.eventsByIds([eventId])) applyEvent(c, e);
+    return c.texts.get(eventId);
+  }
+
+  /**
+   * Move whole turns to a layer: the cached turns and their events in the log together. Turns
+   * going cold drop what they say (keeping their cost); turns coming back read it from the log.
+   */
   moveTurns(turns: readonly LoggedTurn[], layer: 1 | 2): void {
     if (turns.length === 0) return;
-    for (const t of turns) t.layer = layer;
+    for (const t of turns) {
+      t.layer = layer;
+      if (layer === 2) this.cool(t);
+      else t.content ??= this.read(t);
+    }
     this.persistLayer?.(
       turns.flatMap((t) => t.events),
       layer,
     );
+  }
+
+  /** Drop a cold turn's content, keeping its cost. */
+  private cool(t: LoggedTurn): void {
+    this.cost(t);
+    t.content = null;
+  }
+
+  /** A turn's content, parsed again from its events in the log. */
+  private read(t: LoggedTurn): TurnContent {
+    const c = emptyContent();
+    for (const e of this.store.eventsByIds(t.events)) applyEvent(c, e);
+    return c;
   }
 }
