@@ -1,6 +1,7 @@
 /**
  * The `mcp` plugin: the MCP client of homed. Each server in config.toml's [[mcp.servers]] is
- * started over stdio and supervised; its tools appear to the model like any other tool.
+ * started over stdio, or reached over Streamable HTTP, and supervised; its tools appear to the
+ * model like any other tool.
  */
 import * as v from "valibot";
 import { connectPlugin } from "../sdk/index.ts";
@@ -12,7 +13,13 @@ const McpSection = v.object({
   servers: v.array(
     v.object({
       name: v.string(),
+      /** Either a command (stdio) or a url (Streamable HTTP). */
       command: v.string(),
+      url: v.string(),
+      /** By value and from secrets, resolved by the kernel. */
+      headers: v.record(v.string(), v.string()),
+      /** Secret names header_secrets gives that DATA/secrets.json does not hold. */
+      missing_secrets: v.array(v.string()),
       args: v.array(v.string()),
       /** What the owner configured, passthrough names already resolved by the kernel. */
       env: v.record(v.string(), v.string()),

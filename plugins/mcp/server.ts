@@ -1,10 +1,12 @@
 /**
- * One MCP server over stdio, kept running: its tools are registered with the kernel as
+ * One MCP server over stdio or Streamable HTTP, kept connected: its tools are registered with the kernel as
  * `<server>_<tool>` while it is up and withdrawn when it goes down; a crash restarts it with the
  * plugin supervisor's policy (1 s, 2 s, 3 s; the 4th crash in 5 minutes stops).
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { afterCrash } from "../../src/protocol/restart-policy.ts";
 import type { JsonSchemaTool, Plugin } from "../sdk/index.ts";
 import type { RiskClass } from "../../src/protocol/agent.ts";
@@ -12,7 +14,14 @@ import { childEnvironment } from "../../src/protocol/child-env.ts";
 
 export interface McpServerConfig {
   name: string;
+  /** A stdio server's command; "" for a url server. */
   command: string;
+  /** A Streamable HTTP server's endpoint; "" for a stdio server. */
+  url: string;
+  /** Headers of every HTTP request to a url server (secrets already resolved). */
+  headers: Record<string, string>;
+  /** Secrets header_secrets names that DATA/secrets.json lacks: the server is not contacted. */
+  missing_secrets: string[];
   args: string[];
   env: Record<string, string>;
   /** The class of every tool of this server ("exec" unless the owner says otherwise). */
@@ -54,8 +63,9 @@ export class McpServer {
     private readonly plugin: Plugin,
   ) {}
 
-  async start(): Promise<void> {
-    this.state = "starting";
+  private transport(): Transport {
+    if (this.cfg.url)
+      return new StreamableHTTPClientTransport(new URL(this.cfg.url), { requestInit: { headers: this.cfg.headers } });
     const transport = new StdioClientTransport({
       command: this.cfg.command,
       args: this.cfg.args,
@@ -67,6 +77,21 @@ export class McpServer {
       for (const line of chunk.toString().split("\n"))
         if (line.trim()) this.plugin.log.info("mcp server stderr", { server: this.cfg.name, line: line.slice(0, 500) });
     });
+    return transport;
+  }
+
+  async start(): Promise<void> {
+    if (this.cfg.missing_secrets.length > 0) {
+      // Sending the request without its credentials would only fail at the server; say why here.
+      this.state = "stopped";
+      this.plugin.log.error("mcp server not contacted: secrets missing from secrets.json", {
+        server: this.cfg.name,
+        secrets: this.cfg.missing_secrets.join(","),
+      });
+      return;
+    }
+    this.state = "starting";
+    const transport = this.transport();
     const client = new Client({ name: "homed", version: this.plugin.hello.kernelVersion });
     let closed = false;
     client.onclose = () => {

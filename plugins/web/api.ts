@@ -5,6 +5,7 @@ import { streamSSE } from "hono/streaming";
 import {
   ChannelMethod,
   ContextView,
+  LlmModelsResult,
   ConversationSummary,
   ForgetResult,
   MemoryHit,
@@ -12,6 +13,14 @@ import {
 } from "../../src/protocol/channel.ts";
 import { LlmSetParams, LlmSettingsView, LlmTestResult, StatusResult } from "../../src/protocol/control.ts";
 import { PluginInfo, PluginList, PluginMethod } from "../../src/protocol/plugin.ts";
+import {
+  AllowToolParams,
+  ReloadResult,
+  SettingsMethod,
+  SettingsPatch,
+  SettingsSaveResult,
+  SettingsView,
+} from "../../src/protocol/settings.ts";
 import type { Plugin } from "../sdk/index.ts";
 import type { ChatHub } from "./chat-hub.ts";
 import { exportJson, exportMarkdown } from "./conversation-export.ts";
@@ -26,6 +35,8 @@ const ConvId = v.pipe(
 const ChatBody = v.strictObject({
   conv: ConvId,
   text: v.pipe(v.string(), v.minLength(1, "message is empty"), v.maxLength(1_000_000)),
+  /** This conversation's model when it is not the configured one: one the provider lists. */
+  model: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200))),
 });
 const ApproveBody = v.strictObject({ stream: v.string(), callId: v.string(), approved: v.boolean() });
 const StreamBody = v.strictObject({ stream: v.string() });
@@ -104,7 +115,14 @@ export function apiRoutes(plugin: Plugin, hub: ChatHub, security: Security): Hon
   // watching, and the turn runs on (live-turns.ts). Only /api/cancel stops it.
   api.post("/chat", async (c) => {
     const body = await readJson(c, ChatBody);
-    return watchSse(c, live, live.start(body.conv, body.text));
+    let model: string | undefined;
+    if (body.model !== undefined) {
+      const m = await hub.models();
+      if (body.model !== m.configured && !m.provider.includes(body.model))
+        return c.json({ error: `the provider does not offer the model ${body.model}` }, 404);
+      if (body.model !== m.configured) model = body.model;
+    }
+    return watchSse(c, live, live.start(body.conv, body.text, model));
   });
   // The conversation's live turn from the start, then as it runs; 204 when none is running.
   api.get("/chat/live", async (c) => {
@@ -125,6 +143,18 @@ export function apiRoutes(plugin: Plugin, hub: ChatHub, security: Security): Hon
     c.json(await plugin.call(ChannelMethod.LlmSet, await readJson(c, LlmSetParams), LlmSettingsView)),
   );
   api.post("/provider/test", async (c) => c.json(await plugin.call(ChannelMethod.LlmTest, {}, LlmTestResult)));
+
+  // The settings beyond the provider: written to DATA/settings.json and applied at once; the
+  // answer says what needs a restart. A bad value is a 400 with config.toml's message.
+  api.get("/settings", async (c) => c.json(await plugin.call(SettingsMethod.Get, {}, SettingsView)));
+  api.post("/settings", async (c) =>
+    c.json(await plugin.call(SettingsMethod.Set, await readJson(c, SettingsPatch), SettingsSaveResult)),
+  );
+  api.post("/settings/allow-tool", async (c) =>
+    c.json(await plugin.call(SettingsMethod.AllowTool, await readJson(c, AllowToolParams), SettingsSaveResult)),
+  );
+  api.post("/settings/reload", async (c) => c.json(await plugin.call(SettingsMethod.Reload, {}, ReloadResult)));
+  api.get("/models", async (c) => c.json(await plugin.call(ChannelMethod.LlmModels, {}, LlmModelsResult)));
 
   api.get("/plugins", async (c) => c.json(await plugin.call(PluginMethod.List, {}, PluginList)));
   api.post("/plugins/:name/restart", async (c) =>

@@ -31,7 +31,8 @@ export class LiveTurns {
   constructor(private readonly hub: ChatHub) {}
 
   /** Start a turn of `conv`; it runs to its end whoever watches. */
-  start(conv: string, text: string): string {
+  /** `model`: this conversation's model when it is not the configured one (already checked). */
+  start(conv: string, text: string, model?: string): string {
     const stream = crypto.randomUUID();
     let end = () => {};
     const turn: LiveTurn = {
@@ -51,7 +52,14 @@ export class LiveTurns {
       for (const w of turn.watchers) w(e);
     };
     this.hub
-      .run(stream, conv, text, { event: push, approval: (q) => push({ type: "approval", ...q }) })
+      .run(
+        stream,
+        conv,
+        text,
+        { event: push, approval: (q) => push({ type: "approval", ...q }) },
+        "web",
+        model === undefined ? {} : { model },
+      )
       .then(
         (result: TurnResultView) => push({ type: "done", result }),
         (err: Error) => push({ type: "error", message: err.message }),

@@ -69,6 +69,11 @@ export class Agent {
   /** Turns of one conversation run one after another, whatever channel they come from. */
   private readonly queue = new ConversationQueue();
 
+  /** New approval rules for every call from now on (a reload). */
+  setApproval(config: ApprovalConfig): void {
+    this.executor.setPolicy(new ApprovalPolicy(config));
+  }
+
   constructor(private readonly d: AgentDeps) {
     this.context = new ConversationContext(d.store, d.memory, d.pinnedRecent);
     this.search = d.memory ? new MemorySearch(d.store, d.memory) : null;

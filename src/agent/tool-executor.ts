@@ -97,6 +97,11 @@ export interface ToolExecutorDeps {
 export class ToolExecutor {
   constructor(private readonly d: ToolExecutorDeps) {}
 
+  /** Replace the approval policy (a configuration reload); calls already decided keep their decision. */
+  setPolicy(policy: ApprovalPolicy): void {
+    this.d.policy = policy;
+  }
+
   async execute(call: ToolCall, ctx: ExecContext): Promise<ToolExecution> {
     const risk = this.d.tools.get(call.name)?.def.risk ?? null;
     this.d.store.append({

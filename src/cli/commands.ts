@@ -76,6 +76,8 @@ export const runDaemon: Subcommand = {
       };
       process.once("SIGINT", () => stop("SIGINT"));
       process.once("SIGTERM", () => stop("SIGTERM"));
+      // Re-read the configuration; the log says what was applied and what needs a restart.
+      process.on("SIGHUP", () => kernel.reload("SIGHUP"));
     });
     return 0;
   },

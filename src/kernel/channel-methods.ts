@@ -8,6 +8,7 @@
 import { HomedError } from "../protocol/errors.ts";
 import { parseParams } from "../protocol/parse-params.ts";
 import { LlmSetParams } from "../protocol/control.ts";
+import { AllowToolParams, SettingsMethod, SettingsPatch } from "../protocol/settings.ts";
 import { readEventBody } from "../protocol/event-bodies.ts";
 import {
   ChannelCancelParams,
@@ -174,6 +175,24 @@ export function channelMethods(k: KernelServices): Record<string, (params: unkno
       builtinOnly(plugin, "searching memory");
       const p = parseParams(MemorySearchParams, params);
       return k.agent.searchMemory(p.query, p.k).map((f) => ({ ...f, text: snippet(f.text) }));
+    },
+    [SettingsMethod.Get]: (_params, plugin) => {
+      builtinOnly(plugin, "reading the settings");
+      return k.settings.view();
+    },
+    [SettingsMethod.Set]: (params, plugin) => {
+      builtinOnly(plugin, "changing the settings");
+      return k.settings.set(parseParams(SettingsPatch, params));
+    },
+    [SettingsMethod.AllowTool]: (params, plugin) => {
+      builtinOnly(plugin, "changing the approval rules");
+      const { tool } = parseParams(AllowToolParams, params);
+      const allow = k.settings.view().approval_allow;
+      return k.settings.set({ approval_allow: allow.includes(tool) ? allow : [...allow, tool] });
+    },
+    [SettingsMethod.Reload]: (_params, plugin) => {
+      builtinOnly(plugin, "reloading the configuration");
+      return k.settings.reload(`asked by ${plugin}`);
     },
     [ChannelMethod.LlmGet]: () => k.llm.view(),
     [ChannelMethod.LlmSet]: (params, plugin) => {

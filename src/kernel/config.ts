@@ -23,6 +23,14 @@ const PolicyPattern = v.pipe(
 
 const EnvName = v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be environment variable names"));
 
+const HeaderName = v.pipe(v.string(), v.regex(/^[A-Za-z0-9-]{1,64}$/, "must be HTTP header names"));
+
+/** The name of an entry in DATA/secrets.json's "values". */
+export const SecretName = v.pipe(
+  v.string(),
+  v.regex(/^[A-Za-z0-9_.-]{1,64}$/, "must be secret names (letters, digits, _ . -)"),
+);
+
 const ListenAddress = v.pipe(
   v.string(),
   v.check(
@@ -119,26 +127,45 @@ export const ConfigSchema = v.strictObject({
     v.strictObject({
       servers: v.optional(
         v.array(
-          v.strictObject({
-            name: v.pipe(v.string(), v.regex(/^[a-zA-Z0-9-]{1,32}$/, "must be 1-32 letters, digits or dashes")),
-            command: v.pipe(v.string(), v.minLength(1)),
-            args: v.optional(v.array(v.string()), []),
-            env: v.optional(v.record(EnvName, v.string()), {}),
-            env_passthrough: v.optional(
-              v.array(
+          v.pipe(
+            v.strictObject({
+              name: v.pipe(v.string(), v.regex(/^[a-zA-Z0-9-]{1,32}$/, "must be 1-32 letters, digits or dashes")),
+              /** A stdio server: the command to start. */
+              command: v.optional(v.string(), ""),
+              /** A Streamable HTTP server: its endpoint. */
+              url: v.optional(
                 v.pipe(
-                  EnvName,
-                  v.check(
-                    (n) => !n.startsWith("HOMED_"),
-                    "HOMED_* variables are the daemon's own and never reach a child",
+                  v.string(),
+                  v.check((s) => s === "" || /^https?:\/\/\S+$/.test(s), "must be an http(s) URL"),
+                ),
+                "",
+              ),
+              /** HTTP headers sent to a url server, by value. */
+              headers: v.optional(v.record(HeaderName, v.string()), {}),
+              /** HTTP headers whose values are named entries of DATA/secrets.json's "values". */
+              header_secrets: v.optional(v.record(HeaderName, SecretName), {}),
+              args: v.optional(v.array(v.string()), []),
+              env: v.optional(v.record(EnvName, v.string()), {}),
+              env_passthrough: v.optional(
+                v.array(
+                  v.pipe(
+                    EnvName,
+                    v.check(
+                      (n) => !n.startsWith("HOMED_"),
+                      "HOMED_* variables are the daemon's own and never reach a child",
+                    ),
                   ),
                 ),
+                [],
               ),
-              [],
+              risk: v.optional(RiskClass, "exec"),
+              read_only_hint: v.optional(v.boolean("must be true or false"), false),
+            }),
+            v.check(
+              (s) => (s.command === "") !== (s.url === ""),
+              "a server needs either command (stdio) or url (Streamable HTTP), not both",
             ),
-            risk: v.optional(RiskClass, "exec"),
-            read_only_hint: v.optional(v.boolean("must be true or false"), false),
-          }),
+          ),
         ),
         [],
       ),
@@ -314,6 +341,14 @@ untrusted_deny = []
 # "read" (trust the server's word only if you trust the server).
 # risk = "exec"
 # read_only_hint = false
+# A server over Streamable HTTP has a url instead of a command. Headers go by value, or by
+# the name of a secret in DATA/secrets.json ({"values": {"github": "Bearer ghp_..."}}, 0600)
+# so that config.toml holds no credentials:
+# [[mcp.servers]]
+# name = "github"
+# url = "https://api.githubcopilot.com/mcp/"
+# headers = { "X-Client" = "homed" }
+# header_secrets = { Authorization = "github" }
 
 [web]
 # Login token for the web UI and the HTTP APIs. Set here (or by HOMED_WEB_TOKEN), it is

@@ -10,6 +10,7 @@ import type { StatusResult } from "../protocol/control.ts";
 import type { PluginInfo } from "../protocol/plugin.ts";
 import type { Store } from "../store/store.ts";
 import type { Config } from "./config.ts";
+import type { ReloadResult, SettingsPatch, SettingsSaveResult, SettingsView } from "../protocol/settings.ts";
 import type { LlmSettings } from "./llm-settings.ts";
 import type { ProviderModels } from "./provider-models.ts";
 
@@ -48,5 +49,13 @@ export interface KernelServices {
   readonly webToken: string;
   /** The values of these daemon environment variables that are set (an MCP server's env_passthrough). */
   passThrough(names: readonly string[]): Record<string, string>;
+  /** The UI's settings (DATA/settings.json over config.toml) and the reload a save or SIGHUP does. */
+  readonly settings: {
+    view(): SettingsView;
+    set(patch: SettingsPatch): SettingsSaveResult;
+    reload(why: string): ReloadResult;
+  };
+  /** DATA/secrets.json's named values (an MCP server's header_secrets), read now. */
+  secretValues(): Record<string, string>;
   status(): StatusResult;
 }

@@ -20,6 +20,16 @@ import { KERNEL_FACILITIES } from "./plugin-graph.ts";
 import { Supervisor, type PluginSpec } from "./supervisor.ts";
 import { Agent } from "../agent/agent.ts";
 import { LlmSettings } from "./llm-settings.ts";
+import { readSecretValues } from "./secret-values.ts";
+import {
+  applySettingsPatch,
+  changedPaths,
+  readSettingsPatch,
+  resolveMcpEdits,
+  settingsView,
+  writeSettingsPatch,
+} from "./ui-settings.ts";
+import type { ReloadResult, SettingsPatch, SettingsSaveResult, SettingsView } from "../protocol/settings.ts";
 import { ProviderModels } from "./provider-models.ts";
 import { pluginMethods } from "./plugin-methods.ts";
 import type { KernelServices } from "./kernel-services.ts";
@@ -102,7 +112,10 @@ export class Kernel {
       toolTimeoutMs: config.agent.tool_timeout_ms,
       memory: this.memory,
       pinnedRecent: config.memory.pinned_recent,
-      recallUntrusted: config.memory.recall_untrusted,
+      // Read at each use: a reload changes it in place.
+      get recallUntrusted() {
+        return config.memory.recall_untrusted;
+      },
     });
   }
 
@@ -115,10 +128,18 @@ export class Kernel {
     const t0 = performance.now();
     const paths = dataPaths(opts.dataDir);
     const dir = ensureDataDir(paths);
-    const config = loadConfig({ file: paths.config, env: opts.env ?? process.env, overrides: opts.overrides });
-    const sink = createLogSink(config.log.level);
+    const base = loadConfig({ file: paths.config, env: opts.env ?? process.env, overrides: opts.overrides });
+    const sink = createLogSink(base.log.level);
     attachLogFile(sink, paths.logs);
     const log = createLogger(sink);
+    let config: Config;
+    try {
+      config = applySettingsPatch(base, readSettingsPatch(paths.dir, log));
+    } catch (err) {
+      // A settings.json that no longer fits (e.g. an old file) must not keep the daemon down.
+      log.warn("settings.json ignored", { reason: (err as Error).message });
+      config = structuredClone(base);
+    }
     if (dir.openToOthers) log.warn("data dir is readable by other users; chmod 700 it", { data: paths.dir });
     const lock = lockDataDir(paths);
     let store: Store;
@@ -131,6 +152,8 @@ export class Kernel {
       throw err;
     }
     const kernel = new Kernel(paths, config, log, store, lock);
+    kernel.baseConfig = base;
+    kernel.loadOptions = opts;
     kernel.webToken = ensureWebToken(paths.dir, config.web.token, config.listen);
     kernel.supervisor = kernel.createSupervisor(opts.clock ?? realClock, opts.env ?? process.env);
     kernel.control = listenUnixRpc(
@@ -152,6 +175,83 @@ export class Kernel {
     kernel.watchdog.start();
     if (config.memory.model) void kernel.loadDenseModel(config.memory.model);
     return kernel;
+  }
+
+  /** config.toml's configuration (with environment and flags), before settings.json. */
+  private baseConfig!: Config;
+  private loadOptions!: KernelOptions;
+
+  /** The UI's settings and where each comes from. */
+  settingsView(): SettingsView {
+    return settingsView(this.baseConfig, this.config, readSettingsPatch(this.paths.dir, this.log));
+  }
+
+  /** Write a patch to settings.json (refused, unchanged, when the result is not a valid configuration) and apply it. */
+  setSettings(request: SettingsPatch): SettingsSaveResult {
+    const patch = resolveMcpEdits(request, this.config);
+    const current = readSettingsPatch(this.paths.dir, this.log);
+    applySettingsPatch(this.baseConfig, { ...current, ...patch });
+    writeSettingsPatch(this.paths.dir, current, patch);
+    const reload = this.reload("settings saved");
+    return { settings: this.settingsView(), reload };
+  }
+
+  /**
+   * Re-read config.toml, settings.json (and llm.json, read at each use anyway) and apply what can
+   * change without a restart: [llm], [agent] but its tool timeout, [approval], memory's
+   * recall_untrusted, and [mcp] (the mcp plugin restarts to reconnect). The rest is named as
+   * needing a restart; an invalid file changes nothing.
+   */
+  reload(why: string): ReloadResult {
+    const log = this.log.with({ component: "config" });
+    let base: Config;
+    let next: Config;
+    try {
+      base = loadConfig({
+        file: this.paths.config,
+        env: this.loadOptions.env ?? process.env,
+        overrides: this.loadOptions.overrides,
+      });
+      next = applySettingsPatch(base, readSettingsPatch(this.paths.dir, log));
+    } catch (err) {
+      const error = (err as Error).message;
+      log.error("configuration not reloaded", { why, err: error });
+      return { applied: [], restartNeeded: [], error };
+    }
+    const changed = changedPaths(this.config, next);
+    const live = (p: string) =>
+      p.startsWith("llm.") ||
+      p.startsWith("approval.") ||
+      p.startsWith("mcp.") ||
+      (p.startsWith("agent.") && p !== "agent.tool_timeout_ms") ||
+      p === "memory.recall_untrusted";
+    const applied = changed.filter(live);
+    const restartNeeded = changed.filter((p) => !live(p));
+    const c = this.config;
+    Object.assign(c.llm, next.llm);
+    c.agent.system_prompt = next.agent.system_prompt;
+    c.agent.max_iterations = next.agent.max_iterations;
+    Object.assign(c.approval, next.approval);
+    this.agent.setApproval(c.approval);
+    c.memory.recall_untrusted = next.memory.recall_untrusted;
+    if (applied.some((p) => p.startsWith("mcp."))) {
+      c.mcp.servers = next.mcp.servers;
+      try {
+        this.supervisor.restart("mcp");
+      } catch (err) {
+        // Not running (no servers before): only a restart starts it.
+        log.warn("mcp plugin not restarted", { err: (err as Error).message });
+        for (const p of applied.filter((x) => x.startsWith("mcp."))) restartNeeded.push(p);
+      }
+    }
+    this.baseConfig = base;
+    const appliedNow = applied.filter((p) => !restartNeeded.includes(p));
+    log.info("configuration reloaded", {
+      why,
+      applied: appliedNow.join(",") || "nothing",
+      restart_needed: restartNeeded.join(",") || "nothing",
+    });
+    return { applied: appliedNow, restartNeeded };
   }
 
   /** Load the configured embedding model in the background; memory stays lexical if it fails. */
@@ -257,6 +357,12 @@ export class Kernel {
         return kernel.webToken;
       },
       passThrough: (names) => passThrough(env, names),
+      secretValues: () => readSecretValues(this.paths.dir, this.log),
+      settings: {
+        view: () => this.settingsView(),
+        set: (patch) => this.setSettings(patch),
+        reload: (why) => this.reload(why),
+      },
       plugins: {
         restart: (name) => this.supervisor.restart(name),
         isBuiltin: (name) => this.supervisor.isBuiltin(name),

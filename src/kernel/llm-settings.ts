@@ -203,7 +203,17 @@ export class LlmSettings {
         keysChanged = true;
       }
     }
-    if (keysChanged) writePrivate(this.secretsFile, `${JSON.stringify({ keys }, null, 2)}\n`, 0o600);
+    if (keysChanged) {
+      // The file's other entries (named secret values) are not ours to drop.
+      let rest: Record<string, unknown> = {};
+      try {
+        const raw: unknown = existsSync(this.secretsFile) ? JSON.parse(readFileSync(this.secretsFile, "utf8")) : {};
+        if (typeof raw === "object" && raw !== null && !Array.isArray(raw)) rest = raw as Record<string, unknown>;
+      } catch {
+        rest = {};
+      }
+      writePrivate(this.secretsFile, `${JSON.stringify({ ...rest, keys }, null, 2)}\n`, 0o600);
+    }
     this.cached = null;
     const view = this.view();
     this.log.info("llm provider set", {

@@ -33,10 +33,20 @@ function kernelMethods(k: KernelServices): PluginMethodTable {
       }
       if (section === "mcp") {
         // Passthrough names are resolved here: the mcp plugin itself never holds the daemon's environment.
-        const servers = k.config.mcp.servers.map(({ env_passthrough, ...s }) => ({
-          ...s,
-          env: { ...k.passThrough(env_passthrough), ...s.env },
-        }));
+        // So are header secrets: config.toml names them, DATA/secrets.json holds them.
+        const secrets = k.config.mcp.servers.some((s) => Object.keys(s.header_secrets).length > 0)
+          ? k.secretValues()
+          : {};
+        const servers = k.config.mcp.servers.map(({ env_passthrough, header_secrets, ...s }) => {
+          const headers = { ...s.headers };
+          const missing: string[] = [];
+          for (const [header, name] of Object.entries(header_secrets)) {
+            const value = secrets[name];
+            if (value === undefined) missing.push(name);
+            else headers[header] = value;
+          }
+          return { ...s, headers, missing_secrets: missing, env: { ...k.passThrough(env_passthrough), ...s.env } };
+        });
         return { servers };
       }
       return k.config[section];

@@ -4,6 +4,7 @@ import { ChatPane } from "./chat.ts";
 import { conversationBar, conversationList, pageBar, type Conversation } from "./conversations.ts";
 import { clear, h } from "./dom.ts";
 import { loginView, memoryView, pluginsView, providerView, type Provider } from "./views.ts";
+import { settingsView } from "./settings.ts";
 
 const root = document.getElementById("app") as HTMLElement;
 const side = h("nav", { class: "side", id: "side" });
@@ -93,6 +94,7 @@ async function route(): Promise<void> {
     main.append(
       pageBar("Settings", menu),
       providerView(provider, false, () => void renderSide()),
+      await settingsView().catch((err: Error) => h("div", { class: "notice error" }, err.message)),
     );
   } else if (hash.startsWith("#/memory/")) {
     main.append(pageBar("Memory", menu), memoryView(currentConv()));

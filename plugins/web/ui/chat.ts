@@ -3,6 +3,7 @@
  * and per message: copy, edit and resend (a new message — the log keeps the original), retry
  * after an error; code blocks have their own copy button.
  */
+import { alwaysAllowButton, conversationModel, conversationModelPicker } from "./settings.ts";
 import { api, streamChat, watchChat } from "./api.ts";
 import { clear, h } from "./dom.ts";
 import { renderMarkdown } from "./markdown.ts";
@@ -143,6 +144,7 @@ export class ChatPane {
       "section",
       { class: "chat" },
       this.list,
+      conversationModelPicker(this.conv),
       h("div", { class: "composer" }, this.input, this.send, this.stop),
     );
   }
@@ -280,7 +282,11 @@ export class ChatPane {
     const mine = bubble("user", text);
     this.actions(mine, null);
     this.list.append(mine);
-    await this.follow((conv, onEvent, signal) => streamChat({ conv, text }, onEvent, signal).then(() => true), text);
+    await this.follow(
+      (conv, onEvent, signal) =>
+        streamChat({ conv, text, ...conversationModel(conv) }, onEvent, signal).then(() => true),
+      text,
+    );
   }
 
   /**
@@ -380,6 +386,7 @@ export class ChatPane {
                   { class: "approval" },
                   h("span", {}, `Allow ${String(e.tool)} to run?`),
                   h("button", { class: "primary approve", onclick: answerWith(true) }, "Allow"),
+                  alwaysAllowButton(String(e.tool), answerWith(true)),
                   h("button", { class: "deny", onclick: answerWith(false) }, "Deny"),
                 ),
               );

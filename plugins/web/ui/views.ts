@@ -56,7 +56,13 @@ export function providerView(current: Provider, firstRun: boolean, onSaved: () =
   );
   kind.value = current.provider || "openai";
   const baseURL = h("input", { id: "base-url", placeholder: "https://api.openai.com/v1", value: current.baseURL });
-  const model = h("input", { id: "model", placeholder: "gpt-4o-mini", value: current.model });
+  // A free field with the provider's own model ids offered as suggestions (GET /api/models).
+  const models = h("datalist", { id: "model-list" });
+  const model = h("input", { id: "model", placeholder: "gpt-4o-mini", value: current.model, list: "model-list" });
+  if (current.configured)
+    void api<{ configured: string; provider: string[] }>("/api/models")
+      .then((r) => models.append(...r.provider.map((id) => h("option", { value: id }))))
+      .catch(() => {});
   const key = h("input", {
     id: "api-key",
     type: "password",
@@ -135,7 +141,7 @@ export function providerView(current: Provider, firstRun: boolean, onSaved: () =
       : null,
     h("label", {}, "Provider", kind),
     h("label", {}, "Base URL", baseURL),
-    h("label", {}, "Model", model),
+    h("label", {}, "Model", model, models),
     h("label", {}, "API key", key),
     h("label", {}, "Context window (tokens)", window),
     h(
