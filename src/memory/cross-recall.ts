@@ -63,7 +63,12 @@ export function crossRecallNote(
   const lines: string[] = [];
   const quoted: number[] = [];
   let best = 0;
+  const said = new Set<string>();
   for (const f of found.sort((a, b) => a.ts - b.ts || a.id - b.id)) {
+    // The same words said twice (a message sent again after a failed turn) are quoted once.
+    const key = `${f.role}\u0000${f.text.trim()}`;
+    if (said.has(key)) continue;
+    said.add(key);
     const head = `- [${formatTime(f.ts)} · ${sourceOf(f)}] ${f.role}: `;
     const left = Math.min(QUOTE_TOKENS, room - estimateTokens(head) - 2);
     if (left < 8) continue;
