@@ -11,9 +11,8 @@ import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { tempDir } from "../harness/binary.ts";
 import { startDaemon, webUrlOf } from "../harness/daemon.ts";
-import { startFakeLlm } from "../harness/fake-llm.ts";
-import { installBunPlugin } from "../harness/plugins.ts";
-import { launchBrowser, openPage, shot } from "../harness/browser.ts";
+import { launchBrowser, shot } from "../harness/browser.ts";
+import { openUiRig } from "../harness/ui-rig.ts";
 import { poll } from "../harness/poll.ts";
 
 let browser: Browser;
@@ -26,13 +25,8 @@ afterAll(async () => {
 
 /** A daemon with the agent fixture plugin, a fake LLM configured as its provider, and a page. */
 async function openUi() {
-  const dir = tempDir();
-  const pluginDir = installBunPlugin(dir.path, "agent", "agent.ts", {}, ["--process-tool"]);
-  const llm = await startFakeLlm();
-  const d = await startDaemon(dir.path);
-  const url = await webUrlOf(d);
-  const { page, errors } = await openPage(browser, url);
-  const status = await page.evaluate(
+  const ui = await openUiRig(browser, { pluginArgs: ["--process-tool"] });
+  const status = await ui.page.evaluate(
     async (base) =>
       (
         await fetch("/api/provider", {
@@ -41,31 +35,10 @@ async function openUi() {
           body: JSON.stringify({ provider: "openai", baseURL: base, model: "m" }),
         })
       ).status,
-    llm.url,
+    ui.llm.url,
   );
   expect(status).toBe(200);
-  const pages: Page[] = [page];
-  return {
-    llm,
-    d,
-    url,
-    page,
-    errors,
-    pluginDir,
-    /** Another tab on the same browser context's cookies (none needed on loopback). */
-    async tab(hash: string) {
-      const t = await openPage(browser, `${url}${hash}`);
-      pages.push(t.page);
-      t.page.on("pageerror", (e) => errors.push(e.message));
-      return t.page;
-    },
-    async [Symbol.asyncDispose]() {
-      for (const p of pages) await p.close();
-      await d[Symbol.asyncDispose]();
-      await llm.stop();
-      dir[Symbol.dispose]();
-    },
-  };
+  return ui;
 }
 
 const streamingText = (p: Page) => p.locator(".msg.assistant.streaming .body").textContent();

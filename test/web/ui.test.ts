@@ -5,11 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser } from "playwright-core";
-import { tempDir } from "../harness/binary.ts";
-import { startDaemon, webUrlOf } from "../harness/daemon.ts";
-import { startFakeLlm } from "../harness/fake-llm.ts";
-import { installBunPlugin } from "../harness/plugins.ts";
-import { launchBrowser, openPage, shot } from "../harness/browser.ts";
+import { launchBrowser, shot } from "../harness/browser.ts";
+import { openUiRig } from "../harness/ui-rig.ts";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -20,27 +17,7 @@ afterAll(async () => {
 });
 
 /** A daemon with the agent fixture plugin and a fake LLM, and a page open on its web UI. */
-async function openUi() {
-  const dir = tempDir();
-  installBunPlugin(dir.path, "agent", "agent.ts");
-  const llm = await startFakeLlm();
-  const d = await startDaemon(dir.path);
-  const url = await webUrlOf(d);
-  const { page, errors } = await openPage(browser, url);
-  return {
-    llm,
-    d,
-    url,
-    page,
-    errors,
-    async [Symbol.asyncDispose]() {
-      await page.close();
-      await d[Symbol.asyncDispose]();
-      await llm.stop();
-      dir[Symbol.dispose]();
-    },
-  };
-}
+const openUi = () => openUiRig(browser);
 
 describe("web UI", () => {
   test("first run: set up a provider, test the connection, chat with a tool call approved in place, reload keeps it", async () => {

@@ -208,7 +208,9 @@ export function pluginsView(): { el: HTMLElement; stop(): void } {
     }
   };
   void refresh();
-  const timer = setInterval(refresh, 1000);
+  // Twice a second: a crashed plugin's first restart comes after 1 s, and a page that looked
+  // once a second could miss the "restarting" state entirely.
+  const timer = setInterval(refresh, 500);
   const el = h(
     "section",
     { class: "page" },
