@@ -100,6 +100,8 @@ describe("conversations", () => {
     await page.fill("#rename-input", "Bike notes");
     await page.press("#rename-input", "Enter");
     await page.waitForSelector('#conv-title:text-is("Bike notes")');
+    // The sidebar is redrawn from the server after the rename: wait for it rather than race it.
+    await bike.locator('.title:text-is("Bike notes")').waitFor({ timeout: 10_000 });
     expect(await bike.locator(".title").textContent()).toBe("Bike notes");
 
     // Search: a title, then words only said in the conversation (memory's search).
