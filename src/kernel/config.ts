@@ -7,6 +7,10 @@
  * maps it to exit status 78 (EX_CONFIG), which the supervisor never restarts.
  */
 import * as v from "valibot";
+
+/** A whole number within [min, max], with the messages every integer setting gives. */
+const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
+  v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(min), v.maxValue(max));
 import { existsSync, readFileSync } from "node:fs";
 import { describeIssues } from "../protocol/jsonrpc.ts";
 import { HomedError } from "../protocol/errors.ts";
@@ -59,22 +63,10 @@ export const ConfigSchema = v.strictObject({
         "",
       ),
       model: v.optional(v.string(), ""),
-      context_window: v.optional(
-        v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(1024)),
-        128_000,
-      ),
-      max_output_tokens: v.optional(
-        v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(16)),
-        4096,
-      ),
-      timeout_ms: v.optional(
-        v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(100)),
-        120_000,
-      ),
-      max_retries: v.optional(
-        v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(0), v.maxValue(10)),
-        3,
-      ),
+      context_window: v.optional(int(1024), 128_000),
+      max_output_tokens: v.optional(int(16), 4096),
+      timeout_ms: v.optional(int(100), 120_000),
+      max_retries: v.optional(int(0, 10), 3),
     }),
     {},
   ),
@@ -84,23 +76,14 @@ export const ConfigSchema = v.strictObject({
         v.string(),
         "You are homed, a personal agent running on the user's own machine. Answer plainly. Use tools when they help, and say what you did.",
       ),
-      max_iterations: v.optional(
-        v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(1), v.maxValue(200)),
-        10,
-      ),
-      tool_timeout_ms: v.optional(
-        v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(100)),
-        120_000,
-      ),
+      max_iterations: v.optional(int(1, 200), 10),
+      tool_timeout_ms: v.optional(int(100), 120_000),
     }),
     {},
   ),
   memory: v.optional(
     v.strictObject({
-      pinned_recent: v.optional(
-        v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(0), v.maxValue(1000)),
-        10,
-      ),
+      pinned_recent: v.optional(int(0, 1000), 10),
       model: v.optional(
         v.pipe(v.string(), v.regex(/^[A-Za-z0-9._-]*$/, "must be a folder name under DATA/models")),
         "",
@@ -112,10 +95,7 @@ export const ConfigSchema = v.strictObject({
   approval: v.optional(
     v.strictObject({
       default: v.optional(v.picklist(["allow", "ask", "deny"], "must be allow, ask or deny"), "ask"),
-      timeout_ms: v.optional(
-        v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(100)),
-        120_000,
-      ),
+      timeout_ms: v.optional(int(100), 120_000),
       allow: v.optional(v.array(PolicyPattern), []),
       ask: v.optional(v.array(PolicyPattern), []),
       deny: v.optional(v.array(PolicyPattern), []),
@@ -196,35 +176,17 @@ export const ConfigSchema = v.strictObject({
         [],
       ),
       /** Largest HTTP request body accepted, in KiB. */
-      max_body_kb: v.optional(
-        v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(16), v.maxValue(1_048_576)),
-        10_240,
-      ),
+      max_body_kb: v.optional(int(16, 1_048_576), 10_240),
     }),
     {},
   ),
   plugins: v.optional(
     v.strictObject({
-      segment_mb: v.optional(
-        v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(1), v.maxValue(1024)),
-        32,
-      ),
-      start_timeout_ms: v.optional(
-        v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(100), v.maxValue(600_000)),
-        30_000,
-      ),
-      ping_interval_ms: v.optional(
-        v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(0), v.maxValue(3_600_000)),
-        10_000,
-      ),
-      frame_rate: v.optional(
-        v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(10)),
-        20_000,
-      ),
-      inline_bulk_kb: v.optional(
-        v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(1), v.maxValue(65_536)),
-        8192,
-      ),
+      segment_mb: v.optional(int(1, 1024), 32),
+      start_timeout_ms: v.optional(int(100, 600_000), 30_000),
+      ping_interval_ms: v.optional(int(0, 3_600_000), 10_000),
+      frame_rate: v.optional(int(10), 20_000),
+      inline_bulk_kb: v.optional(int(1, 65_536), 8192),
       disabled: v.optional(v.array(v.string("must be plugin names")), []),
     }),
     {},
@@ -232,23 +194,14 @@ export const ConfigSchema = v.strictObject({
   limits: v.optional(
     v.strictObject({
       /** Resident memory of the daemon and its plugins together, in MiB; 0: no cap. */
-      rss_mb: v.optional(
-        v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(0), v.maxValue(1_048_576)),
-        1024,
-      ),
-      rss_check_ms: v.optional(
-        v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(100), v.maxValue(3_600_000)),
-        10_000,
-      ),
+      rss_mb: v.optional(int(0, 1_048_576), 1024),
+      rss_check_ms: v.optional(int(100, 3_600_000), 10_000),
     }),
     {},
   ),
   store: v.optional(
     v.strictObject({
-      busy_timeout_ms: v.optional(
-        v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(0), v.maxValue(600_000)),
-        5000,
-      ),
+      busy_timeout_ms: v.optional(int(0, 600_000), 5000),
     }),
     {},
   ),

@@ -32,6 +32,19 @@ describe("config.toml", () => {
     expect(() => loadConfig({ file, env: {} })).toThrow("memory.recall_untrusted: must be true or false");
   });
 
+  test("whole-number settings refuse fractions and values outside their range", () => {
+    using dir = tempDir();
+    const file = join(dir.path, "config.toml");
+    writeFileSync(file, "[limits]\nrss_check_ms = 99\n");
+    expect(() => loadConfig({ file, env: {} })).toThrow("limits.rss_check_ms");
+    writeFileSync(file, "[limits]\nrss_check_ms = 3600001\n");
+    expect(() => loadConfig({ file, env: {} })).toThrow("limits.rss_check_ms");
+    writeFileSync(file, "[limits]\nrss_check_ms = 150.5\n");
+    expect(() => loadConfig({ file, env: {} })).toThrow("limits.rss_check_ms: must be an integer");
+    writeFileSync(file, "[limits]\nrss_check_ms = 100\n");
+    expect(loadConfig({ file, env: {} }).limits.rss_check_ms).toBe(100);
+  });
+
   test("HOMED_<SECTION>_<KEY> overrides numbers, strings and lists", () => {
     using dir = tempDir();
     const cfg = loadConfig({
