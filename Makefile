@@ -9,7 +9,7 @@ CC_ARM64 ?= aarch64-linux-gnu-gcc
 CFLAGS_SHIM := -O2 -Wall -Wextra -Werror -fPIC -shared
 SRC := $(shell find src plugins -name '*.ts' -not -path 'src/generated/*' -not -path 'plugins/web/generated/*' 2>/dev/null) package.json src/generated/builtin-plugins.ts plugins/web/generated/assets.ts src/generated/lexicon.txt
 UI := $(wildcard plugins/web/ui/*)
-MANIFESTS := $(wildcard plugins/*/plugin.json)
+MANIFESTS := $(wildcard plugins/*/plugin.json plugins/*/tools.ts)
 
 .PHONY: build build-arm64 build-cli install run test test-tools bench bench-reliability typecheck lint format clean deps
 

@@ -5,6 +5,7 @@ import { benchTurn } from "./turn.ts";
 import { benchRecall } from "./recall.ts";
 import { benchLeak } from "./leak.ts";
 import { benchLoad } from "./load.ts";
+import { benchTools } from "./tools.ts";
 
 const t0 = performance.now();
 await benchStartup();
@@ -13,4 +14,5 @@ await benchTurn();
 await benchRecall();
 await benchLeak();
 await benchLoad();
+await benchTools();
 console.error(`bench run finished in ${((performance.now() - t0) / 1000).toFixed(1)} s`);

@@ -10,6 +10,7 @@ import { join, resolve } from "node:path";
 import { PluginManifest } from "../src/protocol/manifest.ts";
 import { describeIssues } from "../src/protocol/jsonrpc.ts";
 import { resolveGraph } from "../src/kernel/plugin-graph.ts";
+import { type ToolSpec, toolDefinition } from "../plugins/sdk/tool-spec.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
 const pluginsDir = process.argv[2] ? resolve(process.argv[2]) : join(ROOT, "plugins");
@@ -35,6 +36,18 @@ for (const dir of readdirSync(pluginsDir).sort()) {
   if (r.output.name !== dir) fail(`${file}: name "${r.output.name}" must match its folder "${dir}"`);
   if (r.output.exec) fail(`${file}: built-in plugins run as \`homed plugin ${dir}\`; remove "exec"`);
   if (!existsSync(join(pluginsDir, dir, "main.ts"))) fail(`${join(pluginsDir, dir)}: no main.ts`);
+  // Tools kept as specs in tools.ts are listed in the manifest from those specs: one source.
+  const specsFile = join(pluginsDir, dir, "tools.ts");
+  if (existsSync(specsFile)) {
+    if (r.output.tools.length > 0) fail(`${file}: lists "tools" and has tools.ts; keep them in tools.ts only`);
+    const mod = (await import(specsFile)) as { TOOLS?: Record<string, ToolSpec> | ToolSpec[] };
+    if (!mod.TOOLS) fail(`${specsFile}: must export TOOLS`);
+    const defs = Object.values(mod.TOOLS).map(toolDefinition);
+    for (const d of defs) {
+      if (!d.name.startsWith(`${dir}_`)) fail(`${specsFile}: tool ${d.name} must be named ${dir}_<verb>`);
+    }
+    r.output.tools = defs;
+  }
   manifests.push(r.output);
 }
 

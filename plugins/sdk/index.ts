@@ -19,6 +19,9 @@ import type { BulkRefFrame, HelloResult } from "../../src/protocol/plugin.ts";
 import type { StageName, RiskClass, StagePayloads, StageResult } from "../../src/protocol/agent.ts";
 import type { PluginLogger } from "./log.ts";
 import { PluginConnection } from "./plugin-connection.ts";
+import type { ToolSpec } from "./tool-spec.ts";
+
+export { type ToolSpec, toolDefinition } from "./tool-spec.ts";
 
 export { runProcess, type ProcessResult, type RunProcessOptions } from "./run-process.ts";
 export { PLUGIN_EXIT_CONFIG } from "../../src/protocol/plugin.ts";
@@ -39,23 +42,17 @@ export interface ToolContext {
   signal: AbortSignal;
 }
 
-export interface ToolOptions<S extends v.GenericSchema> {
-  /** ^[a-zA-Z0-9_-]{1,64}$, e.g. files_read. */
-  name: string;
-  description: string;
-  /** The arguments, as a valibot schema; published to the model as JSON Schema. */
-  input: S;
-  /**
-   * What the tool can do (required): "read" (no side effects; may run unasked), "write",
-   * "exec", "network" or "secret" (asked about unless the owner allows them).
-   */
-  risk: RiskClass;
-  /** "ask": a person should approve each call unless the policy says otherwise. */
-  approval?: "auto" | "ask";
-  run(
-    args: v.InferOutput<S>,
-    ctx: ToolContext,
-  ): string | { content: string; isError?: boolean } | Promise<string | { content: string; isError?: boolean }>;
+/** What a tool's run returns: text for the model, or text marked as an error. */
+export type ToolReturn = string | { content: string; isError?: boolean };
+
+/** A tool: its spec (tool-spec.ts) and its code. Arguments are validated before `run` sees them. */
+export interface ToolOptions<S extends v.GenericSchema> extends ToolSpec<S> {
+  run(args: v.InferOutput<S>, ctx: ToolContext): ToolReturn | Promise<ToolReturn>;
+}
+
+/** A spec from tools.ts with its code, typed by the spec's schema. */
+export function withRun<S extends v.GenericSchema>(spec: ToolSpec<S>, run: ToolOptions<S>["run"]): ToolOptions<S> {
+  return { ...spec, run };
 }
 
 /** A tool described by a JSON Schema (for jsonSchemaTools). */
@@ -104,6 +101,8 @@ export interface Plugin {
   releaseBulk(ref: unknown): void;
   /** Offer a tool to the model. Arguments are validated with `input` before `run` sees them. */
   tool<S extends v.GenericSchema>(opts: ToolOptions<S>): Promise<void>;
+  /** Offer several tools in one registration (the model never sees half of them). */
+  tools(list: ToolOptions<v.GenericSchema>[]): Promise<void>;
   /**
    * Offer tools whose arguments are described by JSON Schemas you already have (e.g. from an
    * MCP server), in one registration. The kernel validates arguments before `run` sees them.

@@ -4,7 +4,7 @@
  * and says hello; plugins see it only as the `Plugin` interface.
  */
 import * as v from "valibot";
-import { toJsonSchema } from "@valibot/to-json-schema";
+import { toolDefinition } from "./tool-spec.ts";
 import { RpcPeer } from "../../src/ipc/rpc-peer.ts";
 import { SharedSegment } from "../../src/ipc/shared-memory.ts";
 import { readLayout } from "../../src/ipc/segment-layout.ts";
@@ -35,7 +35,7 @@ export class PluginConnection implements Plugin {
   private helloResult: HelloResult | null = null;
   private readonly handlers = new Map<string, Handler>();
   private readonly notifyHandlers = new Map<string, (params: unknown) => void>();
-  private readonly tools = new Map<string, { input: v.GenericSchema | null; run: ToolRun }>();
+  private readonly toolRuns = new Map<string, { input: v.GenericSchema | null; run: ToolRun }>();
   /** Tool calls running now, by callId, so `tool/cancel` can abort them. */
   private readonly toolCalls = new Map<string, AbortController>();
   private readonly stageHandlers = new Map<number, (payload: unknown) => unknown>();
@@ -141,25 +141,18 @@ export class PluginConnection implements Plugin {
   }
 
   async tool<S extends v.GenericSchema>(opts: ToolOptions<S>): Promise<void> {
-    const schema = toJsonSchema(opts.input, { errorMode: "ignore" }) as Record<string, unknown>;
-    delete schema.$schema;
-    this.tools.set(opts.name, { input: opts.input, run: opts.run as ToolRun });
-    await this.rpc.request(AgentMethod.RegisterTools, {
-      tools: [
-        {
-          name: opts.name,
-          description: opts.description,
-          parameters: schema,
-          risk: opts.risk,
-          approval: opts.approval ?? "auto",
-        },
-      ],
-    });
+    await this.tools([opts as unknown as ToolOptions<v.GenericSchema>]);
+  }
+
+  async tools(list: ToolOptions<v.GenericSchema>[]): Promise<void> {
+    // One request for the lot, so the model never sees half of a plugin's tools.
+    for (const t of list) this.toolRuns.set(t.name, { input: t.input, run: t.run as ToolRun });
+    await this.rpc.request(AgentMethod.RegisterTools, { tools: list.map(toolDefinition) });
   }
 
   async jsonSchemaTools(list: JsonSchemaTool[]): Promise<void> {
     // One request for the lot, so the model never sees half of a server's tools.
-    for (const t of list) this.tools.set(t.name, { input: null, run: t.run });
+    for (const t of list) this.toolRuns.set(t.name, { input: null, run: t.run });
     await this.rpc.request(AgentMethod.RegisterTools, {
       tools: list.map((t) => ({
         name: t.name,
@@ -172,7 +165,7 @@ export class PluginConnection implements Plugin {
   }
 
   async unregisterTools(names: string[]): Promise<void> {
-    for (const n of names) this.tools.delete(n);
+    for (const n of names) this.toolRuns.delete(n);
     await this.rpc.request(AgentMethod.UnregisterTools, { names });
   }
 
@@ -286,7 +279,7 @@ export class PluginConnection implements Plugin {
 
   private async runTool(params: unknown): Promise<{ content: string; isError: boolean }> {
     const p = parseParams(RunToolParams, params);
-    const t = this.tools.get(p.name);
+    const t = this.toolRuns.get(p.name);
     if (!t) return { content: `error: ${this.name} has no tool ${p.name}`, isError: true };
     let input: unknown = p.arguments;
     if (t.input) {

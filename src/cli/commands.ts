@@ -357,6 +357,20 @@ export const models: Subcommand = {
   },
 };
 
+export const tools: Subcommand = {
+  name: "tools",
+  summary: "tools list: every built-in tool with its plugin and risk class",
+  flags: [JSON_FLAG],
+  flagsAnywhere: true,
+  async run(values, rest) {
+    if (rest[0] !== "list" || rest.length > 1) throw new HomedError("usage", "tools takes one command: list");
+    const { builtinTools, formatTools } = await import("./tools-list.ts");
+    const list = builtinTools();
+    console.log(values.json ? JSON.stringify(list, null, 2) : formatTools(list));
+    return 0;
+  },
+};
+
 /** Internal: run a built-in plugin (the kernel starts these; a person never needs to). */
 export const plugin: Subcommand = {
   name: "plugin",
@@ -382,6 +396,7 @@ export const SUBCOMMANDS: readonly Subcommand[] = [
   provider,
   recall,
   models,
+  tools,
   pluginRestart,
   version,
   plugin,

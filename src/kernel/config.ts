@@ -18,6 +18,7 @@ import { LOG_LEVELS } from "../protocol/logfmt.ts";
 import { parseListen } from "../protocol/listen.ts";
 import { RISK_CLASSES, RiskClass } from "../protocol/agent.ts";
 import { isPolicyPattern } from "../agent/approval.ts";
+import { TOOLS_TEMPLATE, ToolsConfig } from "./tools-config.ts";
 
 /** Tool-name globs, or risk:<class> for every tool of a class. */
 const PolicyPattern = v.pipe(
@@ -199,6 +200,7 @@ export const ConfigSchema = v.strictObject({
     }),
     {},
   ),
+  tools: v.optional(ToolsConfig, {}),
   store: v.optional(
     v.strictObject({
       busy_timeout_ms: v.optional(int(0, 600_000), 5000),
@@ -341,6 +343,7 @@ rss_mb = 1024
 # How often memory is sampled against the cap (milliseconds).
 rss_check_ms = 10000
 
+${TOOLS_TEMPLATE}
 [store]
 # How long a write waits for a busy database (milliseconds) before it fails.
 busy_timeout_ms = 5000

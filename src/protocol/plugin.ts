@@ -52,7 +52,7 @@ export const FacilityReadyParams = v.strictObject({ facility: v.string() });
 export const RestartParams = v.strictObject({ name: v.string() });
 
 /** Sections of config.toml a plugin may read; "web" (the login token) only built-in plugins. */
-export const ConfigGetParams = v.strictObject({ section: v.picklist(["mcp", "approval", "agent", "web"]) });
+export const ConfigGetParams = v.strictObject({ section: v.picklist(["mcp", "approval", "agent", "web", "tools"]) });
 
 /**
  * What the web plugin gets for section "web": the token in force, wherever it came from;

@@ -1,0 +1,37 @@
+/**
+ * A tool's description apart from its code: name, words for the model, argument schema and
+ * risk class. A built-in plugin keeps its specs in plugins/<name>/tools.ts (`export const
+ * TOOLS`), so the build lists them in the manifest (the tools exist before a lazy plugin runs,
+ * and `homed tools list` needs no daemon) and main.ts attaches the code to the same specs.
+ */
+import type * as v from "valibot";
+import { toJsonSchema } from "@valibot/to-json-schema";
+import type { RiskClass, ToolDefinition } from "../../src/protocol/agent.ts";
+
+export interface ToolSpec<S extends v.GenericSchema = v.GenericSchema> {
+  /** ^[a-zA-Z0-9_-]{1,64}$; built-in tools are <plugin>_<verb>, e.g. files_read. */
+  name: string;
+  description: string;
+  /** The arguments, as a valibot schema; published to the model as JSON Schema. */
+  input: S;
+  /**
+   * What the tool can do (required): "read" (no side effects; may run unasked), "write",
+   * "exec", "network" or "secret" (asked about unless the owner allows them).
+   */
+  risk: RiskClass;
+  /** "ask": a person should approve each call unless the policy says otherwise. */
+  approval?: "auto" | "ask";
+}
+
+/** The definition the kernel and the model see. */
+export function toolDefinition(spec: ToolSpec): ToolDefinition {
+  const parameters = toJsonSchema(spec.input, { errorMode: "ignore" }) as Record<string, unknown>;
+  delete parameters.$schema;
+  return {
+    name: spec.name,
+    description: spec.description,
+    parameters,
+    risk: spec.risk,
+    approval: spec.approval ?? "auto",
+  };
+}

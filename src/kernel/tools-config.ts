@@ -1,0 +1,132 @@
+/**
+ * config.toml's [tools.*]: the built-in tool plugins' settings, one table per plugin (the
+ * plugin reads its own with config/get "tools"). Every field has a safe default: confined
+ * roots, a sandbox that refuses rather than runs unconfined, no private addresses.
+ */
+import * as v from "valibot";
+
+const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
+  v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(min), v.maxValue(max));
+const bool = v.boolean("must be true or false");
+const HostName = v.pipe(
+  v.string("must be host names"),
+  v.regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.*-]+)(\/\d{1,3})?$/, "must be host names, addresses or CIDR ranges"),
+);
+
+export const ToolsConfig = v.strictObject({
+  files: v.optional(
+    v.strictObject({
+      /** Folders the files tools may touch: absolute, or relative to the data dir. */
+      roots: v.optional(v.array(v.pipe(v.string(), v.minLength(1, "must not be empty"))), ["workspace"]),
+      max_read_kb: v.optional(int(1, 1_048_576), 256),
+      max_write_kb: v.optional(int(1, 1_048_576), 10_240),
+    }),
+    {},
+  ),
+  sandbox: v.optional(
+    v.strictObject({
+      /** bwrap: bubblewrap confinement; none: unconfined (only when the owner says so). */
+      mode: v.optional(v.picklist(["bwrap", "none"], "must be bwrap or none"), "bwrap"),
+      network: v.optional(bool, false),
+      timeout_ms: v.optional(int(100, 86_400_000), 60_000),
+      output_kb: v.optional(int(1, 65_536), 64),
+      max_jobs: v.optional(int(1, 256), 8),
+    }),
+    {},
+  ),
+  fetch: v.optional(
+    v.strictObject({
+      allow_private: v.optional(bool, false),
+      allow_hosts: v.optional(v.array(HostName), []),
+      max_kb: v.optional(int(1, 1_048_576), 4096),
+      timeout_ms: v.optional(int(100, 600_000), 20_000),
+      /** "": no web search; searxng: a SearXNG instance at search_url; brave: the Brave Search API. */
+      search_provider: v.optional(v.picklist(["", "searxng", "brave"], "must be searxng, brave or empty"), ""),
+      search_url: v.optional(
+        v.pipe(
+          v.string(),
+          v.check((s) => s === "" || /^https?:\/\/\S+$/.test(s), "must be an http(s) URL"),
+        ),
+        "",
+      ),
+      /** The name of the API key's entry in DATA/secrets.json's "values". */
+      search_key_secret: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_.-]{0,64}$/, "must be a secret name")), ""),
+    }),
+    {},
+  ),
+  browser: v.optional(
+    v.strictObject({
+      executable: v.optional(v.string(), "/usr/bin/chromium"),
+      allow_private: v.optional(bool, false),
+      timeout_ms: v.optional(int(100, 600_000), 30_000),
+    }),
+    {},
+  ),
+  schedules: v.optional(
+    v.strictObject({
+      /** IANA time zone for schedules that name none; empty: the machine's. */
+      timezone: v.optional(v.string(), ""),
+      max_jobs: v.optional(int(1, 10_000), 200),
+    }),
+    {},
+  ),
+  agent: v.optional(
+    v.strictObject({
+      max_depth: v.optional(int(1, 5), 2),
+      max_iterations: v.optional(int(1, 50), 8),
+    }),
+    {},
+  ),
+});
+export type ToolsConfig = v.InferOutput<typeof ToolsConfig>;
+
+/** The commented [tools.*] part of `homed initconfig`'s file; parses to exactly the defaults. */
+export const TOOLS_TEMPLATE = `[tools.files]
+# Folders files_* may read and write: absolute, or relative to the data dir. Nothing outside
+# them is reachable (no .., no symlinks or hard links out, no /proc).
+roots = ["workspace"]
+# Files larger than this (KiB) are read a page at a time.
+max_read_kb = 256
+max_write_kb = 10240
+
+[tools.sandbox]
+# shell_run and code_run: "bwrap" runs commands in bubblewrap with the first files root
+# read-write and the system read-only; where bubblewrap cannot run the tools refuse.
+# "none" runs them unconfined as the daemon's user: only if you mean it.
+mode = "bwrap"
+# Let sandboxed commands reach the network.
+network = false
+timeout_ms = 60000
+# Output kept per command (KiB); the rest is cut in the middle.
+output_kb = 64
+max_jobs = 8
+
+[tools.fetch]
+# fetch_url refuses private, loopback and link-local addresses unless allowed here.
+allow_private = false
+# Hosts, addresses or CIDR ranges let through anyway, e.g. ["wiki.lan", "10.0.0.0/8"].
+allow_hosts = []
+max_kb = 4096
+timeout_ms = 20000
+# Web search: "searxng" (your instance at search_url) or "brave" (key in DATA/secrets.json
+# under the name search_key_secret). Empty: fetch_search says it is not configured.
+search_provider = ""
+search_url = ""
+search_key_secret = ""
+
+[tools.browser]
+# Chromium driven over CDP (never downloaded); its profile lives in DATA/browser.
+executable = "/usr/bin/chromium"
+allow_private = false
+timeout_ms = 30000
+
+[tools.schedules]
+# Time zone for schedules that name none, e.g. "Europe/Berlin"; empty: the machine's.
+timezone = ""
+max_jobs = 200
+
+[tools.agent]
+# agent_spawn: how deep child agents may nest, and model calls per child.
+max_depth = 2
+max_iterations = 8
+`;
