@@ -96,7 +96,7 @@ test: test-tools lint typecheck dist/homed dist/waiter build-arm64
 	  fail=$$(grep -E '^ *[0-9]+ fail$$' .test.log | tail -1 | grep -oE '[0-9]+'); \
 	  echo "$${pass:-0} passed, $${fail:-0} failed"; exit $$rc
 
-bench: dist/homed build-arm64
+bench: test-tools dist/homed build-arm64
 	$(BUN) bench/run.ts
 
 # kill -9 with turns in flight, fuzz of the control socket and the web port, a 10-minute soak.
