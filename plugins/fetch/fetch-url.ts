@@ -123,6 +123,8 @@ export async function fetchUrl(args: FetchUrlArgs, d: FetchUrlDeps): Promise<Fet
     } catch {}
   }
 
+  if (kind === "html" && readable.trim() === "")
+    readable = "(no readable text in the HTML: the page may be built by JavaScript, which fetch_url does not run)";
   const page = pageOf(readable, links, args.cursor ?? 0, TOOL);
   const facts = [
     untrustedLine(url.host),

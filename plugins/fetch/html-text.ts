@@ -37,6 +37,7 @@ const MAIN = new Set(["main", "article"]);
 /** Placeholder for link i in the text until links are numbered at the end. */
 const LINK_OPEN = "\u0001";
 const LINK_CLOSE = "\u0002";
+const LINK_MARK = new RegExp(`${LINK_OPEN}(\\d+)${LINK_CLOSE}`, "g");
 
 type Kind = "p" | "li" | "row" | "h" | "pre" | "hr";
 interface Line {
@@ -94,7 +95,7 @@ export function htmlToText(html: string, pageUrl: string): ReadableHtml {
   const flush = (kind: Kind = "p") => {
     const text = cur.replace(/[ \t\r\n\f]+/g, " ").trim();
     cur = "";
-    if (text.replace(new RegExp(`${LINK_OPEN}\\d+${LINK_CLOSE}`, "g"), "").trim() === "") return;
+    if (text.replace(LINK_MARK, "").trim() === "") return;
     const k: Kind = kind === "p" && lists.length > 0 ? "li" : kind;
     lines.push({ text: linePrefix(kind) + text, kind: k, main: main > 0 });
   };
@@ -263,7 +264,7 @@ export function htmlToText(html: string, pageUrl: string): ReadableHtml {
   }
   const links: string[] = [];
   const numberOf = new Map<string, number>();
-  text = text.replace(new RegExp(`${LINK_OPEN}(\\d+)${LINK_CLOSE}`, "g"), (_, i: string) => {
+  text = text.replace(LINK_MARK, (_, i: string) => {
     const url = rawLinks[Number(i)] as string;
     let n = numberOf.get(url);
     if (n === undefined) {

@@ -77,6 +77,28 @@ describe("fetch_url", () => {
     );
   });
 
+  test("a page in another charset (declared in a meta tag) is decoded; an empty app shell says why", async () => {
+    const gbk = new Uint8Array([
+      ...new TextEncoder().encode('<html><head><meta charset="gbk"><title>'),
+      ...[0xc4, 0xe3, 0xba, 0xc3], // 你好 in GBK
+      ...new TextEncoder().encode("</title></head><body><p>"),
+      ...[0xca, 0xc0, 0xbd, 0xe7], // 世界
+      ...new TextEncoder().encode("</p></body></html>"),
+    ]);
+    using site = startSite("127.0.0.1", {
+      "/gbk": () => new Response(gbk, { headers: { "content-type": "text/html" } }),
+      "/app": () =>
+        new Response('<html><body><div id="root"></div><script src="/app.js"></script></body></html>', {
+          headers: { "content-type": "text/html" },
+        }),
+    });
+    const r = await fetchUrl({ url: `${site.url}/gbk` }, deps());
+    expect(r.content).toContain("Title: 你好");
+    expect(r.content).toContain("\n\n世界");
+    const app = await fetchUrl({ url: `${site.url}/app` }, deps());
+    expect(app.content).toContain("(no readable text in the HTML: the page may be built by JavaScript");
+  });
+
   test("JSON comes back as text", async () => {
     using site = startSite();
     const r = await fetchUrl({ url: `${site.url}/data.json` }, deps());
