@@ -4,10 +4,12 @@
  * API whose key the kernel takes from DATA/secrets.json; the lazy plugin starts on that first call.
  */
 import { describe, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { HOMED, run, tempDir } from "../harness/binary.ts";
 import { startAgentRig } from "../harness/agent-daemon.ts";
+import { installBunPlugin } from "../harness/plugins.ts";
+import { poll } from "../harness/poll.ts";
 import { startSite } from "./fetch-site.ts";
 
 const KEY = "BSA-daemon-key-0123456789";
@@ -32,6 +34,9 @@ describe("fetch plugin in the daemon", () => {
     writeFileSync(join(dir.path, "secrets.json"), JSON.stringify({ values: { brave: KEY, other: "not-for-fetch" } }), {
       mode: 0o600,
     });
+    // An external plugin reading the same section must not get the key.
+    const peeked = join(dir.path, "peek.json");
+    installBunPlugin(dir.path, "peek", "config-peek.ts", {}, ["tools", peeked]);
     await using rig = await startAgentRig(dir.path, { plugin: false });
     const offered = (await rig.status()).tools as { name: string; risk?: string }[];
     expect(offered.filter((t) => t.name.startsWith("fetch_")).map((t) => [t.name, t.risk])).toEqual([
@@ -62,8 +67,16 @@ describe("fetch plugin in the daemon", () => {
     expect(braveSeen).toEqual([{ token: KEY, q: "tide tables" }]);
     // The page request said who asked.
     expect(site.seen.find((s) => s.path === "/article")).toBeDefined();
-    // The key reached the search API and nothing else: not the log.
+    // The key reached the search API and nothing else: not the log, not another plugin.
     expect(rig.daemon.stderr()).not.toContain(KEY);
+    const other = await poll(
+      async () => (existsSync(peeked) ? readFileSync(peeked, "utf8") : ""),
+      (t) => t !== "",
+      { what: "the external plugin's view of [tools]" },
+    );
+    expect(JSON.parse(other).fetch).toMatchObject({ search_provider: "brave", search_key_secret: "brave" });
+    expect(other).not.toContain('search_key"');
+    expect(other).not.toContain(KEY);
 
     // A loopback address allow_hosts does not list is still refused.
     rig.llm.script([
