@@ -224,8 +224,13 @@ export function htmlToText(html: string, pageUrl: string): ReadableHtml {
         cur = "";
         if (code) lines.push({ text: `\`\`\`\n${code}\n\`\`\``, kind: "pre", main: main > 0 });
       }
+    } else if (name === "li") {
+      flush();
+      // An item with no text of its own must not lend its marker to the next line.
+      marker = "";
     } else if (name === "ul" || name === "ol") {
       flush();
+      marker = "";
       lists.pop();
     } else if (name === "blockquote") {
       flush();
