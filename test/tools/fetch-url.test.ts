@@ -99,6 +99,28 @@ describe("fetch_url", () => {
     expect(app.content).toContain("(no readable text in the HTML: the page may be built by JavaScript");
   });
 
+  test("each page of a long HTML page lists the links it shows, numbered across the whole page", async () => {
+    const paras = Array.from(
+      { length: 50 },
+      (_, i) => `<p>${"words ".repeat(150)}<a href="/item/${i}">item ${i}</a></p>`,
+    ).join("");
+    using site = startSite("127.0.0.1", {
+      "/many": () => new Response(`<html><body>${paras}</body></html>`, { headers: { "content-type": "text/html" } }),
+    });
+    const first = await fetchUrl({ url: `${site.url}/many` }, deps());
+    const cursor = Number(/cursor = (\d+)/.exec(first.content)?.[1]);
+    const second = await fetchUrl({ url: `${site.url}/many`, cursor }, deps());
+    const listed = (content: string) => [...content.matchAll(/^\[(\d+)\] (\S+)$/gm)].map((m) => [Number(m[1]), m[2]]);
+    const one = listed(first.content);
+    const two = listed(second.content);
+    expect(one[0]).toEqual([1, `${site.url}/item/0`]);
+    expect(one.length).toBeGreaterThan(10);
+    // Page two goes on where page one stopped, with the same numbering.
+    expect(two[0]![0]).toBe(one.length + 1);
+    expect(two[0]![1]).toBe(`${site.url}/item/${one.length}`);
+    expect(second.content).toContain(`item ${one.length} [${one.length + 1}]`);
+  });
+
   test("JSON comes back as text", async () => {
     using site = startSite();
     const r = await fetchUrl({ url: `${site.url}/data.json` }, deps());
@@ -118,6 +140,29 @@ describe("fetch_url", () => {
     const msg = await failure(fetchUrl({ url: `${site.url}/slow` }, deps({ ...LOCAL, timeout_ms: 300 })));
     expect(msg).toBe(`fetch_url: ${site.url}/slow did not answer within 300 ms ([tools.fetch] timeout_ms)`);
     expect(performance.now() - t0).toBeLessThan(3000);
+  });
+
+  test("a body that trickles in is given up after timeout_ms too; a stopped turn stops the fetch", async () => {
+    using site = startSite("127.0.0.1", {
+      "/drip": () =>
+        new Response(
+          new ReadableStream({
+            async pull(c) {
+              await Bun.sleep(50);
+              c.enqueue(new TextEncoder().encode("drip\n"));
+            },
+          }),
+          { headers: { "content-type": "text/plain" } },
+        ),
+    });
+    expect(await failure(fetchUrl({ url: `${site.url}/drip` }, deps({ ...LOCAL, timeout_ms: 400 })))).toBe(
+      `fetch_url: ${site.url}/drip did not answer within 400 ms ([tools.fetch] timeout_ms)`,
+    );
+    const stop = new AbortController();
+    setTimeout(() => stop.abort(), 150);
+    expect(await failure(fetchUrl({ url: `${site.url}/drip` }, deps(LOCAL, { signal: stop.signal })))).toBe(
+      "fetch_url: stopped",
+    );
   });
 
   test("redirects are followed (up to five) and the result names where it ended", async () => {
