@@ -113,11 +113,15 @@ export class Confinement {
   }
 
   private outside(input: string): FilesError {
-    const list = this.allRoots()
-      .map((r) => r.real)
-      .join(", ");
+    const roots = this.allRoots();
+    const ws = this.workspace().real;
+    if (roots.length === 1)
+      return new FilesError(
+        `${input} is outside the allowed roots: files tools may only use ${ws}; give a path relative to it (e.g. "notes/todo.md")`,
+      );
+    const list = roots.map((r) => r.real).join(", ");
     return new FilesError(
-      `${input} is outside the allowed roots (${list}); give a path relative to the workspace (${this.workspace().real}) or an absolute path inside a root`,
+      `${input} is outside the allowed roots (${list}); give a path relative to the workspace (${ws}) or an absolute path inside a root`,
     );
   }
 

@@ -8,7 +8,9 @@
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import {
+  closeSync,
   existsSync,
+  openSync,
   linkSync,
   mkdirSync,
   readFileSync,
@@ -61,7 +63,7 @@ async function refusal(fn: () => unknown): Promise<string> {
 describe("roots", () => {
   test("the default root DATA/workspace is made (0700) on first use, not before", () => {
     expect(existsSync(ws)).toBe(false);
-    expect(c.workspace().real).toBe(realpathSync(data) + "/workspace");
+    expect(c.workspace().real).toBe(`${realpathSync(data)}/workspace`);
     expect(statSync(ws).mode & 0o777).toBe(0o700);
   });
 
@@ -77,7 +79,8 @@ describe("roots", () => {
   test("a second root is reachable by absolute path, and a link from one root into another is allowed", () => {
     const other = join(dir.path, "notes");
     const two = new Confinement(["workspace", other], data);
-    writeFileSync(join((mkdirSync(other), other), "n.md"), "note\n");
+    mkdirSync(other);
+    writeFileSync(join(other, "n.md"), "note\n");
     expect(filesRead(two, { path: join(other, "n.md") }, 256)).toBe("     1\tnote");
     symlinkSync(other, join(two.workspace().real, "notes"));
     expect(filesRead(two, { path: "notes/n.md" }, 256)).toBe("     1\tnote");
@@ -98,7 +101,9 @@ describe("no escape", () => {
     const msg = await refusal(() => filesRead(c, { path: "../../etc/passwd" }, 256));
     expect(msg).toContain("../../etc/passwd is outside the allowed roots");
     expect(msg).toContain(realpathSync(ws));
-    expect(await refusal(() => filesRead(c, { path: "../outside/secret.txt" }, 256))).toContain("outside the allowed roots");
+    expect(await refusal(() => filesRead(c, { path: "../outside/secret.txt" }, 256))).toContain(
+      "outside the allowed roots",
+    );
     expect(await refusal(() => filesWrite(c, { path: "../outside/new.txt", content: "x" }, 10))).toContain(
       "outside the allowed roots",
     );
@@ -194,6 +199,24 @@ describe("no escape", () => {
   test("a symlink to /dev/null is outside, not a device to read", async () => {
     symlinkSync("/dev/null", join(ws, "devnull"));
     expect(await refusal(() => filesRead(c, { path: "devnull" }, 256))).toContain("outside");
+  });
+
+  test("the open-time check goes by what the kernel says a descriptor is, not by the path asked for", async () => {
+    const fd = openSync(secret, "r");
+    try {
+      expect(await refusal(() => c.checkDescriptor(fd, "x.txt"))).toBe(
+        `x.txt resolves outside the allowed roots (${realpathSync(secret)})`,
+      );
+    } finally {
+      closeSync(fd);
+    }
+    writeFileSync(join(ws, "in.txt"), "in\n");
+    const inside = openSync(join(ws, "in.txt"), "r");
+    try {
+      expect(() => c.checkDescriptor(inside, "in.txt")).not.toThrow();
+    } finally {
+      closeSync(inside);
+    }
   });
 
   test("glob and grep patterns cannot climb out", async () => {
