@@ -11,6 +11,7 @@ import { HOMED, run, tempDir } from "../harness/binary.ts";
 import { startAgentRig } from "../harness/agent-daemon.ts";
 import { webUrlOf } from "../harness/daemon.ts";
 import { installBunPlugin } from "../harness/plugins.ts";
+import { withoutBuiltinTools } from "../harness/builtin-tools.ts";
 
 const SECRETS = {
   HOMED_WEB_TOKEN: "tok-should-never-leak-0123456789",
@@ -103,7 +104,7 @@ describe("tools a manifest declares", () => {
     expect((before.plugins as { name: string; state: string }[]).find((p) => p.name === "lazytools")?.state).toBe(
       "idle",
     );
-    expect(before.tools as unknown[]).toEqual([
+    expect(withoutBuiltinTools(before.tools) as unknown[]).toEqual([
       { name: "echo_text", plugin: "lazytools", risk: "read", approval: "auto" },
       { name: "memory_search", plugin: "kernel", risk: "read", approval: "auto" },
     ]);
