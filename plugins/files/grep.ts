@@ -3,19 +3,22 @@
  *
  * Guards, since the pattern and the files are anyone's: files over GREP_FILE_MAX, binary files
  * (NUL or invalid UTF-8), symlinks and hard-linked files are skipped and counted; each line is
- * matched on its first LINE_MATCH_MAX characters (a 50 MB minified line cannot stall the
- * search) and shown cut to LINE_SHOW_MAX; the walk stops at GREP_FILES_MAX files or
- * GREP_TIME_MS, saying so. A pathological regex on one line can still take long: JavaScript
- * cannot interrupt a RegExp, which is what the per-line cap bounds.
+ * matched on its first LINE_MATCH_MAX characters (a 50 MB minified line costs no more than a
+ * short one) and shown cut to LINE_SHOW_MAX; matching runs in a worker that is killed when one
+ * file takes over GREP_FILE_TIME_MS (a catastrophically backtracking pattern); the walk stops
+ * at GREP_FILES_MAX files or GREP_TIME_MS, saying so, with what it found until then.
  */
 import { closeSync, constants, lstatSync } from "node:fs";
 import { type Confinement, FilesError } from "./confine.ts";
 import { nulOffset, readAll, strictDecoder } from "./text.ts";
+import { RegexRunner } from "./regex-worker.ts";
 import { checkPattern, walk } from "./walk.ts";
 
 export const GREP_FILE_MAX = 8 * 1024 * 1024;
 export const GREP_FILES_MAX = 20_000;
 export const GREP_TIME_MS = 15_000;
+/** One file's matching may take this long before the pattern is called runaway. */
+export const GREP_FILE_TIME_MS = 5_000;
 const LINE_MATCH_MAX = 10_000;
 const LINE_SHOW_MAX = 300;
 const DEFAULT_LIMIT = 100;
@@ -34,9 +37,8 @@ export async function filesGrep(
   signal?: AbortSignal,
   now: () => number = Date.now,
 ): Promise<string> {
-  let re: RegExp;
   try {
-    re = new RegExp(args.pattern, args.ignore_case ? "i" : "");
+    new RegExp(args.pattern, args.ignore_case ? "i" : ""); // compiled here to refuse a bad one early
   } catch (err) {
     throw new FilesError(`pattern is not a valid JavaScript regular expression: ${(err as Error).message}`);
   }
@@ -59,26 +61,42 @@ export async function filesGrep(
   let searched = 0;
   const skipped = { binary: 0, large: 0, links: 0, unreadable: 0 };
   const deadline = now() + GREP_TIME_MS;
-  let timedOut = false;
-  for (const file of files) {
-    if (signal?.aborted) throw new FilesError("cancelled");
-    if (now() > deadline) {
-      timedOut = true;
-      break;
+  let stopped = "";
+  const runner = new RegexRunner(args.pattern, args.ignore_case ? "i" : "");
+  const stop = () => runner.close();
+  signal?.addEventListener("abort", stop);
+  try {
+    for (const file of files) {
+      if (signal?.aborted) throw new FilesError("cancelled");
+      const left = deadline - now();
+      if (left <= 0) {
+        stopped = `(stopped after ${GREP_TIME_MS / 1000} s with ${searched} files searched; narrow path or glob)`;
+        break;
+      }
+      const text = readText(c, file, skipped, !st.isDirectory());
+      if (text === undefined) continue;
+      searched++;
+      const shown = c.display(file);
+      const timeoutMs = Math.min(left, GREP_FILE_TIME_MS);
+      const found = await runner.match(text, limit - out.length, {
+        lineMatchMax: LINE_MATCH_MAX,
+        lineShowMax: LINE_SHOW_MAX,
+        timeoutMs,
+      });
+      if (signal?.aborted) throw new FilesError("cancelled");
+      if (!found) {
+        stopped =
+          timeoutMs === GREP_FILE_TIME_MS
+            ? `(stopped: matching /${args.pattern}/ in ${shown} took over ${GREP_FILE_TIME_MS / 1000} s; the pattern probably backtracks without end — nested quantifiers such as (a+)+ or (.*)* — so simplify it)`
+            : `(stopped after ${GREP_TIME_MS / 1000} s with ${searched} files searched; narrow path or glob)`;
+        break;
+      }
+      matches += found.count;
+      for (const h of found.hits) out.push(`${shown}:${h.line}: ${h.text}`);
     }
-    if (searched % 64 === 63) await new Promise((r) => setImmediate(r));
-    const text = readText(c, file, skipped, !st.isDirectory());
-    if (text === undefined) continue;
-    searched++;
-    const shown = c.display(file);
-    let lineNo = 0;
-    for (const raw of text.split("\n")) {
-      lineNo++;
-      const line = raw.length > LINE_MATCH_MAX ? raw.slice(0, LINE_MATCH_MAX) : raw;
-      if (!re.test(line)) continue;
-      matches++;
-      if (out.length < limit) out.push(`${shown}:${lineNo}: ${cut(line.replace(/\r$/, ""), re)}`);
-    }
+  } finally {
+    signal?.removeEventListener("abort", stop);
+    runner.close();
   }
 
   const notes: string[] = [];
@@ -89,8 +107,7 @@ export async function filesGrep(
     .map(([k, n]) => `${n} ${k === "large" ? "over 8 MiB" : k === "links" ? "symlinks, hard-linked or special" : k}`);
   if (skips.length > 0) notes.push(`(skipped files: ${skips.join(", ")})`);
   if (truncated) notes.push(`(stopped after ${GREP_FILES_MAX} files; narrow path or glob)`);
-  if (timedOut)
-    notes.push(`(stopped after ${GREP_TIME_MS / 1000} s with ${searched} files searched; narrow path or glob)`);
+  if (stopped) notes.push(stopped);
   if (matches === 0)
     return [
       `no lines match /${args.pattern}/ in ${searched} file${searched === 1 ? "" : "s"} under ${where}`,
@@ -142,12 +159,4 @@ function readText(
   } finally {
     closeSync(fd);
   }
-}
-
-/** At most LINE_SHOW_MAX characters of a line, around its first match. */
-function cut(line: string, re: RegExp): string {
-  if (line.length <= LINE_SHOW_MAX) return line;
-  const at = Math.max(0, (line.search(re) ?? 0) - 100);
-  const part = line.slice(at, at + LINE_SHOW_MAX);
-  return `${at > 0 ? "…" : ""}${part}${at + LINE_SHOW_MAX < line.length ? "…" : ""}`;
 }

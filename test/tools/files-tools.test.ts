@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { Confinement, FilesError } from "../../plugins/files/confine.ts";
 import { filesEdit } from "../../plugins/files/edit.ts";
 import { filesGlob } from "../../plugins/files/glob.ts";
-import { filesGrep } from "../../plugins/files/grep.ts";
+import { filesGrep, GREP_FILE_TIME_MS } from "../../plugins/files/grep.ts";
 import { filesList, LIST_MAX } from "../../plugins/files/list.ts";
 import { filesRead } from "../../plugins/files/read.ts";
 import { filesWrite } from "../../plugins/files/write.ts";
@@ -253,4 +253,17 @@ describe("files_grep", () => {
     expect(out).not.toContain("long.txt:2:");
     expect(rows.at(-1)).toBe("(skipped files: 1 binary)");
   });
+
+  test("a runaway pattern is stopped after its time on one file, with what was found before and a reason", async () => {
+    writeFileSync(join(ws, "a.txt"), "aaa\n");
+    // JavaScriptCore gives up on one such line after about 2 s (and says "no match"); six of them
+    // would hold a file for 12 s, over its time.
+    writeFileSync(join(ws, "b.txt"), `${"a".repeat(40)}b\n`.repeat(6));
+    const started = Date.now();
+    const out = await filesGrep(c, { pattern: "^(a+)+$" });
+    expect(Date.now() - started).toBeLessThan(GREP_FILE_TIME_MS + 3000);
+    expect(out).toBe(
+      `a.txt:1: aaa\n(stopped: matching /^(a+)+$/ in b.txt took over ${GREP_FILE_TIME_MS / 1000} s; the pattern probably backtracks without end — nested quantifiers such as (a+)+ or (.*)* — so simplify it)`,
+    );
+  }, 20_000);
 });

@@ -6,7 +6,7 @@
  * the owner allowed every files tool.
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../harness/binary.ts";
 import { type AgentRig, startAgentRig } from "../harness/agent-daemon.ts";
@@ -94,5 +94,27 @@ describe("files plugin through the daemon", () => {
     expect(r.stderr).toContain("? allow files_write");
     expect(r.stderr).toContain("no answer: denied");
     expect(existsSync(join(dir.path, "workspace/x.txt"))).toBe(false);
+  }, 60_000);
+
+  test("a runaway files_grep pattern is stopped with a reason, and the plugin answers on (not killed as hung)", async () => {
+    using dir = tempDir();
+    mkdirSync(join(dir.path, "workspace"));
+    writeFileSync(join(dir.path, "workspace/evil.txt"), `${"a".repeat(40)}b\n`.repeat(8));
+    await using rig = await startAgentRig(dir.path, { plugin: false });
+    rig.llm.script([
+      { toolCalls: [{ name: "files_list", arguments: {} }] },
+      { toolCalls: [{ name: "files_grep", arguments: { pattern: "^(a+)+$" } }] },
+      { toolCalls: [{ name: "files_glob", arguments: { pattern: "*.txt" } }] },
+      { text: "done" },
+    ]);
+    const r = await rig.chat("grep");
+    expect(r.exitCode).toBe(0);
+    expect(toolResults(rig, 2).at(-1)).toContain("(stopped: matching /^(a+)+$/ in evil.txt took over 5 s");
+    expect(toolResults(rig, 3).at(-1)).toBe("evil.txt");
+    const files = ((await rig.status()).plugins as { name: string; state: string; crashesInWindow: number }[]).find(
+      (p) => p.name === "files",
+    );
+    expect(files).toMatchObject({ state: "ready", crashesInWindow: 0 });
+    expect(rig.daemon.stderr()).not.toContain("killed as hung");
   }, 60_000);
 });
