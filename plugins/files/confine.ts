@@ -144,7 +144,12 @@ export class Confinement {
       real = realpathSync(abs);
     } catch (err) {
       const code = errno(err);
-      if (code === "ENOENT") throw new FilesError(this.missingMessage(input, abs));
+      if (code === "ENOENT") {
+        // Say "outside" rather than "does not exist" past a symlink that leads out: what
+        // exists out there is none of the model's business.
+        this.forWrite(input);
+        throw new FilesError(this.missingMessage(input, abs));
+      }
       if (code === "ENOTDIR") throw new FilesError(`${input} does not exist: a part of it is a file, not a folder`);
       if (code === "ELOOP") throw new FilesError(`${input} has a symlink loop`);
       throw err;

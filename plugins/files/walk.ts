@@ -14,7 +14,8 @@ export function checkPattern(pattern: string, field: string): void {
     throw new FilesError(
       `${field} must be relative to path (put the folder in path, e.g. path: "/srv/notes", ${field}: "**/*.md")`,
     );
-  if (pattern.split(/[/\\]/).includes(".."))
+  // ".." as a path segment or as a brace alternative ({..,src}) alike.
+  if (/(^|[/\\{,])\.\.($|[/\\},])/.test(pattern))
     throw new FilesError(`${field} must not contain ".." segments; set path to the folder to search instead`);
 }
 

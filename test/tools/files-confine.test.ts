@@ -127,6 +127,8 @@ describe("no escape", () => {
   test("a symlinked folder pointing out: read, write, edit and make-parents refused, the outside untouched", async () => {
     symlinkSync(outside, join(ws, "out"));
     expect(await refusal(() => filesRead(c, { path: "out/secret.txt" }, 256))).toContain("outside");
+    // Nor does the answer tell what exists out there.
+    expect(await refusal(() => filesRead(c, { path: "out/no-such-file" }, 256))).toContain("outside");
     expect(await refusal(() => filesWrite(c, { path: "out/new.txt", content: "x" }, 10))).toContain("outside");
     expect(await refusal(() => filesWrite(c, { path: "out/deep/er/new.txt", content: "x" }, 10))).toContain("outside");
     expect(
@@ -223,5 +225,6 @@ describe("no escape", () => {
     expect(await refusal(() => filesGlob(c, { pattern: "../outside/*" }))).toContain('".." segments');
     expect(await refusal(() => filesGlob(c, { pattern: "/etc/*" }))).toContain("relative to path");
     expect(await refusal(() => filesGrep(c, { pattern: "secret", glob: "../**" }))).toContain('".." segments');
+    expect(await refusal(() => filesGlob(c, { pattern: "{../outside,src}/*" }))).toContain('".." segments');
   });
 });
