@@ -28,7 +28,7 @@ export const TOOLS = {
     input: v.strictObject({
       path: Path,
       offset: v.optional(
-        v.pipe(Count("offset", Number.MAX_SAFE_INTEGER), v.description("First line to show (1-based). Default 1.")),
+        v.pipe(Count("offset", 1_000_000_000), v.description("First line to show (1-based). Default 1.")),
       ),
       limit: v.optional(
         v.pipe(
@@ -106,7 +106,7 @@ export const TOOLS = {
         v.string("pattern must be a string"),
         v.minLength(1, "pattern must not be empty"),
         v.maxLength(1000, "pattern must be at most 1000 characters"),
-        v.description('A JavaScript RegExp source, e.g. "function\\\\s+load".'),
+        v.description("A JavaScript RegExp source without slashes or flags, e.g. ^import .* from"),
       ),
       path: v.optional(v.pipe(Path, v.description("A folder or one file to search. Default: the workspace."))),
       glob: v.optional(
@@ -117,7 +117,12 @@ export const TOOLS = {
           v.description('Only files whose path (relative to path) matches, e.g. "**/*.md". Default: every file.'),
         ),
       ),
-      ignore_case: v.optional(v.boolean("ignore_case must be true or false")),
+      ignore_case: v.optional(
+        v.pipe(
+          v.boolean("ignore_case must be true or false"),
+          v.description("Match letters in either case. Default false."),
+        ),
+      ),
       limit: v.optional(
         v.pipe(Count("limit", 1000), v.description("How many matching lines to show at most. Default 100.")),
       ),
