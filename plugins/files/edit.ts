@@ -41,8 +41,13 @@ export function filesEdit(c: Confinement, args: EditArgs, maxWriteKb: number): s
     closeSync(fd);
   }
 
+  // files_read shows CRLF lines without their \r, so a model copies them with \n alone: in a
+  // CRLF file, both strings get the file's line ending (unless they spell \r themselves).
+  const crlf = text.includes("\r\n") && !args.old_string.includes("\r");
+  const oldString = crlf ? args.old_string.replaceAll("\n", "\r\n") : args.old_string;
+  const newString = crlf ? args.new_string.replaceAll("\n", "\r\n") : args.new_string;
   const starts: number[] = [];
-  for (let i = text.indexOf(args.old_string); i !== -1; i = text.indexOf(args.old_string, i + args.old_string.length)) {
+  for (let i = text.indexOf(oldString); i !== -1; i = text.indexOf(oldString, i + oldString.length)) {
     starts.push(i);
   }
   if (starts.length === 0) throw new FilesError(noMatch(text, args.old_string, what));
@@ -54,8 +59,8 @@ export function filesEdit(c: Confinement, args: EditArgs, maxWriteKb: number): s
     );
   }
   const updated = args.replace_all
-    ? text.split(args.old_string).join(args.new_string)
-    : text.slice(0, starts[0]) + args.new_string + text.slice((starts[0] as number) + args.old_string.length);
+    ? text.split(oldString).join(newString)
+    : text.slice(0, starts[0]) + newString + text.slice((starts[0] as number) + oldString.length);
   const bytes = new TextEncoder().encode(updated);
   if (bytes.length > cap)
     throw new FilesError(

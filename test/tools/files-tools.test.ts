@@ -181,6 +181,14 @@ describe("files_edit", () => {
   });
 });
 
+test("files_edit: in a CRLF file, old_string and new_string copied with \\n alone match and keep CRLF", () => {
+  writeFileSync(join(ws, "w.txt"), "one\r\ntwo\r\nthree\r\n");
+  expect(filesEdit(c, { path: "w.txt", old_string: "one\ntwo", new_string: "one\n2\nmore" }, 10)).toStartWith(
+    "edited w.txt: replaced 1 occurrence (line 1)",
+  );
+  expect(readFileSync(join(ws, "w.txt"), "utf8")).toBe("one\r\n2\r\nmore\r\nthree\r\n");
+});
+
 describe("files_list", () => {
   test("folders first, then files with size and time; capped with a count of the rest", async () => {
     mkdirSync(join(ws, "zdir"));
