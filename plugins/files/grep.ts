@@ -31,12 +31,7 @@ export interface GrepArgs {
   limit?: number;
 }
 
-export async function filesGrep(
-  c: Confinement,
-  args: GrepArgs,
-  signal?: AbortSignal,
-  now: () => number = Date.now,
-): Promise<string> {
+export async function filesGrep(c: Confinement, args: GrepArgs, signal?: AbortSignal): Promise<string> {
   try {
     new RegExp(args.pattern, args.ignore_case ? "i" : ""); // compiled here to refuse a bad one early
   } catch (err) {
@@ -60,7 +55,7 @@ export async function filesGrep(
   let matches = 0;
   let searched = 0;
   const skipped = { binary: 0, large: 0, links: 0, unreadable: 0 };
-  const deadline = now() + GREP_TIME_MS;
+  const deadline = Date.now() + GREP_TIME_MS;
   let stopped = "";
   const runner = new RegexRunner(args.pattern, args.ignore_case ? "i" : "");
   const stop = () => runner.close();
@@ -68,7 +63,7 @@ export async function filesGrep(
   try {
     for (const file of files) {
       if (signal?.aborted) throw new FilesError("cancelled");
-      const left = deadline - now();
+      const left = deadline - Date.now();
       if (left <= 0) {
         stopped = `(stopped after ${GREP_TIME_MS / 1000} s with ${searched} files searched; narrow path or glob)`;
         break;

@@ -66,6 +66,8 @@ let workerUrl: string | undefined;
 /** One grep's matcher: a worker, killed and replaced when a file overruns its time. */
 export class RegexRunner {
   private worker: Worker | undefined;
+  /** Ends the match in flight (with undefined) when the worker is closed. */
+  private abandon: (() => void) | undefined;
 
   constructor(
     private readonly pattern: string,
@@ -73,8 +75,8 @@ export class RegexRunner {
   ) {}
 
   /**
-   * Match `text` line by line; undefined when it took longer than `timeoutMs` (the worker is
-   * then killed). Rejects only if the worker itself fails.
+   * Match `text` line by line; undefined when it took longer than `timeoutMs` or the runner
+   * was closed meanwhile (the worker is then killed). Rejects only if the worker itself fails.
    */
   match(
     text: string,
@@ -85,16 +87,21 @@ export class RegexRunner {
     this.worker ??= new Worker(workerUrl);
     const worker = this.worker;
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.close();
-        resolve(undefined);
-      }, limits.timeoutMs);
-      worker.onmessage = (e: MessageEvent<FileMatches>) => {
+      const done = () => {
         clearTimeout(timer);
+        this.abandon = undefined;
+      };
+      const timer = setTimeout(() => this.close(), limits.timeoutMs);
+      this.abandon = () => {
+        done();
+        resolve(undefined);
+      };
+      worker.onmessage = (e: MessageEvent<FileMatches>) => {
+        done();
         resolve(e.data);
       };
       worker.onerror = (e) => {
-        clearTimeout(timer);
+        done();
         this.close();
         reject(new Error(`the regex worker failed: ${e.message}`));
       };
@@ -110,9 +117,10 @@ export class RegexRunner {
     });
   }
 
-  /** Kill the worker (a runaway match included). */
+  /** Kill the worker (a runaway match included); a match in flight answers undefined. */
   close(): void {
     this.worker?.terminate();
     this.worker = undefined;
+    this.abandon?.();
   }
 }

@@ -274,4 +274,13 @@ describe("files_grep", () => {
       `a.txt:1: aaa\n(stopped: matching /^(a+)+$/ in b.txt took over ${GREP_FILE_TIME_MS / 1000} s; the pattern probably backtracks without end — nested quantifiers such as (a+)+ or (.*)* — so simplify it)`,
     );
   }, 20_000);
+
+  test("a stopped turn (the tool's signal) ends a running match at once", async () => {
+    writeFileSync(join(ws, "b.txt"), `${"a".repeat(40)}b\n`.repeat(6));
+    const ac = new AbortController();
+    const started = Date.now();
+    setTimeout(() => ac.abort(), 300);
+    expect(await refusal(() => filesGrep(c, { pattern: "^(a+)+$" }, ac.signal))).toBe("cancelled");
+    expect(Date.now() - started).toBeLessThan(1500);
+  }, 20_000);
 });
