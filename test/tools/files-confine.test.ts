@@ -86,6 +86,17 @@ describe("roots", () => {
     expect(filesRead(two, { path: "notes/n.md" }, 256)).toBe("     1\tnote");
   });
 
+  test("a root that is itself a symlink works by either name, and its target is what is checked", async () => {
+    const elsewhere = join(dir.path, "elsewhere");
+    mkdirSync(elsewhere);
+    writeFileSync(join(elsewhere, "e.txt"), "e\n");
+    symlinkSync(elsewhere, ws);
+    expect(c.workspace().real).toBe(realpathSync(elsewhere));
+    expect(filesRead(c, { path: join(ws, "e.txt") }, 256)).toBe("     1\te");
+    expect(filesRead(c, { path: join(elsewhere, "e.txt") }, 256)).toBe("     1\te");
+    expect(await refusal(() => filesRead(c, { path: join(ws, "../outside/secret.txt") }, 256))).toContain("outside");
+  });
+
   test("roots inside /proc, /sys or /dev are refused", async () => {
     const bad = new Confinement(["/proc/self"], data);
     expect(await refusal(() => bad.workspace())).toContain("never touch");
