@@ -8,7 +8,6 @@ import { HOMED, run, type RunResult } from "./binary.ts";
 import { startDaemon, type Daemon } from "./daemon.ts";
 import { startFakeLlm, type FakeLlm } from "./fake-llm.ts";
 import { installBunPlugin } from "./plugins.ts";
-import { BUILTIN_TOOL_NAMES } from "./builtin-tools.ts";
 import { poll } from "./poll.ts";
 
 export interface AgentRig {
@@ -102,11 +101,9 @@ export async function startAgentRig(
     },
   };
   if (opts.plugin !== false) {
-    // The kernel's own memory_search and the built-in plugins' tools are always there; wait for the fixture's five.
+    // The kernel's own memory_search and built-in plugins' tools are there from boot; wait for the fixture's five.
     const fixtureTools = (st: Awaited<ReturnType<AgentRig["status"]>>) =>
-      (st.tools as { name: string; plugin?: string }[]).filter(
-        (t) => t.plugin !== "kernel" && !BUILTIN_TOOL_NAMES.has(t.name),
-      ).length;
+      (st.tools as { plugin?: string }[]).filter((t) => t.plugin === "agent").length;
     await poll(rig.status, (st) => fixtureTools(st) >= 5 && st.stages.length >= 7, {
       what: "the fixture plugin's tools and seven stages",
     });
