@@ -133,6 +133,18 @@ describe("the bwrap sandbox", () => {
     expect(left).toBe("");
   });
 
+  test("a command that leaves a child behind returns when it exits; the child is ended", async () => {
+    for (const mode of ["bwrap", "none"] as const) {
+      const marker = `${50 + Math.floor(Math.random() * 1000) / 1000}`;
+      const started = Date.now();
+      const r = await sh(`sleep ${marker} & echo left`, { mode }, 10_000);
+      expect(r.exitCode).toBe(0);
+      expect(r.stdout.text()).toBe("left\n");
+      expect(Date.now() - started).toBeLessThan(5000);
+      expect(Bun.spawnSync(["pgrep", "-f", `sleep ${marker}`]).stdout.toString().trim()).toBe("");
+    }
+  });
+
   test("output past output_kb keeps its head and tail and says how much was cut", async () => {
     const r = await sh("seq 1 100000", { outputBytes: 1000 });
     expect(r.exitCode).toBe(0);
