@@ -60,6 +60,7 @@ export function describeChanges(before: Snapshot, after: Snapshot): string {
   if (created.length > 0) lines.push(`created: ${created.join(", ")}`);
   if (changed.length > 0) lines.push(`changed: ${changed.join(", ")}`);
   if (deleted.length > 0) lines.push(`deleted: ${deleted.join(", ")}`);
-  if (before.partial || after.partial) lines.push(`(the workspace has over ${MAX_ENTRIES} entries: the list may be incomplete)`);
+  if (before.partial || after.partial)
+    lines.push(`(the workspace has over ${MAX_ENTRIES} entries: the list may be incomplete)`);
   return lines.join("\n");
 }

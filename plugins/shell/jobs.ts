@@ -56,7 +56,9 @@ export class JobTable {
   /** One line per job, oldest first. */
   list(): string {
     if (this.jobs.size === 0) return "no background jobs";
-    const lines = [...this.jobs.values()].map((j) => `${j.id}\t${this.state(j)}\t${this.runtime(j)}\t${oneLine(j.command)}`);
+    const lines = [...this.jobs.values()].map(
+      (j) => `${j.id}\t${this.state(j)}\t${this.runtime(j)}\t${oneLine(j.command)}`,
+    );
     return `id\tstate\truntime\tcommand\n${lines.join("\n")}`;
   }
 

@@ -93,8 +93,7 @@ const probes = new Map<string, Promise<string | null>>();
 export async function sandboxRefusal(settings: SandboxSettings, tool: string): Promise<string | null> {
   if (settings.mode === "none") return null;
   const bwrap = Bun.which("bwrap", { PATH: settings.searchPath });
-  if (!bwrap)
-    return refusalAdvice(tool, "bubblewrap (bwrap) is not installed; install the Debian package bubblewrap");
+  if (!bwrap) return refusalAdvice(tool, "bubblewrap (bwrap) is not installed; install the Debian package bubblewrap");
   const key = `${bwrap}\0${settings.network}\0${settings.workspace}`;
   let probe = probes.get(key);
   if (!probe) {

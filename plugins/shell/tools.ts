@@ -13,7 +13,11 @@ const TimeoutMs = v.optional(
     v.description("Time limit in ms; at most [tools.sandbox] timeout_ms (the default)."),
   ),
 );
-const JobId = v.pipe(v.string(), v.regex(/^j\d{1,9}$/, "must be a job id like j1"), v.description("A job id, e.g. j1."));
+const JobId = v.pipe(
+  v.string(),
+  v.regex(/^j\d{1,9}$/, "must be a job id like j1"),
+  v.description("A job id, e.g. j1."),
+);
 
 export const TOOLS = {
   shell_run: {
@@ -33,7 +37,15 @@ export const TOOLS = {
       "List background jobs started with shell_run (id, command, state, exit, run time), or with id show one job and the tail of its output.",
     input: v.strictObject({
       id: v.optional(JobId),
-      tail_kb: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(1024), v.description("Output tail to show, KiB (default 4)."))),
+      tail_kb: v.optional(
+        v.pipe(
+          v.number(),
+          v.integer(),
+          v.minValue(1),
+          v.maxValue(1024),
+          v.description("Output tail to show, KiB (default 4)."),
+        ),
+      ),
     }),
     risk: "read",
   },

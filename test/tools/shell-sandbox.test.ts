@@ -8,12 +8,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../harness/binary.ts";
-import {
-  type SandboxResult,
-  type SandboxSettings,
-  formatResult,
-  runSandboxed,
-} from "../../plugins/shell/sandbox.ts";
+import { type SandboxResult, type SandboxSettings, formatResult, runSandboxed } from "../../plugins/shell/sandbox.ts";
 
 const data = tempDir("homed-sandbox-");
 afterAll(() => data[Symbol.dispose]());
@@ -113,7 +108,11 @@ describe("the bwrap sandbox", () => {
     const started = Date.now();
     const marker = `${40 + Math.floor(Math.random() * 1000) / 1000}`;
     const r = await sh(`echo begun; sleep ${marker} & sleep ${marker}`, {}, 300);
-    expect(Bun.spawnSync(["pgrep", "-f", `sleep ${marker}`]).stdout.toString().trim()).toBe("");
+    expect(
+      Bun.spawnSync(["pgrep", "-f", `sleep ${marker}`])
+        .stdout.toString()
+        .trim(),
+    ).toBe("");
     expect(Date.now() - started).toBeLessThan(5000);
     expect(r.timedOut).toBe(true);
     expect(r.exitCode === 0 && r.signal === null).toBe(false);
@@ -129,7 +128,9 @@ describe("the bwrap sandbox", () => {
     const marker = `${30 + Math.floor(Math.random() * 1000) / 1000}`;
     const r = await sh(`sleep ${marker} & sleep ${marker}`, { mode: "none" }, 300);
     expect(r.timedOut).toBe(true);
-    const left = Bun.spawnSync(["pgrep", "-f", `sleep ${marker}`]).stdout.toString().trim();
+    const left = Bun.spawnSync(["pgrep", "-f", `sleep ${marker}`])
+      .stdout.toString()
+      .trim();
     expect(left).toBe("");
   });
 
@@ -141,7 +142,11 @@ describe("the bwrap sandbox", () => {
       expect(r.exitCode).toBe(0);
       expect(r.stdout.text()).toBe("left\n");
       expect(Date.now() - started).toBeLessThan(5000);
-      expect(Bun.spawnSync(["pgrep", "-f", `sleep ${marker}`]).stdout.toString().trim()).toBe("");
+      expect(
+        Bun.spawnSync(["pgrep", "-f", `sleep ${marker}`])
+          .stdout.toString()
+          .trim(),
+      ).toBe("");
     }
   });
 
