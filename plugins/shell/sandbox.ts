@@ -11,7 +11,9 @@
  * clean environment, time limit and output cap.
  */
 import { existsSync, lstatSync, readlinkSync, realpathSync } from "node:fs";
+import { constants } from "node:os";
 import { OutputCapture, drainInto } from "./output-capture.ts";
+import { descendantsOf, signalEach } from "./process-tree.ts";
 import type { SandboxSettings } from "./sandbox-settings.ts";
 
 export { type SandboxSettings, loadSandboxSettings, resolveWorkspace } from "./sandbox-settings.ts";
@@ -213,7 +215,7 @@ export class SandboxProcess {
     clearTimeout(this.killTimer);
     return {
       exitCode: this.proc.exitCode,
-      signal: this.proc.signalCode === null ? null : String(this.proc.signalCode),
+      signal: this.proc.signalCode === null ? this.signalFromStatus() : String(this.proc.signalCode),
       timedOut: this.timedOut,
       stopped: this.stopped,
       durationMs: Date.now() - this.startedAt,
@@ -221,6 +223,17 @@ export class SandboxProcess {
       stdout: this.stdout,
       stderr: this.stderr,
     };
+  }
+
+  /**
+   * bwrap reports a command ended by signal N as exit 128+N. Read so only when we sent one: a
+   * command may well `exit 143` on its own.
+   */
+  private signalFromStatus(): string | null {
+    const code = this.proc.exitCode;
+    if (this.group || this.killTimer === undefined || code === null || code <= 128 || code >= 160) return null;
+    const name = Object.entries(constants.signals).find(([, n]) => n === code - 128)?.[0];
+    return name ?? null;
   }
 
   get pid(): number {
@@ -231,12 +244,29 @@ export class SandboxProcess {
     return this.proc.exitCode === null && this.proc.signalCode === null;
   }
 
-  /** SIGTERM, then SIGKILL if the command is still there after the grace. */
+  /**
+   * SIGTERM to the command, SIGKILL to everything after the grace. Unconfined, both go to the
+   * command's process group. In bwrap the command and what it started get the SIGTERM (bwrap
+   * itself would just die and take them down with SIGKILL); when bwrap has not started the
+   * command yet, its namespace's first process is killed at once — signalling only the outer
+   * bwrap then could leave that process behind, not yet bound to die with its parent.
+   */
   stop(): void {
     if (!this.running || this.killTimer) return;
     if (!this.timedOut) this.stopped = true;
-    this.signalAll("SIGTERM");
-    this.killTimer = setTimeout(() => this.signalAll("SIGKILL"), STOP_GRACE_MS);
+    if (this.group) {
+      this.signalAll("SIGTERM");
+      this.killTimer = setTimeout(() => this.signalAll("SIGKILL"), STOP_GRACE_MS);
+      return;
+    }
+    const [nsInit, ...command] = descendantsOf(this.proc.pid);
+    if (nsInit === undefined) this.signalAll("SIGTERM");
+    else if (command.length === 0) signalEach([nsInit], "SIGKILL");
+    else signalEach(command, "SIGTERM");
+    this.killTimer = setTimeout(() => {
+      signalEach(nsInit === undefined ? [] : [nsInit], "SIGKILL");
+      this.signalAll("SIGKILL");
+    }, STOP_GRACE_MS);
   }
 
   private signalAll(sig: "SIGTERM" | "SIGKILL"): void {

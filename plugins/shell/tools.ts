@@ -23,7 +23,7 @@ export const TOOLS = {
   shell_run: {
     name: "shell_run",
     description:
-      "Run a shell command (bash -c) in a sandbox: the workspace is the working directory and HOME (/workspace, read-write), the system is read-only, /tmp is private and empty, there is no network unless the owner allowed it. Returns the exit status and the output (head and tail kept when long). With background=true it returns a job id at once; follow it with shell_jobs and end it with shell_kill.",
+      "Run a shell command (bash -c) in a sandbox: the workspace is the working directory and HOME (/workspace, read-write), the system is read-only, /tmp is private and empty, there is no network unless the owner allowed it. Returns the exit status and the output (head and tail kept when long). With background=true it returns a job id at once (the job still ends at the time limit); follow it with shell_jobs and end it with shell_kill.",
     input: v.strictObject({
       command: v.pipe(v.string(), v.minLength(1, "must not be empty"), v.maxLength(100_000)),
       timeout_ms: TimeoutMs,
