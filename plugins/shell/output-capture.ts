@@ -55,11 +55,36 @@ export class OutputCapture {
     return this.total - this.headBytes - this.tailBytes;
   }
 
-  /** The kept text, with a line saying how much of the middle was cut when any was. */
-  text(): string {
-    const head = decode(this.head);
-    if (this.cut === 0) return head + decode(this.tail);
-    return `${head}\n[… ${this.cut} bytes cut; ${this.total} bytes in all …]\n${decode(this.tail)}`;
+  /** Bytes kept (head and tail). */
+  get kept(): number {
+    return this.headBytes + this.tailBytes;
+  }
+
+  /**
+   * The kept text, at most `limit` bytes of it (half from each end), with a line saying how
+   * much of the middle was cut when any was.
+   */
+  text(limit = this.kept): string {
+    const headLimit = Math.ceil(limit / 2);
+    const tailLimit = limit - headLimit;
+    let head: Uint8Array;
+    let tail: Uint8Array;
+    if (this.cut === 0 && this.kept <= limit) {
+      head = concat([...this.head, ...this.tail]);
+      tail = new Uint8Array(0);
+    } else if (this.cut === 0) {
+      const whole = concat([...this.head, ...this.tail]);
+      head = whole.subarray(0, headLimit);
+      tail = whole.subarray(whole.length - tailLimit);
+    } else {
+      head = concat(this.head).subarray(0, headLimit);
+      const all = concat(this.tail);
+      tail = all.subarray(Math.max(0, all.length - tailLimit));
+    }
+    const cut = this.total - head.length - tail.length;
+    const decoder = new TextDecoder();
+    if (cut === 0) return decoder.decode(head);
+    return `${decoder.decode(head)}\n[… ${cut} bytes cut; ${this.total} bytes in all …]\n${decoder.decode(tail)}`;
   }
 
   /** The last `bytes` bytes seen (at most what the tail keeps), for a job's output tail. */
@@ -80,10 +105,6 @@ function concat(chunks: Uint8Array[]): Uint8Array {
     off += c.length;
   }
   return out;
-}
-
-function decode(chunks: Uint8Array[]): string {
-  return new TextDecoder().decode(concat(chunks));
 }
 
 /** Read `stream` to its end into `capture`. */

@@ -67,6 +67,8 @@ export interface SandboxResult {
   durationMs: number;
   /** The limit that was in force. */
   timeoutMs: number;
+  /** output_kb in bytes: what stdout and stderr together may show. */
+  outputBytes: number;
   stdout: OutputCapture;
   stderr: OutputCapture;
 }
@@ -169,6 +171,7 @@ export class SandboxProcess {
   readonly done: Promise<SandboxResult>;
   private readonly proc: Bun.Subprocess<"ignore", "pipe", "pipe">;
   private readonly group: boolean;
+  private readonly outputBytes: number;
   private timedOut = false;
   private stopped = false;
   private killTimer: ReturnType<typeof setTimeout> | undefined;
@@ -179,6 +182,7 @@ export class SandboxProcess {
     this.stdout = new OutputCapture(settings.outputBytes);
     this.stderr = new OutputCapture(settings.outputBytes);
     this.group = settings.mode === "none";
+    this.outputBytes = settings.outputBytes;
     const argv = this.group
       ? cmd.argv
       : [Bun.which("bwrap", { PATH: settings.searchPath }) ?? "bwrap", ...bwrapArgs(settings, cmd)];
@@ -220,6 +224,7 @@ export class SandboxProcess {
       stopped: this.stopped,
       durationMs: Date.now() - this.startedAt,
       timeoutMs,
+      outputBytes: this.outputBytes,
       stdout: this.stdout,
       stderr: this.stderr,
     };
@@ -308,15 +313,17 @@ export function failed(r: SandboxResult): boolean {
   return r.timedOut || r.stopped || r.signal !== null || r.exitCode !== 0;
 }
 
-/** The end, then each stream that said anything, for the model. */
+/**
+ * The end, then each stream that said anything, for the model. Both streams together keep to
+ * output_kb: each gets half, and what one does not use the other may.
+ */
 export function formatResult(r: SandboxResult): string {
+  const budget = r.outputBytes;
+  const outShare = Math.min(r.stdout.kept, Math.max(Math.ceil(budget / 2), budget - r.stderr.kept));
+  const errShare = Math.min(r.stderr.kept, budget - outShare);
   const parts = [`${describeEnd(r)}, ${r.durationMs} ms`];
-  for (const [name, cap] of [
-    ["stdout", r.stdout],
-    ["stderr", r.stderr],
-  ] as const) {
-    if (cap.total > 0) parts.push(`--- ${name} ---\n${cap.text()}`);
-  }
+  if (r.stdout.total > 0) parts.push(`--- stdout ---\n${r.stdout.text(outShare)}`);
+  if (r.stderr.total > 0) parts.push(`--- stderr ---\n${r.stderr.text(errShare)}`);
   if (r.stdout.total === 0 && r.stderr.total === 0) parts.push("(no output)");
   return parts.join("\n");
 }

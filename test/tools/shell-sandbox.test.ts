@@ -159,6 +159,11 @@ describe("the bwrap sandbox", () => {
     expect(r.stdout.total).toBe(588_895);
     expect(text).toContain(`[… ${588_895 - 1000} bytes cut; 588895 bytes in all …]`);
     expect(text.length).toBeLessThan(1100);
+    // Both streams together keep to the cap, each showing its own start and end.
+    const both = formatResult(await sh("seq 1 100000; seq 1 100000 >&2", { outputBytes: 1000 }));
+    expect(both.length).toBeLessThan(1300);
+    expect(both).toMatch(/--- stdout ---\n1\n2\n[\s\S]*\n100000\n\n--- stderr ---\n1\n2\n[\s\S]*\n100000\n$/);
+    expect(both.match(/bytes cut; 588895 bytes in all/g)?.length).toBe(2);
   });
 
   test("exit status and signal are reported", async () => {
