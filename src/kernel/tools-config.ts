@@ -99,7 +99,8 @@ network = false
 # Longest run of a command, background jobs included; a call may ask for less, not more.
 # Foreground calls are also bounded by [agent] tool_timeout_ms.
 timeout_ms = 60000
-# Output kept per stream (KiB), half from the start and half from the end; the middle is cut.
+# Output shown per command (KiB, stdout and stderr together), half from the start and half
+# from the end; the middle is cut and counted.
 output_kb = 64
 # Background jobs (shell_run background = true) running at once.
 max_jobs = 8
