@@ -29,10 +29,9 @@ export interface PreparedProgram {
   [Symbol.dispose](): void;
 }
 
-/** python3 as the sandbox would find it, or null. Unconfined, the plugin's PATH counts. */
-export function findPython(settings: SandboxSettings): string | null {
-  const path = settings.mode === "none" ? (process.env.PATH ?? SANDBOX_PATH) : SANDBOX_PATH;
-  return Bun.which("python3", { PATH: path });
+/** The PATH python3 is looked for in: the sandbox's, or unconfined the plugin's own. */
+function pythonSearchPath(settings: SandboxSettings): string {
+  return settings.mode === "none" ? (process.env.PATH ?? SANDBOX_PATH) : SANDBOX_PATH;
 }
 
 /** The program written out and the command that runs it; or why it cannot run here. */
@@ -43,10 +42,11 @@ export function prepareProgram(
 ): PreparedProgram | { refused: string } {
   let python: string | null = null;
   if (language === "python") {
-    python = findPython(settings);
+    const searched = pythonSearchPath(settings);
+    python = Bun.which("python3", { PATH: searched });
     if (!python)
       return {
-        refused: `code_run: python3 is not installed on this machine (looked in ${SANDBOX_PATH}); install the Debian package python3, or use javascript or typescript`,
+        refused: `code_run: python3 is not installed on this machine (looked in ${searched}); install the Debian package python3, or use javascript or typescript`,
       };
   }
   const dir = mkdtempSync(join(tmpdir(), "homed-code-"));
