@@ -91,8 +91,9 @@ const probes = new Map<string, Promise<string | null>>();
 
 /**
  * Why `tool` cannot run commands here, or null when it can. Checks that bwrap is on the search
- * path and, once per bwrap and profile, that it can really build the sandbox (a container or a
- * kernel without unprivileged user namespaces fails there, not at install time).
+ * path and, until it once succeeds per bwrap and profile, that it can really build the sandbox
+ * (a container or a kernel without unprivileged user namespaces fails there, not at install
+ * time). A failure is not remembered: the owner may fix the machine while the plugin runs.
  */
 export async function sandboxRefusal(settings: SandboxSettings, tool: string): Promise<string | null> {
   if (settings.mode === "none") return null;
@@ -105,7 +106,9 @@ export async function sandboxRefusal(settings: SandboxSettings, tool: string): P
     probes.set(key, probe);
   }
   const why = await probe;
-  return why === null ? null : refusalAdvice(tool, why);
+  if (why === null) return null;
+  probes.delete(key);
+  return refusalAdvice(tool, why);
 }
 
 async function probeBwrap(bwrap: string, settings: SandboxSettings): Promise<string | null> {
