@@ -88,6 +88,25 @@ describe("shell plugin", () => {
     await poll(sleeping, (pids) => pids === "", { what: "the background job to end with the plugin", timeoutMs: 5000 });
   }, 60_000);
 
+  test("by default shell_run is asked about: no runs nothing, yes runs it; shell_jobs (read) runs unasked", async () => {
+    using dir = tempDir();
+    await using rig = await startAgentRig(dir.path, { plugin: false });
+    // A round whose every call is denied ends the turn: no further model call to script.
+    rig.llm.script([{ toolCalls: [{ name: "shell_run", arguments: { command: "touch asked.txt" } }] }]);
+    const declined = await rig.chat("touch it", { stdin: "n\n" });
+    expect(declined.stderr).toContain("? allow shell_run");
+    expect(declined.stderr).toContain("denied: the user declined shell_run");
+    expect(existsSync(join(dir.path, "workspace/asked.txt"))).toBe(false);
+    const approved = await toolTurn(
+      rig,
+      [[{ name: "shell_run", arguments: { command: "touch asked.txt" } }], [{ name: "shell_jobs", arguments: {} }]],
+      { stdin: "y\n" },
+    );
+    expect(approved.results).toEqual([expect.stringMatching(/^exit 0, \d+ ms\n\(no output\)$/), "no background jobs"]);
+    expect(approved.stderr.match(/\? allow/g)?.length).toBe(1);
+    expect(existsSync(join(dir.path, "workspace/asked.txt"))).toBe(true);
+  }, 60_000);
+
   test('without bwrap the tool refuses and runs nothing; mode = "none" runs unconfined only when set', async () => {
     using noBwrap = tempDir();
     const name = unique();
