@@ -23,6 +23,8 @@ export interface SandboxSettings {
   workspace: string;
   /** Where to look for bwrap (the plugin's PATH unless a test says otherwise). */
   searchPath: string;
+  /** Real path of the data dir, which must not be inside the workspace (it holds the secrets). */
+  dataDir?: string;
 }
 
 const ToolsSection = v.object({
@@ -56,5 +58,6 @@ export async function loadSandboxSettings(plugin: Plugin): Promise<SandboxSettin
     maxJobs: s.max_jobs,
     workspace: resolveWorkspace(plugin.hello.dataDir, tools.files.roots),
     searchPath: process.env.PATH ?? "/usr/bin:/bin",
+    dataDir: realpathSync(plugin.hello.dataDir),
   };
 }

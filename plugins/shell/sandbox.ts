@@ -97,6 +97,9 @@ const probes = new Map<string, Promise<string | null>>();
  */
 export async function sandboxRefusal(settings: SandboxSettings, tool: string): Promise<string | null> {
   if (settings.mode === "none") return null;
+  const data = settings.dataDir;
+  if (data !== undefined && (data === settings.workspace || data.startsWith(`${settings.workspace}/`)))
+    return `${tool}: the workspace ${settings.workspace} holds the data dir (keys, the log); set the first of [tools.files] roots to a folder that does not contain ${data}`;
   const bwrap = Bun.which("bwrap", { PATH: settings.searchPath });
   if (!bwrap) return refusalAdvice(tool, "bubblewrap (bwrap) is not installed; install the Debian package bubblewrap");
   const key = `${bwrap}\0${settings.network}\0${settings.workspace}`;

@@ -197,6 +197,19 @@ describe("the bwrap sandbox", () => {
     expect(existsSync(`/tmp/${name}`)).toBe(false);
   });
 
+  test("a workspace that holds the data dir is refused: the sandbox would show the keys", async () => {
+    for (const dataDir of [data.path, workspace]) {
+      const r = await runSandboxed(settings({ workspace: data.path, dataDir }), "shell_run", {
+        argv: ["cat", "secrets.json"],
+      });
+      expect(r).toEqual({
+        refused: `shell_run: the workspace ${data.path} holds the data dir (keys, the log); set the first of [tools.files] roots to a folder that does not contain ${dataDir}`,
+      });
+    }
+    const beside = await sh("true", { dataDir: data.path });
+    expect(beside.exitCode).toBe(0);
+  });
+
   test("a bwrap that cannot build its sandbox is a refusal naming bwrap's own complaint", async () => {
     using fake = tempDir();
     // A stand-in that fails the way bwrap does where user namespaces are not allowed.
