@@ -9,17 +9,6 @@ import { startDaemon, type Daemon } from "./daemon.ts";
 import { startFakeLlm, type FakeLlm } from "./fake-llm.ts";
 import { installBunPlugin } from "./plugins.ts";
 import { poll } from "./poll.ts";
-import { BUILTIN_PLUGINS } from "../../src/generated/builtin-plugins.ts";
-
-/** Tools the built-in plugins declare (files_*, shell_*, …): there in every daemon, lazy or not. */
-export const BUILTIN_PLUGIN_TOOLS: ReadonlySet<string> = new Set(
-  BUILTIN_PLUGINS.flatMap((m) => m.tools.map((t) => t.name)),
-);
-
-/** `list` without the built-in plugins' tools, for suites about the fixture's own tools. */
-export function withoutBuiltinTools<T extends string | { name: string }>(list: readonly T[]): T[] {
-  return list.filter((t) => !BUILTIN_PLUGIN_TOOLS.has(typeof t === "string" ? t : t.name));
-}
 
 export interface AgentRig {
   data: string;
@@ -112,9 +101,9 @@ export async function startAgentRig(
     },
   };
   if (opts.plugin !== false) {
-    // The kernel's own memory_search is always there; wait for the fixture's five.
+    // The kernel's own memory_search and built-in plugins' tools are there from boot; wait for the fixture's five.
     const fixtureTools = (st: Awaited<ReturnType<AgentRig["status"]>>) =>
-      withoutBuiltinTools(st.tools as { name: string; plugin?: string }[]).filter((t) => t.plugin !== "kernel").length;
+      (st.tools as { plugin?: string }[]).filter((t) => t.plugin === "agent").length;
     await poll(rig.status, (st) => fixtureTools(st) >= 5 && st.stages.length >= 7, {
       what: "the fixture plugin's tools and seven stages",
     });
