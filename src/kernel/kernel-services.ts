@@ -36,6 +36,8 @@ export interface KernelServices {
     | "renameConversation"
     | "forgetConversation"
     | "turnUsage"
+    | "appendPluginRecord"
+    | "pluginRecords"
   >;
   readonly memory: Pick<Memory, "add" | "layerIds" | "peekCold">;
   readonly agent: Pick<Agent, "run" | "lastContext" | "searchMemory" | "forgetContext">;
