@@ -313,7 +313,13 @@ export class Kernel {
       }
     }
     // Plugins never see the daemon's environment (tokens, cloud keys): only what a program needs.
-    const childEnv = childEnvironment(env, { HOMED_DATA: this.paths.dir });
+    // HOMED_TEST_CLOCK_FILE (tests only, never set in production) gives the schedule plugin a
+    // clock a test can move; it passes only when the daemon itself was started with it.
+    const testClock = env.HOMED_TEST_CLOCK_FILE;
+    const childEnv = childEnvironment(env, {
+      HOMED_DATA: this.paths.dir,
+      ...(testClock ? { HOMED_TEST_CLOCK_FILE: testClock } : {}),
+    });
     const hello: HelloResult = {
       kernelVersion: VERSION,
       dataDir: this.paths.dir,
