@@ -112,6 +112,7 @@ export class Kernel {
       toolTimeoutMs: config.agent.tool_timeout_ms,
       memory: this.memory,
       pinnedRecent: config.memory.pinned_recent,
+      subAgents: () => ({ maxDepth: config.tools.agent.max_depth, maxIterations: config.tools.agent.max_iterations }),
       // Read at each use: a reload changes it in place.
       get recallUntrusted() {
         return config.memory.recall_untrusted;
