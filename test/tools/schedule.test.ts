@@ -142,6 +142,50 @@ describe("schedule", () => {
     });
     expect(list.some((c) => c.id === `schedule:${forbidden}`)).toBe(false);
     expect(rig.llm.requests.length).toBe(before + 1);
+
+    rig.llm.script([{ toolCalls: [{ name: "schedule_list", arguments: { all: true } }] }, { text: "Listed." }]);
+    await rig.chat("what is scheduled?", { conv: "other" });
+    // What the model read (the chat's display cuts long results).
+    const messages = rig.llm.requests.at(-1)!.body.messages as { role: string; content: string }[];
+    const shown = messages.filter((m) => m.role === "tool").at(-1)!.content;
+    expect(shown).toStartWith("2 jobs:\n");
+    expect(shown).toContain(`- ${water} · finished · "Remind me to water the plants"`);
+    expect(shown).toContain('last run 2026-06-01 07:21 UTC (done: "Time to water the plants!")');
+    expect(shown).toContain(`- ${forbidden} · cancelled · "Say the forbidden word"`);
+    expect(shown).toContain(`created by cli; runs in schedule:${water}`);
+  }, 60_000);
+
+  test("limits: the shortest interval, the prompt's length, the number of jobs, a real time zone", async () => {
+    using dir = tempDir();
+    const s = setup(dir.path);
+    writeFileSync(
+      join(dir.path, "config.toml"),
+      '[approval]\nallow = ["schedule_create"]\n\n[tools.schedules]\ntimezone = "UTC"\nmax_jobs = 1\nmin_interval_minutes = 10\nmax_prompt_chars = 20\n',
+    );
+    await using rig = await startAgentRig(dir.path, { env: s.env, plugin: false });
+    rig.llm.script([
+      {
+        toolCalls: [
+          { name: "schedule_create", arguments: { prompt: "ping", every: { every: "minute", interval: 5 } } },
+          { name: "schedule_create", arguments: { prompt: "ping", cron: "0,5 8 * * *" } },
+          { name: "schedule_create", arguments: { prompt: "a prompt that is far too long", in_minutes: 30 } },
+          { name: "schedule_create", arguments: { prompt: "ping", in_minutes: 30, timezone: "Mars/Olympus" } },
+          { name: "schedule_create", arguments: { prompt: "ping", every: { every: "hour" } } },
+          { name: "schedule_create", arguments: { prompt: "pong", in_minutes: 30 } },
+        ],
+      },
+      { text: "Tried." },
+    ]);
+    const r = await rig.chat("schedule things");
+    const results = r.stderr.split("\n").filter((l) => l.startsWith("← schedule_create"));
+    expect(results.length).toBe(6);
+    expect(results[0]).toContain("the shortest interval allowed is 10 ([tools.schedules] min_interval_minutes)");
+    expect(results[1]).toContain("would run every 5 minute(s) at times");
+    expect(results[2]).toContain("the prompt has 29 characters; a job's prompt may have 20");
+    expect(results[3]).toContain('"timezone": Mars/Olympus is not an IANA time zone');
+    expect(results[4]).toContain("[ok] Scheduled job");
+    expect(results[5]).toContain("1 jobs are already waiting to run, the limit ([tools.schedules] max_jobs)");
+    expect(records(dir.path).filter((x) => x.type === "job-created").length).toBe(1);
   }, 60_000);
 
   test("a job's turn has nobody to ask: an exec tool is denied by policy, and the audit says it was scheduled", async () => {
