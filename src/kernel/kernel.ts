@@ -347,6 +347,8 @@ export class Kernel {
       inlineBulkLimit: pc.inline_bulk_kb * 1024,
       startTimeoutMs: pc.start_timeout_ms,
       pingIntervalMs: pc.ping_interval_ms,
+      keepRunning: this.store.keepRunningPlugins(),
+      onKeepRunning: (name, on) => this.store.setKeepRunning(name, on),
     });
   }
 

@@ -23,6 +23,12 @@ export const PluginMethod = {
   KernelStatus: "kernel/status",
   /** A section of the daemon's configuration a plugin needs (e.g. mcp). */
   ConfigGet: "config/get",
+  /**
+   * A lazy plugin says it must keep running ({on: true}: it has work on a clock, e.g. scheduled
+   * jobs) or may be stopped when idle again ({on: false}). Remembered across daemon restarts:
+   * a lazy plugin that last said "on" is started at boot.
+   */
+  KeepRunning: "plugin/keep-running",
   /** Append one of the calling plugin's own records to the log (see RecordsAppendParams). */
   RecordsAppend: "records/append",
   /** The calling plugin's records, oldest first, after an id (paged). */
@@ -81,6 +87,8 @@ export const RecordsListParams = v.strictObject({
 export const PluginRecord = v.object({ id: v.number(), ts: v.number(), type: v.string(), data: v.unknown() });
 export type PluginRecord = v.InferOutput<typeof PluginRecord>;
 export const RecordsListResult = v.array(PluginRecord);
+
+export const KeepRunningParams = v.strictObject({ on: v.boolean() });
 
 export const FacilityReadyParams = v.strictObject({ facility: v.string() });
 

@@ -164,6 +164,23 @@ export class Store {
     return out;
   }
 
+  /** Lazy plugins that last said they must keep running (plugin/keep-running): started at boot. */
+  keepRunningPlugins(): string[] {
+    return this.db
+      .query<{ key: string }, []>("SELECT key FROM meta WHERE key LIKE 'keep-running:%' ORDER BY key")
+      .all()
+      .map((r) => r.key.slice("keep-running:".length));
+  }
+
+  /** Remember whether `plugin` must keep running. */
+  setKeepRunning(plugin: string, on: boolean): void {
+    if (on)
+      this.db
+        .query("INSERT INTO meta (key, value) VALUES (?, '1') ON CONFLICT(key) DO NOTHING")
+        .run(`keep-running:${plugin}`);
+    else this.db.query("DELETE FROM meta WHERE key = ?").run(`keep-running:${plugin}`);
+  }
+
   /** Events of one conversation with id > `afterId`, oldest first, with their layer (incremental readers). */
   conversationEventsAfter(conv: string, afterId: number): StoredEvent[] {
     return this.db
