@@ -4,8 +4,9 @@
  * the job's conversation through the kernel's chat/send with origin "scheduled", so it passes
  * the same tool gate as any turn and nobody can be asked: "ask" means deny.
  *
- * Not lazy: a stopped plugin could not fire a job. It costs one small idle process; a kernel
- * that wakes lazy plugins at a recorded time would spare it (not built).
+ * Lazy, but kept running while it has work: a stopped plugin could not fire a job, so while a
+ * job waits or runs it says plugin/keep-running (the kernel remembers it and starts the plugin
+ * at boot); with none it may be stopped when idle and starts again on its next tool call.
  */
 import * as v from "valibot";
 import { connectPlugin, withRun } from "../sdk/index.ts";
@@ -48,6 +49,16 @@ for (;;) {
 async function record<T extends JobRecordType>(type: T, data: JobRecordData<T>): Promise<void> {
   await plugin.call(PluginMethod.RecordsAppend, { type, data }, RecordsAppendResult);
   book.apply(type, data);
+  updateKeepRunning();
+}
+
+/** What the kernel was last told: null until the first word (the remembered flag may be stale). */
+let keeping: boolean | null = null;
+function updateKeepRunning(): void {
+  const on = book.active().length > 0 || scheduler.busy;
+  if (on === keeping) return;
+  keeping = on;
+  void plugin.keepRunning(on).catch((err) => plugin.log.warn("keep-running not sent", { err: (err as Error).message }));
 }
 
 const scheduler = new Scheduler({
@@ -55,6 +66,7 @@ const scheduler = new Scheduler({
   clock,
   record,
   log: plugin.log,
+  changed: () => updateKeepRunning(),
   async runTurn(job, signal) {
     const stream = `job-${job.id}-${crypto.randomUUID()}`;
     const cancel = () => void plugin.request(ChannelMethod.ChatCancel, { stream }).catch(() => {});
@@ -94,5 +106,6 @@ plugin.onShutdown(() => {
 await plugin.ready("tool.schedule");
 const active = book.active();
 plugin.log.info("schedule plugin ready", { jobs: active.length, timezone: limits.timezone || "(machine)" });
+updateKeepRunning();
 // Jobs whose time passed while the daemon was down run now, once each.
 await scheduler.fireDue();

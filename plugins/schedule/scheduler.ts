@@ -24,6 +24,8 @@ export interface SchedulerDeps {
   /** Run the job's prompt as a turn in its conversation; `signal` stops it. */
   runTurn(job: Job, signal: AbortSignal): Promise<RunOutcome>;
   log: { info(msg: string, f?: Record<string, unknown>): void; warn(msg: string, f?: Record<string, unknown>): void };
+  /** A run began or ended (whether the plugin has work may have changed). */
+  changed?: () => void;
 }
 
 /** Characters of a run's reply kept in its result record (the turn's own events keep all). */
@@ -40,6 +42,11 @@ export class Scheduler {
   /** Jobs running now, by id. */
   isRunning(id: string): boolean {
     return this.running.has(id);
+  }
+
+  /** Whether any job is running now. */
+  get busy(): boolean {
+    return this.running.size > 0;
   }
 
   /** Look at the book again (after a job was created or cancelled, and at start). */
@@ -116,6 +123,7 @@ export class Scheduler {
   private start(job: Job): void {
     const ac = new AbortController();
     this.running.set(job.id, ac);
+    this.d.changed?.();
     void (async () => {
       let outcome: RunOutcome;
       try {
@@ -124,6 +132,7 @@ export class Scheduler {
         outcome = { turn: "", stop: "error", text: `the run failed: ${(err as Error).message}` };
       }
       this.running.delete(job.id);
+      this.d.changed?.();
       const text = outcome.text.length > RESULT_CHARS ? `${outcome.text.slice(0, RESULT_CHARS)}…` : outcome.text;
       this.d.log.info("job run finished", { job: job.id, turn: outcome.turn, stop: outcome.stop });
       await this.d

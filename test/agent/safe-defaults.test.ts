@@ -133,8 +133,7 @@ describe("children's environment", () => {
     await using rig = await startAgentRig(dir.path, { env: SECRETS });
     const st = await rig.status();
     const plugins = (st.plugins as { name: string; pid: number | null }[]).filter((p) => p.pid !== null);
-    // schedule is not lazy: it must be running to fire jobs.
-    expect(plugins.map((p) => p.name).sort()).toEqual(["agent", "schedule", "web"]);
+    expect(plugins.map((p) => p.name).sort()).toEqual(["agent", "web"]);
     for (const p of plugins) {
       const env = environOf(p.pid!);
       expect(Object.keys(env).sort()).toEqual([

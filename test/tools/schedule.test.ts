@@ -76,6 +76,8 @@ describe("schedule", () => {
     using dir = tempDir();
     const s = setup(dir.path);
     await using rig = await startAgentRig(dir.path, { env: s.env });
+    // Lazy: with no job it does not run at all.
+    expect((await rig.status()).plugins).toContainEqual(expect.objectContaining({ name: "schedule", state: "idle" }));
     rig.llm.script([
       {
         toolCalls: [
@@ -96,6 +98,8 @@ describe("schedule", () => {
     ]);
     const water = ids[0]![1]!;
     const forbidden = ids[1]![1]!;
+    // A job waits: the plugin must not be stopped when idle.
+    await rig.daemon.waitFor(/msg="plugin keep-running" component=supervisor plugin=schedule on=true/);
 
     rig.llm.script([
       { toolCalls: [{ name: "schedule_cancel", arguments: { id: forbidden } }] },
@@ -142,6 +146,8 @@ describe("schedule", () => {
     });
     expect(list.some((c) => c.id === `schedule:${forbidden}`)).toBe(false);
     expect(rig.llm.requests.length).toBe(before + 1);
+    // Nothing waits or runs any more: it may be stopped when idle again.
+    await rig.daemon.waitFor(/msg="plugin keep-running" component=supervisor plugin=schedule on=false/);
 
     rig.llm.script([{ toolCalls: [{ name: "schedule_list", arguments: { all: true } }] }, { text: "Listed." }]);
     await rig.chat("what is scheduled?", { conv: "other" });
@@ -274,6 +280,8 @@ describe("schedule", () => {
         next: Date.parse("2026-06-05T06:00:00Z"),
       });
       expect(rig.llm.requests.length).toBe(before + 1);
+      // Nothing called a schedule tool after the restart: the kernel started the lazy plugin at
+      // boot because it last said it must keep running.
       expect(again.stderr()).toContain('msg="schedule plugin ready" plugin=schedule jobs=1');
     } finally {
       await rig[Symbol.asyncDispose]();
