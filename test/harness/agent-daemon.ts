@@ -104,7 +104,7 @@ export async function startAgentRig(
     },
   };
   if (opts.plugin !== false) {
-    // The kernel's and built-in plugins' tools are there too; wait for the fixture's five.
+    // The kernel's own memory_search and built-in plugins' tools are there from boot; wait for the fixture's five.
     const fixtureTools = (st: Awaited<ReturnType<AgentRig["status"]>>) =>
       (st.tools as { plugin?: string }[]).filter((t) => t.plugin === "agent").length;
     await poll(rig.status, (st) => fixtureTools(st) >= 5 && st.stages.length >= 7, {
