@@ -124,14 +124,13 @@ export class Supervisor {
     return proc?.alive ? proc : null;
   }
 
-  /** Call a method on a ready plugin, starting it first if it is lazy and idle. */
+  /** Call a method on a ready plugin, starting it first if it is lazy and idle, waiting while it starts. */
   async request(name: string, method: string, params?: unknown, timeoutMs?: number): Promise<unknown> {
     const e = this.entries.get(name);
     if (!e) throw new HomedError("not_found", `no plugin named ${name}`);
-    if (e.state === "idle") {
-      this.launch(e);
-      await this.settled(e);
-    }
+    if (e.state === "idle") this.launch(e);
+    // Starting (lazily just now, or at boot): the call waits for it rather than failing.
+    await this.settled(e);
     const proc = e.run?.proc;
     if (!proc?.alive || e.state !== "ready")
       throw new HomedError("unavailable", `plugin ${name} is ${e.state}: ${e.detail}`);

@@ -264,6 +264,14 @@ describe("facilities and start order", () => {
     expect(info(s, "lazy").pid).not.toBe(pid);
   });
 
+  test("a request to a plugin still starting waits for it instead of failing", async () => {
+    using dir = tempDir();
+    installBunPlugin(dir.path, "echo", "echo.ts", {});
+    const s = supervise(dir.path, new FakeClock());
+    expect(info(s, "echo").state).toBe("starting");
+    expect(await s.request("echo", "echo/ping")).toBe("pong");
+  });
+
   test("a lazy plugin that must keep running is not stopped when idle, starts at boot, and is stopped once it may be", async () => {
     using dir = tempDir();
     installBunPlugin(dir.path, "lazy", "echo.ts", { lazy: true });
