@@ -28,6 +28,9 @@ export interface SchedulerDeps {
   changed?: () => void;
 }
 
+/** How long after a failed round (a record the kernel refused) the due jobs are tried again. */
+const RETRY_MS = 5000;
+
 /** Characters of a run's reply kept in its result record (the turn's own events keep all). */
 const RESULT_CHARS = 300;
 
@@ -36,6 +39,8 @@ export class Scheduler {
   private readonly running = new Map<string, AbortController>();
   private firing = false;
   private stopped = false;
+  /** After a failed round (the log would not take a record), no new round before this. */
+  private retryAt = 0;
 
   constructor(private readonly d: SchedulerDeps) {}
 
@@ -59,7 +64,7 @@ export class Scheduler {
       .map((j) => j.next as number)
       .sort((a, b) => a - b)[0];
     if (soonest === undefined) return;
-    this.cancelWake = this.d.clock.wakeAt(soonest, () => {
+    this.cancelWake = this.d.clock.wakeAt(Math.max(soonest, this.retryAt), () => {
       this.cancelWake = null;
       void this.fireDue();
     });
@@ -99,7 +104,9 @@ export class Scheduler {
         this.start(job);
       }
     } catch (err) {
-      this.d.log.warn("firing jobs failed", { err: (err as Error).message });
+      // The due jobs stay due: try again shortly, not in a tight loop.
+      this.retryAt = this.d.clock.now() + RETRY_MS;
+      this.d.log.warn("firing jobs failed; trying again shortly", { err: (err as Error).message });
     } finally {
       this.firing = false;
       this.rearm();
