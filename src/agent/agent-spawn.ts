@@ -21,6 +21,9 @@ import type { TurnInput, TurnResult, TurnSink } from "./turn.ts";
 
 export const AGENT_SPAWN = "agent_spawn";
 
+/** The longest conversation id a channel may name (src/protocol/channel.ts ConvId). */
+const MAX_CONV_CHARS = 200;
+
 /** Tool names or globs one call may give. */
 const MAX_TOOL_PATTERNS = 100;
 
@@ -110,7 +113,9 @@ export function agentSpawnTool(d: AgentSpawnDeps): LocalTool {
         return fail(
           `${unmatched.join(", ")} match${unmatched.length === 1 ? "es" : ""} none of the tools you may give (${parent.sort().join(", ") || "none"})`,
         );
-      const conv = `${ctx.conv}/agent:${crypto.randomUUID().slice(0, 8)}`;
+      // Conversation ids the channels accept are at most 200 characters: a long parent id is cut.
+      const suffix = `/agent:${crypto.randomUUID().slice(0, 8)}`;
+      const conv = `${ctx.conv.slice(0, MAX_CONV_CHARS - suffix.length)}${suffix}`;
       const signal = ctx.signal ?? new AbortController().signal;
       ctx.notice?.(`sub-agent ${conv} started with tools: ${[...tools].sort().join(", ") || "none"}`);
       const sink: TurnSink = {
