@@ -35,6 +35,8 @@ export interface KernelServices {
     | "recentConversationEvents"
     | "renameConversation"
     | "forgetConversation"
+    | "setConversationModel"
+    | "conversationModel"
     | "turnUsage"
     | "appendPluginRecord"
     | "pluginRecords"
