@@ -105,9 +105,9 @@ describe("agent_spawn", () => {
     config(dir.path, "[tools.agent]\nmax_iterations = 2\n");
     await using rig = await startAgentRig(dir.path);
     rig.llm.script([
-      { toolCalls: [{ name: "agent_spawn", arguments: { task: "x", tools: ["files_read"] } }] },
-      { toolCalls: [{ name: "agent_spawn", arguments: { task: "loop", tools: ["echo_text"] } }] },
-      { toolCalls: [{ name: "echo_text", arguments: { text: "1" } }] },
+      { toolCalls: [{ name: "agent_spawn", arguments: { task: "x", tools: ["sudo_*"] } }] },
+      { toolCalls: [{ name: "agent_spawn", arguments: { task: "loop", tools: ["echo_text", "agent_spawn"] } }] },
+      { toolCalls: [{ name: "agent_spawn", arguments: { task: "deeper", tools: ["shell_exec"] } }] },
       { toolCalls: [{ name: "echo_text", arguments: { text: "2" } }] },
       { text: "gave up" },
     ]);
@@ -116,15 +116,17 @@ describe("agent_spawn", () => {
     expect(r.stdout).toContain("gave up");
     const reqs = rig.llm.requests.slice(before);
     expect(reqs.length).toBe(5);
-    expect(messages(reqs[1]!).find((m) => m.role === "tool")?.content).toStartWith(
-      "error: files_read matches none of the tools you may give (",
-    );
-    // Two model calls for the child, then its limit; the parent reads why it stopped.
-    expect(
-      messages(reqs[4]!)
+    const lastTool = (i: number) =>
+      messages(reqs[i]!)
         .filter((m) => m.role === "tool")
-        .at(-1)?.content,
-    ).toContain("stopped: iteration_limit");
+        .at(-1)?.content;
+    expect(lastTool(1)).toStartWith("error: sudo_* matches none of the tools you may give (");
+    // The child has echo_text and agent_spawn: shell_exec, which the person's turn has, is not its to give.
+    expect(toolNames(reqs[2]!)).toEqual(["agent_spawn", "echo_text"]);
+    expect(lastTool(3)).toBe("error: shell_exec matches none of the tools you may give (agent_spawn, echo_text)");
+    // Two model calls for the child, then its limit; the parent reads why it stopped.
+    expect(lastTool(4)).toContain("stopped: iteration_limit");
+    expect(rig.seen().some((x) => x.tool === "echo_text")).toBe(false);
   }, 60_000);
 
   test("the child's approvals go to the parent's person, who may allow them", async () => {
