@@ -23,6 +23,7 @@ import { crossRecallNote } from "../memory/cross-recall.ts";
 import { type FoundEvent, MemorySearch } from "../memory/memory-search.ts";
 import { recallScope } from "../memory/recall-scope.ts";
 import { MEMORY_SEARCH_TOOL, memoryTool } from "./memory-tool.ts";
+import { AGENT_SPAWN_TOOL, agentSpawnTool } from "./agent-spawn.ts";
 import { ConversationQueue } from "./conversation-queue.ts";
 import { runTurn, type TurnConfig, type TurnInput, type TurnResult, type TurnSink } from "./turn.ts";
 
@@ -40,6 +41,8 @@ export interface AgentDeps {
   pinnedRecent: number;
   /** `[memory] recall_untrusted`: trusted turns also recall untrusted events (marked so). */
   recallUntrusted?: boolean;
+  /** [tools.agent]: how deep agent_spawn may nest and each sub-agent's model calls; read at each call. */
+  subAgents?: () => { maxDepth: number; maxIterations: number };
 }
 
 /** What the last model call of a conversation was sent, and what memory knows of it. */
@@ -87,6 +90,17 @@ export class Agent {
       toolTimeoutMs: d.toolTimeoutMs,
       remember: (id, conv, text) => this.remember(id, conv, text),
     });
+    const subAgents = d.subAgents;
+    if (subAgents)
+      this.tools.register(
+        "kernel",
+        AGENT_SPAWN_TOOL,
+        agentSpawnTool({
+          run: (input, sink, signal) => this.run(input, sink, signal),
+          toolNames: () => this.tools.list().map((t) => t.def.name),
+          limits: subAgents,
+        }),
+      );
     const memory = d.memory;
     const search = this.search;
     if (memory && search)
