@@ -8,11 +8,12 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import sharp from "sharp";
 import { tempDir } from "../harness/binary.ts";
 import { startAgentRig, type AgentRig } from "../harness/agent-daemon.ts";
+import { poll } from "../harness/poll.ts";
 import { startTestSite, type TestSite } from "./browser-page.ts";
 
 const PNG_MAGIC = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
@@ -47,6 +48,21 @@ function results(data: string): { name: string; status: string; content: string;
   } finally {
     db.close();
   }
+}
+
+/** Pids of Chromium processes using `profile` (from /proc). */
+function chromiumsOf(profile: string): number[] {
+  const pids: number[] = [];
+  for (const d of readdirSync("/proc")) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const cmd = readFileSync(`/proc/${d}/cmdline`, "utf8");
+      if (cmd.includes("chromium") && cmd.includes(`--user-data-dir=${profile}`)) pids.push(Number(d));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
 }
 
 const b64 = (s: string) => new Uint8Array(Buffer.from(s, "base64"));
@@ -100,6 +116,16 @@ describe("browser plugin", () => {
       expect([...png.slice(0, 8)]).toEqual(PNG_MAGIC);
       const meta = await sharp(png).metadata();
       expect([meta.format, meta.width, meta.height]).toEqual(["png", 1280, 800]);
+
+      // One persistent profile in DATA/browser; the browser goes when the plugin does.
+      const profile = join(rig.data, "browser");
+      expect(chromiumsOf(profile).length).toBeGreaterThan(0);
+      await rig.daemon.stop();
+      await poll(
+        () => chromiumsOf(profile),
+        (pids) => pids.length === 0,
+        { what: "Chromium to exit with the plugin", timeoutMs: 30_000 },
+      );
     },
     TIMEOUT,
   );
