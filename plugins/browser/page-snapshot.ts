@@ -176,6 +176,7 @@ export function snapshotInPage(args: { marker: string; max: number }): PageSnaps
       if (role === "button") return clean(el.value || el.getAttribute("alt") || el.type);
       return clean(el.placeholder || el.getAttribute("title") || el.name);
     }
+    // biome-ignore lint/performance/useDomNodeTextContent: the rendered text is the name a person reads (hidden parts left out)
     const text = clean(el.innerText);
     if (text) return text;
     const img = el.querySelector("img[alt]");

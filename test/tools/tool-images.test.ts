@@ -222,6 +222,18 @@ describe("tool-result images", () => {
     expect(hasImage(4)).toBe(false);
   }, 60_000);
 
+  test("more than four images is the tool's error, said to the model, and nothing is stored", async () => {
+    using dir = tempDir();
+    await using rig = await rigWithImages(dir.path);
+    const five = [1, 2, 3, 4, 5].map((w) => ({ w, h: 1 }));
+    rig.llm.script([{ toolCalls: [call(five)] }, { text: "too many" }]);
+    expect((await rig.chat("draw five")).exitCode).toBe(0);
+    const [result] = storedImages(rig.data);
+    expect(result?.content).toBe("error: at most 4 images per result (got 5)");
+    expect(result?.images).toBeUndefined();
+    expect(existsSync(join(rig.data, "blocks"))).toBe(false);
+  }, 60_000);
+
   test('images = "off" never sends image bytes; the block is still stored', async () => {
     using dir = tempDir();
     await using rig = await rigWithImages(dir.path, { env: { HOMED_LLM_IMAGES: "off" } });
