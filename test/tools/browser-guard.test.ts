@@ -4,7 +4,7 @@
  * site (--host-resolver-rules), so the first hop passes and the redirect to 127.0.0.1 — or a
  * link to it — must be stopped in the browser, before the request leaves. White-box by necessity
  * (it builds a BrowserSession with an injected resolver instead of going through dist/homed);
- * the daemon-level behaviour is in browser.test.ts.
+ * the daemon-level behaviour is in browser.test.ts. Also here: a missing Chromium's message.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { BrowserSession } from "../../plugins/browser/session.ts";
@@ -70,4 +70,21 @@ describe("browser navigation guard", () => {
       await s.close();
     }
   }, 120_000);
+
+  test("a missing Chromium is named, with what to do, before anything starts", async () => {
+    using dir = tempDir();
+    const s = new BrowserSession({
+      executable: "/nonexistent/chromium",
+      profileDir: dir.path,
+      allowPrivate: true,
+      timeoutMs: 5000,
+    });
+    const err = await s.open(`${site.origin}/`).then(
+      () => null,
+      (e: Error) => e,
+    );
+    expect(err?.message).toBe(
+      "Chromium is not installed at /nonexistent/chromium: install Debian's chromium package, or set [tools.browser] executable",
+    );
+  });
 });

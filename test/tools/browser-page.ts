@@ -1,7 +1,7 @@
 /**
  * The local site the browser suites open: a greeter page (a link, a labelled input, a button
  * whose script writes a greeting), an about page, and a redirect to a "secret" page whose
- * visits are counted (so a test can prove the browser never reached it), and a page linking to it.
+ * visits are counted (so a test can prove the browser never reached it), a page linking to it, and a long page (30 kB of text, many screens).
  */
 export interface TestSite {
   origin: string;
@@ -34,6 +34,10 @@ export function startTestSite(): TestSite {
       if (path === "/about") return html("<title>About</title><h1>About page</h1><p>We test browsers.</p>");
       if (path === "/to-secret")
         return new Response(null, { status: 302, headers: { location: `http://127.0.0.1:${server.port}/secret` } });
+      if (path === "/long")
+        return html(
+          `<title>Long</title><h1>Long page</h1>${Array.from({ length: 400 }, (_, i) => `<p>Paragraph ${i + 1} of the long page, with enough words to fill a line.</p>`).join("")}<p>The very end.</p>`,
+        );
       if (path === "/links")
         return html(`<title>Links</title><a href="http://127.0.0.1:${server.port}/secret">Admin panel</a>`);
       if (path === "/secret") return html("<title>Secret</title><p>internal admin panel</p>");

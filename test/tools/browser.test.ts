@@ -131,19 +131,31 @@ describe("browser plugin", () => {
   );
 
   test(
-    "a screenshot reaches an Anthropic model as an image block inside the tool_result",
+    "a long page comes in parts; scroll moves it; a full-page screenshot reaches an Anthropic model inside the tool_result",
     async () => {
       using dir = tempDir();
       await using rig = await browserRig(dir.path, { allowPrivate: true, kind: "anthropic" });
       rig.llm.script([
-        { toolCalls: [{ name: "browser_open", arguments: { url: `${site.origin}/about` } }] },
-        { toolCalls: [{ name: "browser_screenshot", arguments: {}, id: "toolu_shot" }] },
+        { toolCalls: [{ name: "browser_open", arguments: { url: `${site.origin}/long` } }] },
+        { toolCalls: [{ name: "browser_read", arguments: { from: 20_000 } }] },
+        { toolCalls: [{ name: "browser_scroll", arguments: { direction: "down", screens: 2 } }] },
+        { toolCalls: [{ name: "browser_scroll", arguments: { direction: "up", screens: 5 } }] },
+        { toolCalls: [{ name: "browser_screenshot", arguments: { full_page: true }, id: "toolu_shot" }] },
         { text: "seen" },
       ]);
-      expect((await rig.chat("look at the about page")).stdout).toContain("seen");
-      const [open] = results(rig.data);
-      expect(open?.content).toContain("About page");
-      const messages = rig.llm.requests[2]?.body.messages as { role: string; content: Record<string, unknown>[] }[];
+      expect((await rig.chat("look at the long page")).stdout).toContain("seen");
+      const [open, rest, down, up, shot] = results(rig.data);
+      expect(open?.content).toContain("# Long page");
+      expect(open?.content).toContain("browser_read with from=20000 gives the next part");
+      expect(open?.content).not.toContain("The very end.");
+      expect(rest?.content).toContain("The very end.");
+      expect(rest?.content).toMatch(/\[text 20000–\d+ of \d+ characters, the end\]/);
+      expect(down?.content).toMatch(/^Scrolled down: now at 1440 of \d+ pixels \(the screen shows 800\)\./);
+      expect(up?.content).toContain("now at 0 of");
+      expect(up?.content).toContain("the top");
+      expect(shot?.content).toContain("full page");
+
+      const messages = rig.llm.requests[5]?.body.messages as { role: string; content: Record<string, unknown>[] }[];
       const result = messages.at(-1)?.content.find((b) => b.tool_use_id === "toolu_shot") as {
         content: { type: string; text?: string; source?: { media_type: string; data: string } }[];
       };
@@ -152,7 +164,9 @@ describe("browser plugin", () => {
       expect(result.content[1]?.source?.media_type).toBe("image/png");
       const png = b64(result.content[1]?.source?.data ?? "");
       expect([...png.slice(0, 8)]).toEqual(PNG_MAGIC);
-      expect((await sharp(png).metadata()).width).toBe(1280);
+      const meta = await sharp(png).metadata();
+      expect(meta.width).toBe(1280);
+      expect(meta.height ?? 0).toBeGreaterThan(800 * 5);
     },
     TIMEOUT,
   );
