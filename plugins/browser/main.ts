@@ -22,14 +22,25 @@ const session = new BrowserSession({
 });
 plugin.onShutdown(() => session.close());
 
-/** A failure the model can act on is its result; anything else is said as it is. */
-async function guarded<T>(tool: string, work: () => Promise<T>) {
-  try {
-    return await work();
-  } catch (err) {
-    const msg = err instanceof BrowserError ? err.message : `${tool}: ${(err as Error).message.split("\n")[0]}`;
-    return { content: `error: ${msg}`, isError: true };
-  }
+/**
+ * Calls run one at a time: they share one page, and a click from one conversation in the middle
+ * of another's typing would act on a page neither expects.
+ */
+let queue: Promise<unknown> = Promise.resolve();
+
+/** Run `work` in turn; a failure the model can act on is its result, anything else is said as it is. */
+function guarded<T>(tool: string, work: () => Promise<T>) {
+  const run = async () => {
+    try {
+      return await work();
+    } catch (err) {
+      const msg = err instanceof BrowserError ? err.message : `${tool}: ${(err as Error).message.split("\n")[0]}`;
+      return { content: `error: ${msg}`, isError: true };
+    }
+  };
+  const next = queue.then(run, run);
+  queue = next;
+  return next;
 }
 
 await plugin.tools([
