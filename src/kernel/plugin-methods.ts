@@ -49,6 +49,14 @@ function kernelMethods(k: KernelServices): PluginMethodTable {
         });
         return { servers };
       }
+      if (section === "tools") {
+        // The fetch plugin's search key: config.toml names it, DATA/secrets.json holds it. Only
+        // the built-in fetch plugin gets it, and only that one value, never the file.
+        const { fetch } = k.config.tools;
+        if (plugin !== "fetch" || !k.plugins.isBuiltin(plugin) || fetch.search_key_secret === "") return k.config.tools;
+        const search_key = k.secretValues()[fetch.search_key_secret] ?? "";
+        return { ...k.config.tools, fetch: { ...fetch, search_key } };
+      }
       return k.config[section];
     },
   };

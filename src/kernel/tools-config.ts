@@ -40,7 +40,10 @@ export const ToolsConfig = v.strictObject({
       allow_hosts: v.optional(v.array(HostName), []),
       max_kb: v.optional(int(1, 1_048_576), 4096),
       timeout_ms: v.optional(int(100, 600_000), 20_000),
-      /** "": no web search; searxng: a SearXNG instance at search_url; brave: the Brave Search API. */
+      /**
+       * "": no web search; searxng: a SearXNG instance at search_url; brave: the Brave Search API
+       * (at search_url when set, else api.search.brave.com).
+       */
       search_provider: v.optional(v.picklist(["", "searxng", "brave"], "must be searxng, brave or empty"), ""),
       search_url: v.optional(
         v.pipe(
@@ -102,14 +105,17 @@ output_kb = 64
 max_jobs = 8
 
 [tools.fetch]
-# fetch_url refuses private, loopback and link-local addresses unless allowed here.
+# fetch_url refuses private, loopback, link-local and other non-public addresses (checked
+# for every address a name resolves to, and again at every redirect) unless allowed here.
 allow_private = false
-# Hosts, addresses or CIDR ranges let through anyway, e.g. ["wiki.lan", "10.0.0.0/8"].
+# Hosts, addresses or CIDR ranges let through anyway, e.g. ["wiki.lan", "*.lan", "10.0.0.0/8"].
 allow_hosts = []
+# A page's body is read up to this (KiB), the rest dropped; the whole fetch gets timeout_ms.
 max_kb = 4096
 timeout_ms = 20000
-# Web search: "searxng" (your instance at search_url) or "brave" (key in DATA/secrets.json
-# under the name search_key_secret). Empty: fetch_search says it is not configured.
+# Web search: "searxng" (your instance at search_url, with its json format enabled) or "brave"
+# (key in DATA/secrets.json's "values" under the name search_key_secret; search_url, when set,
+# replaces Brave's endpoint, e.g. with a proxy). Empty: fetch_search says it is not configured.
 search_provider = ""
 search_url = ""
 search_key_secret = ""

@@ -6,27 +6,81 @@
  */
 
 /**
- * Events that hold a term, and how often each holds it: (document, count) pairs in one typed
- * array, documents ascending. Typed, because an index holds a posting for every word of every
- * event of its conversation: a pair costs 8 bytes here, 16 in two number arrays.
+ * Events that hold a term, and how often each holds it: per document, varint(document − the
+ * previous one) then varint(count), documents ascending, in one byte array. An index holds a
+ * posting for every word of every event of its conversation, and the words a conversation
+ * repeats hold nearly every event: a posting takes 2 bytes here (small gaps, counts of 1), 8 as
+ * two Int32 and 16 as two numbers. Every reader walks a list from the start (`PostingsCursor`).
  */
 export class Postings {
   /** How many documents hold the term. */
   n = 0;
-  /** Document at `2i`, its count at `2i + 1`, for i < n; the rest is room to grow. */
-  pairs = new Int32Array(2);
+  /** Bytes used in `bytes`; the rest is room to grow. */
+  len = 0;
+  bytes = new Uint8Array(4);
+  private lastDoc = 0;
 
   add(doc: number, tf: number): void {
-    if (2 * this.n + 2 > this.pairs.length) this.pairs = grown(this.pairs, 2 * this.n + 2);
-    this.pairs[2 * this.n] = doc;
-    this.pairs[2 * this.n + 1] = tf;
+    const need = this.len + varintBytes(doc - this.lastDoc) + varintBytes(tf);
+    if (need > this.bytes.length) this.bytes = grown(this.bytes, need);
+    this.len = putVarint(this.bytes, this.len, doc - this.lastDoc);
+    this.len = putVarint(this.bytes, this.len, tf);
+    this.lastDoc = doc;
     this.n++;
   }
 }
 
-/** `a` copied into one twice as large (at least `need`). */
+function varintBytes(x: number): number {
+  let n = 1;
+  while (x >= 0x80) {
+    x = Math.floor(x / 128);
+    n++;
+  }
+  return n;
+}
+
+function putVarint(b: Uint8Array, at: number, x: number): number {
+  while (x >= 0x80) {
+    b[at++] = (x & 0x7f) | 0x80;
+    x = Math.floor(x / 128);
+  }
+  b[at++] = x;
+  return at;
+}
+
+/** Walks a term's postings: `while (c.next()) use(c.doc, c.tf)`. */
+export class PostingsCursor {
+  doc = 0;
+  tf = 0;
+  private at = 0;
+
+  constructor(private readonly p: Postings) {}
+
+  next(): boolean {
+    if (this.at >= this.p.len) return false;
+    this.doc += this.varint();
+    this.tf = this.varint();
+    return true;
+  }
+
+  private varint(): number {
+    const b = this.p.bytes;
+    let x = b[this.at++] as number;
+    if (x < 0x80) return x;
+    let v = x & 0x7f;
+    let scale = 128;
+    do {
+      x = b[this.at++] as number;
+      v += (x & 0x7f) * scale;
+      scale *= 128;
+    } while (x >= 0x80);
+    return v;
+  }
+}
+
+/** `a` copied into one half as large again (at least `need`). */
 function grown<T extends Int32Array | Float64Array | Uint8Array>(a: T, need: number): T {
-  const b = new (a.constructor as new (n: number) => T)(Math.max(need, a.length * 2));
+  const b = new (a.constructor as new (n: number) => T)(Math.max(need, Math.ceil(a.length * 1.5)));
   b.set(a);
   return b;
 }

@@ -43,8 +43,8 @@ interface StoredTerms {
 const CACHED_CONVERSATIONS = 64;
 /**
  * Postings the cached conversations may hold together before the least recently queried are
- * dropped (the one being queried stays, however large): ~8 bytes each in pairs with room to
- * grow, so at most ~64 MiB of postings whatever the conversations' length. A 100k-event
+ * dropped (the one being queried stays, however large): ~2 bytes each as varints with room to
+ * grow, so at most ~16 MiB of postings whatever the conversations' length. A 100k-event
  * conversation holds ~1.5M; the soak's 20 busy conversations ~1.5M after ten minutes together.
  */
 export const CACHED_POSTINGS = 4_000_000;

@@ -20,7 +20,7 @@
  * With a dense model installed, dense cosine brings its own candidates and half of the score
  * (a first, untuned split: no real model has been measured yet).
  */
-import type { ConvIndex, Postings } from "./conv-index.ts";
+import { type ConvIndex, type Postings, PostingsCursor } from "./conv-index.ts";
 import type { LexicalIndex, Scored } from "./lexical-index.ts";
 import { timeWindow, withoutTimePhrases } from "./time.ts";
 
@@ -129,10 +129,10 @@ function accumulate(
   into: Float64Array,
 ): void {
   const avg = ci.avgLen;
-  const { pairs, n } = p;
-  for (let i = 0; i < 2 * n; i += 2) {
-    const d = pairs[i] as number;
-    const tf = pairs[i + 1] as number;
+  const c = new PostingsCursor(p);
+  while (c.next()) {
+    const d = c.doc;
+    const tf = c.tf;
     into[d] =
       (into[d] as number) + (weight * idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * (ci.lens[d] as number)) / avg));
   }
@@ -157,11 +157,12 @@ function sessionScores(ci: ConvIndex, terms: readonly string[], k1: number, b: n
     if (!p) continue;
     tf.fill(0);
     const touched: number[] = [];
-    for (let i = 0; i < 2 * p.n; i += 2) {
-      const s = ci.sessions[p.pairs[i] as number] as number;
+    const c = new PostingsCursor(p);
+    while (c.next()) {
+      const s = ci.sessions[c.doc] as number;
       if (s < 0) continue;
       if (tf[s] === 0) touched.push(s);
-      tf[s] = (tf[s] as number) + (p.pairs[i + 1] as number);
+      tf[s] = (tf[s] as number) + c.tf;
     }
     const idf = Math.log(1 + (n - touched.length + 0.5) / (touched.length + 0.5));
     for (const s of touched) {

@@ -3,6 +3,7 @@
  * handlers in a real plugin process. Assertions are on what a person sees (stdout, stderr, exit
  * status) and on what the model was sent at each step.
  */
+import { BUILTIN_PLUGINS } from "../../src/generated/builtin-plugins.ts";
 import { describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
@@ -36,8 +37,13 @@ describe("the turn", () => {
     expect(req.headers.authorization).toBe("Bearer sk-test-secret-key-1234");
     expect(messagesOf(req)[0]!.role).toBe("system");
     expect(lastMsg(req)).toEqual({ role: "user", content: "hi" });
-    const tools = (req.body as { tools: { function: { name: string } }[] }).tools.map((t) => t.function.name).sort();
-    // memory_search is the kernel's own (src/agent/memory-tool.ts); the rest are the fixture plugin's.
+    const builtin = new Set(BUILTIN_PLUGINS.flatMap((m) => m.tools.map((t) => t.name)));
+    const tools = (req.body as { tools: { function: { name: string } }[] }).tools
+      .map((t) => t.function.name)
+      .filter((n) => !builtin.has(n))
+      .sort();
+    // memory_search is the kernel's own (src/agent/memory-tool.ts); the rest are the fixture
+    // plugin's (built-in tool plugins' tools, offered too, are left out).
     expect(tools).toEqual(["add", "danger_rm", "echo_text", "memory_search", "shell_exec", "slow"]);
 
     rig.llm.script([{ text: "Second answer.", usage: { input: 30, output: 3 } }]);
@@ -254,7 +260,10 @@ describe("the seven stages", () => {
     const pid = (st.plugins as { name: string; pid: number }[]).find((p) => p.name === "agent")!.pid;
     process.kill(pid, "SIGKILL");
     await rig.daemon.waitFor(/plugin registrations removed.*plugin=agent stages=7 tools=5/);
-    await poll(rig.status, (again) => again.stages.length === 7 && again.tools.length === 6, {
+    // Built-in tool plugins' tools are offered too; count the fixture's and the kernel's.
+    const own = (tools: object[]) =>
+      (tools as { plugin?: string }[]).filter((t) => t.plugin === "agent" || t.plugin === "kernel");
+    await poll(rig.status, (again) => again.stages.length === 7 && own(again.tools).length === 6, {
       what: "the plugin's handlers and tools to come back after its restart",
     });
   });
@@ -330,7 +339,9 @@ describe("approval and failing closed", () => {
     installBunPlugin(dir.path, "policy", "agent.ts", { critical: true }, ["--no-tools"]);
     installBunPlugin(dir.path, "tools", "agent.ts", {}, ["--no-stages"]);
     await using rig = await startAgentRig(dir.path, { plugin: false });
-    const st = await poll(rig.status, (s) => s.tools.length === 6 && s.stages.length === 7, {
+    const own = (tools: object[]) =>
+      (tools as { plugin?: string }[]).filter((t) => t.plugin === "tools" || t.plugin === "kernel");
+    const st = await poll(rig.status, (s) => own(s.tools).length === 6 && s.stages.length === 7, {
       what: "the policy and tools plugins' registrations",
     });
     const call = { toolCalls: [{ name: "echo_text", arguments: '{"text":"x"}' }] };

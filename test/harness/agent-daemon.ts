@@ -101,9 +101,9 @@ export async function startAgentRig(
     },
   };
   if (opts.plugin !== false) {
-    // The kernel's own memory_search is always there; wait for the fixture's five.
+    // The kernel's own memory_search and built-in plugins' tools are there from boot; wait for the fixture's five.
     const fixtureTools = (st: Awaited<ReturnType<AgentRig["status"]>>) =>
-      (st.tools as { plugin?: string }[]).filter((t) => t.plugin !== "kernel").length;
+      (st.tools as { plugin?: string }[]).filter((t) => t.plugin === "agent").length;
     await poll(rig.status, (st) => fixtureTools(st) >= 5 && st.stages.length >= 7, {
       what: "the fixture plugin's tools and seven stages",
     });
