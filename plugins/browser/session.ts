@@ -142,7 +142,7 @@ export class BrowserSession {
     const page = await this.current();
     this.refused = null;
     try {
-      await page.goto(url, { waitUntil: "load" });
+      await page.goto(url, { waitUntil: "domcontentloaded" });
     } catch (err) {
       const refused = this.lastRefusal();
       if (refused) await backFromError(page);
@@ -257,16 +257,18 @@ function track(page: Page): void {
   page.on("requestfailed", done);
 }
 
+/** Longest wait for the load event once the document is there (a slow tracker must not hold the tool). */
+const LOAD_MS = 10_000;
 /** Longest wait for the requests an action started (some pages never go quiet). */
 const SETTLE_MS = 1500;
 
 /**
- * After an action, let what it started happen: a navigation's document loads, then the requests
- * still in flight (scripts fetching content) finish — at once when there are none, never longer
- * than SETTLE_MS.
+ * After an action, let what it started happen: a navigation's document loads (at most LOAD_MS),
+ * then the requests still in flight (scripts fetching content) finish — at once when there are
+ * none, never longer than SETTLE_MS.
  */
 async function settle(page: Page): Promise<void> {
-  await page.waitForLoadState("load").catch(() => {});
+  await page.waitForLoadState("load", { timeout: LOAD_MS }).catch(() => {});
   const t = inFlight.get(page);
   if (!t || t.n === 0) return;
   await new Promise<void>((resolve) => {

@@ -4,7 +4,8 @@
  * site (--host-resolver-rules), so the first hop passes and the redirect to 127.0.0.1 — or a
  * link to it — must be stopped in the browser, before the request leaves. White-box by necessity
  * (it builds a BrowserSession with an injected resolver instead of going through dist/homed);
- * the daemon-level behaviour is in browser.test.ts. Also here: a missing Chromium's message.
+ * the daemon-level behaviour is in browser.test.ts. Also here: a missing Chromium's message and a
+ * page whose load event never comes.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { BrowserSession } from "../../plugins/browser/session.ts";
@@ -87,4 +88,24 @@ describe("browser navigation guard", () => {
       "Chromium is not installed at /nonexistent/chromium: install Debian's chromium package, or set [tools.browser] executable",
     );
   });
+
+  test("a page whose load never finishes (an image that never comes) is read once its document is there", async () => {
+    using dir = tempDir();
+    const s = new BrowserSession({
+      executable: "/usr/bin/chromium",
+      profileDir: dir.path,
+      allowPrivate: true,
+      timeoutMs: 60_000,
+    });
+    try {
+      const t0 = performance.now();
+      const snap = await s.open(`${site.origin}/slow-image`);
+      expect(snap.text).toContain("# Text first");
+      expect(snap.text).toContain("[image: a picture that never comes]");
+      // Bounded by the load cap (10 s) and the settle cap, far under the 60 s navigation timeout.
+      expect(performance.now() - t0).toBeLessThan(20_000);
+    } finally {
+      await s.close();
+    }
+  }, 120_000);
 });
