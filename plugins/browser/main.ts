@@ -28,9 +28,14 @@ plugin.onShutdown(() => session.close());
  */
 let queue: Promise<unknown> = Promise.resolve();
 
-/** Run `work` in turn; a failure the model can act on is its result, anything else is said as it is. */
-function guarded<T>(tool: string, work: () => Promise<T>) {
+/**
+ * Run `work` in turn; a failure the model can act on is its result, anything else is said as it
+ * is. A call whose turn was stopped while it waited does not run at all (a click nobody wants any
+ * more must not happen later).
+ */
+function guarded<T>(tool: string, signal: AbortSignal, work: () => Promise<T>) {
   const run = async () => {
+    if (signal.aborted) return { content: `${tool}: cancelled before it ran`, isError: true };
     try {
       return await work();
     } catch (err) {
@@ -44,32 +49,34 @@ function guarded<T>(tool: string, work: () => Promise<T>) {
 }
 
 await plugin.tools([
-  withRun(TOOLS.browser_open, (args) => guarded("browser_open", async () => pageResult(await session.open(args.url)))),
-  withRun(TOOLS.browser_read, (args) =>
-    guarded("browser_read", async () => pageResult(await session.read(), args.from ?? 0)),
+  withRun(TOOLS.browser_open, (args, ctx) =>
+    guarded("browser_open", ctx.signal, async () => pageResult(await session.open(args.url))),
   ),
-  withRun(TOOLS.browser_click, (args) =>
-    guarded("browser_click", async () => {
+  withRun(TOOLS.browser_read, (args, ctx) =>
+    guarded("browser_read", ctx.signal, async () => pageResult(await session.read(), args.from ?? 0)),
+  ),
+  withRun(TOOLS.browser_click, (args, ctx) =>
+    guarded("browser_click", ctx.signal, async () => {
       const r = await session.click(args.element);
       return pageResult(r.snapshot, 0, `Clicked [${args.element}] ${r.el.role} "${r.el.name}".`);
     }),
   ),
-  withRun(TOOLS.browser_type, (args) =>
-    guarded("browser_type", async () => {
+  withRun(TOOLS.browser_type, (args, ctx) =>
+    guarded("browser_type", ctx.signal, async () => {
       const r = await session.type(args.element, args.text, args.submit ?? false);
       const how = args.submit ? " and pressed Enter" : "";
       return pageResult(r.snapshot, 0, `Typed into [${args.element}] ${r.el.role} "${r.el.name}"${how}.`);
     }),
   ),
-  withRun(TOOLS.browser_scroll, (args) =>
-    guarded("browser_scroll", async () => {
+  withRun(TOOLS.browser_scroll, (args, ctx) =>
+    guarded("browser_scroll", ctx.signal, async () => {
       const r = await session.scroll(args.direction, args.screens ?? 1);
       const bottom = r.y + r.view >= r.height - 2;
       return `Scrolled ${args.direction}: now at ${r.y} of ${r.height} pixels (the screen shows ${r.view})${r.y === 0 ? ", the top" : bottom ? ", the bottom" : ""}. browser_read gives the text, browser_screenshot what is shown.`;
     }),
   ),
-  withRun(TOOLS.browser_screenshot, (args) =>
-    guarded("browser_screenshot", async () => {
+  withRun(TOOLS.browser_screenshot, (args, ctx) =>
+    guarded("browser_screenshot", ctx.signal, async () => {
       const s = await session.screenshot(args.full_page ?? false, MAX_TOOL_IMAGE_BYTES);
       return {
         content: `Screenshot of ${s.url} (${s.width}×${s.height} PNG${args.full_page ? ", full page" : ""}).`,
