@@ -60,6 +60,7 @@ describe("tool-result images", () => {
     const r = await rig.chat("draw");
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toContain("I see a blue box");
+    expect(r.stderr).toContain("← image_make [ok] made 1 image(s) [+1 image, shown in the web UI]");
 
     const [result] = storedImages(rig.data);
     expect(result?.images).toHaveLength(1);
