@@ -45,6 +45,7 @@ const SearchQuery = v.object({
   q: v.pipe(v.string("q is required"), v.trim(), v.minLength(1, "q is empty"), v.maxLength(500)),
 });
 const LiveQuery = v.object({ conv: v.pipe(v.string("conv is required"), ConvId) });
+const ModelBody = v.strictObject({ model: v.pipe(v.string(), v.maxLength(200)) });
 const RenameBody = v.strictObject({ title: v.pipe(v.string(), v.maxLength(200)) });
 const ExportQuery = v.object({ format: v.optional(v.picklist(["md", "json"], "format is md or json"), "md") });
 const LoginBody = v.strictObject({ token: v.pipe(v.string(), v.maxLength(1000)) });
@@ -75,6 +76,18 @@ export function apiRoutes(plugin: Plugin, hub: ChatHub, security: Security): Hon
     const conv = v.parse(ConvId, c.req.param("id"));
     const { title } = await readJson(c, RenameBody);
     return c.json(await plugin.call(ChannelMethod.ConversationsRename, { conv, title }, v.object({ ok: v.boolean() })));
+  });
+  // The model this conversation runs on from now on, in every channel ("" = the configured one).
+  api.post("/conversations/:id/model", async (c) => {
+    const conv = v.parse(ConvId, c.req.param("id"));
+    const { model } = await readJson(c, ModelBody);
+    return c.json(
+      await plugin.call(
+        ChannelMethod.ConversationsModel,
+        { conv, channel: "web", model },
+        v.object({ model: v.nullable(v.string()) }),
+      ),
+    );
   });
   // Forget: hidden and out of recall; the kernel keeps the events (the log is append-only).
   api.post("/conversations/:id/forget", async (c) => {

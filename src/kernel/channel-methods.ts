@@ -16,6 +16,7 @@ import {
   ChannelMethod,
   ContextParams,
   ConvParams,
+  ConversationModelParams,
   ForgetParams,
   RenameParams,
   MemorySearchParams,
@@ -147,6 +148,16 @@ export function channelMethods(k: KernelServices): Record<string, (params: unkno
       const p = parseParams(RenameParams, params);
       k.store.renameConversation(p.conv, p.title);
       return { ok: true };
+    },
+    [ChannelMethod.ConversationsModel]: async (params, plugin) => {
+      builtinOnly(plugin, "choosing a conversation's model");
+      const p = parseParams(ConversationModelParams, params);
+      const m = await k.models.list();
+      const model = p.model === "" || p.model === m.configured ? null : p.model;
+      if (model !== null && !m.provider.includes(model))
+        throw new HomedError("not_found", `the provider does not offer the model ${model}`, { model });
+      k.store.setConversationModel(p.conv, p.channel, model);
+      return { model };
     },
     [ChannelMethod.ConversationsForget]: (params, plugin) => {
       builtinOnly(plugin, "forgetting a conversation");

@@ -54,7 +54,9 @@ export async function runChatTurn(
       : undefined,
   };
   try {
-    const result = await k.agent.run(input, sink, cancel.signal);
+    // A model chosen for the conversation (conversations/model) holds in every channel.
+    const model = input.model ?? k.store.conversationModel(input.conv) ?? undefined;
+    const result = await k.agent.run({ ...input, model }, sink, cancel.signal);
     return { ...result, conversation: k.store.conversationUsage(input.conv) };
   } finally {
     forget();

@@ -35,6 +35,8 @@ export interface KernelServices {
     | "recentConversationEvents"
     | "renameConversation"
     | "forgetConversation"
+    | "setConversationModel"
+    | "conversationModel"
     | "turnUsage"
   >;
   readonly memory: Pick<Memory, "add" | "layerIds" | "peekCold">;

@@ -248,10 +248,13 @@ export class Kernel {
     c.memory.recall_untrusted = next.memory.recall_untrusted;
     if (applied.some((p) => p.startsWith("mcp."))) {
       c.mcp.servers = next.mcp.servers;
+      const mcp = this.supervisor.list().find((p) => p.name === "mcp");
+      const off = c.plugins.disabled.includes("mcp");
       try {
-        this.supervisor.restart("mcp");
+        // No servers before: the plugin was never started; the first one configured starts it.
+        if (mcp?.state === "disabled" && !off && c.mcp.servers.length > 0) this.supervisor.enable("mcp");
+        else if (mcp?.state !== "disabled") this.supervisor.restart("mcp");
       } catch (err) {
-        // Not running (no servers before): only a restart starts it.
         log.warn("mcp plugin not restarted", { err: (err as Error).message });
         for (const p of applied.filter((x) => x.startsWith("mcp."))) restartNeeded.push(p);
       }

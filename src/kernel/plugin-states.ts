@@ -27,6 +27,8 @@ export const PLUGIN_TRANSITIONS = {
   "config-error": { from: ["starting", "ready"], to: "failed" },
   /** The restart delay after a crash has passed. */
   "restart-due": { from: ["restarting"], to: "waiting" },
+  /** What it waited for was configured (an `enabled_by` setting filled by a reload): start it. */
+  enabled: { from: ["disabled"], to: "waiting" },
   /** A person asked for a restart while nothing runs (a running plugin is stopped first). */
   "restart-requested": { from: ["waiting", "idle", "restarting", "stopped", "failed", "exited"], to: "waiting" },
 } as const satisfies Record<string, { from: readonly PluginStateName[]; to: PluginStateName }>;

@@ -164,6 +164,20 @@ export class Supervisor {
     return this.list().find((p) => p.name === name) as PluginInfo;
   }
 
+  /**
+   * Start a plugin that was disabled only because what it serves was not configured (its
+   * `enabled_by` setting was empty and a reload filled it). Its facilities join the graph now.
+   */
+  enable(name: string): PluginInfo {
+    const e = this.entries.get(name);
+    if (!e) throw new HomedError("not_found", `no plugin named ${name}`);
+    if (e.state !== "disabled") return this.list().find((p) => p.name === name) as PluginInfo;
+    for (const f of e.spec.manifest.provides) this.providers.set(f, name);
+    this.transition(e, "enabled", "enabled by a configuration reload");
+    this.launchReady();
+    return this.list().find((p) => p.name === name) as PluginInfo;
+  }
+
   /** Send an event to one plugin, or to every running one with "*". */
   async emit(target: string, type: number, payload: Uint8Array): Promise<void> {
     const targets =

@@ -90,6 +90,7 @@ export const TOOLS_TEMPLATE = `[tools.files]
 roots = ["workspace"]
 # Files larger than this (KiB) are read a page at a time.
 max_read_kb = 256
+# Largest file files_write and files_edit write (KiB).
 max_write_kb = 10240
 
 [tools.sandbox]

@@ -19,6 +19,8 @@ export const ChannelMethod = {
   ConversationsRename: "conversations/rename",
   /** Forget a conversation: hidden and out of recall; its events stay in the append-only log. */
   ConversationsForget: "conversations/forget",
+  /** Choose the model a conversation runs on (checked against the provider's list). */
+  ConversationsModel: "conversations/model",
   ContextGet: "context/get",
   /** Search everything the person may see (trusted conversations; untrusted too with recall_untrusted). */
   MemorySearch: "memory/search",
@@ -104,6 +106,12 @@ export const ConvParams = v.strictObject({
 export const ContextParams = v.strictObject({ conv: ConvId });
 export const RenameParams = v.strictObject({ conv: ConvId, title: v.pipe(v.string(), v.maxLength(200)) });
 export const ForgetParams = v.strictObject({ conv: ConvId });
+/** A model the provider offers for this conversation from now on, in every channel; "" = the configured one. */
+export const ConversationModelParams = v.strictObject({
+  conv: ConvId,
+  channel: v.pipe(v.string(), v.minLength(1), v.maxLength(32)),
+  model: v.pipe(v.string(), v.maxLength(200)),
+});
 export const ForgetResult = v.object({ forgotten: v.number() });
 export const MemorySearchParams = v.strictObject({
   query: v.pipe(v.string(), v.trim(), v.minLength(1, "query is empty"), v.maxLength(500)),
@@ -143,6 +151,8 @@ export const ConversationSummary = v.object({
   inputTokens: v.number(),
   outputTokens: v.number(),
   title: v.string(),
+  /** The model chosen for this conversation; null: the configured one. */
+  model: v.optional(v.nullable(v.string()), null),
 });
 export type ConversationSummary = v.InferOutput<typeof ConversationSummary>;
 

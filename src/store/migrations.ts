@@ -137,6 +137,15 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE conversations ADD COLUMN forgotten_at INTEGER;
     `,
   },
+  {
+    version: 7,
+    name: "a model per conversation",
+    sql: `
+      -- A model of the provider chosen for this conversation (NULL: the configured one), used by
+      -- every channel that continues it.
+      ALTER TABLE conversations ADD COLUMN model TEXT;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -62,6 +62,8 @@ export interface ConversationRow {
   inputTokens: number;
   outputTokens: number;
   title: string;
+  /** The model chosen for this conversation; null: the configured one. */
+  model: string | null;
 }
 
 /** A title made from a first message: one line, at most this many characters (no model call). */
@@ -207,6 +209,7 @@ export class Store {
           input_tokens: number;
           output_tokens: number;
           title: string | null;
+          model: string | null;
           first: string | null;
         },
         [number]
@@ -231,6 +234,7 @@ export class Store {
         inputTokens: r.input_tokens,
         outputTokens: r.output_tokens,
         title: r.title ?? ((first && titleFrom(first)) || r.id),
+        model: r.model,
       };
     });
   }
@@ -240,6 +244,27 @@ export class Store {
     const t = title.replace(/\s+/g, " ").trim();
     const r = this.db.query("UPDATE conversations SET title = ? WHERE id = ?").run(t || null, conv);
     if (r.changes === 0) throw new HomedError("not_found", `no conversation ${conv}`, { conv });
+  }
+
+  /**
+   * Choose the model a conversation runs on in every channel (null: the configured one again).
+   * A conversation not started yet is created, so the choice can precede its first message.
+   */
+  setConversationModel(conv: string, channel: string, model: string | null, now = Date.now()): void {
+    this.db.transaction(() => {
+      this.db
+        .query("INSERT OR IGNORE INTO conversations (id, channel, created_at, updated_at) VALUES (?, ?, ?, ?)")
+        .run(conv, channel, now, now);
+      this.db.query("UPDATE conversations SET model = ? WHERE id = ?").run(model, conv);
+    })();
+  }
+
+  /** The model chosen for a conversation, or null for the configured one. */
+  conversationModel(conv: string): string | null {
+    return (
+      this.db.query<{ model: string | null }, [string]>("SELECT model FROM conversations WHERE id = ?").get(conv)
+        ?.model ?? null
+    );
   }
 
   /**

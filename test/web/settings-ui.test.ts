@@ -129,6 +129,18 @@ describe("settings page", () => {
     );
     expect(rig.llm.requests.at(-1)!.body.model).toBe("fake-model-large");
     await shot(page, "settings-conv-model");
+    // The daemon keeps the choice: the terminal continuing this conversation runs on it too.
+    const conv = decodeURIComponent(new URL(page.url()).hash.replace(/^#\/chat\//, ""));
+    rig.llm.script([{ text: "big from the terminal" }]);
+    expect((await rig.chat("and from the CLI?", { conv })).exitCode).toBe(0);
+    expect(rig.llm.requests.at(-1)!.body.model).toBe("fake-model-large");
+    await page.reload();
+    await page.waitForFunction(
+      () =>
+        (
+          globalThis as unknown as { document: { querySelector(s: string): { value: string } | null } }
+        ).document.querySelector("#conv-model")?.value === "fake-model-large",
+    );
     await page.goto(`${url}#/chat/other`);
     await page.reload();
     await page.waitForSelector("#conv-model");

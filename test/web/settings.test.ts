@@ -9,6 +9,8 @@ import { join } from "node:path";
 import { tempDir } from "../harness/binary.ts";
 import { startAgentRig } from "../harness/agent-daemon.ts";
 import { startDaemon, webUrlOf } from "../harness/daemon.ts";
+import { MCP_TOKEN, startHttpMcp } from "../harness/http-mcp.ts";
+import { poll } from "../harness/poll.ts";
 
 const post = (body: unknown, extra: Record<string, string> = {}) => ({
   method: "POST",
@@ -88,18 +90,37 @@ describe("settings in the web API", () => {
     expect(existsSync(join(dir.path, "settings.json"))).toBe(false);
   }, 60_000);
 
-  test("the first MCP server added while none ran is named as needing a restart; an unknown one cannot be removed", async () => {
+  test("the first MCP server added while none ran starts the mcp plugin at once; an unknown one cannot be removed", async () => {
     using dir = tempDir();
+    using mcp = startHttpMcp();
+    writeFileSync(join(dir.path, "secrets.json"), JSON.stringify({ values: { "later-token": MCP_TOKEN } }), {
+      mode: 0o600,
+    });
     await using d = await startDaemon(dir.path);
     const url = await webUrlOf(d);
-    const res = await fetch(`${url}api/settings`, post({ mcp_add: { name: "later", url: "http://127.0.0.1:9/mcp" } }));
+    const status = async () =>
+      (await (await fetch(`${url}api/status`)).json()) as {
+        plugins: { name: string; state: string }[];
+        tools: { name: string }[];
+      };
+    expect((await status()).plugins.find((p) => p.name === "mcp")?.state).toBe("disabled");
+    const res = await fetch(
+      `${url}api/settings`,
+      post({ mcp_add: { name: "later", url: mcp.url, header_secrets: { Authorization: "later-token" } } }),
+    );
     expect(res.status).toBe(200);
     const r = (await res.json()) as {
       settings: { mcp_servers: { name: string; transport: string; target: string }[] };
       reload: { applied: string[]; restartNeeded: string[] };
     };
-    expect(r.settings.mcp_servers).toEqual([{ name: "later", transport: "http", target: "http://127.0.0.1:9/mcp" }]);
-    expect(r.reload).toEqual({ applied: [], restartNeeded: ["mcp.servers"] });
+    expect(r.settings.mcp_servers).toEqual([{ name: "later", transport: "http", target: mcp.url }]);
+    expect(r.reload).toEqual({ applied: ["mcp.servers"], restartNeeded: [] });
+    await poll(status, (s) => s.tools.some((t) => t.name === "later_whoami"), {
+      timeoutMs: 20_000,
+      intervalMs: 100,
+      what: "the new server's tool without a restart",
+    });
+    expect((await status()).plugins.find((p) => p.name === "mcp")?.state).toBe("ready");
     const gone = await fetch(`${url}api/settings`, post({ mcp_remove: "nope" }));
     expect(gone.status).toBe(404);
     expect(((await gone.json()) as { error: string }).error).toContain("no MCP server named nope");

@@ -3,7 +3,7 @@
  * and per message: copy, edit and resend (a new message — the log keeps the original), retry
  * after an error; code blocks have their own copy button.
  */
-import { alwaysAllowButton, conversationModel, conversationModelPicker } from "./settings.ts";
+import { alwaysAllowButton, conversationModelPicker } from "./settings.ts";
 import { api, streamChat, watchChat } from "./api.ts";
 import { clear, h } from "./dom.ts";
 import { renderMarkdown } from "./markdown.ts";
@@ -312,11 +312,7 @@ export class ChatPane {
     const mine = bubble("user", text);
     this.actions(mine, null);
     this.list.append(mine);
-    await this.follow(
-      (conv, onEvent, signal) =>
-        streamChat({ conv, text, ...conversationModel(conv) }, onEvent, signal).then(() => true),
-      text,
-    );
+    await this.follow((conv, onEvent, signal) => streamChat({ conv, text }, onEvent, signal).then(() => true), text);
   }
 
   /**

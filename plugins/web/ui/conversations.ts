@@ -12,6 +12,8 @@ export interface Conversation {
   channel: string;
   updatedAt: number;
   turns: number;
+  /** The model chosen for it; null: the configured one. */
+  model: string | null;
 }
 
 const CHANNEL_LABEL: Record<string, string> = { web: "web", cli: "CLI", api: "API" };

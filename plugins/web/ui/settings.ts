@@ -6,6 +6,7 @@
  */
 import { api } from "./api.ts";
 import { h } from "./dom.ts";
+import type { Conversation } from "./conversations.ts";
 
 interface SettingsView {
   system_prompt: string;
@@ -229,34 +230,31 @@ export function alwaysAllowButton(tool: string, answer: () => void): HTMLElement
   );
 }
 
-const modelKey = (conv: string) => `homed.model.${conv}`;
-
-/** The model this browser chose for `conv`, as the chat request's field; {} for the configured one. */
-export function conversationModel(conv: string): { model?: string } {
-  const m = localStorage.getItem(modelKey(conv));
-  return m ? { model: m } : {};
-}
-
 /**
  * A model switch above the composer: the configured model or another the provider lists, for
- * this conversation only (kept in this browser). Hidden while the provider lists nothing else.
+ * this conversation only (kept by the daemon, so the CLI and other tabs continue on it too).
+ * Hidden while the provider lists nothing else.
  */
 export function conversationModelPicker(conv: string): HTMLElement {
   const select = h("select", { id: "conv-model", title: "The model of this conversation" });
   const bar = h("div", { class: "conv-model", hidden: true }, h("label", {}, "Model", select));
   select.addEventListener("change", () => {
-    if (select.value) localStorage.setItem(modelKey(conv), select.value);
-    else localStorage.removeItem(modelKey(conv));
+    void api(`/api/conversations/${encodeURIComponent(conv)}/model`, { model: select.value }).catch((err: Error) => {
+      select.title = `Not saved: ${err.message}`;
+    });
   });
-  void api<{ configured: string; provider: string[] }>("/api/models")
-    .then((r) => {
+  void Promise.all([
+    api<{ configured: string; provider: string[] }>("/api/models"),
+    api<Conversation[]>("/api/conversations").catch(() => []),
+  ])
+    .then(([r, convs]) => {
       const others = r.provider.filter((id) => id !== r.configured);
       if (others.length === 0) return;
       select.append(
         h("option", { value: "" }, `${r.configured} (configured)`),
         ...others.map((id) => h("option", { value: id }, id)),
       );
-      const chosen = conversationModel(conv).model ?? "";
+      const chosen = convs.find((c) => c.id === conv)?.model ?? "";
       select.value = others.includes(chosen) ? chosen : "";
       bar.hidden = false;
     })

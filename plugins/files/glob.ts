@@ -1,0 +1,46 @@
+/**
+ * files_glob: paths matching a glob under a folder, newest first (or by name), at most `limit`
+ * shown with "N more". At most GLOB_SCAN_MAX matches are collected before sorting, so a pattern
+ * like "**" over a huge tree answers quickly and says it stopped.
+ */
+import { lstatSync } from "node:fs";
+import { type Confinement, FilesError } from "./confine.ts";
+import { checkPattern, walk } from "./walk.ts";
+
+export const GLOB_SCAN_MAX = 10_000;
+const DEFAULT_LIMIT = 200;
+
+export interface GlobArgs {
+  pattern: string;
+  path?: string;
+  sort?: "mtime" | "name";
+  limit?: number;
+}
+
+export async function filesGlob(c: Confinement, args: GlobArgs, signal?: AbortSignal): Promise<string> {
+  checkPattern(args.pattern, "pattern");
+  const { real } = c.existing(args.path ?? ".");
+  const where = c.display(real);
+  if (!lstatSync(real).isDirectory()) throw new FilesError(`${where} is a file; path must be a folder to search under`);
+  const { paths, truncated } = await walk({ pattern: args.pattern, dir: real, max: GLOB_SCAN_MAX, signal });
+  if (paths.length === 0) return `no files match ${JSON.stringify(args.pattern)} under ${where}`;
+  const rows = paths.map((p) => {
+    let mtime = 0;
+    try {
+      mtime = lstatSync(p).mtimeMs;
+    } catch {}
+    return { shown: c.display(p), mtime };
+  });
+  if ((args.sort ?? "mtime") === "mtime") rows.sort((a, b) => b.mtime - a.mtime || cmp(a.shown, b.shown));
+  else rows.sort((a, b) => cmp(a.shown, b.shown));
+  const limit = args.limit ?? DEFAULT_LIMIT;
+  const out = rows.slice(0, limit).map((r) => r.shown);
+  const rest = rows.length - out.length;
+  if (rest > 0) out.push(`… and ${rest}${truncated ? "+" : ""} more (raise limit or narrow the pattern)`);
+  else if (truncated) out.push(`… stopped after ${GLOB_SCAN_MAX} matches (narrow the pattern)`);
+  return out.join("\n");
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
