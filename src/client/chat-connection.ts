@@ -72,7 +72,21 @@ export class ChatConnection {
     return r.output;
   }
 
-  /** Stop this connection's running turns; resolves with how many there were. */
+  /**
+   * Re-attach to the running turn of `conv`, whichever channel started it: its events so far and
+   * then as they come reach the handlers, and so do its open approval questions. Resolves with
+   * the turn's result when it ends, or null at once when none is running.
+   */
+  async attach(conv: string): Promise<TurnResultView | null> {
+    const raw = await this.client.peer.request(ControlMethod.ChatAttach, { conv }).catch(throwDaemonGone);
+    if (raw === null) return null;
+    const r = v.safeParse(TurnResultSchema, raw);
+    if (!r.success)
+      throw new HomedError("upstream", `daemon sent a malformed chat.attach result: ${describeIssues(r.issues)}`);
+    return r.output;
+  }
+
+  /** Stop this connection's running turns (and those it re-attached to); resolves with how many there were. */
   async cancel(): Promise<number> {
     const raw = await this.client.peer.request(ControlMethod.ChatCancel, {}).catch(throwDaemonGone);
     const r = v.safeParse(ChatCancelResult, raw);

@@ -37,16 +37,45 @@ export async function runChatSession(socketPath: string, conv: string, term: Ses
   let turn: { stopping: boolean } | null = null;
   /** The pending approval's answer, while one is asked. */
   let answer: ((line: string | null) => void) | null = null;
+  /** The question the pending approval is about (another client may answer it first). */
+  let asked: string | null = null;
+  /** Drop the pending approval without an answer of ours (it was answered elsewhere). */
+  let dismiss: (() => void) | null = null;
   /** A Ctrl-C was the last thing pressed: the next one exits. */
   let armed = false;
+  /** Re-attaching to a turn another client started: say so at its first event. */
+  let attaching = false;
 
   const conn = await ChatConnection.open(socketPath, {
-    event: (e) => printer.event(e),
+    event: (e) => {
+      if (attaching && e.type === "turn-start") {
+        attaching = false;
+        write("[a reply is running in this conversation (started elsewhere): following it; Ctrl-C stops it]\n");
+      }
+      if (e.type === "approval-answered" && e.callId === asked && dismiss) {
+        // Answered in another client (the web UI): this prompt is moot.
+        const approved = e.approved === true;
+        dismiss();
+        write(`\n[answered elsewhere: ${approved ? "approved" : "denied"}]\n`);
+        rl.setPrompt("> ");
+        return;
+      }
+      printer.event(e);
+    },
     approve: (q) =>
       new Promise<boolean>((resolve) => {
         printer.endLine();
+        asked = q.callId;
+        dismiss = () => {
+          answer = null;
+          dismiss = null;
+          asked = null;
+          resolve(false);
+        };
         answer = (line) => {
           answer = null;
+          dismiss = null;
+          asked = null;
           write(isYes(line) ? "approved\n" : "denied\n");
           resolve(isYes(line));
         };
@@ -86,13 +115,17 @@ export async function runChatSession(socketPath: string, conv: string, term: Ses
     answer?.(null);
   };
 
-  const send = async (text: string) => {
+  /** Run `text` as a turn, or (null) follow the turn already running in the conversation, if any. */
+  const send = async (text: string | null) => {
     turn = { stopping: false };
     printer = new TurnPrinter(io);
+    attaching = text === null;
     try {
-      const r = await conn.send(text, conv);
-      printer.finish(r);
-      write(`${turnSummary(r)}\n`);
+      const r = text === null ? await conn.attach(conv) : await conn.send(text, conv);
+      if (r) {
+        printer.finish(r);
+        write(`${turnSummary(r)}\n`);
+      }
     } catch (err) {
       printer.endLine();
       const gone = err instanceof HomedError && err.code === "not_running";
@@ -100,6 +133,7 @@ export async function runChatSession(socketPath: string, conv: string, term: Ses
       if (gone) return void leave(err.exitCode);
     } finally {
       turn = null;
+      attaching = false;
     }
     if (leaving) return;
     rl.setPrompt("> ");
@@ -138,7 +172,8 @@ export async function runChatSession(socketPath: string, conv: string, term: Ses
   rl.on("close", () => void leave(0));
 
   write(`homed chat — conversation ${conv}. Ctrl-C stops a reply; Ctrl-D exits.\n`);
-  rl.prompt();
+  // A reply already running here (from the web UI, say) is followed to its end first.
+  void send(null);
   return await done;
 }
 

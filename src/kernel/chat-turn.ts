@@ -7,7 +7,8 @@
  */
 import * as v from "valibot";
 import type { ApprovalQuestion } from "../agent/tool-executor.ts";
-import type { TurnEvent, TurnInput, TurnSink } from "../agent/turn.ts";
+import type { TurnInput, TurnSink } from "../agent/turn.ts";
+import type { LiveChats, LiveEvent } from "./live-chats.ts";
 import { ChatApproveResult, type TurnResultView } from "../protocol/control.ts";
 import type { ChatPeer, KernelServices } from "./kernel-services.ts";
 
@@ -19,8 +20,8 @@ export interface PeerFrame {
 
 /** How a turn's traffic is addressed to this kind of peer. */
 export interface ChatRoute {
-  /** The notification that carries one turn event. */
-  event(e: TurnEvent): PeerFrame;
+  /** The notification that carries one turn event (or the kernel's approval-answered). */
+  event(e: LiveEvent): PeerFrame;
   /** The request that asks for an approval; absent when nobody on this peer can answer. */
   approve?: (q: ApprovalQuestion) => PeerFrame;
 }
@@ -38,27 +39,40 @@ export async function runChatTurn(
 ): Promise<TurnResultView> {
   const forget = peer.onClose(() => cancel.abort());
   const approve = route.approve;
-  const sink: TurnSink = {
-    event: (e) => {
-      const f = route.event(e);
-      peer.notify(f.method, f.params);
-    },
-    ask: approve
-      ? async (q) => {
-          const f = approve(q);
-          const raw = await peer.request(f.method, f.params, { timeoutMs: k.config.approval.timeout_ms });
-          // Anything but a well-formed yes is a no.
-          const r = v.safeParse(ChatApproveResult, raw);
-          return r.success && r.output.approved;
-        }
-      : undefined,
+  const emit = (e: LiveEvent) => {
+    const f = route.event(e);
+    peer.notify(f.method, f.params);
   };
+  const ask = approve
+    ? async (q: ApprovalQuestion) => {
+        const f = approve(q);
+        const raw = await peer.request(f.method, f.params, { timeoutMs: k.config.approval.timeout_ms });
+        // Anything but a well-formed yes is a no.
+        const r = v.safeParse(ChatApproveResult, raw);
+        return r.success && r.output.approved;
+      }
+    : undefined;
+  // Registered when the turn starts running (its first event), not while it waits in the
+  // conversation's queue behind another: a client attaching then sees the turn that streams.
+  let live: ReturnType<LiveChats["begin"]> | null = null;
+  const registered = () => {
+    live ??= k.live.begin(input.conv, cancel, emit, ask);
+    return live;
+  };
+  const sink: TurnSink = {
+    event: (e) => registered().event(e),
+    ask: ask && ((q) => registered().ask?.(q) ?? ask(q)),
+  };
+  let result: TurnResultView | null = null;
   try {
     // A model chosen for the conversation (conversations/model) holds in every channel.
     const model = input.model ?? k.store.conversationModel(input.conv) ?? undefined;
-    const result = await k.agent.run({ ...input, model }, sink, cancel.signal);
-    return { ...result, conversation: k.store.conversationUsage(input.conv) };
+    const r = await k.agent.run({ ...input, model }, sink, cancel.signal);
+    result = { ...r, conversation: k.store.conversationUsage(input.conv) };
+    return result;
   } finally {
+    // Assigned inside the sink's callbacks, which the compiler does not follow.
+    (live as ReturnType<LiveChats["begin"]> | null)?.end(result);
     forget();
   }
 }

@@ -3,7 +3,10 @@
  * handler checks its params with the schema from src/protocol/control.ts (parseParams); a bad
  * call is an InvalidParams error to the caller, never a throw into the daemon.
  */
+import * as v from "valibot";
 import {
+  ChatApproveResult,
+  ChatAttachParams,
   ChatCancelParams,
   ChatSendParams,
   ControlMethod,
@@ -20,6 +23,8 @@ import { RpcError } from "../protocol/errors.ts";
 import { RpcErrorCode } from "../protocol/jsonrpc.ts";
 import { parseParams } from "../protocol/parse-params.ts";
 import { runChatTurn } from "./chat-turn.ts";
+import type { LiveEvent } from "./live-chats.ts";
+import type { ApprovalQuestion } from "../agent/tool-executor.ts";
 import { checkModel } from "./check-model.ts";
 import type { KernelServices } from "./kernel-services.ts";
 
@@ -28,6 +33,8 @@ type ControlMethods = Record<string, (params: unknown, ctx: RequestContext) => u
 export function controlMethods(k: KernelServices): ControlMethods {
   // The turns each connection has running, so chat.cancel stops only the caller's own.
   const running = new Map<RpcPeer, Set<AbortController>>();
+  // The conversations whose live turn each connection re-attached to (chat.attach).
+  const attached = new Map<RpcPeer, Set<string>>();
   return {
     [ControlMethod.Status]: (params): StatusResult => {
       parseParams(StatusParams, params);
@@ -67,11 +74,36 @@ export function controlMethods(k: KernelServices): ControlMethods {
         if (mine.size === 0) running.delete(ctx.peer);
       }
     },
+    [ControlMethod.ChatAttach]: async (params, ctx) => {
+      const { conv } = parseParams(ChatAttachParams, params);
+      const w = {
+        event: (event: LiveEvent) => ctx.peer.notify(ControlMethod.ChatEvent, { event }),
+        ask: async (q: ApprovalQuestion) => {
+          const raw = await ctx.peer.request(ControlMethod.ChatApprove, q, { timeoutMs: k.config.approval.timeout_ms });
+          const r = v.safeParse(ChatApproveResult, raw);
+          return r.success && r.output.approved;
+        },
+      };
+      const a = k.live.attach(conv, w);
+      if (!a.live) return null;
+      const mine = attached.get(ctx.peer) ?? new Set();
+      attached.set(ctx.peer, mine.add(conv));
+      const forget = ctx.peer.onClose(() => a.detach());
+      try {
+        return await a.ended;
+      } finally {
+        forget();
+        mine.delete(conv);
+        if (mine.size === 0) attached.delete(ctx.peer);
+      }
+    },
     [ControlMethod.ChatCancel]: (params, ctx) => {
       parseParams(ChatCancelParams, params);
       const mine = running.get(ctx.peer) ?? new Set();
       for (const ac of mine) ac.abort();
-      return { cancelled: mine.size };
+      let n = mine.size;
+      for (const conv of attached.get(ctx.peer) ?? []) if (k.live.cancel(conv)) n++;
+      return { cancelled: n };
     },
     [ControlMethod.MemoryPeek]: (params) => {
       const p = parseParams(MemoryPeekParams, params);

@@ -3,6 +3,7 @@
  * of the kernel: a narrow view, so they do not import `Kernel` (which imports them) and a
  * handler's reach is visible in one place. `Kernel.services()` builds it.
  */
+import type { LiveChats } from "./live-chats.ts";
 import type { Agent } from "../agent/agent.ts";
 import type { RpcPeer } from "../ipc/rpc-peer.ts";
 import type { Memory } from "../memory/memory.ts";
@@ -41,6 +42,8 @@ export interface KernelServices {
   >;
   readonly memory: Pick<Memory, "add" | "layerIds" | "peekCold">;
   readonly agent: Pick<Agent, "run" | "lastContext" | "searchMemory" | "forgetContext">;
+  /** Running turns by conversation, for clients that re-attach (`chat.attach`). */
+  readonly live: LiveChats;
   readonly llm: Pick<LlmSettings, "view" | "set" | "model">;
   /** The configured model and the provider's list, cached. */
   readonly models: Pick<ProviderModels, "list">;

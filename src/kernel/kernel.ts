@@ -2,6 +2,7 @@
  * The kernel: owns the data dir, the store and the control socket for the lifetime of one
  * daemon. Scope is passed explicitly (a Kernel object), never through module singletons.
  */
+import { LiveChats } from "./live-chats.ts";
 import type { StatusResult } from "../protocol/control.ts";
 import { listenUnixRpc, type RpcServer } from "../ipc/unix-rpc.ts";
 import { VERSION } from "../version.ts";
@@ -75,6 +76,8 @@ export class Kernel {
   readonly llm: LlmSettings;
   /** The provider's model list, cached for /v1/models. */
   private readonly models: ProviderModels;
+  /** Running turns by conversation: every channel's, for clients that re-attach. */
+  private readonly live = new LiveChats();
   readonly memory: Memory;
   /** The login token of the web UI and HTTP APIs (config.toml, or DATA/web-token). */
   webToken = "";
@@ -365,6 +368,7 @@ export class Kernel {
       store: this.store,
       memory: this.memory,
       agent: this.agent,
+      live: this.live,
       llm: this.llm,
       models: this.models,
       config: this.config,

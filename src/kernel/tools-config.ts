@@ -95,14 +95,18 @@ max_write_kb = 10240
 
 [tools.sandbox]
 # shell_run and code_run: "bwrap" runs commands in bubblewrap with the first files root
-# read-write and the system read-only; where bubblewrap cannot run the tools refuse.
-# "none" runs them unconfined as the daemon's user: only if you mean it.
+# read-write (as /workspace) and the system read-only; where bubblewrap cannot run the tools
+# refuse. "none" runs them unconfined as the daemon's user: only if you mean it.
 mode = "bwrap"
 # Let sandboxed commands reach the network.
 network = false
+# Longest run of a command, background jobs included; a call may ask for less, not more.
+# Foreground calls are also bounded by [agent] tool_timeout_ms.
 timeout_ms = 60000
-# Output kept per command (KiB); the rest is cut in the middle.
+# Output shown per command (KiB, stdout and stderr together), half from the start and half
+# from the end; the middle is cut and counted.
 output_kb = 64
+# Background jobs (shell_run background = true) running at once.
 max_jobs = 8
 
 [tools.fetch]

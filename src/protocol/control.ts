@@ -126,6 +126,13 @@ export const TurnResultSchema = v.object({
 export type TurnResultView = v.InferOutput<typeof TurnResultSchema>;
 
 /** Stop the turns this connection started with chat.send; each one's chat.send answers with stopReason "cancelled". */
+/**
+ * Re-attach to the conversation's running turn, whichever channel started it: its events so far
+ * and then as they come (chat.event), its open approval questions (chat.approve, when the
+ * starting channel could be asked). The result is the turn's, when it ends; null when none ran.
+ */
+export const ChatAttachParams = v.strictObject({ conv: v.pipe(v.string(), v.minLength(1), v.maxLength(200)) });
+/** Stops this connection's own turns, and the ones it re-attached to. */
 export const ChatCancelParams = v.optional(v.strictObject({}));
 export const ChatCancelResult = v.object({ cancelled: v.number() });
 
@@ -158,6 +165,7 @@ export const ControlMethod = {
   LlmTest: "llm.test",
   ChatSend: "chat.send",
   ChatCancel: "chat.cancel",
+  ChatAttach: "chat.attach",
   MemoryPeek: "memory.peek",
   /** daemon → client notifications and requests while a chat.send is running */
   ChatEvent: "chat.event",
