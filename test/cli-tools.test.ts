@@ -15,7 +15,10 @@ describe("homed tools list", () => {
       if (t.plugin !== "kernel") expect(t.name.startsWith(`${t.plugin}_`)).toBe(true);
     }
     const fromManifests = BUILTIN_PLUGINS.reduce((n, m) => n + m.tools.length, 0);
-    expect(list.length).toBe(fromManifests + 1);
+    // The kernel's own tools: memory_search and agent_spawn (src/agent/).
+    expect(list.filter((t) => t.plugin === "kernel").map((t) => t.name)).toEqual(["agent_spawn", "memory_search"]);
+    expect(list.find((t) => t.name === "agent_spawn")).toMatchObject({ plugin: "kernel", risk: "exec" });
+    expect(list.length).toBe(fromManifests + 2);
     const text = await run([HOMED, "tools", "list"]);
     expect(text.stdout).toContain("memory_search");
     expect(text.stdout).toContain(`${list.length} tools`);

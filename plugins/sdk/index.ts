@@ -136,6 +136,12 @@ export interface Plugin {
     handler: StageHandlerFn<S>,
     opts?: { priority?: number; deadlineMs?: number },
   ): Promise<number>;
+  /**
+   * A lazy plugin with work on a clock (scheduled jobs) says it must keep running (`true`) or
+   * may be stopped when idle again (`false`). The kernel remembers the last word across its own
+   * restarts and starts the plugin at boot while it is `true`. No effect on eager plugins.
+   */
+  keepRunning(on: boolean): Promise<void>;
   /** Run `fn` before exiting on shutdown or kernel loss. */
   onShutdown(fn: () => void | Promise<void>): void;
   /** Clean exit with `code` (78 = configuration error: the kernel will not restart us). */

@@ -192,6 +192,10 @@ export class PluginConnection implements Plugin {
     }
   }
 
+  async keepRunning(on: boolean): Promise<void> {
+    await this.rpc.request(PluginMethod.KeepRunning, { on });
+  }
+
   onShutdown(fn: () => void | Promise<void>): void {
     this.shutdownHooks.push(fn);
   }

@@ -24,6 +24,7 @@ import { crossRecallNote } from "../memory/cross-recall.ts";
 import { type FoundEvent, MemorySearch } from "../memory/memory-search.ts";
 import { recallScope } from "../memory/recall-scope.ts";
 import { MEMORY_SEARCH_TOOL, memoryTool } from "./memory-tool.ts";
+import { AGENT_SPAWN_TOOL, agentSpawnTool } from "./agent-spawn.ts";
 import { ConversationQueue } from "./conversation-queue.ts";
 import { runTurn, type TurnConfig, type TurnInput, type TurnResult, type TurnSink } from "./turn.ts";
 
@@ -43,6 +44,8 @@ export interface AgentDeps {
   recallUntrusted?: boolean;
   /** Where tool-result images are kept (DATA/blocks); without it images are dropped with a note. */
   blocks?: BlockStore;
+  /** [tools.agent]: how deep agent_spawn may nest and each sub-agent's model calls; read at each call. */
+  subAgents?: () => { maxDepth: number; maxIterations: number };
 }
 
 /** What the last model call of a conversation was sent, and what memory knows of it. */
@@ -91,6 +94,17 @@ export class Agent {
       remember: (id, conv, text) => this.remember(id, conv, text),
       blocks: d.blocks,
     });
+    const subAgents = d.subAgents;
+    if (subAgents)
+      this.tools.register(
+        "kernel",
+        AGENT_SPAWN_TOOL,
+        agentSpawnTool({
+          run: (input, sink, signal) => this.run(input, sink, signal),
+          toolNames: () => this.tools.list().map((t) => t.def.name),
+          limits: subAgents,
+        }),
+      );
     const memory = d.memory;
     const search = this.search;
     if (memory && search)

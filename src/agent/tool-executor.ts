@@ -72,6 +72,12 @@ export interface ExecContext {
   ask?: (q: ApprovalQuestion, signal: AbortSignal) => Promise<boolean>;
   /** The turn's cancellation: a question still open when it fires is answered no. */
   signal?: AbortSignal;
+  /** Sub-agent depth of the turn (0 for a turn a person or job started). */
+  depth?: number;
+  /** The tools this turn may call (a sub-agent's restricted set); absent: every registered tool. */
+  allowed?: ReadonlySet<string> | null;
+  /** A notice on the turn's channel (what a sub-agent is doing). */
+  notice?: (text: string) => void;
 }
 
 /** "cancelled": the turn was stopped while the tool ran; the plugin was told to stop it. */
@@ -166,6 +172,11 @@ export class ToolExecutor {
         `error: there is no tool named ${call.name}. Available tools: ${known.join(", ") || "none"}.`,
       );
     }
+    if (ctx.allowed && !ctx.allowed.has(call.name))
+      return out(
+        "invalid",
+        `error: ${call.name} is not one of the tools this sub-agent may use: ${[...ctx.allowed].sort().join(", ") || "none"}.`,
+      );
     let args: unknown;
     try {
       args = call.arguments.trim() === "" ? {} : JSON.parse(call.arguments);
@@ -244,7 +255,17 @@ export class ToolExecutor {
     let raw: unknown;
     try {
       const running = tool.local
-        ? tool.local.run(args, { conv: ctx.conv, turn: ctx.turn, untrusted: ctx.untrusted })
+        ? tool.local.run(args, {
+            conv: ctx.conv,
+            turn: ctx.turn,
+            untrusted: ctx.untrusted,
+            origin: ctx.origin,
+            depth: ctx.depth ?? 0,
+            allowed: ctx.allowed ?? null,
+            ask: ctx.ask,
+            signal: ctx.signal,
+            notice: ctx.notice,
+          })
         : this.d.caller.call(
             tool.plugin,
             AgentMethod.RunTool,

@@ -5,7 +5,7 @@
  */
 import { Ajv, type ValidateFunction } from "ajv";
 import { HomedError } from "../protocol/errors.ts";
-import type { RunToolResult, ToolDefinition } from "../protocol/agent.ts";
+import type { ExecutionOrigin, RunToolResult, ToolDefinition } from "../protocol/agent.ts";
 import type { ToolSpec } from "../llm/types.ts";
 
 /** Who is calling a tool the kernel runs itself. */
@@ -13,6 +13,17 @@ export interface LocalToolContext {
   conv: string;
   turn: string | null;
   untrusted: boolean;
+  origin: ExecutionOrigin;
+  /** How many sub-agents deep the calling turn is (0: a turn a person or job started). */
+  depth: number;
+  /** The tools the calling turn may use; null: every registered tool. */
+  allowed: ReadonlySet<string> | null;
+  /** Ask the calling turn's person; undefined when nobody can be asked. */
+  ask?: (q: { tool: string; arguments: unknown; callId: string }, signal: AbortSignal) => Promise<boolean>;
+  /** The calling turn's cancellation. */
+  signal?: AbortSignal;
+  /** Tell the calling turn's channel something (a notice in its stream). */
+  notice?: (text: string) => void;
 }
 
 /**

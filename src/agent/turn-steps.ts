@@ -28,6 +28,10 @@ export interface TurnScope {
   iterations: number;
   /** Tools the client runs itself, by name (the /v1 API's `tools`). */
   clientTools: Map<string, ToolSpec>;
+  /** A sub-agent's tools (the only ones offered and callable); null: every registered tool. */
+  allowed: ReadonlySet<string> | null;
+  /** Sub-agent depth: 0 for a turn a person or a job started. */
+  depth: number;
 }
 
 /** One message the model is sent, with what memory knows of it (null: system, input, this turn's own). */
@@ -47,10 +51,12 @@ export function beginTurn(d: TurnDeps, input: TurnInput, sink: TurnSink, signal:
     channel: input.channel,
     untrusted: input.untrusted ?? false,
     origin: input.origin ?? "foreground",
-    cfg: d.config(),
+    cfg: input.subAgent ? { ...d.config(), maxIterations: input.subAgent.maxIterations } : d.config(),
     usage: { inputTokens: 0, outputTokens: 0 },
     iterations: 0,
     clientTools: new Map((input.clientTools ?? []).map((t) => [t.name, t])),
+    allowed: input.subAgent?.tools ?? null,
+    depth: input.subAgent?.depth ?? 0,
   };
   d.store.beginTurn(s.turn, s.conv, s.channel);
   sink.event({ type: "turn-start", turn: s.turn, conv: s.conv });
@@ -123,7 +129,7 @@ const PROMPT_MARGIN_TOKENS = 256;
 export async function assembleContext(
   s: TurnScope,
   text: string,
-  input: Pick<TurnInput, "history" | "toolResults"> = {},
+  input: Pick<TurnInput, "history" | "toolResults" | "subAgent"> = {},
 ): Promise<PromptEntry[]> {
   const { contextWindow, maxOutputTokens, systemPrompt } = s.cfg;
   const given = input.history ?? null;
@@ -142,9 +148,11 @@ export async function assembleContext(
   const query = text || [...(given ?? [])].reverse().find((m) => m.role === "user")?.content || "";
   // Other conversations' matches are quoted first, within a share of the budget; the rest is this conversation's.
   const known = given ? new Set(given.map((m) => m.content).filter(Boolean)) : undefined;
-  const across =
-    s.d.recallAcross?.({ conv: s.conv, turn: s.turn, input: query, untrusted: s.untrusted, budgetTokens, known }) ??
-    null;
+  // A sub-agent's context is its task: no quotes from the person's other conversations.
+  const across = input.subAgent
+    ? null
+    : (s.d.recallAcross?.({ conv: s.conv, turn: s.turn, input: query, untrusted: s.untrusted, budgetTokens, known }) ??
+      null);
   const context = given
     ? null
     : await s.d.context.assemble({
@@ -191,7 +199,9 @@ export async function callModel(
 ): Promise<ModelOutput> {
   const out: ModelOutput = { text: "", calls: [], end: "finished", failure: "" };
   // A client's tool of the same name as one of homed's is the one offered: the client asked for it.
-  const tools = [...s.d.tools.specs().filter((t) => !s.clientTools.has(t.name)), ...s.clientTools.values()];
+  const allowed = s.allowed;
+  const own = s.d.tools.specs().filter((t) => !s.clientTools.has(t.name) && (!allowed || allowed.has(t.name)));
+  const tools = [...own, ...s.clientTools.values()];
   const messages = prompt.map((e) => e.message);
   s.d.onContext?.(
     s.conv,
@@ -300,6 +310,9 @@ export async function runTools(
       origin: s.origin,
       ask: s.sink.ask,
       signal: s.signal,
+      depth: s.depth,
+      allowed: s.allowed,
+      notice: (text) => s.sink.event({ type: "notice", text }),
     });
     const images = r.images?.length ? { images: r.images } : {};
     s.sink.event({

@@ -76,6 +76,11 @@ export interface TurnInput {
   clientTools?: ToolSpec[];
   /** A model id of the configured provider to use instead of the configured one. */
   model?: string;
+  /**
+   * A sub-agent's turn (agent_spawn): the only tools it is offered and may call, its model-call
+   * budget, how deep it is, and no quotes from other conversations (its context is the task).
+   */
+  subAgent?: { tools: ReadonlySet<string>; maxIterations: number; depth: number };
 }
 
 export interface TurnResult {

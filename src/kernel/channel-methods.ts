@@ -113,12 +113,15 @@ export function channelMethods(k: KernelServices): Record<string, (params: unkno
             toolResults: p.toolResults,
             clientTools: p.clientTools,
             model: p.model,
+            origin: p.origin,
           },
           {
             event: (event) => ({ method: ChannelMethod.ChatEvent, params: { stream: p.stream, event } }),
-            approve: p.interactive
-              ? (q) => ({ method: ChannelMethod.ChatApprove, params: { stream: p.stream, ...q } })
-              : undefined,
+            // A job's turn has nobody to ask, whatever the plugin said of `interactive`.
+            approve:
+              p.interactive && p.origin === "foreground"
+                ? (q) => ({ method: ChannelMethod.ChatApprove, params: { stream: p.stream, ...q } })
+                : undefined,
           },
           ac,
         );

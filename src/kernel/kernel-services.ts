@@ -39,6 +39,8 @@ export interface KernelServices {
     | "setConversationModel"
     | "conversationModel"
     | "turnUsage"
+    | "appendPluginRecord"
+    | "pluginRecords"
   >;
   readonly memory: Pick<Memory, "add" | "layerIds" | "peekCold">;
   readonly agent: Pick<Agent, "run" | "lastContext" | "searchMemory" | "forgetContext">;

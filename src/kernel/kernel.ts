@@ -127,6 +127,7 @@ export class Kernel {
       memory: this.memory,
       blocks: new BlockStore(paths.dir),
       pinnedRecent: config.memory.pinned_recent,
+      subAgents: () => ({ maxDepth: config.tools.agent.max_depth, maxIterations: config.tools.agent.max_iterations }),
       // Read at each use: a reload changes it in place.
       get recallUntrusted() {
         return config.memory.recall_untrusted;
@@ -331,7 +332,13 @@ export class Kernel {
       }
     }
     // Plugins never see the daemon's environment (tokens, cloud keys): only what a program needs.
-    const childEnv = childEnvironment(env, { HOMED_DATA: this.paths.dir });
+    // HOMED_TEST_CLOCK_FILE (tests only, never set in production) gives the schedule plugin a
+    // clock a test can move; it passes only when the daemon itself was started with it.
+    const testClock = env.HOMED_TEST_CLOCK_FILE;
+    const childEnv = childEnvironment(env, {
+      HOMED_DATA: this.paths.dir,
+      ...(testClock ? { HOMED_TEST_CLOCK_FILE: testClock } : {}),
+    });
     const hello: HelloResult = {
       kernelVersion: VERSION,
       dataDir: this.paths.dir,
@@ -358,6 +365,8 @@ export class Kernel {
       inlineBulkLimit: pc.inline_bulk_kb * 1024,
       startTimeoutMs: pc.start_timeout_ms,
       pingIntervalMs: pc.ping_interval_ms,
+      keepRunning: this.store.keepRunningPlugins(),
+      onKeepRunning: (name, on) => this.store.setKeepRunning(name, on),
     });
   }
 

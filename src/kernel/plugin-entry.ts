@@ -26,6 +26,8 @@ export interface Entry {
   lastStderr: string[];
   /** Lazy plugins: requests in flight (the idle stop waits for none). */
   inFlight: number;
+  /** A lazy plugin said it must keep running (plugin/keep-running): never stopped when idle. */
+  keepRunning: boolean;
   /** Callers waiting for the plugin to leave "starting". */
   settleWaiters: (() => void)[];
 }

@@ -3,14 +3,14 @@
  *
  * | methods | answered by |
  * |---|---|
- * | plugin/hello, facility/ready, plugin/ready, plugins/list, plugins/restart | the supervisor's plugin RPC (src/kernel/plugin-rpc.ts; restarting another plugin: built-in plugins only), before this table |
- * | kernel/status, config/get | this file |
+ * | plugin/hello, facility/ready, plugin/ready, plugins/list, plugins/restart, plugin/keep-running | the supervisor's plugin RPC (src/kernel/plugin-rpc.ts; restarting another plugin: built-in plugins only), before this table |
+ * | kernel/status, config/get, records/append, records/list | this file |
  * | tools/register, tools/unregister, stages/register (AgentMethod) | `Agent.pluginMethods` (src/agent/agent.ts) |
  * | chat/send, chat/cancel, conversations/*, context/get, llm/* (ChannelMethod) | channel-methods.ts |
  *
  * The control socket's methods are all in control.ts.
  */
-import { ConfigGetParams, PluginMethod } from "../protocol/plugin.ts";
+import { ConfigGetParams, PluginMethod, RecordsAppendParams, RecordsListParams } from "../protocol/plugin.ts";
 import { HomedError } from "../protocol/errors.ts";
 import { parseParams } from "../protocol/parse-params.ts";
 import type { Agent } from "../agent/agent.ts";
@@ -20,10 +20,22 @@ import type { KernelServices } from "./kernel-services.ts";
 /** A kernel method a plugin calls; `plugin` is the caller's name as the supervisor knows it. */
 export type PluginMethodTable = Record<string, (params: unknown, plugin: string) => unknown>;
 
-/** The kernel's own methods for plugins: status and the configuration sections they may read. */
+/**
+ * The kernel's own methods for plugins: status, the configuration sections they may read, and
+ * the plugin's own records in the log (a plugin reads and writes only its own: the name is the
+ * caller's, as the supervisor knows it, never a parameter).
+ */
 function kernelMethods(k: KernelServices): PluginMethodTable {
   return {
     [PluginMethod.KernelStatus]: () => k.status(),
+    [PluginMethod.RecordsAppend]: (params, plugin) => {
+      const p = parseParams(RecordsAppendParams, params);
+      return k.store.appendPluginRecord(plugin, p.type, p.data ?? null);
+    },
+    [PluginMethod.RecordsList]: (params, plugin) => {
+      const p = parseParams(RecordsListParams, params);
+      return k.store.pluginRecords(plugin, p.after, p.limit);
+    },
     [PluginMethod.ConfigGet]: (params, plugin) => {
       const { section } = parseParams(ConfigGetParams, params);
       if (section === "web") {

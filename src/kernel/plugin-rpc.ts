@@ -1,6 +1,7 @@
 /**
  * What a plugin may ask of the kernel over its control channel: `hello` first, then readiness
- * (`facility/ready`, `plugin/ready`), the plugin list, restarts, and the kernel's own methods
+ * (`facility/ready`, `plugin/ready`), the plugin list, restarts, keep-running (a lazy plugin
+ * with work on a clock is not stopped when idle), and the kernel's own methods
  * (`kernelMethods`). Nothing but `hello` is answered before `hello`.
  *
  * Guard, as for the kernel's other privileged methods: restarting another plugin is reserved
@@ -12,6 +13,7 @@ import { parseParams } from "../protocol/parse-params.ts";
 import {
   FacilityReadyParams,
   HelloParams,
+  KeepRunningParams,
   PLUGIN_PROTOCOL_VERSION,
   PluginMethod,
   RestartParams,
@@ -38,6 +40,8 @@ export interface PluginRpcHost {
   list(): PluginInfo[];
   restart(name: string): PluginInfo;
   isBuiltin(name: string): boolean;
+  /** A lazy plugin must keep running (on) or may be stopped when idle again (off). */
+  keepRunning(name: string, on: boolean): void;
   /** Kernel methods beyond these (each checks its own rights with the caller's name). */
   kernelMethods: Record<string, (params: unknown, plugin: string) => unknown>;
 }
@@ -70,6 +74,9 @@ export function answerPlugin(session: PluginSession, host: PluginRpcHost, method
       return { ok: true };
     case PluginMethod.List:
       return host.list();
+    case PluginMethod.KeepRunning:
+      host.keepRunning(name, parseParams(KeepRunningParams, params).on);
+      return { ok: true };
     case PluginMethod.Restart: {
       const target = parseParams(RestartParams, params).name;
       if (target !== name && !host.isBuiltin(name)) {

@@ -39,4 +39,8 @@ export interface SupervisorOptions {
   pingMisses?: number;
   /** A lazy plugin unused this long is stopped (it starts again on next use). 0: never. */
   idleStopMs?: number;
+  /** Lazy plugins that last said they must keep running: started at boot like eager ones. */
+  keepRunning?: readonly string[];
+  /** A plugin said it must keep running, or no longer (for the kernel to remember across restarts). */
+  onKeepRunning?: (plugin: string, on: boolean) => void;
 }

@@ -44,6 +44,7 @@ export class Supervisor {
       list: () => this.list(),
       restart: (name) => this.restart(name),
       isBuiltin: (name) => this.isBuiltin(name),
+      keepRunning: (name, on) => this.keepRunning(name, on),
       kernelMethods: opts.kernelMethods,
     };
     const runnable = opts.specs.filter((s) => !s.problem && !s.disabled);
@@ -72,6 +73,7 @@ export class Supervisor {
         lastExit: null,
         lastStderr: [],
         inFlight: 0,
+        keepRunning: spec.manifest.lazy && (opts.keepRunning ?? []).includes(name),
         settleWaiters: [],
       });
       if (!problem && !spec.disabled) for (const f of spec.manifest.provides) this.providers.set(f, name);
@@ -122,14 +124,13 @@ export class Supervisor {
     return proc?.alive ? proc : null;
   }
 
-  /** Call a method on a ready plugin, starting it first if it is lazy and idle. */
+  /** Call a method on a ready plugin, starting it first if it is lazy and idle, waiting while it starts. */
   async request(name: string, method: string, params?: unknown, timeoutMs?: number): Promise<unknown> {
     const e = this.entries.get(name);
     if (!e) throw new HomedError("not_found", `no plugin named ${name}`);
-    if (e.state === "idle") {
-      this.launch(e);
-      await this.settled(e);
-    }
+    if (e.state === "idle") this.launch(e);
+    // Starting (lazily just now, or at boot): the call waits for it rather than failing.
+    await this.settled(e);
     const proc = e.run?.proc;
     if (!proc?.alive || e.state !== "ready")
       throw new HomedError("unavailable", `plugin ${name} is ${e.state}: ${e.detail}`);
@@ -140,6 +141,21 @@ export class Supervisor {
       e.inFlight--;
       if (e.spec.manifest.lazy) this.armIdleStop(e);
     }
+  }
+
+  /**
+   * A lazy plugin must keep running (it has work on a clock) or may be stopped when idle again.
+   * The flag outlives its process (a crashed plugin restarts and says it again) and is handed
+   * to the kernel to remember across daemon restarts.
+   */
+  keepRunning(name: string, on: boolean): void {
+    const e = this.entries.get(name);
+    if (!e?.spec.manifest.lazy || e.keepRunning === on) return;
+    e.keepRunning = on;
+    this.opts.log.info("plugin keep-running", { plugin: name, on });
+    this.opts.onKeepRunning?.(name, on);
+    if (on) e.timers.clear("idle");
+    else if (e.state === "ready") this.armIdleStop(e);
   }
 
   /**
@@ -247,7 +263,8 @@ export class Supervisor {
 
   /** Stop a lazy plugin with nothing in flight; it goes back to idle and starts on its next use. */
   private stopIfIdle(e: Entry, detail: string): boolean {
-    if (!e.spec.manifest.lazy || e.inFlight > 0 || e.state !== "ready" || !e.run?.proc.alive) return false;
+    if (!e.spec.manifest.lazy || e.keepRunning || e.inFlight > 0 || e.state !== "ready" || !e.run?.proc.alive)
+      return false;
     void this.stop(e, "idle", detail);
     return true;
   }
@@ -266,7 +283,8 @@ export class Supervisor {
   private launchReady(): void {
     if (this.shuttingDown) return;
     for (const e of this.entries.values()) {
-      if (e.state !== "waiting") continue;
+      // A lazy plugin that must keep running starts like an eager one.
+      if (e.state !== "waiting" && !(e.state === "idle" && e.keepRunning)) continue;
       const missing = e.spec.manifest.requires.filter((f) => !this.isFacilityReady(f));
       if (missing.length === 0) this.launch(e);
       else e.detail = `waiting for ${missing.join(", ")}`;
@@ -320,6 +338,8 @@ export class Supervisor {
     if (e.state !== "starting" || !e.run?.complete) return;
     e.timers.clear("start");
     this.transition(e, "ready", m.provides.length ? `provides ${m.provides.join(", ")}` : "running");
+    // A lazy plugin started without a request (it had to keep running) is stopped when idle once it may be.
+    if (m.lazy && !e.keepRunning) this.armIdleStop(e);
     for (const f of m.provides) void this.broadcastFacility(f, true);
     this.launchReady();
   }

@@ -13,6 +13,16 @@ const HostName = v.pipe(
   v.regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.*-]+)(\/\d{1,3})?$/, "must be host names, addresses or CIDR ranges"),
 );
 
+/** An IANA time zone name this runtime knows (its ICU data). */
+function isTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export const ToolsConfig = v.strictObject({
   files: v.optional(
     v.strictObject({
@@ -68,8 +78,19 @@ export const ToolsConfig = v.strictObject({
   schedules: v.optional(
     v.strictObject({
       /** IANA time zone for schedules that name none; empty: the machine's. */
-      timezone: v.optional(v.string(), ""),
+      timezone: v.optional(
+        v.pipe(
+          v.string(),
+          v.check((s) => s === "" || isTimeZone(s), "must be an IANA time zone such as Europe/Berlin, or empty"),
+        ),
+        "",
+      ),
+      /** Jobs that may be waiting to run at once (cancelled and finished ones do not count). */
       max_jobs: v.optional(int(1, 10_000), 200),
+      /** The shortest gap between two runs of one job, in minutes. */
+      min_interval_minutes: v.optional(int(1, 10_080), 1),
+      /** Characters a job's prompt may have. */
+      max_prompt_chars: v.optional(int(1, 100_000), 4000),
     }),
     {},
   ),
@@ -134,7 +155,11 @@ timeout_ms = 30000
 [tools.schedules]
 # Time zone for schedules that name none, e.g. "Europe/Berlin"; empty: the machine's.
 timezone = ""
+# Jobs waiting to run at once; the shortest gap between two runs of one job (minutes); the
+# longest prompt a job may carry (characters).
 max_jobs = 200
+min_interval_minutes = 1
+max_prompt_chars = 4000
 
 [tools.agent]
 # agent_spawn: how deep child agents may nest, and model calls per child.

@@ -15,6 +15,7 @@ export function bodyText(e: ReadEventBody): string | null {
     case "tool-result":
       return `${e.body.name}\n${e.body.content.slice(0, MAX_INDEXED_TEXT_CHARS)}`;
     case "tool-call":
+    case "plugin-record":
       return null;
     case "other":
       return e.body.text ?? null;

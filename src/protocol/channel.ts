@@ -79,6 +79,12 @@ export const ChannelChatParams = v.strictObject({
    */
   interactive: v.optional(v.boolean(), true),
   /**
+   * Who started the turn: a person on a channel ("foreground", the default), or a job with no
+   * person behind it ("scheduled", "background"). A job's turn is never interactive: what
+   * would need approval is denied by policy, and the audit event names the origin.
+   */
+  origin: v.optional(v.picklist(["foreground", "background", "scheduled"]), "foreground"),
+  /**
    * The conversation so far as the client keeps it (before the new input). Given, it replaces
    * what the log holds of `conv` in the prompt (homed's memory is still added, as one note);
    * only the new input and the reply are appended to the log.

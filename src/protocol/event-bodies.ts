@@ -20,6 +20,9 @@ export const MAX_INDEXED_TEXT_CHARS = 20_000;
 /** Tool output beyond this many characters is cut before it reaches the model (the log keeps all). */
 export const MAX_TOOL_OUTPUT_CHARS = 100_000;
 
+/** Plugin records live in the conversation `plugin:<name>`, which no turn writes to. */
+export const PLUGIN_RECORDS_CONV_PREFIX = "plugin:";
+
 /** The turn an event belongs to; imported events may have none. */
 const TurnId = v.optional(v.nullable(v.string()));
 
@@ -73,6 +76,13 @@ export const EventBodies = {
     stopReason: v.optional(v.string()),
     error: v.optional(v.string()),
   }),
+  /**
+   * A plugin's own record (records/append): state a plugin keeps in the log, e.g. the schedule
+   * plugin's jobs. `type` and `data` are the plugin's; it parses `data` with its own schema when
+   * it reads its records back. The event's actor is the plugin, its conversation
+   * `${PLUGIN_RECORDS_CONV_PREFIX}<plugin>`; memory never indexes it.
+   */
+  "plugin-record": v.object({ type: v.string(), data: v.unknown() }),
   /** A turn of an isolated `homed recall --stdio` memory; `id` is the caller's. */
   "recall-turn": v.object({
     id: v.union([v.string(), v.number()]),

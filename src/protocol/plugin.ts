@@ -23,6 +23,16 @@ export const PluginMethod = {
   KernelStatus: "kernel/status",
   /** A section of the daemon's configuration a plugin needs (e.g. mcp). */
   ConfigGet: "config/get",
+  /**
+   * A lazy plugin says it must keep running ({on: true}: it has work on a clock, e.g. scheduled
+   * jobs) or may be stopped when idle again ({on: false}). Remembered across daemon restarts:
+   * a lazy plugin that last said "on" is started at boot.
+   */
+  KeepRunning: "plugin/keep-running",
+  /** Append one of the calling plugin's own records to the log (see RecordsAppendParams). */
+  RecordsAppend: "records/append",
+  /** The calling plugin's records, oldest first, after an id (paged). */
+  RecordsList: "records/list",
   /** kernel → plugin: please exit cleanly. */
   Shutdown: "plugin/shutdown",
   /** kernel → plugin: liveness check. */
@@ -46,6 +56,39 @@ export const HelloResult = v.object({
   inlineBulkLimit: v.number(),
 });
 export type HelloResult = v.InferOutput<typeof HelloResult>;
+
+/** A record's JSON is at most this many bytes: records are state, not bulk data. */
+export const MAX_RECORD_BYTES = 64 * 1024;
+/** Records one records/list answer carries at most. */
+export const MAX_RECORDS_PAGE = 1000;
+
+/**
+ * A plugin's own state in the append-only log: `type` is the plugin's name for what happened
+ * ("job-created"), `data` its payload. Records are never changed: a later record says what
+ * changed, and the plugin rebuilds its state by reading them all back in order.
+ */
+export const RecordsAppendParams = v.strictObject({
+  type: v.pipe(v.string(), v.regex(/^[a-z][a-z0-9-]{0,63}$/, "a record type is lower-case letters, digits and dashes")),
+  data: v.pipe(
+    v.unknown(),
+    v.check(
+      (d) => (JSON.stringify(d ?? null)?.length ?? 0) <= MAX_RECORD_BYTES,
+      `a record is at most ${MAX_RECORD_BYTES} bytes of JSON`,
+    ),
+  ),
+});
+export const RecordsAppendResult = v.object({ id: v.number(), ts: v.number() });
+
+export const RecordsListParams = v.strictObject({
+  /** Records with a larger id than this (0: from the first). */
+  after: v.optional(v.pipe(v.number(), v.safeInteger(), v.minValue(0)), 0),
+  limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_RECORDS_PAGE)), MAX_RECORDS_PAGE),
+});
+export const PluginRecord = v.object({ id: v.number(), ts: v.number(), type: v.string(), data: v.unknown() });
+export type PluginRecord = v.InferOutput<typeof PluginRecord>;
+export const RecordsListResult = v.array(PluginRecord);
+
+export const KeepRunningParams = v.strictObject({ on: v.boolean() });
 
 export const FacilityReadyParams = v.strictObject({ facility: v.string() });
 

@@ -6,7 +6,7 @@
  */
 import { Database } from "bun:sqlite";
 import { chmodSync, existsSync, statSync } from "node:fs";
-import { readBodyOf } from "../protocol/event-bodies.ts";
+import { eventOf, PLUGIN_RECORDS_CONV_PREFIX, readBodyOf } from "../protocol/event-bodies.ts";
 import { HomedError } from "../protocol/errors.ts";
 import { UNLISTED_CONV_PREFIX } from "../protocol/channel.ts";
 import { MIGRATIONS, SCHEMA_VERSION } from "./migrations.ts";
@@ -133,6 +133,54 @@ export class Store {
       this.insertState.run(row.id, ts);
       return { id: row.id, ts };
     })();
+  }
+
+  /**
+   * Append a record of `plugin`'s own (records/append): a `plugin-record` event by that plugin in
+   * its records conversation, which no turn writes to and memory does not index.
+   */
+  appendPluginRecord(plugin: string, type: string, data: unknown): { id: number; ts: number } {
+    return this.append({
+      conv: `${PLUGIN_RECORDS_CONV_PREFIX}${plugin}`,
+      actor: plugin,
+      ...eventOf("plugin-record", { type, data }),
+    });
+  }
+
+  /** `plugin`'s records with id > `afterId`, oldest first, at most `limit`; bodies that do not parse are skipped. */
+  pluginRecords(
+    plugin: string,
+    afterId: number,
+    limit: number,
+  ): { id: number; ts: number; type: string; data: unknown }[] {
+    const rows = this.db
+      .query<{ id: number; ts: number; body: string }, [string, string, number, number]>(
+        "SELECT id, ts, body FROM events WHERE conv = ? AND kind = 'plugin-record' AND actor = ? AND id > ? ORDER BY id LIMIT ?",
+      )
+      .all(`${PLUGIN_RECORDS_CONV_PREFIX}${plugin}`, plugin, afterId, limit);
+    const out: { id: number; ts: number; type: string; data: unknown }[] = [];
+    for (const r of rows) {
+      const body = readBodyOf("plugin-record", r.body);
+      if (body) out.push({ id: r.id, ts: r.ts, type: body.type, data: body.data });
+    }
+    return out;
+  }
+
+  /** Lazy plugins that last said they must keep running (plugin/keep-running): started at boot. */
+  keepRunningPlugins(): string[] {
+    return this.db
+      .query<{ key: string }, []>("SELECT key FROM meta WHERE key LIKE 'keep-running:%' ORDER BY key")
+      .all()
+      .map((r) => r.key.slice("keep-running:".length));
+  }
+
+  /** Remember whether `plugin` must keep running. */
+  setKeepRunning(plugin: string, on: boolean): void {
+    if (on)
+      this.db
+        .query("INSERT INTO meta (key, value) VALUES (?, '1') ON CONFLICT(key) DO NOTHING")
+        .run(`keep-running:${plugin}`);
+    else this.db.query("DELETE FROM meta WHERE key = ?").run(`keep-running:${plugin}`);
   }
 
   /** Events of one conversation with id > `afterId`, oldest first, with their layer (incremental readers). */

@@ -108,6 +108,7 @@ describe("tools a manifest declares", () => {
       (t) => t.plugin === "lazytools" || t.plugin === "kernel",
     );
     expect(notBuiltin).toEqual([
+      { name: "agent_spawn", plugin: "kernel", risk: "exec", approval: "auto" },
       { name: "echo_text", plugin: "lazytools", risk: "read", approval: "auto" },
       { name: "memory_search", plugin: "kernel", risk: "read", approval: "auto" },
     ]);

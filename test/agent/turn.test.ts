@@ -42,9 +42,9 @@ describe("the turn", () => {
       .map((t) => t.function.name)
       .filter((n) => !builtin.has(n))
       .sort();
-    // memory_search is the kernel's own (src/agent/memory-tool.ts); the rest are the fixture
+    // agent_spawn and memory_search are the kernel's own (src/agent/); the rest are the fixture
     // plugin's (built-in tool plugins' tools, offered too, are left out).
-    expect(tools).toEqual(["add", "danger_rm", "echo_text", "memory_search", "shell_exec", "slow"]);
+    expect(tools).toEqual(["add", "agent_spawn", "danger_rm", "echo_text", "memory_search", "shell_exec", "slow"]);
 
     rig.llm.script([{ text: "Second answer.", usage: { input: 30, output: 3 } }]);
     const again = await rig.chat("and again");
@@ -260,10 +260,8 @@ describe("the seven stages", () => {
     const pid = (st.plugins as { name: string; pid: number }[]).find((p) => p.name === "agent")!.pid;
     process.kill(pid, "SIGKILL");
     await rig.daemon.waitFor(/plugin registrations removed.*plugin=agent stages=7 tools=5/);
-    // Built-in tool plugins' tools are offered too; count the fixture's and the kernel's.
-    const own = (tools: object[]) =>
-      (tools as { plugin?: string }[]).filter((t) => t.plugin === "agent" || t.plugin === "kernel");
-    await poll(rig.status, (again) => again.stages.length === 7 && own(again.tools).length === 6, {
+    const own = (s: Awaited<ReturnType<typeof rig.status>>) => s.tools.filter((t) => t.plugin === "agent").length;
+    await poll(rig.status, (again) => again.stages.length === 7 && own(again) === 5, {
       what: "the plugin's handlers and tools to come back after its restart",
     });
   });
@@ -339,9 +337,8 @@ describe("approval and failing closed", () => {
     installBunPlugin(dir.path, "policy", "agent.ts", { critical: true }, ["--no-tools"]);
     installBunPlugin(dir.path, "tools", "agent.ts", {}, ["--no-stages"]);
     await using rig = await startAgentRig(dir.path, { plugin: false });
-    const own = (tools: object[]) =>
-      (tools as { plugin?: string }[]).filter((t) => t.plugin === "tools" || t.plugin === "kernel");
-    const st = await poll(rig.status, (s) => own(s.tools).length === 6 && s.stages.length === 7, {
+    const fromTools = (s: Awaited<ReturnType<typeof rig.status>>) => s.tools.filter((t) => t.plugin === "tools").length;
+    const st = await poll(rig.status, (s) => fromTools(s) === 5 && s.stages.length === 7, {
       what: "the policy and tools plugins' registrations",
     });
     const call = { toolCalls: [{ name: "echo_text", arguments: '{"text":"x"}' }] };

@@ -22,7 +22,10 @@ export interface AgentRig {
   /** What the fixture plugin's stages and tools have seen. */
   seen(): { stage?: string; tool?: string; payload?: Record<string, unknown>; args?: Record<string, unknown> }[];
   status(): Promise<
-    Record<string, unknown> & { tools: { name: string }[]; stages: { stage: string; plugin: string }[] }
+    Record<string, unknown> & {
+      tools: { name: string; plugin?: string; risk?: string }[];
+      stages: { stage: string; plugin: string }[];
+    }
   >;
   [Symbol.asyncDispose](): Promise<void>;
 }

@@ -6,6 +6,7 @@
  * drives the runner with a recording peer and a scripted agent instead of a daemon.
  */
 import { describe, expect, test } from "bun:test";
+import { LiveChats } from "../../src/kernel/live-chats.ts";
 import type { TurnSink } from "../../src/agent/turn.ts";
 import { runChatTurn } from "../../src/kernel/chat-turn.ts";
 import type { ChatPeer, KernelServices } from "../../src/kernel/kernel-services.ts";
@@ -46,7 +47,8 @@ function services(hold?: Promise<void>): KernelServices {
   };
   return {
     agent,
-    store: { conversationUsage: () => ({}) },
+    store: { conversationUsage: () => ({}), conversationModel: () => null },
+    live: new LiveChats(),
     config: { approval: { timeout_ms: 1000 } },
   } as unknown as KernelServices;
 }
@@ -62,7 +64,9 @@ describe("runChatTurn", () => {
     const p = recordingPeer({ approved: true });
     for (let i = 0; i < 5; i++) await runChatTurn(services(), p.peer, input, route);
     expect(p.listeners.size).toBe(0);
-    expect(p.sent.map((f) => f.method)).toEqual(Array(5).fill(["ev", "ask"]).flat());
+    // Each turn: its start, the question, and the answer told to every client (live-chats.ts).
+    expect(p.sent.map((f) => f.method)).toEqual(Array(5).fill(["ev", "ask", "ev"]).flat());
+    expect(p.sent[2]?.params).toEqual({ event: { type: "approval-answered", callId: "c1", approved: true } });
   });
 
   test("only a well-formed yes approves; anything else is a no", async () => {

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { SCHEMA_VERSION } from "../../src/store/migrations.ts";
 import { Database } from "bun:sqlite";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -22,13 +23,13 @@ describe("daemon lifecycle", () => {
     const body = JSON.parse(st.stdout);
     expect(body.pid).toBe(d.proc.pid);
     expect(body.dataDir).toBe(data);
-    expect(body.store.schemaVersion).toBe(6);
+    expect(body.store.schemaVersion).toBe(SCHEMA_VERSION);
     expect(body.listen).toBe("127.0.0.1:0");
 
     const human = await run([WAITER, "-data", data, "status"]);
     expect(human.exitCode).toBe(0);
     expect(human.stdout).toContain(`pid ${d.proc.pid}`);
-    expect(human.stdout).toContain("schema v6");
+    expect(human.stdout).toContain(`schema v${SCHEMA_VERSION}`);
 
     expect(await d.stop()).toBe(0);
     expect(existsSync(join(data, "homed.sock"))).toBe(false);

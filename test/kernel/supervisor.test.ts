@@ -264,6 +264,40 @@ describe("facilities and start order", () => {
     expect(info(s, "lazy").pid).not.toBe(pid);
   });
 
+  test("a request to a plugin still starting waits for it instead of failing", async () => {
+    using dir = tempDir();
+    installBunPlugin(dir.path, "echo", "echo.ts", {});
+    const s = supervise(dir.path, new FakeClock());
+    expect(info(s, "echo").state).toBe("starting");
+    expect(await s.request("echo", "echo/ping")).toBe("pong");
+  });
+
+  test("a lazy plugin that must keep running is not stopped when idle, starts at boot, and is stopped once it may be", async () => {
+    using dir = tempDir();
+    installBunPlugin(dir.path, "lazy", "echo.ts", { lazy: true });
+    const clock = new FakeClock();
+    const said: [string, boolean][] = [];
+    const s = supervise(dir.path, clock, { idleStopMs: 1000, onKeepRunning: (n, on) => said.push([n, on]) });
+    const keep = (on: boolean) => s.request("lazy", "echo/call", { method: "plugin/keep-running", params: { on } });
+    await keep(true);
+    expect(said).toEqual([["lazy", true]]);
+    clock.advance(10_000);
+    expect(s.stopIdleLazy("memory")).toEqual([]); // not even to give memory back
+    expect(info(s, "lazy").state).toBe("ready");
+    await keep(false);
+    expect(said).toEqual([
+      ["lazy", true],
+      ["lazy", false],
+    ]);
+    clock.advance(1000);
+    await until(s, "lazy", (x) => x.state === "idle");
+
+    // The next daemon is told which lazy plugins last said they must keep running.
+    const clock2 = new FakeClock();
+    const s2 = supervise(dir.path, clock2, { idleStopMs: 1000, keepRunning: ["lazy"] });
+    await until(s2, "lazy", isReady);
+  });
+
   test("a plugin that floods the kernel is rate-limited and the kernel keeps answering", async () => {
     using dir = tempDir();
     installBunPlugin(dir.path, "flood", "echo.ts");
