@@ -6,6 +6,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { BrowserSession } from "../plugins/browser/session.ts";
 import { runSandboxed } from "../plugins/shell/sandbox.ts";
 import { median, report } from "./report.ts";
 
@@ -17,6 +18,7 @@ export async function benchTools(): Promise<void> {
   const list = JSON.parse(proc.stdout.toString()) as unknown[];
   report("tools.count", list.length, "tools", 0);
   await benchShellStart();
+  await benchBrowserOpen();
 }
 
 /**
@@ -48,5 +50,42 @@ async function benchShellStart(): Promise<void> {
     report("tools.shell_start_ms", median(times), "ms");
   } finally {
     rmSync(workspace, { recursive: true, force: true });
+  }
+}
+
+/**
+ * `tools.browser_open_ms`: what browser_open costs with the browser already running — navigate
+ * to a local page (Bun.serve, allow_private, never cached) and read its text with numbered
+ * elements. Median of 5 runs after one warm-up (which also starts Chromium).
+ */
+async function benchBrowserOpen(): Promise<void> {
+  const page = `<!doctype html><title>Bench</title><h1>Bench page</h1>${"<p>Some text, <a href='/x'>a link</a>.</p>".repeat(50)}<input placeholder='q'><button>Go</button>`;
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: () => new Response(page, { headers: { "content-type": "text/html", "cache-control": "no-store" } }),
+  });
+  const profile = mkdtempSync(join(tmpdir(), "homed-bench-browser-"));
+  const session = new BrowserSession({
+    executable: "/usr/bin/chromium",
+    profileDir: profile,
+    allowPrivate: true,
+    timeoutMs: 60_000,
+  });
+  try {
+    const times: number[] = [];
+    for (let i = 0; i <= 5; i++) {
+      const t0 = performance.now();
+      const snap = await session.open(`http://127.0.0.1:${server.port}/?run=${i}`);
+      const ms = performance.now() - t0;
+      if (!snap.text.includes("Bench page") || snap.elements.length !== 52)
+        throw new Error(`browser_open read the bench page wrong: ${snap.elements.length} elements`);
+      if (i > 0) times.push(ms);
+    }
+    report("tools.browser_open_ms", median(times), "ms");
+  } finally {
+    await session.close();
+    server.stop(true);
+    rmSync(profile, { recursive: true, force: true });
   }
 }

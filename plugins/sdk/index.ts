@@ -20,12 +20,19 @@ import type { StageName, RiskClass, StagePayloads, StageResult } from "../../src
 import type { PluginLogger } from "./log.ts";
 import { PluginConnection } from "./plugin-connection.ts";
 import type { ToolSpec } from "./tool-spec.ts";
+import type { ImageMime } from "../../src/protocol/images.ts";
 
 export { type ToolSpec, toolDefinition } from "./tool-spec.ts";
 
 export { runProcess, type ProcessResult, type RunProcessOptions } from "./run-process.ts";
 export { PLUGIN_EXIT_CONFIG } from "../../src/protocol/plugin.ts";
 export { EventType } from "../../src/protocol/events.ts";
+export {
+  type ImageMime,
+  MAX_TOOL_IMAGE_BYTES,
+  MAX_TOOL_IMAGES,
+  MAX_TOOL_IMAGES_TOTAL_BYTES,
+} from "../../src/protocol/images.ts";
 export type { BulkRefFrame, HelloResult, PluginLogger };
 
 export type Handler = (params: unknown) => unknown | Promise<unknown>;
@@ -42,8 +49,18 @@ export interface ToolContext {
   signal: AbortSignal;
 }
 
-/** What a tool's run returns: text for the model, or text marked as an error. */
-export type ToolReturn = string | { content: string; isError?: boolean };
+/** An image a tool returns (a screenshot): its bytes and type. The kernel checks the type itself. */
+export interface ToolImage {
+  mime: ImageMime;
+  data: Uint8Array;
+}
+
+/**
+ * What a tool's run returns: text for the model, or text marked as an error, with up to
+ * MAX_TOOL_IMAGES images (each ≤ MAX_TOOL_IMAGE_BYTES, together ≤ MAX_TOOL_IMAGES_TOTAL_BYTES;
+ * src/protocol/images.ts). Images travel as bulk data; the model sees them when it takes images.
+ */
+export type ToolReturn = string | { content: string; isError?: boolean; images?: ToolImage[] };
 
 /** A tool: its spec (tool-spec.ts) and its code. Arguments are validated before `run` sees them. */
 export interface ToolOptions<S extends v.GenericSchema> extends ToolSpec<S> {

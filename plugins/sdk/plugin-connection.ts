@@ -24,7 +24,8 @@ import {
   type StageName,
 } from "../../src/protocol/agent.ts";
 import { createPluginLogger, type PluginLogger } from "./log.ts";
-import type { EventHandler, Handler, JsonSchemaTool, Plugin, StageHandlerFn, ToolOptions } from "./index.ts";
+import type { EventHandler, Handler, JsonSchemaTool, Plugin, StageHandlerFn, ToolImage, ToolOptions } from "./index.ts";
+import { MAX_TOOL_IMAGE_BYTES, MAX_TOOL_IMAGES, MAX_TOOL_IMAGES_TOTAL_BYTES } from "../../src/protocol/images.ts";
 
 type ToolRun = ToolOptions<v.GenericSchema>["run"];
 
@@ -281,7 +282,33 @@ export class PluginConnection implements Plugin {
     return (await h(p.payload)) ?? {};
   }
 
-  private async runTool(params: unknown): Promise<{ content: string; isError: boolean }> {
+  /**
+   * A tool's images as bulk references, after the limits the kernel holds them to (so the tool
+   * learns why here, not from a dropped image). Sent only when the call still stands: blocks
+   * of an answer nobody reads would hold the arena.
+   */
+  private async sendImages(images: ToolImage[], signal: AbortSignal): Promise<{ mime: string; data: BulkRefFrame }[]> {
+    if (images.length > MAX_TOOL_IMAGES)
+      throw new Error(`at most ${MAX_TOOL_IMAGES} images per result (got ${images.length})`);
+    let total = 0;
+    for (const i of images) {
+      if (i.data.length > MAX_TOOL_IMAGE_BYTES)
+        throw new Error(`an image of ${i.data.length} bytes is over the ${MAX_TOOL_IMAGE_BYTES}-byte limit`);
+      total += i.data.length;
+    }
+    if (total > MAX_TOOL_IMAGES_TOTAL_BYTES)
+      throw new Error(`images of ${total} bytes together are over the ${MAX_TOOL_IMAGES_TOTAL_BYTES}-byte limit`);
+    if (this.transport === "stdio" && total > this.hello.inlineBulkLimit)
+      throw new Error(
+        `images of ${total} bytes exceed the stdio transport's inline limit (${this.hello.inlineBulkLimit})`,
+      );
+    if (signal.aborted) return [];
+    const out: { mime: string; data: BulkRefFrame }[] = [];
+    for (const i of images) out.push({ mime: i.mime, data: await this.link.sendBulk(i.data) });
+    return out;
+  }
+
+  private async runTool(params: unknown): Promise<{ content: string; isError: boolean; images?: unknown[] }> {
     const p = parseParams(RunToolParams, params);
     const t = this.toolRuns.get(p.name);
     if (!t) return { content: `error: ${this.name} has no tool ${p.name}`, isError: true };
@@ -295,9 +322,9 @@ export class PluginConnection implements Plugin {
     this.toolCalls.set(p.callId, ac);
     try {
       const r = await t.run(input, { callId: p.callId, conv: p.conv, untrusted: p.untrusted, signal: ac.signal });
-      return typeof r === "string"
-        ? { content: r, isError: false }
-        : { content: r.content, isError: r.isError ?? false };
+      if (typeof r === "string") return { content: r, isError: false };
+      const images = r.images?.length ? await this.sendImages(r.images, ac.signal) : [];
+      return { content: r.content, isError: r.isError ?? false, ...(images.length ? { images } : {}) };
     } catch (err) {
       return { content: `error: ${(err as Error).message}`, isError: true };
     } finally {

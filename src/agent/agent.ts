@@ -12,6 +12,7 @@ import {
 import { parseParams } from "../protocol/parse-params.ts";
 import type { ChatMessage, LanguageModel } from "../llm/types.ts";
 import type { Store } from "../store/store.ts";
+import type { BlockStore } from "../store/blocks.ts";
 import { ApprovalPolicy, type ApprovalConfig } from "./approval.ts";
 import type { PluginCaller } from "./plugin-caller.ts";
 import { StageRegistry, type StageLog } from "./stages.ts";
@@ -41,6 +42,8 @@ export interface AgentDeps {
   pinnedRecent: number;
   /** `[memory] recall_untrusted`: trusted turns also recall untrusted events (marked so). */
   recallUntrusted?: boolean;
+  /** Where tool-result images are kept (DATA/blocks); without it images are dropped with a note. */
+  blocks?: BlockStore;
   /** [tools.agent]: how deep agent_spawn may nest and each sub-agent's model calls; read at each call. */
   subAgents?: () => { maxDepth: number; maxIterations: number };
 }
@@ -89,6 +92,7 @@ export class Agent {
       log: d.log,
       toolTimeoutMs: d.toolTimeoutMs,
       remember: (id, conv, text) => this.remember(id, conv, text),
+      blocks: d.blocks,
     });
     const subAgents = d.subAgents;
     if (subAgents)
@@ -159,6 +163,7 @@ export class Agent {
         config: this.d.config,
         onContext: (conv, turn, messages, tools, items) => this.rememberContext(conv, turn, messages, tools, items),
         remember: (id, conv, text) => this.remember(id, conv, text),
+        readBlock: this.d.blocks ? (sha) => this.d.blocks?.read(sha) ?? null : undefined,
         recallAcross: (req) => {
           const memory = this.d.memory;
           if (!memory || !this.search) return null;

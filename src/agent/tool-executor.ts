@@ -9,6 +9,9 @@
  */
 import * as v from "valibot";
 import { AgentMethod, RunToolResult, type ExecutionOrigin, type ToolCallView } from "../protocol/agent.ts";
+import { RpcErrorCode } from "../protocol/jsonrpc.ts";
+import { RpcError } from "../protocol/errors.ts";
+import type { StoredImage } from "../protocol/images.ts";
 import { eventOf, MAX_TOOL_OUTPUT_CHARS } from "../protocol/event-bodies.ts";
 import { describeIssues } from "../protocol/jsonrpc.ts";
 import { bodyText } from "../memory/event-text.ts";
@@ -18,6 +21,7 @@ import type { ApprovalPolicy } from "./approval.ts";
 import type { PluginCaller } from "./plugin-caller.ts";
 import { runStage, type StageLog, type StageRegistry } from "./stages.ts";
 import type { ToolRegistry } from "./tools.ts";
+import { type BlockSink, releaseToolImages, storeToolImages } from "./tool-images.ts";
 
 /** How a denial reads, in the reply and the audit event, when "ask" met nobody to ask. */
 export const NO_ONE_TO_ASK = "denied by policy (no one to ask)";
@@ -86,6 +90,8 @@ export interface ToolExecution {
   /** What the model is told. */
   content: string;
   arguments: unknown;
+  /** Images the tool returned, stored as blocks (the model gets them when it takes images). */
+  images?: StoredImage[];
 }
 
 export interface ToolExecutorDeps {
@@ -98,6 +104,8 @@ export interface ToolExecutorDeps {
   toolTimeoutMs: number;
   /** Indexes a tool result's text for memory. */
   remember?: (eventId: number, conv: string, text: string) => void;
+  /** Where tool-result images are stored; without it images are dropped with a note. */
+  blocks?: BlockSink;
 }
 
 export class ToolExecutor {
@@ -135,6 +143,7 @@ export class ToolExecutor {
       status: result.status,
       content: result.content,
       arguments: result.arguments,
+      ...(result.images?.length ? { images: result.images } : {}),
     });
     const stored = this.d.store.append({
       conv: ctx.conv,
@@ -267,30 +276,54 @@ export class ToolExecutor {
       if (stopped === ABORTED) {
         // The turn is not held up by a tool that ignores the request: the plugin is told, and
         // its answer, when it comes, is not waited for.
-        if (!tool.local) this.d.caller.notify?.(tool.plugin, AgentMethod.CancelTool, { callId: call.id });
+        if (!tool.local) {
+          this.d.caller.notify?.(tool.plugin, AgentMethod.CancelTool, { callId: call.id });
+          // Its answer may still carry images: their blocks must go back to the plugin's arena.
+          Promise.resolve(running).then(
+            (late) => releaseToolImages(this.d.caller, tool.plugin, late),
+            () => {},
+          );
+        }
         return out("cancelled", CANCELLED, args);
       }
       raw = stopped;
     } catch (err) {
+      // Told, the plugin stops the tool (and sends no images whose blocks nobody would release).
+      if (!tool.local && err instanceof RpcError && err.code === RpcErrorCode.Timeout)
+        this.d.caller.notify?.(tool.plugin, AgentMethod.CancelTool, { callId: call.id });
       return out("error", `error: ${call.name} failed: ${(err as Error).message}`, args);
     }
     const parsed = v.safeParse(RunToolResult, raw);
-    if (!parsed.success)
+    if (!parsed.success) {
+      if (!tool.local) releaseToolImages(this.d.caller, tool.plugin, raw);
       return out("error", `error: ${call.name} returned a malformed result (${describeIssues(parsed.issues)})`, args);
-    let content = parsed.output.content;
+    }
+    const stored = tool.local
+      ? { images: [], notes: [] }
+      : storeToolImages(this.d.caller, this.d.blocks, tool.plugin, parsed.output.images ?? []);
+    let content = [parsed.output.content, ...stored.notes].join("\n");
     const redacted = await runStage(
       this.d.stages,
       this.d.caller,
       this.d.log,
       "after_toolcall",
-      { conv: ctx.conv, call: { ...view, arguments: args }, result: { content, isError: parsed.output.isError } },
+      {
+        conv: ctx.conv,
+        call: { ...view, arguments: args },
+        result: {
+          content,
+          isError: parsed.output.isError,
+          ...(stored.images.length ? { images: stored.images } : {}),
+        },
+      },
       (o, p) =>
         o.result?.content !== undefined
           ? { payload: { ...p, result: { ...p.result, content: o.result.content } } }
           : { payload: p },
     );
     content = redacted.result.content;
-    return out(parsed.output.isError ? "error" : "ok", content, args);
+    const done = out(parsed.output.isError ? "error" : "ok", content, args);
+    return stored.images.length ? { ...done, images: stored.images } : done;
   }
 
   private async askPerson(

@@ -10,6 +10,7 @@ import type { ContextItem } from "../memory/context.ts";
 import { estimateTokens } from "../memory/tokens.ts";
 import type { StageName, StagePayloads } from "../protocol/agent.ts";
 import { type FoldStep, foldStage, runStage } from "./stages.ts";
+import { withImageData } from "./prompt-images.ts";
 import type { TurnConfig, TurnDeps, TurnInput, TurnResult, TurnSink, TurnStopReason } from "./turn.ts";
 
 /** What every step of one turn shares: who it is for, its deps, and its running totals. */
@@ -209,7 +210,9 @@ export async function callModel(
     tools.map((t) => t.name),
     prompt.map((e) => e.item),
   );
-  for await (const ev of model.stream({ messages, tools, maxOutputTokens: s.cfg.maxOutputTokens }, s.signal)) {
+  // The newest few images go with their bytes; what the memory page keeps has none.
+  const sent = withImageData(messages, s.d.readBlock);
+  for await (const ev of model.stream({ messages: sent, tools, maxOutputTokens: s.cfg.maxOutputTokens }, s.signal)) {
     if (ev.type === "text-delta") {
       out.text += ev.text;
       s.sink.event({ type: "text-delta", text: ev.text });
@@ -311,9 +314,24 @@ export async function runTools(
       allowed: s.allowed,
       notice: (text) => s.sink.event({ type: "notice", text }),
     });
-    s.sink.event({ type: "tool-result", callId: call.id, name: call.name, status: r.status, content: r.content });
+    const images = r.images?.length ? { images: r.images } : {};
+    s.sink.event({
+      type: "tool-result",
+      callId: call.id,
+      name: call.name,
+      status: r.status,
+      content: r.content,
+      ...images,
+    });
     prompt.push({
-      message: { role: "tool", toolCallId: call.id, name: call.name, content: r.content, isError: r.status !== "ok" },
+      message: {
+        role: "tool",
+        toolCallId: call.id,
+        name: call.name,
+        content: r.content,
+        isError: r.status !== "ok",
+        ...(r.images?.length ? { images: r.images.map(({ sha256, mime }) => ({ sha256, mime })) } : {}),
+      },
       item: null,
     });
     if (r.status === "denied") denials.push(r.content);

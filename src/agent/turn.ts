@@ -14,6 +14,7 @@
  * `runTurn` is the loop; each step it takes is a small function in src/agent/turn-steps.ts.
  */
 import type { ExecutionOrigin } from "../protocol/agent.ts";
+import type { StoredImage } from "../protocol/images.ts";
 import type { ChatMessage, LanguageModel, ToolCall, ToolSpec, Usage } from "../llm/types.ts";
 import type { Store } from "../store/store.ts";
 import type { ContextEntry, ContextItem, ConversationContext } from "../memory/context.ts";
@@ -48,7 +49,7 @@ export type TurnEvent =
   | { type: "text-delta"; text: string }
   | { type: "text-replace"; text: string }
   | { type: "tool-call"; callId: string; name: string; arguments: string }
-  | { type: "tool-result"; callId: string; name: string; status: string; content: string }
+  | { type: "tool-result"; callId: string; name: string; status: string; content: string; images?: StoredImage[] }
   | { type: "notice"; text: string };
 
 export interface TurnSink {
@@ -127,6 +128,8 @@ export interface TurnDeps {
   }) => { entry: ContextEntry; tokens: number } | null;
   /** Indexes an event's text for memory as the turn appends it. */
   remember?: (eventId: number, conv: string, text: string) => void;
+  /** Reads a stored block (a tool-result image) for the model; absent: images are not sent. */
+  readBlock?: (sha256: string) => Uint8Array | null;
   /**
    * Told the exact messages and tools of every model call (for "what the model sees"), with what
    * memory knows of each history message (layer, score, pinned); system and input have none.

@@ -68,7 +68,12 @@ export class TurnPrinter {
         io.err(`→ ${e.name} ${short(e.arguments ?? "")}\n`);
         break;
       case "tool-result":
-        io.err(`← ${e.name} [${e.status}] ${short(e.content ?? "")}\n`);
+        {
+          // Images are for the model and the web UI; a terminal says how many there were.
+          const n = Array.isArray(ev.images) ? ev.images.length : 0;
+          const pics = n ? ` [+${n} image${n > 1 ? "s" : ""}, shown in the web UI]` : "";
+          io.err(`← ${e.name} [${e.status}] ${short(e.content ?? "")}${pics}\n`);
+        }
         this.afterTools = true;
         break;
       case "notice":

@@ -60,7 +60,15 @@ export function transcript(
       });
     else if (read?.kind === "tool-result") {
       const b = read.body;
-      out.push({ ...base, kind: "tool-result", text: b.content, name: b.name, status: b.status, callId: b.callId });
+      out.push({
+        ...base,
+        kind: "tool-result",
+        text: b.content,
+        name: b.name,
+        status: b.status,
+        callId: b.callId,
+        ...(b.images?.length ? { images: b.images } : {}),
+      });
     } else if (read?.kind === "agent-reply") {
       const used = read.body.turn ? usage.get(read.body.turn) : undefined;
       out.push({

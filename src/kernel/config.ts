@@ -68,6 +68,7 @@ export const ConfigSchema = v.strictObject({
       max_output_tokens: v.optional(int(16), 4096),
       timeout_ms: v.optional(int(100), 120_000),
       max_retries: v.optional(int(0, 10), 3),
+      images: v.optional(v.picklist(["auto", "on", "off"], "must be auto, on or off"), "auto"),
     }),
     {},
   ),
@@ -241,6 +242,9 @@ max_output_tokens = 4096
 timeout_ms = 120000
 # Retries of a call that failed retryably (429, 5xx, network) before any output.
 max_retries = 3
+# Images tools return (a browser screenshot): "on" sends them to the model, "off" never
+# does, "auto" sends them until the provider refuses images for a model, then stops for it.
+images = "auto"
 
 [agent]
 system_prompt = "You are homed, a personal agent running on the user's own machine. Answer plainly. Use tools when they help, and say what you did."

@@ -7,6 +7,7 @@ import type { StatusResult } from "../protocol/control.ts";
 import { listenUnixRpc, type RpcServer } from "../ipc/unix-rpc.ts";
 import { VERSION } from "../version.ts";
 import { Store } from "../store/store.ts";
+import { BlockStore } from "../store/blocks.ts";
 import { loadConfig, type Config } from "./config.ts";
 import { controlHandler } from "./control.ts";
 import { ensureDataDir, lockDataDir, type DataDirLock } from "./data-dir.ts";
@@ -98,6 +99,16 @@ export class Kernel {
       caller: {
         call: (plugin, method, params, timeoutMs) => this.supervisor.request(plugin, method, params, timeoutMs),
         notify: (plugin, method, params) => this.supervisor.process(plugin)?.rpc.notify(method, params),
+        takeBulk: (plugin, ref) => {
+          const link = this.supervisor.process(plugin)?.link;
+          if (!link) throw new Error(`${plugin} is not running`);
+          try {
+            return new Uint8Array(link.readBulk(ref)); // a copy: the view dies with the release
+          } finally {
+            link.releaseBulk(ref);
+          }
+        },
+        releaseBulk: (plugin, ref) => this.supervisor.process(plugin)?.link.releaseBulk(ref),
         isCritical: (plugin) => this.supervisor.isCritical(plugin),
         failClosed: () => this.supervisor.failClosed(),
       },
@@ -114,6 +125,7 @@ export class Kernel {
       approval: config.approval,
       toolTimeoutMs: config.agent.tool_timeout_ms,
       memory: this.memory,
+      blocks: new BlockStore(paths.dir),
       pinnedRecent: config.memory.pinned_recent,
       subAgents: () => ({ maxDepth: config.tools.agent.max_depth, maxIterations: config.tools.agent.max_iterations }),
       // Read at each use: a reload changes it in place.

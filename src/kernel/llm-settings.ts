@@ -14,6 +14,7 @@ import { HomedError } from "../protocol/errors.ts";
 import { describeIssues } from "../protocol/jsonrpc.ts";
 import type { LlmSettingField, LlmSettingSource, LlmSettingsView, LlmSetParams } from "../protocol/control.ts";
 import { createLanguageModel, maskKey } from "../llm/provider.ts";
+import { ImageRefusals } from "../llm/image-fallback.ts";
 import type { LanguageModel, ProviderKind } from "../llm/types.ts";
 import { ConfigSchema, type Config } from "./config.ts";
 import type { Logger } from "./log.ts";
@@ -52,6 +53,8 @@ export class LlmSettings {
   private readonly runtimeFile: string;
   private readonly secretsFile: string;
   private cached: { key: string; model: LanguageModel } | null = null;
+  /** Models that refused tool-result images (`[llm] images = "auto"`), for the daemon's life. */
+  private readonly imageRefusals = new ImageRefusals();
 
   constructor(
     dataDir: string,
@@ -233,11 +236,13 @@ export class LlmSettings {
     const c = this.connection();
     if (!c) return "No model provider is configured yet. Open the web UI or run `homed provider` to add one.";
     const name = modelId ?? c.model;
-    const id = `${c.kind}|${c.baseURL}|${name}|${c.apiKey}`;
+    const images = this.config.llm.images;
+    const id = `${c.kind}|${c.baseURL}|${name}|${c.apiKey}|${images}`;
     if (this.cached?.key === id) return this.cached.model;
     const model = createLanguageModel(
       { kind: c.kind, baseURL: c.baseURL, model: name, apiKey: c.apiKey, idleTimeoutMs: this.config.llm.timeout_ms },
       { maxRetries: this.config.llm.max_retries },
+      { mode: images, refusals: this.imageRefusals },
     );
     // Only the configured model is kept: another one is built per turn (cheap: no connection).
     if (modelId === undefined) this.cached = { key: id, model };

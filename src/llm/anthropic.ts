@@ -4,6 +4,7 @@
  */
 import * as v from "valibot";
 import { finishWithError, postStream, providerComplaint, streamError, trimBase } from "./http.ts";
+import { sentImages, toolText } from "./image-parts.ts";
 import { parseSse } from "./sse.ts";
 import {
   LlmError,
@@ -97,11 +98,19 @@ function anthropicBody(model: string, request: ChatRequest): Record<string, unkn
         push("assistant", blocks.length > 0 ? blocks : [{ type: "text", text: m.content }]);
         break;
       }
-      case "tool":
-        push("user", [
-          { type: "tool_result", tool_use_id: m.toolCallId, content: m.content, is_error: m.isError ?? false },
-        ]);
+      case "tool": {
+        // Images go inside the tool_result, after its text, as the API documents.
+        const images = sentImages(m);
+        const content =
+          images.length === 0
+            ? toolText(m)
+            : [
+                { type: "text", text: toolText(m) || "(no text)" },
+                ...images.map((i) => ({ type: "image", source: { type: "base64", media_type: i.mime, data: i.data } })),
+              ];
+        push("user", [{ type: "tool_result", tool_use_id: m.toolCallId, content, is_error: m.isError ?? false }]);
         break;
+      }
     }
   }
   const body: Record<string, unknown> = {

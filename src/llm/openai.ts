@@ -4,6 +4,7 @@
  */
 import * as v from "valibot";
 import { finishWithError, postStream, providerComplaint, streamError, trimBase } from "./http.ts";
+import { dataUrl, sentImages, toolText } from "./image-parts.ts";
 import { parseSse } from "./sse.ts";
 import {
   LlmError,
@@ -52,7 +53,7 @@ const Chunk = v.looseObject({
 function openAIBody(model: string, request: ChatRequest): Record<string, unknown> {
   const body: Record<string, unknown> = {
     model,
-    messages: request.messages.map(toOpenAIMessage),
+    messages: toOpenAIMessages(request.messages),
     stream: true,
     stream_options: { include_usage: true },
   };
@@ -61,6 +62,35 @@ function openAIBody(model: string, request: ChatRequest): Record<string, unknown
   if (request.maxOutputTokens !== undefined) body.max_tokens = request.maxOutputTokens;
   if (request.temperature !== undefined) body.temperature = request.temperature;
   return body;
+}
+
+/**
+ * The messages on the wire. Tool messages are text only in chat completions, so the images of a
+ * run of tool messages follow it as one user message of image parts, each group introduced by
+ * the call it belongs to (a user message between the tool messages would break the rule that
+ * they follow their assistant message directly).
+ */
+function toOpenAIMessages(messages: readonly ChatMessage[]): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  let parts: Record<string, unknown>[] = [];
+  const flush = () => {
+    if (parts.length > 0) out.push({ role: "user", content: parts });
+    parts = [];
+  };
+  for (const m of messages) {
+    if (m.role !== "tool") flush();
+    out.push(toOpenAIMessage(m));
+    if (m.role !== "tool") continue;
+    const images = sentImages(m);
+    if (images.length === 0) continue;
+    parts.push({
+      type: "text",
+      text: `The image${images.length > 1 ? "s" : ""} returned by tool call ${m.toolCallId} (${m.name}):`,
+    });
+    for (const i of images) parts.push({ type: "image_url", image_url: { url: dataUrl(i) } });
+  }
+  flush();
+  return out;
 }
 
 function toOpenAIMessage(m: ChatMessage): Record<string, unknown> {
@@ -82,7 +112,7 @@ function toOpenAIMessage(m: ChatMessage): Record<string, unknown> {
       };
     case "tool":
       // The wire has no error flag; the turn loop words a failed result so the model can tell.
-      return { role: "tool", tool_call_id: m.toolCallId, content: m.content };
+      return { role: "tool", tool_call_id: m.toolCallId, content: toolText(m) };
   }
 }
 

@@ -4,17 +4,28 @@
  */
 import { createAnthropic } from "./anthropic.ts";
 import { createOpenAI } from "./openai.ts";
+import { type ImageMode, type ImageRefusals, withImageFallback } from "./image-fallback.ts";
 import { withRetry, type RetryOptions } from "./retry.ts";
 import type { LanguageModel, ProviderSettings } from "./types.ts";
 
-/** A retrying `LanguageModel` for `settings.kind`; `retry` tunes or (maxRetries: 0) disables retries. */
-export function createLanguageModel(settings: ProviderSettings, retry?: RetryOptions): LanguageModel {
-  switch (settings.kind) {
-    case "openai":
-      return withRetry(createOpenAI(settings), retry);
-    case "anthropic":
-      return withRetry(createAnthropic(settings), retry);
-  }
+/**
+ * A retrying `LanguageModel` for `settings.kind`; `retry` tunes or (maxRetries: 0) disables
+ * retries; `images` applies `[llm] images` (src/llm/image-fallback.ts) — without it images are sent.
+ */
+export function createLanguageModel(
+  settings: ProviderSettings,
+  retry?: RetryOptions,
+  images?: { mode: ImageMode; refusals: ImageRefusals },
+): LanguageModel {
+  const wire = settings.kind === "openai" ? createOpenAI(settings) : createAnthropic(settings);
+  const model = withRetry(wire, retry);
+  if (!images) return model;
+  return withImageFallback(
+    model,
+    images.mode,
+    images.refusals,
+    `${settings.kind} ${settings.baseURL} ${settings.model}`,
+  );
 }
 
 /**

@@ -26,11 +26,22 @@ export interface ToolCall {
   arguments: string;
 }
 
+/**
+ * An image a tool returned: its block and sniffed type, and — when this request sends it — its
+ * bytes as base64. Without `data` a provider writes "[image: sha… omitted]" in its place (an
+ * older image beyond the request's few, or a model that takes no images).
+ */
+export interface ChatImage {
+  sha256: string;
+  mime: string;
+  data?: string;
+}
+
 export type ChatMessage =
   | { role: "system"; content: string }
   | { role: "user"; content: string }
   | { role: "assistant"; content: string; toolCalls?: ToolCall[] }
-  | { role: "tool"; toolCallId: string; name: string; content: string; isError?: boolean };
+  | { role: "tool"; toolCallId: string; name: string; content: string; isError?: boolean; images?: ChatImage[] };
 
 export interface ToolSpec {
   /** ^[a-zA-Z0-9_-]{1,64}$ — the intersection of what OpenAI and Anthropic accept. */

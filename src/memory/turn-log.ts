@@ -22,7 +22,15 @@ export type ContextMessage =
   | { role: "system"; content: string }
   | { role: "user"; content: string }
   | { role: "assistant"; content: string; toolCalls?: ToolCallMessage[] }
-  | { role: "tool"; toolCallId: string; name: string; content: string; isError?: boolean };
+  | {
+      role: "tool";
+      toolCallId: string;
+      name: string;
+      content: string;
+      isError?: boolean;
+      /** Images the tool returned, by block (the agent decides which go with their bytes). */
+      images?: { sha256: string; mime: string }[];
+    };
 
 /** What one event of a turn says, as a recall snippet quotes it. */
 export interface EventText {
@@ -113,7 +121,8 @@ function applyEvent(t: TurnContent, e: StoredEvent): void {
     if (!t.called.has(b.callId)) return;
     t.answered.add(b.callId);
     const content = b.content.length > MAX_TOOL_OUTPUT_CHARS ? b.content.slice(0, MAX_TOOL_OUTPUT_CHARS) : b.content;
-    t.raw.push({ role: "tool", toolCallId: b.callId, name: b.name, content, isError: b.status !== "ok" });
+    const images = b.images?.length ? { images: b.images.map(({ sha256, mime }) => ({ sha256, mime })) } : {};
+    t.raw.push({ role: "tool", toolCallId: b.callId, name: b.name, content, isError: b.status !== "ok", ...images });
   } else if (read.kind === "agent-reply") {
     if (read.body.stopReason === "error") t.failed = true;
     else if (!read.body.fromModel) t.reply = read.body.text;

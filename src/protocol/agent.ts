@@ -6,6 +6,8 @@
  * denies.
  */
 import * as v from "valibot";
+import { ImageMimeSchema, type StoredImage } from "./images.ts";
+import { BulkRefSchema } from "./plugin.ts";
 
 export const STAGES = [
   "on_input",
@@ -91,7 +93,12 @@ export interface StagePayloads {
     toolCalls: { id: string; name: string; arguments: string }[];
   };
   before_toolcall: { conv: string; call: ToolCallView; untrusted: boolean; origin: ExecutionOrigin };
-  after_toolcall: { conv: string; call: ToolCallView; result: { content: string; isError: boolean } };
+  after_toolcall: {
+    conv: string;
+    call: ToolCallView;
+    /** `images`: what the tool returned besides text, already stored (a handler sees, cannot change them). */
+    result: { content: string; isError: boolean; images?: StoredImage[] };
+  };
   before_output: { conv: string; channel: string; text: string };
   after_output: { conv: string; channel: string; text: string; usage: { inputTokens: number; outputTokens: number } };
 }
@@ -144,8 +151,17 @@ export const RunToolParams = v.strictObject({
 
 export const CancelToolParams = v.object({ callId: v.string() });
 
+/**
+ * An image in a tool's answer: its bytes as bulk (a segment reference, or base64 on stdio) and
+ * the type the plugin claims. The kernel checks the size and sniffs the type itself
+ * (src/protocol/images.ts); the claim is only compared.
+ */
+export const ToolImageFrame = v.strictObject({ mime: ImageMimeSchema, data: BulkRefSchema });
+
 export const RunToolResult = v.object({
   content: v.string(),
   isError: v.optional(v.boolean(), false),
+  /** The kernel keeps the first MAX_TOOL_IMAGES and drops the rest with a note; past 64 the answer is malformed. */
+  images: v.optional(v.pipe(v.array(ToolImageFrame), v.maxLength(64))),
 });
 export type RunToolResult = v.InferOutput<typeof RunToolResult>;

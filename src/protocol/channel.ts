@@ -4,6 +4,7 @@
  * the model was sent, and manage the model provider.
  */
 import * as v from "valibot";
+import { StoredImage } from "./images.ts";
 
 export const ChannelMethod = {
   ChatSend: "chat/send",
@@ -173,6 +174,8 @@ export const TranscriptItem = v.object({
   untrusted: v.boolean(),
   /** A reply's turn: the tokens it used, once finished. */
   usage: v.optional(v.object({ inputTokens: v.number(), outputTokens: v.number() })),
+  /** A tool result's images (GET /api/blocks/<sha256> serves them). */
+  images: v.optional(v.array(StoredImage)),
 });
 export type TranscriptItem = v.InferOutput<typeof TranscriptItem>;
 

@@ -9,6 +9,7 @@
  * `other`, of which only its `turn` and a string `text` are used.
  */
 import * as v from "valibot";
+import { StoredImage } from "./images.ts";
 
 /**
  * Characters of one event's text that memory indexes and embeds. Past this, more text adds
@@ -64,6 +65,8 @@ export const EventBodies = {
     status: v.string(),
     content: v.string(),
     arguments: v.optional(v.unknown()),
+    /** Images the tool returned, stored as blocks (src/store/blocks.ts). */
+    images: v.optional(v.array(StoredImage)),
   }),
   /** The turn's answer. `fromModel`: the model wrote it (then its model-output holds the same text). */
   "agent-reply": v.object({

@@ -18,6 +18,27 @@ interface TranscriptItem {
   status?: string;
   callId?: string;
   usage?: Usage;
+  images?: ToolImageRef[];
+}
+
+/** An image a tool returned, stored by the kernel as a block. */
+type ToolImageRef = { sha256: string; mime: string };
+
+/** The images of a tool result, each a link to its full size. */
+function toolImages(images: readonly ToolImageRef[]): HTMLElement | null {
+  if (images.length === 0) return null;
+  return h(
+    "div",
+    { class: "tool-images" },
+    ...images.map((i) => {
+      const src = `/api/blocks/${encodeURIComponent(i.sha256)}`;
+      return h(
+        "a",
+        { href: src, target: "_blank", rel: "noopener" },
+        h("img", { class: "tool-image", src, alt: `image from the tool (${i.mime})`, loading: "lazy" }),
+      );
+    }),
+  );
 }
 
 /** Put `text` on the clipboard; falls back to a selection copy where the Clipboard API is refused. */
@@ -74,10 +95,15 @@ function bubble(role: "user" | "assistant", text: string): HTMLElement {
 function toolCard(
   name: string,
   args: string,
-): { el: HTMLElement; result(status: string, text: string): void; approval(el: HTMLElement): void } {
+): {
+  el: HTMLElement;
+  result(status: string, text: string, images?: readonly ToolImageRef[]): void;
+  approval(el: HTMLElement): void;
+} {
   const status = h("span", { class: "tool-status running" }, "running");
   const out = h("pre", { class: "tool-result" });
   const slot = h("div", { class: "approval-slot" });
+  const pictures = h("div", { class: "tool-pictures" });
   const el = h(
     "details",
     { class: "tool", open: true },
@@ -85,14 +111,18 @@ function toolCard(
     h("pre", { class: "tool-args" }, pretty(args)),
     slot,
     out,
+    pictures,
   );
   return {
     el,
-    result(s, text) {
+    result(s, text, images = []) {
       status.textContent = s;
       status.className = `tool-status ${s}`;
       out.textContent = text;
       clear(slot);
+      clear(pictures);
+      const shown = toolImages(images);
+      if (shown) pictures.append(shown);
     },
     approval(node) {
       clear(slot);
@@ -245,7 +275,7 @@ export class ChatPane {
         c.el.removeAttribute("open");
         cards.set(it.callId ?? "", c);
         this.list.append(c.el);
-      } else cards.get(it.callId ?? "")?.result(it.status ?? "", it.text);
+      } else cards.get(it.callId ?? "")?.result(it.status ?? "", it.text, it.images ?? []);
     }
     if (!items.length)
       this.list.append(h("div", { class: "empty" }, "Ask anything. Tools the agent uses show up here as they run."));
@@ -368,7 +398,13 @@ export class ChatPane {
               break;
             }
             case "tool-result":
-              cards.get(String(e.callId))?.result(String(e.status), String(e.content));
+              cards
+                .get(String(e.callId))
+                ?.result(
+                  String(e.status),
+                  String(e.content),
+                  Array.isArray(e.images) ? (e.images as ToolImageRef[]) : [],
+                );
               break;
             case "approval": {
               const card = cards.get(String(e.callId));
