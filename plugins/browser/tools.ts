@@ -36,6 +36,7 @@ export const TOOLS = {
       url: v.pipe(v.string(), v.minLength(1), v.maxLength(8192), v.description("The http(s) URL to open.")),
     }),
     risk: "network",
+    untrustedOutput: true,
   },
   browser_read: {
     name: "browser_read",
@@ -44,6 +45,7 @@ export const TOOLS = {
       "now: after scripts changed the page, or to get the next part of a long page (from).",
     input: v.strictObject({ from: From }),
     risk: "read",
+    untrustedOutput: true,
   },
   browser_click: {
     name: "browser_click",
@@ -52,6 +54,7 @@ export const TOOLS = {
       "afterwards, its elements numbered anew.",
     input: v.strictObject({ element: Element }),
     risk: "network",
+    untrustedOutput: true,
   },
   browser_type: {
     name: "browser_type",
@@ -66,6 +69,7 @@ export const TOOLS = {
       ),
     }),
     risk: "network",
+    untrustedOutput: true,
   },
   browser_scroll: {
     name: "browser_scroll",
@@ -78,6 +82,7 @@ export const TOOLS = {
       ),
     }),
     risk: "read",
+    untrustedOutput: true,
   },
   browser_screenshot: {
     name: "browser_screenshot",
@@ -88,5 +93,6 @@ export const TOOLS = {
       full_page: v.optional(v.pipe(v.boolean(), v.description("The whole page, not only the screen. Default false."))),
     }),
     risk: "read",
+    untrustedOutput: true,
   },
 } satisfies Record<string, ToolSpec>;

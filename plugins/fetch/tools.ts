@@ -26,6 +26,7 @@ export const TOOLS = {
       ),
     }),
     risk: "network",
+    untrustedOutput: true,
   },
   fetch_search: {
     name: "fetch_search",
@@ -46,5 +47,6 @@ export const TOOLS = {
       ),
     }),
     risk: "network",
+    untrustedOutput: true,
   },
 } satisfies Record<string, ToolSpec>;

@@ -21,6 +21,12 @@ export interface ToolSpec<S extends v.GenericSchema = v.GenericSchema> {
   risk: RiskClass;
   /** "ask": a person should approve each call unless the policy says otherwise. */
   approval?: "auto" | "ask";
+  /**
+   * Its results carry content from outside (web pages, search results, feeds): logged as
+   * untrusted, and after one of them the turn runs no `write`, `exec` or `secret` tool without a
+   * person's yes.
+   */
+  untrustedOutput?: boolean;
 }
 
 /** The definition the kernel and the model see. */
@@ -33,5 +39,6 @@ export function toolDefinition(spec: ToolSpec): ToolDefinition {
     parameters,
     risk: spec.risk,
     approval: spec.approval ?? "auto",
+    untrustedOutput: spec.untrustedOutput ?? false,
   };
 }

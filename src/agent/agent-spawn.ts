@@ -55,6 +55,7 @@ export const AGENT_SPAWN_TOOL: ToolDefinition = {
   parameters: toJsonSchema(AgentSpawnArgs, { errorMode: "ignore" }) as Record<string, unknown>,
   risk: "exec",
   approval: "auto",
+  untrustedOutput: false,
 };
 
 export interface AgentSpawnDeps {

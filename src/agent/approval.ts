@@ -55,6 +55,9 @@ export function isPolicyPattern(pattern: string): boolean {
   return risk ? RISK_CLASSES.includes(risk[1] as RiskClass) : pattern.length > 0;
 }
 
+/** Risk classes asked about after untrusted content even when a rule allows them. */
+const TAINT_ASKS: ReadonlySet<RiskClass> = new Set(["write", "exec", "secret"]);
+
 export class ApprovalPolicy {
   private readonly allow: Matcher[];
   private readonly ask: Matcher[];
@@ -68,11 +71,29 @@ export class ApprovalPolicy {
     this.untrustedDeny = config.untrusted_deny.map(matcher);
   }
 
-  decide(tool: ToolTraits, untrusted: boolean): Decision {
+  /**
+   * `tainted`: the tool whose untrusted output the turn has read (a web page, say), or null. A
+   * tainted turn is held to `untrusted_deny`, and a `write`, `exec` or `secret` tool that `allow`
+   * lets run unasked is asked about instead: content from outside never changes files, runs code
+   * or touches credentials unseen. `read` and `network` tools the owner allowed keep running
+   * (reading on and following links is what browsing is).
+   */
+  decide(tool: ToolTraits, untrusted: boolean, tainted: string | null = null): Decision {
     const hit = (list: Matcher[]) => list.some((m) => m(tool));
     if (hit(this.deny)) return { kind: "deny", reason: `policy denies ${tool.name}` };
     if (untrusted && hit(this.untrustedDeny))
       return { kind: "deny", reason: `untrusted input may not call ${tool.name}` };
+    if (tainted && hit(this.untrustedDeny))
+      return {
+        kind: "deny",
+        reason: `this turn has read untrusted content (from ${tainted}), after which ${tool.name} may not run ([approval] untrusted_deny)`,
+      };
+    const d = this.decideTrusted(tool, hit);
+    if (tainted && d.kind === "allow" && TAINT_ASKS.has(tool.risk)) return { kind: "ask" };
+    return d;
+  }
+
+  private decideTrusted(tool: ToolTraits, hit: (list: Matcher[]) => boolean): Decision {
     let d: Decision["kind"];
     if (hit(this.allow)) d = "allow";
     else if (hit(this.ask)) d = "ask";

@@ -60,6 +60,7 @@ export const MEMORY_SEARCH_TOOL: ToolDefinition = {
   parameters: toJsonSchema(MemorySearchArgs, { errorMode: "ignore" }) as Record<string, unknown>,
   risk: "read",
   approval: "auto",
+  untrustedOutput: false,
 };
 
 export interface MemoryToolDeps {

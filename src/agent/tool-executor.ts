@@ -61,6 +61,8 @@ export interface ApprovalQuestion {
   tool: string;
   arguments: unknown;
   callId: string;
+  /** Why this call is asked about although a rule allows it (the turn read untrusted content). */
+  note?: string;
 }
 
 export interface ExecContext {
@@ -78,6 +80,8 @@ export interface ExecContext {
   allowed?: ReadonlySet<string> | null;
   /** A notice on the turn's channel (what a sub-agent is doing). */
   notice?: (text: string) => void;
+  /** The tool whose untrusted output this turn has read, or null (approval.ts: a tainted turn). */
+  tainted?: string | null;
 }
 
 /** "cancelled": the turn was stopped while the tool ran; the plugin was told to stop it. */
@@ -92,6 +96,8 @@ export interface ToolExecution {
   arguments: unknown;
   /** Images the tool returned, stored as blocks (the model gets them when it takes images). */
   images?: StoredImage[];
+  /** It ran and returned content from outside (its definition says so): the turn is tainted from here. */
+  untrustedOutput?: boolean;
 }
 
 export interface ToolExecutorDeps {
@@ -145,15 +151,16 @@ export class ToolExecutor {
       arguments: result.arguments,
       ...(result.images?.length ? { images: result.images } : {}),
     });
+    const fromOutside = result.status === "ok" && this.d.tools.get(call.name)?.def.untrustedOutput === true;
     const stored = this.d.store.append({
       conv: ctx.conv,
       actor: this.d.tools.get(call.name)?.plugin ?? "kernel",
-      untrusted: ctx.untrusted,
+      untrusted: ctx.untrusted || fromOutside,
       ...event,
     });
     if (this.d.tools.get(call.name)?.local?.remember !== false)
       this.d.remember?.(stored.id, ctx.conv, bodyText(event) ?? "");
-    return { ...result, content: forModel };
+    return { ...result, content: forModel, ...(fromOutside ? { untrustedOutput: true } : {}) };
   }
 
   private async decideAndRun(call: ToolCall, ctx: ExecContext): Promise<ToolExecution> {
@@ -232,22 +239,26 @@ export class ToolExecutor {
         args,
       );
 
-    const decision = this.d.policy.decide(
-      { name: call.name, risk: tool.def.risk, wantsApproval: tool.def.approval === "ask" },
-      ctx.untrusted,
-    );
+    const traits = { name: call.name, risk: tool.def.risk, wantsApproval: tool.def.approval === "ask" };
+    const tainted = ctx.tainted ?? null;
+    const decision = this.d.policy.decide(traits, ctx.untrusted, tainted);
     if (decision.kind === "deny") return out("denied", `denied: ${decision.reason}`, args);
     if (decision.kind === "ask") {
+      // Asked only because the turn read untrusted content: say so, to the person and in a denial.
+      const note =
+        tainted && this.d.policy.decide(traits, ctx.untrusted).kind === "allow"
+          ? `asked although allowed: this turn has read untrusted content (from ${tainted})`
+          : undefined;
       // Never "the user declined" when nobody was asked: the policy said no.
       if (ctx.untrusted || !ctx.ask) {
         const nobody = ctx.untrusted ? "the input is untrusted" : NOBODY_BY_ORIGIN[ctx.origin];
         return out(
           "denied",
-          `${NO_ONE_TO_ASK}: ${call.name} (${tool.def.risk}) needs a person's approval, and ${nobody}`,
+          `${NO_ONE_TO_ASK}: ${call.name} (${tool.def.risk}) needs a person's approval${note ? ` (${note})` : ""}, and ${nobody}`,
           args,
         );
       }
-      const yes = await this.askPerson(call, args, ctx, ctx.ask);
+      const yes = await this.askPerson(call, args, ctx, ctx.ask, note);
       if (!yes.approved) return out("denied", `denied: ${yes.why}`, args);
     }
 
@@ -331,6 +342,7 @@ export class ToolExecutor {
     args: unknown,
     ctx: ExecContext,
     ask: NonNullable<ExecContext["ask"]>,
+    note?: string,
   ): Promise<{ approved: boolean; why: string }> {
     const timeoutMs = this.d.policy.config.timeout_ms;
     const ac = new AbortController();
@@ -342,7 +354,9 @@ export class ToolExecutor {
     });
     try {
       const answer = await Promise.race([
-        ask({ tool: call.name, arguments: args, callId: call.id }, ac.signal).catch(() => false),
+        ask({ tool: call.name, arguments: args, callId: call.id, ...(note ? { note } : {}) }, ac.signal).catch(
+          () => false,
+        ),
         timeout,
         cancelled,
       ]);

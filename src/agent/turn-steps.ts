@@ -32,6 +32,8 @@ export interface TurnScope {
   allowed: ReadonlySet<string> | null;
   /** Sub-agent depth: 0 for a turn a person or a job started. */
   depth: number;
+  /** The tool whose untrusted output (a web page…) the turn has read; null while it has read none. */
+  tainted: string | null;
 }
 
 /** One message the model is sent, with what memory knows of it (null: system, input, this turn's own). */
@@ -57,6 +59,7 @@ export function beginTurn(d: TurnDeps, input: TurnInput, sink: TurnSink, signal:
     clientTools: new Map((input.clientTools ?? []).map((t) => [t.name, t])),
     allowed: input.subAgent?.tools ?? null,
     depth: input.subAgent?.depth ?? 0,
+    tainted: null,
   };
   d.store.beginTurn(s.turn, s.conv, s.channel);
   sink.event({ type: "turn-start", turn: s.turn, conv: s.conv });
@@ -313,7 +316,9 @@ export async function runTools(
       depth: s.depth,
       allowed: s.allowed,
       notice: (text) => s.sink.event({ type: "notice", text }),
+      tainted: s.tainted,
     });
+    if (r.untrustedOutput) s.tainted ??= call.name;
     const images = r.images?.length ? { images: r.images } : {};
     s.sink.event({
       type: "tool-result",

@@ -24,7 +24,8 @@ function short(text: string, max = 200): string {
 
 /** The one-line question an approval puts to the person (the answer follows on the same line). */
 export function approvalPrompt(q: ApprovalQuestion): string {
-  return `? allow ${q.tool} ${short(JSON.stringify(q.arguments), 400)} [y/N] `;
+  const why = q.note ? `[${q.note}]\n` : "";
+  return `${why}? allow ${q.tool} ${short(JSON.stringify(q.arguments), 400)} [y/N] `;
 }
 
 /** A typed answer to an approval question: only y or yes (any case) is a yes. */

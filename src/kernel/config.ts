@@ -278,8 +278,10 @@ default = "ask"
 timeout_ms = 120000
 # Glob patterns on tool names, e.g. ["shell_*"], or risk:<class> for every tool of a class,
 # e.g. ["risk:network"]. deny wins, then untrusted_deny (for input from untrusted sources
-# such as group chats), then allow, then ask. Where nobody can be asked (untrusted input, the
-# /v1 API, background and scheduled jobs) "ask" means deny: "denied by policy (no one to ask)".
+# such as group chats, and for the rest of a turn once a tool brought in content from outside,
+# e.g. a web page), then allow, then ask. After such content, write, exec and secret tools are
+# asked about even when allowed. Where nobody can be asked (untrusted input, the /v1 API,
+# background and scheduled jobs) "ask" means deny: "denied by policy (no one to ask)".
 allow = []
 ask = []
 deny = []

@@ -60,6 +60,12 @@ export const ToolDefinition = v.strictObject({
   risk: RiskClass,
   /** The plugin's own view: "ask" = a person should confirm each call unless policy says otherwise. */
   approval: v.optional(v.picklist(["auto", "ask"]), "auto"),
+  /**
+   * What it returns comes from outside (web pages, search results): its result is logged as
+   * untrusted, and the rest of the turn is tainted — no `write`, `exec` or `secret` tool runs
+   * without a person's yes, and `[approval] untrusted_deny` applies (src/agent/approval.ts).
+   */
+  untrustedOutput: v.optional(v.boolean(), false),
 });
 export type ToolDefinition = v.InferOutput<typeof ToolDefinition>;
 

@@ -146,6 +146,8 @@ export const ChatApproveRequest = v.object({
   tool: v.string(),
   arguments: v.unknown(),
   callId: v.string(),
+  /** Why it is asked although a rule allows it (the turn read untrusted content). */
+  note: v.optional(v.string()),
 });
 
 export const ConversationSummary = v.object({

@@ -140,7 +140,13 @@ export const ChatCancelResult = v.object({ cancelled: v.number() });
 export const ChatEventParams = v.object({ turn: v.optional(v.string()), event: v.record(v.string(), v.unknown()) });
 
 /** daemon → client during chat.send: may this tool call run? */
-export const ChatApproveParams = v.object({ tool: v.string(), arguments: v.unknown(), callId: v.string() });
+export const ChatApproveParams = v.object({
+  tool: v.string(),
+  arguments: v.unknown(),
+  callId: v.string(),
+  /** Why it is asked although a rule allows it (the turn read untrusted content). */
+  note: v.optional(v.string()),
+});
 export const ChatApproveResult = v.object({ approved: v.boolean() });
 
 /** Peek at cold memory (L2) of a conversation: what recall would offer for `text`; nothing moves. */

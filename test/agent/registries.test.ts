@@ -33,9 +33,23 @@ describe("StageRegistry", () => {
 describe("ToolRegistry", () => {
   test("a name held by another plugin, or a schema that does not compile, is refused", () => {
     const t = new ToolRegistry();
-    t.register("p1", { name: "x", description: "", parameters: { type: "object" }, risk: "read", approval: "auto" });
+    t.register("p1", {
+      name: "x",
+      description: "",
+      parameters: { type: "object" },
+      risk: "read",
+      approval: "auto",
+      untrustedOutput: false,
+    });
     expect(() =>
-      t.register("p2", { name: "x", description: "", parameters: { type: "object" }, risk: "read", approval: "auto" }),
+      t.register("p2", {
+        name: "x",
+        description: "",
+        parameters: { type: "object" },
+        risk: "read",
+        approval: "auto",
+        untrustedOutput: false,
+      }),
     ).toThrow("already registered by plugin p1");
     expect(() =>
       t.register("p2", {
@@ -44,6 +58,7 @@ describe("ToolRegistry", () => {
         parameters: { type: "object", properties: { a: { type: "no-such-type" } } },
         risk: "read",
         approval: "auto",
+        untrustedOutput: false,
       }),
     ).toThrow("does not compile");
     expect(t.unregister("p1")).toBe(1);

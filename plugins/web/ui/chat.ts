@@ -417,6 +417,7 @@ export class ChatPane {
                   "div",
                   { class: "approval" },
                   h("span", {}, `Allow ${String(e.tool)} to run?`),
+                  ...(typeof e.note === "string" ? [h("span", { class: "approval-note" }, e.note)] : []),
                   h("button", { class: "primary approve", onclick: answerWith(true) }, "Allow"),
                   alwaysAllowButton(String(e.tool), answerWith(true)),
                   h("button", { class: "deny", onclick: answerWith(false) }, "Deny"),
