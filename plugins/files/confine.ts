@@ -208,6 +208,27 @@ export class Confinement {
     }
   }
 
+  /**
+   * A directory entry itself, for moving or deleting it: its parent folder resolved and checked
+   * (made when `makeParent`), its own name not followed — a symlink is the link, not its target.
+   * A root itself is never an entry.
+   */
+  entry(input: string, makeParent = false): { real: string; root: Root; what: string } {
+    const abs = this.lexical(input);
+    if (this.allRoots().some((r) => abs === r.real))
+      throw new FilesError(`${input} is an allowed root itself; files tools do not move or delete a root`);
+    const parent = this.forWrite(dirname(abs));
+    if (!parent.exists) {
+      if (!makeParent)
+        throw new FilesError(`${input} does not exist (its folder ${this.display(parent.real)} does not)`);
+      mkdirSync(parent.real, { recursive: true, mode: 0o755 });
+      if (realpathSync(parent.real) !== parent.real || !this.rootOf(parent.real))
+        throw new FilesError(`${this.display(parent.real)} changed while it was being made; try again`);
+    }
+    const real = join(parent.real, basename(abs));
+    return { real, root: parent.root, what: this.display(real) };
+  }
+
   /** Make the missing folders above a write target and check they did not land elsewhere. */
   makeParents(target: Resolved): void {
     const dir = dirname(target.real);

@@ -1,6 +1,6 @@
 /**
- * The `files` plugin: files_read, files_write, files_edit, files_list, files_glob and
- * files_grep, confined to [tools.files] roots (confine.ts). Lazy: the kernel starts it on the
+ * The `files` plugin: files_read, files_write, files_edit, files_list, files_glob, files_grep,
+ * files_move and files_delete, confined to [tools.files] roots (confine.ts). Lazy: the kernel starts it on the
  * first call and stops it when idle. Every failure is returned as text that says what to do.
  */
 import * as v from "valibot";
@@ -11,6 +11,7 @@ import { filesEdit } from "./edit.ts";
 import { filesGlob } from "./glob.ts";
 import { filesGrep } from "./grep.ts";
 import { filesList } from "./list.ts";
+import { filesDelete, filesMove } from "./move.ts";
 import { filesRead } from "./read.ts";
 import { TOOLS } from "./tools.ts";
 import { filesWrite } from "./write.ts";
@@ -56,6 +57,8 @@ await plugin.tools([
   withRun(TOOLS.files_list, (a) => guarded("files_list", a.path, () => filesList(roots(), a))),
   withRun(TOOLS.files_glob, (a, ctx) => guarded("files_glob", a.path, () => filesGlob(roots(), a, ctx.signal))),
   withRun(TOOLS.files_grep, (a, ctx) => guarded("files_grep", a.path, () => filesGrep(roots(), a, ctx.signal))),
+  withRun(TOOLS.files_move, (a) => guarded("files_move", a.from, () => filesMove(roots(), a))),
+  withRun(TOOLS.files_delete, (a) => guarded("files_delete", a.path, () => filesDelete(roots(), a))),
 ]);
 await plugin.ready();
 plugin.log.info("files plugin ready", { roots: cfg.roots.join(",") });

@@ -129,4 +129,29 @@ export const TOOLS = {
     }),
     risk: "read",
   },
+  files_move: {
+    name: "files_move",
+    description:
+      "Move or rename a file or folder within the allowed roots (missing parent folders are made). A symlink moves as the link. An existing file at `to` is replaced only with overwrite: true.",
+    input: v.strictObject({
+      from: Path,
+      to: Path,
+      overwrite: v.optional(
+        v.pipe(v.boolean("overwrite must be true or false"), v.description("Replace a file already at `to`.")),
+      ),
+    }),
+    risk: "write",
+  },
+  files_delete: {
+    name: "files_delete",
+    description:
+      "Delete a file, a symlink (the link, not what it points to) or a folder; a folder with anything in it needs recursive: true. There is no undo.",
+    input: v.strictObject({
+      path: Path,
+      recursive: v.optional(
+        v.pipe(v.boolean("recursive must be true or false"), v.description("Delete a folder and everything in it.")),
+      ),
+    }),
+    risk: "write",
+  },
 } satisfies Record<string, ToolSpec>;
