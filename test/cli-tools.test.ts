@@ -2,6 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { HOMED, run } from "./harness/binary.ts";
 import { RISK_CLASSES } from "../src/protocol/agent.ts";
 import { BUILTIN_PLUGINS } from "../src/generated/builtin-plugins.ts";
+import { MEMORY_SEARCH_TOOL } from "../src/agent/memory-tool.ts";
+import { AGENT_SPAWN_TOOL } from "../src/agent/agent-spawn.ts";
 
 describe("homed tools list", () => {
   test("lists every built-in tool once, with its plugin and a risk class, without a daemon", async () => {
@@ -22,6 +24,12 @@ describe("homed tools list", () => {
     const text = await run([HOMED, "tools", "list"]);
     expect(text.stdout).toContain("memory_search");
     expect(text.stdout).toContain(`${list.length} tools`);
+  });
+
+  test("every built-in tool is described in ASCII, so request bodies stay on JSON.stringify's Latin-1 path", () => {
+    // One character beyond Latin-1 after a long context made stringifying a request 3 ms slower.
+    const defs = [...BUILTIN_PLUGINS.flatMap((m) => m.tools), MEMORY_SEARCH_TOOL, AGENT_SPAWN_TOOL];
+    for (const d of defs) expect([d.name, /^[\x00-\x7f]*$/.test(JSON.stringify(d))]).toEqual([d.name, true]);
   });
 
   test("anything but list is a usage error", async () => {

@@ -10,7 +10,7 @@ const Element = v.pipe(
   v.number(),
   v.integer(),
   v.minValue(1),
-  v.description("The element's number, as the last browser_read (or open, click, type) listed it: [3] → 3."),
+  v.description("The element's number, as the last browser_read (or open, click, type) listed it: [3] is 3."),
 );
 
 const From = v.optional(
@@ -50,7 +50,7 @@ export const TOOLS = {
   browser_click: {
     name: "browser_click",
     description:
-      "Click a numbered element of the current page (a link, a button, a checkbox…) and return the page as it is " +
+      "Click a numbered element of the current page (a link, a button, a checkbox...) and return the page as it is " +
       "afterwards, its elements numbered anew.",
     input: v.strictObject({ element: Element }),
     risk: "network",

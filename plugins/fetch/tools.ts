@@ -42,7 +42,7 @@ export const TOOLS = {
           v.integer(),
           v.minValue(1),
           v.maxValue(20),
-          v.description("How many results (1–20, default 8)."),
+          v.description("How many results (1-20, default 8)."),
         ),
       ),
     }),

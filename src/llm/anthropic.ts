@@ -116,11 +116,6 @@ function anthropicBody(model: string, request: ChatRequest): Record<string, unkn
   const body: Record<string, unknown> = {
     model,
     max_tokens: request.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
-    // A turn that is one text block goes as a plain string, the form the API documents first.
-    messages: messages.map(({ role, content }) => {
-      const only = content.length === 1 ? content[0] : undefined;
-      return { role, content: only?.type === "text" ? only.text : content };
-    }),
     stream: true,
   };
   if (system.length > 0) body.system = system.join("\n\n");
@@ -128,6 +123,12 @@ function anthropicBody(model: string, request: ChatRequest): Record<string, unkn
     body.tools = request.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters }));
   }
   if (request.temperature !== undefined) body.temperature = request.temperature;
+  // Messages last (see BODY_ORDER in http.ts): the long part after the small ones.
+  // A turn that is one text block goes as a plain string, the form the API documents first.
+  body.messages = messages.map(({ role, content }) => {
+    const only = content.length === 1 ? content[0] : undefined;
+    return { role, content: only?.type === "text" ? only.text : content };
+  });
   return body;
 }
 

@@ -191,6 +191,9 @@ export async function postStream(
     res = await (settings.fetch ?? fetch)(url, {
       method: "POST",
       headers,
+      // BODY_ORDER: JavaScriptCore writes JSON as Latin-1 until it meets a character beyond it,
+      // then converts everything written so far; a 550 KB context followed by one "…" in a tool
+      // description took 3 ms instead of 1. Providers put the messages last in their bodies.
       body: JSON.stringify(body),
       signal: controller.signal,
     });

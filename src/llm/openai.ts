@@ -53,7 +53,6 @@ const Chunk = v.looseObject({
 function openAIBody(model: string, request: ChatRequest): Record<string, unknown> {
   const body: Record<string, unknown> = {
     model,
-    messages: toOpenAIMessages(request.messages),
     stream: true,
     stream_options: { include_usage: true },
   };
@@ -61,6 +60,9 @@ function openAIBody(model: string, request: ChatRequest): Record<string, unknown
   // `max_tokens`, not `max_completion_tokens`: every compatible server understands it.
   if (request.maxOutputTokens !== undefined) body.max_tokens = request.maxOutputTokens;
   if (request.temperature !== undefined) body.temperature = request.temperature;
+  // Messages last (see BODY_ORDER in http.ts): the long part of the body is written after any
+  // character beyond Latin-1 the small parts hold, not before.
+  body.messages = toOpenAIMessages(request.messages);
   return body;
 }
 
