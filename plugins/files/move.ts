@@ -37,7 +37,7 @@ export function filesMove(c: Confinement, args: MoveArgs): string {
   if (!src) throw new FilesError(`${args.from} does not exist (files_list or files_glob can find what is there)`);
   const to = c.entry(args.to, true);
   if (to.real === from.real) throw new FilesError(`${args.from} and ${args.to} are the same place`);
-  if (src.isDirectory() && (to.real + "/").startsWith(`${from.real}/`))
+  if (src.isDirectory() && `${to.real}/`.startsWith(`${from.real}/`))
     throw new FilesError(`${args.from} is a folder and ${args.to} is inside it; a folder cannot move into itself`);
   const dst = stat(to.real);
   if (dst) {

@@ -36,3 +36,18 @@ export async function shot(page: Page, name: string): Promise<string> {
   await page.screenshot({ path });
   return path;
 }
+
+/** Point the daemon behind `page` at an OpenAI-compatible provider through the UI's own API; the HTTP status. */
+export async function setProviderInPage(page: Page, baseURL: string, model = "m"): Promise<number> {
+  return await page.evaluate(
+    async ([base, name]) =>
+      (
+        await fetch("/api/provider", {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-homed": "1" },
+          body: JSON.stringify({ provider: "openai", baseURL: base, model: name }),
+        })
+      ).status,
+    [baseURL, model] as const,
+  );
+}

@@ -9,7 +9,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { tempDir } from "../harness/binary.ts";
-import { launchBrowser, openPage, shot } from "../harness/browser.ts";
+import { launchBrowser, openPage, shot, setProviderInPage } from "../harness/browser.ts";
 import { startDaemon, webUrlOf } from "../harness/daemon.ts";
 import { startFakeLlm } from "../harness/fake-llm.ts";
 import { poll } from "../harness/poll.ts";
@@ -36,17 +36,7 @@ describe("the browser in the web UI", () => {
     const url = await webUrlOf(d);
     const { page, errors } = await openPage(browser, url);
     try {
-      const status = await page.evaluate(
-        async (base) =>
-          (
-            await fetch("/api/provider", {
-              method: "POST",
-              headers: { "content-type": "application/json", "x-homed": "1" },
-              body: JSON.stringify({ provider: "openai", baseURL: base, model: "m" }),
-            })
-          ).status,
-        llm.url,
-      );
+      const status = await setProviderInPage(page, llm.url);
       expect(status).toBe(200);
       await page.goto(`${url}#/chat/browse`);
       await page.waitForSelector("#prompt");

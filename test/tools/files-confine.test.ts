@@ -20,7 +20,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { Confinement, FilesError } from "../../plugins/files/confine.ts";
+import { Confinement } from "../../plugins/files/confine.ts";
 import { filesEdit } from "../../plugins/files/edit.ts";
 import { filesGrep } from "../../plugins/files/grep.ts";
 import { filesList } from "../../plugins/files/list.ts";
@@ -28,6 +28,7 @@ import { filesRead } from "../../plugins/files/read.ts";
 import { filesWrite } from "../../plugins/files/write.ts";
 import { filesGlob } from "../../plugins/files/glob.ts";
 import { tempDir } from "../harness/binary.ts";
+import { refusal } from "./files-refusal.ts";
 
 let dir: ReturnType<typeof tempDir>;
 let data: string;
@@ -48,17 +49,6 @@ beforeEach(() => {
   c = new Confinement(["workspace"], data);
 });
 afterEach(() => dir[Symbol.dispose]());
-
-/** The FilesError message `fn` throws (fails the test if it does not throw one). */
-async function refusal(fn: () => unknown): Promise<string> {
-  try {
-    await fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(FilesError);
-    return (err as Error).message;
-  }
-  throw new Error("expected a refusal, got success");
-}
 
 describe("roots", () => {
   test("the default root DATA/workspace is made (0700) on first use, not before", () => {

@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Confinement, FilesError } from "../../plugins/files/confine.ts";
+import { Confinement } from "../../plugins/files/confine.ts";
 import { filesEdit } from "../../plugins/files/edit.ts";
 import { filesGlob } from "../../plugins/files/glob.ts";
 import { filesGrep, GREP_FILE_TIME_MS } from "../../plugins/files/grep.ts";
@@ -15,6 +15,7 @@ import { filesList, LIST_MAX } from "../../plugins/files/list.ts";
 import { filesRead } from "../../plugins/files/read.ts";
 import { filesWrite } from "../../plugins/files/write.ts";
 import { tempDir } from "../harness/binary.ts";
+import { refusal } from "./files-refusal.ts";
 
 let dir: ReturnType<typeof tempDir>;
 let ws: string;
@@ -26,16 +27,6 @@ beforeEach(() => {
   ws = c.workspace().real;
 });
 afterEach(() => dir[Symbol.dispose]());
-
-async function refusal(fn: () => unknown): Promise<string> {
-  try {
-    await fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(FilesError);
-    return (err as Error).message;
-  }
-  throw new Error("expected a refusal, got success");
-}
 
 const lines = (n: number, f = (i: number) => `line ${i}`) =>
   `${Array.from({ length: n }, (_, i) => f(i + 1)).join("\n")}\n`;

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
 import { tempDir } from "../harness/binary.ts";
-import { launchBrowser, openPage, shot } from "../harness/browser.ts";
+import { launchBrowser, openPage, shot, setProviderInPage } from "../harness/browser.ts";
 import { startDaemon, webUrlOf } from "../harness/daemon.ts";
 import { startFakeLlm } from "../harness/fake-llm.ts";
 import { installBunPlugin } from "../harness/plugins.ts";
@@ -46,17 +46,7 @@ describe("tool-result images in the web UI", () => {
     const url = await webUrlOf(d);
     const { page, errors } = await openPage(browser, url);
     try {
-      const status = await page.evaluate(
-        async (base) =>
-          (
-            await fetch("/api/provider", {
-              method: "POST",
-              headers: { "content-type": "application/json", "x-homed": "1" },
-              body: JSON.stringify({ provider: "openai", baseURL: base, model: "m" }),
-            })
-          ).status,
-        llm.url,
-      );
+      const status = await setProviderInPage(page, llm.url);
       expect(status).toBe(200);
       await page.goto(`${url}#/chat/pictures`);
       await page.waitForSelector("#prompt");

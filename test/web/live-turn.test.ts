@@ -11,7 +11,7 @@ import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { tempDir } from "../harness/binary.ts";
 import { startDaemon, webUrlOf } from "../harness/daemon.ts";
-import { launchBrowser, shot } from "../harness/browser.ts";
+import { launchBrowser, shot, setProviderInPage } from "../harness/browser.ts";
 import { openUiRig } from "../harness/ui-rig.ts";
 import { poll } from "../harness/poll.ts";
 
@@ -26,17 +26,7 @@ afterAll(async () => {
 /** A daemon with the agent fixture plugin, a fake LLM configured as its provider, and a page. */
 async function openUi() {
   const ui = await openUiRig(browser, { pluginArgs: ["--process-tool"] });
-  const status = await ui.page.evaluate(
-    async (base) =>
-      (
-        await fetch("/api/provider", {
-          method: "POST",
-          headers: { "content-type": "application/json", "x-homed": "1" },
-          body: JSON.stringify({ provider: "openai", baseURL: base, model: "m" }),
-        })
-      ).status,
-    ui.llm.url,
-  );
+  const status = await setProviderInPage(ui.page, ui.llm.url);
   expect(status).toBe(200);
   return ui;
 }

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser } from "playwright-core";
-import { launchBrowser, shot } from "../harness/browser.ts";
+import { launchBrowser, shot, setProviderInPage } from "../harness/browser.ts";
 import { openUiRig } from "../harness/ui-rig.ts";
 
 let browser: Browser;
@@ -97,17 +97,7 @@ describe("web UI", () => {
   test("the plugins page shows a killed plugin restarting, and the memory page what the model was sent", async () => {
     await using ui = await openUi();
     const { llm, url, page, errors } = ui;
-    await page.evaluate(
-      async (base) =>
-        (
-          await fetch("/api/provider", {
-            method: "POST",
-            headers: { "content-type": "application/json", "x-homed": "1" },
-            body: JSON.stringify({ provider: "openai", baseURL: base, model: "m" }),
-          })
-        ).status,
-      llm.url,
-    );
+    await setProviderInPage(page, llm.url);
     await page.goto(`${url}#/plugins`);
     await page.waitForSelector('tr[data-plugin="agent"] .state.ready');
     const pid = Number(await page.textContent('tr[data-plugin="agent"] td:nth-child(3)'));
