@@ -207,14 +207,25 @@ async function fuzzRpc(d: BenchDaemon, r: Rand, total: number): Promise<number> 
     // read and handled every frame before it.
     const endId = `fuzz-end-${c}`;
     const answered = new Promise<void>((res) => {
-      let tail = "";
+      // The id opens the reply, and a status reply runs to many KiB (every tool is listed): look
+      // in each chunk plus just enough of the one before for the marker to straddle them.
+      const marker = `"id":"${endId}"`;
+      let carry = "";
       sock.on("data", (d: Buffer) => {
-        tail = (tail + d.toString("latin1")).slice(-4096);
-        if (tail.includes(`"id":"${endId}"`)) res();
+        const seen = carry + d.toString("latin1");
+        if (seen.includes(marker)) res();
+        carry = seen.slice(-(marker.length - 1));
       });
     });
     sock.write(`${JSON.stringify({ jsonrpc: "2.0", id: endId, method: "status" })}\n`);
-    await answered;
+    // A campaign that hangs says so instead of waiting forever.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      answered,
+      new Promise<never>((_, rej) => {
+        timer = setTimeout(() => rej(new Error(`connection ${c}: no reply to its closing status in 60 s`)), 60_000);
+      }),
+    ]).finally(() => clearTimeout(timer));
     sock.write('{"jsonrpc":"2.0","id":1,"method":"sta');
     sent += 2;
     sock.destroy();
