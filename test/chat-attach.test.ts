@@ -8,43 +8,10 @@ import { HOMED, tempDir } from "./harness/binary.ts";
 import { startAgentRig } from "./harness/agent-daemon.ts";
 import { webUrlOf } from "./harness/daemon.ts";
 import { poll } from "./harness/poll.ts";
+import { webTurn } from "./harness/web-turn.ts";
 import { startTmux } from "./harness/tmux.ts";
 
 const TERM_ENV = { TERM: "xterm-256color", LANG: "C.UTF-8" };
-
-/** A web turn started over the UI's own API; its SSE events gathered as they come. */
-async function webTurn(url: string, conv: string, text: string) {
-  const res = await fetch(`${url}api/chat`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "x-homed": "1" },
-    body: JSON.stringify({ conv, text }),
-  });
-  expect(res.status).toBe(200);
-  const events: Record<string, unknown>[] = [];
-  const done = (async () => {
-    const dec = new TextDecoder();
-    let buf = "";
-    for await (const chunk of res.body as ReadableStream<Uint8Array>) {
-      buf += dec.decode(chunk, { stream: true });
-      for (let i = buf.indexOf("\n\n"); i >= 0; i = buf.indexOf("\n\n")) {
-        const frame = buf.slice(0, i);
-        buf = buf.slice(i + 2);
-        const data = frame
-          .split("\n")
-          .filter((l) => l.startsWith("data:"))
-          .map((l) => l.slice(5).trim())
-          .join("\n");
-        if (data) events.push(JSON.parse(data) as Record<string, unknown>);
-      }
-    }
-  })();
-  const stream = await poll(
-    async () => events.find((e) => e.type === "stream")?.stream as string | undefined,
-    (s) => typeof s === "string",
-    { timeoutMs: 10_000, intervalMs: 20, what: "the web turn's stream id" },
-  );
-  return { events, done, stream: stream as string };
-}
 
 describe("homed chat re-attaches to a web turn", () => {
   test("shows the reply so far, answers the open approval, and the web is told", async () => {

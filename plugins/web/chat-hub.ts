@@ -18,7 +18,7 @@ import type { Plugin } from "../sdk/index.ts";
 export interface ChatListener {
   event(e: Record<string, unknown>): void;
   /** Absent: nobody can be asked, and the kernel is told so (what needs approval is denied by policy). */
-  approval?(q: { tool: string; arguments: unknown; callId: string }): void;
+  approval?(q: { tool: string; arguments: unknown; callId: string; note?: string }): void;
 }
 
 interface Stream {
@@ -45,7 +45,8 @@ export class ChatHub {
       if (!s || !ask) return { approved: false };
       return new Promise((resolve) => {
         s.pending.set(p.output.callId, (approved) => resolve({ approved }));
-        ask({ tool: p.output.tool, arguments: p.output.arguments, callId: p.output.callId });
+        const { stream: _, ...question } = p.output;
+        ask(question);
       });
     });
   }

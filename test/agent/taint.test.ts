@@ -12,6 +12,9 @@ import { join } from "node:path";
 import { ApprovalPolicy } from "../../src/agent/approval.ts";
 import { tempDir } from "../harness/binary.ts";
 import { startAgentRig } from "../harness/agent-daemon.ts";
+import { webUrlOf } from "../harness/daemon.ts";
+import { poll } from "../harness/poll.ts";
+import { webTurn } from "../harness/web-turn.ts";
 
 const policy = (o: Partial<ConstructorParameters<typeof ApprovalPolicy>[0]> = {}) =>
   new ApprovalPolicy({ default: "ask", timeout_ms: 1000, allow: [], ask: [], deny: [], untrusted_deny: [], ...o });
@@ -71,6 +74,27 @@ describe("a tainted turn", () => {
       expect(r.exitCode).toBe(0);
       expect(r.stderr).toContain("asked although allowed: this turn has read untrusted content (from fetch_url)");
       expect(existsSync(join(dir.path, "workspace", "pwned.txt"))).toBe(false);
+      // The web UI's approval card gets the same reason with its question.
+      rig.llm.script([
+        { toolCalls: [{ name: "fetch_url", arguments: { url: `http://127.0.0.1:${site.port}/` } }] },
+        { toolCalls: [{ name: "files_write", arguments: { path: "web.txt", content: "no" } }] },
+        { text: "asked" },
+      ]);
+      const web = await webTurn(await webUrlOf(rig.daemon), "web-page", "summarise it");
+      const question = await poll(
+        async () => web.events.find((e) => e.type === "approval"),
+        (e) => e !== undefined,
+        { timeoutMs: 20_000, intervalMs: 50, what: "the web turn's approval question" },
+      );
+      expect(question).toMatchObject({ tool: "files_write", note: expect.stringContaining("(from fetch_url)") });
+      await fetch(`${await webUrlOf(rig.daemon)}api/approve`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-homed": "1" },
+        body: JSON.stringify({ stream: web.stream, callId: (question as { callId: string }).callId, approved: false }),
+      });
+      await web.done;
+      expect(existsSync(join(dir.path, "workspace", "web.txt"))).toBe(false);
+
       // In the log the page's text is an untrusted event, the person's own turn is not.
       const db = new Database(join(dir.path, "homed.db"), { readonly: true });
       const rows = db
