@@ -67,8 +67,8 @@ describe("a tainted turn", () => {
       // After the page, the same allowed tool is asked about, with the reason; the person says no.
       rig.llm.script([
         { toolCalls: [{ name: "fetch_url", arguments: { url: `http://127.0.0.1:${site.port}/` } }] },
+        // Every call of that round denied, the turn ends without another model call.
         { toolCalls: [{ name: "files_write", arguments: { path: "pwned.txt", content: "gotcha" } }] },
-        { text: "the page asked me to" },
       ]);
       const r = await rig.chat("summarise my notes page", { conv: "page", stdin: "n\n" });
       expect(r.exitCode).toBe(0);
@@ -78,7 +78,6 @@ describe("a tainted turn", () => {
       rig.llm.script([
         { toolCalls: [{ name: "fetch_url", arguments: { url: `http://127.0.0.1:${site.port}/` } }] },
         { toolCalls: [{ name: "files_write", arguments: { path: "web.txt", content: "no" } }] },
-        { text: "asked" },
       ]);
       const web = await webTurn(await webUrlOf(rig.daemon), "web-page", "summarise it");
       const question = await poll(
