@@ -62,12 +62,18 @@ const barHooks = {
   menu: () => openSide(true),
 };
 
+/** Bumped by each route(): a render that another has overtaken while it waited stops there. */
+let routeGen = 0;
+
 async function route(): Promise<void> {
+  const gen = ++routeGen;
+  const stale = () => gen !== routeGen;
   stopPage?.();
   stopPage = null;
   openSide(false);
   clear(main);
   const session = await api<{ exposed: boolean; authenticated: boolean }>("/api/session");
+  if (stale()) return;
   if (!session.authenticated) {
     side.hidden = true;
     main.append(loginView(session.exposed, () => void route()));
@@ -75,6 +81,7 @@ async function route(): Promise<void> {
   }
   side.hidden = false;
   const provider = await api<Provider>("/api/provider");
+  if (stale()) return;
   const menu = () => openSide(true);
   if (!provider.configured && location.hash !== "#/settings") {
     void renderSide();
@@ -86,15 +93,18 @@ async function route(): Promise<void> {
   }
   const hash = location.hash;
   const convs = await api<Conversation[]>("/api/conversations").catch(() => []);
+  if (stale()) return;
   if (hash === "#/plugins") {
     const p = pluginsView();
     stopPage = p.stop;
     main.append(pageBar("Plugins", menu), p.el);
   } else if (hash === "#/settings") {
+    const settings = await settingsView().catch((err: Error) => h("div", { class: "notice error" }, err.message));
+    if (stale()) return;
     main.append(
       pageBar("Settings", menu),
       providerView(provider, false, () => void renderSide()),
-      await settingsView().catch((err: Error) => h("div", { class: "notice error" }, err.message)),
+      settings,
     );
   } else if (hash.startsWith("#/memory/")) {
     main.append(pageBar("Memory", menu), memoryView(currentConv()));
@@ -107,6 +117,7 @@ async function route(): Promise<void> {
     const pane = new ChatPane(conv, () => void refreshAfterTurn(conv, bar));
     main.append(bar, pane.el);
     await pane.load();
+    if (stale()) return;
   }
   await renderSide(convs);
 }
