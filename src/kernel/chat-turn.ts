@@ -26,6 +26,13 @@ export interface ChatRoute {
   approve?: (q: ApprovalQuestion) => PeerFrame;
 }
 
+/** Ask a peer to approve a tool call; anything but a well-formed yes in time is a no. */
+export async function askPeer(k: KernelServices, peer: Pick<ChatPeer, "request">, f: PeerFrame): Promise<boolean> {
+  const raw = await peer.request(f.method, f.params, { timeoutMs: k.config.approval.timeout_ms });
+  const r = v.safeParse(ChatApproveResult, raw);
+  return r.success && r.output.approved;
+}
+
 /**
  * Run `input` as a turn for `peer` and return its result with the conversation's usage.
  * `cancel` lets the caller abort the turn as well (a `chat/cancel`).
@@ -43,15 +50,7 @@ export async function runChatTurn(
     const f = route.event(e);
     peer.notify(f.method, f.params);
   };
-  const ask = approve
-    ? async (q: ApprovalQuestion) => {
-        const f = approve(q);
-        const raw = await peer.request(f.method, f.params, { timeoutMs: k.config.approval.timeout_ms });
-        // Anything but a well-formed yes is a no.
-        const r = v.safeParse(ChatApproveResult, raw);
-        return r.success && r.output.approved;
-      }
-    : undefined;
+  const ask = approve ? (q: ApprovalQuestion) => askPeer(k, peer, approve(q)) : undefined;
   // Registered when the turn starts running (its first event), not while it waits in the
   // conversation's queue behind another: a client attaching then sees the turn that streams.
   let live: ReturnType<LiveChats["begin"]> | null = null;

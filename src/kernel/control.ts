@@ -3,9 +3,7 @@
  * handler checks its params with the schema from src/protocol/control.ts (parseParams); a bad
  * call is an InvalidParams error to the caller, never a throw into the daemon.
  */
-import * as v from "valibot";
 import {
-  ChatApproveResult,
   ChatAttachParams,
   ChatCancelParams,
   ChatSendParams,
@@ -22,7 +20,7 @@ import type { RequestContext, RequestHandler, RpcPeer } from "../ipc/rpc-peer.ts
 import { RpcError } from "../protocol/errors.ts";
 import { RpcErrorCode } from "../protocol/jsonrpc.ts";
 import { parseParams } from "../protocol/parse-params.ts";
-import { runChatTurn } from "./chat-turn.ts";
+import { askPeer, runChatTurn } from "./chat-turn.ts";
 import type { LiveEvent } from "./live-chats.ts";
 import type { ApprovalQuestion } from "../agent/tool-executor.ts";
 import { checkModel } from "./check-model.ts";
@@ -78,11 +76,7 @@ export function controlMethods(k: KernelServices): ControlMethods {
       const { conv } = parseParams(ChatAttachParams, params);
       const w = {
         event: (event: LiveEvent) => ctx.peer.notify(ControlMethod.ChatEvent, { event }),
-        ask: async (q: ApprovalQuestion) => {
-          const raw = await ctx.peer.request(ControlMethod.ChatApprove, q, { timeoutMs: k.config.approval.timeout_ms });
-          const r = v.safeParse(ChatApproveResult, raw);
-          return r.success && r.output.approved;
-        },
+        ask: (q: ApprovalQuestion) => askPeer(k, ctx.peer, { method: ControlMethod.ChatApprove, params: q }),
       };
       const a = k.live.attach(conv, w);
       if (!a.live) return null;
