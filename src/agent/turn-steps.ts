@@ -61,7 +61,7 @@ export function beginTurn(d: TurnDeps, input: TurnInput, sink: TurnSink, signal:
     depth: input.subAgent?.depth ?? 0,
     tainted: null,
   };
-  d.store.beginTurn(s.turn, s.conv, s.channel);
+  d.store.beginTurn(s.turn, s.conv, s.channel, Date.now(), input.scene);
   sink.event({ type: "turn-start", turn: s.turn, conv: s.conv });
   if (input.text)
     append(s, eventOf("user-message", { turn: s.turn, text: input.text, channel: s.channel }), "user", input.text);

@@ -63,6 +63,8 @@ export interface TurnInput {
   channel: string;
   text: string;
   untrusted?: boolean;
+  /** The scene key the channel declared (src/protocol/channel.ts SceneKey). */
+  scene?: string;
   origin?: ExecutionOrigin;
   /**
    * The conversation as a stateless client keeps it (the /v1 API), before the new input. Given,

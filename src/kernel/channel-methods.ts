@@ -109,6 +109,7 @@ export function channelMethods(k: KernelServices): Record<string, (params: unkno
             channel: p.channel,
             text: p.text,
             untrusted: p.untrusted,
+            scene: p.scene,
             history: p.history,
             toolResults: p.toolResults,
             clientTools: p.clientTools,

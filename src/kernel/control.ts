@@ -60,7 +60,7 @@ export function controlMethods(k: KernelServices): ControlMethods {
         return await runChatTurn(
           k,
           ctx.peer,
-          { conv: p.conv, channel: p.channel, text: p.text, untrusted: p.untrusted },
+          { conv: p.conv, channel: p.channel, text: p.text, untrusted: p.untrusted, scene: p.scene },
           {
             event: (event) => ({ method: ControlMethod.ChatEvent, params: { event } }),
             approve: (q) => ({ method: ControlMethod.ChatApprove, params: q }),

@@ -34,6 +34,17 @@ export const ChannelMethod = {
 const ConvId = v.pipe(v.string(), v.minLength(1), v.maxLength(200));
 
 /**
+ * Where a conversation happens, as the channel names it for the scenes that cluster recurring
+ * situations (DESIGN §6): `chan:<channel>/peer:<who>`, e.g. `chan:qq/peer:group_123`,
+ * `chan:acp/peer:zed`. Recorded on the conversation at its first turn.
+ */
+export const SceneKey = v.pipe(
+  v.string(),
+  v.maxLength(200),
+  v.regex(/^chan:[a-z0-9_-]{1,32}\/peer:[^\s/]{1,160}$/, "a scene key is chan:<channel>/peer:<who>"),
+);
+
+/**
  * Conversations whose id starts with this are one-offs (an API request that names no
  * conversation): logged like any other, left out of the conversation list.
  */
@@ -73,6 +84,7 @@ export const ChannelChatParams = v.strictObject({
   text: v.pipe(v.string(), v.maxLength(1_000_000)),
   channel: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(64)), "web"),
   untrusted: v.optional(v.boolean(), false),
+  scene: v.optional(SceneKey),
   /**
    * Whether a person on this stream can answer `chat/approve`. false (the /v1 API, scripts):
    * the kernel never asks, and what would need approval is denied by policy.
@@ -161,6 +173,8 @@ export const ConversationSummary = v.object({
   title: v.string(),
   /** The model chosen for this conversation; null: the configured one. */
   model: v.optional(v.nullable(v.string()), null),
+  /** The scene key its channel declared ("" when none). */
+  scene: v.optional(v.string(), ""),
 });
 export type ConversationSummary = v.InferOutput<typeof ConversationSummary>;
 

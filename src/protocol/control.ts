@@ -5,6 +5,7 @@
  */
 import * as v from "valibot";
 import { PluginList, RestartParams } from "./plugin.ts";
+import { SceneKey } from "./channel.ts";
 
 export const StatusParams = v.optional(v.strictObject({}));
 
@@ -107,6 +108,7 @@ export const ChatSendParams = v.strictObject({
   channel: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(64)), "cli"),
   /** The message comes from an untrusted source (a bridge relaying a group chat, say). */
   untrusted: v.optional(v.boolean(), false),
+  scene: v.optional(SceneKey),
 });
 
 export const TurnResultSchema = v.object({

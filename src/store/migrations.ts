@@ -146,6 +146,15 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE conversations ADD COLUMN model TEXT;
     `,
   },
+  {
+    version: 8,
+    name: "a scene key per conversation",
+    sql: `
+      -- Where the conversation happens as its channel names it (chan:qq/peer:group_1), set by
+      -- its first turn; '' when the channel declared none.
+      ALTER TABLE conversations ADD COLUMN scene TEXT NOT NULL DEFAULT '';
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -64,6 +64,8 @@ export interface ConversationRow {
   title: string;
   /** The model chosen for this conversation; null: the configured one. */
   model: string | null;
+  /** The scene key its channel declared ("" when none). */
+  scene: string;
 }
 
 /** A title made from a first message: one line, at most this many characters (no model call). */
@@ -200,12 +202,16 @@ export class Store {
       .map(fromRow);
   }
 
-  /** Record that a turn started (creating the conversation on its first turn). */
-  beginTurn(turn: string, conv: string, channel: string, now = Date.now()): void {
+  /**
+   * Record that a turn started (creating the conversation on its first turn). A scene key is
+   * kept from the first turn that declares one.
+   */
+  beginTurn(turn: string, conv: string, channel: string, now = Date.now(), scene = ""): void {
     this.db.transaction(() => {
       this.db
         .query("INSERT OR IGNORE INTO conversations (id, channel, created_at, updated_at) VALUES (?, ?, ?, ?)")
         .run(conv, channel, now, now);
+      if (scene) this.db.query("UPDATE conversations SET scene = ? WHERE id = ? AND scene = ''").run(scene, conv);
       this.db.query("INSERT INTO turns (id, conv, started_at) VALUES (?, ?, ?)").run(turn, conv, now);
     })();
   }
@@ -258,6 +264,7 @@ export class Store {
           output_tokens: number;
           title: string | null;
           model: string | null;
+          scene: string;
           first: string | null;
         },
         [number]
@@ -283,6 +290,7 @@ export class Store {
         outputTokens: r.output_tokens,
         title: r.title ?? ((first && titleFrom(first)) || r.id),
         model: r.model,
+        scene: r.scene,
       };
     });
   }
