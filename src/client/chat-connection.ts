@@ -63,9 +63,12 @@ export class ChatConnection {
     return new ChatConnection(client);
   }
 
-  /** Run one turn on conversation `conv`; resolves when it ends (done, cancelled, error…). */
-  async send(text: string, conv: string): Promise<TurnResultView> {
-    const raw = await this.client.peer.request(ControlMethod.ChatSend, { text, conv }).catch(throwDaemonGone);
+  /**
+   * Run one turn on conversation `conv`; resolves when it ends (done, cancelled, error…). A
+   * channel other than the terminal names itself and its scene key (`chan:acp/peer:zed`).
+   */
+  async send(text: string, conv: string, from: { channel?: string; scene?: string } = {}): Promise<TurnResultView> {
+    const raw = await this.client.peer.request(ControlMethod.ChatSend, { text, conv, ...from }).catch(throwDaemonGone);
     const r = v.safeParse(TurnResultSchema, raw);
     if (!r.success)
       throw new HomedError("upstream", `daemon sent a malformed chat result: ${describeIssues(r.issues)}`);

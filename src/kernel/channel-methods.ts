@@ -83,6 +83,17 @@ export function transcript(
   return out;
 }
 
+/** The newest `limit` events of `conv` as a transcript, replies with their turn's usage. */
+export function conversationTranscript(k: KernelServices, conv: string, limit: number): TranscriptItem[] {
+  const events = k.store.recentConversationEvents(conv, limit);
+  const turns = new Set<string>();
+  for (const e of events) {
+    const read = e.kind === "agent-reply" ? readEventBody(e.kind, e.body) : null;
+    if (read?.kind === "agent-reply" && read.body.turn) turns.add(read.body.turn);
+  }
+  return transcript(events, k.store.turnUsage([...turns]));
+}
+
 /** The channel methods a plugin may call; `plugin` is the caller, as the supervisor knows it. */
 export function channelMethods(k: KernelServices): Record<string, (params: unknown, plugin: string) => unknown> {
   const running = new Map<string, AbortController>();
@@ -138,13 +149,7 @@ export function channelMethods(k: KernelServices): Record<string, (params: unkno
     [ChannelMethod.ConversationsList]: () => k.store.listConversations(),
     [ChannelMethod.ConversationsMessages]: (params) => {
       const p = parseParams(ConvParams, params);
-      const events = k.store.recentConversationEvents(p.conv, p.limit);
-      const turns = new Set<string>();
-      for (const e of events) {
-        const read = e.kind === "agent-reply" ? readEventBody(e.kind, e.body) : null;
-        if (read?.kind === "agent-reply" && read.body.turn) turns.add(read.body.turn);
-      }
-      return transcript(events, k.store.turnUsage([...turns]));
+      return conversationTranscript(k, p.conv, p.limit);
     },
     // Renaming and forgetting change what the person sees of their memory: built-in plugins only.
     [ChannelMethod.ConversationsRename]: (params, plugin) => {

@@ -163,6 +163,15 @@ export const MemoryPeekResult = v.object({
   candidates: v.array(v.object({ id: v.number(), score: v.number(), kind: v.string(), preview: v.string() })),
 });
 
+/** A conversation as a person reads it (the web UI's conversations/messages), newest `limit` events. */
+export const ConversationMessagesParams = v.strictObject({
+  conv: v.pipe(v.string(), v.minLength(1), v.maxLength(200)),
+  limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(5000)), 500),
+});
+
+/** Add one tool to approval.allow, as the web UI's "always allow" does (the control socket is the owner's). */
+export const ApprovalAllowToolResult = v.object({ allowed: v.array(v.string()) });
+
 /** Method names, so a typo is a compile error on both sides. */
 export const ControlMethod = {
   Status: "status",
@@ -175,6 +184,8 @@ export const ControlMethod = {
   ChatCancel: "chat.cancel",
   ChatAttach: "chat.attach",
   MemoryPeek: "memory.peek",
+  ConversationMessages: "conversation.messages",
+  ApprovalAllowTool: "approval.allow-tool",
   /** daemon → client notifications and requests while a chat.send is running */
   ChatEvent: "chat.event",
   ChatApprove: "chat.approve",
