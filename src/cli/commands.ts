@@ -371,6 +371,17 @@ export const tools: Subcommand = {
   },
 };
 
+export const acp: Subcommand = {
+  name: "acp",
+  summary: "speak the Agent Client Protocol on stdin/stdout for an editor (Zed…), bridged to the running daemon",
+  flags: [DATA_FLAG],
+  async run(values, rest) {
+    noArgs("acp", rest);
+    const { runAcp } = await import("./acp.ts");
+    return await runAcp(resolveDataDir(values));
+  },
+};
+
 /** Internal: run a built-in plugin (the kernel starts these; a person never needs to). */
 export const plugin: Subcommand = {
   name: "plugin",
@@ -393,6 +404,7 @@ export const SUBCOMMANDS: readonly Subcommand[] = [
   initconfig,
   status,
   chat,
+  acp,
   provider,
   recall,
   models,
