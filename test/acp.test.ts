@@ -10,7 +10,7 @@ import * as acp from "@agentclientprotocol/sdk";
 import { HOMED, tempDir } from "./harness/binary.ts";
 import { startAgentRig, type AgentRig } from "./harness/agent-daemon.ts";
 import { frameProblems, startAcp, type AcpRig } from "./harness/acp-client.ts";
-import { webUrlOf } from "./harness/daemon.ts";
+import { startDaemon, webUrlOf } from "./harness/daemon.ts";
 import { poll } from "./harness/poll.ts";
 
 const INIT: acp.InitializeRequest = {
@@ -212,6 +212,33 @@ describe("homed acp bridges an editor to the daemon", () => {
     expect(r.problems()).toEqual([]);
   }, 60_000);
 
+  test("session/cancel while the editor is asking: it answers cancelled, the tool does not run, the prompt is cancelled", async () => {
+    const { r, sessionId } = await started(rig.data);
+    await using _ = r;
+    const ran = () => rig.seen().filter((s) => s.tool === "shell_exec").length;
+    const before = ran();
+    rig.llm.script([{ toolCalls: [{ name: "shell_exec", arguments: { cmd: "make deploy" } }] }]);
+    let release = () => {};
+    r.answer = () =>
+      new Promise((resolve) => {
+        release = () => resolve({ outcome: { outcome: "cancelled" } });
+      });
+    const prompt = r.agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "deploy it" }],
+    });
+    await poll(
+      () => r.asked.length,
+      (n) => n === 1,
+      { what: "the permission question" },
+    );
+    await r.agent.notify(acp.methods.agent.session.cancel, { sessionId });
+    release();
+    expect((await prompt).stopReason).toBe("cancelled");
+    expect(ran()).toBe(before);
+    expect(r.problems()).toEqual([]);
+  }, 60_000);
+
   test('"allow always" is kept like the web UI\'s: the tool joins approval.allow and is not asked again', async () => {
     const { r, sessionId } = await started(rig.data);
     await using _ = r;
@@ -286,3 +313,35 @@ test('with no daemon, initialize answers and session/new fails with "homed is no
   expect(await r.close()).toBe(0);
   expect(r.lines.length).toBe(2);
 }, 30_000);
+
+test("-data ~/DIR is the home directory's DIR: editors start agents without a shell", async () => {
+  using home = tempDir();
+  await using r = startAcp("~/ha", { home: home.path });
+  await r.agent.request(acp.methods.agent.initialize, INIT);
+  const s = r.agent.request(acp.methods.agent.session.new, { cwd: "/tmp", mcpServers: [] });
+  expect(s).rejects.toMatchObject({ message: `homed is not running on ${join(home.path, "ha")}` });
+  await s.catch(() => {});
+}, 30_000);
+
+test("a daemon restart between prompts: the prompt while it is down fails with the message, the next one reconnects", async () => {
+  using dir = tempDir();
+  await using rig = await startAgentRig(dir.path, { plugin: false });
+  const { r, sessionId } = await started(rig.data);
+  await using _ = r;
+  rig.llm.script([{ text: "First." }]);
+  const ask = (text: string) =>
+    r.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text }] });
+  expect((await ask("one")).stopReason).toBe("end_turn");
+
+  await rig.daemon.stop();
+  const down = ask("two");
+  expect(down).rejects.toMatchObject({ message: `homed is not running on ${rig.data}` });
+  await down.catch(() => {});
+
+  await using again = await startDaemon(rig.data);
+  rig.llm.script([{ text: "Back again." }]);
+  expect((await ask("three")).stopReason).toBe("end_turn");
+  expect(chunks(r, sessionId).join("")).toContain("Back again.");
+  expect(again.stderr()).not.toContain("level=error");
+  expect(r.problems()).toEqual([]);
+}, 60_000);

@@ -181,7 +181,8 @@ export class AcpBridge {
 
   /** A control-socket connection for session `s`: its turn events and approval questions go to the editor. */
   private async connect(s: AcpSession): Promise<ChatConnection> {
-    if (s.conn) return s.conn;
+    // A daemon that restarted since the last prompt is connected to again, not reported gone.
+    if (s.conn && !s.conn.closed) return s.conn;
     try {
       s.conn = await ChatConnection.open(this.socketPath, {
         event: (e) => {

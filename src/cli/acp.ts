@@ -6,6 +6,8 @@
  * the editor closes stdin.
  */
 import * as v from "valibot";
+import { homedir } from "node:os";
+import { join } from "node:path";
 import { Frame, JSONRPC_VERSION } from "../protocol/jsonrpc.ts";
 import { formatLogLine } from "../protocol/logfmt.ts";
 import { LineDecoder } from "../ipc/line-decoder.ts";
@@ -23,8 +25,17 @@ export interface AcpStdio {
   log: AcpLog;
 }
 
+/**
+ * The data dir as an editor's settings name it: editors start agents without a shell, so a
+ * leading `~/` (as in `-data ~/ha`) is expanded here.
+ */
+export function editorDataDir(dir: string): string {
+  return dir === "~" || dir.startsWith("~/") ? join(homedir(), dir.slice(2)) : dir;
+}
+
 /** Serve ACP on `io` for the daemon on `dataDir` until the input ends; resolves with the exit status. */
-export async function runAcp(dataDir: string, io: AcpStdio = processStdio()): Promise<number> {
+export async function runAcp(given: string, io: AcpStdio = processStdio()): Promise<number> {
+  const dataDir = editorDataDir(given);
   const bridge = new AcpBridge(dataDir, dataPaths(dataDir).socket, io.log);
   /** Requests still being answered: at the end of input they are answered before the bridge stops. */
   const inFlight = new Set<Promise<unknown>>();

@@ -98,6 +98,11 @@ export class ChatConnection {
     return r.output.cancelled;
   }
 
+  /** The daemon hung up (it stopped or restarted) or close() was called. */
+  get closed(): boolean {
+    return this.client.peer.isClosed;
+  }
+
   close(): void {
     this.client.close();
   }

@@ -78,7 +78,9 @@ function lineTap(onLine: (line: string) => void): TransformStream<Uint8Array, Ui
   });
 }
 
-export type PermissionAnswer = (p: acp.RequestPermissionRequest) => acp.RequestPermissionResponse;
+export type PermissionAnswer = (
+  p: acp.RequestPermissionRequest,
+) => acp.RequestPermissionResponse | Promise<acp.RequestPermissionResponse>;
 
 export interface AcpRig {
   proc: Subprocess<"pipe", "pipe", "pipe">;
@@ -101,9 +103,9 @@ export interface AcpRig {
 }
 
 /** Start `homed acp -data DIR` with the SDK's client on its stdio. */
-export function startAcp(data: string): AcpRig {
+export function startAcp(data: string, opts: { home?: string } = {}): AcpRig {
   const proc = Bun.spawn([HOMED, "acp", "-data", data], {
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/root" },
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: opts.home ?? process.env.HOME ?? "/root" },
     stdin: "pipe",
     stdout: "pipe",
     stderr: "pipe",
