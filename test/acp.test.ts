@@ -16,7 +16,7 @@ import { poll } from "./harness/poll.ts";
 const INIT: acp.InitializeRequest = {
   protocolVersion: acp.PROTOCOL_VERSION,
   clientCapabilities: { fs: { readTextFile: false, writeTextFile: false } },
-  clientInfo: { name: "zed-test", version: "1.0.0" },
+  clientInfo: { name: "Zed Test", version: "1.0.0" },
 };
 
 const chunks = (r: AcpRig, sessionId: string, kind = "agent_message_chunk") =>
@@ -139,30 +139,26 @@ describe("homed acp bridges an editor to the daemon", () => {
     expect(r.problems()).toEqual([]);
   }, 60_000);
 
-  test("session/cancel stops the running turn: the prompt answers cancelled and the session goes on", async () => {
+  test("session/cancel stops the running turn: the prompt answers cancelled; a prompt sent right after runs next", async () => {
     const { r, sessionId } = await started(rig.data);
     await using _ = r;
     rig.llm.script([{ text: "This answer will never finish because", stall: true }]);
-    const prompt = r.agent.request(acp.methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: "text", text: "tell me a long story" }],
-    });
+    const ask = (text: string) =>
+      r.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text }] });
+    const first = ask("tell me a long story");
     await poll(
       () => chunks(r, sessionId).length,
       (n) => n > 0,
       { what: "the first chunk of the reply" },
     );
-    await r.agent.notify(acp.methods.agent.session.cancel, { sessionId });
-    expect((await prompt).stopReason).toBe("cancelled");
-    rig.llm.resume();
-
+    // As Zed does when you send while a reply runs: cancel, then the new prompt at once.
     rig.llm.script([{ text: "A short one." }]);
-    const next = await r.agent.request(acp.methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: "text", text: "a short one then" }],
-    });
-    expect(next.stopReason).toBe("end_turn");
-    expect(chunks(r, sessionId).join("")).toContain("A short one.");
+    await r.agent.notify(acp.methods.agent.session.cancel, { sessionId });
+    const second = ask("a short one then");
+    expect((await first).stopReason).toBe("cancelled");
+    expect((await second).stopReason).toBe("end_turn");
+    rig.llm.resume();
+    expect(chunks(r, sessionId).join("")).toEndWith("A short one.");
     expect(r.problems()).toEqual([]);
   }, 60_000);
 

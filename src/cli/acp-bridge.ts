@@ -43,6 +43,14 @@ interface AcpSession {
   /** The running prompt, if any: its updates, and whether session/cancel stopped it. */
   turn: { updates: TurnUpdates; cancelled: boolean } | null;
   turns: number;
+  /** The end of the last prompt asked: prompts of a session run one after another. */
+  queue: Promise<void>;
+  /** Counts session/cancel: a prompt still waiting its turn when one came is cancelled too. */
+  cancels: number;
+}
+
+function newSession(id: string): AcpSession {
+  return { id, conv: `acp:${id}`, conn: null, turn: null, turns: 0, queue: Promise.resolve(), cancels: 0 };
 }
 
 /** How long the editor may take over a permission question: the daemon's own approval timeout decides first. */
@@ -59,10 +67,11 @@ function parse<S extends v.GenericSchema>(schema: S, params: unknown): v.InferOu
   return r.output;
 }
 
-/** The editor's name as the peer of a scene key: no spaces or slashes, "editor" when it gave none. */
+/** The editor's name as the peer of a scene key: lower case, no spaces or slashes, "editor" when it gave none. */
 export function scenePeer(name: string | undefined): string {
   const p = (name ?? "")
     .trim()
+    .toLowerCase()
     .replace(/[\s/]+/g, "-")
     .slice(0, 160);
   return p || "editor";
@@ -139,6 +148,7 @@ export class AcpBridge {
   }
 
   private cancel(s: AcpSession): void {
+    s.cancels++;
     if (!s.turn || !s.conn) return;
     s.turn.cancelled = true;
     s.conn.cancel().catch((err: Error) => this.log("warn", "chat.cancel failed", { err: err.message }));
@@ -206,7 +216,7 @@ export class AcpBridge {
   private async newSession(params: unknown) {
     parse(NewSessionParams, params);
     const id = randomUUID();
-    const s: AcpSession = { id, conv: `acp:${id}`, conn: null, turn: null, turns: 0 };
+    const s = newSession(id);
     await this.connect(s);
     this.sessions.set(id, s);
     this.log("info", "session started", { session: id });
@@ -215,13 +225,7 @@ export class AcpBridge {
 
   private async loadSession(params: unknown) {
     const p = parse(LoadSessionParams, params);
-    const s = this.sessions.get(p.sessionId) ?? {
-      id: p.sessionId,
-      conv: `acp:${p.sessionId}`,
-      conn: null,
-      turn: null,
-      turns: 0,
-    };
+    const s = this.sessions.get(p.sessionId) ?? newSession(p.sessionId);
     await this.connect(s);
     const items = await callDaemon(
       this.socketPath,
@@ -247,7 +251,24 @@ export class AcpBridge {
     const s = this.session(p.sessionId);
     const text = promptText(p.prompt);
     if (!text) throw new RpcError(AcpErrorCode.InvalidParams, "the prompt is empty");
-    if (s.turn) throw new RpcError(AcpErrorCode.InvalidRequest, "a prompt is already running in this session");
+    // An editor may send the next prompt right after session/cancel, before the stopped turn
+    // has answered: it waits for that one (the daemon would queue it behind it anyway).
+    const cancels = s.cancels;
+    const before = s.queue;
+    let settled = () => {};
+    s.queue = new Promise<void>((resolve) => {
+      settled = resolve;
+    });
+    try {
+      await before;
+      if (s.cancels !== cancels) return { stopReason: "cancelled" };
+      return await this.runPrompt(s, text);
+    } finally {
+      settled();
+    }
+  }
+
+  private async runPrompt(s: AcpSession, text: string) {
     const conn = await this.connect(s);
     const turn = { updates: new TurnUpdates(`${s.id}-${++s.turns}`), cancelled: false };
     s.turn = turn;
