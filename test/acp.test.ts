@@ -264,7 +264,8 @@ describe("homed acp bridges an editor to the daemon", () => {
       "[]",
       '{"jsonrpc":"2.0","id":7,"method":"session/prompt","params":{"sessionId":"x"}}',
       '{"jsonrpc":"2.0","id":8,"method":"bogus/method"}',
-      JSON.stringify({ jsonrpc: "2.0", id: 9, method: "initialize", params: INIT }),
+      // A newer editor asks for a version homed does not speak: it is told the one homed does.
+      JSON.stringify({ jsonrpc: "2.0", id: 9, method: "initialize", params: { ...INIT, protocolVersion: 7 } }),
     ];
     sent.set("9", "initialize");
     for (const f of frames) proc.stdin.write(`${f}\n`);
@@ -294,6 +295,7 @@ describe("homed acp bridges an editor to the daemon", () => {
       [9, "ok"],
     ]);
     expect(lines.flatMap((l) => frameProblems(l, (id) => sent.get(String(id))))).toEqual([]);
+    expect(parsed.find((f) => f.id === 9)?.result).toMatchObject({ protocolVersion: 1 });
   }, 30_000);
 });
 
@@ -339,5 +341,19 @@ test("a daemon restart between prompts: the prompt while it is down fails with t
   expect((await ask("three")).stopReason).toBe("end_turn");
   expect(chunks(r, sessionId).join("")).toContain("Back again.");
   expect(again.stderr()).not.toContain("level=error");
+  expect(r.problems()).toEqual([]);
+}, 60_000);
+
+test("a daemon with no model provider: the prompt fails with the daemon's reason, as an ACP internal error", async () => {
+  using dir = tempDir();
+  await using daemon = await startDaemon(dir.path);
+  const { r, sessionId } = await started(daemon.dataDir);
+  await using _ = r;
+  const p = r.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "hi" }] });
+  expect(p).rejects.toMatchObject({ code: -32603, message: expect.stringContaining("provider") });
+  await p.catch(() => {});
+  const empty = r.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [] });
+  expect(empty).rejects.toMatchObject({ code: -32602, message: "the prompt is empty" });
+  await empty.catch(() => {});
   expect(r.problems()).toEqual([]);
 }, 60_000);

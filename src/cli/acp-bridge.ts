@@ -13,7 +13,7 @@ import * as v from "valibot";
 import { randomUUID } from "node:crypto";
 import { ApprovalAllowToolResult, ControlMethod } from "../protocol/control.ts";
 import { TranscriptItem } from "../protocol/channel.ts";
-import { HomedError, RpcError } from "../protocol/errors.ts";
+import { errorCodeOf, HomedError, RpcError } from "../protocol/errors.ts";
 import { describeIssues } from "../protocol/jsonrpc.ts";
 import type { RpcPeer } from "../ipc/rpc-peer.ts";
 import { callDaemon } from "../client/control-client.ts";
@@ -105,6 +105,22 @@ const STOP_REASONS: Record<string, string> = {
   cancelled: "cancelled",
 };
 
+const ACP_CODES: ReadonlySet<number> = new Set(Object.values(AcpErrorCode));
+
+/**
+ * An error as the editor gets it. The daemon's own codes are not ACP's (its -32000, a domain
+ * error, is ACP's "authentication required"), so anything but ACP's codes is reported as an
+ * internal error with its message; what the daemon calls invalid or missing keeps that meaning.
+ */
+export function toAcpError(err: unknown): RpcError {
+  if (err instanceof RpcError && ACP_CODES.has(err.code)) return err;
+  const code = errorCodeOf(err);
+  const message = err instanceof Error ? err.message : String(err);
+  if (code === "invalid_params") return new RpcError(AcpErrorCode.InvalidParams, message);
+  if (code === "not_found") return new RpcError(AcpErrorCode.ResourceNotFound, message);
+  return new RpcError(AcpErrorCode.InternalError, message);
+}
+
 export class AcpBridge {
   private readonly sessions = new Map<string, AcpSession>();
   private peer = "editor";
@@ -127,7 +143,16 @@ export class AcpBridge {
     this.sessions.clear();
   }
 
+  /** Answer one request of the editor; a failure is an error with a code ACP knows. */
   async request(method: string, params: unknown): Promise<unknown> {
+    try {
+      return await this.dispatch(method, params);
+    } catch (err) {
+      throw toAcpError(err);
+    }
+  }
+
+  private async dispatch(method: string, params: unknown): Promise<unknown> {
     switch (method) {
       case AcpMethod.Initialize:
         return this.initialize(params);
