@@ -28,13 +28,10 @@ import {
   InitializeParams,
   LoadSessionParams,
   NewSessionParams,
-  PermissionAnswer,
-  PermissionOptionId,
   PromptParams,
 } from "./acp-schema.ts";
-import { type AcpUpdate, replayUpdates, toolCallUpdate, TurnUpdates } from "./acp-updates.ts";
-
-export type AcpLog = (level: "info" | "warn", msg: string, fields?: Record<string, unknown>) => void;
+import { type AcpUpdate, replayUpdates, TurnUpdates } from "./acp-updates.ts";
+import { type AcpLog, askEditor } from "./acp-permission.ts";
 
 interface AcpSession {
   id: string;
@@ -53,8 +50,6 @@ function newSession(id: string): AcpSession {
   return { id, conv: `acp:${id}`, conn: null, turn: null, turns: 0, queue: Promise.resolve(), cancels: 0 };
 }
 
-/** How long the editor may take over a permission question: the daemon's own approval timeout decides first. */
-const PERMISSION_TIMEOUT_MS = 24 * 60 * 60 * 1000;
 /** How much of a conversation session/load replays. */
 const REPLAY_EVENTS = 5000;
 
@@ -322,48 +317,18 @@ export class AcpBridge {
 
   /** The daemon asks about a tool call of session `s`'s turn: the editor's person answers. */
   private async askPermission(s: AcpSession, q: ApprovalQuestion): Promise<boolean> {
-    const editor = this.editor;
     const turn = s.turn;
-    if (!editor || !turn || turn.cancelled) return false;
-    const args = JSON.stringify(q.arguments ?? {});
+    if (!this.editor || !turn || turn.cancelled) return false;
     const toolCallId = turn.updates.toolCallId(q.callId);
-    const call = toolCallUpdate(toolCallId, q.tool, args, "pending");
-    const { sessionUpdate: _, ...toolCall } = call;
-    let raw: unknown;
-    try {
-      raw = await editor.request(
-        AcpMethod.RequestPermission,
-        {
-          sessionId: s.id,
-          toolCall: q.note
-            ? { ...toolCall, content: [{ type: "content", content: { type: "text", text: q.note } }] }
-            : toolCall,
-          options: [
-            { optionId: PermissionOptionId.AllowOnce, name: "Allow once", kind: "allow_once" },
-            { optionId: PermissionOptionId.AllowAlways, name: `Always allow ${q.tool}`, kind: "allow_always" },
-            { optionId: PermissionOptionId.RejectOnce, name: "Reject", kind: "reject_once" },
-          ],
-        },
-        { timeoutMs: PERMISSION_TIMEOUT_MS },
-      );
-    } catch (err) {
-      this.log("warn", "permission request failed: denied", { tool: q.tool, err: (err as Error).message });
-      return false;
-    }
-    const a = v.safeParse(PermissionAnswer, raw);
-    if (!a.success) {
-      this.log("warn", "malformed permission answer: denied", { reason: describeIssues(a.issues) });
-      return false;
-    }
-    const o = a.output.outcome;
-    if (o.outcome !== "selected" || turn.cancelled) return false;
-    if (o.optionId === PermissionOptionId.AllowAlways) {
+    const answer = await askEditor(this.editor, s.id, toolCallId, q, this.log);
+    // An answer that comes after session/cancel is moot: the turn is stopping.
+    if (answer === "reject" || turn.cancelled) return false;
+    if (answer === "always") {
       await callDaemon(this.socketPath, ControlMethod.ApprovalAllowTool, { tool: q.tool }, ApprovalAllowToolResult)
         .then(() => this.log("info", "tool always allowed", { tool: q.tool }))
         .catch((err: Error) => this.log("warn", "could not save allow-always", { tool: q.tool, err: err.message }));
     }
-    const approved = o.optionId === PermissionOptionId.AllowOnce || o.optionId === PermissionOptionId.AllowAlways;
-    if (approved) this.update(s.id, { sessionUpdate: "tool_call_update", toolCallId, status: "in_progress" });
-    return approved;
+    this.update(s.id, { sessionUpdate: "tool_call_update", toolCallId, status: "in_progress" });
+    return true;
   }
 }

@@ -13,7 +13,8 @@ import { formatLogLine } from "../protocol/logfmt.ts";
 import { LineDecoder } from "../ipc/line-decoder.ts";
 import { RpcPeer } from "../ipc/rpc-peer.ts";
 import { dataPaths } from "../kernel/data-paths.ts";
-import { AcpBridge, type AcpLog } from "./acp-bridge.ts";
+import { AcpBridge } from "./acp-bridge.ts";
+import type { AcpLog } from "./acp-permission.ts";
 import { AcpErrorCode } from "./acp-schema.ts";
 
 /** Largest frame either way: a prompt may embed whole files. */
