@@ -227,6 +227,14 @@ export class AcpBridge {
     return s.conn;
   }
 
+  /** homed's MCP servers are the owner's config.toml's, for every channel; an editor's own are not used. */
+  private ignoredMcp(servers: readonly unknown[] | null | undefined): void {
+    if (servers?.length)
+      this.log("info", "the editor's MCP servers are not used: homed's come from [[mcp.servers]] in config.toml", {
+        count: servers.length,
+      });
+  }
+
   private session(id: string): AcpSession {
     const s = this.sessions.get(id);
     if (!s) throw new RpcError(AcpErrorCode.ResourceNotFound, `no session ${id}: start one with session/new`);
@@ -234,7 +242,8 @@ export class AcpBridge {
   }
 
   private async newSession(params: unknown) {
-    parse(NewSessionParams, params);
+    const p = parse(NewSessionParams, params);
+    this.ignoredMcp(p.mcpServers);
     const id = randomUUID();
     const s = newSession(id);
     await this.connect(s);
@@ -245,6 +254,7 @@ export class AcpBridge {
 
   private async loadSession(params: unknown) {
     const p = parse(LoadSessionParams, params);
+    this.ignoredMcp(p.mcpServers);
     const s = this.sessions.get(p.sessionId) ?? newSession(p.sessionId);
     await this.connect(s);
     const items = await callDaemon(
