@@ -130,6 +130,8 @@ export const pluginRestart: Subcommand = {
   name: "plugin-restart",
   summary: "restart a plugin (and re-arm automatic restarts)",
   flags: [DATA_FLAG, JSON_FLAG],
+  // `homed plugin-restart web -data DIR` reads as naturally as the flags first.
+  flagsAnywhere: true,
   async run(values, rest) {
     const name = rest[0];
     if (!name || rest.length > 1) throw new HomedError("usage", "plugin-restart takes one plugin name");
