@@ -65,14 +65,8 @@ export function a2aRoutes(o: A2aOptions): Hono {
     if (security.loginRequired) {
       if (await security.authenticated(c)) return caller(A2A_OWNER_PEER);
       c.header("www-authenticate", 'Bearer realm="homed"');
-      return c.json(
-        rpcError(
-          null,
-          RPC.invalidRequest,
-          "A2A here needs a token: homed's login token or one from [channels.a2a] peers",
-        ),
-        401,
-      );
+      // Plain HTTP 401, not a JSON-RPC error: clients then report it as the HTTP auth failure it is.
+      return c.json({ error: "A2A here needs a token: homed's login token or one from [channels.a2a] peers" }, 401);
     }
     return caller(bearer !== null && sameBytes(bearer, o.token) ? A2A_OWNER_PEER : A2A_ANON_PEER);
   };
