@@ -39,5 +39,8 @@ plugin.onShutdown(() => listening.stop(true));
 plugin.log.info("web listening", {
   url: `http://${host.includes(":") ? `[${host}]` : host}:${listening.port}/`,
   login: security.loginRequired ? "token required" : "loopback, no login",
+  a2a: channels.a2a.enabled ? "/a2a" : "off",
 });
 await plugin.ready("channel.web");
+// Announced even when [channels.a2a] enabled = false: the channel is then there and refuses.
+await plugin.ready("channel.a2a");
