@@ -30,14 +30,28 @@ const TaskRecord = v.object({
 });
 
 /**
- * Text kept per message in a record: a record is at most MAX_RECORD_BYTES of JSON (texts may
- * need up to 6 bytes a character escaped); the whole text stays in the conversation's log.
+ * UTF-8 bytes of JSON kept per message text, in a record and in memory: two of them and the
+ * rest of a task fit a record (MAX_RECORD_BYTES); the whole text stays in the conversation.
  */
-const KEPT_CHARS = Math.floor(MAX_RECORD_BYTES / 16);
-const clip = (s: { messageId: string; text: string }) =>
-  s.text.length <= KEPT_CHARS
-    ? s
-    : { ...s, text: `${s.text.slice(0, KEPT_CHARS)}… [cut; the whole text is in homed's log]` };
+const KEPT_BYTES = Math.floor(MAX_RECORD_BYTES * 0.45);
+const CUT_NOTE = "… [cut; the whole text is in homed's conversation log]";
+const jsonBytes = (text: string) => Buffer.byteLength(JSON.stringify(text));
+
+function clip(s: { messageId: string; text: string }): { messageId: string; text: string } {
+  if (jsonBytes(s.text) <= KEPT_BYTES) return s;
+  // The longest prefix that fits (escapes and multi-byte characters make bytes ≠ characters).
+  let lo = 0;
+  let hi = s.text.length;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (jsonBytes(s.text.slice(0, mid) + CUT_NOTE) <= KEPT_BYTES) lo = mid;
+    else hi = mid - 1;
+  }
+  return { ...s, text: s.text.slice(0, lo) + CUT_NOTE };
+}
+
+/** Tasks kept in memory; the oldest finished ones beyond this are forgotten (GetTask: not found). */
+const MAX_TASKS = 2000;
 
 export class TaskBook {
   private readonly tasks = new Map<string, A2aTask>();
@@ -80,6 +94,12 @@ export class TaskBook {
 
   private remember(t: A2aTask): void {
     this.tasks.set(t.id, t);
+    if (this.tasks.size > MAX_TASKS)
+      for (const old of this.tasks.values())
+        if (TERMINAL_STATES.has(old.state)) {
+          this.tasks.delete(old.id);
+          break;
+        }
     if (!this.owners.has(t.contextId)) this.owners.set(t.contextId, t.peer);
   }
 
@@ -94,8 +114,8 @@ export class TaskBook {
 
   /** Record the task as it is now (a new one, or a changed state). */
   async save(t: A2aTask): Promise<void> {
-    this.remember(t);
     const data = { ...t, input: clip(t.input), reply: t.reply ? clip(t.reply) : null };
+    this.remember(data);
     await this.plugin.call(PluginMethod.RecordsAppend, { type: TASK_RECORD, data }, RecordsAppendResult);
   }
 

@@ -108,7 +108,7 @@ describe("A2A beyond loopback", () => {
       }[];
     expect((await linesOf(fromLaptop.contextId)).find((l) => l.kind === "user")?.untrusted).toBe(false);
     expect((await linesOf(owner.contextId)).find((l) => l.kind === "user")?.untrusted).toBe(true);
-  });
+  }, 30_000);
 });
 
 describe("A2A input it cannot use", () => {
@@ -164,7 +164,7 @@ describe("A2A input it cannot use", () => {
     const ok = await rpc(url, call("SendMessage", { message }, "req-1"));
     expect(ok.body).toMatchObject({ id: "req-1", result: { task: { status: { state: "TASK_STATE_COMPLETED" } } } });
     expect(rig.daemon.proc.exitCode).toBeNull();
-  });
+  }, 30_000);
 });
 
 describe("A2A tasks in the log", () => {
@@ -174,6 +174,11 @@ describe("A2A tasks in the log", () => {
     let client = await new ClientFactory().createFromUrl(await webUrlOf(rig.daemon));
     rig.llm.script([{ text: "Remember me." }]);
     const before = (await client.sendMessage(userMessage("before the restart"))) as Task;
+    // A reply far over a record's size: whole in the answer, cut (and said so) in the record.
+    const long = "長い返事。".repeat(20_000);
+    rig.llm.script([{ text: long }]);
+    const big = (await client.sendMessage(userMessage("a long one please"))) as Task;
+    expect(textOf(big.artifacts[0]?.parts)).toBe(long);
     expect(await rig.daemon.stop()).toBe(0);
     await rig[Symbol.asyncDispose]();
 
@@ -182,7 +187,10 @@ describe("A2A tasks in the log", () => {
     const after = await client.getTask(GetTaskRequest.fromJSON({ id: before.id }));
     expect(after.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(after.history.map((m) => textOf(m.parts))).toEqual(["before the restart", "Remember me."]);
+    const bigAfter = textOf((await client.getTask(GetTaskRequest.fromJSON({ id: big.id }))).status?.message?.parts);
+    expect(bigAfter.endsWith("[cut; the whole text is in homed's conversation log]")).toBe(true);
+    expect(long.startsWith(bigAfter.slice(0, 1000))).toBe(true);
     const listed = await client.listTasks(ListTasksRequest.fromJSON({ contextId: before.contextId }));
     expect(listed.tasks.map((t) => t.id)).toEqual([before.id]);
-  });
+  }, 30_000);
 });

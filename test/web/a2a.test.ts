@@ -63,7 +63,7 @@ describe("A2A 1.0 with @a2a-js/sdk", () => {
     // A name a loopback listener does not answer gets no card naming it (DNS rebinding).
     const evil = await fetch(`${url}.well-known/agent-card.json`, { headers: { Host: "evil.example" } });
     expect(evil.status).toBe(403);
-  });
+  }, 30_000);
 
   test("a blocking send returns the completed task; its context is one conversation, untrusted, with its scene", async () => {
     using dir = tempDir();
@@ -97,7 +97,7 @@ describe("A2A 1.0 with @a2a-js/sdk", () => {
       channel: string;
     }[];
     expect(listed.find((c) => c.id === conv)).toMatchObject({ channel: "a2a", scene: "chan:a2a/peer:anon" });
-  });
+  }, 30_000);
 
   test("a streamed send: the task, the reply as artifact chunks, then the final status", async () => {
     using dir = tempDir();
@@ -122,7 +122,7 @@ describe("A2A 1.0 with @a2a-js/sdk", () => {
     expect(closed).toBe(true);
     const last = events.at(-1)!.payload;
     expect(last?.$case === "statusUpdate" && last.value.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
-  });
+  }, 30_000);
 
   test("get, list and cancel tasks; unknown and finished tasks get A2A's error codes", async () => {
     using dir = tempDir();
@@ -164,7 +164,7 @@ describe("A2A 1.0 with @a2a-js/sdk", () => {
       name: "TaskNotFoundError",
       envelopeCode: -32001,
     });
-  });
+  }, 30_000);
 });
 
 describe("A2A 0.3 with @a2a-js/sdk's legacy transport", () => {
@@ -229,5 +229,5 @@ describe("A2A 0.3 with @a2a-js/sdk's legacy transport", () => {
     await expect(client.getTask(GetTaskRequest.fromJSON({ id: "missing" }))).rejects.toMatchObject({
       envelopeCode: -32001,
     });
-  });
+  }, 30_000);
 });
