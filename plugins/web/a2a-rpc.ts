@@ -8,16 +8,9 @@
 import { randomUUID } from "node:crypto";
 import * as v from "valibot";
 import { describeIssues } from "../../src/protocol/jsonrpc.ts";
-import {
-  artifactUpdate,
-  type Dialect,
-  parseState,
-  statusUpdate,
-  TERMINAL_STATES,
-  taskJson,
-  taskResult,
-} from "./a2a-model.ts";
+import { type Dialect, parseState, TERMINAL_STATES, taskJson, taskResult } from "./a2a-model.ts";
 import type { A2aCaller, A2aRunner, RunEvent } from "./a2a-runner.ts";
+import { TaskEvents } from "./a2a-stream.ts";
 import type { TaskBook } from "./a2a-tasks.ts";
 import { acceptsText, ListParams, messageText, SendParams, TaskIdParams } from "./a2a-wire.ts";
 
@@ -109,43 +102,26 @@ async function send(x: A2aContext, raw: unknown) {
   return taskResult(x.dialect, taskJson(x.dialect, task, { historyLength: s.historyLength }));
 }
 
-/**
- * A streamed send: the task first, then its reply text as chunks of one artifact (a chunk with
- * append false replaces what came before: the model's draft before a tool call is not the
- * answer), a last chunk that closes it, then the final status.
- */
+/** A streamed send (a2a-stream.ts has the order of events). */
 async function stream(x: A2aContext, raw: unknown): Promise<ResultStream> {
-  const queue: RunEvent[] = [];
-  let wake: (() => void) | null = null;
-  const s = await startSend(x, raw, (e) => {
-    queue.push(e);
-    wake?.();
-  });
-  const d = x.dialect;
+  const events = new TaskEvents();
+  const s = await startSend(x, raw, events.listen);
+  return events.results(x.dialect, s.task);
+}
+
+/** Follow a running task again (a client whose stream broke): what it streamed so far, then the rest. */
+function subscribe(x: A2aContext, raw: unknown): ResultStream {
+  const p = params(TaskIdParams, raw);
+  const t = ownTask(x, p.id);
+  const events = new TaskEvents();
+  const joined = x.runner.subscribe(t.id, events.listen);
+  if (!joined)
+    throw new A2aRpcError(RPC.unsupported, `task ${t.id} is ${t.state}; GetTask answers with its state and reply`);
   return (async function* () {
-    yield taskResult(d, taskJson(d, s.task));
-    let streamed = "";
-    let replace = false;
-    for (;;) {
-      if (queue.length === 0) await new Promise<void>((resolve) => (wake = resolve));
-      wake = null;
-      for (const e of queue.splice(0)) {
-        if (e.type === "reset") replace = streamed !== "";
-        else if (e.type === "delta") {
-          yield artifactUpdate(d, s.task, e.text, !replace && streamed !== "", false);
-          streamed = replace ? e.text : streamed + e.text;
-          replace = false;
-        } else {
-          const t = e.task;
-          const reply = t.reply?.text ?? "";
-          if (t.state === "completed") {
-            const same = reply === streamed && streamed !== "" && !replace;
-            yield artifactUpdate(d, t, same ? "" : reply, same, true);
-          }
-          yield statusUpdate(d, t);
-          return;
-        }
-      }
+    try {
+      yield* events.results(x.dialect, t, joined.sofar);
+    } finally {
+      joined.leave();
     }
   })();
 }
@@ -214,10 +190,9 @@ export async function dispatch(
       throw new A2aRpcError(RPC.pushNotSupported, "homed sends no push notifications; poll GetTask or stream instead");
     case "card":
       throw new A2aRpcError(RPC.noExtendedCard, "homed has no extended agent card; the public one says everything");
+    case "subscribe":
+      return { stream: subscribe(x, raw) };
     default:
-      throw new A2aRpcError(
-        RPC.unsupported,
-        "homed does not resubscribe to tasks; GetTask answers with the task's state and reply",
-      );
+      throw new A2aRpcError(RPC.noMethod, `no operation ${op}`);
   }
 }

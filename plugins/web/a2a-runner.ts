@@ -24,6 +24,8 @@ interface Running {
   stream: string;
   done: Promise<A2aTask>;
   listeners: Set<(e: RunEvent) => void>;
+  /** The reply text streamed since the last reset (what a listener joining now has missed). */
+  sofar: string;
 }
 
 /** How long CancelTask waits for the turn to wind down before answering with what it has. */
@@ -75,6 +77,9 @@ export class A2aRunner {
     await this.book.save(task);
     const listeners = new Set<(e: RunEvent) => void>(listen ? [listen] : []);
     const emit = (e: RunEvent) => {
+      const r = this.running.get(task.id);
+      if (r && e.type === "delta") r.sofar += e.text;
+      else if (r && e.type === "reset") r.sofar = "";
       for (const l of listeners) l(e);
     };
     const stream = `a2a-${task.id}`;
@@ -116,8 +121,16 @@ export class A2aRunner {
       emit({ type: "end", task: end });
       return end;
     })();
-    this.running.set(task.id, { stream, done, listeners });
+    this.running.set(task.id, { stream, done, listeners, sofar: "" });
     return { task, done };
+  }
+
+  /** Listen to a running task from now on; undefined when it is not running. */
+  subscribe(id: string, listen: (e: RunEvent) => void): { sofar: string; leave: () => void } | undefined {
+    const r = this.running.get(id);
+    if (!r) return undefined;
+    r.listeners.add(listen);
+    return { sofar: r.sofar, leave: () => r.listeners.delete(listen) };
   }
 
   /** Stop a running task; resolves with the task as it ended (or as it is, if that takes too long). */

@@ -9,6 +9,7 @@ import {
   CancelTaskRequest,
   GetTaskRequest,
   ListTasksRequest,
+  SubscribeToTaskRequest,
   type StreamResponse,
   type Task,
   TaskState,
@@ -122,6 +123,43 @@ describe("A2A 1.0 with @a2a-js/sdk", () => {
     expect(closed).toBe(true);
     const last = events.at(-1)!.payload;
     expect(last?.$case === "statusUpdate" && last.value.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+  }, 30_000);
+
+  test("a client whose stream broke resubscribes: the text so far, then the rest", async () => {
+    using dir = tempDir();
+    await using rig = await startAgentRig(dir.path, { plugin: false });
+    const { client } = await v1Client(rig);
+    rig.llm.script([{ text: "First part, then the rest of the answer.", stall: true }]);
+    let taskId = "";
+    let before = "";
+    for await (const e of client.sendMessageStream(userMessage("a long answer please"))) {
+      if (e.payload?.$case === "task") taskId = e.payload.value.id;
+      if (e.payload?.$case === "artifactUpdate") {
+        before = textOf(e.payload.value.artifact?.parts);
+        break; // the connection is gone; the task goes on
+      }
+    }
+    expect(before.length).toBeGreaterThan(0);
+    const kinds: string[] = [];
+    let text = "";
+    for await (const e of client.resubscribeTask(SubscribeToTaskRequest.fromJSON({ id: taskId }))) {
+      kinds.push(e.payload?.$case ?? "");
+      if (e.payload?.$case === "artifactUpdate") {
+        const a = e.payload.value;
+        text = a.append ? text + textOf(a.artifact?.parts) : textOf(a.artifact?.parts);
+        if (kinds.length === 2) {
+          // What the broken stream had shown is where the new one starts.
+          expect(text.startsWith(before)).toBe(true);
+          rig.llm.resume();
+        }
+      }
+    }
+    expect(kinds[0]).toBe("task");
+    expect(kinds.at(-1)).toBe("statusUpdate");
+    expect(text).toBe("First part, then the rest of the answer.");
+    // A finished task cannot be followed: UnsupportedOperation.
+    const again = client.resubscribeTask(SubscribeToTaskRequest.fromJSON({ id: taskId }));
+    await expect(again.next()).rejects.toMatchObject({ envelopeCode: -32004 });
   }, 30_000);
 
   test("get, list and cancel tasks; unknown and finished tasks get A2A's error codes", async () => {
