@@ -111,6 +111,25 @@ describe("A2A beyond loopback", () => {
   }, 30_000);
 });
 
+describe("A2A turns have nobody to ask", () => {
+  test("a tool that needs approval is denied by policy, even for a trusted peer", async () => {
+    using dir = tempDir();
+    writeFileSync(
+      join(dir.path, "config.toml"),
+      `[channels.a2a]\npeers = [{ name = "laptop", token = "${PEER_TOKEN}" }]\ntrusted_peers = ["laptop"]\n`,
+    );
+    await using rig = await startAgentRig(dir.path, { plugin: false });
+    const client = await clientWith(PEER_TOKEN).createFromUrl(await webUrlOf(rig.daemon));
+    rig.llm.script([
+      { toolCalls: [{ name: "files_write", arguments: { path: "note.txt", content: "written over A2A" } }] },
+    ]);
+    const t = (await client.sendMessage(userMessage("write a note"))) as Task;
+    expect(t.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(textOf(t.artifacts[0]?.parts)).toContain("denied by policy (no one to ask): files_write (write)");
+    expect(await Bun.file(join(dir.path, "workspace", "note.txt")).exists()).toBe(false);
+  }, 30_000);
+});
+
 describe("A2A input it cannot use", () => {
   test("bad JSON-RPC bodies get JSON-RPC errors, and the daemon keeps answering", async () => {
     using dir = tempDir();
