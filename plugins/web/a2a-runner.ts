@@ -117,6 +117,7 @@ export class A2aRunner {
       } catch (err) {
         this.plugin.log.warn("a2a: could not record the task's end", { task: task.id, err });
       }
+      this.plugin.log.info("a2a task ended", { task: task.id, peer: caller.peer, state });
       this.running.delete(task.id);
       emit({ type: "end", task: end });
       return end;

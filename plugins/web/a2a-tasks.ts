@@ -61,35 +61,40 @@ export class TaskBook {
 
   constructor(private readonly plugin: Plugin) {}
 
-  /** Read the records back once (on first use). */
+  /** Read the records back once (on first use; again after a failed try). */
   load(): Promise<void> {
-    this.loaded ??= (async () => {
-      let after = 0;
-      for (;;) {
-        const page = await this.plugin.call(
-          PluginMethod.RecordsList,
-          { after, limit: MAX_RECORDS_PAGE },
-          RecordsListResult,
-        );
-        for (const r of page) {
-          after = r.id;
-          if (r.type !== TASK_RECORD) continue;
-          const t = v.safeParse(TaskRecord, r.data);
-          if (!t.success) {
-            this.plugin.log.warn("a2a: unreadable task record skipped", { record: r.id });
-            continue;
-          }
-          this.remember({ ...t.output });
-        }
-        if (page.length < MAX_RECORDS_PAGE) break;
-      }
-      for (const t of this.tasks.values())
-        if (!TERMINAL_STATES.has(t.state)) {
-          t.state = "failed";
-          t.reply ??= { messageId: `${t.id}-restart`, text: "homed restarted before the task finished" };
-        }
-    })();
+    this.loaded ??= this.read().catch((err) => {
+      this.loaded = null;
+      throw err;
+    });
     return this.loaded;
+  }
+
+  private async read(): Promise<void> {
+    let after = 0;
+    for (;;) {
+      const page = await this.plugin.call(
+        PluginMethod.RecordsList,
+        { after, limit: MAX_RECORDS_PAGE },
+        RecordsListResult,
+      );
+      for (const r of page) {
+        after = r.id;
+        if (r.type !== TASK_RECORD) continue;
+        const t = v.safeParse(TaskRecord, r.data);
+        if (!t.success) {
+          this.plugin.log.warn("a2a: unreadable task record skipped", { record: r.id });
+          continue;
+        }
+        this.remember({ ...t.output });
+      }
+      if (page.length < MAX_RECORDS_PAGE) break;
+    }
+    for (const t of this.tasks.values())
+      if (!TERMINAL_STATES.has(t.state)) {
+        t.state = "failed";
+        t.reply ??= { messageId: `${t.id}-restart`, text: "homed restarted before the task finished" };
+      }
   }
 
   private remember(t: A2aTask): void {

@@ -198,6 +198,10 @@ describe("A2A tasks in the log", () => {
     rig.llm.script([{ text: long }]);
     const big = (await client.sendMessage(userMessage("a long one please"))) as Task;
     expect(textOf(big.artifacts[0]?.parts)).toBe(long);
+    // One still working when the daemon stops.
+    rig.llm.script([{ text: "never finished", stall: true }]);
+    const cut = (await client.sendMessage(userMessage("slow one", { returnImmediately: true }))) as Task;
+    expect(cut.status?.state).toBe(TaskState.TASK_STATE_WORKING);
     expect(await rig.daemon.stop()).toBe(0);
     await rig[Symbol.asyncDispose]();
 
@@ -209,6 +213,9 @@ describe("A2A tasks in the log", () => {
     const bigAfter = textOf((await client.getTask(GetTaskRequest.fromJSON({ id: big.id }))).status?.message?.parts);
     expect(bigAfter.endsWith("[cut; the whole text is in homed's conversation log]")).toBe(true);
     expect(long.startsWith(bigAfter.slice(0, 1000))).toBe(true);
+    const interrupted = await client.getTask(GetTaskRequest.fromJSON({ id: cut.id }));
+    // Failed when the stop cut the turn before its end was recorded (what happens here), canceled if it got there.
+    expect([TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED]).toContain(interrupted.status!.state);
     const listed = await client.listTasks(ListTasksRequest.fromJSON({ contextId: before.contextId }));
     expect(listed.tasks.map((t) => t.id)).toEqual([before.id]);
   }, 30_000);
