@@ -80,4 +80,52 @@ describe("a2a_send", () => {
     expect(refused.content).toContain("no agent named somewhere-else is configured (known: laptop)");
     expect(callee.llm.requests).toHaveLength(2);
   }, 60_000);
+
+  test("speaks 0.3 to an agent whose card offers only 0.3", async () => {
+    using calleeDir = tempDir();
+    await using callee = await startAgentRig(calleeDir.path, { plugin: false });
+    const calleeUrl = await webUrlOf(callee.daemon);
+    // A 0.3-only card (no supportedInterfaces) in front of homed's endpoint (which speaks 0.3
+    // too), passing requests on and noting which methods came.
+    const methods: string[] = [];
+    using front: ReturnType<typeof Bun.serve> = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch: async (req): Promise<Response> => {
+        if (req.method === "POST") {
+          const body = await req.text();
+          methods.push((JSON.parse(body) as { method: string }).method);
+          return fetch(`${calleeUrl}a2a`, { method: "POST", headers: { "content-type": "application/json" }, body });
+        }
+        return Response.json({
+          protocolVersion: "0.3.0",
+          name: "old-agent",
+          description: "an agent from before A2A 1.0",
+          url: new URL("/a2a", req.url).href,
+          preferredTransport: "JSONRPC",
+          version: "1",
+          capabilities: {},
+          defaultInputModes: ["text/plain"],
+          defaultOutputModes: ["text/plain"],
+          skills: [],
+        });
+      },
+    });
+    using callerDir = tempDir();
+    writeFileSync(
+      join(callerDir.path, "config.toml"),
+      `[approval]\nallow = ["a2a_send"]\n\n[channels.a2a]\nagents = [{ name = "old", url = "http://127.0.0.1:${front.port}/card.json" }]\n`,
+    );
+    await using caller = await startAgentRig(callerDir.path, { plugin: false });
+    callee.llm.script([{ text: "Answered in 0.3." }]);
+    caller.llm.script([
+      { toolCalls: [{ name: "a2a_send", arguments: { agent: "old", text: "hello, old agent" } }] },
+      { text: "done" },
+    ]);
+    expect((await caller.chat("ask the old agent")).exitCode).toBe(0);
+    const result = (caller.llm.requests[1]!.body as Sent).messages.at(-1)!;
+    expect(result.content).toContain("Answered in 0.3.");
+    expect(result.content).toContain("task completed");
+    expect(methods).toEqual(["message/send"]);
+  }, 60_000);
 });
