@@ -7,6 +7,7 @@ import { benchLeak } from "./leak.ts";
 import { benchLoad } from "./load.ts";
 import { benchTools } from "./tools.ts";
 import { benchChannelAcp } from "./channel-acp.ts";
+import { benchChannelA2a } from "./channel-a2a.ts";
 
 const t0 = performance.now();
 await benchStartup();
@@ -17,4 +18,5 @@ await benchLeak();
 await benchLoad();
 await benchTools();
 await benchChannelAcp();
+await benchChannelA2a();
 console.error(`bench run finished in ${((performance.now() - t0) / 1000).toFixed(1)} s`);

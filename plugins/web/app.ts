@@ -1,4 +1,4 @@
-/** The HTTP surface of the web plugin: UI shell and assets, /api, /v1, /healthz. */
+/** The HTTP surface of the web plugin: UI shell and assets, /api, /v1, A2A, /healthz. */
 import * as v from "valibot";
 import { type Context, Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -7,7 +7,9 @@ import { HTTPException } from "hono/http-exception";
 import { StatusResult } from "../../src/protocol/control.ts";
 import { ERROR_MAPPING, errorCodeOf, HomedError, RpcError } from "../../src/protocol/errors.ts";
 import { PluginMethod } from "../../src/protocol/plugin.ts";
+import type { A2aChannelConfig } from "../../src/protocol/a2a.ts";
 import type { Plugin } from "../sdk/index.ts";
+import { a2aRoutes } from "./a2a-routes.ts";
 import { apiRoutes } from "./api.ts";
 import { ChatHub } from "./chat-hub.ts";
 import { openAiRoutes } from "./openai-api.ts";
@@ -18,7 +20,13 @@ import { APP_CSS, APP_JS, INDEX_HTML } from "./generated/assets.ts";
 /** Plugin states that count as healthy: running, or deliberately not running. */
 const HEALTHY = new Set(["ready", "idle", "disabled"]);
 
-export function createApp(plugin: Plugin, security: Security, maxBodyBytes: number): Hono {
+export function createApp(
+  plugin: Plugin,
+  security: Security,
+  maxBodyBytes: number,
+  /** The login token in force and [channels.a2a]. */
+  a2a: { token: string; config: A2aChannelConfig },
+): Hono {
   const app = new Hono();
   const hub = new ChatHub(plugin);
   const status = () => plugin.call(PluginMethod.KernelStatus, {}, StatusResult);
@@ -52,6 +60,7 @@ export function createApp(plugin: Plugin, security: Security, maxBodyBytes: numb
 
   app.route("/api", apiRoutes(plugin, hub, security));
   app.route("/v1", openAiRoutes(hub));
+  app.route("/", a2aRoutes({ plugin, hub, security, ...a2a }));
 
   app.get("/", (c) => c.html(INDEX_HTML));
   app.get("/favicon.ico", (c) => c.body(null, 204));

@@ -58,8 +58,14 @@ export class ChatHub {
     text: string,
     listener: ChatListener,
     channel = "web",
-    /** A stateless client's conversation, tool results, tools and model (the /v1 API). */
-    extra: Pick<v.InferInput<typeof ChannelChatParams>, "history" | "toolResults" | "clientTools" | "model"> = {},
+    /**
+     * A stateless client's conversation, tool results, tools and model (the /v1 API); whether
+     * the input is untrusted and the scene it happens in (channels such as A2A).
+     */
+    extra: Pick<
+      v.InferInput<typeof ChannelChatParams>,
+      "history" | "toolResults" | "clientTools" | "model" | "untrusted" | "scene"
+    > = {},
   ): Promise<TurnResultView> {
     this.streams.set(stream, { listener, pending: new Map() });
     try {

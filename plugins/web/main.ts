@@ -2,6 +2,7 @@
 import { connectPlugin, PLUGIN_EXIT_CONFIG } from "../sdk/index.ts";
 import { parseListen } from "../../src/protocol/listen.ts";
 import { PluginMethod, WebConfig } from "../../src/protocol/plugin.ts";
+import { ChannelsConfig } from "../../src/protocol/a2a.ts";
 import { createApp } from "./app.ts";
 import { createSecurity } from "./security.ts";
 
@@ -15,6 +16,7 @@ const { host, port } =
   parseListen(plugin.hello.listen) ??
   (await giveUp("listen address is not HOST:PORT", { listen: plugin.hello.listen }));
 const web = await plugin.call(PluginMethod.ConfigGet, { section: "web" }, WebConfig);
+const channels = await plugin.call(PluginMethod.ConfigGet, { section: "channels" }, ChannelsConfig);
 let server: ReturnType<typeof Bun.serve> | null = null;
 const security = createSecurity({
   token: web.token,
@@ -23,7 +25,7 @@ const security = createSecurity({
   allowedHosts: web.allowed_hosts,
   clientAddress: (req) => server?.requestIP(req)?.address ?? "unknown",
 });
-const app = createApp(plugin, security, web.max_body_kb * 1024);
+const app = createApp(plugin, security, web.max_body_kb * 1024, { token: web.token, config: channels.a2a });
 let listening: ReturnType<typeof Bun.serve>;
 try {
   // idleTimeout 0: a turn's event stream may stay quiet while a person reads an approval question.
@@ -37,5 +39,8 @@ plugin.onShutdown(() => listening.stop(true));
 plugin.log.info("web listening", {
   url: `http://${host.includes(":") ? `[${host}]` : host}:${listening.port}/`,
   login: security.loginRequired ? "token required" : "loopback, no login",
+  a2a: channels.a2a.enabled ? "/a2a" : "off",
 });
 await plugin.ready("channel.web");
+// Announced even when [channels.a2a] enabled = false: the channel is then there and refuses.
+await plugin.ready("channel.a2a");

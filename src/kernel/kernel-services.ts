@@ -51,7 +51,7 @@ export interface KernelServices {
   readonly models: Pick<ProviderModels, "list">;
   readonly plugins: PluginServices;
   /** The sections of config.toml a plugin may read (config/get); approval's timeout bounds every question. */
-  readonly config: Pick<Config, "web" | "mcp" | "approval" | "agent" | "tools">;
+  readonly config: Pick<Config, "web" | "mcp" | "approval" | "agent" | "tools" | "channels">;
   /** The web login token in force (config.toml, or DATA/web-token). */
   readonly webToken: string;
   /** The values of these daemon environment variables that are set (an MCP server's env_passthrough). */

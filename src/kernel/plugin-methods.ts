@@ -43,6 +43,8 @@ function kernelMethods(k: KernelServices): PluginMethodTable {
           throw new HomedError("forbidden", `the web section is reserved to built-in plugins`);
         return { ...k.config.web, token: k.webToken, token_set: k.config.web.token !== "" };
       }
+      if (section === "channels" && !k.plugins.isBuiltin(plugin))
+        throw new HomedError("forbidden", `the channels section is reserved to built-in plugins`);
       if (section === "mcp") {
         // Passthrough names are resolved here: the mcp plugin itself never holds the daemon's environment.
         // So are header secrets: config.toml names them, DATA/secrets.json holds them.

@@ -35,7 +35,7 @@ export const PluginManifest = v.strictObject({
    * Built-in plugins that only matter when something is configured: the dotted config path
    * (e.g. "mcp.servers") that must be non-empty for the plugin to start at all.
    */
-  enabled_by: v.optional(v.pipe(v.string(), v.regex(/^[a-z_]+(\.[a-z_]+)*$/))),
+  enabled_by: v.optional(v.pipe(v.string(), v.regex(/^[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)*$/))),
   /** External plugins: the executable, relative to the plugin's folder (or absolute), and its arguments. */
   exec: v.optional(v.pipe(v.string(), v.minLength(1))),
   args: v.optional(v.array(v.string()), []),

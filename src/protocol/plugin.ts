@@ -94,8 +94,13 @@ export const FacilityReadyParams = v.strictObject({ facility: v.string() });
 
 export const RestartParams = v.strictObject({ name: v.string() });
 
-/** Sections of config.toml a plugin may read; "web" (the login token) only built-in plugins. */
-export const ConfigGetParams = v.strictObject({ section: v.picklist(["mcp", "approval", "agent", "web", "tools"]) });
+/**
+ * Sections of config.toml a plugin may read; "web" (the login token) and "channels" (the tokens
+ * of peers and agents) only built-in plugins.
+ */
+export const ConfigGetParams = v.strictObject({
+  section: v.picklist(["mcp", "approval", "agent", "web", "tools", "channels"]),
+});
 
 /**
  * What the web plugin gets for section "web": the token in force, wherever it came from;

@@ -88,7 +88,7 @@ describe("plugins under a running daemon", () => {
     // Lazy built-in tool plugins (fetch, …) are listed idle; this test is about mcp and web.
     expect(body.plugins.filter((p) => !p.lazy).map((p) => [p.name, p.state, p.detail])).toEqual([
       ["mcp", "disabled", "not needed: mcp.servers is empty in config.toml"],
-      ["web", "ready", "provides channel.web"],
+      ["web", "ready", "provides channel.web, channel.a2a"],
     ]);
     const page = await (await fetch(url)).text();
     expect(page).toContain("<title>homed</title>");
