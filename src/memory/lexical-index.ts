@@ -26,8 +26,11 @@ export interface EventMeta {
   time?: number | null;
 }
 
-/** The layout of `event_terms.terms`; rows of another layout are re-made from the log. */
-const FORMAT = "2";
+/**
+ * The layout of `event_terms.terms`, and of the words the tokenizer makes (3: irregular past forms
+ * as their verb); rows of another layout are re-made from the log.
+ */
+const FORMAT = "3";
 
 interface StoredTerms {
   /** Words, space-separated (no term holds a space). */

@@ -2,7 +2,8 @@
  * What the default scorer understands beyond shared words, through `homed recall --stdio` as a
  * harness uses it: a reply means what it answers, a user's separate messages do not lend each
  * other meaning, a question's "two weeks ago" prefers what was said then, English words meet
- * across inflections, and a data dir indexed in an older layout is re-indexed from the log.
+ * across inflections (irregular verbs too), and a data dir indexed in an older layout is
+ * re-indexed from the log.
  */
 import { describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
@@ -52,7 +53,7 @@ describe("default scorer", () => {
         seq: 4,
       },
     ];
-    const ask = { op: "query", conv: "c", text: "When did they go to the climbing gym?", k: 2 };
+    const ask = { op: "query", conv: "c", text: "When did they try the climbing gym?", k: 2 };
     using dir = tempDir();
     expect((await recall(dir.path, "hybrid", ...chat, ask))[0]?.sort()).toEqual(["a", "q"]);
     using plain = tempDir();
@@ -140,6 +141,18 @@ describe("default scorer", () => {
     );
     expect(ids?.[0]).toBe("tomatoes");
     expect(ids).not.toContain("old");
+  });
+
+  test("an irregular past form meets its verb (bought, buy)", async () => {
+    using dir = tempDir();
+    const ids = await recall(
+      dir.path,
+      "bm25",
+      { op: "index", conv: "v", id: "kayak", text: "I finally bought a kayak!" },
+      { op: "index", conv: "v", id: "n", text: "The traffic this morning was terrible." },
+      { op: "query", conv: "v", text: "What did I buy?", k: 2 },
+    );
+    expect(ids).toEqual([["kayak"]]);
   });
 
   test("English words meet across inflections (Porter stems)", async () => {
