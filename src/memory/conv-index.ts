@@ -98,6 +98,18 @@ export interface IndexedEvent {
   time: number | null;
 }
 
+/** Number words as the index holds them, Porter-stemmed ("one" is "on", itself a stop word). */
+const NUMBER_WORDS = new Set(
+  "on two three four five six seven eight nine ten eleven twelv thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenti thirti forti fifti sixti seventi eighti nineti hundr thousand million billion dozen half twice".split(
+    " ",
+  ),
+);
+const DIGIT = /^[\d一二两三四五六七八九十百千万]/;
+/** Whether an index term is a number (digits, a number word, a Chinese numeral). */
+export function isQuantity(term: string): boolean {
+  return DIGIT.test(term) || NUMBER_WORDS.has(term);
+}
+
 function post(map: Map<string, Postings>, term: string, doc: number, tf: number): void {
   let p = map.get(term);
   if (!p) {
@@ -128,6 +140,8 @@ export class ConvIndex {
   linkNext = new Uint8Array(16);
   /** Speaker ordinal per document (-1 when unknown). */
   speakerOf = new Int32Array(16);
+  /** 1 when a document states a quantity (a number, in digits or words). */
+  numeric = new Uint8Array(16);
   private readonly speakerIds = new Map<string, number>();
   readonly words = new Map<string, Postings>();
   readonly concepts = new Map<string, Postings>();
@@ -160,6 +174,7 @@ export class ConvIndex {
       this.times = grown(this.times, doc + 1);
       this.linkNext = grown(this.linkNext, doc + 1);
       this.speakerOf = grown(this.speakerOf, doc + 1);
+      this.numeric = grown(this.numeric, doc + 1);
     }
     this.size++;
     this.ids[doc] = e.id;
@@ -184,7 +199,12 @@ export class ConvIndex {
       this.linkNext[doc - 1] = prev >= 0 && sp >= 0 && prev !== sp ? 1 : 0;
     }
     const counts = new Map<string, number>();
-    for (const w of e.words) counts.set(w, (counts.get(w) ?? 0) + 1);
+    let numeric = 0;
+    for (const w of e.words) {
+      counts.set(w, (counts.get(w) ?? 0) + 1);
+      if (numeric === 0 && isQuantity(w)) numeric = 1;
+    }
+    this.numeric[doc] = numeric;
     for (const [t, c] of counts) post(this.words, t, doc, c);
     this.postings += counts.size;
 

@@ -13,7 +13,10 @@
  *     concepts meet: at half weight they cost LongMemEval 4–5 points;
  *   - the span the query names ("two weeks ago", 上周六): turns said then count double, and gain a
  *     fifth of the best score even when they share no word with the question; the phrase's own
- *     words ("weeks", "ago") are left out of the query.
+ *     words ("weeks", "ago") are left out of the query;
+ *   - what the question asks for (src/memory/question-kind.ts): a turn stating a number counts
+ *     1.3 times for "how many/much", the assistant's turns half for a question in the person's
+ *     own voice that does not address the assistant.
  * Tried and rejected on the same measurements: pseudo-relevance feedback (RM3-like, +1 on
  * LongMemEval, −1 to −10 on the chat sets), session diversification of the top (−2 to −4 on
  * LongMemEval), b = 0.5 (+0.5 on LongMemEval user turns, −4 with all turns).
@@ -22,6 +25,7 @@
  */
 import { type ConvIndex, type Postings, PostingsCursor } from "./conv-index.ts";
 import type { LexicalIndex, Scored } from "./lexical-index.ts";
+import { favourAnswers } from "./question-kind.ts";
 import { timeWindow, withoutTimePhrases } from "./time.ts";
 
 /**
@@ -58,6 +62,13 @@ export interface LexicalParams {
   time: number;
   /** What a turn said within that span gains regardless of its words, as a share of the best score. */
   timeFloor: number;
+  /** Boost (× 1 + this) of a turn stating a number when the query asks how many or how much. */
+  quantity: number;
+  /**
+   * Cut (× 1 − this) of the assistant's turns when the query, in the first person, does not
+   * address the assistant (src/memory/question-kind.ts).
+   */
+  assistant: number;
 }
 
 /** Textbook BM25 over words (Robertson's k1 and b), nothing else. */
@@ -73,6 +84,8 @@ export const PLAIN_BM25: LexicalParams = {
   sessionLen: 0,
   time: 0,
   timeFloor: 0,
+  quantity: 0,
+  assistant: 0,
 };
 
 export const DEFAULT_PARAMS: LexicalParams = {
@@ -87,6 +100,8 @@ export const DEFAULT_PARAMS: LexicalParams = {
   sessionLen: 12,
   time: 1,
   timeFloor: 0.2,
+  quantity: 0.3,
+  assistant: 0.5,
 };
 
 /** Membership of event ids (a Set, or a lookup in sorted ids that allocates nothing). */
@@ -269,6 +284,7 @@ export function rankEvents(index: LexicalIndex, conv: string, text: string, opts
   const span = params.time > 0 && typeof opts.time === "number" ? timeWindow(text, opts.time) : null;
   const { words, concepts } = index.analyse(span ? withoutTimePhrases(text) : text);
   const scores = lexicalScores(ci, words, concepts, params);
+  favourAnswers(ci, text, params, scores);
   if (span) {
     // A turn said then counts even when it shares no word with the question ("What did I do in
     // the garden two weeks ago?" — "I planted tomatoes today"): a floor of a share of the best,

@@ -1,7 +1,8 @@
 /**
  * What the default scorer understands beyond shared words, through `homed recall --stdio` as a
  * harness uses it: a reply means what it answers, a user's separate messages do not lend each
- * other meaning, a question's "two weeks ago" prefers what was said then, English words meet
+ * other meaning, a question's "two weeks ago" prefers what was said then, a question for a
+ * quantity prefers a number, a person's question prefers what they said, English words meet
  * across inflections (irregular verbs too), and a data dir indexed in an older layout is
  * re-indexed from the log.
  */
@@ -141,6 +142,59 @@ describe("default scorer", () => {
     );
     expect(ids?.[0]).toBe("tomatoes");
     expect(ids).not.toContain("old");
+  });
+
+  test("a question for a quantity prefers the turn that states one", async () => {
+    const turn = (id: string, text: string) => ({ op: "index", conv: "n", id, text, speaker: "user", session: id });
+    const turns = [
+      turn("games", "Playing games with friends, board games above all, is the best part of my week."),
+      turn("hours", "Finished Odyssey, it took me 70 hours of playing."),
+      turn("traffic", "The traffic this morning was terrible."),
+      turn("sister", "My sister is visiting in June."),
+    ];
+    const ask = { op: "query", conv: "n", text: "How many hours have I spent playing games?", k: 1 };
+    using dir = tempDir();
+    expect(await recall(dir.path, "hybrid", ...turns, ask)).toEqual([["hours"]]);
+    using plain = tempDir();
+    expect(await recall(plain.path, "bm25", ...turns, ask)).toEqual([["games"]]);
+  });
+
+  test("a question in the first person prefers what the person said; one to the assistant, what it said", async () => {
+    const turns = [
+      {
+        op: "index",
+        conv: "p",
+        id: "user",
+        text: "We named the puppy Max, after my grandfather, who loved dogs, the river and the old mill.",
+        speaker: "user",
+        session: "a",
+      },
+      {
+        op: "index",
+        conv: "p",
+        id: "assistant",
+        text: "Puppy names matter: a puppy learns its name fast.",
+        speaker: "assistant",
+        session: "b",
+      },
+    ];
+    using dir = tempDir();
+    expect(
+      await recall(
+        dir.path,
+        "hybrid",
+        ...turns,
+        { op: "query", conv: "p", text: "What did I name my puppy?", k: 2 },
+        { op: "query", conv: "p", text: "What did you tell me about naming my puppy?", k: 2 },
+      ),
+    ).toEqual([
+      ["user", "assistant"],
+      ["assistant", "user"],
+    ]);
+    using plain = tempDir();
+    expect(
+      await recall(plain.path, "bm25", ...turns, { op: "query", conv: "p", text: "What did I name my puppy?", k: 2 }),
+    ).toEqual([["assistant", "user"]]);
   });
 
   test("an irregular past form meets its verb (bought, buy)", async () => {
