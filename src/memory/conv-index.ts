@@ -96,6 +96,8 @@ export interface IndexedEvent {
   session: string | null;
   /** Epoch milliseconds, when known. */
   time: number | null;
+  /** Whether the text places what it tells on the day it is said ("today", 今天). */
+  saysToday?: boolean;
 }
 
 /** Number words as the index holds them, Porter-stemmed ("one" is "on", itself a stop word). */
@@ -142,6 +144,8 @@ export class ConvIndex {
   speakerOf = new Int32Array(16);
   /** 1 when a document states a quantity (a number, in digits or words). */
   numeric = new Uint8Array(16);
+  /** 1 when a document places what it tells on the day it is said ("I planted tomatoes today"). */
+  today = new Uint8Array(16);
   private readonly speakerIds = new Map<string, number>();
   readonly words = new Map<string, Postings>();
   readonly concepts = new Map<string, Postings>();
@@ -175,6 +179,7 @@ export class ConvIndex {
       this.linkNext = grown(this.linkNext, doc + 1);
       this.speakerOf = grown(this.speakerOf, doc + 1);
       this.numeric = grown(this.numeric, doc + 1);
+      this.today = grown(this.today, doc + 1);
     }
     this.size++;
     this.ids[doc] = e.id;
@@ -205,6 +210,7 @@ export class ConvIndex {
       if (numeric === 0 && isQuantity(w)) numeric = 1;
     }
     this.numeric[doc] = numeric;
+    this.today[doc] = e.saysToday ? 1 : 0;
     for (const [t, c] of counts) post(this.words, t, doc, c);
     this.postings += counts.size;
 

@@ -13,7 +13,8 @@
  *     concepts meet: at half weight they cost LongMemEval 4–5 points;
  *   - the span the query names ("two weeks ago", 上周六): turns said then count double, and gain a
  *     fifth of the best score even when they share no word with the question; the phrase's own
- *     words ("weeks", "ago") are left out of the query;
+ *     words ("weeks", "ago") are left out of the query; of those turns, one that says "today"
+ *     ("I planted tomatoes today") tells what happened then, and counts double again;
  *   - what the question asks for (src/memory/question-kind.ts): a turn stating a number counts
  *     1.3 times for "how many/much", the assistant's turns half for a question in the person's
  *     own voice that does not address the assistant.
@@ -62,6 +63,8 @@ export interface LexicalParams {
   time: number;
   /** What a turn said within that span gains regardless of its words, as a share of the best score. */
   timeFloor: number;
+  /** Further boost (× 1 + this) of a turn said within that span that says "today" (time.ts saysToday). */
+  today: number;
   /** Boost (× 1 + this) of a turn stating a number when the query asks how many or how much. */
   quantity: number;
   /**
@@ -84,6 +87,7 @@ export const PLAIN_BM25: LexicalParams = {
   sessionLen: 0,
   time: 0,
   timeFloor: 0,
+  today: 0,
   quantity: 0,
   assistant: 0,
 };
@@ -100,6 +104,7 @@ export const DEFAULT_PARAMS: LexicalParams = {
   sessionLen: 12,
   time: 1,
   timeFloor: 0.2,
+  today: 1,
   quantity: 0.3,
   assistant: 0.5,
 };
@@ -294,7 +299,9 @@ export function rankEvents(index: LexicalIndex, conv: string, text: string, opts
     const add = params.timeFloor * (top > 0 ? top : 1);
     for (let d = 0; d < ci.size; d++) {
       const at = ci.times[d] as number;
-      if (at >= span.from && at <= span.to) scores[d] = (scores[d] as number) * (1 + params.time) + add;
+      if (!(at >= span.from && at <= span.to)) continue; // NaN (unknown time) too
+      const s = (scores[d] as number) * (1 + params.time) + add;
+      scores[d] = ci.today[d] === 1 ? s * (1 + params.today) : s;
     }
   }
   const among = opts.among;

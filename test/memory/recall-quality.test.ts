@@ -1,10 +1,10 @@
 /**
  * What the default scorer understands beyond shared words, through `homed recall --stdio` as a
  * harness uses it: a reply means what it answers, a user's separate messages do not lend each
- * other meaning, a question's "two weeks ago" prefers what was said then, a question for a
- * quantity prefers a number, a person's question prefers what they said, English words meet
- * across inflections (irregular verbs too), and a data dir indexed in an older layout is
- * re-indexed from the log.
+ * other meaning, a question's "two weeks ago" prefers what was said then (what says "today"
+ * above all), a question for a quantity prefers a number, a person's question prefers what they
+ * said, English words meet across inflections (irregular verbs too), and a data dir indexed in
+ * an older layout is re-indexed from the log.
  */
 import { describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
@@ -142,6 +142,41 @@ describe("default scorer", () => {
     );
     expect(ids?.[0]).toBe("tomatoes");
     expect(ids).not.toContain("old");
+  });
+
+  test("in the span a question names, the turn that says 'today' is what happened then", async () => {
+    const turn = (id: string, text: string) => ({
+      op: "index",
+      conv: "d",
+      id,
+      text,
+      speaker: "user",
+      time: "2023/04/21 (Fri) 10:00",
+      session: id,
+    });
+    using dir = tempDir();
+    const [ids] = await recall(
+      dir.path,
+      "hybrid",
+      turn("app", "Which garden app tracks soil moisture best? Garden apps are many."),
+      turn("tomatoes", "I put twelve tomato seedlings in the garden today."),
+      {
+        op: "index",
+        conv: "d",
+        id: "later",
+        text: "My garden needs weeding.",
+        speaker: "user",
+        time: "2023/05/04 (Thu) 10:00",
+      },
+      {
+        op: "query",
+        conv: "d",
+        text: "What did I do in the garden two weeks ago?",
+        k: 1,
+        time: "2023/05/05 (Fri) 09:00",
+      },
+    );
+    expect(ids).toEqual(["tomatoes"]);
   });
 
   test("a question for a quantity prefers the turn that states one", async () => {
