@@ -18,7 +18,8 @@
  *     happened then, and counts double again;
  *   - what the question asks for (src/memory/question-kind.ts): a turn stating a number counts
  *     1.3 times for "how many/much", the assistant's turns half for a question in the person's
- *     own voice that does not address the assistant.
+ *     own voice that does not address the assistant, the person's half for one about what the
+ *     assistant said.
  * Tried and rejected on the same measurements: pseudo-relevance feedback (RM3-like, +1 on
  * LongMemEval, −1 to −10 on the chat sets), session diversification of the top (−2 to −4 on
  * LongMemEval), b = 0.5 (+0.5 on LongMemEval user turns, −4 with all turns).
@@ -70,7 +71,8 @@ export interface LexicalParams {
   quantity: number;
   /**
    * Cut (× 1 − this) of the assistant's turns when the query, in the first person, does not
-   * address the assistant (src/memory/question-kind.ts).
+   * address the assistant, and of the other turns when it asks what the assistant said
+   * (src/memory/question-kind.ts).
    */
   assistant: number;
 }

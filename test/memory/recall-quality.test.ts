@@ -3,8 +3,9 @@
  * harness uses it: a reply means what it answers, a user's separate messages do not lend each
  * other meaning, a question's "two weeks ago" prefers what was said then (what says "today"
  * above all), a question for a quantity prefers a number, a person's question prefers what they
- * said, English words meet across inflections (irregular verbs too), and a data dir indexed in
- * an older layout is re-indexed from the log.
+ * said and one about what the assistant said prefers that, English words meet across
+ * inflections (irregular verbs too), and a data dir indexed in an older layout is re-indexed
+ * from the log.
  */
 import { describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
@@ -230,6 +231,26 @@ describe("default scorer", () => {
     expect(
       await recall(plain.path, "bm25", ...turns, { op: "query", conv: "p", text: "What did I name my puppy?", k: 2 }),
     ).toEqual([["assistant", "user"]]);
+  });
+
+  test("a question about what the assistant said prefers its turns over the person's", async () => {
+    const turn = (id: string, speaker: string, text: string) => ({
+      op: "index",
+      conv: "a",
+      id,
+      text,
+      speaker,
+      session: "s",
+    });
+    using dir = tempDir();
+    const [ids] = await recall(
+      dir.path,
+      "hybrid",
+      turn("ask", "user", "Which dog names do you like for a puppy? I want a name for my new puppy."),
+      turn("list", "assistant", "Some names: Biscuit, Pepper, Luna, Milo."),
+      { op: "query", conv: "a", text: "Which puppy names did you suggest for my new puppy?", k: 1 },
+    );
+    expect(ids).toEqual(["list"]);
   });
 
   test("an irregular past form meets its verb (bought, buy)", async () => {
