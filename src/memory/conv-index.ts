@@ -106,10 +106,11 @@ const NUMBER_WORDS = new Set(
     " ",
   ),
 );
-const DIGIT = /^[\d一二两三四五六七八九十百千万]/;
+/** Digits, or Chinese numerals alone or with a measure word (三个, 两天, 五公里; not 一起, 一直). */
+const NUMBER = /^\d|^[一二两三四五六七八九十百千万]+(?:个|次|天|年|月|周|块|元|斤|岁|小时|公里|分钟)?$/;
 /** Whether an index term is a number (digits, a number word, a Chinese numeral). */
-export function isQuantity(term: string): boolean {
-  return DIGIT.test(term) || NUMBER_WORDS.has(term);
+function isQuantity(term: string): boolean {
+  return NUMBER.test(term) || NUMBER_WORDS.has(term);
 }
 
 function post(map: Map<string, Postings>, term: string, doc: number, tf: number): void {
