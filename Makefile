@@ -7,7 +7,7 @@ BUN := node_modules/.bin/bun
 CC ?= gcc
 CC_ARM64 ?= aarch64-linux-gnu-gcc
 CFLAGS_SHIM := -O2 -Wall -Wextra -Werror -fPIC -shared
-SRC := $(shell find src plugins -name '*.ts' -not -path 'src/generated/*' -not -path 'plugins/web/generated/*' 2>/dev/null) package.json src/generated/builtin-plugins.ts plugins/web/generated/assets.ts src/generated/lexicon.txt
+SRC := $(shell find src plugins -name '*.ts' -not -path 'src/generated/*' -not -path 'plugins/web/generated/*' 2>/dev/null) package.json src/generated/builtin-plugins.ts plugins/web/generated/assets.ts src/generated/lexicon.txt src/generated/lemmas.txt
 UI := $(wildcard plugins/web/ui/*)
 MANIFESTS := $(wildcard plugins/*/plugin.json plugins/*/tools.ts)
 
@@ -37,8 +37,8 @@ dist/native/libhomed-shim-arm64.so: native/shim.c native/shim.h
 src/generated/builtin-plugins.ts: node_modules/.installed scripts/gen-plugins.ts src/kernel/plugin-graph.ts src/protocol/manifest.ts $(MANIFESTS)
 	$(BUN) scripts/gen-plugins.ts
 
-# Word → concepts from WordNet and CC-CEDICT, embedded for memory's lexical bridges.
-src/generated/lexicon.txt: node_modules/.installed scripts/build-lexicon.ts
+# Word → concepts from WordNet and CC-CEDICT, and irregular verb forms → verb, embedded for memory's lexical index.
+src/generated/lexicon.txt src/generated/lemmas.txt &: node_modules/.installed scripts/build-lexicon.ts
 	$(BUN) scripts/build-lexicon.ts
 
 # The web UI bundled into strings the binary embeds.
@@ -76,7 +76,7 @@ run: dist/homed
 	@echo "  status: dist/homed status -data ./.homed"
 	dist/homed -data ./.homed -listen 127.0.0.1:8080
 
-typecheck: node_modules/.installed src/generated/builtin-plugins.ts plugins/web/generated/assets.ts src/generated/lexicon.txt dist/native/libhomed-shim.so
+typecheck: node_modules/.installed src/generated/builtin-plugins.ts plugins/web/generated/assets.ts src/generated/lexicon.txt src/generated/lemmas.txt dist/native/libhomed-shim.so
 	node_modules/.bin/tsc --noEmit
 	node_modules/.bin/tsc --noEmit -p plugins/web/ui
 

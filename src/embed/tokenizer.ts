@@ -3,8 +3,9 @@
  * @node-rs/jieba (search mode, so 南京市长江大桥 also yields 南京, 长江, 大桥); everything else is
  * split on letters and digits by a regular expression, which is an order of magnitude faster than
  * jieba on Latin text and splits it the same way. English words are lower-cased, stop words
- * dropped, and reduced by Porter's stemmer (the `stemmer` package): painting/paints/painted are
- * one word, so a question and its evidence meet more often.
+ * dropped, irregular past forms of verbs taken back to the verb (spent → spend), and reduced by
+ * Porter's stemmer (the `stemmer` package): painting/paints/painted are one word, so a question
+ * and its evidence meet more often.
  *
  * jieba's dictionary (5 MB) is embedded in the binary and loaded on first use (~150 ms), not at
  * start-up: a daemon that never searches memory never pays for it.
@@ -14,6 +15,7 @@ import { stemmer } from "stemmer";
 import dictPath from "../../node_modules/@node-rs/jieba/dict.txt" with { type: "file" };
 import idfPath from "../../node_modules/@node-rs/jieba/idf.txt" with { type: "file" };
 import lexiconPath from "../generated/lexicon.txt" with { type: "file" };
+import lemmasPath from "../generated/lemmas.txt" with { type: "file" };
 import { readFileSync } from "node:fs";
 
 /** A Han run, or a word/number (inner apostrophes, decimal points and thousands commas kept). */
@@ -79,6 +81,7 @@ export class Tokenizer {
   private idf: Map<string, number> | null = null;
   private lexicon: Map<string, string[]> | null = null;
   private readonly stems = new Map<string, string>();
+  private lemmas: Map<string, string> | null = null;
 
   private segmenter(): Jieba {
     if (!this.jieba) {
@@ -90,10 +93,21 @@ export class Tokenizer {
     return this.jieba;
   }
 
+  /**
+   * An English word's index term: its verb when it is an irregular past form (spent → spend,
+   * bought → buy, src/generated/lemmas.txt), then Porter's stem; cached.
+   */
   private stemOf(w: string): string {
     let s = this.stems.get(w);
     if (s === undefined) {
-      s = stem(w);
+      if (!this.lemmas) {
+        this.lemmas = new Map();
+        for (const line of readFileSync(lemmasPath, "utf8").split("\n")) {
+          const tab = line.indexOf("\t");
+          if (tab > 0) this.lemmas.set(line.slice(0, tab), line.slice(tab + 1));
+        }
+      }
+      s = stem(this.lemmas.get(w) ?? w);
       if (this.stems.size > 100_000) this.stems.clear();
       this.stems.set(w, s);
     }

@@ -96,6 +96,21 @@ export interface IndexedEvent {
   session: string | null;
   /** Epoch milliseconds, when known. */
   time: number | null;
+  /** Whether the text places what it tells on the day it is said ("today", 今天). */
+  saysToday?: boolean;
+}
+
+/** Number words as the index holds them, Porter-stemmed ("one" is "on", itself a stop word). */
+const NUMBER_WORDS = new Set(
+  "on two three four five six seven eight nine ten eleven twelv thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenti thirti forti fifti sixti seventi eighti nineti hundr thousand million billion dozen half twice".split(
+    " ",
+  ),
+);
+/** Digits, or Chinese numerals alone or with a measure word (三个, 两天, 五公里; not 一起, 一直). */
+const NUMBER = /^\d|^[一二两三四五六七八九十百千万]+(?:个|次|天|年|月|周|块|元|斤|岁|小时|公里|分钟)?$/;
+/** Whether an index term is a number (digits, a number word, a Chinese numeral). */
+function isQuantity(term: string): boolean {
+  return NUMBER.test(term) || NUMBER_WORDS.has(term);
 }
 
 function post(map: Map<string, Postings>, term: string, doc: number, tf: number): void {
@@ -128,6 +143,10 @@ export class ConvIndex {
   linkNext = new Uint8Array(16);
   /** Speaker ordinal per document (-1 when unknown). */
   speakerOf = new Int32Array(16);
+  /** 1 when a document states a quantity (a number, in digits or words). */
+  numeric = new Uint8Array(16);
+  /** 1 when a document places what it tells on the day it is said ("I planted tomatoes today"). */
+  today = new Uint8Array(16);
   private readonly speakerIds = new Map<string, number>();
   readonly words = new Map<string, Postings>();
   readonly concepts = new Map<string, Postings>();
@@ -160,6 +179,8 @@ export class ConvIndex {
       this.times = grown(this.times, doc + 1);
       this.linkNext = grown(this.linkNext, doc + 1);
       this.speakerOf = grown(this.speakerOf, doc + 1);
+      this.numeric = grown(this.numeric, doc + 1);
+      this.today = grown(this.today, doc + 1);
     }
     this.size++;
     this.ids[doc] = e.id;
@@ -184,7 +205,13 @@ export class ConvIndex {
       this.linkNext[doc - 1] = prev >= 0 && sp >= 0 && prev !== sp ? 1 : 0;
     }
     const counts = new Map<string, number>();
-    for (const w of e.words) counts.set(w, (counts.get(w) ?? 0) + 1);
+    let numeric = 0;
+    for (const w of e.words) {
+      counts.set(w, (counts.get(w) ?? 0) + 1);
+      if (numeric === 0 && isQuantity(w)) numeric = 1;
+    }
+    this.numeric[doc] = numeric;
+    this.today[doc] = e.saysToday ? 1 : 0;
     for (const [t, c] of counts) post(this.words, t, doc, c);
     this.postings += counts.size;
 

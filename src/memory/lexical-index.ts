@@ -12,6 +12,7 @@ import type { Tokenizer } from "../embed/tokenizer.ts";
 import { ConvIndex, type IndexedEvent } from "./conv-index.ts";
 import { readEventBody } from "../protocol/event-bodies.ts";
 import { bodyText } from "./event-text.ts";
+import { saysToday } from "./time.ts";
 
 export interface Scored {
   id: number;
@@ -26,8 +27,11 @@ export interface EventMeta {
   time?: number | null;
 }
 
-/** The layout of `event_terms.terms`; rows of another layout are re-made from the log. */
-const FORMAT = "2";
+/**
+ * The layout of `event_terms.terms`, and of the words the tokenizer makes (3: irregular past forms
+ * as their verb); rows of another layout are re-made from the log.
+ */
+const FORMAT = "3";
 
 interface StoredTerms {
   /** Words, space-separated (no term holds a space). */
@@ -37,6 +41,8 @@ interface StoredTerms {
   sp?: string;
   se?: string;
   t?: number;
+  /** 1 when the text places what it tells on the day it is said ("today", 今天: time.ts). */
+  td?: number;
 }
 
 /** Conversations kept in memory at once (least recently queried dropped first). */
@@ -120,6 +126,7 @@ export class LexicalIndex {
     const { words, concepts } = this.analyse(text);
     const stored: StoredTerms = { w: words.join(" "), c: concepts.join(" ") };
     if (meta.speaker) stored.sp = meta.speaker;
+    if (saysToday(text)) stored.td = 1;
     if (meta.session !== undefined && meta.session !== null) stored.se = String(meta.session);
     if (typeof meta.time === "number" && Number.isFinite(meta.time)) stored.t = meta.time;
     this.insert.run(eventId, conv, words.length, JSON.stringify(stored));
@@ -139,6 +146,7 @@ export class LexicalIndex {
       speaker: s.sp ? this.tokenizer.tokens(s.sp) : [],
       session: s.se ?? null,
       time: s.t ?? null,
+      saysToday: s.td === 1,
     };
   }
 

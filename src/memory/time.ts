@@ -202,3 +202,15 @@ export function withoutTimePhrases(text: string): string {
   for (const re of RELATIVE_PHRASES) out = out.replace(re, " ");
   return out;
 }
+
+/** Words that place what a text tells on the day it is said. */
+const TODAY = /\b(?:today|tonight|this\s+(?:morning|afternoon|evening))\b|今天|今晚|今早/i;
+
+/**
+ * Whether `text` tells of something on the day it is said ("I planted tomatoes today"): when a
+ * question names a span, such a turn said within it is what happened then, where another turn
+ * of the same days may only talk about the topic ("Which app tracks soil moisture?").
+ */
+export function saysToday(text: string): boolean {
+  return TODAY.test(text);
+}

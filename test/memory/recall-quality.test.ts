@@ -1,8 +1,11 @@
 /**
  * What the default scorer understands beyond shared words, through `homed recall --stdio` as a
  * harness uses it: a reply means what it answers, a user's separate messages do not lend each
- * other meaning, a question's "two weeks ago" prefers what was said then, English words meet
- * across inflections, and a data dir indexed in an older layout is re-indexed from the log.
+ * other meaning, a question's "two weeks ago" prefers what was said then (what says "today"
+ * above all), a question for a quantity prefers a number, a person's question prefers what they
+ * said and one about what the assistant said prefers that, English words meet across
+ * inflections (irregular verbs too), and a data dir indexed in an older layout is re-indexed
+ * from the log.
  */
 import { describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
@@ -52,7 +55,7 @@ describe("default scorer", () => {
         seq: 4,
       },
     ];
-    const ask = { op: "query", conv: "c", text: "When did they go to the climbing gym?", k: 2 };
+    const ask = { op: "query", conv: "c", text: "When did they try the climbing gym?", k: 2 };
     using dir = tempDir();
     expect((await recall(dir.path, "hybrid", ...chat, ask))[0]?.sort()).toEqual(["a", "q"]);
     using plain = tempDir();
@@ -140,6 +143,126 @@ describe("default scorer", () => {
     );
     expect(ids?.[0]).toBe("tomatoes");
     expect(ids).not.toContain("old");
+  });
+
+  test("in the span a question names, the turn that says 'today' is what happened then", async () => {
+    const turn = (id: string, text: string) => ({
+      op: "index",
+      conv: "d",
+      id,
+      text,
+      speaker: "user",
+      time: "2023/04/21 (Fri) 10:00",
+      session: id,
+    });
+    using dir = tempDir();
+    const [ids] = await recall(
+      dir.path,
+      "hybrid",
+      turn("app", "Which garden app tracks soil moisture best? Garden apps are many."),
+      turn("tomatoes", "I put twelve tomato seedlings in the garden today."),
+      {
+        op: "index",
+        conv: "d",
+        id: "later",
+        text: "My garden needs weeding.",
+        speaker: "user",
+        time: "2023/05/04 (Thu) 10:00",
+      },
+      {
+        op: "query",
+        conv: "d",
+        text: "What did I do in the garden two weeks ago?",
+        k: 1,
+        time: "2023/05/05 (Fri) 09:00",
+      },
+    );
+    expect(ids).toEqual(["tomatoes"]);
+  });
+
+  test("a question for a quantity prefers the turn that states one", async () => {
+    const turn = (id: string, text: string) => ({ op: "index", conv: "n", id, text, speaker: "user", session: id });
+    const turns = [
+      turn("games", "Playing games with friends, board games above all, is the best part of my week."),
+      turn("hours", "Finished Odyssey, it took me 70 hours of playing."),
+      turn("traffic", "The traffic this morning was terrible."),
+      turn("sister", "My sister is visiting in June."),
+    ];
+    const ask = { op: "query", conv: "n", text: "How many hours have I spent playing games?", k: 1 };
+    using dir = tempDir();
+    expect(await recall(dir.path, "hybrid", ...turns, ask)).toEqual([["hours"]]);
+    using plain = tempDir();
+    expect(await recall(plain.path, "bm25", ...turns, ask)).toEqual([["games"]]);
+  });
+
+  test("a question in the first person prefers what the person said; one to the assistant, what it said", async () => {
+    const turns = [
+      {
+        op: "index",
+        conv: "p",
+        id: "user",
+        text: "We named the puppy Max, after my grandfather, who loved dogs, the river and the old mill.",
+        speaker: "user",
+        session: "a",
+      },
+      {
+        op: "index",
+        conv: "p",
+        id: "assistant",
+        text: "Puppy names matter: a puppy learns its name fast.",
+        speaker: "assistant",
+        session: "b",
+      },
+    ];
+    using dir = tempDir();
+    expect(
+      await recall(
+        dir.path,
+        "hybrid",
+        ...turns,
+        { op: "query", conv: "p", text: "What did I name my puppy?", k: 2 },
+        { op: "query", conv: "p", text: "What did you tell me about naming my puppy?", k: 2 },
+      ),
+    ).toEqual([
+      ["user", "assistant"],
+      ["assistant", "user"],
+    ]);
+    using plain = tempDir();
+    expect(
+      await recall(plain.path, "bm25", ...turns, { op: "query", conv: "p", text: "What did I name my puppy?", k: 2 }),
+    ).toEqual([["assistant", "user"]]);
+  });
+
+  test("a question about what the assistant said prefers its turns over the person's", async () => {
+    const turn = (id: string, speaker: string, text: string) => ({
+      op: "index",
+      conv: "a",
+      id,
+      text,
+      speaker,
+      session: "s",
+    });
+    using dir = tempDir();
+    const [ids] = await recall(
+      dir.path,
+      "hybrid",
+      turn("ask", "user", "Which dog names do you like for a puppy? I want a name for my new puppy."),
+      turn("list", "assistant", "Some names: Biscuit, Pepper, Luna, Milo."),
+      { op: "query", conv: "a", text: "Which puppy names did you suggest for my new puppy?", k: 1 },
+    );
+    expect(ids).toEqual(["list"]);
+  });
+
+  test("an irregular past form meets its verb (bought, buy)", async () => {
+    using dir = tempDir();
+    const ids = await recall(
+      dir.path,
+      "bm25",
+      { op: "index", conv: "v", id: "kayak", text: "I finally bought a kayak!" },
+      { op: "index", conv: "v", id: "n", text: "The traffic this morning was terrible." },
+      { op: "query", conv: "v", text: "What did I buy?", k: 2 },
+    );
+    expect(ids).toEqual([["kayak"]]);
   });
 
   test("English words meet across inflections (Porter stems)", async () => {

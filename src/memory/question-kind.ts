@@ -1,0 +1,58 @@
+/**
+ * What a question asks for, read from its wording, and the turns that could answer it favoured
+ * accordingly (answer-type matching, as passage retrieval for question answering does it):
+ *   - a question for a quantity ("How many hours…", "What is the total…", 多少) is answered by a
+ *     turn that states a number ("I spent around 70 hours…"), in digits or in words;
+ *   - a question in the person's own voice that does not address the assistant ("What did I buy…",
+ *     not "What did you recommend…") is answered by what the person said: the assistant's replies
+ *     echo the topic at length and rarely hold the person's facts. The other way round, a question
+ *     about what the assistant said ("the list you provided", "what did you say") is answered by
+ *     the assistant's turns, and the person's count less. Both only act where a speaker is named
+ *     "assistant" (LongMemEval's roles, OpenAI's and the recall protocol's); people's names in a
+ *     dialogue between people are never touched.
+ * Both only reorder turns that already match; neither brings in a turn that shares no word.
+ */
+import { type ConvIndex, PostingsCursor } from "./conv-index.ts";
+
+/** A question whose answer is a number. */
+const QUANTITY_QUESTION = /\bhow\s+(?:many|much|long|often|old|far)\b|\btotal\b|\bnumber\s+of\b|多少|几/i;
+/** A question addressed to the assistant ("you", "your"). */
+const TO_ASSISTANT = /\byou(?:r|rs|rself)?\b|你|您/i;
+/** A question about what the assistant said before. */
+const ASSISTANT_SAID =
+  /\byou\s+(?:said|told|mentioned|provided|recommended|suggested|gave|listed|shared|described|explained)\b|\bdid\s+you\s+(?:say|tell|mention|recommend|suggest|give|list|provide)\b|你(?:说|提到|推荐|建议)过/i;
+/** A question in the first person. */
+const FIRST_PERSON = /\b(?:i|me|my|mine|myself)\b|我/i;
+/** The assistant's speaker name as the index holds it (stemmed, like every name's terms). */
+const ASSISTANT_TERM = "assist";
+
+/** Weights of the two (see LexicalParams.quantity and .assistant). */
+export interface AnswerWeights {
+  quantity: number;
+  assistant: number;
+}
+
+/** Scale `scores` (one per document of `ci`) by what `question` asks for; in place. */
+export function favourAnswers(ci: ConvIndex, question: string, w: AnswerWeights, scores: Float64Array): void {
+  if (w.quantity > 0 && QUANTITY_QUESTION.test(question)) {
+    const f = 1 + w.quantity;
+    for (let d = 0; d < ci.size; d++) if (ci.numeric[d] === 1) scores[d] = (scores[d] as number) * f;
+  }
+  if (w.assistant <= 0) return;
+  const theirs = ASSISTANT_SAID.test(question);
+  if (!theirs && !(FIRST_PERSON.test(question) && !TO_ASSISTANT.test(question))) return;
+  const p = ci.speakers.get(ASSISTANT_TERM);
+  if (!p) return;
+  const f = 1 - w.assistant;
+  const c = new PostingsCursor(p);
+  if (!theirs) {
+    while (c.next()) scores[c.doc] = (scores[c.doc] as number) * f;
+    return;
+  }
+  // Every turn but the assistant's: walk its (ascending) postings beside the documents.
+  let next = c.next() ? c.doc : ci.size;
+  for (let d = 0; d < ci.size; d++) {
+    if (d === next) next = c.next() ? c.doc : ci.size;
+    else scores[d] = (scores[d] as number) * f;
+  }
+}
