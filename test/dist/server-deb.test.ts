@@ -99,7 +99,7 @@ describe.skipIf(!isRoot)("homed-server .deb (amd64)", () => {
     const s = await run(["systemd-analyze", "security", "--offline=true", `--root=${unpacked}`, "homed.service"]);
     const score = Number(/Overall exposure level for homed\.service: (\d+\.\d)/.exec(s.stdout + s.stderr)?.[1]);
     console.log(`bench: dist.unit_exposure ${score.toFixed(1)} score`);
-    expect(score).toBeLessThanOrEqual(3.5);
+    expect(score).toBeLessThanOrEqual(3.0);
     const unit = readFileSync(join(unpacked, "lib/systemd/system/homed.service"), "utf8");
     for (const line of [
       "User=homed",
