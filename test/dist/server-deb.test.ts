@@ -141,6 +141,19 @@ describe.skipIf(!isRoot)("homed-server .deb (amd64)", () => {
     expect(page.status).toBe(200);
     expect(await page.text()).toContain("<html");
     expect(d.stderr()).not.toContain("readable by other users");
+    // The per-person unit, verified where /usr/bin/homed is installed (a user manager's checks
+    // need a runtime dir; none exists for root here).
+    await d.inside(["mkdir", "-p", "-m", "0700", "/run/user/0"]);
+    const user = await d.inside([
+      "env",
+      "XDG_RUNTIME_DIR=/run/user/0",
+      "systemd-analyze",
+      "--user",
+      "verify",
+      "/usr/lib/systemd/user/homed.service",
+    ]);
+    expect(user.stderr).toBe("");
+    expect(user.exitCode).toBe(0);
     // Installed, not enabled: no wants link (Debian policy, the person's consent).
     const wants = await d.inside(["find", "/etc/systemd", "-name", "homed.service"]);
     expect(wants.stdout).toBe("");
