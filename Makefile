@@ -67,9 +67,10 @@ dist/homed-linux-arm64: node_modules/.installed dist/native/libhomed-shim.so dis
 dist/waiter-linux-arm64: node_modules/.installed $(SRC)
 	$(BUN) scripts/build.ts waiter arm64
 
-# Release artefacts in dist/release/ (scripts/dist.ts): the .debs, the .tar.gz and SHA256SUMS,
+# Release artefacts in dist/release/ (scripts/dist.ts): the .debs, the .rpm, the .tar.gz and SHA256SUMS,
 # from the binaries above; prints bench: dist.seconds and the sizes.
 dist: dist/homed dist/waiter dist/homed-linux-arm64 dist/waiter-linux-arm64
+	@command -v rpmbuild >/dev/null || scripts/ensure-test-tools.sh
 	$(BUN) scripts/dist.ts
 
 install: dist/homed dist/waiter

@@ -11,6 +11,7 @@ const FIGURES: Record<string, string> = {
   seconds: "s",
   "dist.deb_amd64_mb": "MB",
   "dist.deb_arm64_mb": "MB",
+  "dist.rpm_mb": "MB",
   "dist.tar_amd64_mb": "MB",
   "dist.tar_arm64_mb": "MB",
 };

@@ -5,7 +5,7 @@
  *   bun scripts/dist.ts                       everything, into dist/release/ (emptied first)
  *   bun scripts/dist.ts -out DIR NAME…        only the named artefacts (tests build just one)
  *
- * Names: deb-server-amd64, deb-server-arm64, tar-amd64, tar-arm64. SHA256SUMS always covers
+ * Names: deb-server-amd64, deb-server-arm64, rpm-server-x86_64, tar-amd64, tar-arm64. SHA256SUMS always covers
  * what was built. Prints `bench: dist.seconds` and each artefact's size in MB; a full run keeps
  * them in dist/release-sizes.json for `make bench`.
  */
@@ -13,6 +13,7 @@ import { mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { ARCHES, DIST, DistError, SIZES } from "./dist/common.ts";
 import { buildServerDeb } from "./dist/deb.ts";
+import { buildServerRpm } from "./dist/rpm.ts";
 import { writeSums } from "./dist/sums.ts";
 import { buildTarball } from "./dist/tarball.ts";
 
@@ -22,6 +23,7 @@ type Builder = (work: string, out: string) => string;
 const ARTEFACTS: Record<string, { build: Builder; figure: string }> = {
   "deb-server-amd64": { build: (w, o) => buildServerDeb(ARCHES.amd64, w, o), figure: "dist.deb_amd64_mb" },
   "deb-server-arm64": { build: (w, o) => buildServerDeb(ARCHES.arm64, w, o), figure: "dist.deb_arm64_mb" },
+  "rpm-server-x86_64": { build: (w, o) => buildServerRpm(ARCHES.amd64, w, o), figure: "dist.rpm_mb" },
   "tar-amd64": { build: (w, o) => buildTarball(ARCHES.amd64, w, o), figure: "dist.tar_amd64_mb" },
   "tar-arm64": { build: (w, o) => buildTarball(ARCHES.arm64, w, o), figure: "dist.tar_arm64_mb" },
 };
