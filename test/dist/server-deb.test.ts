@@ -132,7 +132,11 @@ describe.skipIf(!isRoot)("homed-server .deb (amd64)", () => {
     expect(d.stderr()).toContain("installed user=homed state=/var/lib/homed exec=/usr/bin/homed -data /var/lib/homed");
     const st = await d.inside(["/usr/bin/homed", "status", "-data", "/var/lib/homed", "-json"]);
     expect(st.exitCode).toBe(0);
-    const status = JSON.parse(st.stdout) as { pid: number; version: string };
+    const status = JSON.parse(st.stdout) as {
+      pid: number;
+      version: string;
+      plugins: { name: string; pid: number | null }[];
+    };
     expect(status.pid).toBe(d.proc.pid);
     expect(status.version).toBe(VERSION);
     const who = await d.inside(["stat", "-c", "%U %a", "/var/lib/homed", "/var/lib/homed/homed.sock"]);
@@ -141,6 +145,14 @@ describe.skipIf(!isRoot)("homed-server .deb (amd64)", () => {
     expect(page.status).toBe(200);
     expect(await page.text()).toContain("<html");
     expect(d.stderr()).not.toContain("readable by other users");
+    // Issue 17's small-board figure: the installed daemon idle with its default plugins (the
+    // kernel and each running plugin; the others are lazy and start on first use).
+    const rssMb = [status.pid, ...status.plugins.flatMap((p) => (p.pid ? [p.pid] : []))]
+      .map((pid) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]) / 1024)
+      .reduce((a, b) => a + b, 0);
+    console.log(`bench: dist.installed_idle_rss_mb ${rssMb.toFixed(1)} MiB`);
+    expect(rssMb).toBeGreaterThan(10);
+    expect(rssMb).toBeLessThanOrEqual(250);
     // The per-person unit, verified where /usr/bin/homed is installed (a user manager's checks
     // need a runtime dir; none exists for root here).
     await d.inside(["mkdir", "-p", "-m", "0700", "/run/user/0"]);
