@@ -169,5 +169,17 @@ describe.skipIf(!isRoot)("homed-server .deb (amd64)", () => {
     // Installed, not enabled: no wants link (Debian policy, the person's consent).
     const wants = await d.inside(["find", "/etc/systemd", "-name", "homed.service"]);
     expect(wants.stdout).toBe("");
+    // Purge removes the files and keeps the user and the data (memory that never loses anything).
+    const purge = await d.inside(["dpkg", "--purge", "homed-server"]);
+    expect(purge.exitCode).toBe(0);
+    const left = await d.inside([
+      "sh",
+      "-c",
+      "ls /usr/bin/homed /lib/systemd/system/homed.service; getent passwd homed; ls /var/lib/homed",
+    ]);
+    expect(left.stderr).toContain("'/usr/bin/homed': No such file");
+    expect(left.stderr).toContain("homed.service': No such file");
+    expect(left.stdout).toMatch(/^homed:x:\d+:\d+:homed agent kernel,*:\/var\/lib\/homed:/m);
+    expect(left.stdout).toContain("homed.db");
   }, 90_000);
 });

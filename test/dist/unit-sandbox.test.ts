@@ -34,7 +34,10 @@ beforeAll(async () => {
 
 afterAll(() => {
   built?.dispose();
-  if (scratch) rmSync(scratch, { recursive: true, force: true });
+  if (scratch) {
+    rmSync(scratch, { recursive: true, force: true });
+    rmSync(`${scratch}.probe`, { force: true });
+  }
 });
 
 /** ExecStart lines for the probe: the shell tool's bwrap argv, quoted for a unit file. */
@@ -57,7 +60,7 @@ function probeExec(): string {
 
 test("homed.service runs as user homed under systemd, and bubblewrap works inside its hardening", async () => {
   if (!Bun.which("systemd-nspawn")) throw new Error("systemd-nspawn is missing: make test installs systemd-container");
-  const probe = join(built.dir, "probe.exec");
+  const probe = `${scratch}.probe`;
   writeFileSync(probe, probeExec());
   const deb = join(built.dir, `homed-server_${VERSION}_amd64.deb`);
   const r = await run([
