@@ -27,7 +27,7 @@ Upstream-Name: homed
 Upstream-Contact: ${MAINTAINER}
 
 Files: *
-Copyright: the homed contributors
+Copyright: ${new Date().getUTCFullYear()} the homed contributors
 License: AGPL-3.0-only
  This program is free software: you can redistribute it and/or modify it under the terms of
  the GNU Affero General Public License as published by the Free Software Foundation, version 3.
@@ -41,6 +41,13 @@ Comment: The executables embed the Bun runtime, ONNX Runtime, libvips (through s
 Copyright: see /usr/share/doc/homed/licenses/
 License: AGPL-3.0-only and the licences in /usr/share/doc/homed/licenses/
 `;
+}
+
+/** Debian's changelog for a native package: one entry for this version, gzipped as policy asks. */
+function changelog(): Uint8Array {
+  const date = new Date().toUTCString().replace("GMT", "+0000");
+  const text = `homed (${VERSION}) unstable; urgency=medium\n\n  * Release ${VERSION}.\n\n -- ${MAINTAINER}  ${date}\n`;
+  return Bun.gzipSync(new TextEncoder().encode(text), { level: 9 });
 }
 
 /** Sum of the file sizes under `dir` in KiB, for Installed-Size. */
@@ -69,11 +76,11 @@ Suggests: python3
 Section: net
 Priority: optional
 Description: self-hosted agent kernel (server: daemon, client, systemd unit)
- homed runs an agent on your own machine: one executable with an append-only memory, a web UI
- and plugins as separate processes. This package installs the daemon (homed), the client
- (waiter) and a hardened systemd unit that runs homed as the system user homed with its data
- in /var/lib/homed. Nothing is started on install; enable it with
- \`systemctl enable --now homed\`.
+ homed runs an agent on your own machine: one executable with an append-only
+ memory, a web UI and plugins as separate processes. This package installs the
+ daemon (homed), the client (waiter) and a hardened systemd unit that runs homed
+ as the system user homed with its data in /var/lib/homed. Nothing is started
+ on install; enable it with \`systemctl enable --now homed\`.
 `;
 }
 
@@ -92,6 +99,8 @@ export function buildServerDeb(arch: Arch, work: string, outDir: string): string
   mkdirSync(join(root, "usr/share/doc/homed-server"), { recursive: true });
   writeFileSync(join(root, "usr/share/doc/homed/config.toml.example"), initConfig(), { mode: 0o644 });
   writeFileSync(join(root, "usr/share/doc/homed-server/copyright"), copyrightFile(), { mode: 0o644 });
+  writeFileSync(join(root, "usr/share/doc/homed-server/changelog.gz"), changelog(), { mode: 0o644 });
+  place(root, "usr/share/lintian/overrides/homed-server", join(ROOT, "packaging/debian/lintian-overrides"));
   const installed = kib(root);
   const debian = join(root, "DEBIAN");
   mkdirSync(debian, { mode: 0o755 });

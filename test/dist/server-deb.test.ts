@@ -65,10 +65,12 @@ describe.skipIf(!isRoot)("homed-server .deb (amd64)", () => {
       "./usr/bin/homed",
       "./usr/bin/waiter",
       "./usr/lib/systemd/user/homed.service",
+      "./usr/share/doc/homed-server/changelog.gz",
       "./usr/share/doc/homed-server/copyright",
       "./usr/share/doc/homed/LICENSE",
       "./usr/share/doc/homed/README.md",
       "./usr/share/doc/homed/config.toml.example",
+      "./usr/share/lintian/overrides/homed-server",
     ]);
     for (const f of ["INDEX.txt", "bun/bun.txt", "cc-cedict/CC-BY-SA-4.0.txt", "wordnet/LICENSE", "npm/hono/LICENSE"]) {
       expect(files).toContain(`./usr/share/doc/homed/licenses/${f}`);
