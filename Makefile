@@ -11,7 +11,7 @@ SRC := $(shell find src plugins -name '*.ts' -not -path 'src/generated/*' -not -
 UI := $(wildcard plugins/web/ui/*)
 MANIFESTS := $(wildcard plugins/*/plugin.json plugins/*/tools.ts)
 
-.PHONY: build build-arm64 build-cli install run test test-tools bench bench-reliability typecheck lint format clean deps
+.PHONY: build build-arm64 build-cli install run test test-tools bench bench-reliability typecheck lint format clean deps dist
 
 # Debian packages the suites need (cross compiler, qemu, chromium), installed when missing.
 test-tools:
@@ -66,6 +66,12 @@ dist/homed-linux-arm64: node_modules/.installed dist/native/libhomed-shim.so dis
 
 dist/waiter-linux-arm64: node_modules/.installed $(SRC)
 	$(BUN) scripts/build.ts waiter arm64
+
+# Release artefacts in dist/release/ (scripts/dist.ts): the .debs, the .rpm, the .tar.gz and SHA256SUMS,
+# from the binaries above; prints bench: dist.seconds and the sizes.
+dist: dist/homed dist/waiter dist/homed-linux-arm64 dist/waiter-linux-arm64
+	@command -v rpmbuild >/dev/null || scripts/ensure-test-tools.sh
+	$(BUN) scripts/dist.ts
 
 install: dist/homed dist/waiter
 	install -d $(DESTDIR)$(PREFIX)/bin

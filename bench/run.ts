@@ -8,6 +8,7 @@ import { benchLoad } from "./load.ts";
 import { benchTools } from "./tools.ts";
 import { benchChannelAcp } from "./channel-acp.ts";
 import { benchChannelA2a } from "./channel-a2a.ts";
+import { benchDist } from "./dist.ts";
 
 const t0 = performance.now();
 await benchStartup();
@@ -19,4 +20,5 @@ await benchLoad();
 await benchTools();
 await benchChannelAcp();
 await benchChannelA2a();
+benchDist();
 console.error(`bench run finished in ${((performance.now() - t0) / 1000).toFixed(1)} s`);

@@ -2,8 +2,9 @@
 # Install the Debian packages the test suites use when they are missing: the aarch64 cross
 # compiler (arm64 shim), qemu-user-static (running the arm64 build), chromium (web UI tests) and
 # tmux (the interactive `homed chat`, driven as a person at a terminal would) and bubblewrap
-# (the sandbox of shell_run and code_run), and python3 (code_run's Python, looked for on the
-# sandbox's PATH).
+# (the sandbox of shell_run and code_run), python3 (code_run's Python, looked for on the
+# sandbox's PATH), systemd-nspawn (booting systemd over an installed .deb to check the unit) and
+# rpm (rpmbuild for make dist's .rpm, rpm -qp in its test).
 # Only possible as root with apt; otherwise say what is missing and let the tests report it.
 set -euo pipefail
 need=()
@@ -13,6 +14,8 @@ command -v qemu-aarch64-static >/dev/null || need+=(qemu-user-static)
 command -v tmux >/dev/null || need+=(tmux)
 command -v bwrap >/dev/null || need+=(bubblewrap)
 [ -x /usr/bin/python3 ] || need+=(python3)
+command -v systemd-nspawn >/dev/null || need+=(systemd-container)
+command -v rpmbuild >/dev/null || need+=(rpm)
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   echo "installing ${need[*]}" >&2

@@ -1,0 +1,51 @@
+/**
+ * What every packaging step shares: the repository's paths, the one version (package.json's, as
+ * src/version.ts bundles it), the architectures and which compiled binaries belong to each,
+ * and `run`, which runs a tool and fails the build loudly when the tool fails.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+
+export const ROOT = resolve(import.meta.dir, "../..");
+export const DIST = join(ROOT, "dist");
+/** The figures of the last full `make dist` (seconds, sizes in MB), read by `make bench`. */
+export const SIZES = join(DIST, "release-sizes.json");
+
+/** package.json's version: src/version.ts bundles the same field into the binary. */
+export const VERSION: string = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string })
+  .version;
+
+/** Debian's name of an architecture, Bun's name, and the compiled binaries make builds for it. */
+export interface Arch {
+  deb: "amd64" | "arm64";
+  bun: "x64" | "arm64";
+  homed: string;
+  waiter: string;
+}
+
+export const ARCHES: Record<"amd64" | "arm64", Arch> = {
+  amd64: { deb: "amd64", bun: "x64", homed: join(DIST, "homed"), waiter: join(DIST, "waiter") },
+  arm64: {
+    deb: "arm64",
+    bun: "arm64",
+    homed: join(DIST, "homed-linux-arm64"),
+    waiter: join(DIST, "waiter-linux-arm64"),
+  },
+};
+
+export class DistError extends Error {}
+
+/** Run `argv`; throw DistError with its stderr when it exits non-zero. Returns stdout. */
+export function run(argv: string[], opts: { cwd?: string; env?: Record<string, string> } = {}): string {
+  const p = Bun.spawnSync(argv, { cwd: opts.cwd, env: opts.env ?? process.env, stdout: "pipe", stderr: "pipe" });
+  if (p.exitCode !== 0) {
+    throw new DistError(`${argv.join(" ")} failed (exit ${p.exitCode}): ${p.stderr.toString().trim()}`);
+  }
+  return p.stdout.toString();
+}
+
+/** The binary at `path`, or a DistError telling which make target builds it. */
+export function needBinary(path: string): string {
+  if (!existsSync(path)) throw new DistError(`${path} is missing: run make ${path.slice(ROOT.length + 1)}`);
+  return path;
+}

@@ -1,0 +1,56 @@
+/**
+ * Shared by the packaging suites: build one artefact with scripts/dist.ts into a temp folder
+ * (from the binaries make test already built; never a compile), and boot an installed .deb in
+ * a throwaway overlay of / (overlay-install.sh) as its systemd unit would run it.
+ */
+import type { Subprocess } from "bun";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { BUN, ROOT, run } from "../harness/binary.ts";
+
+/** Build `name` (e.g. deb-server-amd64) into a fresh folder; returns the folder and the dist output. */
+export async function buildArtefact(name: string): Promise<{ dir: string; stdout: string; dispose(): void }> {
+  const dir = mkdtempSync(join(tmpdir(), "homed-dist-"));
+  const r = await run([BUN, join(ROOT, "scripts/dist.ts"), "-out", dir, name]);
+  if (r.exitCode !== 0) throw new Error(`scripts/dist.ts ${name} failed:\n${r.stderr}`);
+  return { dir, stdout: r.stdout, dispose: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export interface InstalledDaemon {
+  proc: Subprocess<"ignore", "pipe", "pipe">;
+  stderr(): string;
+  /** Run argv inside the overlay (its mount namespace and root), as root. */
+  inside(argv: string[]): Promise<{ exitCode: number; stdout: string; stderr: string }>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/** `dpkg -i deb` in an overlay of /, then the unit's ExecStart as its User; the web on port 0. */
+export function bootInstalled(deb: string): InstalledDaemon {
+  const scratch = mkdtempSync(join(tmpdir(), "homed-overlay-"));
+  const proc = Bun.spawn(
+    ["unshare", "-m", "--propagation", "private", "bash", join(import.meta.dir, "overlay-install.sh"), deb, scratch],
+    {
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOMED_LISTEN: "127.0.0.1:0" },
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    },
+  );
+  let err = "";
+  void (async () => {
+    const dec = new TextDecoder();
+    for await (const chunk of proc.stderr) err += dec.decode(chunk, { stream: true });
+  })();
+  void new Response(proc.stdout).text();
+  return {
+    proc,
+    stderr: () => err,
+    inside: (argv) => run(["nsenter", "-t", String(proc.pid), "-m", "-r", "-w", ...argv]),
+    async [Symbol.asyncDispose]() {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGTERM");
+      await proc.exited;
+      rmSync(scratch, { recursive: true, force: true });
+    },
+  };
+}

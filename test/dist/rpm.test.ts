@@ -1,0 +1,57 @@
+/**
+ * The server .rpm (x86_64), built from dist/homed and dist/waiter by scripts/dist.ts (~20 s:
+ * rpmbuild, no compile) and read back with Debian's rpm: the metadata says AGPL-3.0-only, the
+ * file list is the binaries, units and docs, %pre adds the homed user and no scriptlet enables
+ * or starts the service, and the packed homed is byte for byte dist/homed (rpmbuild's strip
+ * would have cut Bun's embedded application), by rpm's own file digests.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { HOMED, ROOT, run, WAITER } from "../harness/binary.ts";
+import { buildArtefact } from "./deb-rig.ts";
+
+const VERSION = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
+const RPM = `homed-server-${VERSION}.x86_64.rpm`;
+
+let built: Awaited<ReturnType<typeof buildArtefact>>;
+
+beforeAll(async () => {
+  if (!Bun.which("rpmbuild")) throw new Error("rpmbuild is missing: make test installs Debian's rpm package");
+  built = await buildArtefact("rpm-server-x86_64");
+}, 120_000);
+
+afterAll(() => built?.dispose());
+
+test("rpm -qip / -qlp / --scripts, and the packed binary is dist/homed", async () => {
+  const rpm = join(built.dir, RPM);
+  expect(built.stdout).toMatch(/^bench: dist\.rpm_mb \d+\.\d MB$/m);
+  const info = (await run(["rpm", "-qip", rpm])).stdout;
+  expect(info).toMatch(/^Name\s+: homed-server$/m);
+  expect(info).toMatch(new RegExp(`^Version\\s+: ${VERSION.replaceAll(".", "\\.")}$`, "m"));
+  expect(info).toMatch(/^Architecture: x86_64$/m);
+  expect(info).toMatch(/^License\s+: AGPL-3\.0-only$/m);
+  const list = (await run(["rpm", "-qlvp", rpm])).stdout.trim().split("\n");
+  for (const line of list) expect(line).toMatch(/^[-d]r[-w][-x]r-[-x]r-[-x]\s+\d+ root\s+root /);
+  const files = list.map((l) => l.split(/\s+/).pop() as string);
+  expect(files.filter((f) => !f.startsWith("/usr/share/doc/homed/licenses/"))).toEqual([
+    "/usr/bin/homed",
+    "/usr/bin/waiter",
+    "/usr/lib/systemd/system/homed.service",
+    "/usr/lib/systemd/user/homed.service",
+    "/usr/share/doc/homed/LICENSE",
+    "/usr/share/doc/homed/README.md",
+    "/usr/share/doc/homed/config.toml.example",
+    "/usr/share/doc/homed/licenses",
+  ]);
+  expect(files).toContain("/usr/share/doc/homed/licenses/INDEX.txt");
+  const scripts = (await run(["rpm", "-qp", "--scripts", rpm])).stdout;
+  expect(scripts).toContain("useradd -r -g homed -d /var/lib/homed");
+  expect(scripts).not.toMatch(/systemctl[^\n]*(enable|start)|preset/);
+  // rpm's own per-file digests (--dump): the packed binaries are dist/homed and dist/waiter.
+  const dump = (await run(["rpm", "-qp", "--dump", rpm])).stdout;
+  const digest = (path: string) => new RegExp(`^${path} \\d+ \\d+ ([0-9a-f]{64}) `, "m").exec(dump)?.[1];
+  const hash = (p: string) => new Bun.CryptoHasher("sha256").update(readFileSync(p)).digest("hex");
+  expect(digest("/usr/bin/homed")).toBe(hash(HOMED));
+  expect(digest("/usr/bin/waiter")).toBe(hash(WAITER));
+}, 60_000);
