@@ -19,6 +19,7 @@ import { parseListen } from "../protocol/listen.ts";
 import { RISK_CLASSES, RiskClass } from "../protocol/agent.ts";
 import { isPolicyPattern } from "../agent/approval.ts";
 import { TOOLS_TEMPLATE, ToolsConfig } from "./tools-config.ts";
+import { QQ_TEMPLATE, QqConfig } from "./qq-config.ts";
 
 /** Tool-name globs, or risk:<class> for every tool of a class. */
 const PolicyPattern = v.pipe(
@@ -202,6 +203,7 @@ export const ConfigSchema = v.strictObject({
     {},
   ),
   tools: v.optional(ToolsConfig, {}),
+  channels: v.optional(v.strictObject({ qq: v.optional(QqConfig, {}) }), {}),
   store: v.optional(
     v.strictObject({
       busy_timeout_ms: v.optional(int(0, 600_000), 5000),
@@ -350,6 +352,7 @@ rss_mb = 1024
 rss_check_ms = 10000
 
 ${TOOLS_TEMPLATE}
+${QQ_TEMPLATE}
 [store]
 # How long a write waits for a busy database (milliseconds) before it fails.
 busy_timeout_ms = 5000

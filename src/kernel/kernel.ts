@@ -83,6 +83,8 @@ export class Kernel {
   webToken = "";
   readonly agent: Agent;
   private watchdog: RssWatchdog | null = null;
+  /** DATA/blocks: tool-result images and images received on channels. */
+  private readonly blocks: BlockStore;
 
   private constructor(
     readonly paths: DataPaths,
@@ -91,6 +93,7 @@ export class Kernel {
     readonly store: Store,
     private readonly lock: DataDirLock,
   ) {
+    this.blocks = new BlockStore(paths.dir);
     this.llm = new LlmSettings(paths.dir, config, log.with({ component: "llm" }));
     this.models = new ProviderModels(this.llm, log.with({ component: "llm" }));
     this.memory = new Memory(store, new Tokenizer());
@@ -99,15 +102,7 @@ export class Kernel {
       caller: {
         call: (plugin, method, params, timeoutMs) => this.supervisor.request(plugin, method, params, timeoutMs),
         notify: (plugin, method, params) => this.supervisor.process(plugin)?.rpc.notify(method, params),
-        takeBulk: (plugin, ref) => {
-          const link = this.supervisor.process(plugin)?.link;
-          if (!link) throw new Error(`${plugin} is not running`);
-          try {
-            return new Uint8Array(link.readBulk(ref)); // a copy: the view dies with the release
-          } finally {
-            link.releaseBulk(ref);
-          }
-        },
+        takeBulk: (plugin, ref) => this.takeBulk(plugin, ref),
         releaseBulk: (plugin, ref) => this.supervisor.process(plugin)?.link.releaseBulk(ref),
         isCritical: (plugin) => this.supervisor.isCritical(plugin),
         failClosed: () => this.supervisor.failClosed(),
@@ -125,7 +120,7 @@ export class Kernel {
       approval: config.approval,
       toolTimeoutMs: config.agent.tool_timeout_ms,
       memory: this.memory,
-      blocks: new BlockStore(paths.dir),
+      blocks: this.blocks,
       pinnedRecent: config.memory.pinned_recent,
       subAgents: () => ({ maxDepth: config.tools.agent.max_depth, maxIterations: config.tools.agent.max_iterations }),
       // Read at each use: a reload changes it in place.
@@ -370,6 +365,17 @@ export class Kernel {
     });
   }
 
+  /** A plugin's bulk bytes, copied (the view dies with the release), the reference released. */
+  private takeBulk(plugin: string, ref: unknown): Uint8Array {
+    const link = this.supervisor.process(plugin)?.link;
+    if (!link) throw new Error(`${plugin} is not running`);
+    try {
+      return new Uint8Array(link.readBulk(ref));
+    } finally {
+      link.releaseBulk(ref);
+    }
+  }
+
   /** What the method tables may use of the kernel (src/kernel/kernel-services.ts). */
   private services(env: Record<string, string | undefined>): KernelServices {
     const kernel = this;
@@ -383,6 +389,11 @@ export class Kernel {
       config: this.config,
       get webToken() {
         return kernel.webToken;
+      },
+      blocks: {
+        take: (plugin, ref) => this.takeBulk(plugin, ref),
+        release: (plugin, ref) => this.supervisor.process(plugin)?.link.releaseBulk(ref),
+        put: (bytes) => this.blocks.put(bytes),
       },
       passThrough: (names) => passThrough(env, names),
       secretValues: () => readSecretValues(this.paths.dir, this.log),

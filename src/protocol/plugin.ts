@@ -33,6 +33,8 @@ export const PluginMethod = {
   RecordsAppend: "records/append",
   /** The calling plugin's records, oldest first, after an id (paged). */
   RecordsList: "records/list",
+  /** Store bytes a channel received (an image in a message) in DATA/blocks; built-in plugins only. */
+  BlocksPut: "blocks/put",
   /** kernel → plugin: please exit cleanly. */
   Shutdown: "plugin/shutdown",
   /** kernel → plugin: liveness check. */
@@ -94,8 +96,10 @@ export const FacilityReadyParams = v.strictObject({ facility: v.string() });
 
 export const RestartParams = v.strictObject({ name: v.string() });
 
-/** Sections of config.toml a plugin may read; "web" (the login token) only built-in plugins. */
-export const ConfigGetParams = v.strictObject({ section: v.picklist(["mcp", "approval", "agent", "web", "tools"]) });
+/** Sections of config.toml a plugin may read; "web" and "channels" (tokens) only built-in plugins. */
+export const ConfigGetParams = v.strictObject({
+  section: v.picklist(["mcp", "approval", "agent", "web", "tools", "channels"]),
+});
 
 /**
  * What the web plugin gets for section "web": the token in force, wherever it came from;
@@ -170,3 +174,6 @@ export const EventParams = v.strictObject({
   type: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(0xffff)),
   data: v.string(), // base64
 });
+
+/** blocks/put: an image's bytes (bulk); the answer names its block (src/protocol/images.ts). */
+export const BlocksPutParams = v.strictObject({ data: BulkRefSchema });

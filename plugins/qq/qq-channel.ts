@@ -1,0 +1,188 @@
+/**
+ * The QQ channel: OneBot v11 message events in, turns through the kernel's chat/send, replies out
+ * as send_group_msg / send_private_msg quoting the message they answer. One conversation per group
+ * and per private peer (`qq:group_<id>`, `qq:private_<id>`, scene `chan:qq/peer:<same>`); the
+ * kernel queues a conversation's turns. Group input is untrusted and answered only when homed is
+ * @-mentioned or a keyword starts the message, within the group's rate limit; private input is
+ * trusted only from the owners, who may also answer approval questions with y or n.
+ */
+import * as v from "valibot";
+import { ChannelMethod, ChatApproveRequest } from "../../src/protocol/channel.ts";
+import { TurnResultSchema } from "../../src/protocol/control.ts";
+import type { QqConfig } from "../../src/protocol/qq-config.ts";
+import type { Plugin } from "../sdk/index.ts";
+import { PrivateApprovals } from "./approvals.ts";
+import { parseCq } from "./cq-code.ts";
+import { mentions, messageText, plainText, splitReply } from "./message-text.ts";
+import { MessageEvent, MetaEvent, type Segment } from "./onebot.ts";
+import { GroupRateLimit } from "./rate-limit.ts";
+import type { OneBotTransport } from "./transport.ts";
+
+/** A turn may wait for the owner to answer approvals. */
+const TURN_TIMEOUT_MS = 6 * 60 * 60 * 1000;
+
+interface Target {
+  kind: "group" | "private";
+  id: number;
+  messageId: number;
+  interactive: boolean;
+  asked: string[];
+}
+
+export class QqChannel {
+  private readonly limit: GroupRateLimit;
+  private readonly approvals = new PrivateApprovals();
+  private readonly streams = new Map<string, Target>();
+  private seq = 0;
+  /** Events handled (for the log and tests): dropped ones are counted by reason. */
+  readonly counts = { turns: 0, ignored: 0, malformed: 0 };
+
+  constructor(
+    private readonly plugin: Plugin,
+    private readonly cfg: QqConfig,
+    private readonly transport: () => OneBotTransport,
+  ) {
+    this.limit = new GroupRateLimit(cfg.group_turns_per_minute);
+    plugin.handle(ChannelMethod.ChatApprove, (params) => this.approve(params));
+  }
+
+  /** One event from the implementation, unparsed. Never throws: a bad event is logged and dropped. */
+  event(raw: unknown): void {
+    const meta = v.safeParse(MetaEvent, raw);
+    if (meta.success) {
+      if (meta.output.meta_event_type === "lifecycle")
+        this.plugin.log.info("qq lifecycle", { self_id: meta.output.self_id, sub_type: meta.output.sub_type ?? "" });
+      return;
+    }
+    if ((raw as { post_type?: unknown }).post_type !== "message") return; // notices, requests, our own sent messages
+    const msg = v.safeParse(MessageEvent, raw);
+    if (!msg.success) {
+      this.counts.malformed++;
+      this.plugin.log.warn("qq message event malformed; dropped", { issue: msg.issues[0]?.message ?? "" });
+      return;
+    }
+    this.message(msg.output).catch((err) =>
+      this.plugin.log.error("qq message not handled", { err: (err as Error).message }),
+    );
+  }
+
+  private async message(m: MessageEvent): Promise<void> {
+    if (m.user_id === m.self_id) return;
+    const segments: Segment[] =
+      typeof m.message === "string" ? parseCq(m.message) : m.message.map((s) => ({ type: s.type, data: s.data ?? {} }));
+    const c = this.cfg;
+    let target: Target;
+    let untrusted: boolean;
+    let speaker = "";
+    if (m.message_type === "private") {
+      const owner = c.owners.includes(m.user_id);
+      if (owner && this.approvals.answer(m.user_id, plainText(segments))) return;
+      if (!owner && c.strangers === "ignore") return this.ignore("stranger", m);
+      target = { kind: "private", id: m.user_id, messageId: m.message_id, interactive: owner, asked: [] };
+      untrusted = !owner;
+    } else {
+      const group = m.group_id;
+      if (group === undefined) return this.ignore("group message without group_id", m);
+      if (c.groups.length > 0 && !c.groups.includes(group)) return this.ignore("group not listed", m);
+      const text = plainText(segments);
+      if (!mentions(segments, m.self_id) && !c.keywords.some((k) => text.startsWith(k)))
+        return this.ignore("not addressed", m);
+      const slot = this.limit.take(group);
+      target = { kind: "group", id: group, messageId: m.message_id, interactive: false, asked: [] };
+      if (slot !== "ok") {
+        this.ignore("rate limit", m);
+        if (slot === "tell")
+          await this.send(
+            target,
+            `(${c.group_turns_per_minute} questions a minute in this group; please wait a little)`,
+          );
+        return;
+      }
+      untrusted = true;
+      const name = m.sender.card || m.sender.nickname || "";
+      speaker = `${name ? `${name} ` : ""}(QQ ${m.user_id}): `;
+    }
+    const body = await messageText(segments, {
+      plugin: this.plugin,
+      selfId: m.self_id,
+      maxImageBytes: c.max_image_kb * 1024,
+    });
+    if (!body) return this.ignore("empty", m);
+    await this.turn(target, speaker + body, untrusted);
+  }
+
+  private ignore(why: string, m: MessageEvent): void {
+    this.counts.ignored++;
+    this.plugin.log.debug("qq message ignored", {
+      why,
+      type: m.message_type,
+      user: m.user_id,
+      group: m.group_id ?? "",
+    });
+  }
+
+  private async turn(target: Target, text: string, untrusted: boolean): Promise<void> {
+    const peer = `${target.kind}_${target.id}`;
+    const stream = `qq-${++this.seq}`;
+    this.streams.set(stream, target);
+    this.counts.turns++;
+    let reply: string;
+    try {
+      const raw = await this.plugin.request(
+        ChannelMethod.ChatSend,
+        {
+          stream,
+          conv: `qq:${peer}`,
+          text,
+          channel: "qq",
+          untrusted,
+          scene: `chan:qq/peer:${peer}`,
+          interactive: target.interactive,
+        },
+        { timeoutMs: TURN_TIMEOUT_MS },
+      );
+      const r = v.parse(TurnResultSchema, raw);
+      reply = r.text || (r.error ? `(homed could not answer: ${r.error})` : "");
+    } catch (err) {
+      reply = `(homed could not answer: ${(err as Error).message})`;
+    } finally {
+      this.streams.delete(stream);
+      if (target.kind === "private") this.approvals.drop(target.id, target.asked);
+    }
+    if (reply) await this.send(target, reply);
+  }
+
+  /** Send `text` to the target, split to the configured size, the first part quoting the question. */
+  private async send(target: Target, text: string): Promise<void> {
+    const parts = splitReply(text, this.cfg.max_message_chars);
+    for (const [i, part] of parts.entries()) {
+      const message: Segment[] = [
+        ...(i === 0 ? [{ type: "reply", data: { id: String(target.messageId) } }] : []),
+        { type: "text", data: { text: part } },
+      ];
+      const [action, key] = target.kind === "group" ? ["send_group_msg", "group_id"] : ["send_private_msg", "user_id"];
+      try {
+        await this.transport().call(action, { [key]: target.id, message });
+      } catch (err) {
+        this.plugin.log.error("qq reply not sent", { to: `${target.kind}_${target.id}`, err: (err as Error).message });
+        return;
+      }
+    }
+  }
+
+  /** chat/approve for one of our turns: only the owner's private turns are asked (the others are not interactive). */
+  private async approve(params: unknown): Promise<{ approved: boolean }> {
+    const p = v.safeParse(ChatApproveRequest, params);
+    const target = p.success ? this.streams.get(p.output.stream) : undefined;
+    if (!p.success || !target || target.kind !== "private" || !target.interactive) return { approved: false };
+    const q = p.output;
+    const args = JSON.stringify(q.arguments) ?? "";
+    target.asked.push(q.callId);
+    const answer = this.approvals.ask(target.id, q.callId);
+    await this.send(
+      { ...target, messageId: target.messageId },
+      `homed wants to run ${q.tool} ${args.length > 500 ? `${args.slice(0, 500)}…` : args}${q.note ? ` (${q.note})` : ""}\nReply y to allow, n to deny.`,
+    );
+    return { approved: await answer };
+  }
+}
