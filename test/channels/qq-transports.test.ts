@@ -21,8 +21,14 @@ describe("qq transports", () => {
     using dir = tempDir();
     await using rig = await startAgentRig(dir.path, { plugin: false });
     const st = await rig.status();
-    const qq = (st.plugins as { name: string; state: string; pid: number | null }[]).find((p) => p.name === "qq");
-    expect(qq).toMatchObject({ state: "disabled", pid: null });
+    const qq = (st.plugins as { name: string; state: string; pid: number | null; detail: string }[]).find(
+      (p) => p.name === "qq",
+    );
+    expect(qq).toMatchObject({
+      state: "disabled",
+      pid: null,
+      detail: "off until channels.qq.enabled = true in config.toml",
+    });
   });
 
   test("reverse WebSocket: the implementation connects with the token and is answered; a wrong token is refused", async () => {
@@ -87,7 +93,7 @@ describe("qq transports", () => {
     using unsigned = await startFakeOneBot({ postUrl: `http://127.0.0.1:${port}/` });
     await unsigned.privateMessage(60006, [text("unsigned")]);
     expect(unsigned.reports.at(-1)?.status).toBe(403);
-    expect(rig.daemon.stderr()).toContain("qq report refused: X-Signature does not match");
+    await rig.daemon.waitFor("qq report refused: X-Signature does not match");
     // A signed report that is not JSON is refused with 400 and the plugin keeps running.
     const sig = `sha1=${createHmac("sha1", secret).update("{").digest("hex")}`;
     const bad = await fetch(`http://127.0.0.1:${port}/`, {

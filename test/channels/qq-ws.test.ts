@@ -198,7 +198,7 @@ describe("qq over forward WebSocket", () => {
       ).toBe(long.replace(/\s+/g, " ").trim());
       const after = await rig.qqPlugin();
       expect(after).toMatchObject({ state: "ready", pid: before.pid, restarts: 0 });
-      expect(rig.daemon.stderr()).toContain("qq frame is not JSON; dropped");
+      await rig.daemon.waitFor("qq frame is not JSON; dropped");
 
       // The implementation goes away and comes back on the same port: the plugin reconnects.
       fake.stop();
