@@ -15,7 +15,7 @@ import { PrivateApprovals } from "./approvals.ts";
 import { parseCq } from "./cq-code.ts";
 import { mentions, messageText, plainText, splitReply } from "./message-text.ts";
 import { MessageEvent, MetaEvent, type Segment } from "./onebot.ts";
-import { GroupRateLimit } from "./rate-limit.ts";
+import { PeerRateLimit } from "./rate-limit.ts";
 import type { OneBotTransport } from "./transport.ts";
 
 /** A turn may wait for the owner to answer approvals. */
@@ -30,7 +30,7 @@ interface Target {
 }
 
 export class QqChannel {
-  private readonly limit: GroupRateLimit;
+  private readonly limit: PeerRateLimit;
   private readonly approvals = new PrivateApprovals();
   private readonly streams = new Map<string, Target>();
   private seq = 0;
@@ -42,7 +42,7 @@ export class QqChannel {
     private readonly cfg: QqConfig,
     private readonly transport: () => OneBotTransport,
   ) {
-    this.limit = new GroupRateLimit(cfg.group_turns_per_minute);
+    this.limit = new PeerRateLimit(cfg.group_turns_per_minute);
     plugin.handle(ChannelMethod.ChatApprove, (params) => this.approve(params));
   }
 
@@ -80,6 +80,8 @@ export class QqChannel {
       if (!owner && c.strangers === "ignore") return this.ignore("stranger", m);
       target = { kind: "private", id: m.user_id, messageId: m.message_id, interactive: owner, asked: [] };
       untrusted = !owner;
+      // Strangers share the groups' limit, each on their own; the owners are never limited.
+      if (!owner && !(await this.withinLimit(`private_${m.user_id}`, target, m))) return;
     } else {
       const group = m.group_id;
       if (group === undefined) return this.ignore("group message without group_id", m);
@@ -87,17 +89,8 @@ export class QqChannel {
       const text = plainText(segments);
       if (!mentions(segments, m.self_id) && !c.keywords.some((k) => text.startsWith(k)))
         return this.ignore("not addressed", m);
-      const slot = this.limit.take(group);
       target = { kind: "group", id: group, messageId: m.message_id, interactive: false, asked: [] };
-      if (slot !== "ok") {
-        this.ignore("rate limit", m);
-        if (slot === "tell")
-          await this.send(
-            target,
-            `(${c.group_turns_per_minute} questions a minute in this group; please wait a little)`,
-          );
-        return;
-      }
+      if (!(await this.withinLimit(`group_${group}`, target, m))) return;
       untrusted = true;
       const name = m.sender.card || m.sender.nickname || "";
       speaker = `${name ? `${name} ` : ""}(QQ ${m.user_id}): `;
@@ -109,6 +102,16 @@ export class QqChannel {
     });
     if (!body) return this.ignore("empty", m);
     await this.turn(target, speaker + body, untrusted);
+  }
+
+  /** Take a turn slot of `peer`; over the limit, say so once per window and return false. */
+  private async withinLimit(peer: string, target: Target, m: MessageEvent): Promise<boolean> {
+    const slot = this.limit.take(peer);
+    if (slot === "ok") return true;
+    this.ignore("rate limit", m);
+    if (slot === "tell")
+      await this.send(target, `(at most ${this.cfg.group_turns_per_minute} per minute here; please wait a little)`);
+    return false;
   }
 
   private ignore(why: string, m: MessageEvent): void {

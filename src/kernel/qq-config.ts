@@ -27,6 +27,7 @@ strangers = "untrusted"
 # @-mentioned or when a message starts with one of the keywords.
 groups = []
 keywords = []
+# Turns a minute per group (and per stranger's private chat); over it homed says so once.
 group_turns_per_minute = 6
 max_message_chars = 1500
 max_image_kb = 10240

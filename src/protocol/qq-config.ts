@@ -55,7 +55,7 @@ export const QqConfig = v.strictObject({
   groups: v.optional(v.array(QqId), []),
   /** In groups homed answers when @-mentioned, or when a message starts with one of these words. */
   keywords: v.optional(v.array(v.pipe(v.string(), v.minLength(1, "must not be empty"))), []),
-  /** Turns per group per minute; more are told to wait. */
+  /** Turns per group, and per stranger's private chat, per minute; more are told to wait once. */
   group_turns_per_minute: v.optional(int(1, 10_000), 6),
   /** A reply longer than this is sent as several messages (characters). */
   max_message_chars: v.optional(int(100, 100_000), 1500),

@@ -99,18 +99,19 @@ describe("qq over forward WebSocket", () => {
       { what: "the third answer and the rate-limit notice" },
     );
     const texts = fake.sends().map((c) => JSON.stringify(c.params.message));
-    expect(texts.filter((t) => t.includes("questions a minute")).length).toBe(1);
+    expect(texts.filter((t) => t.includes("per minute here")).length).toBe(1);
     expect(rig.llm.requests.length).toBe(3);
     expect(rig.llm.remaining()).toBe(1);
   });
 
-  test("private chats: the owner is trusted and may approve with y; a stranger is untrusted and never asked", async () => {
+  test("private chats: the owner is trusted, unlimited and may approve with y; a stranger is untrusted, never asked, rate-limited", async () => {
     using dir = tempDir();
     const fake = await startFakeOneBot({ accessToken: TOKEN });
     try {
       await using rig = await startQqRig(
         dir.path,
-        { mode: "ws", url: fake.wsUrl, access_token: TOKEN, owners: [OWNER] },
+        // One turn a minute: the owner is never limited, a stranger is.
+        { mode: "ws", url: fake.wsUrl, access_token: TOKEN, owners: [OWNER], group_turns_per_minute: 1 },
         { plugin: true },
       );
       await waitConnected(fake);
@@ -150,6 +151,14 @@ describe("qq over forward WebSocket", () => {
       );
       const theirs = await rig.transcript("qq:private_50005");
       expect(theirs.find((l) => l.kind === "user")).toMatchObject({ untrusted: true });
+
+      // The stranger's second message within the minute: told once, no turn.
+      const turns = rig.llm.requests.length;
+      await fake.privateMessage(50005, [text("again!")], "Mallory");
+      await fake.waitForCall(
+        (c) => c.params.user_id === 50005 && JSON.stringify(c.params).includes("at most 1 per minute here"),
+      );
+      expect(rig.llm.requests.length).toBe(turns);
     } finally {
       fake.stop();
     }
