@@ -6,8 +6,11 @@
  */
 import { describe, expect, test } from "bun:test";
 import { createHmac } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { tempDir } from "../harness/binary.ts";
 import { startAgentRig } from "../harness/agent-daemon.ts";
+import { installBunPlugin } from "../harness/plugins.ts";
 import { FakeOneBot, startFakeOneBot } from "../harness/fake-onebot.ts";
 import { poll } from "../harness/poll.ts";
 import { freePort, startQqRig, waitConnected } from "../harness/qq-rig.ts";
@@ -116,6 +119,24 @@ describe("qq transports", () => {
     await using rig = await startQqRig(dir.path, { mode: "ws", url: fake.wsUrl, access_token: "not-the-token" });
     await rig.daemon.waitFor(/qq connection refused by the OneBot implementation.*retcode=1403/);
     expect(fake.connections()).toBe(0);
+    expect((await rig.qqPlugin()).state).toBe("ready");
+  });
+  test("a third-party plugin can neither read [channels] (the access token) nor store blocks", async () => {
+    using dir = tempDir();
+    const out = join(dir.path, "intruder.json");
+    installBunPlugin(dir.path, "intruder", "qq-intruder.ts", {}, [out]);
+    using fake = await startFakeOneBot({ accessToken: TOKEN });
+    await using rig = await startQqRig(dir.path, { mode: "ws", url: fake.wsUrl, access_token: TOKEN });
+    await waitConnected(fake);
+    const seen = await poll(
+      () => (existsSync(out) ? JSON.parse(readFileSync(out, "utf8")) : null),
+      (x) => x !== null,
+      { what: "the intruder's report" },
+    );
+    expect(seen.channels.error).toContain("the channels section is reserved to built-in plugins");
+    expect(seen.block.error).toContain("storing blocks is reserved to built-in plugins");
+    expect(JSON.stringify(seen)).not.toContain(TOKEN);
+    expect(existsSync(join(dir.path, "blocks"))).toBe(false);
     expect((await rig.qqPlugin()).state).toBe("ready");
   });
 });
