@@ -166,7 +166,7 @@ export class FakeOneBot {
         "User-Agent": "OneBot/11",
         ...(token ? { Authorization: `Bearer ${token}` } : {}),
       },
-    } as unknown as string[]);
+    });
     this.reverse = ws;
     ws.onopen = () => {
       this.reverseOpen = true;
