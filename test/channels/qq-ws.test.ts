@@ -50,7 +50,19 @@ describe("qq over forward WebSocket", () => {
     // Not addressed: no turn. Then addressed: exactly one turn, answered quoting the question.
     await fake.groupMessage(GROUP, 40004, [text("just chatting, nothing for the bot")]);
     rig.llm.script([{ text: "Hello, group!" }]);
-    const asked = await fake.groupMessage(GROUP, 40004, [at(fake.selfId), text(" who are you?")], "Bob");
+    const asked = await fake.groupMessage(
+      GROUP,
+      40004,
+      [
+        { type: "reply", data: { id: "999" } },
+        at(fake.selfId),
+        text(" who are you?"),
+        { type: "face", data: { id: "178" } },
+        { type: "record", data: { file: "v.amr", url: "" } },
+        at(50005),
+      ],
+      "Bob",
+    );
     const reply = await fake.waitForCall((c) => c.action === "send_group_msg");
     expect(reply.params).toEqual({
       group_id: GROUP,
@@ -61,7 +73,7 @@ describe("qq over forward WebSocket", () => {
     });
     expect(rig.llm.requests.length).toBe(1);
     const said = lastUserText(rig.llm.requests[0]!.body);
-    expect(said).toContain("Bob (QQ 40004): who are you?");
+    expect(said).toContain("Bob (QQ 40004): [reply to message 999]  who are you?[face 178][voice message]@50005");
     expect(said).not.toContain("just chatting");
 
     const conv = await rig.conversation(`qq:group_${GROUP}`);
