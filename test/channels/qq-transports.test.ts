@@ -139,4 +139,11 @@ describe("qq transports", () => {
     expect(existsSync(join(dir.path, "blocks"))).toBe(false);
     expect((await rig.qqPlugin()).state).toBe("ready");
   });
+  test("a listener beyond loopback without an access token is a configuration error (failed, not restarted)", async () => {
+    using dir = tempDir();
+    await using rig = await startQqRig(dir.path, { mode: "reverse", listen: `0.0.0.0:${freePort()}` });
+    const qq = await poll(rig.qqPlugin, (p) => p.state === "failed", { what: "the qq plugin to fail" });
+    expect(qq.restarts).toBe(0);
+    await rig.daemon.waitFor("[channels.qq] listen is not a loopback address: set access_token");
+  });
 });
