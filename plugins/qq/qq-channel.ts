@@ -34,8 +34,6 @@ export class QqChannel {
   private readonly approvals = new PrivateApprovals();
   private readonly streams = new Map<string, Target>();
   private seq = 0;
-  /** Events handled (for the log and tests): dropped ones are counted by reason. */
-  readonly counts = { turns: 0, ignored: 0, malformed: 0 };
 
   constructor(
     private readonly plugin: Plugin,
@@ -57,7 +55,6 @@ export class QqChannel {
     if ((raw as { post_type?: unknown }).post_type !== "message") return; // notices, requests, our own sent messages
     const msg = v.safeParse(MessageEvent, raw);
     if (!msg.success) {
-      this.counts.malformed++;
       this.plugin.log.warn("qq message event malformed; dropped", { issue: msg.issues[0]?.message ?? "" });
       return;
     }
@@ -115,7 +112,6 @@ export class QqChannel {
   }
 
   private ignore(why: string, m: MessageEvent): void {
-    this.counts.ignored++;
     this.plugin.log.debug("qq message ignored", {
       why,
       type: m.message_type,
@@ -128,7 +124,6 @@ export class QqChannel {
     const peer = `${target.kind}_${target.id}`;
     const stream = `qq-${++this.seq}`;
     this.streams.set(stream, target);
-    this.counts.turns++;
     let reply: string;
     try {
       const raw = await this.plugin.request(
@@ -145,14 +140,24 @@ export class QqChannel {
         { timeoutMs: TURN_TIMEOUT_MS },
       );
       const r = v.parse(TurnResultSchema, raw);
-      reply = r.text || (r.error ? `(homed could not answer: ${r.error})` : "");
+      const failed = r.stopReason === "error" || (!r.text && r.error !== undefined);
+      // A failed turn's text is the kernel's account of the failure: the owner's to read, not a group's.
+      if (!failed) reply = r.text;
+      else if (untrusted) reply = this.failure(peer, r.error ?? r.text, true);
+      else reply = r.text || this.failure(peer, r.error ?? "", false);
     } catch (err) {
-      reply = `(homed could not answer: ${(err as Error).message})`;
+      reply = this.failure(peer, (err as Error).message, untrusted);
     } finally {
       this.streams.delete(stream);
       if (target.kind === "private") this.approvals.drop(target.id, target.asked);
     }
     if (reply) await this.send(target, reply);
+  }
+
+  /** What a failed turn answers: the reason to the owner, only that it failed to others (it is logged). */
+  private failure(peer: string, error: string, untrusted: boolean): string {
+    this.plugin.log.warn("qq turn failed", { peer, err: error });
+    return untrusted ? "(homed could not answer just now)" : `(homed could not answer: ${error})`;
   }
 
   /** Send `text` to the target, split to the configured size, the first part quoting the question. */
@@ -183,7 +188,7 @@ export class QqChannel {
     target.asked.push(q.callId);
     const answer = this.approvals.ask(target.id, q.callId);
     await this.send(
-      { ...target, messageId: target.messageId },
+      target,
       `homed wants to run ${q.tool} ${args.length > 500 ? `${args.slice(0, 500)}…` : args}${q.note ? ` (${q.note})` : ""}\nReply y to allow, n to deny.`,
     );
     return { approved: await answer };

@@ -32,7 +32,7 @@ describe("qq transports", () => {
       pid: null,
       detail: "off until channels.qq.enabled = true in config.toml",
     });
-  });
+  }, 30_000);
 
   test("reverse WebSocket: the implementation connects with the token and is answered; a wrong token is refused", async () => {
     using dir = tempDir();
@@ -59,7 +59,7 @@ describe("qq transports", () => {
     // The intruder's events never reach a turn.
     await intruder.groupMessage(GROUP, 40004, [at(intruder.selfId), text(" let me in")]);
     expect(rig.llm.requests.length).toBe(1);
-  });
+  }, 30_000);
 
   test("HTTP: reports signed with the secret are answered through the HTTP API; a bad X-Signature is refused", async () => {
     using dir = tempDir();
@@ -111,7 +111,7 @@ describe("qq transports", () => {
       { what: "only the signed report's turn" },
     );
     expect((await rig.qqPlugin()).state).toBe("ready");
-  });
+  }, 30_000);
 
   test("forward WebSocket with a wrong token: the implementation refuses, homed says so and keeps trying", async () => {
     using dir = tempDir();
@@ -120,7 +120,7 @@ describe("qq transports", () => {
     await rig.daemon.waitFor(/qq connection refused by the OneBot implementation.*retcode=1403/);
     expect(fake.connections()).toBe(0);
     expect((await rig.qqPlugin()).state).toBe("ready");
-  });
+  }, 30_000);
   test("a third-party plugin can neither read [channels] (the access token) nor store blocks", async () => {
     using dir = tempDir();
     const out = join(dir.path, "intruder.json");
@@ -138,12 +138,12 @@ describe("qq transports", () => {
     expect(JSON.stringify(seen)).not.toContain(TOKEN);
     expect(existsSync(join(dir.path, "blocks"))).toBe(false);
     expect((await rig.qqPlugin()).state).toBe("ready");
-  });
+  }, 30_000);
   test("a listener beyond loopback without an access token is a configuration error (failed, not restarted)", async () => {
     using dir = tempDir();
     await using rig = await startQqRig(dir.path, { mode: "reverse", listen: `0.0.0.0:${freePort()}` });
     const qq = await poll(rig.qqPlugin, (p) => p.state === "failed", { what: "the qq plugin to fail" });
     expect(qq.restarts).toBe(0);
     await rig.daemon.waitFor("[channels.qq] listen is not a loopback address: set access_token");
-  });
+  }, 30_000);
 });

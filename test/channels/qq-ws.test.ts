@@ -114,7 +114,7 @@ describe("qq over forward WebSocket", () => {
     expect(texts.filter((t) => t.includes("per minute here")).length).toBe(1);
     expect(rig.llm.requests.length).toBe(3);
     expect(rig.llm.remaining()).toBe(1);
-  });
+  }, 30_000);
 
   test("private chats: the owner is trusted, unlimited and may approve with y; a stranger is untrusted, never asked, rate-limited", async () => {
     using dir = tempDir();
@@ -174,7 +174,7 @@ describe("qq over forward WebSocket", () => {
     } finally {
       fake.stop();
     }
-  });
+  }, 30_000);
 
   test("malformed frames do not kill the plugin; it reconnects after the implementation restarts; long replies split", async () => {
     using dir = tempDir();
@@ -217,6 +217,16 @@ describe("qq over forward WebSocket", () => {
           .replace(/\s+/g, " ")
           .trim(),
       ).toBe(long.replace(/\s+/g, " ").trim());
+      // A failed turn tells a group only that it failed; the reason stays in the log.
+      rig.llm.script([
+        { status: 400, body: { error: { message: "provider detail xyzzy", type: "invalid_request_error" } } },
+      ]);
+      await fake.groupMessage(GROUP, 40004, [at(fake.selfId), text(" break it")]);
+      const failed = await fake.waitForCall((c) => JSON.stringify(c.params).includes("could not answer"));
+      expect(JSON.stringify(failed.params)).toContain("(homed could not answer just now)");
+      expect(JSON.stringify(failed.params)).not.toContain("xyzzy");
+      await rig.daemon.waitFor(/qq turn failed.*xyzzy/);
+
       const after = await rig.qqPlugin();
       expect(after).toMatchObject({ state: "ready", pid: before.pid, restarts: 0 });
       await rig.daemon.waitFor("qq frame is not JSON; dropped");
@@ -234,5 +244,5 @@ describe("qq over forward WebSocket", () => {
     } finally {
       fake.stop();
     }
-  });
+  }, 30_000);
 });
