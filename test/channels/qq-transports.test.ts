@@ -37,7 +37,12 @@ describe("qq transports", () => {
   test("reverse WebSocket: the implementation connects with the token and is answered; a wrong token is refused", async () => {
     using dir = tempDir();
     const port = freePort();
-    await using rig = await startQqRig(dir.path, { mode: "reverse", listen: `127.0.0.1:${port}`, access_token: TOKEN });
+    await using rig = await startQqRig(dir.path, {
+      mode: "reverse",
+      listen: `127.0.0.1:${port}`,
+      access_token: TOKEN,
+      groups: [GROUP],
+    });
     await rig.daemon.waitFor('msg="qq listening" plugin=qq mode=reverse');
     using intruder = await startFakeOneBot({
       reverseUrl: `ws://127.0.0.1:${port}/onebot/v11/ws`,
@@ -56,9 +61,15 @@ describe("qq transports", () => {
       { type: "reply", data: { id: String(asked.message_id) } },
       { type: "text", data: { text: "over the reverse link" } },
     ]);
-    // The intruder's events never reach a turn.
+    // The intruder's events never reach a turn, nor does a group not in `groups`; a listed one does.
     await intruder.groupMessage(GROUP, 40004, [at(intruder.selfId), text(" let me in")]);
-    expect(rig.llm.requests.length).toBe(1);
+    await fake.groupMessage(GROUP + 1, 40004, [at(fake.selfId), text(" other group")]);
+    rig.llm.script([{ text: "listed group again" }]);
+    await fake.groupMessage(GROUP, 40004, [at(fake.selfId), text(" listed")]);
+    await fake.waitForCall((c) => JSON.stringify(c.params).includes("listed group again"));
+    expect(rig.llm.requests.map((r) => JSON.stringify(r.body))).toHaveLength(2);
+    expect(JSON.stringify(rig.llm.requests[1]?.body)).not.toContain("other group");
+    expect(fake.sends().every((c) => c.params.group_id === GROUP)).toBe(true);
   }, 30_000);
 
   test("HTTP: reports signed with the secret are answered through the HTTP API; a bad X-Signature is refused", async () => {
