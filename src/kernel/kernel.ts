@@ -194,8 +194,8 @@ export class Kernel {
   /**
    * Re-read config.toml, settings.json (and llm.json, read at each use anyway) and apply what can
    * change without a restart: [llm], [agent] but its tool timeout, [approval], memory's
-   * recall_untrusted, and [mcp] (the mcp plugin restarts to reconnect). The rest is named as
-   * needing a restart; an invalid file changes nothing.
+   * recall_untrusted, [mcp] and [channels.qq] (their plugins restart): config-reload.ts. The rest
+   * is named as needing a restart; an invalid file changes nothing.
    */
   reload(why: string): ReloadResult {
     const log = this.log.with({ component: "config" });
