@@ -9,6 +9,7 @@ import { benchTools } from "./tools.ts";
 import { benchChannelAcp } from "./channel-acp.ts";
 import { benchChannelA2a } from "./channel-a2a.ts";
 import { benchDist } from "./dist.ts";
+import { benchChannelQq } from "./channel-qq.ts";
 
 const t0 = performance.now();
 await benchStartup();
@@ -21,4 +22,5 @@ await benchTools();
 await benchChannelAcp();
 await benchChannelA2a();
 benchDist();
+await benchChannelQq();
 console.error(`bench run finished in ${((performance.now() - t0) / 1000).toFixed(1)} s`);

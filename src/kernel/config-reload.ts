@@ -1,8 +1,9 @@
 /**
  * What a configuration reload changes without a restart: [llm], [agent] but its tool timeout,
- * [approval], memory's recall_untrusted, and [mcp] (the mcp plugin restarts to reconnect, or
- * starts when its first server is configured). Every other changed path is reported as
- * needing a restart and left as it was.
+ * [approval], memory's recall_untrusted, [mcp] (the mcp plugin restarts to reconnect, or
+ * starts when its first server is configured) and [channels.qq] (the qq plugin starts when it is
+ * turned on, restarts with new settings; turning it off needs a restart). Every other changed
+ * path is reported as needing a restart and left as it was.
  */
 import type { Agent } from "../agent/agent.ts";
 import type { Config } from "./config.ts";
@@ -28,6 +29,7 @@ export function applyLiveChanges(
     p.startsWith("llm.") ||
     p.startsWith("approval.") ||
     p.startsWith("mcp.") ||
+    (p.startsWith("channels.qq.") && next.channels.qq.enabled) ||
     (p.startsWith("agent.") && p !== "agent.tool_timeout_ms") ||
     p === "memory.recall_untrusted";
   const applied = changed.filter(live);
@@ -50,6 +52,17 @@ export function applyLiveChanges(
     } catch (err) {
       log.warn("mcp plugin not restarted", { err: (err as Error).message });
       for (const p of applied.filter((x) => x.startsWith("mcp."))) restartNeeded.push(p);
+    }
+  }
+  if (applied.some((p) => p.startsWith("channels.qq."))) {
+    c.channels.qq = next.channels.qq;
+    const qq = deps.supervisor.list().find((p) => p.name === "qq");
+    try {
+      if (qq?.state === "disabled" && !c.plugins.disabled.includes("qq")) deps.supervisor.enable("qq");
+      else if (qq?.state !== "disabled") deps.supervisor.restart("qq");
+    } catch (err) {
+      log.warn("qq plugin not restarted", { err: (err as Error).message });
+      for (const p of applied.filter((x) => x.startsWith("channels.qq."))) restartNeeded.push(p);
     }
   }
   return { applied, restartNeeded };

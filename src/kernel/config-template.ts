@@ -5,6 +5,7 @@
  */
 import { TOOLS_TEMPLATE } from "./tools-config.ts";
 import { A2A_TEMPLATE } from "./a2a-config.ts";
+import { QQ_TEMPLATE } from "./qq-config.ts";
 
 /** The commented file `homed initconfig` writes. It must parse to exactly the defaults (tested). */
 export const CONFIG_TEMPLATE = `# homed configuration. Every setting is optional; the value shown is the default.
@@ -145,6 +146,7 @@ rss_check_ms = 10000
 
 ${TOOLS_TEMPLATE}
 ${A2A_TEMPLATE}
+${QQ_TEMPLATE}
 [store]
 # How long a write waits for a busy database (milliseconds) before it fails.
 busy_timeout_ms = 5000

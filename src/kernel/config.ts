@@ -20,6 +20,7 @@ import { RISK_CLASSES, RiskClass } from "../protocol/agent.ts";
 import { isPolicyPattern } from "../agent/approval.ts";
 import { ToolsConfig } from "./tools-config.ts";
 import { A2aConfig } from "./a2a-config.ts";
+import { QqConfig } from "./qq-config.ts";
 
 export { CONFIG_TEMPLATE } from "./config-template.ts";
 
@@ -205,8 +206,8 @@ export const ConfigSchema = v.strictObject({
     {},
   ),
   tools: v.optional(ToolsConfig, {}),
-  /** Channels besides the web UI, one table each ([channels.a2a]: a2a-config.ts). */
-  channels: v.optional(v.strictObject({ a2a: v.optional(A2aConfig, {}) }), {}),
+  /** Channels besides the web UI, one table each ([channels.a2a]: a2a-config.ts, [channels.qq]: qq-config.ts). */
+  channels: v.optional(v.strictObject({ a2a: v.optional(A2aConfig, {}), qq: v.optional(QqConfig, {}) }), {}),
   store: v.optional(
     v.strictObject({
       busy_timeout_ms: v.optional(int(0, 600_000), 5000),

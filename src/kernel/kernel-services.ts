@@ -52,6 +52,12 @@ export interface KernelServices {
   readonly plugins: PluginServices;
   /** The sections of config.toml a plugin may read (config/get); approval's timeout bounds every question. */
   readonly config: Pick<Config, "web" | "mcp" | "approval" | "agent" | "tools" | "channels">;
+  /** A plugin's bulk bytes (copied out, the reference released) and the block store they go to. */
+  readonly blocks: {
+    take(plugin: string, ref: unknown): Uint8Array;
+    release(plugin: string, ref: unknown): void;
+    put(bytes: Uint8Array): string;
+  };
   /** The web login token in force (config.toml, or DATA/web-token). */
   readonly webToken: string;
   /** The values of these daemon environment variables that are set (an MCP server's env_passthrough). */

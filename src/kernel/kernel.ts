@@ -7,6 +7,7 @@ import type { StatusResult } from "../protocol/control.ts";
 import { listenUnixRpc, type RpcServer } from "../ipc/unix-rpc.ts";
 import { VERSION } from "../version.ts";
 import { Store } from "../store/store.ts";
+import { pluginBulk } from "./plugin-bulk.ts";
 import { BlockStore } from "../store/blocks.ts";
 import { loadConfig, type Config } from "./config.ts";
 import { controlHandler } from "./control.ts";
@@ -65,6 +66,9 @@ export class Kernel {
   webToken = "";
   readonly agent: Agent;
   private watchdog: RssWatchdog | null = null;
+  /** DATA/blocks: tool-result images and images received on channels. */
+  private readonly blocks: BlockStore;
+  private readonly bulk = pluginBulk((plugin) => this.supervisor.process(plugin)?.link);
 
   private constructor(
     readonly paths: DataPaths,
@@ -73,6 +77,7 @@ export class Kernel {
     readonly store: Store,
     private readonly lock: DataDirLock,
   ) {
+    this.blocks = new BlockStore(paths.dir);
     this.llm = new LlmSettings(paths.dir, config, log.with({ component: "llm" }));
     this.models = new ProviderModels(this.llm, log.with({ component: "llm" }));
     this.memory = new Memory(store, new Tokenizer());
@@ -81,16 +86,8 @@ export class Kernel {
       caller: {
         call: (plugin, method, params, timeoutMs) => this.supervisor.request(plugin, method, params, timeoutMs),
         notify: (plugin, method, params) => this.supervisor.process(plugin)?.rpc.notify(method, params),
-        takeBulk: (plugin, ref) => {
-          const link = this.supervisor.process(plugin)?.link;
-          if (!link) throw new Error(`${plugin} is not running`);
-          try {
-            return new Uint8Array(link.readBulk(ref)); // a copy: the view dies with the release
-          } finally {
-            link.releaseBulk(ref);
-          }
-        },
-        releaseBulk: (plugin, ref) => this.supervisor.process(plugin)?.link.releaseBulk(ref),
+        takeBulk: this.bulk.take,
+        releaseBulk: this.bulk.release,
         isCritical: (plugin) => this.supervisor.isCritical(plugin),
         failClosed: () => this.supervisor.failClosed(),
       },
@@ -107,7 +104,7 @@ export class Kernel {
       approval: config.approval,
       toolTimeoutMs: config.agent.tool_timeout_ms,
       memory: this.memory,
-      blocks: new BlockStore(paths.dir),
+      blocks: this.blocks,
       pinnedRecent: config.memory.pinned_recent,
       subAgents: () => ({ maxDepth: config.tools.agent.max_depth, maxIterations: config.tools.agent.max_iterations }),
       // Read at each use: a reload changes it in place.
@@ -197,8 +194,8 @@ export class Kernel {
   /**
    * Re-read config.toml, settings.json (and llm.json, read at each use anyway) and apply what can
    * change without a restart: [llm], [agent] but its tool timeout, [approval], memory's
-   * recall_untrusted, and [mcp] (the mcp plugin restarts to reconnect). The rest is named as
-   * needing a restart; an invalid file changes nothing.
+   * recall_untrusted, [mcp] and [channels.qq] (their plugins restart): config-reload.ts. The rest
+   * is named as needing a restart; an invalid file changes nothing.
    */
   reload(why: string): ReloadResult {
     const log = this.log.with({ component: "config" });
@@ -332,6 +329,7 @@ export class Kernel {
       get webToken() {
         return kernel.webToken;
       },
+      blocks: { ...this.bulk, put: (bytes) => this.blocks.put(bytes) },
       passThrough: (names) => passThrough(env, names),
       secretValues: () => readSecretValues(this.paths.dir, this.log),
       settings: {

@@ -99,7 +99,9 @@ export function configuredSpecs(dataDir: string, config: Config): PluginSpec[] {
   return [...builtinSpecs(dataDir), ...externalSpecs(join(dataDir, "plugins"))].map((s) => {
     if (disabled.has(s.manifest.name)) return { ...s, disabled: "disabled in config.toml ([plugins] disabled)" };
     const by = s.manifest.enabled_by;
-    if (by && isEmpty(configValue(config, by))) return { ...s, disabled: `not needed: ${by} is empty in config.toml` };
+    const on = by ? configValue(config, by) : true;
+    if (by && on === false) return { ...s, disabled: `off until ${by} = true in config.toml` };
+    if (by && isEmpty(on)) return { ...s, disabled: `not needed: ${by} is empty in config.toml` };
     return s;
   });
 }

@@ -5,6 +5,7 @@
  * |---|---|
  * | plugin/hello, facility/ready, plugin/ready, plugins/list, plugins/restart, plugin/keep-running | the supervisor's plugin RPC (src/kernel/plugin-rpc.ts; restarting another plugin: built-in plugins only), before this table |
  * | kernel/status, config/get, records/append, records/list | this file |
+ * | blocks/put | block-methods.ts |
  * | tools/register, tools/unregister, stages/register (AgentMethod) | `Agent.pluginMethods` (src/agent/agent.ts) |
  * | chat/send, chat/cancel, conversations/*, context/get, llm/* (ChannelMethod) | channel-methods.ts |
  *
@@ -14,6 +15,7 @@ import { ConfigGetParams, PluginMethod, RecordsAppendParams, RecordsListParams }
 import { HomedError } from "../protocol/errors.ts";
 import { parseParams } from "../protocol/parse-params.ts";
 import type { Agent } from "../agent/agent.ts";
+import { blockMethods } from "./block-methods.ts";
 import { channelMethods } from "./channel-methods.ts";
 import type { KernelServices } from "./kernel-services.ts";
 
@@ -63,6 +65,11 @@ function kernelMethods(k: KernelServices): PluginMethodTable {
         });
         return { servers };
       }
+      if (section === "channels") {
+        if (!k.plugins.isBuiltin(plugin))
+          throw new HomedError("forbidden", `the channels section is reserved to built-in plugins`);
+        return k.config.channels;
+      }
       if (section === "tools") {
         // The fetch plugin's search key: config.toml names it, DATA/secrets.json holds it. Only
         // the built-in fetch plugin gets it, and only that one value, never the file.
@@ -79,7 +86,7 @@ function kernelMethods(k: KernelServices): PluginMethodTable {
 /** One table of every group above; a method two groups both claim is a bug, refused at start. */
 export function pluginMethods(k: KernelServices, agent: Pick<Agent, "pluginMethods">): PluginMethodTable {
   const table: PluginMethodTable = {};
-  for (const group of [kernelMethods(k), agent.pluginMethods, channelMethods(k)]) {
+  for (const group of [kernelMethods(k), agent.pluginMethods, channelMethods(k), blockMethods(k)]) {
     for (const [method, fn] of Object.entries(group)) {
       if (method in table) throw new Error(`kernel method ${method} is answered twice`);
       table[method] = fn;

@@ -33,6 +33,8 @@ export const PluginMethod = {
   RecordsAppend: "records/append",
   /** The calling plugin's records, oldest first, after an id (paged). */
   RecordsList: "records/list",
+  /** Store bytes a channel received (an image in a message) in DATA/blocks; built-in plugins only. */
+  BlocksPut: "blocks/put",
   /** kernel → plugin: please exit cleanly. */
   Shutdown: "plugin/shutdown",
   /** kernel → plugin: liveness check. */
@@ -175,3 +177,6 @@ export const EventParams = v.strictObject({
   type: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(0xffff)),
   data: v.string(), // base64
 });
+
+/** blocks/put: an image's bytes (bulk); the answer names its block (src/protocol/images.ts). */
+export const BlocksPutParams = v.strictObject({ data: BulkRefSchema });

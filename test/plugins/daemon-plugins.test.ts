@@ -85,9 +85,10 @@ describe("plugins under a running daemon", () => {
     expect(health.status).toBe(200);
     const body = (await health.json()) as { ok: boolean; plugins: PluginInfo[] };
     expect(body.ok).toBe(true);
-    // Lazy built-in tool plugins (fetch, …) are listed idle; this test is about mcp and web.
+    // Lazy built-in tool plugins (fetch, …) are listed idle; this test is about mcp, qq and web.
     expect(body.plugins.filter((p) => !p.lazy).map((p) => [p.name, p.state, p.detail])).toEqual([
       ["mcp", "disabled", "not needed: mcp.servers is empty in config.toml"],
+      ["qq", "disabled", "off until channels.qq.enabled = true in config.toml"],
       ["web", "ready", "provides channel.web, channel.a2a"],
     ]);
     const page = await (await fetch(url)).text();

@@ -1,0 +1,116 @@
+/**
+ * A QQ message as the text of the user message homed logs and the model reads: text as is,
+ * @-mentions as @name, a quoted reply, faces, voice, and images — each image fetched, stored as a
+ * block (blocks/put: DATA/blocks/<sha256[0:2]>/<sha256>) and named by its block in the text.
+ */
+import type * as v from "valibot";
+import { PluginMethod } from "../../src/protocol/plugin.ts";
+import { StoredImage } from "../../src/protocol/images.ts";
+import type { Plugin } from "../sdk/index.ts";
+import type { Segment } from "./onebot.ts";
+
+const str = (x: unknown) => (x === undefined || x === null ? "" : String(x));
+
+/** Whether the message @-mentions `selfId`. */
+export function mentions(segments: readonly Segment[], selfId: number): boolean {
+  return segments.some((s) => s.type === "at" && str(s.data.qq) === String(selfId));
+}
+
+/** The message's plain text only (for keyword rules and y/n answers). */
+export function plainText(segments: readonly Segment[]): string {
+  return segments
+    .filter((s) => s.type === "text")
+    .map((s) => str(s.data.text))
+    .join("")
+    .trim();
+}
+
+/** Read at most `max` bytes of an image, or say why not. */
+async function fetchImage(seg: Segment, maxBytes: number): Promise<Uint8Array> {
+  const file = str(seg.data.file);
+  if (file.startsWith("base64://")) {
+    const bytes = Buffer.from(file.slice("base64://".length), "base64");
+    if (bytes.length > maxBytes) throw new Error(`over the ${maxBytes}-byte limit`);
+    return new Uint8Array(bytes);
+  }
+  const url = /^https?:\/\//.test(str(seg.data.url)) ? str(seg.data.url) : /^https?:\/\//.test(file) ? file : "";
+  if (!url) throw new Error("no URL to fetch it from");
+  const res = await fetch(url, { signal: AbortSignal.timeout(20_000), redirect: "follow" });
+  if (!res.ok || !res.body) throw new Error(`HTTP ${res.status}`);
+  const declared = Number(res.headers.get("content-length") ?? "0");
+  if (declared > maxBytes) throw new Error(`over the ${maxBytes}-byte limit`);
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  for await (const chunk of res.body) {
+    total += chunk.length;
+    if (total > maxBytes) throw new Error(`over the ${maxBytes}-byte limit`);
+    parts.push(chunk);
+  }
+  return Buffer.concat(parts);
+}
+
+/** Store an image's bytes as a block through the kernel. */
+async function storeImage(plugin: Plugin, bytes: Uint8Array): Promise<v.InferOutput<typeof StoredImage>> {
+  const ref = await plugin.sendBulk(bytes);
+  return await plugin.call(PluginMethod.BlocksPut, { data: ref }, StoredImage);
+}
+
+export interface TextOptions {
+  plugin: Plugin;
+  selfId: number;
+  maxImageBytes: number;
+}
+
+/** The message as text; images are stored on the way. A failed image becomes a note, not a failure. */
+export async function messageText(segments: readonly Segment[], o: TextOptions): Promise<string> {
+  const out: string[] = [];
+  for (const s of segments) {
+    const d = s.data;
+    switch (s.type) {
+      case "text":
+        out.push(str(d.text));
+        break;
+      case "at":
+        // homed's own mention is how the group calls it, not part of what is said.
+        if (str(d.qq) !== String(o.selfId))
+          out.push(str(d.qq) === "all" ? "@everyone" : `@${str(d.name) || str(d.qq)}`);
+        break;
+      case "reply":
+        out.push(`[reply to message ${str(d.id)}] `);
+        break;
+      case "face":
+        out.push(`[face ${str(d.id)}]`);
+        break;
+      case "record":
+        out.push("[voice message]");
+        break;
+      case "image":
+        try {
+          const img = await storeImage(o.plugin, await fetchImage(s, o.maxImageBytes));
+          out.push(`[image block ${img.sha256} ${img.mime} ${img.bytes} bytes]`);
+        } catch (err) {
+          o.plugin.log.warn("qq image not stored", { err: (err as Error).message });
+          out.push(`[image not stored: ${(err as Error).message}]`);
+        }
+        break;
+      default:
+        out.push(`[${s.type}]`);
+    }
+  }
+  return out.join("").trim();
+}
+
+/** Split a reply into messages of at most `max` characters, at a line or space when one is near. */
+export function splitReply(text: string, max: number): string[] {
+  const out: string[] = [];
+  let rest = text;
+  while (rest.length > max) {
+    let cut = rest.lastIndexOf("\n", max);
+    if (cut < max / 2) cut = rest.lastIndexOf(" ", max);
+    if (cut < max / 2) cut = max;
+    out.push(rest.slice(0, cut).trimEnd());
+    rest = rest.slice(cut).trimStart();
+  }
+  if (rest) out.push(rest);
+  return out;
+}

@@ -1,0 +1,30 @@
+/**
+ * Bulk bytes a plugin handed the kernel (a tool's screenshot, an image a channel received), as
+ * the kernel takes them: copied out of the plugin's arena and the reference released at once —
+ * an unreleased block would hold the arena, which is reclaimed oldest-first.
+ */
+import type { PluginLink } from "../ipc/plugin-link.ts";
+
+export interface PluginBulk {
+  /** The bytes, copied (the shared-memory view dies with the release); throws if the plugin is gone. */
+  take(plugin: string, ref: unknown): Uint8Array;
+  /** Release a reference nobody will read. */
+  release(plugin: string, ref: unknown): void;
+}
+
+export function pluginBulk(
+  link: (plugin: string) => Pick<PluginLink, "readBulk" | "releaseBulk"> | undefined,
+): PluginBulk {
+  return {
+    take(plugin, ref) {
+      const l = link(plugin);
+      if (!l) throw new Error(`${plugin} is not running`);
+      try {
+        return new Uint8Array(l.readBulk(ref));
+      } finally {
+        l.releaseBulk(ref);
+      }
+    },
+    release: (plugin, ref) => link(plugin)?.releaseBulk(ref),
+  };
+}
