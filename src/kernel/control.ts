@@ -4,10 +4,13 @@
  * call is an InvalidParams error to the caller, never a throw into the daemon.
  */
 import {
+  ApprovalAllowParams,
   ChatAttachParams,
   ChatCancelParams,
   ChatSendParams,
   ControlMethod,
+  ConversationsListParams,
+  ConversationsMessagesParams,
   EventAppendParams,
   LlmSetParams,
   MemoryPeekParams,
@@ -24,6 +27,7 @@ import { askPeer, runChatTurn } from "./chat-turn.ts";
 import type { LiveEvent } from "./live-chats.ts";
 import type { ApprovalQuestion } from "../agent/tool-executor.ts";
 import { checkModel } from "./check-model.ts";
+import { allowToolAlways, conversationTranscript } from "./channel-methods.ts";
 import type { KernelServices } from "./kernel-services.ts";
 
 type ControlMethods = Record<string, (params: unknown, ctx: RequestContext) => unknown>;
@@ -98,6 +102,17 @@ export function controlMethods(k: KernelServices): ControlMethods {
       let n = mine.size;
       for (const conv of attached.get(ctx.peer) ?? []) if (k.live.cancel(conv)) n++;
       return { cancelled: n };
+    },
+    [ControlMethod.ConversationsList]: (params) => {
+      parseParams(ConversationsListParams, params);
+      return k.store.listConversations();
+    },
+    [ControlMethod.ConversationsMessages]: (params) => {
+      const p = parseParams(ConversationsMessagesParams, params);
+      return conversationTranscript(k, p.conv, p.limit);
+    },
+    [ControlMethod.ApprovalAllow]: (params) => {
+      return allowToolAlways(k, parseParams(ApprovalAllowParams, params).tool);
     },
     [ControlMethod.MemoryPeek]: (params) => {
       const p = parseParams(MemoryPeekParams, params);

@@ -5,7 +5,8 @@
  */
 import * as v from "valibot";
 import { PluginList, RestartParams } from "./plugin.ts";
-import { SceneKey } from "./channel.ts";
+import { ConvParams, SceneKey } from "./channel.ts";
+import { AllowToolParams } from "./settings.ts";
 
 export const StatusParams = v.optional(v.strictObject({}));
 
@@ -163,6 +164,16 @@ export const MemoryPeekResult = v.object({
   candidates: v.array(v.object({ id: v.number(), score: v.number(), kind: v.string(), preview: v.string() })),
 });
 
+/** The conversation list as the web UI shows it (a local client's sidebar). */
+export const ConversationsListParams = v.optional(v.strictObject({}));
+/** One conversation as a person reads it (channel.ts TranscriptItem), newest `limit` events. */
+export const ConversationsMessagesParams = ConvParams;
+/**
+ * "Always" in answer to an approval: add the tool to `approval_allow` (DATA/settings.json), as
+ * the web UI's button does; the person at the socket is the owner.
+ */
+export const ApprovalAllowParams = AllowToolParams;
+
 /** Method names, so a typo is a compile error on both sides. */
 export const ControlMethod = {
   Status: "status",
@@ -175,6 +186,9 @@ export const ControlMethod = {
   ChatCancel: "chat.cancel",
   ChatAttach: "chat.attach",
   MemoryPeek: "memory.peek",
+  ConversationsList: "conversations.list",
+  ConversationsMessages: "conversations.messages",
+  ApprovalAllow: "approval.allow",
   /** daemon → client notifications and requests while a chat.send is running */
   ChatEvent: "chat.event",
   ChatApprove: "chat.approve",

@@ -1,0 +1,360 @@
+/**
+ * waiter's full-screen client: the conversation list, the open conversation with its reply
+ * streaming in and tool calls as cards, approvals answered with y / n / a (always), Stop with
+ * Esc or Ctrl-C during a reply, the plugins in the title bar (Ctrl-P for the table). It runs on
+ * a WaiterLink (local socket or remote web API) and, when the link is lost — the daemon
+ * restarted — says so and reconnects by itself, then reloads and follows any running reply.
+ * Terminal handling is plain ANSI on the alternate screen: no dependency, works in tmux.
+ */
+import type { ConversationSummary } from "../protocol/channel.ts";
+import { HomedError } from "../protocol/errors.ts";
+import type { PluginInfo } from "../protocol/plugin.ts";
+import type { ApprovalQuestion } from "./chat-connection.ts";
+import { frameLines, listedConvs, pluginLines, pluginSummary } from "./tui-frame.ts";
+import { decodeKeys, type Key } from "./tui-keys.ts";
+import { style } from "./tui-text.ts";
+import { type Line, Transcript } from "./tui-transcript.ts";
+import type { OpenLink, WaiterLink } from "./waiter-link.ts";
+
+export interface TuiTerminal {
+  input: NodeJS.ReadStream;
+  output: NodeJS.WriteStream;
+}
+
+/** How often a lost link is tried again, and the status (plugins) asked for while connected. */
+const RETRY_MS = 500;
+const STATUS_MS = 2000;
+
+/** A conversation id for a new conversation: short, sortable, and valid for the web API too. */
+export function newConvId(): string {
+  return `waiter-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}`;
+}
+
+export async function runTui(open: OpenLink, firstConv: string, term: TuiTerminal): Promise<number> {
+  const out = term.output;
+  let link: WaiterLink | null = null;
+  let state: "connected" | "lost" = "connected";
+  let conv = firstConv;
+  let convs: ConversationSummary[] = [];
+  let plugins: PluginInfo[] = [];
+  let showPlugins = false;
+  const transcript = new Transcript();
+  let input = "";
+  let cursor = 0;
+  const history: string[] = [];
+  let historyAt = -1;
+  let focus: "input" | "list" = "input";
+  let selected = 0;
+  let scroll = 0;
+  let turn: { stopping: boolean } | null = null;
+  const asks: { q: ApprovalQuestion; resolve: (yes: boolean) => void }[] = [];
+  let armed = false;
+  let flash = "";
+  let finish: (status: number) => void = () => {};
+  const finished = new Promise<number>((r) => (finish = r));
+  let leaving = false;
+
+  // --- drawing ---
+  let drawQueued = false;
+  const draw = () => {
+    if (drawQueued || leaving) return;
+    drawQueued = true;
+    queueMicrotask(() => {
+      drawQueued = false;
+      if (leaving) return;
+      const width = out.columns || 80;
+      const height = out.rows || 24;
+      const where = link?.where ?? "";
+      const conn = state === "connected" ? "● connected" : "○ reconnecting…";
+      const { lines, cursor: at } = frameLines({
+        width,
+        height,
+        title: ` waiter · ${where || "homed"} · ${conv}`,
+        status: `${conn} · ${pluginSummary(plugins)} `,
+        convs,
+        conv,
+        listFocused: focus === "list",
+        selected,
+        body: showPlugins
+          ? pluginLines(plugins)
+          : transcript.lines(width >= 70 ? width - Math.min(32, Math.floor(width / 4)) - 1 : width),
+        scroll,
+        hint: hint(),
+        prompt: asks.length ? "? " : "> ",
+        input: asks.length ? "" : input,
+        cursor: asks.length ? 0 : cursor,
+      });
+      out.write(
+        `\x1b[?25l\x1b[H${lines.map((l) => `${l}\x1b[0m\x1b[K`).join("\r\n")}\x1b[${at.row + 1};${at.col + 1}H\x1b[?25h`,
+      );
+    });
+  };
+  const hint = (): Line => {
+    if (flash) return { text: flash, paint: style.yellow };
+    if (state === "lost")
+      return { text: "homed is not reachable: reconnecting… (Ctrl-C twice quits)", paint: style.red };
+    const q = asks[0]?.q;
+    if (q)
+      return {
+        text: `allow ${q.tool}? y yes · n no · a always (this tool stops asking) · Esc stops the reply`,
+        paint: style.yellow,
+      };
+    if (turn) return { text: turn.stopping ? "stopping… (Ctrl-C again quits)" : "replying… Esc or Ctrl-C stops it" };
+    if (focus === "list") return { text: "↑/↓ choose · Enter opens · Tab back to typing" };
+    return { text: "Enter sends · Tab conversations · Ctrl-N new · Ctrl-P plugins · PgUp/PgDn scroll · Ctrl-D quits" };
+  };
+  const say = (text: string) => {
+    flash = text;
+    draw();
+  };
+
+  // --- the link and its turns ---
+  const handlers = {
+    event: (e: Record<string, unknown>) => {
+      if (e.type === "approval-answered") {
+        const i = asks.findIndex((a) => a.q.callId === e.callId);
+        if (i >= 0) asks.splice(i, 1)[0]?.resolve(e.approved === true);
+      }
+      transcript.event(e);
+      scroll = 0;
+      draw();
+    },
+    approve: (q: ApprovalQuestion) =>
+      new Promise<boolean>((resolve) => {
+        transcript.ask(q);
+        asks.push({ q, resolve });
+        scroll = 0;
+        draw();
+      }),
+  };
+  const refresh = async () => {
+    const l = link;
+    if (!l) return;
+    try {
+      const [list, st] = await Promise.all([l.conversations(), l.status()]);
+      convs = list;
+      plugins = st.plugins;
+      draw();
+    } catch (err) {
+      if (err instanceof HomedError && err.code === "not_running") lost();
+    }
+  };
+  const dropAsks = () => {
+    for (const a of asks.splice(0)) a.resolve(false);
+  };
+  const runTurn = async (text: string | null) => {
+    const l = link;
+    if (!l) return;
+    turn = { stopping: false };
+    if (text !== null) transcript.user(text);
+    scroll = 0;
+    draw();
+    try {
+      const r = text === null ? await l.attach(conv) : await l.send(text, conv);
+      if (r) transcript.finish(r);
+    } catch (err) {
+      if (err instanceof HomedError && err.code === "not_running") lost();
+      else transcript.notice(`homed: ${(err as Error).message}`, "bad");
+    } finally {
+      turn = null;
+      dropAsks();
+      draw();
+    }
+    await refresh();
+  };
+  const openConv = async (id: string) => {
+    conv = id;
+    showPlugins = false;
+    scroll = 0;
+    const l = link;
+    transcript.load(l ? await l.messages(id).catch(() => []) : []);
+    draw();
+    if (l) void runTurn(null);
+  };
+  let retry: ReturnType<typeof setTimeout> | null = null;
+  const lost = () => {
+    if (state === "lost" || leaving) return;
+    state = "lost";
+    link?.close();
+    link = null;
+    transcript.notice("lost the connection to homed: reconnecting…", "bad");
+    draw();
+    retry = setTimeout(reconnect, RETRY_MS);
+  };
+  const attachLink = (l: WaiterLink) => {
+    link = l;
+    state = "connected";
+    l.onClose(() => {
+      if (link === l) lost();
+    });
+  };
+  const reconnect = async () => {
+    retry = null;
+    if (leaving) return;
+    try {
+      attachLink(await open(handlers));
+    } catch {
+      retry = setTimeout(reconnect, RETRY_MS);
+      return;
+    }
+    const items = await link?.messages(conv).catch(() => []);
+    transcript.load(items ?? []);
+    transcript.notice(`reconnected to homed at ${link?.where}`);
+    await refresh();
+    void runTurn(null);
+  };
+  const poller = setInterval(() => void (state === "connected" && !turn ? refresh() : null), STATUS_MS);
+
+  // --- keys ---
+  const leave = async (status: number) => {
+    if (leaving) return;
+    if (turn) await link?.cancel().catch(() => 0);
+    leaving = true;
+    clearInterval(poller);
+    if (retry) clearTimeout(retry);
+    dropAsks();
+    link?.close();
+    term.input.off("data", onData);
+    if (term.input.isTTY) term.input.setRawMode(false);
+    term.input.pause();
+    out.write("\x1b[?1049l\x1b[?25h");
+    finish(status);
+  };
+  const stop = () => {
+    if (!turn) return;
+    turn.stopping = true;
+    transcript.notice("stopping the reply…");
+    // The cancel goes out before the approval's "no": the daemon sees the turn stopped, not a denial.
+    void link?.cancel().catch(() => 0);
+    dropAsks();
+    draw();
+  };
+  const answer = async (key: string) => {
+    const a = asks[0];
+    if (!a) return;
+    if (key === "a") {
+      try {
+        await link?.allowTool(a.q.tool);
+      } catch (err) {
+        return say(`could not allow ${a.q.tool} always: ${(err as Error).message}`);
+      }
+    }
+    if (asks[0] !== a) return;
+    asks.shift();
+    transcript.answered(a.q.callId, key === "y" ? "approved" : key === "a" ? "always" : "denied");
+    a.resolve(key !== "n");
+    draw();
+  };
+  const submit = () => {
+    const text = input.trim();
+    if (!text) return;
+    if (state !== "connected") return say("not connected: wait for the reconnect");
+    if (turn) return say("a reply is running: wait for it, or Esc to stop it");
+    history.unshift(text);
+    historyAt = -1;
+    input = "";
+    cursor = 0;
+    void runTurn(text);
+  };
+  const typing = (k: Key) => {
+    if ("text" in k) {
+      input = input.slice(0, cursor) + k.text + input.slice(cursor);
+      cursor += k.text.length;
+      return;
+    }
+    const n = k.name;
+    if (n === "enter") return submit();
+    if (n === "backspace" && cursor > 0) {
+      const prev = [...input.slice(0, cursor)].at(-1) as string;
+      input = input.slice(0, cursor - prev.length) + input.slice(cursor);
+      cursor -= prev.length;
+    } else if (n === "delete")
+      input = input.slice(0, cursor) + input.slice(cursor + ([...input.slice(cursor)][0]?.length ?? 0));
+    else if (n === "left" && cursor > 0) cursor -= ([...input.slice(0, cursor)].at(-1) as string).length;
+    else if (n === "right" && cursor < input.length) cursor += ([...input.slice(cursor)][0] as string).length;
+    else if (n === "home" || n === "ctrl-a") cursor = 0;
+    else if (n === "end" || n === "ctrl-e") cursor = input.length;
+    else if (n === "ctrl-u") {
+      input = input.slice(cursor);
+      cursor = 0;
+    } else if (n === "ctrl-k") input = input.slice(0, cursor);
+    else if ((n === "up" || n === "down") && history.length) {
+      historyAt = Math.max(-1, Math.min(history.length - 1, historyAt + (n === "up" ? 1 : -1)));
+      input = historyAt < 0 ? "" : (history[historyAt] as string);
+      cursor = input.length;
+    }
+  };
+  const inList = (k: Key) => {
+    const ids = listedConvs(convs, conv);
+    if (!("name" in k)) return;
+    if (k.name === "up") selected = Math.max(0, selected - 1);
+    else if (k.name === "down") selected = Math.min(ids.length - 1, selected + 1);
+    else if (k.name === "enter") {
+      focus = "input";
+      const id = ids[selected];
+      if (id && id !== conv) void openConv(id);
+    } else if (k.name === "tab" || k.name === "esc" || k.name === "shift-tab") focus = "input";
+  };
+  const onKey = (k: Key) => {
+    const name = "name" in k ? k.name : null;
+    if (name !== "ctrl-c") armed = false;
+    flash = "";
+    if (name === "ctrl-c") {
+      if (turn && !turn.stopping) return stop();
+      if (turn || armed || state === "lost") return void leave(0);
+      if (input) {
+        input = "";
+        cursor = 0;
+        return;
+      }
+      armed = true;
+      return say("Ctrl-C again or Ctrl-D quits");
+    }
+    if (name === "ctrl-d" && !input && !asks.length) return void leave(0);
+    if (name === "ctrl-l") return out.write("\x1b[2J");
+    if (name === "pageup" || name === "pagedown") {
+      const page = Math.max(1, (out.rows || 24) - 5);
+      scroll = Math.max(0, scroll + (name === "pageup" ? page : -page));
+      return;
+    }
+    if (name === "ctrl-p") {
+      showPlugins = !showPlugins;
+      return;
+    }
+    if (asks.length) {
+      const t = "text" in k ? k.text.toLowerCase() : null;
+      if (t === "y" || t === "n" || t === "a") return void answer(t);
+      if (name === "esc") return stop();
+      return say("answer y (yes), n (no) or a (always)");
+    }
+    if (name === "esc" && turn) return stop();
+    if (focus === "list") return inList(k);
+    if (name === "tab") {
+      if (turn) return say("a reply is running: the list opens when it is done");
+      focus = "list";
+      selected = Math.max(0, listedConvs(convs, conv).indexOf(conv));
+      return;
+    }
+    if (name === "ctrl-n") {
+      if (turn) return say("a reply is running: wait for it, or Esc to stop it");
+      return void openConv(newConvId());
+    }
+    typing(k);
+  };
+  const onData = (chunk: Buffer | string) => {
+    for (const k of decodeKeys(chunk.toString())) onKey(k);
+    draw();
+  };
+
+  // --- start ---
+  attachLink(await open(handlers));
+  if (term.input.isTTY) term.input.setRawMode(true);
+  term.input.setEncoding("utf8");
+  term.input.on("data", onData);
+  term.input.resume();
+  out.on("resize", draw);
+  out.write("\x1b[?1049h\x1b[2J");
+  await refresh();
+  await openConv(conv);
+  return await finished;
+}
