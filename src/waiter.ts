@@ -32,7 +32,12 @@ const FLAGS: FlagSpec[] = [
     arg: "FILE",
     usage: "the login token for -connect (else $HOMED_TOKEN, else DATA/web-token with -data)",
   },
-  { name: "p", kind: "string", arg: "TEXT", usage: "ask TEXT, print the reply and exit (non-zero if the turn failed)" },
+  {
+    name: "p",
+    kind: "string",
+    arg: "TEXT",
+    usage: "ask TEXT, print the reply and exit: 0 when the turn finished, 1 when it did not (error, denied…)",
+  },
   { name: "conv", kind: "string", arg: "ID", usage: "the conversation (default: cli for -p; a new one in the TUI)" },
   { name: "json", kind: "bool", usage: "print the answer (status, or -p's turn) as JSON" },
 ];
@@ -96,6 +101,12 @@ async function readLine(): Promise<string | null> {
   }
 }
 
+/**
+ * How a turn ends for -p's exit status: a reply (the model's, or a plugin's short circuit) is
+ * success; an error, a Stop, a denied tool, a blocked input or the iteration limit is not.
+ */
+const FINISHED = new Set(["done", "short_circuit"]);
+
 async function ask(open: OpenLink, text: string, conv: string, json: boolean): Promise<number> {
   const r = await chatOnce(
     async (h) => await open(h),
@@ -108,11 +119,9 @@ async function ask(open: OpenLink, text: string, conv: string, json: boolean): P
     },
   );
   if (json) process.stdout.write(`${JSON.stringify(r)}\n`);
-  if (r.stopReason === "error" || r.stopReason === "cancelled") {
-    process.stderr.write(`waiter: the turn ended with ${r.stopReason}${r.error ? `: ${r.error}` : ""}\n`);
-    return ExitCode.Failure;
-  }
-  return ExitCode.Ok;
+  if (FINISHED.has(r.stopReason)) return ExitCode.Ok;
+  process.stderr.write(`waiter: the turn ended with ${r.stopReason}${r.error ? `: ${r.error}` : ""}\n`);
+  return ExitCode.Failure;
 }
 
 async function main(argv: string[]): Promise<number> {

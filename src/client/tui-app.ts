@@ -33,7 +33,8 @@ export function newConvId(): string {
 export async function runTui(open: OpenLink, firstConv: string, term: TuiTerminal): Promise<number> {
   const out = term.output;
   let link: WaiterLink | null = null;
-  let state: "connected" | "lost" = "connected";
+  /** connecting: opened, the conversation not yet loaded (nothing may be sent before it is). */
+  let state: "connecting" | "connected" | "lost" = "connecting";
   let conv = firstConv;
   let convs: ConversationSummary[] = [];
   let plugins: PluginInfo[] = [];
@@ -65,7 +66,7 @@ export async function runTui(open: OpenLink, firstConv: string, term: TuiTermina
       const width = out.columns || 80;
       const height = out.rows || 24;
       const where = link?.where ?? "";
-      const conn = state === "connected" ? "● connected" : "○ reconnecting…";
+      const conn = state === "connected" ? "● connected" : state === "lost" ? "○ reconnecting…" : "○ connecting…";
       const { lines, cursor: at } = frameLines({
         width,
         height,
@@ -168,22 +169,25 @@ export async function runTui(open: OpenLink, firstConv: string, term: TuiTermina
     scroll = 0;
     const l = link;
     transcript.load(l ? await l.messages(id).catch(() => []) : []);
+    if (state === "connecting") state = "connected";
     draw();
-    if (l) void runTurn(null);
+    // A reply already running here (started elsewhere, or before a restart of ours) is followed.
+    if (l && !turn) void runTurn(null);
   };
   let retry: ReturnType<typeof setTimeout> | null = null;
   const lost = () => {
-    if (state === "lost" || leaving) return;
+    if (leaving) return;
+    if (state !== "lost") {
+      transcript.notice("lost the connection to homed: reconnecting…", "bad");
+      draw();
+    }
     state = "lost";
     link?.close();
     link = null;
-    transcript.notice("lost the connection to homed: reconnecting…", "bad");
-    draw();
-    retry = setTimeout(reconnect, RETRY_MS);
+    retry ??= setTimeout(reconnect, RETRY_MS);
   };
   const attachLink = (l: WaiterLink) => {
     link = l;
-    state = "connected";
     l.onClose(() => {
       if (link === l) lost();
     });
@@ -191,17 +195,22 @@ export async function runTui(open: OpenLink, firstConv: string, term: TuiTermina
   const reconnect = async () => {
     retry = null;
     if (leaving) return;
+    let l: WaiterLink;
     try {
-      attachLink(await open(handlers));
+      l = await open(handlers);
     } catch {
       retry = setTimeout(reconnect, RETRY_MS);
       return;
     }
-    const items = await link?.messages(conv).catch(() => []);
-    transcript.load(items ?? []);
-    transcript.notice(`reconnected to homed at ${link?.where}`);
+    attachLink(l);
+    const items = await l.messages(conv).catch(() => null);
+    // Lost again meanwhile: lost() has scheduled the next try.
+    if (link !== l || items === null) return void (link === l && lost());
+    transcript.load(items);
+    transcript.notice(`reconnected to homed at ${l.where}`);
+    state = "connected";
     await refresh();
-    void runTurn(null);
+    if (!turn) void runTurn(null);
   };
   const poller = setInterval(() => void (state === "connected" && !turn ? refresh() : null), STATUS_MS);
 
