@@ -33,6 +33,8 @@ export function newConvId(): string {
 export async function runTui(open: OpenLink, firstConv: string, term: TuiTerminal): Promise<number> {
   const out = term.output;
   let link: WaiterLink | null = null;
+  /** Where the link goes, kept for the title bar while it is lost. */
+  let where = "homed";
   /** connecting: opened, the conversation not yet loaded (nothing may be sent before it is). */
   let state: "connecting" | "connected" | "lost" = "connecting";
   let conv = firstConv;
@@ -65,13 +67,14 @@ export async function runTui(open: OpenLink, firstConv: string, term: TuiTermina
       if (leaving) return;
       const width = out.columns || 80;
       const height = out.rows || 24;
-      const where = link?.where ?? "";
+      if (link) where = link.where;
       const conn = state === "connected" ? "● connected" : state === "lost" ? "○ reconnecting…" : "○ connecting…";
       const { lines, cursor: at } = frameLines({
         width,
         height,
-        title: ` waiter · ${where || "homed"} · ${conv}`,
-        status: `${conn} · ${pluginSummary(plugins)} `,
+        title: ` waiter · ${where} · ${conv}`,
+        // While the link is lost the plugins' last state would be stale: only the connection is shown.
+        status: state === "lost" ? `${conn} ` : `${conn} · ${pluginSummary(plugins)} `,
         convs,
         conv,
         listFocused: focus === "list",
