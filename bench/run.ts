@@ -6,6 +6,7 @@ import { benchRecall } from "./recall.ts";
 import { benchLeak } from "./leak.ts";
 import { benchLoad } from "./load.ts";
 import { benchTools } from "./tools.ts";
+import { benchChannelWaiter } from "./channel-waiter.ts";
 
 const t0 = performance.now();
 await benchStartup();
@@ -15,4 +16,5 @@ await benchRecall();
 await benchLeak();
 await benchLoad();
 await benchTools();
+await benchChannelWaiter();
 console.error(`bench run finished in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
