@@ -105,7 +105,7 @@ export async function runTui(open: OpenLink, firstConv: string, term: TuiTermina
       };
     if (turn) return { text: turn.stopping ? "stopping… (Ctrl-C again quits)" : "replying… Esc or Ctrl-C stops it" };
     if (focus === "list") return { text: "↑/↓ choose · Enter opens · Tab back to typing" };
-    return { text: "Enter sends · Tab conversations · Ctrl-N new · Ctrl-P plugins · PgUp/PgDn scroll · Ctrl-D quits" };
+    return { text: "Enter send · Tab list · ^N new · ^P plugins · PgUp/PgDn scroll · ^D quit" };
   };
   const say = (text: string) => {
     flash = text;
@@ -260,7 +260,8 @@ export async function runTui(open: OpenLink, firstConv: string, term: TuiTermina
   const submit = () => {
     const text = input.trim();
     if (!text) return;
-    if (state !== "connected") return say("not connected: wait for the reconnect");
+    if (state !== "connected")
+      return say(state === "lost" ? "not connected: wait for the reconnect" : "still connecting: a moment");
     if (turn) return say("a reply is running: wait for it, or Esc to stop it");
     history.unshift(text);
     historyAt = -1;

@@ -36,8 +36,10 @@ const MIN_WIDTH_FOR_LIST = 70;
 export function frameLines(v: FrameView): { lines: string[]; cursor: { row: number; col: number } } {
   const { width, height } = v;
   const lines: string[] = [];
-  const right = fit(v.status, Math.max(0, width - cells(v.title) - 3));
-  const bar = `${v.title}${" ".repeat(Math.max(1, width - cells(v.title) - cells(right)))}${right}`;
+  // The status (connection, plugins) matters more than the full path: the title gives way first.
+  const right = fit(v.status, Math.max(0, Math.floor(width * 0.6)));
+  const title = fit(v.title, Math.max(0, width - cells(right) - 1));
+  const bar = `${title}${" ".repeat(Math.max(1, width - cells(title) - cells(right)))}${right}`;
   lines.push(style.inverse(fit(bar, width, true)));
 
   const rows = Math.max(1, height - 3);
