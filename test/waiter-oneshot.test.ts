@@ -9,6 +9,7 @@ import { callDaemon } from "../src/client/control-client.ts";
 import { ConversationSummary } from "../src/protocol/channel.ts";
 import { WAITER, run, tempDir } from "./harness/binary.ts";
 import { startAgentRig } from "./harness/agent-daemon.ts";
+import { startTmux } from "./harness/tmux.ts";
 
 describe("waiter -p", () => {
   test("prints the reply and exits 0; -conv continues a conversation, which declares waiter's scene", async () => {
@@ -53,6 +54,24 @@ describe("waiter -p", () => {
     expect(denied.stderr).toContain("no answer: denied");
     expect(denied.stderr).toEndWith("waiter: the turn ended with denied\n");
     expect(rig.seen().filter((s) => s.tool === "danger_rm")).toHaveLength(0);
+  });
+
+  test("at a terminal an approval is asked on it, and y runs the tool", async () => {
+    using dir = tempDir();
+    await using rig = await startAgentRig(dir.path);
+    rig.llm.script([
+      { toolCalls: [{ name: "danger_rm", arguments: { path: "/tmp/t" } }] },
+      { text: "removed, as asked" },
+    ]);
+    await using t = await startTmux(dir.path, [WAITER, "-data", rig.data, "-p", "remove /tmp/t"], {
+      TERM: "xterm-256color",
+    });
+    await t.waitFor('? allow danger_rm {"path":"/tmp/t"} [y/N]', "the question on the terminal");
+    await t.type("y");
+    await t.press("Enter");
+    expect(await t.waitExit()).toBe(0);
+    expect(await t.screen()).toMatch(/← danger_rm \[ok\] removed \/tmp\/t\nremoved, as asked\n\[exit 0\]/);
+    expect(rig.seen().filter((s) => s.tool === "danger_rm")).toHaveLength(1);
   });
 
   test("no daemon: exit 69 and one line naming the data dir", async () => {
