@@ -11,6 +11,9 @@
  *     idle (half of a ping→pong round trip through both rings and doorbells); each the median
  *     of LATENCY_RUNS runs of LATENCY_PROBES probes, since one run's 99th percentile is its 20
  *     slowest probes and moves with whatever else the machine runs at that moment
+ *   ipc.notify.floor_p50_us, ipc.notify.floor_p99_us — the same probe in C (bench/native/
+ *     wake-floor.c: two idle processes, one byte over a socketpair, epoll), run alternately with
+ *     the ring runs: what the machine's scheduler allows before any of homed's code runs
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -22,6 +25,24 @@ import { createLogger, createLogSink } from "../src/kernel/log.ts";
 import { realClock } from "../src/kernel/clock.ts";
 import type { PluginProcess } from "../src/kernel/plugin-process.ts";
 import { median, percentile, report } from "./report.ts";
+
+/** Build bench/native/wake-floor.c into `dir`; null (and a note) when no C compiler is here. */
+function buildWakeFloor(dir: string): string | null {
+  const out = join(dir, "wake-floor");
+  const cc = Bun.spawnSync([process.env.CC || "cc", "-O2", "-o", out, join(ROOT, "bench/native/wake-floor.c")]);
+  if (cc.exitCode === 0) return out;
+  console.error(`ipc.notify: no wake floor (cc failed: ${cc.stderr.toString().trim()})`);
+  return null;
+}
+
+/** One run of the C floor: [p50, p99] in microseconds. */
+function wakeFloorRun(bin: string, probes: number): [number, number] {
+  const r = Bun.spawnSync([bin, String(probes)]);
+  const [p50, p99] = r.stdout.toString().trim().split(" ").map(Number);
+  if (r.exitCode !== 0 || !Number.isFinite(p50) || !Number.isFinite(p99))
+    throw new Error(`wake-floor failed: ${r.stderr.toString()}`);
+  return [p50 as number, p99 as number];
+}
 
 const ROOT = resolve(import.meta.dir, "..");
 const SINK = join(ROOT, "bench/plugins/sink.ts");
@@ -200,18 +221,27 @@ export async function benchIpc(): Promise<void> {
     report("ipc.notify.json_msgs_s", median(jsons), "msg/s", 0);
 
     await ringLatencyUs(shm, 200); // warm-up: the sink's pong path is not compiled yet
+    const floorBin = buildWakeFloor(data);
     const p50s: number[] = [];
     const p99s: number[] = [];
+    const floors: [number, number][] = [];
     for (let run = 0; run < LATENCY_RUNS; run++) {
+      if (floorBin) floors.push(wakeFloorRun(floorBin, LATENCY_PROBES));
       const lat = await ringLatencyUs(shm, LATENCY_PROBES);
       p50s.push(median(lat));
       p99s.push(percentile(lat, 99));
     }
-    console.error(
-      `ipc.notify runs: p50 ${p50s.map((x) => x.toFixed(1)).join(" ")} us; p99 ${p99s.map((x) => x.toFixed(1)).join(" ")} us`,
-    );
+    const runs = (xs: number[]) => xs.map((x) => x.toFixed(1)).join(" ");
+    console.error(`ipc.notify runs: p50 ${runs(p50s)} us; p99 ${runs(p99s)} us`);
     report("ipc.notify.p50_us", median(p50s), "us");
     report("ipc.notify.p99_us", median(p99s), "us");
+    if (floors.length) {
+      console.error(
+        `ipc.notify floor runs: p50 ${runs(floors.map((f) => f[0]))} us; p99 ${runs(floors.map((f) => f[1]))} us`,
+      );
+      report("ipc.notify.floor_p50_us", median(floors.map((f) => f[0])), "us");
+      report("ipc.notify.floor_p99_us", median(floors.map((f) => f[1])), "us");
+    }
   } finally {
     await sup.stopAll(1000);
     rmSync(data, { recursive: true, force: true });

@@ -114,6 +114,7 @@ describe("errors a person can cause", () => {
       2,
     );
     expectOneLine(await run([HOMED, "plugin-restart", "-data", dir.path, "nosuch"]), "no plugin named nosuch", 1);
+    expectOneLine(await run([HOMED, "plugin-restart", "nosuch", "-data", dir.path]), "no plugin named nosuch", 1);
     // mcp runs only with servers configured: a restart contradicts the configuration (conflict).
     expectOneLine(
       await run([HOMED, "plugin-restart", "-data", dir.path, "mcp"]),

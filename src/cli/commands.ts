@@ -12,7 +12,7 @@ import {
   StatusResult,
   type LlmSettingField,
 } from "../protocol/control.ts";
-import { chatOnce } from "../client/chat.ts";
+import { stdinLines } from "../client/stdin-lines.ts";
 import { PluginInfo } from "../protocol/plugin.ts";
 import { BUILTIN_ENTRIES } from "../generated/builtin-plugins.ts";
 import { HomedError } from "../protocol/errors.ts";
@@ -130,6 +130,8 @@ export const pluginRestart: Subcommand = {
   name: "plugin-restart",
   summary: "restart a plugin (and re-arm automatic restarts)",
   flags: [DATA_FLAG, JSON_FLAG],
+  // `homed plugin-restart web -data DIR` reads as naturally as the flags first.
+  flagsAnywhere: true,
   async run(values, rest) {
     const name = rest[0];
     if (!name || rest.length > 1) throw new HomedError("usage", "plugin-restart takes one plugin name");
@@ -147,42 +149,6 @@ const CONV_FLAG: FlagSpec = {
   usage: "conversation to continue (default cli)",
 };
 
-/** Lines typed on stdin, read lazily; null once stdin has ended (or was never there). */
-function stdinLines(): () => Promise<string | null> {
-  let buffered = "";
-  let ended = false;
-  let reader: ReadableStreamDefaultReader<Uint8Array> | null = null;
-  const dec = new TextDecoder();
-  return async () => {
-    for (;;) {
-      const nl = buffered.indexOf("\n");
-      if (nl >= 0) {
-        const line = buffered.slice(0, nl);
-        buffered = buffered.slice(nl + 1);
-        return line;
-      }
-      if (ended) return null;
-      reader ??= Bun.stdin.stream().getReader() as ReadableStreamDefaultReader<Uint8Array>;
-      const { value, done } = await reader.read();
-      if (done) {
-        ended = true;
-        if (buffered) {
-          const rest = buffered;
-          buffered = "";
-          return rest;
-        }
-        return null;
-      }
-      buffered += dec.decode(value, { stream: true });
-    }
-  };
-}
-
-/** All of stdin as text (a message piped in: `echo hi | homed chat`). */
-async function readAllStdin(): Promise<string> {
-  return await new Response(Bun.stdin.stream()).text();
-}
-
 export const chat: Subcommand = {
   name: "chat",
   summary:
@@ -190,40 +156,8 @@ export const chat: Subcommand = {
   flags: [DATA_FLAG, CONV_FLAG, JSON_FLAG],
   flagsAnywhere: true,
   async run(values, rest) {
-    const paths = dataPaths(resolveDataDir(values));
-    const conv = typeof values.conv === "string" ? values.conv : "cli";
-    let text = rest.join(" ").trim();
-    let readLine = stdinLines();
-    if (!text && process.stdin.isTTY) {
-      if (values.json)
-        throw new HomedError("usage", "-json needs a message: the interactive session has no JSON form", {
-          flag: "json",
-        });
-      const { runChatSession } = await import("../client/chat-session.ts");
-      return await runChatSession(paths.socket, conv, { input: process.stdin, output: process.stdout });
-    }
-    if (!text) {
-      // The message is stdin; nothing is left to answer an approval with.
-      text = (await readAllStdin()).trim();
-      readLine = async () => null;
-    }
-    if (!text) throw new HomedError("usage", `chat needs a message, e.g. homed chat "hello", or on stdin`);
-    const result = await chatOnce(
-      paths.socket,
-      { text, conv },
-      {
-        stream: process.stdout.isTTY === true && !values.json,
-        out: (t) => void (values.json ? null : process.stdout.write(t)),
-        err: (t) => void process.stderr.write(t),
-        readLine,
-      },
-    );
-    if (values.json) process.stdout.write(`${JSON.stringify(result)}\n`);
-    const c = result.conversation;
-    process.stderr.write(
-      `[${result.stopReason}; ${result.usage.inputTokens} in / ${result.usage.outputTokens} out tokens${c ? `; conversation: ${c.turns} ${c.turns === 1 ? "turn" : "turns"}, ${c.inputTokens} in / ${c.outputTokens} out` : ""}]\n`,
-    );
-    return result.stopReason === "error" ? 1 : 0;
+    const { runChat } = await import("./chat-command.ts");
+    return await runChat(dataPaths(resolveDataDir(values)), values, rest);
   },
 };
 

@@ -18,7 +18,9 @@ import { LOG_LEVELS } from "../protocol/logfmt.ts";
 import { parseListen } from "../protocol/listen.ts";
 import { RISK_CLASSES, RiskClass } from "../protocol/agent.ts";
 import { isPolicyPattern } from "../agent/approval.ts";
-import { TOOLS_TEMPLATE, ToolsConfig } from "./tools-config.ts";
+import { ToolsConfig } from "./tools-config.ts";
+
+export { CONFIG_TEMPLATE } from "./config-template.ts";
 
 /** Tool-name globs, or risk:<class> for every tool of a class. */
 const PolicyPattern = v.pipe(
@@ -211,149 +213,6 @@ export const ConfigSchema = v.strictObject({
 });
 
 export type Config = v.InferOutput<typeof ConfigSchema>;
-
-/** The commented file `homed initconfig` writes. It must parse to exactly the defaults (tested). */
-export const CONFIG_TEMPLATE = `# homed configuration. Every setting is optional; the value shown is the default.
-# Environment variables override this file: HOMED_<SECTION>_<KEY> in capitals,
-# e.g. HOMED_LISTEN, HOMED_LOG_LEVEL, HOMED_PLUGINS_SEGMENT_MB, HOMED_STORE_BUSY_TIMEOUT_MS.
-# Command-line flags (-listen) override both.
-
-# Address of the web UI and HTTP APIs, HOST:PORT. Keep 127.0.0.1 unless you put a login
-# token in front of it: any other address exposes the agent to the network.
-listen = "127.0.0.1:8080"
-
-[log]
-# debug | info | warn | error. Lines go to stderr and to DATA/logs/homed.log.
-level = "info"
-
-[llm]
-# The model provider. Leave provider empty to set it up in the web UI or with
-# \`homed provider\`. API keys never go here: they live in DATA/secrets.json (0600).
-# provider: "openai" (any OpenAI-compatible API: OpenAI, DeepSeek, Qwen, Moonshot, Ollama,
-# llama.cpp, vLLM) or "anthropic".
-provider = ""
-# e.g. https://api.openai.com/v1, http://127.0.0.1:11434/v1, https://api.anthropic.com
-base_url = ""
-model = ""
-# The model's context window and the room kept for its reply (tokens).
-context_window = 128000
-max_output_tokens = 4096
-# No bytes from the provider for this long = the call failed (milliseconds).
-timeout_ms = 120000
-# Retries of a call that failed retryably (429, 5xx, network) before any output.
-max_retries = 3
-# Images tools return (a browser screenshot): "on" sends them to the model, "off" never
-# does, "auto" sends them until the provider refuses images for a model, then stops for it.
-images = "auto"
-
-[agent]
-system_prompt = "You are homed, a personal agent running on the user's own machine. Answer plainly. Use tools when they help, and say what you did."
-# Model calls per turn before the agent stops and says so.
-max_iterations = 10
-tool_timeout_ms = 120000
-
-[memory]
-# When the conversation no longer fits the context budget, this many of the newest turns stay
-# in context regardless of relevance (fewer when they would take more than half the budget);
-# then turns relevant to the current input, from cold memory (L2) too; then the newest others
-# that fit. What is left out moves to L2, never lost.
-pinned_recent = 10
-# A dense embedding model from DATA/models/<name>/ (see homed models). Empty: memory uses
-# words and concepts only (TF-IDF, BM25). Events without a vector from the model are embedded
-# in the background, so changing the model re-embeds the past.
-model = ""
-# Conversations from trusted surfaces (web UI, CLI, /v1 with the token or on loopback) recall
-# from all of your trusted conversations; untrusted ones (group chats relayed by a bridge) only
-# from their own. true: trusted conversations also recall untrusted events, quoted with their
-# source and marked untrusted.
-recall_untrusted = false
-
-[approval]
-# Every tool declares a risk class: read (no side effects), write, exec, network or secret.
-# read tools run unasked (unless default is "deny"); the others get this default when no
-# rule below matches: allow | ask | deny. Tools that ask for approval themselves are asked
-# about unless a rule allows them.
-default = "ask"
-# How long a question waits for an answer; no answer = denied.
-timeout_ms = 120000
-# Glob patterns on tool names, e.g. ["shell_*"], or risk:<class> for every tool of a class,
-# e.g. ["risk:network"]. deny wins, then untrusted_deny (for input from untrusted sources
-# such as group chats, and for the rest of a turn once a tool brought in content from outside,
-# e.g. a web page), then allow, then ask. After such content, write, exec and secret tools are
-# asked about even when allowed. Where nobody can be asked (untrusted input, the /v1 API,
-# background and scheduled jobs) "ask" means deny: "denied by policy (no one to ask)".
-allow = []
-ask = []
-deny = []
-untrusted_deny = []
-
-# MCP servers whose tools the agent may use (started and supervised by the mcp plugin):
-# [[mcp.servers]]
-# name = "everything"
-# command = "npx"
-# args = ["-y", "@modelcontextprotocol/server-everything"]
-# A server starts with a minimal environment (PATH, HOME, LANG, TZ, TMPDIR), never the
-# daemon's: add variables by value, or pass named ones through from the daemon's own
-# environment (HOMED_* never passes).
-# env = { API_BASE = "http://127.0.0.1:9000" }
-# env_passthrough = ["GITHUB_TOKEN"]
-# Risk class of its tools (read, write, exec, network, secret): asked about as "exec" unless
-# you say otherwise. read_only_hint = true lets tools the server marks readOnlyHint run as
-# "read" (trust the server's word only if you trust the server).
-# risk = "exec"
-# read_only_hint = false
-# A server over Streamable HTTP has a url instead of a command. Headers go by value, or by
-# the name of a secret in DATA/secrets.json ({"values": {"github": "Bearer ghp_..."}}, 0600)
-# so that config.toml holds no credentials:
-# [[mcp.servers]]
-# name = "github"
-# url = "https://api.githubcopilot.com/mcp/"
-# headers = { "X-Client" = "homed" }
-# header_secrets = { Authorization = "github" }
-
-[web]
-# Login token for the web UI and the HTTP APIs. Set here (or by HOMED_WEB_TOKEN), it is
-# required on every address, loopback included. Empty: one is generated at first start into
-# DATA/web-token (0600), required only when listen is not a loopback address, and printed
-# once if it is not.
-token = ""
-# While listen is a loopback address, requests are answered only for the Host names 127.x.x.x,
-# [::1] and localhost (so no web page can reach homed through DNS rebinding). Add the names a
-# reverse proxy or your own DNS uses for it, without the port, e.g. ["homed.lan"].
-allowed_hosts = []
-# Largest HTTP request body accepted (KiB).
-max_body_kb = 10240
-
-[plugins]
-# Shared-memory segment per plugin (MiB): bulk data and event rings. Pages are only
-# resident once used, so a generous size costs little.
-segment_mb = 32
-# A plugin that is not ready this long after it started is killed (and counts as a crash).
-start_timeout_ms = 30000
-# Liveness ping to every ready plugin; three missed in a row and it is killed as hung.
-# 0 turns pings off.
-ping_interval_ms = 10000
-# Frames per second a plugin may send the kernel (bursts of twice that); more are refused.
-frame_rate = 20000
-# Largest bulk payload (KiB) a plugin on the stdio transport may send inline as base64.
-inline_bulk_kb = 8192
-# Plugins not to start, by name (HOMED_PLUGINS_DISABLED takes a comma-separated list).
-disabled = []
-
-[limits]
-# Resident memory of the daemon and its plugin processes together (MiB). Over it, the daemon
-# stops lazy plugins that are not in use (they start again when needed) and collects garbage;
-# if that is not enough it logs one warning, and again only after memory was back under.
-# Nothing that is working is stopped. 0 turns the cap off.
-rss_mb = 1024
-# How often memory is sampled against the cap (milliseconds).
-rss_check_ms = 10000
-
-${TOOLS_TEMPLATE}
-[store]
-# How long a write waits for a busy database (milliseconds) before it fails.
-busy_timeout_ms = 5000
-`;
 
 /** Dotted paths of every leaf setting, with the kind of value each holds. */
 function leafKinds(): Map<string, "string" | "number" | "list"> {

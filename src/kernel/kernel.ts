@@ -17,15 +17,14 @@ import { join } from "node:path";
 import type { HelloResult } from "../protocol/plugin.ts";
 import { childEnvironment, passThrough } from "../protocol/child-env.ts";
 import { realClock, type Clock } from "./clock.ts";
-import { builtinSpecs, externalSpecs } from "./plugin-catalog.ts";
+import { configuredSpecs } from "./plugin-catalog.ts";
 import { KERNEL_FACILITIES } from "./plugin-graph.ts";
-import { Supervisor, type PluginSpec } from "./supervisor.ts";
+import { Supervisor } from "./supervisor.ts";
 import { Agent } from "../agent/agent.ts";
 import { LlmSettings } from "./llm-settings.ts";
 import { readSecretValues } from "./secret-values.ts";
 import {
   applySettingsPatch,
-  changedPaths,
   readSettingsPatch,
   resolveMcpEdits,
   settingsView,
@@ -33,6 +32,7 @@ import {
 } from "./ui-settings.ts";
 import type { ReloadResult, SettingsPatch, SettingsSaveResult, SettingsView } from "../protocol/settings.ts";
 import { ProviderModels } from "./provider-models.ts";
+import { applyLiveChanges } from "./config-reload.ts";
 import { pluginMethods } from "./plugin-methods.ts";
 import type { KernelServices } from "./kernel-services.ts";
 import { ensureWebToken } from "./web-token.ts";
@@ -40,24 +40,6 @@ import { checkListen } from "./listen-check.ts";
 import { eventText, Memory } from "../memory/memory.ts";
 import { Tokenizer } from "../embed/tokenizer.ts";
 import { processRss, RssWatchdog } from "./rss-watchdog.ts";
-
-/** The value at a dotted path of the configuration (undefined if absent). */
-function configValue(config: Config, path: string): unknown {
-  let cur: unknown = config;
-  for (const key of path.split("."))
-    cur = typeof cur === "object" && cur !== null ? (cur as Record<string, unknown>)[key] : undefined;
-  return cur;
-}
-
-function isEmpty(value: unknown): boolean {
-  return (
-    value === undefined ||
-    value === null ||
-    value === false ||
-    value === "" ||
-    (Array.isArray(value) && value.length === 0)
-  );
-}
 
 export interface KernelOptions {
   dataDir: string;
@@ -234,35 +216,11 @@ export class Kernel {
       log.error("configuration not reloaded", { why, err: error });
       return { applied: [], restartNeeded: [], error };
     }
-    const changed = changedPaths(this.config, next);
-    const live = (p: string) =>
-      p.startsWith("llm.") ||
-      p.startsWith("approval.") ||
-      p.startsWith("mcp.") ||
-      (p.startsWith("agent.") && p !== "agent.tool_timeout_ms") ||
-      p === "memory.recall_untrusted";
-    const applied = changed.filter(live);
-    const restartNeeded = changed.filter((p) => !live(p));
-    const c = this.config;
-    Object.assign(c.llm, next.llm);
-    c.agent.system_prompt = next.agent.system_prompt;
-    c.agent.max_iterations = next.agent.max_iterations;
-    Object.assign(c.approval, next.approval);
-    this.agent.setApproval(c.approval);
-    c.memory.recall_untrusted = next.memory.recall_untrusted;
-    if (applied.some((p) => p.startsWith("mcp."))) {
-      c.mcp.servers = next.mcp.servers;
-      const mcp = this.supervisor.list().find((p) => p.name === "mcp");
-      const off = c.plugins.disabled.includes("mcp");
-      try {
-        // No servers before: the plugin was never started; the first one configured starts it.
-        if (mcp?.state === "disabled" && !off && c.mcp.servers.length > 0) this.supervisor.enable("mcp");
-        else if (mcp?.state !== "disabled") this.supervisor.restart("mcp");
-      } catch (err) {
-        log.warn("mcp plugin not restarted", { err: (err as Error).message });
-        for (const p of applied.filter((x) => x.startsWith("mcp."))) restartNeeded.push(p);
-      }
-    }
+    const { applied, restartNeeded } = applyLiveChanges(this.config, next, {
+      agent: this.agent,
+      supervisor: this.supervisor,
+      log,
+    });
     this.baseConfig = base;
     const appliedNow = applied.filter((p) => !restartNeeded.includes(p));
     log.info("configuration reloaded", {
@@ -309,17 +267,7 @@ export class Kernel {
 
   private createSupervisor(clock: Clock, env: Record<string, string | undefined>): Supervisor {
     const pc = this.config.plugins;
-    const disabled = new Set(pc.disabled);
-    const specs: PluginSpec[] = [
-      ...builtinSpecs(this.paths.dir),
-      ...externalSpecs(join(this.paths.dir, "plugins")),
-    ].map((s) => {
-      if (disabled.has(s.manifest.name)) return { ...s, disabled: "disabled in config.toml ([plugins] disabled)" };
-      const by = s.manifest.enabled_by;
-      if (by && isEmpty(configValue(this.config, by)))
-        return { ...s, disabled: `not needed: ${by} is empty in config.toml` };
-      return s;
-    });
+    const specs = configuredSpecs(this.paths.dir, this.config);
     for (const s of specs) {
       if (s.disabled || s.problem || s.manifest.tools.length === 0) continue;
       try {

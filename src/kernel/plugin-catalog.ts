@@ -11,6 +11,7 @@ import { describeIssues } from "../protocol/jsonrpc.ts";
 import { PluginManifest } from "../protocol/manifest.ts";
 import { BUILTIN_PLUGINS } from "../generated/builtin-plugins.ts";
 import type { PluginSpec } from "./supervisor.ts";
+import type { Config } from "./config.ts";
 
 /** How this binary re-runs itself as `homed plugin NAME` (compiled, or under `bun run`). */
 export function selfCommand(): string[] {
@@ -68,4 +69,37 @@ export function externalSpecs(pluginsDir: string): PluginSpec[] {
     specs.push({ manifest: m, builtin: false, command: [exe, ...m.args], cwd: dir });
   }
   return specs;
+}
+
+/** The value at a dotted path of the configuration (undefined if absent). */
+function configValue(config: Config, path: string): unknown {
+  let cur: unknown = config;
+  for (const key of path.split("."))
+    cur = typeof cur === "object" && cur !== null ? (cur as Record<string, unknown>)[key] : undefined;
+  return cur;
+}
+
+function isEmpty(value: unknown): boolean {
+  return (
+    value === undefined ||
+    value === null ||
+    value === false ||
+    value === "" ||
+    (Array.isArray(value) && value.length === 0)
+  );
+}
+
+/**
+ * Every plugin this daemon knows, built-in then installed, each marked disabled when
+ * config.toml's [plugins] disabled names it or when the setting its manifest is
+ * `enabled_by` is empty (no MCP servers: no mcp plugin).
+ */
+export function configuredSpecs(dataDir: string, config: Config): PluginSpec[] {
+  const disabled = new Set(config.plugins.disabled);
+  return [...builtinSpecs(dataDir), ...externalSpecs(join(dataDir, "plugins"))].map((s) => {
+    if (disabled.has(s.manifest.name)) return { ...s, disabled: "disabled in config.toml ([plugins] disabled)" };
+    const by = s.manifest.enabled_by;
+    if (by && isEmpty(configValue(config, by))) return { ...s, disabled: `not needed: ${by} is empty in config.toml` };
+    return s;
+  });
 }

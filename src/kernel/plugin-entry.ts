@@ -4,7 +4,8 @@
  */
 import type { PluginInfo, PluginStateName } from "../protocol/plugin.ts";
 import { crashesInWindow } from "../protocol/restart-policy.ts";
-import type { JobTimers } from "./job-timers.ts";
+import { JobTimers } from "./job-timers.ts";
+import type { Clock } from "./clock.ts";
 import type { PluginRun } from "./plugin-run.ts";
 import type { PluginSpec } from "./supervisor-options.ts";
 
@@ -58,5 +59,33 @@ export function describeEntry(e: Entry, now: number): PluginInfo {
     stderrTail: proc ? [...proc.stderrTail] : [...e.lastStderr],
     startedAt: proc ? proc.startedAt.toISOString() : null,
     badFrames: proc?.badFrames ?? 0,
+  };
+}
+
+/**
+ * A plugin's entry before its first start: disabled or blocked with the reason, lazy ones
+ * idle until first use, the rest waiting for their facilities.
+ */
+export function newEntry(
+  spec: PluginSpec,
+  problem: string | undefined,
+  clock: Clock,
+  keepRunning: readonly string[],
+): Entry {
+  const m = spec.manifest;
+  return {
+    spec,
+    timers: new JobTimers(clock),
+    state: spec.disabled ? "disabled" : problem ? "blocked" : m.lazy ? "idle" : "waiting",
+    detail: spec.disabled ?? problem ?? (m.lazy ? "starts on first use" : "waiting for its facilities"),
+    run: null,
+    crashes: [],
+    restarts: 0,
+    restartAt: null,
+    lastExit: null,
+    lastStderr: [],
+    inFlight: 0,
+    keepRunning: m.lazy && keepRunning.includes(m.name),
+    settleWaiters: [],
   };
 }

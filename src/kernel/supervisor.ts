@@ -17,7 +17,8 @@ import { afterCrash } from "../protocol/restart-policy.ts";
 import { PluginProcess, type PluginLaunch } from "./plugin-process.ts";
 import { JobTimers } from "./job-timers.ts";
 import { PluginRun, type StopIntent } from "./plugin-run.ts";
-import { describeEntry, type Entry } from "./plugin-entry.ts";
+import { describeEntry, newEntry, type Entry } from "./plugin-entry.ts";
+import { pingPlugin } from "./plugin-ping.ts";
 import type { SupervisorOptions } from "./supervisor-options.ts";
 import { nextState, type PluginTransition } from "./plugin-states.ts";
 import { answerPlugin, type PluginRpcHost } from "./plugin-rpc.ts";
@@ -61,21 +62,7 @@ export class Supervisor {
         continue;
       }
       const problem = spec.disabled ? undefined : blocked.get(name);
-      this.entries.set(name, {
-        spec,
-        timers: new JobTimers(opts.clock),
-        state: spec.disabled ? "disabled" : problem ? "blocked" : spec.manifest.lazy ? "idle" : "waiting",
-        detail: spec.disabled ?? problem ?? (spec.manifest.lazy ? "starts on first use" : "waiting for its facilities"),
-        run: null,
-        crashes: [],
-        restarts: 0,
-        restartAt: null,
-        lastExit: null,
-        lastStderr: [],
-        inFlight: 0,
-        keepRunning: spec.manifest.lazy && (opts.keepRunning ?? []).includes(name),
-        settleWaiters: [],
-      });
+      this.entries.set(name, newEntry(spec, problem, opts.clock, opts.keepRunning ?? []));
       if (!problem && !spec.disabled) for (const f of spec.manifest.provides) this.providers.set(f, name);
     }
   }
@@ -403,36 +390,9 @@ export class Supervisor {
   private schedulePing(): void {
     this.timers.set("ping", this.opts.pingIntervalMs, () => {
       if (this.shuttingDown) return;
-      for (const e of this.entries.values()) if (e.state === "ready" && e.run?.proc.alive) this.ping(e, e.run);
+      for (const e of this.entries.values())
+        if (e.state === "ready" && e.run?.proc.alive) pingPlugin(e, e.run, this.opts);
       this.schedulePing();
     });
-  }
-
-  /**
-   * One liveness ping. The reply must come within half the interval, timed on the clock; the
-   * request's own (real-time) timeout only bounds how long an unanswered request is kept.
-   */
-  private ping(e: Entry, run: PluginRun): void {
-    const proc = run.proc;
-    const seq = ++run.pingSeq;
-    // Below the interval, so this ping's verdict is in before the next ping replaces the timer.
-    const replyMs = Math.min(this.opts.pingIntervalMs, Math.max(100, this.opts.pingIntervalMs / 2));
-    e.timers.set("ping", replyMs, () => {
-      if (e.run !== run || !proc.alive) return;
-      run.missedPings++;
-      if (run.missedPings >= (this.opts.pingMisses ?? 3)) {
-        proc.stderrTail.push(`[homed: ${run.missedPings} pings unanswered; killed as hung]`);
-        this.opts.log.warn("plugin hung; killing it", { plugin: e.spec.manifest.name, missed: run.missedPings });
-        proc.kill("SIGKILL");
-      }
-    });
-    proc.rpc.request(PluginMethod.Ping, undefined, { timeoutMs: Math.max(1000, this.opts.pingIntervalMs * 4) }).then(
-      () => {
-        if (e.run !== run || run.pingSeq !== seq) return;
-        e.timers.clear("ping");
-        run.missedPings = 0;
-      },
-      () => {}, // exited or very late: the clock's timer has counted it
-    );
   }
 }

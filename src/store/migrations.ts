@@ -7,6 +7,9 @@
  * fail inside sqlite itself, so no code path — ours or a future one — can rewrite history.
  * Layer and access state live beside it in `event_state`.
  */
+import type { Database } from "bun:sqlite";
+import { HomedError } from "../protocol/errors.ts";
+
 export interface Migration {
   version: number;
   name: string;
@@ -158,3 +161,27 @@ export const MIGRATIONS: readonly Migration[] = [
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
+
+export function userVersion(db: Database): number {
+  const row = db.query<{ user_version: number }, []>("PRAGMA user_version").get();
+  return row?.user_version ?? 0;
+}
+
+/** Run the migrations `db` has not run yet, each in its own transaction; refuse a newer schema. */
+export function migrate(db: Database, path: string): void {
+  const current = userVersion(db);
+  if (current > SCHEMA_VERSION) {
+    throw new HomedError(
+      "schema_too_new",
+      `${path} has schema version ${current}, but this homed only knows up to ${SCHEMA_VERSION}: it was written by a newer homed. Run that version, or restore a backup.`,
+      { path, schemaVersion: current, supported: SCHEMA_VERSION },
+    );
+  }
+  for (const m of MIGRATIONS) {
+    if (m.version <= current) continue;
+    db.transaction(() => {
+      db.exec(m.sql);
+      db.exec(`PRAGMA user_version = ${m.version}`);
+    })();
+  }
+}

@@ -9,64 +9,17 @@ import { chmodSync, existsSync, statSync } from "node:fs";
 import { eventOf, PLUGIN_RECORDS_CONV_PREFIX, readBodyOf } from "../protocol/event-bodies.ts";
 import { HomedError } from "../protocol/errors.ts";
 import { UNLISTED_CONV_PREFIX } from "../protocol/channel.ts";
-import { MIGRATIONS, SCHEMA_VERSION } from "./migrations.ts";
+import { migrate, userVersion } from "./migrations.ts";
+import type { AppendEvent, ConversationRow, EventRow, StoredEvent } from "./rows.ts";
+
+export type { AppendEvent, ConversationRow, StoredEvent } from "./rows.ts";
 
 export interface StoreOptions {
   busyTimeoutMs?: number;
 }
 
-export interface AppendEvent {
-  conv: string;
-  kind: string;
-  actor: string;
-  untrusted?: boolean;
-  body: unknown;
-  /** Defaults to now. */
-  ts?: number;
-}
-
-export interface StoredEvent {
-  id: number;
-  ts: number;
-  conv: string;
-  kind: string;
-  actor: string;
-  untrusted: boolean;
-  body: string;
-  /** The memory layer the event is in now (1 context, 2 cold, 3 distilled). */
-  layer?: number;
-}
-
-/** An event as sqlite returns it, with its layer from event_state (absent = L1). */
-interface EventRow {
-  id: number;
-  ts: number;
-  conv: string;
-  kind: string;
-  actor: string;
-  untrusted: number;
-  body: string;
-  layer: number | null;
-}
-
 const SELECT_EVENTS =
   "SELECT e.id, e.ts, e.conv, e.kind, e.actor, e.untrusted, e.body, s.layer FROM events e LEFT JOIN event_state s ON s.event_id = e.id";
-
-/** A conversation as lists show it. */
-export interface ConversationRow {
-  id: string;
-  channel: string;
-  createdAt: number;
-  updatedAt: number;
-  turns: number;
-  inputTokens: number;
-  outputTokens: number;
-  title: string;
-  /** The model chosen for this conversation; null: the configured one. */
-  model: string | null;
-  /** The scene key its channel declared ("" when none). */
-  scene: string;
-}
 
 /** A title made from a first message: one line, at most this many characters (no model call). */
 export const TITLE_CHARS = 60;
@@ -400,28 +353,5 @@ export class Store {
       // A checkpoint is an optimisation; the WAL is replayed on the next open anyway.
     }
     this.db.close();
-  }
-}
-
-function userVersion(db: Database): number {
-  const row = db.query<{ user_version: number }, []>("PRAGMA user_version").get();
-  return row?.user_version ?? 0;
-}
-
-function migrate(db: Database, path: string): void {
-  const current = userVersion(db);
-  if (current > SCHEMA_VERSION) {
-    throw new HomedError(
-      "schema_too_new",
-      `${path} has schema version ${current}, but this homed only knows up to ${SCHEMA_VERSION}: it was written by a newer homed. Run that version, or restore a backup.`,
-      { path, schemaVersion: current, supported: SCHEMA_VERSION },
-    );
-  }
-  for (const m of MIGRATIONS) {
-    if (m.version <= current) continue;
-    db.transaction(() => {
-      db.exec(m.sql);
-      db.exec(`PRAGMA user_version = ${m.version}`);
-    })();
   }
 }

@@ -7,8 +7,9 @@ import { alwaysAllowButton, conversationModelPicker } from "./settings.ts";
 import { api, streamChat, watchChat } from "./api.ts";
 import { clear, h } from "./dom.ts";
 import { renderMarkdown } from "./markdown.ts";
+import { copyText, copyButton, flash, usageText, bubble, toolCard, type ToolImageRef } from "./chat-parts.ts";
 
-type Usage = { inputTokens: number; outputTokens: number };
+import type { Usage } from "./chat-parts.ts";
 
 interface TranscriptItem {
   id: number;
@@ -19,118 +20,6 @@ interface TranscriptItem {
   callId?: string;
   usage?: Usage;
   images?: ToolImageRef[];
-}
-
-/** An image a tool returned, stored by the kernel as a block. */
-type ToolImageRef = { sha256: string; mime: string };
-
-/** The images of a tool result, each a link to its full size. */
-function toolImages(images: readonly ToolImageRef[]): HTMLElement | null {
-  if (images.length === 0) return null;
-  return h(
-    "div",
-    { class: "tool-images" },
-    ...images.map((i) => {
-      const src = `/api/blocks/${encodeURIComponent(i.sha256)}`;
-      return h(
-        "a",
-        { href: src, target: "_blank", rel: "noopener" },
-        h("img", { class: "tool-image", src, alt: `image from the tool (${i.mime})`, loading: "lazy" }),
-      );
-    }),
-  );
-}
-
-/** Put `text` on the clipboard; falls back to a selection copy where the Clipboard API is refused. */
-export async function copyText(text: string): Promise<void> {
-  try {
-    await navigator.clipboard.writeText(text);
-  } catch {
-    const area = h("textarea", { class: "copy-buffer" });
-    area.value = text;
-    document.body.append(area);
-    area.select();
-    document.execCommand("copy");
-    area.remove();
-  }
-}
-
-/** A button that copies what `text()` returns and says so for a moment. */
-function copyButton(text: () => string, cls = "msg-copy"): HTMLButtonElement {
-  const b: HTMLButtonElement = h("button", { type: "button", class: `small ghost ${cls}`, title: "Copy" }, "Copy");
-  b.addEventListener("click", () => {
-    void copyText(text()).then(() => flash(b));
-  });
-  return b;
-}
-
-function flash(b: HTMLElement): void {
-  b.textContent = "Copied";
-  setTimeout(() => {
-    b.textContent = "Copy";
-  }, 1200);
-}
-
-const usageText = (u: Usage, stopReason = "done") =>
-  `${stopReason === "done" ? "" : `${stopReason === "cancelled" ? "stopped" : stopReason.replace(/_/g, " ")} · `}${u.inputTokens} in / ${u.outputTokens} out tokens`;
-
-function pretty(json: string): string {
-  try {
-    return JSON.stringify(JSON.parse(json), null, 2);
-  } catch {
-    return json;
-  }
-}
-
-/** A message bubble; `source` keeps the text as written (what Copy and Edit take). */
-function bubble(role: "user" | "assistant", text: string): HTMLElement {
-  const body = h("div", { class: "body" });
-  if (role === "assistant") body.innerHTML = renderMarkdown(text);
-  else body.textContent = text;
-  const el = h("div", { class: `msg ${role}` }, body);
-  el.dataset.source = text;
-  return el;
-}
-
-function toolCard(
-  name: string,
-  args: string,
-): {
-  el: HTMLElement;
-  result(status: string, text: string, images?: readonly ToolImageRef[]): void;
-  approval(el: HTMLElement): void;
-} {
-  const status = h("span", { class: "tool-status running" }, "running");
-  const out = h("pre", { class: "tool-result" });
-  const slot = h("div", { class: "approval-slot" });
-  const pictures = h("div", { class: "tool-pictures" });
-  const el = h(
-    "details",
-    { class: "tool", open: true },
-    h("summary", {}, h("span", { class: "tool-name" }, `⚙ ${name}`), status),
-    h("pre", { class: "tool-args" }, pretty(args)),
-    slot,
-    out,
-    pictures,
-  );
-  return {
-    el,
-    result(s, text, images = []) {
-      status.textContent = s;
-      status.className = `tool-status ${s}`;
-      out.textContent = text;
-      clear(slot);
-      clear(pictures);
-      const shown = toolImages(images);
-      if (shown) pictures.append(shown);
-    },
-    approval(node) {
-      clear(slot);
-      slot.append(node);
-      status.textContent = "waiting for you";
-      status.className = "tool-status waiting";
-    },
-  };
 }
 
 export class ChatPane {

@@ -1,0 +1,56 @@
+/**
+ * What a configuration reload changes without a restart: [llm], [agent] but its tool timeout,
+ * [approval], memory's recall_untrusted, and [mcp] (the mcp plugin restarts to reconnect, or
+ * starts when its first server is configured). Every other changed path is reported as
+ * needing a restart and left as it was.
+ */
+import type { Agent } from "../agent/agent.ts";
+import type { Config } from "./config.ts";
+import type { Logger } from "./log.ts";
+import type { Supervisor } from "./supervisor.ts";
+import { changedPaths } from "./ui-settings.ts";
+
+export interface LiveChangeDeps {
+  agent: Pick<Agent, "setApproval">;
+  supervisor: Pick<Supervisor, "list" | "enable" | "restart">;
+  log: Logger;
+}
+
+/** Apply to `current` (in place) what of `next` can change live; name the rest. */
+export function applyLiveChanges(
+  current: Config,
+  next: Config,
+  deps: LiveChangeDeps,
+): { applied: string[]; restartNeeded: string[] } {
+  const log = deps.log;
+  const changed = changedPaths(current, next);
+  const live = (p: string) =>
+    p.startsWith("llm.") ||
+    p.startsWith("approval.") ||
+    p.startsWith("mcp.") ||
+    (p.startsWith("agent.") && p !== "agent.tool_timeout_ms") ||
+    p === "memory.recall_untrusted";
+  const applied = changed.filter(live);
+  const restartNeeded = changed.filter((p) => !live(p));
+  const c = current;
+  Object.assign(c.llm, next.llm);
+  c.agent.system_prompt = next.agent.system_prompt;
+  c.agent.max_iterations = next.agent.max_iterations;
+  Object.assign(c.approval, next.approval);
+  deps.agent.setApproval(c.approval);
+  c.memory.recall_untrusted = next.memory.recall_untrusted;
+  if (applied.some((p) => p.startsWith("mcp."))) {
+    c.mcp.servers = next.mcp.servers;
+    const mcp = deps.supervisor.list().find((p) => p.name === "mcp");
+    const off = c.plugins.disabled.includes("mcp");
+    try {
+      // No servers before: the plugin was never started; the first one configured starts it.
+      if (mcp?.state === "disabled" && !off && c.mcp.servers.length > 0) deps.supervisor.enable("mcp");
+      else if (mcp?.state !== "disabled") deps.supervisor.restart("mcp");
+    } catch (err) {
+      log.warn("mcp plugin not restarted", { err: (err as Error).message });
+      for (const p of applied.filter((x) => x.startsWith("mcp."))) restartNeeded.push(p);
+    }
+  }
+  return { applied, restartNeeded };
+}

@@ -1,0 +1,53 @@
+/**
+ * The shapes the store hands out and takes in: events as appended and as stored, and
+ * conversations as lists show them.
+ */
+export interface AppendEvent {
+  conv: string;
+  kind: string;
+  actor: string;
+  untrusted?: boolean;
+  body: unknown;
+  /** Defaults to now. */
+  ts?: number;
+}
+
+export interface StoredEvent {
+  id: number;
+  ts: number;
+  conv: string;
+  kind: string;
+  actor: string;
+  untrusted: boolean;
+  body: string;
+  /** The memory layer the event is in now (1 context, 2 cold, 3 distilled). */
+  layer?: number;
+}
+
+/** An event as sqlite returns it, with its layer from event_state (absent = L1). */
+export interface EventRow {
+  id: number;
+  ts: number;
+  conv: string;
+  kind: string;
+  actor: string;
+  untrusted: number;
+  body: string;
+  layer: number | null;
+}
+
+/** A conversation as lists show it. */
+export interface ConversationRow {
+  id: string;
+  channel: string;
+  createdAt: number;
+  updatedAt: number;
+  turns: number;
+  inputTokens: number;
+  outputTokens: number;
+  title: string;
+  /** The model chosen for this conversation; null: the configured one. */
+  model: string | null;
+  /** The scene key its channel declared ("" when none). */
+  scene: string;
+}
