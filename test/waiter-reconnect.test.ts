@@ -59,3 +59,45 @@ describe("waiter across a daemon restart", () => {
     await again.stop();
   }, 60_000);
 });
+
+describe("waiter -connect across a restart, and with nothing to connect to", () => {
+  test("the remote link notices the web listener gone, and comes back when it is", async () => {
+    using dir = tempDir();
+    // A fixed port, so the restarted daemon listens where the first one did.
+    const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+    const port = probe.port;
+    probe.stop(true);
+    const listen = `127.0.0.1:${port}`;
+    await using rig = await startAgentRig(dir.path, { plugin: false, env: { HOMED_LISTEN: listen } });
+    await using t = await startTmux(dir.path, [WAITER, "-connect", `http://${listen}`, "-conv", "far"], TERM_ENV);
+    await t.waitFor("● connected", "the first connection");
+    rig.llm.script([{ text: "over the web" }]);
+    await t.type("one");
+    await t.press("Enter");
+    await t.waitFor(/over the web[\s\S]*conversation: 1 turn\]/);
+
+    expect(await rig.daemon.stop()).toBe(0);
+    await t.waitFor("lost the connection to homed: reconnecting…", "the status poll to notice");
+    await using again = await startDaemon(rig.data, { env: { HOMED_LISTEN: listen } });
+    const s = await t.waitFor(`reconnected to homed at http://${listen}`, "the reconnect", 20_000);
+    expect(s).toContain("› one");
+    rig.llm.script([{ text: "and again" }]);
+    await t.type("two");
+    await t.press("Enter");
+    await t.waitFor(/and again[\s\S]*conversation: 2 turns\]/);
+    await t.press("C-d");
+    expect(await t.waitExit()).toBe(0);
+    await again.stop();
+  }, 60_000);
+
+  test("with no daemon at the start the full-screen chat says so in one line and exits 69", async () => {
+    using dir = tempDir();
+    await using t = await startTmux(dir.path, [WAITER, "-data", dir.path], TERM_ENV);
+    expect(await t.waitExit()).toBe(69);
+    const shown = (await t.screen()).split("\n").filter((l) => l.trim() && !l.startsWith("Pane is dead"));
+    expect(shown).toEqual([
+      `waiter: homed is not running on ${dir.path} (no control socket at ${dir.path}/homed.sock)`,
+      "[exit 69]",
+    ]);
+  });
+});

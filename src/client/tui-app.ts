@@ -215,7 +215,8 @@ export async function runTui(open: OpenLink, firstConv: string, term: TuiTermina
     await refresh();
     if (!turn) void runTurn(null);
   };
-  const poller = setInterval(() => void (state === "connected" && !turn ? refresh() : null), STATUS_MS);
+  /** Asks for the status (plugins, and whether a remote link still answers); set once connected. */
+  let poller: ReturnType<typeof setInterval> | undefined;
 
   // --- keys ---
   const leave = async (status: number) => {
@@ -361,6 +362,7 @@ export async function runTui(open: OpenLink, firstConv: string, term: TuiTermina
 
   // --- start ---
   attachLink(await open(handlers));
+  poller = setInterval(() => void (state === "connected" && !turn ? refresh() : null), STATUS_MS);
   if (term.input.isTTY) term.input.setRawMode(true);
   term.input.setEncoding("utf8");
   term.input.on("data", onData);
