@@ -67,7 +67,7 @@ describe("waiter -connect", () => {
     expect(gone.stderr.trim().split("\n")).toHaveLength(1);
   });
 
-  test("the full-screen chat over the web API: streaming, a tool card answered y, Stop", async () => {
+  test("the full-screen chat over the web API: streaming, a tool card answered always, Stop", async () => {
     using dir = tempDir();
     await using rig = await startAgentRig(dir.path, { env: { HOMED_LISTEN: "0.0.0.0:0" } });
     const url = await webUrlOf(rig.daemon);
@@ -86,8 +86,11 @@ describe("waiter -connect", () => {
     await t.type("remove /tmp/r");
     await t.press("Enter");
     s = await t.waitFor("? allow this call — y yes · n no · a always", "the approval, asked over SSE");
-    await t.type("y");
+    // a = always: approved, and the tool joins approval_allow through /api/settings/allow-tool.
+    await t.type("a");
+    await t.waitFor("✓ approved, always from now on", "always on the card");
     await t.waitFor("← ok: removed /tmp/r", "the result on the card");
+    expect(JSON.parse(readFileSync(join(rig.data, "settings.json"), "utf8")).approval_allow).toContain("danger_rm");
     await t.waitFor(/│done/, "the reply's first chunk while the model stalls");
     rig.llm.resume();
     s = await t.waitFor(/done remotely[\s\S]*\[done; .*conversation: 1 turn\]/);

@@ -362,6 +362,12 @@ export async function runTui(open: OpenLink, firstConv: string, term: TuiTermina
 
   // --- start ---
   attachLink(await open(handlers));
+  // Killed or hung up: give the terminal back as it was (the normal screen, cooked mode).
+  for (const [sig, n] of [
+    ["SIGTERM", 15],
+    ["SIGHUP", 1],
+  ] as const)
+    process.once(sig, () => void leave(128 + n));
   poller = setInterval(() => void (state === "connected" && !turn ? refresh() : null), STATUS_MS);
   if (term.input.isTTY) term.input.setRawMode(true);
   term.input.setEncoding("utf8");
