@@ -101,6 +101,16 @@ describe("waiter, the full-screen chat", () => {
     s = await t.waitFor(/\[cancelled; .*conversation: 7 turns\]/, "Ctrl-C to stop it too");
     expect(await t.exited()).toEqual({ dead: false, status: null });
 
+    // PgUp scrolls back to the start (and stops there), PgDn returns to the newest lines.
+    expect(await t.screen()).not.toContain("› hello there");
+    await t.press("PPage", "PPage", "PPage", "PPage");
+    s = await t.waitFor("› hello there", "the conversation's start after PgUp");
+    expect(s).not.toContain("conversation: 7 turns");
+    await t.press("NPage");
+    await t.press("NPage");
+    await t.press("NPage");
+    await t.waitFor("conversation: 7 turns", "the newest lines after PgDn");
+
     // The plugin table, and back.
     await t.press("C-p");
     s = await t.waitFor("Plugins (Ctrl-P back to the conversation)", "the plugin table");

@@ -10,7 +10,7 @@ import type { ConversationSummary } from "../protocol/channel.ts";
 import { HomedError } from "../protocol/errors.ts";
 import type { PluginInfo } from "../protocol/plugin.ts";
 import type { ApprovalQuestion } from "./chat-connection.ts";
-import { frameLines, listedConvs, pluginLines, pluginSummary } from "./tui-frame.ts";
+import { bodyRows, bodyWidth, frameLines, listedConvs, pluginLines, pluginSummary } from "./tui-frame.ts";
 import { decodeKeys, type Key } from "./tui-keys.ts";
 import { style } from "./tui-text.ts";
 import { type Line, Transcript } from "./tui-transcript.ts";
@@ -69,6 +69,9 @@ export async function runTui(open: OpenLink, firstConv: string, term: TuiTermina
       const height = out.rows || 24;
       if (link) where = link.where;
       const conn = state === "connected" ? "● connected" : state === "lost" ? "○ reconnecting…" : "○ connecting…";
+      const body = showPlugins ? pluginLines(plugins) : transcript.lines(bodyWidth(width), bodyRows(height) + scroll);
+      // PgUp stops at the top: scrolling further would only have to be paged back down.
+      scroll = Math.min(scroll, Math.max(0, body.length - bodyRows(height)));
       const { lines, cursor: at } = frameLines({
         width,
         height,
@@ -79,9 +82,7 @@ export async function runTui(open: OpenLink, firstConv: string, term: TuiTermina
         conv,
         listFocused: focus === "list",
         selected,
-        body: showPlugins
-          ? pluginLines(plugins)
-          : transcript.lines(width >= 70 ? width - Math.min(32, Math.floor(width / 4)) - 1 : width),
+        body,
         scroll,
         hint: hint(),
         prompt: asks.length ? "? " : "> ",

@@ -33,6 +33,19 @@ export interface FrameView {
 /** Below this width there is no room for a list beside the transcript. */
 const MIN_WIDTH_FOR_LIST = 70;
 
+const listWidth = (width: number) => (width >= MIN_WIDTH_FOR_LIST ? Math.min(32, Math.floor(width / 4)) : 0);
+
+/** Columns the transcript gets at a terminal `width` (the list takes its share and a bar). */
+export function bodyWidth(width: number): number {
+  const list = listWidth(width);
+  return list ? width - list - 1 : width;
+}
+
+/** Rows the transcript gets: all but the title bar, the hint and the input line. */
+export function bodyRows(height: number): number {
+  return Math.max(1, height - 3);
+}
+
 export function frameLines(v: FrameView): { lines: string[]; cursor: { row: number; col: number } } {
   const { width, height } = v;
   const lines: string[] = [];
@@ -42,9 +55,9 @@ export function frameLines(v: FrameView): { lines: string[]; cursor: { row: numb
   const bar = `${title}${" ".repeat(Math.max(1, width - cells(title) - cells(right)))}${right}`;
   lines.push(style.inverse(fit(bar, width, true)));
 
-  const rows = Math.max(1, height - 3);
-  const listW = width >= MIN_WIDTH_FOR_LIST ? Math.min(32, Math.floor(width / 4)) : 0;
-  const bodyW = listW ? width - listW - 1 : width;
+  const rows = bodyRows(height);
+  const listW = listWidth(width);
+  const bodyW = bodyWidth(width);
   const list = listW ? listLines(v, listW, rows) : [];
   const start = Math.max(0, v.body.length - rows - v.scroll);
   const shown = v.body.slice(start, start + rows);

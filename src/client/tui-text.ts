@@ -6,8 +6,10 @@
 
 /** Cells `text` takes on screen (no escape sequences in it). */
 export function cells(text: string): number {
-  return Bun.stringWidth(text);
+  return PLAIN.test(text) ? text.length : Bun.stringWidth(text);
 }
+/** Printable ASCII: one cell a character, the common case counted without a lookup. */
+const PLAIN = /^[ -~]*$/;
 
 /** Control characters would move the cursor or change modes: shown as their caret form. */
 export function printable(text: string): string {

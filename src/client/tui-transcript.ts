@@ -38,6 +38,7 @@ const CARD_LINES = 4;
 
 export class Transcript {
   private blocks: Block[] = [];
+  private readonly cache = new WeakMap<Block, { key: string; lines: Line[] }>();
 
   /** Start over from what homed has of the conversation. */
   load(items: readonly TranscriptItem[]): void {
@@ -138,20 +139,36 @@ export class Transcript {
     this.notice(turnSummary(r), r.stopReason === "error" ? "bad" : "info");
   }
 
-  lines(width: number): Line[] {
-    const out: Line[] = [];
+  /** The transcript laid out at `width`; with `need`, only the newest blocks that give that many lines. */
+  lines(width: number, need = Number.POSITIVE_INFINITY): Line[] {
+    const parts: Line[][] = [];
+    let n = 0;
     const w = Math.max(10, width);
-    for (const b of this.blocks) {
-      if (out.length) out.push({ text: "" });
-      if (b.kind === "user")
-        for (const [i, t] of wrap(b.text, w - 2).entries())
-          out.push({ text: `${i ? "  " : "› "}${t}`, paint: style.bold });
-      else if (b.kind === "reply") for (const t of wrap(b.text.replace(/\n+$/, ""), w)) out.push({ text: t });
-      else if (b.kind === "notice")
-        for (const t of wrap(b.text, w)) out.push({ text: t, paint: b.tone === "bad" ? style.red : style.dim });
-      else out.push(...cardLines(b, w));
+    for (let i = this.blocks.length - 1; i >= 0 && n < need; i--) {
+      const laid = this.laid(this.blocks[i] as Block, w);
+      parts.push(i > 0 ? [{ text: "" }, ...laid] : laid);
+      n += laid.length + 1;
     }
-    return out;
+    return parts.reverse().flat();
+  }
+
+  /**
+   * A block's lines, kept until its width or content changes: the screen is redrawn on every
+   * streamed chunk, and wrapping a long conversation each time would cost more than the chunk.
+   */
+  private laid(b: Block, w: number): Line[] {
+    const key = `${w}|${blockKey(b)}`;
+    const hit = this.cache.get(b);
+    if (hit?.key === key) return hit.lines;
+    let lines: Line[];
+    if (b.kind === "user")
+      lines = wrap(b.text, w - 2).map((t, i) => ({ text: `${i ? "  " : "› "}${t}`, paint: style.bold }));
+    else if (b.kind === "reply") lines = wrap(b.text.replace(/\n+$/, ""), w).map((text) => ({ text }));
+    else if (b.kind === "notice")
+      lines = wrap(b.text, w).map((text) => ({ text, paint: b.tone === "bad" ? style.red : style.dim }));
+    else lines = cardLines(b, w);
+    this.cache.set(b, { key, lines });
+    return lines;
   }
 
   private card(callId: string | undefined): ToolCard | undefined {
@@ -178,12 +195,20 @@ export class Transcript {
   }
 }
 
+/** What a block's lines depend on besides the width. */
+function blockKey(b: Block): string {
+  if (b.kind === "tool")
+    return `${b.args.length}|${b.asked ? `${b.asked.answer ?? "?"}|${b.asked.note ?? ""}` : ""}|${b.result ? `${b.result.status}|${b.result.content.length}` : ""}`;
+  return b.text;
+}
+
 /** A tool call as a card: its name on the top edge, arguments, the question and answer, the result. */
 function cardLines(c: ToolCard, width: number): Line[] {
   const inner = width - 2;
   const edge = style.cyan;
+  // Only the start of a long argument or result is wrapped: the card shows CARD_LINES lines.
   const body = (text: string, paint?: (s: string) => string): Line[] =>
-    clip(wrap(text, inner)).map((t) => ({
+    clip(wrap(text.slice(0, inner * CARD_LINES * 2), inner), text.length > inner * CARD_LINES * 2).map((t) => ({
       text: `│ ${t}`,
       paint: paint ? (s) => edge(s.slice(0, 2)) + paint(s.slice(2)) : edge,
     }));
@@ -221,8 +246,8 @@ function cardLines(c: ToolCard, width: number): Line[] {
   return out;
 }
 
-function clip(lines: string[]): string[] {
-  return lines.length > CARD_LINES
-    ? [...lines.slice(0, CARD_LINES - 1), `… (${lines.length - CARD_LINES + 1} more lines)`]
-    : lines;
+function clip(lines: string[], cut = false): string[] {
+  if (lines.length <= CARD_LINES && !cut) return lines;
+  const shown = lines.slice(0, CARD_LINES - 1);
+  return [...shown, cut ? "… (more in the web UI)" : `… (${lines.length - shown.length} more lines)`];
 }
