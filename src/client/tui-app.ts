@@ -50,6 +50,8 @@ export async function runTui(open: OpenLink, firstConv: string, term: TuiTermina
   let selected = 0;
   let scroll = 0;
   let turn: { stopping: boolean } | null = null;
+  /** The question "is a reply running here?" (chat.attach) while it is open. */
+  let follow: { stopping: boolean } | null = null;
   const asks: { q: ApprovalQuestion; resolve: (yes: boolean) => void }[] = [];
   let armed = false;
   let flash = "";
@@ -116,6 +118,7 @@ export async function runTui(open: OpenLink, firstConv: string, term: TuiTermina
   // --- the link and its turns ---
   const handlers = {
     event: (e: Record<string, unknown>) => {
+      if (!turn && follow) turn = follow;
       if (e.type === "approval-answered") {
         const i = asks.findIndex((a) => a.q.callId === e.callId);
         if (i >= 0) asks.splice(i, 1)[0]?.resolve(e.approved === true);
@@ -126,6 +129,7 @@ export async function runTui(open: OpenLink, firstConv: string, term: TuiTermina
     },
     approve: (q: ApprovalQuestion) =>
       new Promise<boolean>((resolve) => {
+        if (!turn && follow) turn = follow;
         transcript.ask(q);
         asks.push({ q, resolve });
         scroll = 0;
@@ -147,13 +151,22 @@ export async function runTui(open: OpenLink, firstConv: string, term: TuiTermina
   const dropAsks = () => {
     for (const a of asks.splice(0)) a.resolve(false);
   };
+  /**
+   * Run `text` as a turn, or (null) follow the conversation's running reply if there is one. A
+   * followed reply becomes `turn` (Stop, the hint, no sending) only once it shows something:
+   * asking whether one runs must not look like one running.
+   */
   const runTurn = async (text: string | null) => {
     const l = link;
     if (!l) return;
-    turn = { stopping: false };
-    if (text !== null) transcript.user(text);
-    scroll = 0;
-    draw();
+    const mine = { stopping: false };
+    if (text === null) follow = mine;
+    else {
+      turn = mine;
+      transcript.user(text);
+      scroll = 0;
+      draw();
+    }
     try {
       const r = text === null ? await l.attach(conv) : await l.send(text, conv);
       if (r) transcript.finish(r);
@@ -161,11 +174,14 @@ export async function runTui(open: OpenLink, firstConv: string, term: TuiTermina
       if (err instanceof HomedError && err.code === "not_running") lost();
       else transcript.notice(`homed: ${(err as Error).message}`, "bad");
     } finally {
-      turn = null;
-      dropAsks();
+      if (follow === mine) follow = null;
+      if (turn === mine) {
+        turn = null;
+        dropAsks();
+      }
       draw();
     }
-    await refresh();
+    if (!turn) await refresh();
   };
   const openConv = async (id: string) => {
     conv = id;
@@ -176,7 +192,7 @@ export async function runTui(open: OpenLink, firstConv: string, term: TuiTermina
     if (state === "connecting") state = "connected";
     draw();
     // A reply already running here (started elsewhere, or before a restart of ours) is followed.
-    if (l && !turn) void runTurn(null);
+    if (l && !turn && !follow) void runTurn(null);
   };
   let retry: ReturnType<typeof setTimeout> | null = null;
   const lost = () => {
@@ -214,7 +230,7 @@ export async function runTui(open: OpenLink, firstConv: string, term: TuiTermina
     transcript.notice(`reconnected to homed at ${l.where}`);
     state = "connected";
     await refresh();
-    if (!turn) void runTurn(null);
+    if (!turn && !follow) void runTurn(null);
   };
   /** Asks for the status (plugins, and whether a remote link still answers); set once connected. */
   let poller: ReturnType<typeof setInterval> | undefined;
@@ -369,7 +385,13 @@ export async function runTui(open: OpenLink, firstConv: string, term: TuiTermina
     ["SIGHUP", 1],
   ] as const)
     process.once(sig, () => void leave(128 + n));
-  poller = setInterval(() => void (state === "connected" && !turn ? refresh() : null), STATUS_MS);
+  // Every STATUS_MS while idle: the plugins, and a reply started elsewhere (the web UI) in this
+  // conversation, which is then followed here.
+  poller = setInterval(() => {
+    if (state !== "connected" || turn || follow) return;
+    void refresh();
+    void runTurn(null);
+  }, STATUS_MS);
   if (term.input.isTTY) term.input.setRawMode(true);
   term.input.setEncoding("utf8");
   term.input.on("data", onData);
