@@ -5,6 +5,7 @@
  * restarting under it (the TUI says so, reconnects and goes on).
  */
 import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
 import * as v from "valibot";
 import { callDaemon } from "../src/client/control-client.ts";
 import { ConversationSummary } from "../src/protocol/channel.ts";
@@ -111,6 +112,21 @@ describe("waiter, the full-screen chat", () => {
     await t.press("NPage");
     await t.waitFor("conversation: 7 turns", "the newest lines after PgDn");
 
+    // A pasted paragraph is one message (bracketed paste), not one per line.
+    rig.llm.script([{ text: "got both lines" }]);
+    const tmuxSock = join(dir.path, "tmux.sock");
+    expect(
+      Bun.spawnSync(["tmux", "-S", tmuxSock, "set-buffer", "--", "first pasted line\nsecond pasted line"]).exitCode,
+    ).toBe(0);
+    expect(Bun.spawnSync(["tmux", "-S", tmuxSock, "paste-buffer", "-p", "-t", "t"]).exitCode).toBe(0);
+    await t.waitFor(/^> first pasted line↵second pasted line$/m, "the paste in the input line, newline and all");
+    await t.press("Enter");
+    s = await t.waitFor(
+      /› first pasted line\n[ │]* {2}second pasted line[\s\S]*got both lines[\s\S]*conversation: 8 turns/,
+    );
+    const sent = JSON.stringify(rig.llm.requests.at(-1)?.body);
+    expect(sent).toContain("first pasted line\\nsecond pasted line");
+
     // The plugin table, and back.
     await t.press("C-p");
     s = await t.waitFor("Plugins (Ctrl-P back to the conversation)", "the plugin table");
@@ -134,7 +150,7 @@ describe("waiter, the full-screen chat", () => {
 
     // The conversation waiter started declared its scene and the cli channel.
     const list = await callDaemon(rig.daemon.socket, "conversations.list", {}, v.array(ConversationSummary));
-    expect(list.find((c) => c.id === "tty")).toMatchObject({ channel: "cli", scene: "chan:cli/peer:waiter", turns: 7 });
+    expect(list.find((c) => c.id === "tty")).toMatchObject({ channel: "cli", scene: "chan:cli/peer:waiter", turns: 8 });
     expect(list.find((c) => c.id === "older")?.scene).toBe("");
   }, 90_000);
 });

@@ -11,7 +11,7 @@ import { HomedError } from "../protocol/errors.ts";
 import type { PluginInfo } from "../protocol/plugin.ts";
 import type { ApprovalQuestion } from "./chat-connection.ts";
 import { bodyRows, bodyWidth, frameLines, listedConvs, pluginLines, pluginSummary } from "./tui-frame.ts";
-import { decodeKeys, type Key } from "./tui-keys.ts";
+import { type Key, KeyDecoder } from "./tui-keys.ts";
 import { style } from "./tui-text.ts";
 import { type Line, Transcript } from "./tui-transcript.ts";
 import type { OpenLink, WaiterLink } from "./waiter-link.ts";
@@ -247,7 +247,7 @@ export async function runTui(open: OpenLink, firstConv: string, term: TuiTermina
     term.input.off("data", onData);
     if (term.input.isTTY) term.input.setRawMode(false);
     term.input.pause();
-    out.write("\x1b[?1049l\x1b[?25h");
+    out.write("\x1b[?2004l\x1b[?1049l\x1b[?25h");
     finish(status);
   };
   const stop = () => {
@@ -288,9 +288,10 @@ export async function runTui(open: OpenLink, firstConv: string, term: TuiTermina
     void runTurn(text);
   };
   const typing = (k: Key) => {
-    if ("text" in k) {
-      input = input.slice(0, cursor) + k.text + input.slice(cursor);
-      cursor += k.text.length;
+    if ("text" in k || "paste" in k) {
+      const text = "text" in k ? k.text : k.paste;
+      input = input.slice(0, cursor) + text + input.slice(cursor);
+      cursor += text.length;
       return;
     }
     const n = k.name;
@@ -372,8 +373,9 @@ export async function runTui(open: OpenLink, firstConv: string, term: TuiTermina
     }
     typing(k);
   };
+  const keys = new KeyDecoder();
   const onData = (chunk: Buffer | string) => {
-    for (const k of decodeKeys(chunk.toString())) onKey(k);
+    for (const k of keys.feed(chunk.toString())) onKey(k);
     draw();
   };
 
@@ -397,7 +399,8 @@ export async function runTui(open: OpenLink, firstConv: string, term: TuiTermina
   term.input.on("data", onData);
   term.input.resume();
   out.on("resize", draw);
-  out.write("\x1b[?1049h\x1b[2J");
+  // The alternate screen, and bracketed paste: a pasted paragraph arrives as one piece.
+  out.write("\x1b[?1049h\x1b[?2004h\x1b[2J");
   await refresh();
   await openConv(conv);
   return await finished;

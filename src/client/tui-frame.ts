@@ -6,7 +6,7 @@
  */
 import type { ConversationSummary } from "../protocol/channel.ts";
 import type { PluginInfo } from "../protocol/plugin.ts";
-import { cells, fit, style } from "./tui-text.ts";
+import { cells, fit, oneLine, style } from "./tui-text.ts";
 import type { Line } from "./tui-transcript.ts";
 
 export interface FrameView {
@@ -73,11 +73,13 @@ export function frameLines(v: FrameView): { lines: string[]; cursor: { row: numb
   lines.push(v.hint.paint ? v.hint.paint(hint) : style.dim(hint));
 
   // The input line scrolls sideways to keep the cursor on screen.
-  const before = v.input.slice(0, v.cursor);
+  // A pasted newline is part of the message: shown as ↵ (one character for one, so the cursor stays put).
+  const input = oneLine(v.input);
+  const before = input.slice(0, v.cursor);
   const room = Math.max(1, width - cells(v.prompt) - 1);
   let from = 0;
   while (cells(before.slice(from)) > room) from++;
-  const visible = fit(v.input.slice(from), room);
+  const visible = fit(input.slice(from), room);
   lines.push(`${v.prompt}${visible}`);
   return { lines, cursor: { row: height - 1, col: cells(v.prompt) + cells(before.slice(from)) } };
 }

@@ -1,9 +1,43 @@
 /**
  * Keys from a terminal in raw mode: the bytes of one read turned into key names ("up", "enter",
  * "ctrl-c", "esc", …) and typed text. A lone ESC is the Escape key (tmux and terminals send
- * arrow keys as one whole sequence); an unknown sequence is dropped rather than typed.
+ * arrow keys as one whole sequence); an unknown sequence is dropped rather than typed. Pasted
+ * text (bracketed paste, which the TUI turns on) is one `paste` key, newlines and all, however
+ * many reads it spans — so a pasted paragraph is not sent line by line.
  */
-export type Key = { name: string } | { text: string };
+export type Key = { name: string } | { text: string } | { paste: string };
+
+const PASTE_START = "\x1b[200~";
+const PASTE_END = "\x1b[201~";
+
+/** Decodes a terminal's input read by read, carrying a paste across reads. */
+export class KeyDecoder {
+  private pasting: string | null = null;
+
+  feed(input: string): Key[] {
+    const keys: Key[] = [];
+    let rest = input;
+    while (rest) {
+      if (this.pasting !== null) {
+        const end = rest.indexOf(PASTE_END);
+        if (end === -1) {
+          this.pasting += rest;
+          break;
+        }
+        keys.push({ paste: (this.pasting + rest.slice(0, end)).replace(/\r\n?/g, "\n") });
+        this.pasting = null;
+        rest = rest.slice(end + PASTE_END.length);
+        continue;
+      }
+      const start = rest.indexOf(PASTE_START);
+      keys.push(...decodeKeys(start === -1 ? rest : rest.slice(0, start)));
+      if (start === -1) break;
+      this.pasting = "";
+      rest = rest.slice(start + PASTE_START.length);
+    }
+    return keys;
+  }
+}
 
 const SEQUENCES: Record<string, string> = {
   "[A": "up",

@@ -21,6 +21,16 @@ export function printable(text: string): string {
   return out;
 }
 
+/** `text` on one line, one character for one: a newline shows as ↵, other controls as ·. */
+export function oneLine(text: string): string {
+  let out = "";
+  for (const ch of text) {
+    const c = ch.charCodeAt(0);
+    out += c === 0x0a ? "↵" : c < 0x20 || c === 0x7f ? "·" : ch;
+  }
+  return out;
+}
+
 /** `text` cut to at most `width` cells (an ellipsis marks the cut), padded with spaces when `pad`. */
 export function fit(text: string, width: number, pad = false): string {
   if (width <= 0) return "";

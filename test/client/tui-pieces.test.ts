@@ -4,7 +4,7 @@
  * itself is tested in test/waiter-*.test.ts with tmux.
  */
 import { describe, expect, test } from "bun:test";
-import { decodeKeys } from "../../src/client/tui-keys.ts";
+import { decodeKeys, KeyDecoder } from "../../src/client/tui-keys.ts";
 import { cells, fit, printable, wrap } from "../../src/client/tui-text.ts";
 import { Transcript } from "../../src/client/tui-transcript.ts";
 
@@ -23,6 +23,15 @@ describe("decodeKeys", () => {
     // Modified arrows are the arrow; unknown sequences are dropped, not typed.
     expect(decodeKeys("\x1b[1;5C\x1b[99~x")).toEqual([{ name: "right" }, { text: "x" }]);
     expect(decodeKeys("你好")).toEqual([{ text: "你好" }]);
+  });
+});
+
+describe("KeyDecoder", () => {
+  test("a bracketed paste is one key with its newlines, even split across reads", () => {
+    const d = new KeyDecoder();
+    expect(d.feed("x\x1b[200~first line\r")).toEqual([{ text: "x" }]);
+    expect(d.feed("second\x1b[201~\r")).toEqual([{ paste: "first line\nsecond" }, { name: "enter" }]);
+    expect(d.feed("\x1b[A")).toEqual([{ name: "up" }]);
   });
 });
 
