@@ -11,6 +11,7 @@ import { HomedError } from "../protocol/errors.ts";
 import type { PluginInfo } from "../protocol/plugin.ts";
 import type { ApprovalQuestion } from "./chat-connection.ts";
 import { bodyRows, bodyWidth, frameLines, listedConvs, pluginLines, pluginSummary } from "./tui-frame.ts";
+import { InputLine } from "./tui-input.ts";
 import { type Key, KeyDecoder } from "./tui-keys.ts";
 import { style } from "./tui-text.ts";
 import { type Line, Transcript } from "./tui-transcript.ts";
@@ -42,10 +43,7 @@ export async function runTui(open: OpenLink, firstConv: string, term: TuiTermina
   let plugins: PluginInfo[] = [];
   let showPlugins = false;
   const transcript = new Transcript();
-  let input = "";
-  let cursor = 0;
-  const history: string[] = [];
-  let historyAt = -1;
+  const line = new InputLine();
   let focus: "input" | "list" = "input";
   let selected = 0;
   let scroll = 0;
@@ -88,8 +86,8 @@ export async function runTui(open: OpenLink, firstConv: string, term: TuiTermina
         scroll,
         hint: hint(),
         prompt: asks.length ? "? " : "> ",
-        input: asks.length ? "" : input,
-        cursor: asks.length ? 0 : cursor,
+        input: asks.length ? "" : line.text,
+        cursor: asks.length ? 0 : line.cursor,
       });
       out.write(
         `\x1b[?25l\x1b[H${lines.map((l) => `${l}\x1b[0m\x1b[K`).join("\r\n")}\x1b[${at.row + 1};${at.col + 1}H\x1b[?25h`,
@@ -276,45 +274,11 @@ export async function runTui(open: OpenLink, firstConv: string, term: TuiTermina
     draw();
   };
   const submit = () => {
-    const text = input.trim();
-    if (!text) return;
+    if (!line.text.trim()) return;
     if (state !== "connected")
       return say(state === "lost" ? "not connected: wait for the reconnect" : "still connecting: a moment");
     if (turn) return say("a reply is running: wait for it, or Esc to stop it");
-    history.unshift(text);
-    historyAt = -1;
-    input = "";
-    cursor = 0;
-    void runTurn(text);
-  };
-  const typing = (k: Key) => {
-    if ("text" in k || "paste" in k) {
-      const text = "text" in k ? k.text : k.paste;
-      input = input.slice(0, cursor) + text + input.slice(cursor);
-      cursor += text.length;
-      return;
-    }
-    const n = k.name;
-    if (n === "enter") return submit();
-    if (n === "backspace" && cursor > 0) {
-      const prev = [...input.slice(0, cursor)].at(-1) as string;
-      input = input.slice(0, cursor - prev.length) + input.slice(cursor);
-      cursor -= prev.length;
-    } else if (n === "delete")
-      input = input.slice(0, cursor) + input.slice(cursor + ([...input.slice(cursor)][0]?.length ?? 0));
-    else if (n === "left" && cursor > 0) cursor -= ([...input.slice(0, cursor)].at(-1) as string).length;
-    else if (n === "right" && cursor < input.length) cursor += ([...input.slice(cursor)][0] as string).length;
-    else if (n === "home" || n === "ctrl-a") cursor = 0;
-    else if (n === "end" || n === "ctrl-e") cursor = input.length;
-    else if (n === "ctrl-u") {
-      input = input.slice(cursor);
-      cursor = 0;
-    } else if (n === "ctrl-k") input = input.slice(0, cursor);
-    else if ((n === "up" || n === "down") && history.length) {
-      historyAt = Math.max(-1, Math.min(history.length - 1, historyAt + (n === "up" ? 1 : -1)));
-      input = historyAt < 0 ? "" : (history[historyAt] as string);
-      cursor = input.length;
-    }
+    void runTurn(line.take());
   };
   const inList = (k: Key) => {
     const ids = listedConvs(convs, conv);
@@ -334,15 +298,14 @@ export async function runTui(open: OpenLink, firstConv: string, term: TuiTermina
     if (name === "ctrl-c") {
       if (turn && !turn.stopping) return stop();
       if (turn || armed || state === "lost") return void leave(0);
-      if (input) {
-        input = "";
-        cursor = 0;
+      if (line.text) {
+        line.clear();
         return;
       }
       armed = true;
       return say("Ctrl-C again or Ctrl-D quits");
     }
-    if (name === "ctrl-d" && !input && !asks.length) return void leave(0);
+    if (name === "ctrl-d" && !line.text && !asks.length) return void leave(0);
     if (name === "ctrl-l") return out.write("\x1b[2J");
     if (name === "pageup" || name === "pagedown") {
       const page = Math.max(1, (out.rows || 24) - 5);
@@ -371,7 +334,8 @@ export async function runTui(open: OpenLink, firstConv: string, term: TuiTermina
       if (turn) return say("a reply is running: wait for it, or Esc to stop it");
       return void openConv(newConvId());
     }
-    typing(k);
+    if (name === "enter") return submit();
+    line.key(k);
   };
   const keys = new KeyDecoder();
   const onData = (chunk: Buffer | string) => {

@@ -4,6 +4,7 @@
  * itself is tested in test/waiter-*.test.ts with tmux.
  */
 import { describe, expect, test } from "bun:test";
+import { InputLine } from "../../src/client/tui-input.ts";
 import { decodeKeys, KeyDecoder } from "../../src/client/tui-keys.ts";
 import { cells, fit, printable, wrap } from "../../src/client/tui-text.ts";
 import { Transcript } from "../../src/client/tui-transcript.ts";
@@ -32,6 +33,32 @@ describe("KeyDecoder", () => {
     expect(d.feed("x\x1b[200~first line\r")).toEqual([{ text: "x" }]);
     expect(d.feed("second\x1b[201~\r")).toEqual([{ paste: "first line\nsecond" }, { name: "enter" }]);
     expect(d.feed("\x1b[A")).toEqual([{ name: "up" }]);
+  });
+});
+
+describe("InputLine", () => {
+  test("edits by whole code points, deletes a word, walks the history of what was sent", () => {
+    const l = new InputLine();
+    l.key({ text: "say 你好 🙂" });
+    l.key({ name: "backspace" });
+    expect(l.text).toBe("say 你好 ");
+    l.key({ name: "left" });
+    l.key({ name: "left" });
+    l.key({ text: "!" });
+    expect([l.text, l.cursor]).toEqual(["say 你!好 ", 6]);
+    l.key({ name: "end" });
+    l.key({ name: "ctrl-w" });
+    expect(l.text).toBe("say ");
+    expect(l.key({ name: "tab" })).toBe(false);
+    expect(l.take()).toBe("say");
+    l.key({ text: "second" });
+    expect(l.take()).toBe("second");
+    l.key({ name: "up" });
+    l.key({ name: "up" });
+    expect(l.text).toBe("say");
+    l.key({ name: "down" });
+    l.key({ name: "down" });
+    expect(l.text).toBe("");
   });
 });
 
