@@ -52,7 +52,7 @@ dist/native/libhomed-shim.so: dist/native/libhomed-shim-x64.so
 dist/homed: node_modules/.installed dist/native/libhomed-shim.so $(SRC)
 	$(BUN) scripts/build.ts homed x64
 
-build: dist/homed
+build: dist/homed dist/waiter
 
 build-cli: dist/waiter
 

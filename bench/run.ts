@@ -10,6 +10,7 @@ import { benchChannelAcp } from "./channel-acp.ts";
 import { benchChannelA2a } from "./channel-a2a.ts";
 import { benchDist } from "./dist.ts";
 import { benchChannelQq } from "./channel-qq.ts";
+import { benchChannelWaiter } from "./channel-waiter.ts";
 
 const t0 = performance.now();
 await benchStartup();
@@ -23,4 +24,5 @@ await benchChannelAcp();
 await benchChannelA2a();
 benchDist();
 await benchChannelQq();
+await benchChannelWaiter();
 console.error(`bench run finished in ${((performance.now() - t0) / 1000).toFixed(1)} s`);

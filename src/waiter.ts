@@ -1,13 +1,19 @@
 /**
- * `waiter`: the client. Today it talks to a local daemon over its control socket; remote use
- * over HTTP comes with the web and channel issues.
+ * `waiter`: the terminal client for a local or a remote homed. At a terminal it is a full-screen
+ * chat (src/client/tui-app.ts); `-p TEXT` asks one question for a script and prints the reply;
+ * `status` shows the daemon's status. Local by default (the control socket of -data DIR, else
+ * $HOMED_DATA or the default data dir); `-connect URL` goes to a remote homed's web API with
+ * the login token from -token-file, $HOMED_TOKEN, or DATA/web-token when -data is given.
  */
-import { ControlMethod, StatusResult } from "./protocol/control.ts";
+import { existsSync, readFileSync } from "node:fs";
+import { createInterface } from "node:readline";
 import { ExitCode, HomedError } from "./protocol/errors.ts";
-import { callDaemon } from "./client/control-client.ts";
+import { chatOnce } from "./client/chat.ts";
 import { formatStatus } from "./client/format-status.ts";
 import { formatFlags, parseFlags, type FlagSpec } from "./client/flags.ts";
+import { parseBaseUrl, remoteLink } from "./client/remote-link.ts";
 import { reportError } from "./client/report-error.ts";
+import { localLink, type OpenLink } from "./client/waiter-link.ts";
 import { dataPaths, defaultDataDir } from "./kernel/data-paths.ts";
 import { VERSION } from "./version.ts";
 
@@ -16,9 +22,24 @@ const FLAGS: FlagSpec[] = [
     name: "data",
     kind: "string",
     arg: "DIR",
-    usage: "data directory of the local daemon (default $XDG_DATA_HOME/homed, or $HOMED_DATA)",
+    usage:
+      "data directory of the local daemon (default $XDG_DATA_HOME/homed, or $HOMED_DATA); with -connect, where web-token is",
   },
-  { name: "json", kind: "bool", usage: "print the answer as JSON" },
+  { name: "connect", kind: "string", arg: "URL", usage: "a remote homed's web address, e.g. https://host:8080" },
+  {
+    name: "token-file",
+    kind: "string",
+    arg: "FILE",
+    usage: "the login token for -connect (else $HOMED_TOKEN, else DATA/web-token with -data)",
+  },
+  {
+    name: "p",
+    kind: "string",
+    arg: "TEXT",
+    usage: "ask TEXT, print the reply and exit: 0 when the turn finished, 1 when it did not (error, denied…)",
+  },
+  { name: "conv", kind: "string", arg: "ID", usage: "the conversation (default: cli for -p; a new one in the TUI)" },
+  { name: "json", kind: "bool", usage: "print the answer (status, or -p's turn) as JSON" },
 ];
 
 function usage(): string {
@@ -26,19 +47,88 @@ function usage(): string {
     "waiter — the homed client",
     "",
     "Usage:",
-    "  waiter [-data DIR] [-json] [status]   show the local daemon's status",
-    "  waiter version                        print the version",
+    "  waiter [-data DIR | -connect URL] [-conv ID]        chat full-screen (at a terminal)",
+    "  waiter [-data DIR | -connect URL] -p TEXT [-conv ID] ask once, print the reply",
+    "  waiter [-data DIR | -connect URL] [-json] status    show the daemon's status",
+    "  waiter version                                       print the version",
     "",
     "Flags:",
     formatFlags(FLAGS),
     "",
+    "In the chat: Enter sends, Esc or Ctrl-C stops a reply, y/n/a answers an approval (a = always),",
+    "Tab picks a conversation, Ctrl-N starts one, Ctrl-P shows the plugins, Ctrl-D quits.",
+    "",
   ].join("\n");
+}
+
+/** The login token for -connect, from the first place that has one; null: send none. */
+function remoteToken(values: Record<string, string | boolean>): string | null {
+  const file = values["token-file"];
+  if (typeof file === "string") {
+    try {
+      return readFileSync(file, "utf8").trim();
+    } catch (err) {
+      throw new HomedError("usage", `cannot read the token file ${file}: ${(err as Error).message}`, {
+        flag: "token-file",
+      });
+    }
+  }
+  if (process.env.HOMED_TOKEN) return process.env.HOMED_TOKEN.trim();
+  if (typeof values.data === "string") {
+    const f = `${values.data}/web-token`;
+    if (existsSync(f)) return readFileSync(f, "utf8").trim();
+  }
+  return null;
+}
+
+function linkFor(values: Record<string, string | boolean>): OpenLink {
+  if (typeof values.connect === "string") return remoteLink(parseBaseUrl(values.connect), remoteToken(values));
+  const dir = typeof values.data === "string" ? values.data : process.env.HOMED_DATA || defaultDataDir();
+  return localLink(dir, dataPaths(dir).socket);
+}
+
+/** One line from the person at the terminal (an approval answer); null when stdin is not one. */
+async function readLine(): Promise<string | null> {
+  if (!process.stdin.isTTY) return null;
+  const rl = createInterface({ input: process.stdin });
+  try {
+    return await new Promise<string | null>((resolve) => {
+      rl.once("line", resolve);
+      rl.once("close", () => resolve(null));
+    });
+  } finally {
+    rl.close();
+  }
+}
+
+/**
+ * How a turn ends for -p's exit status: a reply (the model's, or a plugin's short circuit) is
+ * success; an error, a Stop, a denied tool, a blocked input or the iteration limit is not.
+ */
+const FINISHED = new Set(["done", "short_circuit"]);
+
+async function ask(open: OpenLink, text: string, conv: string, json: boolean): Promise<number> {
+  const r = await chatOnce(
+    async (h) => await open(h),
+    { text, conv },
+    {
+      stream: process.stdout.isTTY === true && !json,
+      out: (t) => void (json ? null : process.stdout.write(t)),
+      err: (t) => void process.stderr.write(t),
+      readLine,
+    },
+  );
+  if (json) process.stdout.write(`${JSON.stringify(r)}\n`);
+  if (FINISHED.has(r.stopReason)) return ExitCode.Ok;
+  process.stderr.write(`waiter: the turn ended with ${r.stopReason}${r.error ? `: ${r.error}` : ""}\n`);
+  return ExitCode.Failure;
 }
 
 async function main(argv: string[]): Promise<number> {
   try {
     const { values, rest } = parseFlags(argv, FLAGS);
-    const command = rest[0] ?? "status";
+    const tty = process.stdin.isTTY === true && process.stdout.isTTY === true;
+    const command = rest[0] ?? (typeof values.p === "string" ? "ask" : tty ? "chat" : "status");
     if (rest.length > 1) throw new HomedError("usage", `unexpected argument "${rest[1]}"`);
     if (command === "version") {
       process.stdout.write(`waiter ${VERSION} (${process.platform}/${process.arch})\n`);
@@ -48,10 +138,26 @@ async function main(argv: string[]): Promise<number> {
       process.stdout.write(usage());
       return ExitCode.Ok;
     }
+    const open = linkFor(values);
+    const conv = typeof values.conv === "string" ? values.conv : null;
+    if (command === "ask") {
+      const text = (values.p as string).trim();
+      if (!text) throw new HomedError("usage", "-p needs a question", { flag: "p" });
+      return await ask(open, text, conv ?? "cli", values.json === true);
+    }
+    if (command === "chat") {
+      if (!tty) throw new HomedError("usage", "the chat needs a terminal; use -p TEXT from scripts", { flag: "p" });
+      const { newConvId, runTui } = await import("./client/tui-app.ts");
+      return await runTui(open, conv ?? newConvId(), { input: process.stdin, output: process.stdout });
+    }
     if (command !== "status") throw new HomedError("usage", `unknown command "${command}"`);
-    const dir = typeof values.data === "string" ? values.data : process.env.HOMED_DATA || defaultDataDir();
-    const st = await callDaemon(dataPaths(dir).socket, ControlMethod.Status, {}, StatusResult);
-    process.stdout.write(values.json ? `${JSON.stringify(st)}\n` : `${formatStatus(st)}\n`);
+    const link = await open({ event: () => {}, approve: async () => false });
+    try {
+      const st = await link.status();
+      process.stdout.write(values.json ? `${JSON.stringify(st)}\n` : `${formatStatus(st)}\n`);
+    } finally {
+      link.close();
+    }
     return ExitCode.Ok;
   } catch (err) {
     return reportError("waiter", err, usage);

@@ -1,15 +1,17 @@
 /**
  * The arm64 build (make build-arm64, part of make test): an aarch64 ELF that really runs. The
  * arm64 daemon is started under qemu-user-static with the arm64 shim, and the x64 client asks
- * it for its status.
+ * it for its status; the arm64 waiter asks an x64 daemon (scripted model) a question with -p.
  */
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { HOMED, ROOT, run, tempDir } from "./harness/binary.ts";
+import { startAgentRig } from "./harness/agent-daemon.ts";
 import { startDaemon } from "./harness/daemon.ts";
 
 const ARM64 = join(ROOT, "dist/homed-linux-arm64");
+const WAITER_ARM64 = join(ROOT, "dist/waiter-linux-arm64");
 const QEMU = Bun.which("qemu-aarch64-static");
 const EM_AARCH64 = 0xb7;
 
@@ -42,5 +44,19 @@ describe("arm64 build", () => {
         '{"op":"index","conv":"a","id":"t1","text":"我搬到了杭州"}\n{"op":"query","conv":"a","text":"杭州在哪","k":1}\n',
     });
     expect(r.stdout).toBe('{"ids":["t1"]}\n');
+  }, 60_000);
+
+  test("the arm64 waiter runs under qemu: version, and -p against a local daemon", async () => {
+    if (!QEMU) throw new Error("qemu-aarch64-static is missing: make test installs qemu-user-static as root");
+    const head = readFileSync(WAITER_ARM64).subarray(0, 20);
+    expect(head.readUInt16LE(18)).toBe(EM_AARCH64);
+    const qemu = [QEMU, "-L", "/usr/aarch64-linux-gnu", WAITER_ARM64];
+    const v = await run([...qemu, "version"]);
+    expect(v.stdout).toMatch(/^waiter \S+ \(linux\/arm64\)\n$/);
+    using dir = tempDir();
+    await using rig = await startAgentRig(dir.path, { plugin: false });
+    rig.llm.script([{ text: "answered to an arm64 client" }]);
+    const r = await run([...qemu, "-data", rig.data, "-p", "which arch asks?"]);
+    expect(r).toEqual({ exitCode: 0, stdout: "answered to an arm64 client\n", stderr: "" });
   }, 60_000);
 });

@@ -11,7 +11,8 @@
  */
 import * as v from "valibot";
 import { randomUUID } from "node:crypto";
-import { ApprovalAllowToolResult, ControlMethod } from "../protocol/control.ts";
+import { ControlMethod } from "../protocol/control.ts";
+import { SettingsSaveResult } from "../protocol/settings.ts";
 import { TranscriptItem } from "../protocol/channel.ts";
 import { errorCodeOf, HomedError, RpcError } from "../protocol/errors.ts";
 import { describeIssues } from "../protocol/jsonrpc.ts";
@@ -259,7 +260,7 @@ export class AcpBridge {
     await this.connect(s);
     const items = await callDaemon(
       this.socketPath,
-      ControlMethod.ConversationMessages,
+      ControlMethod.ConversationsMessages,
       { conv: s.conv, limit: REPLAY_EVENTS },
       v.array(TranscriptItem),
     ).catch((err) => {
@@ -334,7 +335,7 @@ export class AcpBridge {
     // An answer that comes after session/cancel is moot: the turn is stopping.
     if (answer === "reject" || turn.cancelled) return false;
     if (answer === "always") {
-      await callDaemon(this.socketPath, ControlMethod.ApprovalAllowTool, { tool: q.tool }, ApprovalAllowToolResult)
+      await callDaemon(this.socketPath, ControlMethod.ApprovalAllow, { tool: q.tool }, SettingsSaveResult)
         .then(() => this.log("info", "tool always allowed", { tool: q.tool }))
         .catch((err: Error) => this.log("warn", "could not save allow-always", { tool: q.tool, err: err.message }));
     }

@@ -64,11 +64,11 @@ export class ChatConnection {
   }
 
   /**
-   * Run one turn on conversation `conv`; resolves when it ends (done, cancelled, error…). A
-   * channel other than the terminal names itself and its scene key (`chan:acp/peer:zed`).
+   * Run one turn on conversation `conv`; resolves when it ends (done, cancelled, error…). `via`
+   * names the channel and scene the turn declares (default: channel "cli", no scene).
    */
-  async send(text: string, conv: string, from: { channel?: string; scene?: string } = {}): Promise<TurnResultView> {
-    const raw = await this.client.peer.request(ControlMethod.ChatSend, { text, conv, ...from }).catch(throwDaemonGone);
+  async send(text: string, conv: string, via: { channel?: string; scene?: string } = {}): Promise<TurnResultView> {
+    const raw = await this.client.peer.request(ControlMethod.ChatSend, { text, conv, ...via }).catch(throwDaemonGone);
     const r = v.safeParse(TurnResultSchema, raw);
     if (!r.success)
       throw new HomedError("upstream", `daemon sent a malformed chat result: ${describeIssues(r.issues)}`);
@@ -101,6 +101,20 @@ export class ChatConnection {
   /** The daemon hung up (it stopped or restarted) or close() was called. */
   get closed(): boolean {
     return this.client.peer.isClosed;
+  }
+
+  /** Any other control method on this connection, its result valibot-checked. */
+  async call<S extends v.GenericSchema>(method: string, params: unknown, schema: S): Promise<v.InferOutput<S>> {
+    const raw = await this.client.peer.request(method, params).catch(throwDaemonGone);
+    const r = v.safeParse(schema, raw);
+    if (!r.success)
+      throw new HomedError("upstream", `daemon sent a malformed ${method} result: ${describeIssues(r.issues)}`);
+    return r.output;
+  }
+
+  /** Call `fn` once when the connection ends (the daemon stopped, or `close`); returns an unsubscribe. */
+  onClose(fn: () => void): () => void {
+    return this.client.peer.onClose(fn);
   }
 
   close(): void {

@@ -6,7 +6,7 @@
  * no answer means no.
  */
 import type { TurnResultView } from "../protocol/control.ts";
-import { type ApprovalQuestion, type ChatEvent, ChatConnection } from "./chat-connection.ts";
+import { type ApprovalQuestion, type ChatEvent, type ChatHandlers, ChatConnection } from "./chat-connection.ts";
 
 export interface ChatIO {
   /** Stream the reply as it is written (a terminal); otherwise only the final text is printed. */
@@ -103,14 +103,24 @@ export class TurnPrinter {
   }
 }
 
-/** Send one message, print the turn, and return its result. */
+/** What one turn needs of a connection: the control socket's ChatConnection, or waiter's link. */
+export interface TurnLink {
+  send(text: string, conv: string): Promise<TurnResultView>;
+  close(): void;
+}
+
+/**
+ * Send one message, print the turn, and return its result. `target` is the daemon's control
+ * socket, or what opens another link to a homed (waiter's remote one).
+ */
 export async function chatOnce(
-  socketPath: string,
+  target: string | ((handlers: ChatHandlers) => Promise<TurnLink>),
   message: { text: string; conv: string },
   io: ChatIO,
 ): Promise<TurnResultView> {
   const printer = new TurnPrinter(io);
-  const conn = await ChatConnection.open(socketPath, {
+  const open = typeof target === "string" ? (h: ChatHandlers) => ChatConnection.open(target, h) : target;
+  const conn = await open({
     event: (e) => printer.event(e),
     approve: async (q) => {
       printer.endLine();

@@ -34,6 +34,23 @@ import type { KernelServices } from "./kernel-services.ts";
 const SNIPPET_CHARS = 300;
 const snippet = (text: string) => (text.length > SNIPPET_CHARS ? `${text.slice(0, SNIPPET_CHARS)}…` : text);
 
+/** "Always" for a tool: it joins `approval_allow` (DATA/settings.json) unless it is there already. */
+export function allowToolAlways(k: KernelServices, tool: string) {
+  const allow = k.settings.view().approval_allow;
+  return k.settings.set({ approval_allow: allow.includes(tool) ? allow : [...allow, tool] });
+}
+
+/** The newest `limit` events of `conv` as a person reads them, replies with their turn's usage. */
+export function conversationTranscript(k: KernelServices, conv: string, limit: number): TranscriptItem[] {
+  const events = k.store.recentConversationEvents(conv, limit);
+  const turns = new Set<string>();
+  for (const e of events) {
+    const read = e.kind === "agent-reply" ? readEventBody(e.kind, e.body) : null;
+    if (read?.kind === "agent-reply" && read.body.turn) turns.add(read.body.turn);
+  }
+  return transcript(events, k.store.turnUsage([...turns]));
+}
+
 /**
  * Events as a person reads the conversation: the final reply, not every model draft. A reply
  * carries its turn's token usage when `usage` knows the turn (so a reloaded page still shows it).
@@ -81,17 +98,6 @@ export function transcript(
     }
   }
   return out;
-}
-
-/** The newest `limit` events of `conv` as a transcript, replies with their turn's usage. */
-export function conversationTranscript(k: KernelServices, conv: string, limit: number): TranscriptItem[] {
-  const events = k.store.recentConversationEvents(conv, limit);
-  const turns = new Set<string>();
-  for (const e of events) {
-    const read = e.kind === "agent-reply" ? readEventBody(e.kind, e.body) : null;
-    if (read?.kind === "agent-reply" && read.body.turn) turns.add(read.body.turn);
-  }
-  return transcript(events, k.store.turnUsage([...turns]));
 }
 
 /** The channel methods a plugin may call; `plugin` is the caller, as the supervisor knows it. */
@@ -214,9 +220,7 @@ export function channelMethods(k: KernelServices): Record<string, (params: unkno
     },
     [SettingsMethod.AllowTool]: (params, plugin) => {
       builtinOnly(plugin, "changing the approval rules");
-      const { tool } = parseParams(AllowToolParams, params);
-      const allow = k.settings.view().approval_allow;
-      return k.settings.set({ approval_allow: allow.includes(tool) ? allow : [...allow, tool] });
+      return allowToolAlways(k, parseParams(AllowToolParams, params).tool);
     },
     [SettingsMethod.Reload]: (_params, plugin) => {
       builtinOnly(plugin, "reloading the configuration");

@@ -4,11 +4,13 @@
  * call is an InvalidParams error to the caller, never a throw into the daemon.
  */
 import {
+  ApprovalAllowParams,
   ChatAttachParams,
   ChatCancelParams,
   ChatSendParams,
   ControlMethod,
-  ConversationMessagesParams,
+  ConversationsListParams,
+  ConversationsMessagesParams,
   EventAppendParams,
   LlmSetParams,
   MemoryPeekParams,
@@ -18,15 +20,14 @@ import {
   type StatusResult,
 } from "../protocol/control.ts";
 import type { RequestContext, RequestHandler, RpcPeer } from "../ipc/rpc-peer.ts";
-import { HomedError, RpcError } from "../protocol/errors.ts";
+import { RpcError } from "../protocol/errors.ts";
 import { RpcErrorCode } from "../protocol/jsonrpc.ts";
 import { parseParams } from "../protocol/parse-params.ts";
 import { askPeer, runChatTurn } from "./chat-turn.ts";
 import type { LiveEvent } from "./live-chats.ts";
 import type { ApprovalQuestion } from "../agent/tool-executor.ts";
 import { checkModel } from "./check-model.ts";
-import { conversationTranscript } from "./channel-methods.ts";
-import { AllowToolParams } from "../protocol/settings.ts";
+import { allowToolAlways, conversationTranscript } from "./channel-methods.ts";
 import type { KernelServices } from "./kernel-services.ts";
 
 type ControlMethods = Record<string, (params: unknown, ctx: RequestContext) => unknown>;
@@ -102,16 +103,16 @@ export function controlMethods(k: KernelServices): ControlMethods {
       for (const conv of attached.get(ctx.peer) ?? []) if (k.live.cancel(conv)) n++;
       return { cancelled: n };
     },
-    [ControlMethod.ConversationMessages]: (params) => {
-      const p = parseParams(ConversationMessagesParams, params);
+    [ControlMethod.ConversationsList]: (params) => {
+      parseParams(ConversationsListParams, params);
+      return k.store.listConversations();
+    },
+    [ControlMethod.ConversationsMessages]: (params) => {
+      const p = parseParams(ConversationsMessagesParams, params);
       return conversationTranscript(k, p.conv, p.limit);
     },
-    [ControlMethod.ApprovalAllowTool]: (params) => {
-      const { tool } = parseParams(AllowToolParams, params);
-      const allow = k.settings.view().approval_allow;
-      const saved = allow.includes(tool) ? null : k.settings.set({ approval_allow: [...allow, tool] });
-      if (saved?.reload.error) throw new HomedError("config", saved.reload.error);
-      return { allowed: saved ? saved.settings.approval_allow : allow };
+    [ControlMethod.ApprovalAllow]: (params) => {
+      return allowToolAlways(k, parseParams(ApprovalAllowParams, params).tool);
     },
     [ControlMethod.MemoryPeek]: (params) => {
       const p = parseParams(MemoryPeekParams, params);

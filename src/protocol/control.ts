@@ -5,7 +5,8 @@
  */
 import * as v from "valibot";
 import { PluginList, RestartParams } from "./plugin.ts";
-import { SceneKey } from "./channel.ts";
+import { ConvParams, SceneKey } from "./channel.ts";
+import { AllowToolParams } from "./settings.ts";
 
 export const StatusParams = v.optional(v.strictObject({}));
 
@@ -163,14 +164,15 @@ export const MemoryPeekResult = v.object({
   candidates: v.array(v.object({ id: v.number(), score: v.number(), kind: v.string(), preview: v.string() })),
 });
 
-/** A conversation as a person reads it (the web UI's conversations/messages), newest `limit` events. */
-export const ConversationMessagesParams = v.strictObject({
-  conv: v.pipe(v.string(), v.minLength(1), v.maxLength(200)),
-  limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(5000)), 500),
-});
-
-/** Add one tool to approval.allow, as the web UI's "always allow" does (the control socket is the owner's). */
-export const ApprovalAllowToolResult = v.object({ allowed: v.array(v.string()) });
+/** The conversation list as the web UI shows it (a local client's sidebar). */
+export const ConversationsListParams = v.optional(v.strictObject({}));
+/** One conversation as a person reads it (channel.ts TranscriptItem), newest `limit` events. */
+export const ConversationsMessagesParams = ConvParams;
+/**
+ * "Always" in answer to an approval: add the tool to `approval_allow` (DATA/settings.json), as
+ * the web UI's button does; the person at the socket is the owner.
+ */
+export const ApprovalAllowParams = AllowToolParams;
 
 /** Method names, so a typo is a compile error on both sides. */
 export const ControlMethod = {
@@ -184,8 +186,9 @@ export const ControlMethod = {
   ChatCancel: "chat.cancel",
   ChatAttach: "chat.attach",
   MemoryPeek: "memory.peek",
-  ConversationMessages: "conversation.messages",
-  ApprovalAllowTool: "approval.allow-tool",
+  ConversationsList: "conversations.list",
+  ConversationsMessages: "conversations.messages",
+  ApprovalAllow: "approval.allow",
   /** daemon → client notifications and requests while a chat.send is running */
   ChatEvent: "chat.event",
   ChatApprove: "chat.approve",

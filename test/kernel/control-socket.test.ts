@@ -141,3 +141,32 @@ try:
 except (BrokenPipeError, ConnectionResetError):
     print("closed after", sent, flush=True)
 `;
+
+describe("control socket: what a local client lists and allows (waiter)", () => {
+  test("conversations.list, conversations.messages and approval.allow check their params and answer", async () => {
+    using dir = tempDir();
+    await using d = await startDaemon(dir.path);
+    const frames = [
+      { id: 1, method: "conversations.list", params: {} },
+      { id: 2, method: "conversations.list", params: { all: true } },
+      { id: 3, method: "conversations.messages", params: { conv: "none-yet" } },
+      { id: 4, method: "conversations.messages", params: { conv: "" } },
+      { id: 5, method: "approval.allow", params: { tool: "not a tool name" } },
+      { id: 6, method: "approval.allow", params: { tool: "shell_exec" } },
+    ];
+    const lines = await rawExchange(
+      d.socket,
+      frames.map((f) => `${JSON.stringify({ jsonrpc: "2.0", ...f })}\n`).join(""),
+      frames.length,
+    );
+    const byId = new Map(lines.map((l) => JSON.parse(l)).map((r) => [r.id, r]));
+    expect(byId.get(1).result).toEqual([]);
+    expect(byId.get(2).error.code).toBe(-32602);
+    expect(byId.get(3).result).toEqual([]);
+    expect(byId.get(4).error.code).toBe(-32602);
+    expect(byId.get(5).error.code).toBe(-32602);
+    expect(byId.get(6).result.settings.approval_allow).toContain("shell_exec");
+    // "Always" is kept in DATA/settings.json, as the web UI's button keeps it.
+    expect(JSON.parse(readFileSync(`${dir.path}/settings.json`, "utf8")).approval_allow).toContain("shell_exec");
+  });
+});
