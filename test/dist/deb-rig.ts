@@ -7,7 +7,7 @@ import type { Subprocess } from "bun";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BUN, ROOT, run } from "../harness/binary.ts";
+import { BUN, ROOT, run, streamText } from "../harness/binary.ts";
 
 /** Build `name` (e.g. deb-server-amd64) into a fresh folder; returns the folder and the dist output. */
 export async function buildArtefact(name: string): Promise<{ dir: string; stdout: string; dispose(): void }> {
@@ -37,15 +37,11 @@ export function bootInstalled(deb: string): InstalledDaemon {
       stderr: "pipe",
     },
   );
-  let err = "";
-  void (async () => {
-    const dec = new TextDecoder();
-    for await (const chunk of proc.stderr) err += dec.decode(chunk, { stream: true });
-  })();
+  const err = streamText(proc.stderr);
   void new Response(proc.stdout).text();
   return {
     proc,
-    stderr: () => err,
+    stderr: () => err.text(),
     inside: (argv) => run(["nsenter", "-t", String(proc.pid), "-m", "-r", "-w", ...argv]),
     async [Symbol.asyncDispose]() {
       if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGTERM");

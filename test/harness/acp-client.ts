@@ -9,7 +9,7 @@ import * as acp from "@agentclientprotocol/sdk";
 import schema from "@agentclientprotocol/sdk/schema/v1/schema.json" with { type: "json" };
 import Ajv2020 from "ajv/dist/2020.js";
 import type { Subprocess } from "bun";
-import { HOMED } from "./binary.ts";
+import { HOMED, streamText } from "./binary.ts";
 
 const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: true });
 ajv.addSchema(schema, "acp");
@@ -110,11 +110,7 @@ export function startAcp(data: string, opts: { home?: string } = {}): AcpRig {
     stdout: "pipe",
     stderr: "pipe",
   });
-  let err = "";
-  void (async () => {
-    const dec = new TextDecoder();
-    for await (const chunk of proc.stderr) err += dec.decode(chunk, { stream: true });
-  })();
+  const err = streamText(proc.stderr);
   const sentMethods = new Map<string, string>();
   const lines: string[] = [];
   const problems: string[] = [];
@@ -146,7 +142,7 @@ export function startAcp(data: string, opts: { home?: string } = {}): AcpRig {
     answer: (() => ({ outcome: { outcome: "selected", optionId: "reject_once" } })) as PermissionAnswer,
     lines,
     problems: () => [...problems],
-    stderr: () => err,
+    stderr: () => err.text(),
   } as AcpRig;
   const conn = acp
     .client({ name: "homed-acp-test" })

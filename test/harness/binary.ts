@@ -49,3 +49,19 @@ export async function run(
   ]);
   return { exitCode, stdout, stderr };
 }
+
+/**
+ * Read a child's output stream in the background as it arrives; `text()` is what came so far.
+ * `onChunk` runs after each piece (to watch for a line).
+ */
+export function streamText(stream: ReadableStream<Uint8Array>, onChunk?: () => void): { text(): string } {
+  let got = "";
+  void (async () => {
+    const dec = new TextDecoder();
+    for await (const chunk of stream) {
+      got += dec.decode(chunk, { stream: true });
+      onChunk?.();
+    }
+  })();
+  return { text: () => got };
+}
