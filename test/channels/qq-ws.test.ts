@@ -201,22 +201,23 @@ describe("qq over forward WebSocket", () => {
       const long = `${"word ".repeat(50)}\n${"more ".repeat(30)}`;
       rig.llm.script([{ text: long }]);
       await fake.groupMessage(GROUP, 40004, [at(fake.selfId), text(" still there?")]);
-      await poll(
-        () => fake.sends().length,
-        (n) => n >= 2,
-        { what: "the long reply in parts" },
-      );
-      const parts = fake.sends().map((c) => c.params.message as { type: string; data: { text?: string } }[]);
-      expect(parts[0]?.[0]?.type).toBe("reply");
-      expect(parts[1]?.[0]?.type).toBe("text");
-      for (const p of parts) expect((p.at(-1)?.data.text ?? "").length).toBeLessThanOrEqual(100);
-      expect(
+      const sentParts = () => fake.sends().map((c) => c.params.message as { type: string; data: { text?: string } }[]);
+      const joined = (parts: ReturnType<typeof sentParts>) =>
         parts
           .map((p) => p.at(-1)?.data.text)
           .join(" ")
           .replace(/\s+/g, " ")
-          .trim(),
-      ).toBe(long.replace(/\s+/g, " ").trim());
+          .trim();
+      // Every part, not only the first two: a long reply goes out as several messages in turn.
+      const want = long.replace(/\s+/g, " ").trim();
+      await poll(sentParts, (parts) => parts.length >= 2 && joined(parts) === want, {
+        what: "the long reply in parts",
+      });
+      const parts = sentParts();
+      expect(parts[0]?.[0]?.type).toBe("reply");
+      expect(parts[1]?.[0]?.type).toBe("text");
+      for (const p of parts) expect((p.at(-1)?.data.text ?? "").length).toBeLessThanOrEqual(100);
+      expect(joined(parts)).toBe(want);
       // A failed turn tells a group only that it failed; the reason stays in the log.
       rig.llm.script([
         { status: 400, body: { error: { message: "provider detail xyzzy", type: "invalid_request_error" } } },
