@@ -5,7 +5,8 @@
  * (NUL or invalid UTF-8), symlinks and hard-linked files are skipped and counted; each line is
  * matched on its first LINE_MATCH_MAX characters (a 50 MB minified line costs no more than a
  * short one) and shown cut to LINE_SHOW_MAX; matching runs in a worker that is killed when one
- * file takes over GREP_FILE_TIME_MS (a catastrophically backtracking pattern); the walk stops
+ * file takes over GREP_FILE_TIME_MS (a catastrophically backtracking pattern), and a line the
+ * regex engine gives up on (GREP_LINE_TIME_MS) stops the file rather than count as no match; the walk stops
  * at GREP_FILES_MAX files or GREP_TIME_MS, saying so, with what it found until then.
  */
 import { closeSync, constants, lstatSync } from "node:fs";
@@ -19,6 +20,14 @@ export const GREP_FILES_MAX = 20_000;
 export const GREP_TIME_MS = 15_000;
 /** One file's matching may take this long before the pattern is called runaway. */
 export const GREP_FILE_TIME_MS = 5_000;
+/**
+ * One line that takes this long and comes back "no match" may be one JavaScriptCore gave up
+ * on (see regex-worker.ts); the file's matching stops there rather than report a false "no".
+ * A sane pattern takes microseconds on the LINE_MATCH_MAX characters a line is cut to.
+ */
+export const GREP_LINE_TIME_MS = 250;
+const RUNAWAY_ADVICE =
+  "the pattern probably backtracks without end — nested quantifiers such as (a+)+ or (.*)* — so simplify it";
 const LINE_MATCH_MAX = 10_000;
 const LINE_SHOW_MAX = 300;
 const DEFAULT_LIMIT = 100;
@@ -76,18 +85,24 @@ export async function filesGrep(c: Confinement, args: GrepArgs, signal?: AbortSi
       const found = await runner.match(text, limit - out.length, {
         lineMatchMax: LINE_MATCH_MAX,
         lineShowMax: LINE_SHOW_MAX,
+        slowLineMs: GREP_LINE_TIME_MS,
         timeoutMs,
       });
       if (signal?.aborted) throw new FilesError("cancelled");
       if (!found) {
         stopped =
           timeoutMs === GREP_FILE_TIME_MS
-            ? `(stopped: matching /${args.pattern}/ in ${shown} took over ${GREP_FILE_TIME_MS / 1000} s; the pattern probably backtracks without end — nested quantifiers such as (a+)+ or (.*)* — so simplify it)`
+            ? `(stopped: matching /${args.pattern}/ in ${shown} took over ${GREP_FILE_TIME_MS / 1000} s; ${RUNAWAY_ADVICE})`
             : `(stopped after ${GREP_TIME_MS / 1000} s with ${searched} files searched; narrow path or glob)`;
         break;
       }
       matches += found.count;
       for (const h of found.hits) out.push(`${shown}:${h.line}: ${h.text}`);
+      if (found.slowLine) {
+        const { line, ms } = found.slowLine;
+        stopped = `(stopped: matching /${args.pattern}/ in ${shown} took ${(ms / 1000).toFixed(1)} s on line ${line} alone, and the regex engine may have given up on it; ${RUNAWAY_ADVICE})`;
+        break;
+      }
     }
   } finally {
     signal?.removeEventListener("abort", stop);

@@ -5,6 +5,11 @@
  * a file that takes longer than its time is answered by `terminate()` and an error naming
  * the pattern.
  *
+ * JavaScriptCore also gives up on its own: past a backtracking budget (about 0.4–2 s of one
+ * line, by the machine) `test()` answers false as if the line did not match. A grep that said
+ * "no lines match" then would be wrong, so a line that took over `slowLineMs` and came back
+ * false ends the file's matching with that line named, instead of being counted as no match.
+ *
  * The worker is made from a blob URL of `workerMain`'s source, so it needs no separate entry
  * point in the compiled binary; `workerMain` must therefore use nothing from outside itself.
  */
@@ -13,6 +18,8 @@
 export interface FileMatches {
   count: number;
   hits: { line: number; text: string }[];
+  /** Set when matching stopped at a line that took too long to be trusted as "no match". */
+  slowLine?: { line: number; ms: number };
 }
 
 interface MatchRequest {
@@ -24,6 +31,8 @@ interface MatchRequest {
   lineMatchMax: number;
   /** Lines are shown cut to this many characters, around the match. */
   lineShowMax: number;
+  /** A line that comes back false after this long may be one the engine gave up on. */
+  slowLineMs: number;
 }
 
 function workerMain(): void {
@@ -47,7 +56,13 @@ function workerMain(): void {
       from = nl + 1;
       if (line.endsWith("\r")) line = line.slice(0, -1);
       if (line === "" && from > r.text.length) break; // the text's final newline ends no line
-      if (!re.test(line)) continue;
+      const started = performance.now();
+      if (!re.test(line)) {
+        const ms = performance.now() - started;
+        if (ms <= r.slowLineMs) continue;
+        scope.postMessage({ count, hits, slowLine: { line: lineNo, ms } });
+        return;
+      }
       count++;
       if (hits.length >= r.keep) continue;
       if (line.length > r.lineShowMax) {
@@ -81,7 +96,7 @@ export class RegexRunner {
   match(
     text: string,
     keep: number,
-    limits: { lineMatchMax: number; lineShowMax: number; timeoutMs: number },
+    limits: { lineMatchMax: number; lineShowMax: number; slowLineMs: number; timeoutMs: number },
   ): Promise<FileMatches | undefined> {
     workerUrl ??= URL.createObjectURL(new Blob([`(${workerMain.toString()})();`], { type: "application/javascript" }));
     this.worker ??= new Worker(workerUrl);
@@ -112,6 +127,7 @@ export class RegexRunner {
         keep,
         lineMatchMax: limits.lineMatchMax,
         lineShowMax: limits.lineShowMax,
+        slowLineMs: limits.slowLineMs,
       };
       worker.postMessage(req);
     });

@@ -109,7 +109,9 @@ describe("files plugin through the daemon", () => {
     ]);
     const r = await rig.chat("grep");
     expect(r.exitCode).toBe(0);
-    expect(toolResults(rig, 2).at(-1)).toContain("(stopped: matching /^(a+)+$/ in evil.txt took over 5 s");
+    const stopped = toolResults(rig, 2).at(-1);
+    expect(stopped).toContain("(stopped: matching /^(a+)+$/ in evil.txt took");
+    expect(stopped).toContain("so simplify it)");
     expect(toolResults(rig, 3).at(-1)).toBe("evil.txt");
     const files = ((await rig.status()).plugins as { name: string; state: string; crashesInWindow: number }[]).find(
       (p) => p.name === "files",
