@@ -151,6 +151,6 @@ describe("waiter, the full-screen chat", () => {
     // The conversation waiter started declared its scene and the cli channel.
     const list = await callDaemon(rig.daemon.socket, "conversations.list", {}, v.array(ConversationSummary));
     expect(list.find((c) => c.id === "tty")).toMatchObject({ channel: "cli", scene: "chan:cli/peer:waiter", turns: 8 });
-    expect(list.find((c) => c.id === "older")?.scene).toBe("");
+    expect(list.find((c) => c.id === "older")?.scene).toBe("chan:cli/peer:terminal"); // homed chat started it
   }, 90_000);
 });
