@@ -54,13 +54,13 @@ function facts(s: Scene): HTMLElement {
   );
 }
 
-/** The persona and the tools a scene's turns may use; saved at once. */
-function settingsForm(s: Scene, saved: (s: Scene) => void): HTMLElement {
+/** The persona and the tools a scene's turns may use; saved at once (the scene is drawn again, saying so). */
+function settingsForm(s: Scene, saved: (s: Scene, note: string) => void, note: string): HTMLElement {
   const persona = h("textarea", { class: "scene-persona", rows: "2", placeholder: "Added to the system prompt" });
   persona.value = s.settings.persona;
   const tools = h("input", { class: "scene-tools", placeholder: "all the approval policy allows" });
   tools.value = s.settings.tools?.join(", ") ?? "";
-  const msg = h("span", { class: "form-msg" });
+  const msg = h("span", { class: note ? "form-msg ok" : "form-msg" }, note);
   const submit = async (ev: Event) => {
     ev.preventDefault();
     const list = tools.value
@@ -72,9 +72,7 @@ function settingsForm(s: Scene, saved: (s: Scene) => void): HTMLElement {
         persona: persona.value.trim(),
         tools: list.length ? list : null,
       });
-      msg.className = "form-msg ok";
-      msg.textContent = "Saved.";
-      saved(next);
+      saved(next, "Saved.");
     } catch (err) {
       msg.className = "form-msg bad";
       msg.textContent = (err as ApiError).message;
@@ -111,7 +109,7 @@ function membersView(s: Scene): HTMLElement {
 
 function sceneView(s: Scene): HTMLElement {
   const box = h("div", { class: "ctx scene", "data-scene": String(s.id) });
-  const fill = (x: Scene) => {
+  const fill = (x: Scene, note = "") => {
     clear(box);
     box.append(
       h(
@@ -122,7 +120,7 @@ function sceneView(s: Scene): HTMLElement {
         x.settings.persona || x.settings.tools ? h("span", { class: "tag" }, "settings") : null,
       ),
       facts(x),
-      settingsForm(x, fill),
+      settingsForm(x, fill, note),
       membersView(x),
     );
   };
