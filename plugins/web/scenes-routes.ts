@@ -5,7 +5,11 @@ import { SceneDetail, SceneMethod, SceneSettings, SceneView } from "../../src/pr
 import type { Plugin } from "../sdk/index.ts";
 import { readJson } from "./http-util.ts";
 
-const SceneId = v.pipe(v.string(), v.regex(/^[1-9][0-9]{0,15}$/, "a scene id is a positive integer"), v.transform(Number));
+const SceneId = v.pipe(
+  v.string(),
+  v.regex(/^[1-9][0-9]{0,15}$/, "a scene id is a positive integer"),
+  v.transform(Number),
+);
 
 export function sceneRoutes(api: Hono, plugin: Plugin): void {
   api.get("/scenes", async (c) => c.json(await plugin.call(SceneMethod.List, {}, v.array(SceneView))));

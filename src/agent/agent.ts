@@ -216,7 +216,13 @@ export class Agent {
     const scenes = this.scenes;
     if (!scenes || input.subAgent || !input.text) return null;
     try {
-      const t = { conv: input.conv, channel: input.channel, scene: input.scene, text: input.text, untrusted: input.untrusted ?? false };
+      const t = {
+        conv: input.conv,
+        channel: input.channel,
+        scene: input.scene,
+        text: input.text,
+        untrusted: input.untrusted ?? false,
+      };
       return { turn: scenes.forTurn(t), before: scenes.rows.lastEventId() };
     } catch (err) {
       this.d.log.warn("scenes not read; the turn runs without them", { err });

@@ -210,7 +210,8 @@ const withNote = (text: string, note: string) => (text ? `${text}\n\n${note}` : 
 /** A scene's persona joins the system prompt; its tools narrow what the turn may use, never widen it. */
 function applyScene(s: TurnScope, scene: TurnInput["sceneSettings"]): void {
   if (!scene) return;
-  if (scene.persona.length) s.cfg = { ...s.cfg, systemPrompt: [s.cfg.systemPrompt, ...scene.persona].filter(Boolean).join("\n\n") };
+  if (scene.persona.length)
+    s.cfg = { ...s.cfg, systemPrompt: [s.cfg.systemPrompt, ...scene.persona].filter(Boolean).join("\n\n") };
   const only = scene.tools;
   if (only) s.allowed = new Set(s.allowed ? [...s.allowed].filter((t) => only.has(t)) : only);
 }

@@ -75,7 +75,12 @@ export function hourSimilarity(a: number | null, b: number | null): number {
  * How alike a turn's fingerprint is to a scene's, 0–1. `known: "pre"`: the turn's tools are not
  * known yet (the weight of tools is left out). Using no tools twice counts as the same tools.
  */
-export function similarity(turn: Fingerprint, scene: Fingerprint, shape: SceneShape, known: "full" | "pre" = "full"): number {
+export function similarity(
+  turn: Fingerprint,
+  scene: Fingerprint,
+  shape: SceneShape,
+  known: "full" | "pre" = "full",
+): number {
   const tools = known === "full" ? WEIGHTS.tools : 0;
   const keyPart = WEIGHTS.channel * eq(turn.channel, scene.channel) + WEIGHTS.partner * eq(turn.partner, scene.partner);
   const rest =
@@ -105,5 +110,10 @@ export function merge(scene: Fingerprint, turn: Fingerprint, counts: Map<string,
     .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
     .slice(0, TOPIC_TERMS)
     .map(([t]) => t);
-  return { ...scene, tools: [...new Set([...scene.tools, ...turn.tools])].sort(), topic, hour: scene.hour ?? turn.hour };
+  return {
+    ...scene,
+    tools: [...new Set([...scene.tools, ...turn.tools])].sort(),
+    topic,
+    hour: scene.hour ?? turn.hour,
+  };
 }

@@ -117,7 +117,9 @@ export class SceneRows {
         JSON.stringify(row.settings),
       );
     const cut = this.db
-      .query<{ id: number }, [number]>("SELECT id FROM scenes WHERE status = 'candidate' AND key = '' ORDER BY id DESC LIMIT 1 OFFSET ?")
+      .query<{ id: number }, [number]>(
+        "SELECT id FROM scenes WHERE status = 'candidate' AND key = '' ORDER BY id DESC LIMIT 1 OFFSET ?",
+      )
       .get(MAX_CANDIDATES);
     if (cut) {
       const old = "SELECT id FROM scenes WHERE status = 'candidate' AND key = '' AND id <= ?";
@@ -158,9 +160,7 @@ export class SceneRows {
       .query<
         { scene_id: number; turn: string; conv: string; ts: number; first_event: number; last_event: number },
         [string, number]
-      >(
-        "SELECT * FROM scene_members WHERE scene_id IN (SELECT value FROM json_each(?)) ORDER BY ts DESC LIMIT ?",
-      )
+      >("SELECT * FROM scene_members WHERE scene_id IN (SELECT value FROM json_each(?)) ORDER BY ts DESC LIMIT ?")
       .all(JSON.stringify(ids), limit)
       .map((r) => ({
         sceneId: r.scene_id,

@@ -170,9 +170,7 @@ export class Scenes {
    * A turn ended: it joins or makes scenes. `firstEvent`..`lastEvent` are its events in `conv`.
    * Returns the ids of the scenes it is a member of (candidates not included).
    */
-  observe(
-    t: SceneTurn & { turn: string; tools: readonly string[]; firstEvent: number; lastEvent: number },
-  ): number[] {
+  observe(t: SceneTurn & { turn: string; tools: readonly string[]; firstEvent: number; lastEvent: number }): number[] {
     const now = this.now();
     const fp = this.fingerprint(t, t.tools, now);
     const member = { turn: t.turn, conv: t.conv, ts: now, firstEvent: t.firstEvent, lastEvent: t.lastEvent };
@@ -226,7 +224,12 @@ export class Scenes {
   }
 
   /** A recurrence: strength (decayed) + 1, a candidate seen MIN_SCENE_EVIDENCE times becomes a scene. */
-  private recur(row: SceneRow, fp: Fingerprint | null, now: number, member: Parameters<SceneRows["addMember"]>[1]): number {
+  private recur(
+    row: SceneRow,
+    fp: Fingerprint | null,
+    now: number,
+    member: Parameters<SceneRows["addMember"]>[1],
+  ): number {
     const next: SceneRow = { ...row, strength: this.strengthNow(row, now) + 1, lastSeen: now };
     if (fp) {
       const counts = new Map(Object.entries(row.counts));
@@ -251,7 +254,7 @@ export class Scenes {
   /** One scene by id, with its newest member turns; null when there is no such scene. */
   get(id: number): (SceneView & { recent: { turn: string; conv: string; ts: number }[] }) | null {
     const row = this.rows.byId(id);
-    if (!row || row.status !== "scene") return null;
+    if (row?.status !== "scene") return null;
     const recent = this.rows.members([id], 50).map((m) => ({ turn: m.turn, conv: m.conv, ts: m.ts }));
     return { ...this.view(row, this.now()), recent };
   }

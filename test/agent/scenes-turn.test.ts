@@ -21,10 +21,21 @@ const noteOf = (msgs: Sent) =>
   msgs.find((m) => m.role === "system" && (m.content ?? "").startsWith("From your other conversations"))?.content ??
   null;
 
-async function send(rig: AgentRig, text: string, conv: string, o: { scene?: string; channel?: string; untrusted?: boolean } = {}) {
+async function send(
+  rig: AgentRig,
+  text: string,
+  conv: string,
+  o: { scene?: string; channel?: string; untrusted?: boolean } = {},
+) {
   const c = await connectUnixRpc(rig.daemon.socket, quiet, { onRequest: () => ({ approved: false }) });
   try {
-    const params = { text, conv, channel: o.channel ?? "a2a", untrusted: o.untrusted ?? false, ...(o.scene ? { scene: o.scene } : {}) };
+    const params = {
+      text,
+      conv,
+      channel: o.channel ?? "a2a",
+      untrusted: o.untrusted ?? false,
+      ...(o.scene ? { scene: o.scene } : {}),
+    };
     return (await c.peer.request("chat.send", params)) as { text: string };
   } finally {
     c.close();
@@ -92,7 +103,9 @@ describe("scenes in turns", () => {
     expect(first.messages[0]?.role).toBe("system");
     expect(first.messages[0]?.content).toContain("Speak like a ship's captain.");
     expect((first.tools ?? []).map((t) => t.function.name)).toEqual(["memory_search"]);
-    const results = lastReq(rig).messages.filter((m) => m.role === "tool").map((m) => m.content ?? "");
+    const results = lastReq(rig)
+      .messages.filter((m) => m.role === "tool")
+      .map((m) => m.content ?? "");
     // The scene allows memory_search, the policy denies it: denied. agent_spawn is outside the scene.
     expect(results[0]).toMatch(/^denied/);
     expect(results[1]).toContain("agent_spawn is not one of the tools this turn may use: memory_search");
@@ -109,7 +122,10 @@ describe("scenes in turns", () => {
     await using rig = await startAgentRig(dir.path, { plugin: false });
     const rooms = ["Alpha", "Beta", "Gamma", "Delta"];
     rig.llm.script([...rooms, "x", "y"].map(() => ({ text: "Noted." })));
-    for (const r of rooms) await send(rig, `The meeting room for the call is ${r}, the meeting room booked.`, `web-${r}`, { channel: "web" });
+    for (const r of rooms)
+      await send(rig, `The meeting room for the call is ${r}, the meeting room booked.`, `web-${r}`, {
+        channel: "web",
+      });
     await send(rig, "Bob's call this week: the meeting room is Zeta.", "call-1", { scene: BOB });
     await send(rig, "Bob's call: agenda is the garden budget.", "call-2", { scene: BOB });
 

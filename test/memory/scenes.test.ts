@@ -26,9 +26,18 @@ function rig(dir: string, halfLifeDays = 14) {
   });
   let n = 0;
   /** One turn: its events appended to the log, then observed as the agent does. */
-  const turn = (conv: string, text: string, o: { scene?: string; tools?: string[]; channel?: string; untrusted?: boolean } = {}) => {
+  const turn = (
+    conv: string,
+    text: string,
+    o: { scene?: string; tools?: string[]; channel?: string; untrusted?: boolean } = {},
+  ) => {
     const channel = o.channel ?? "web";
-    const first = store.append({ conv, actor: "user", kind: "user-message", body: { turn: `t${n}`, text, channel } }).id;
+    const first = store.append({
+      conv,
+      actor: "user",
+      kind: "user-message",
+      body: { turn: `t${n}`, text, channel },
+    }).id;
     const last = store.append({ conv, actor: "agent", kind: "agent-reply", body: { turn: `t${n}`, text: "ok" } }).id;
     return {
       first,
@@ -101,7 +110,11 @@ describe("scenes", () => {
     const key = "chan:qq/peer:group_1";
     // Morning weather checks, evening banter: all in one group.
     for (let day = 0; day < 3; day++) {
-      r.turn("qq:group_1", "what is the weather today, umbrella or not", { scene: key, tools: ["weather"], channel: "qq" });
+      r.turn("qq:group_1", "what is the weather today, umbrella or not", {
+        scene: key,
+        tools: ["weather"],
+        channel: "qq",
+      });
       r.advance(11 * 3600_000);
       r.turn("qq:group_1", "who is up for board games tonight", { scene: key, channel: "qq" });
       r.advance(13 * 3600_000);
@@ -130,7 +143,13 @@ describe("scenes", () => {
     const two = r.turn("call-2", "weekly call with bob: budget moved to 45k", { scene: key, channel: "a2a" });
     const other = r.turn("web-1", "the budget for the kitchen is 3k");
     r.advance(7 * DAY);
-    const t = r.scenes.forTurn({ conv: "call-3", channel: "a2a", scene: key, text: "what is the budget now?", untrusted: false });
+    const t = r.scenes.forTurn({
+      conv: "call-3",
+      channel: "a2a",
+      scene: key,
+      text: "what is the budget now?",
+      untrusted: false,
+    });
     // The declared scene (2.0 of the 2.6 known before the turn runs), and the one grown inside it.
     const declared = r.scenes.list().find((s) => s.key === key);
     expect(t.scenes.find((s) => s.id === declared?.id)?.similarity).toBeCloseTo(2 / 2.6, 5);
@@ -143,7 +162,13 @@ describe("scenes", () => {
     expect(u.memoryOf(one.first, "call-1")).toBe(0);
     expect(u.memoryOf(two.first, "call-2")).toBeGreaterThan(0);
     // Another key: no scene, nothing recalled first.
-    const none = r.scenes.forTurn({ conv: "x", channel: "a2a", scene: "chan:a2a/peer:carol", text: "budget?", untrusted: false });
+    const none = r.scenes.forTurn({
+      conv: "x",
+      channel: "a2a",
+      scene: "chan:a2a/peer:carol",
+      text: "budget?",
+      untrusted: false,
+    });
     expect(none.scenes).toEqual([]);
   });
 

@@ -26,9 +26,17 @@ describe("scenes page", () => {
   test("lists scenes with strength, members and settings; settings saved from the form stay", async () => {
     using dir = tempDir();
     await using rig = await startAgentRig(dir.path, { plugin: false });
-    const c = await connectUnixRpc(rig.daemon.socket, { warn: () => {}, debug: () => {} }, { onRequest: () => ({ approved: false }) });
+    const c = await connectUnixRpc(
+      rig.daemon.socket,
+      { warn: () => {}, debug: () => {} },
+      { onRequest: () => ({ approved: false }) },
+    );
     rig.llm.script([1, 2, 3].map(() => ({ text: "ok" })));
-    for (const text of ["board game night on friday?", "board game night again this friday", "who brings board games friday"])
+    for (const text of [
+      "board game night on friday?",
+      "board game night again this friday",
+      "who brings board games friday",
+    ])
       await c.peer.request("chat.send", { text, conv: "qq:group_1", channel: "qq", untrusted: true, scene: GROUP });
     c.close();
 
