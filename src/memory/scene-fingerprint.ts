@@ -29,6 +29,8 @@ export const RECALL_THRESHOLD = 0.35;
 export const SAME_FINGERPRINT = 0.8;
 /** Topic terms a fingerprint keeps (a scene keeps the most frequent of its turns'). */
 export const TOPIC_TERMS = 8;
+/** Topic terms whose counts a scene keeps. */
+const COUNTED_TERMS = 64;
 
 export interface Fingerprint {
   channel: string;
@@ -100,16 +102,17 @@ function eq(a: string, b: string): number {
 }
 
 /**
- * A scene's fingerprint after `turn` joined it: the same channel and partner, the turn's tools
- * (the latest habit), the most frequent topic terms of both, the hour it happens at.
+ * A scene's fingerprint after `turn` joined it (`counts`, the scene's topic term counts, is
+ * updated): the same channel and partner, the tools of both, its most frequent topic terms, the
+ * hour it first happened at.
  */
 export function merge(scene: Fingerprint, turn: Fingerprint, counts: Map<string, number>): Fingerprint {
   for (const t of scene.topic) counts.set(t, (counts.get(t) ?? 0) + 0);
   for (const t of turn.topic) counts.set(t, (counts.get(t) ?? 0) + 1);
-  const topic = [...counts.entries()]
-    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
-    .slice(0, TOPIC_TERMS)
-    .map(([t]) => t);
+  const ranked = [...counts.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  // A busy scene sees thousands of words: only the most frequent are counted on.
+  for (const [t] of ranked.slice(COUNTED_TERMS)) counts.delete(t);
+  const topic = ranked.slice(0, TOPIC_TERMS).map(([t]) => t);
   return {
     ...scene,
     tools: [...new Set([...scene.tools, ...turn.tools])].sort(),
