@@ -26,6 +26,7 @@ import type { ChatHub } from "./chat-hub.ts";
 import { exportJson, exportMarkdown } from "./conversation-export.ts";
 import { readJson } from "./http-util.ts";
 import { blockResponse } from "./blocks-route.ts";
+import { sceneRoutes } from "./scenes-routes.ts";
 import { LiveTurns } from "./live-turns.ts";
 import { tooManyAttempts, type Security } from "./security.ts";
 
@@ -172,6 +173,7 @@ export function apiRoutes(plugin: Plugin, hub: ChatHub, security: Security): Hon
   api.post("/settings/reload", async (c) => c.json(await plugin.call(SettingsMethod.Reload, {}, ReloadResult)));
   api.get("/models", async (c) => c.json(await plugin.call(ChannelMethod.LlmModels, {}, LlmModelsResult)));
 
+  sceneRoutes(api, plugin);
   api.get("/blocks/:sha256", (c) => blockResponse(plugin.hello.dataDir, c.req.param("sha256")));
   api.get("/plugins", async (c) => c.json(await plugin.call(PluginMethod.List, {}, PluginList)));
   api.post("/plugins/:name/restart", async (c) =>

@@ -27,6 +27,7 @@ import {
 import { estimateTokens } from "../memory/tokens.ts";
 import type { StoredEvent } from "../store/store.ts";
 import { runChatTurn } from "./chat-turn.ts";
+import { sceneMethods } from "./scene-methods.ts";
 import { checkModel } from "./check-model.ts";
 import type { KernelServices } from "./kernel-services.ts";
 
@@ -210,6 +211,7 @@ export function channelMethods(k: KernelServices): Record<string, (params: unkno
       const p = parseParams(MemorySearchParams, params);
       return k.agent.searchMemory(p.query, p.k).map((f) => ({ ...f, text: snippet(f.text) }));
     },
+    ...sceneMethods(k, builtinOnly),
     [SettingsMethod.Get]: (_params, plugin) => {
       builtinOnly(plugin, "reading the settings");
       return k.settings.view();

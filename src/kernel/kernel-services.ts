@@ -44,7 +44,7 @@ export interface KernelServices {
     | "pluginRecords"
   >;
   readonly memory: Pick<Memory, "add" | "layerIds" | "peekCold">;
-  readonly agent: Pick<Agent, "run" | "lastContext" | "searchMemory" | "forgetContext">;
+  readonly agent: Pick<Agent, "run" | "lastContext" | "searchMemory" | "forgetContext" | "scenes">;
   /** Running turns by conversation, for clients that re-attach (`chat.attach`). */
   readonly live: LiveChats;
   readonly llm: Pick<LlmSettings, "view" | "set" | "model">;

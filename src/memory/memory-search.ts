@@ -29,6 +29,16 @@ export interface FoundEvent {
 
 /** Candidates are over-fetched by this factor, so that dropping the caller's own turn leaves enough. */
 const OVERFETCH = 3;
+/**
+ * What a memory of an active scene (src/memory/scenes.ts) adds to its score when ranking, times
+ * how well the scene matches the turn: memories of the situation the person is in come first
+ * among those that match. Chosen on bench/scenes.ts (docs/BENCHMARKS.md, synthetic): 0.2–0.3
+ * put the situation's latest fact first every time without losing a question that names another
+ * situation; 0.1 is too weak (r@1 74%), 0.5 already takes the first place from such questions.
+ */
+export const SCENE_BOOST = 0.25;
+/** With a scene boost, more candidates are ranked, so scene memories just below the cut can rise. */
+const SCENE_OVERFETCH = 4;
 
 function roleOf(e: StoredEvent): string {
   const r = readEventBody(e.kind, e.body);
@@ -57,25 +67,35 @@ export class MemorySearch {
     scope: RecallScope,
     query: string,
     k: number,
-    opts: { excludeTurn?: string; accept?: (conv: string) => boolean } = {},
+    opts: {
+      excludeTurn?: string;
+      accept?: (conv: string) => boolean;
+      /** How well the scene an event is a memory of matches the turn (0: none); those rank first. */
+      boost?: (id: number, conv: string) => number;
+    } = {},
   ): FoundEvent[] {
     const accept = opts.accept;
+    const boost = opts.boost;
     // Forgotten events are no candidates at all, so they cannot crowd out what may be found.
     const forgotten = this.store.forgottenBounds();
     const remembered = (id: number, conv: string) => id > (forgotten.get(conv) ?? 0);
     const ranked = this.memory.search(
       scope,
       query,
-      k * OVERFETCH,
+      k * OVERFETCH * (boost ? SCENE_OVERFETCH : 1),
       (id, conv) => remembered(id, conv) && (accept ? accept(conv) : true),
     );
     const score = new Map(ranked.map((r) => [r.id, r.score]));
+    // Ranked with the boost; the score shown stays the match's own.
+    const rank = new Map(
+      ranked.map((r) => [r.id, r.score + (boost && r.score > 0 ? SCENE_BOOST * boost(r.id, r.conv) : 0)]),
+    );
     const found = this.describe(ranked.map((r) => r.id)).filter(
       (f) => opts.excludeTurn === undefined || f.turn !== opts.excludeTurn,
     );
     return found
       .map((f) => ({ ...f.event, score: score.get(f.event.id) ?? 0 }))
-      .sort((a, b) => (b.score ?? 0) - (a.score ?? 0) || b.id - a.id)
+      .sort((a, b) => (rank.get(b.id) ?? 0) - (rank.get(a.id) ?? 0) || b.id - a.id)
       .slice(0, k);
   }
 

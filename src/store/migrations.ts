@@ -158,6 +158,40 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE conversations ADD COLUMN scene TEXT NOT NULL DEFAULT '';
     `,
   },
+  {
+    version: 9,
+    name: "scenes",
+    sql: `
+      -- Recurring situations (DESIGN §6, src/memory/scenes.ts). A row is a candidate until its
+      -- fingerprint occurs a second time (minSceneEvidence = 2), then a scene. A declared scene has
+      -- the key a channel declared (chan:qq/peer:group_1); a clustered one has key '' and, grown
+      -- inside a declared scene, that scene's key as parent_key. strength is as of last_seen (it
+      -- decays by the configured half-life from then); settings: {persona, tools} the owner set.
+      CREATE TABLE scenes (
+        id         INTEGER PRIMARY KEY AUTOINCREMENT,
+        status     TEXT    NOT NULL CHECK (status IN ('candidate', 'scene')),
+        key        TEXT    NOT NULL DEFAULT '',
+        parent_key TEXT    NOT NULL DEFAULT '',
+        features   TEXT    NOT NULL,
+        strength   REAL    NOT NULL,
+        created_at INTEGER NOT NULL,
+        last_seen  INTEGER NOT NULL,
+        settings   TEXT    NOT NULL DEFAULT '{}'
+      );
+      CREATE UNIQUE INDEX scenes_declared ON scenes(key) WHERE key != '';
+      CREATE INDEX scenes_parent ON scenes(parent_key, status);
+      -- The turns of a scene: events of conv with first_event <= id <= last_event are its memories.
+      CREATE TABLE scene_members (
+        scene_id    INTEGER NOT NULL REFERENCES scenes(id),
+        turn        TEXT    NOT NULL,
+        conv        TEXT    NOT NULL,
+        ts          INTEGER NOT NULL,
+        first_event INTEGER NOT NULL,
+        last_event  INTEGER NOT NULL,
+        PRIMARY KEY (scene_id, turn)
+      );
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
