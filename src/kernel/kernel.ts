@@ -9,6 +9,7 @@ import { VERSION } from "../version.ts";
 import { Store } from "../store/store.ts";
 import { pluginBulk } from "./plugin-bulk.ts";
 import { BlockStore } from "../store/blocks.ts";
+import { BlockRecords } from "../store/block-records.ts";
 import { loadConfig, type Config } from "./config.ts";
 import { controlHandler } from "./control.ts";
 import { ensureDataDir, lockDataDir, type DataDirLock } from "./data-dir.ts";
@@ -69,6 +70,7 @@ export class Kernel {
   /** DATA/blocks: tool-result images and images received on channels. */
   private readonly blocks: BlockStore;
   private readonly bulk = pluginBulk((plugin) => this.supervisor.process(plugin)?.link);
+  private readonly records: BlockRecords;
 
   private constructor(
     readonly paths: DataPaths,
@@ -78,6 +80,7 @@ export class Kernel {
     private readonly lock: DataDirLock,
   ) {
     this.blocks = new BlockStore(paths.dir);
+    this.records = new BlockRecords(store.db);
     this.llm = new LlmSettings(paths.dir, config, log.with({ component: "llm" }));
     this.models = new ProviderModels(this.llm, log.with({ component: "llm" }));
     this.memory = new Memory(store, new Tokenizer());
@@ -329,7 +332,7 @@ export class Kernel {
       get webToken() {
         return kernel.webToken;
       },
-      blocks: { ...this.bulk, put: (bytes) => this.blocks.put(bytes) },
+      blocks: { ...this.bulk, put: (b) => this.blocks.put(b), read: (sha) => this.blocks.read(sha), record: (id) => this.records.get(id) },
       passThrough: (names) => passThrough(env, names),
       secretValues: () => readSecretValues(this.paths.dir, this.log),
       settings: {

@@ -1,19 +1,25 @@
 /**
  * Bulk bytes a plugin handed the kernel (a tool's screenshot, an image a channel received), as
  * the kernel takes them: copied out of the plugin's arena and the reference released at once —
- * an unreleased block would hold the arena, which is reclaimed oldest-first.
+ * an unreleased block would hold the arena, which is reclaimed oldest-first. And bytes the
+ * kernel hands a plugin (blocks/get): into its arena on `shm`, base64 in the frame on `stdio`
+ * up to the inline limit (a clear error above it).
  */
 import type { PluginLink } from "../ipc/plugin-link.ts";
+import type { BulkRefFrame } from "../protocol/plugin.ts";
+import { HomedError } from "../protocol/errors.ts";
 
 export interface PluginBulk {
   /** The bytes, copied (the shared-memory view dies with the release); throws if the plugin is gone. */
   take(plugin: string, ref: unknown): Uint8Array;
   /** Release a reference nobody will read. */
   release(plugin: string, ref: unknown): void;
+  /** Hand `bytes` to `plugin`; the reference goes in the reply frame, the plugin releases it. */
+  send(plugin: string, bytes: Uint8Array): Promise<BulkRefFrame>;
 }
 
 export function pluginBulk(
-  link: (plugin: string) => Pick<PluginLink, "readBulk" | "releaseBulk"> | undefined,
+  link: (plugin: string) => Pick<PluginLink, "readBulk" | "releaseBulk" | "sendBulk"> | undefined,
 ): PluginBulk {
   return {
     take(plugin, ref) {
@@ -26,5 +32,10 @@ export function pluginBulk(
       }
     },
     release: (plugin, ref) => link(plugin)?.releaseBulk(ref),
+    send(plugin, bytes) {
+      const l = link(plugin);
+      if (!l) throw new HomedError("unavailable", `${plugin} is not running`);
+      return l.sendBulk(bytes);
+    },
   };
 }
