@@ -8,16 +8,20 @@ import { BlocksGetResult, type BlockRecord } from "../../src/protocol/blocks.ts"
 import { PluginMethod } from "../../src/protocol/plugin.ts";
 import type { Plugin } from "./index.ts";
 
-/** A block record and (unless `bytes: false` or it has none) a copy of its bytes. */
+/**
+ * A block record and (unless `bytes: false` or it has none) a copy of its bytes; `via` says how
+ * they came: "arena" (shared memory) or "inline" (base64 in the reply).
+ */
 export async function getBlock(
   plugin: Pick<Plugin, "call" | "readBulk" | "releaseBulk">,
   id: number,
   opts: { bytes?: boolean } = {},
-): Promise<{ block: BlockRecord; bytes: Uint8Array | null }> {
+): Promise<{ block: BlockRecord; bytes: Uint8Array | null; via: "arena" | "inline" | null }> {
   const r = await plugin.call(PluginMethod.BlocksGet, { id, bytes: opts.bytes ?? true }, BlocksGetResult);
-  if (!r.data) return { block: r.block, bytes: null };
+  if (!r.data) return { block: r.block, bytes: null, via: null };
   try {
-    return { block: r.block, bytes: new Uint8Array(plugin.readBulk(r.data)) };
+    const via = "off" in r.data ? "arena" : "inline";
+    return { block: r.block, bytes: new Uint8Array(plugin.readBulk(r.data)), via };
   } finally {
     plugin.releaseBulk(r.data);
   }
