@@ -58,5 +58,18 @@ describe("block text in the lexical index", () => {
     expect(found[0]?.role).toBe("tool image_make");
     const other = found.find((f) => f.id === blocks[1]?.event_id);
     expect(other?.score ?? 0).toBeLessThan((found[0]?.score ?? 0) / 2);
+
+    // The web UI reads the record through blocks/get, with where its bytes are served.
+    const auth = { headers: { authorization: `Bearer ${TOKEN}` } };
+    const rec = await fetch(`${web}api/block-records/${blocks[0]?.id}`, auth);
+    expect(rec.status).toBe(200);
+    const { block, url } = (await rec.json()) as { block: Record<string, unknown>; url: string };
+    expect(block).toMatchObject({ id: blocks[0]?.id, kind: "image", mime: "image/png", holder: "L1" });
+    expect(block.text).toBe("a red bike leaning on the garden wall");
+    const img = await fetch(new URL(url, web), auth);
+    expect(img.status).toBe(200);
+    expect(new Uint8Array(await img.arrayBuffer()).length).toBe(block.size as number);
+    expect((await fetch(`${web}api/block-records/987654`, auth)).status).toBe(404);
+    expect((await fetch(`${web}api/block-records/${blocks[0]?.id}`)).status).toBe(401);
   }, 60_000);
 });
