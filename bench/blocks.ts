@@ -26,9 +26,7 @@ export async function benchBlocks(): Promise<void> {
     if (r.violation) console.error(`blocks.property: seed ${SEED}: ${r.violation}`);
     report("blocks.property_ops", r.audits, "ops", 0);
     report("blocks.property_violations", r.violation ? 1 : 0, "violations", 0);
-    console.error(
-      `blocks.property: seed ${SEED}, ${JSON.stringify(r.counts)}, ${r.events} events, ${r.blocks} blocks`,
-    );
+    console.error(`blocks.property: seed ${SEED}, ${JSON.stringify(r.counts)}, ${r.events} events, ${r.blocks} blocks`);
   } finally {
     rmSync(data, { recursive: true, force: true });
   }

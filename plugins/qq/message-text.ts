@@ -69,7 +69,8 @@ export async function messageText(segments: readonly Segment[], o: TextOptions):
     const d = s.data;
     switch (s.type) {
       case "text":
-        out.push(str(d.text));
+        // Typed text cannot pose as a stored picture: only an image segment names a block.
+        out.push(str(d.text).replaceAll("[image block ", "[image-block "));
         break;
       case "at":
         // homed's own mention is how the group calls it, not part of what is said.

@@ -25,9 +25,7 @@ export const MAX_BLOCK_BYTES = 16 * 1024 * 1024;
 /** What the block methods use of the kernel (the IPC bench serves them with just this). */
 export type BlockMethodDeps = Pick<KernelServices, "blocks"> & { plugins: Pick<PluginServices, "isBuiltin"> };
 
-export function blockMethods(
-  k: BlockMethodDeps,
-): Record<string, (params: unknown, plugin: string) => unknown> {
+export function blockMethods(k: BlockMethodDeps): Record<string, (params: unknown, plugin: string) => unknown> {
   const builtinOnly = (plugin: string, what: string) => {
     if (!k.plugins.isBuiltin(plugin))
       throw new HomedError("forbidden", `${what} is reserved to built-in plugins; ${plugin} is not one`);
@@ -56,7 +54,8 @@ export function blockMethods(
       if (!block) throw new HomedError("not_found", `no block ${p.id}`, { id: p.id });
       if (!p.bytes || block.sha256 === null) return { block };
       const bytes = k.blocks.read(block.sha256);
-      if (!bytes) throw new HomedError("not_found", `the bytes of block ${p.id} (${block.sha256}) are not in DATA/blocks`);
+      if (!bytes)
+        throw new HomedError("not_found", `the bytes of block ${p.id} (${block.sha256}) are not in DATA/blocks`);
       return { block, data: await k.blocks.send(plugin, bytes) };
     },
   };

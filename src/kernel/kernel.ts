@@ -332,7 +332,12 @@ export class Kernel {
       get webToken() {
         return kernel.webToken;
       },
-      blocks: { ...this.bulk, put: (b) => this.blocks.put(b), read: (sha) => this.blocks.read(sha), record: (id) => this.records.get(id) },
+      blocks: {
+        ...this.bulk,
+        put: (b) => this.blocks.put(b),
+        read: (sha) => this.blocks.read(sha),
+        record: (id) => this.records.get(id),
+      },
       passThrough: (names) => passThrough(env, names),
       secretValues: () => readSecretValues(this.paths.dir, this.log),
       settings: {

@@ -53,9 +53,7 @@ export class BlockRecords {
     const out = new Map<number, BlockRecord[]>();
     if (eventIds.length === 0) return out;
     const rows = this.db
-      .query<Row, [string]>(
-        `${SELECT} WHERE b.event_id IN (SELECT value FROM json_each(?)) ORDER BY b.event_id, b.seq`,
-      )
+      .query<Row, [string]>(`${SELECT} WHERE b.event_id IN (SELECT value FROM json_each(?)) ORDER BY b.event_id, b.seq`)
       .all(JSON.stringify(eventIds));
     for (const r of rows) {
       const list = out.get(r.event_id) ?? [];

@@ -3,14 +3,14 @@
  * the same transaction) and — for events logged before block records existed — by migration 9,
  * which adopts them from the same bodies. Today's blocks are images: a tool result's images
  * (`images`, with the alt text the tool gave) and the images a channel stored and named in a
- * user message (`[image block …]`, src/protocol/blocks.ts; the QQ channel), captioned by the
- * message's other words. The bytes are already in DATA/blocks (src/store/blocks.ts); a record
+ * user message (`[image block …]`, src/protocol/blocks.ts; only from IMAGE_TAG_CHANNELS, the
+ * QQ channel), captioned by the message's other words. The bytes are already in DATA/blocks (src/store/blocks.ts); a record
  * only points at them. Records are never changed or deleted (triggers, migrations.ts), so a
  * block's id, event and bytes are fixed for good; its holder is its event's layer.
  */
 import type { Database } from "bun:sqlite";
 import { readEventBody } from "../protocol/event-bodies.ts";
-import { type BlockKind, MAX_BLOCK_TEXT_CHARS, parseImageTags } from "../protocol/blocks.ts";
+import { type BlockKind, IMAGE_TAG_CHANNELS, MAX_BLOCK_TEXT_CHARS, parseImageTags } from "../protocol/blocks.ts";
 
 export interface NewBlock {
   kind: BlockKind;
@@ -40,7 +40,7 @@ export function blocksOfEvent(kind: string, body: string): NewBlock[] {
   }
   if (kind === "user-message" && body.includes("[image block ")) {
     const r = readEventBody(kind, body);
-    if (r?.kind !== "user-message") return [];
+    if (r?.kind !== "user-message" || !IMAGE_TAG_CHANNELS.includes(r.body.channel ?? "")) return [];
     const { images, rest } = parseImageTags(r.body.text);
     return images.map((i) => ({ kind: "image", sha256: i.sha256, mime: i.mime, size: i.bytes, text: cut(rest) }));
   }

@@ -115,7 +115,10 @@ export async function runBlockOps(
     if (rand() < 0.5) {
       const call = { id: `c-${turn}`, name: "browser_screenshot", arguments: "{}" };
       append(conv, "model-output", "agent", { turn, text: "", toolCalls: [call] });
-      const shots = Array.from({ length: Math.floor(rand() * 3) }, () => ({ ...image(), alt: `Screenshot of ${words(2)}` }));
+      const shots = Array.from({ length: Math.floor(rand() * 3) }, () => ({
+        ...image(),
+        alt: `Screenshot of ${words(2)}`,
+      }));
       append(conv, "tool-result", "browser", {
         turn,
         callId: call.id,

@@ -87,7 +87,8 @@ export async function startBlockRig(data: string, inlineBulkLimit: number): Prom
   s.start();
   for (let i = 0; i < 3000 && !(s.list().length === 3 && s.list().every((p) => p.state === "ready")); i++)
     await Bun.sleep(5);
-  if (!s.list().every((p) => p.state === "ready")) throw new Error(`block readers did not start: ${JSON.stringify(s.list())}`);
+  if (!s.list().every((p) => p.state === "ready"))
+    throw new Error(`block readers did not start: ${JSON.stringify(s.list())}`);
   let turn = 0;
   return {
     store,

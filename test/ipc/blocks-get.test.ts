@@ -29,14 +29,23 @@ describe("blocks/get", () => {
       expect(r.error).toBeUndefined();
       expect(r.len).toBe(four.length);
       expect(r.sha256).toBe(sha(four));
-      expect(r.block).toMatchObject({ id, kind: "image", mime: "image/png", size: four.length, text: "a red bike", holder: "L1" });
+      expect(r.block).toMatchObject({
+        id,
+        kind: "image",
+        mime: "image/png",
+        size: four.length,
+        text: "a red bike",
+        holder: "L1",
+      });
     }
     const seven = pngOf(7 * MiB, 9);
     const big = rig.addImage(seven);
     const viaShm = await rig.read("shm", big);
     expect(viaShm.sha256).toBe(sha(seven));
     const viaStdio = await rig.read("stdio", big);
-    expect(viaStdio.error).toBe(`payload of ${seven.length} bytes exceeds the stdio transport's inline limit of ${6 * MiB}`);
+    expect(viaStdio.error).toBe(
+      `payload of ${seven.length} bytes exceeds the stdio transport's inline limit of ${6 * MiB}`,
+    );
     // The shm arena took both reads and was released: a third read of the large one still fits.
     expect((await rig.read("shm", big)).len).toBe(seven.length);
   }, 60_000);

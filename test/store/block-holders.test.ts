@@ -77,7 +77,14 @@ describe("block records: one holder", () => {
     });
     const records = new BlockRecords(store.db);
     const [b] = records.ofEvents([e.id]).get(e.id) ?? [];
-    expect(b).toMatchObject({ kind: "image", sha256: SHA_A, mime: "image/png", size: 10, text: "a red bike", holder: "L1" });
+    expect(b).toMatchObject({
+      kind: "image",
+      sha256: SHA_A,
+      mime: "image/png",
+      size: 10,
+      text: "a red bike",
+      holder: "L1",
+    });
     expect(() => store.db.exec("UPDATE blocks SET event_id = 99")).toThrow(/UPDATE refused/);
     expect(() => store.db.exec("DELETE FROM blocks")).toThrow(/DELETE refused/);
     store.db.query("UPDATE event_state SET layer = 2 WHERE event_id = ?").run(e.id);
