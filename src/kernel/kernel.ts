@@ -7,9 +7,8 @@ import type { StatusResult } from "../protocol/control.ts";
 import { listenUnixRpc, type RpcServer } from "../ipc/unix-rpc.ts";
 import { VERSION } from "../version.ts";
 import { Store } from "../store/store.ts";
-import { pluginBulk } from "./plugin-bulk.ts";
+import { kernelBlocks, pluginBulk } from "./plugin-bulk.ts";
 import { BlockStore } from "../store/blocks.ts";
-import { BlockRecords } from "../store/block-records.ts";
 import { loadConfig, type Config } from "./config.ts";
 import { controlHandler } from "./control.ts";
 import { ensureDataDir, lockDataDir, type DataDirLock } from "./data-dir.ts";
@@ -70,7 +69,6 @@ export class Kernel {
   /** DATA/blocks: tool-result images and images received on channels. */
   private readonly blocks: BlockStore;
   private readonly bulk = pluginBulk((plugin) => this.supervisor.process(plugin)?.link);
-  private readonly records: BlockRecords;
 
   private constructor(
     readonly paths: DataPaths,
@@ -80,7 +78,6 @@ export class Kernel {
     private readonly lock: DataDirLock,
   ) {
     this.blocks = new BlockStore(paths.dir);
-    this.records = new BlockRecords(store.db);
     this.llm = new LlmSettings(paths.dir, config, log.with({ component: "llm" }));
     this.models = new ProviderModels(this.llm, log.with({ component: "llm" }));
     this.memory = new Memory(store, new Tokenizer());
@@ -332,12 +329,7 @@ export class Kernel {
       get webToken() {
         return kernel.webToken;
       },
-      blocks: {
-        ...this.bulk,
-        put: (b) => this.blocks.put(b),
-        read: (sha) => this.blocks.read(sha),
-        record: (id) => this.records.get(id),
-      },
+      blocks: kernelBlocks(this.bulk, this.blocks, this.store.db),
       passThrough: (names) => passThrough(env, names),
       secretValues: () => readSecretValues(this.paths.dir, this.log),
       settings: {

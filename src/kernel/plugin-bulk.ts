@@ -5,7 +5,11 @@
  * kernel hands a plugin (blocks/get): into its arena on `shm`, base64 in the frame on `stdio`
  * up to the inline limit (a clear error above it).
  */
+import type { Database } from "bun:sqlite";
 import type { PluginLink } from "../ipc/plugin-link.ts";
+import { BlockRecords } from "../store/block-records.ts";
+import type { BlockStore } from "../store/blocks.ts";
+import type { KernelServices } from "./kernel-services.ts";
 import type { BulkRefFrame } from "../protocol/plugin.ts";
 import { HomedError } from "../protocol/errors.ts";
 
@@ -37,5 +41,16 @@ export function pluginBulk(
       if (!l) throw new HomedError("unavailable", `${plugin} is not running`);
       return l.sendBulk(bytes);
     },
+  };
+}
+
+/** The kernel's blocks as its method tables see them: bulk in and out, bytes, and records. */
+export function kernelBlocks(bulk: PluginBulk, bytes: BlockStore, db: Database): KernelServices["blocks"] {
+  const records = new BlockRecords(db);
+  return {
+    ...bulk,
+    put: (b) => bytes.put(b),
+    read: (sha) => bytes.read(sha),
+    record: (id) => records.get(id),
   };
 }

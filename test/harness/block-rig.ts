@@ -11,7 +11,7 @@ import { externalSpecs } from "../../src/kernel/plugin-catalog.ts";
 import { KERNEL_FACILITIES } from "../../src/kernel/plugin-graph.ts";
 import { createLogger, createLogSink } from "../../src/kernel/log.ts";
 import { realClock } from "../../src/kernel/clock.ts";
-import { pluginBulk } from "../../src/kernel/plugin-bulk.ts";
+import { kernelBlocks, pluginBulk } from "../../src/kernel/plugin-bulk.ts";
 import { blockMethods } from "../../src/kernel/block-methods.ts";
 import { Store } from "../../src/store/store.ts";
 import { BlockStore } from "../../src/store/blocks.ts";
@@ -64,7 +64,7 @@ export async function startBlockRig(data: string, inlineBulkLimit: number): Prom
   let sup: Supervisor | null = null;
   const bulk = pluginBulk((plugin) => sup?.process(plugin)?.link);
   const methods = blockMethods({
-    blocks: { ...bulk, put: (b) => blocks.put(b), read: (sha) => blocks.read(sha), record: (id) => records.get(id) },
+    blocks: kernelBlocks(bulk, blocks, store.db),
     // Every plugin here but `outsider` stands for a built-in one.
     plugins: { isBuiltin: (name) => name !== "outsider" },
   });
