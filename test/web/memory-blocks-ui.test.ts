@@ -39,9 +39,8 @@ describe("memory page: blocks", () => {
       { text: "found it" },
     ]);
     await rig.chat("where is the photo of my red bike?", { conv: "cli-ask" });
-    const peek = (rig.llm.requests.at(-1)?.body as { messages: { role: string; content: string }[] }).messages.find(
-      (m) => m.role === "tool",
-    )?.content;
+    const last = rig.llm.requests.at(-1)?.body as { messages: { role: string; content: string }[] } | undefined;
+    const peek = last?.messages.find((m) => m.role === "tool")?.content;
     expect(peek).toMatch(new RegExp(`tool image_make: image_make made it · image block \\d+: ${alt}`));
 
     const url = await webUrlOf(rig.daemon);
