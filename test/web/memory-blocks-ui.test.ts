@@ -51,7 +51,7 @@ describe("memory page: blocks", () => {
     const img = await page.waitForSelector("#recall-results .hit .hit-blocks img.tool-image");
     expect(await img.getAttribute("alt")).toBe(alt);
     await poll(
-      () => img.evaluate((el) => (el as HTMLImageElement).naturalWidth),
+      () => img.evaluate((el) => (el as unknown as { naturalWidth: number }).naturalWidth),
       (w) => w === 40,
       { what: "the picture loaded" },
     );
