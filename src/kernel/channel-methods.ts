@@ -202,14 +202,14 @@ export function channelMethods(k: KernelServices): Record<string, (params: unkno
           ...(m.role === "assistant" && m.toolCalls ? { toolCalls: m.toolCalls } : {}),
           ...(m.role === "tool" ? { name: m.name } : {}),
         })),
-        brought: [...c.brought],
+        brought: c.brought.map((f) => ({ ...f, blocks: f.blocks ?? [] })),
       };
     },
     // A person's whole memory: the built-in web UI may search it, an installed plugin may not.
     [ChannelMethod.MemorySearch]: (params, plugin): MemoryHit[] => {
       builtinOnly(plugin, "searching memory");
       const p = parseParams(MemorySearchParams, params);
-      return k.agent.searchMemory(p.query, p.k).map((f) => ({ ...f, text: snippet(f.text) }));
+      return k.agent.searchMemory(p.query, p.k).map((f) => ({ ...f, text: snippet(f.text), blocks: f.blocks ?? [] }));
     },
     ...sceneMethods(k, builtinOnly),
     [SettingsMethod.Get]: (_params, plugin) => {

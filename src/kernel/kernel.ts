@@ -7,7 +7,7 @@ import type { StatusResult } from "../protocol/control.ts";
 import { listenUnixRpc, type RpcServer } from "../ipc/unix-rpc.ts";
 import { VERSION } from "../version.ts";
 import { Store } from "../store/store.ts";
-import { pluginBulk } from "./plugin-bulk.ts";
+import { kernelBlocks, pluginBulk } from "./plugin-bulk.ts";
 import { BlockStore } from "../store/blocks.ts";
 import { loadConfig, type Config } from "./config.ts";
 import { controlHandler } from "./control.ts";
@@ -335,7 +335,7 @@ export class Kernel {
       get webToken() {
         return kernel.webToken;
       },
-      blocks: { ...this.bulk, put: (bytes) => this.blocks.put(bytes) },
+      blocks: kernelBlocks(this.bulk, this.blocks, this.store.db),
       passThrough: (names) => passThrough(env, names),
       secretValues: () => readSecretValues(this.paths.dir, this.log),
       settings: {

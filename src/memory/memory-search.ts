@@ -10,6 +10,8 @@ import { readEventBody } from "../protocol/event-bodies.ts";
 import { bodyText } from "./event-text.ts";
 import type { Memory } from "./memory.ts";
 import { inScope, type RecallScope } from "./recall-scope.ts";
+import { BlockRecords } from "../store/block-records.ts";
+import type { BlockRecord } from "../protocol/blocks.ts";
 
 /** One remembered event as search shows it. */
 export interface FoundEvent {
@@ -25,6 +27,8 @@ export interface FoundEvent {
   text: string;
   /** Relevance within the scope, the best = 1 (null when brought by id). */
   score: number | null;
+  /** The event's blocks (a picture and its caption), held by the event's layer. */
+  blocks?: Pick<BlockRecord, "id" | "kind" | "sha256" | "mime" | "text" | "holder">[];
 }
 
 /** Candidates are over-fetched by this factor, so that dropping the caller's own turn leaves enough. */
@@ -54,10 +58,14 @@ function turnOf(e: StoredEvent): string | null {
 }
 
 export class MemorySearch {
+  private readonly records: BlockRecords;
+
   constructor(
     private readonly store: Store,
     private readonly memory: Memory,
-  ) {}
+  ) {
+    this.records = new BlockRecords(store.db);
+  }
 
   /**
    * The best `k` events of `scope` for `query`, best first. `exclude` leaves events out (the
@@ -119,6 +127,7 @@ export class MemorySearch {
   private describe(ids: readonly number[]): { event: FoundEvent; turn: string | null }[] {
     const events = this.store.eventsByIds(ids);
     const channels = this.channels([...new Set(events.map((e) => e.conv))]);
+    const blocks = this.records.ofEvents(events.map((e) => e.id));
     const out: { event: FoundEvent; turn: string | null }[] = [];
     for (const e of events) {
       const r = readEventBody(e.kind, e.body);
@@ -134,6 +143,14 @@ export class MemorySearch {
           role: roleOf(e),
           text,
           score: null,
+          blocks: (blocks.get(e.id) ?? []).map(({ id, kind, sha256, mime, text, holder }) => ({
+            id,
+            kind,
+            sha256,
+            mime,
+            text,
+            holder,
+          })),
         },
         turn: turnOf(e),
       });

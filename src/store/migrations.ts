@@ -9,11 +9,14 @@
  */
 import type { Database } from "bun:sqlite";
 import { HomedError } from "../protocol/errors.ts";
+import { adoptBlocks } from "./event-blocks.ts";
 
 export interface Migration {
   version: number;
   name: string;
   sql: string;
+  /** Work SQL alone cannot do (parsing bodies), run after `sql` in the same transaction. */
+  run?: (db: Database) => void;
 }
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -192,6 +195,36 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 10,
+    name: "block records with one holder",
+    sql: `
+      -- A block is a per-event record with its own id pointing at bytes in DATA/blocks (DESIGN §5).
+      -- Its one holder is its event's layer (event_state, one row per event): one event_id per
+      -- record, and records never change or go, so a block can neither have two holders nor
+      -- change id, and no reference counting is needed. sha256 is NULL for a block without bytes.
+      CREATE TABLE blocks (
+        id       INTEGER PRIMARY KEY AUTOINCREMENT,
+        event_id INTEGER NOT NULL REFERENCES events(id),
+        seq      INTEGER NOT NULL,
+        kind     TEXT    NOT NULL CHECK (kind IN ('text', 'image', 'audio', 'video', 'page', 'file')),
+        sha256   TEXT    CHECK (sha256 IS NULL OR length(sha256) = 64),
+        mime     TEXT    NOT NULL DEFAULT '',
+        size     INTEGER NOT NULL DEFAULT 0,
+        text     TEXT    NOT NULL DEFAULT '', -- caption, file name, alt text: indexed with the event
+        UNIQUE (event_id, seq)
+      );
+      CREATE INDEX blocks_sha ON blocks(sha256);
+      CREATE TRIGGER blocks_no_update BEFORE UPDATE ON blocks
+        BEGIN SELECT RAISE(ABORT, 'block records never change: UPDATE refused'); END;
+      CREATE TRIGGER blocks_no_delete BEFORE DELETE ON blocks
+        BEGIN SELECT RAISE(ABORT, 'block records are never deleted: DELETE refused'); END;
+    `,
+    // Images logged before this migration (tool results, QQ pictures) become their events' blocks.
+    run: (db) => {
+      adoptBlocks(db);
+    },
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -215,6 +248,7 @@ export function migrate(db: Database, path: string): void {
     if (m.version <= current) continue;
     db.transaction(() => {
       db.exec(m.sql);
+      m.run?.(db);
       db.exec(`PRAGMA user_version = ${m.version}`);
     })();
   }
