@@ -175,7 +175,8 @@ export class Agent {
         recallAcross: (req) => {
           const memory = this.d.memory;
           if (!memory || !this.search) return null;
-          const boost = scene?.turn.memoryOf;
+          // No active scene, no boost (and no wider candidate list to rank for one).
+          const boost = scene?.turn.scenes.length ? scene.turn.memoryOf : undefined;
           return crossRecallNote(this.search, memory, { ...req, scope: this.scopeOf(req.conv, req.untrusted), boost });
         },
       },

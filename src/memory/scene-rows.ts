@@ -55,19 +55,13 @@ function parseJson<T>(schema: v.GenericSchema<unknown, T>, text: string, fallbac
   }
 }
 
-function fromRaw(r: Raw): SceneRow {
+/** The JSON columns of a row, parsed and checked. */
+function parsedColumns(r: Raw): Pick<SceneRow, "features" | "counts" | "settings"> {
   const f = parseJson(Features, r.features, { channel: "", partner: "", tools: [], topic: [], hour: null, counts: {} });
   const { counts, ...features } = f;
   return {
-    id: r.id,
-    status: r.status === "scene" ? "scene" : "candidate",
-    key: r.key,
-    parentKey: r.parent_key,
     features,
     counts: counts ?? {},
-    strength: r.strength,
-    createdAt: r.created_at,
-    lastSeen: r.last_seen,
     settings: parseJson(SceneSettings, r.settings, { persona: "", tools: null }),
   };
 }
@@ -76,28 +70,60 @@ function fromRaw(r: Raw): SceneRow {
 const MAX_CANDIDATES = 2000;
 
 export class SceneRows {
+  /**
+   * Parsed JSON columns by row id, with the text they were parsed from: every turn compares
+   * itself with up to MAX_CANDIDATES rows, and parsing each one's features (a term-count record)
+   * with valibot every time cost more than the comparison. A row whose text changed is parsed again.
+   */
+  private readonly parsed = new Map<
+    number,
+    { features: string; settings: string; cols: ReturnType<typeof parsedColumns> }
+  >();
+
   constructor(private readonly db: Database) {}
+
+  private fromRaw(r: Raw): SceneRow {
+    let p = this.parsed.get(r.id);
+    if (!p || p.features !== r.features || p.settings !== r.settings) {
+      p = { features: r.features, settings: r.settings, cols: parsedColumns(r) };
+      if (this.parsed.size > MAX_CANDIDATES * 2) this.parsed.clear();
+      this.parsed.set(r.id, p);
+    }
+    return {
+      id: r.id,
+      status: r.status === "scene" ? "scene" : "candidate",
+      key: r.key,
+      parentKey: r.parent_key,
+      ...p.cols,
+      strength: r.strength,
+      createdAt: r.created_at,
+      lastSeen: r.last_seen,
+    };
+  }
 
   /** Scenes and candidates a turn under `key` (or none, "") may match. */
   comparable(key: string): SceneRow[] {
     return this.db
       .query<Raw, [string, string]>("SELECT * FROM scenes WHERE key = ? OR (key = '' AND parent_key = ?)")
       .all(key || "\u0000", key)
-      .map(fromRaw);
+      .map((r) => this.fromRaw(r));
   }
 
   scenes(): SceneRow[] {
-    return this.db.query<Raw, []>("SELECT * FROM scenes WHERE status = 'scene' ORDER BY id").all().map(fromRaw);
+    return this.db
+      .query<Raw, []>("SELECT * FROM scenes WHERE status = 'scene' ORDER BY id")
+      .all()
+      .map((r) => this.fromRaw(r));
   }
 
   byId(id: number): SceneRow | null {
     const r = this.db.query<Raw, [number]>("SELECT * FROM scenes WHERE id = ?").get(id);
-    return r ? fromRaw(r) : null;
+    return r ? this.fromRaw(r) : null;
   }
 
   byKey(key: string): SceneRow | null {
     const r = this.db.query<Raw, [string]>("SELECT * FROM scenes WHERE key = ?").get(key);
-    return r ? fromRaw(r) : null;
+    return r ? this.fromRaw(r) : null;
   }
 
   insert(row: Omit<SceneRow, "id">): number {
