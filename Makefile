@@ -11,7 +11,7 @@ SRC := $(shell find src plugins -name '*.ts' -not -path 'src/generated/*' -not -
 UI := $(wildcard plugins/web/ui/*)
 MANIFESTS := $(wildcard plugins/*/plugin.json plugins/*/tools.ts)
 
-.PHONY: build build-arm64 build-cli install run test test-tools bench bench-reliability typecheck lint format clean deps dist
+.PHONY: build build-arm64 build-cross build-cli install run test test-tools bench bench-reliability typecheck lint format clean deps dist
 
 # Debian packages the suites need (cross compiler, qemu, chromium), installed when missing.
 test-tools:
@@ -60,6 +60,20 @@ dist/waiter: node_modules/.installed dist/native/libhomed-shim.so $(SRC)
 	$(BUN) scripts/build.ts waiter x64
 
 build-arm64: dist/homed-linux-arm64 dist/waiter-linux-arm64
+
+# The waiter for Windows and macOS, cross-compiled with the Bun runtimes of @oven/bun-windows-x64
+# and @oven/bun-darwin-* (npm, the pinned bun's version); it embeds no native code.
+CROSS_WAITERS := dist/waiter-windows-amd64.exe dist/waiter-darwin-arm64 dist/waiter-darwin-amd64
+build-cross: $(CROSS_WAITERS)
+
+dist/waiter-windows-amd64.exe: node_modules/.installed $(SRC)
+	$(BUN) scripts/build.ts waiter windows-x64
+
+dist/waiter-darwin-arm64: node_modules/.installed $(SRC)
+	$(BUN) scripts/build.ts waiter darwin-arm64
+
+dist/waiter-darwin-amd64: node_modules/.installed $(SRC)
+	$(BUN) scripts/build.ts waiter darwin-x64
 
 dist/homed-linux-arm64: node_modules/.installed dist/native/libhomed-shim.so dist/native/libhomed-shim-arm64.so $(SRC)
 	$(BUN) scripts/build.ts homed arm64
