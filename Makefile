@@ -83,8 +83,8 @@ dist/waiter-linux-arm64: node_modules/.installed $(SRC)
 
 # Release artefacts in dist/release/ (scripts/dist.ts): the .debs, the .rpm, the .tar.gz and SHA256SUMS,
 # from the binaries above; prints bench: dist.seconds and the sizes.
-dist: dist/homed dist/waiter dist/homed-linux-arm64 dist/waiter-linux-arm64
-	@command -v rpmbuild >/dev/null || scripts/ensure-test-tools.sh
+dist: dist/homed dist/waiter dist/homed-linux-arm64 dist/waiter-linux-arm64 $(CROSS_WAITERS)
+	@command -v rpmbuild >/dev/null && command -v makensis >/dev/null || scripts/ensure-test-tools.sh
 	$(BUN) scripts/dist.ts
 
 install: dist/homed dist/waiter
@@ -110,7 +110,7 @@ lint: node_modules/.installed
 format: node_modules/.installed
 	node_modules/.bin/biome check --write
 
-test: test-tools lint typecheck dist/homed dist/waiter build-arm64
+test: test-tools lint typecheck dist/homed dist/waiter build-arm64 build-cross
 	@set -o pipefail; $(BUN) test --timeout 60000 2>&1 | tee .test.log; rc=$${PIPESTATUS[0]}; \
 	  pass=$$(grep -E '^ *[0-9]+ pass$$' .test.log | tail -1 | grep -oE '[0-9]+'); \
 	  fail=$$(grep -E '^ *[0-9]+ fail$$' .test.log | tail -1 | grep -oE '[0-9]+'); \
