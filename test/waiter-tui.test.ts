@@ -131,6 +131,8 @@ describe("waiter, the full-screen chat", () => {
     await t.press("C-p");
     s = await t.waitFor("Plugins (Ctrl-P back to the conversation)", "the plugin table");
     expect(s).toMatch(/│agent\s+ready\s+\d+/);
+    // The channels under it: this waiter is the one client on the cli channel.
+    expect(s).toMatch(/│cli +listening +via control socket: 1 connected \(waiter 1\) · \d+ conversations?, la/);
     show("the plugin table", s);
     await t.press("C-p");
 

@@ -59,7 +59,8 @@ export const StatusResult = v.object({
   /** Dense memory: the embedder in use (null: words and concepts only), vectors made, queued. */
   memory: v.object({ embedder: v.nullable(v.string()), vectorsMade: v.number(), pending: v.number() }),
   stages: v.array(v.object({ stage: v.string(), plugin: v.string(), priority: v.number(), deadlineMs: v.number() })),
-  channels: v.array(ChannelStatus),
+  /** Absent from an older daemon's answer: a newer client shows none rather than failing. */
+  channels: v.optional(v.array(ChannelStatus), []),
 });
 export type StatusResult = v.InferOutput<typeof StatusResult>;
 
