@@ -95,10 +95,24 @@ function remoteToken(values: Record<string, string | boolean>): string | null {
   return remoteTokens(values).find((t) => !!t) ?? null;
 }
 
-/** The web UI a desktop window opens: -connect's, else the local daemon's [web] listen address. */
+/** Where the packaged system service (and a default homed) serves its web UI. */
+const DEFAULT_WEB = "http://127.0.0.1:8080/";
+
+/**
+ * The web UI a desktop window opens: -connect's, else the local daemon's [web] listen address;
+ * with no daemon on this user's data dir, the system service's default address (the packaged
+ * homed runs as user homed, its socket out of this user's reach).
+ */
 async function desktopBase(values: Record<string, string | boolean>, dir: string): Promise<URL> {
   if (typeof values.connect === "string") return parseBaseUrl(values.connect);
-  const link = await localLink(dir, dataPaths(dir).socket)({ event: () => {}, approve: async () => false });
+  let link: Awaited<ReturnType<OpenLink>>;
+  try {
+    link = await localLink(dir, dataPaths(dir).socket)({ event: () => {}, approve: async () => false });
+  } catch (err) {
+    if (!(err instanceof HomedError && err.code === "not_running")) throw err;
+    process.stderr.write(`waiter: no homed on ${dir}; opening ${DEFAULT_WEB} (-connect URL picks another)\n`);
+    return parseBaseUrl(DEFAULT_WEB);
+  }
   let listen: string;
   try {
     listen = (await link.status()).listen;

@@ -4,7 +4,8 @@
  * through the private debugging pipe, so the window shows the app, not the login page, and the
  * token appears on no process's command line. The browser is wrapped only to run headless with
  * a debugging port the test reads the window through (screenshot in dist/screenshots/).
- * A wrong token leaves the window on the web UI's own login page.
+ * A wrong token leaves the window on the web UI's own login page; with -data the launcher reads
+ * the local daemon's web address from its status.
  */
 import { afterEach, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -21,15 +22,32 @@ afterEach(async () => {
   for (const f of cleanup.splice(0).reverse()) await f();
 });
 
-/** Start homed (token required), then `waiter desktop` with `tokenText` in a token file. */
-async function openDesktop(tokenText: string): Promise<{ browser: Browser; url: string; launcher: Bun.Subprocess }> {
+/** A port free right now, for a daemon whose web address the launcher must read from its status. */
+function freePort(): number {
+  const s = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const port = s.port;
+  s.stop(true);
+  return port;
+}
+
+/**
+ * Start homed, then `waiter desktop`: remote (-connect, the token required, `tokenText` in a
+ * token file), or local (tokenText null: -data of a daemon on loopback, which needs no login).
+ */
+async function openDesktop(
+  tokenText: string | null,
+): Promise<{ browser: Browser; url: string; launcher: Bun.Subprocess }> {
   const dir = tempDir();
   cleanup.push(() => dir[Symbol.dispose]());
-  const daemon = await startDaemon(join(dir.path, "data"), { env: { HOMED_WEB_TOKEN: TOKEN } });
+  const data = join(dir.path, "data");
+  const daemon =
+    tokenText === null
+      ? await startDaemon(data, { args: ["-listen", `127.0.0.1:${freePort()}`] })
+      : await startDaemon(data, { env: { HOMED_WEB_TOKEN: TOKEN } });
   cleanup.push(() => daemon[Symbol.asyncDispose]());
   const url = await webUrlOf(daemon);
   const tokenFile = join(dir.path, "token");
-  writeFileSync(tokenFile, `${tokenText}\n`, { mode: 0o600 });
+  writeFileSync(tokenFile, `${tokenText ?? ""}\n`, { mode: 0o600 });
   const wrapper = join(dir.path, "chromium-headless");
   writeFileSync(
     wrapper,
@@ -37,7 +55,8 @@ async function openDesktop(tokenText: string): Promise<{ browser: Browser; url: 
     { mode: 0o755 },
   );
   const config = join(dir.path, "config");
-  const launcher = Bun.spawn([WAITER, "-connect", url, "-token-file", tokenFile, "-browser", wrapper, "desktop"], {
+  const where = tokenText === null ? ["-data", data] : ["-connect", url, "-token-file", tokenFile];
+  const launcher = Bun.spawn([WAITER, ...where, "-browser", wrapper, "desktop"], {
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir.path, XDG_CONFIG_HOME: config },
     stdin: "ignore",
     stdout: "pipe",
@@ -116,4 +135,19 @@ test("with a wrong token the window shows the web UI's login page", async () => 
     async () => (await (await fetch("/api/session")).json()) as { authenticated: boolean },
   );
   expect(session.authenticated).toBe(false);
+}, 90_000);
+
+test("with -data, the window opens the local daemon's web address from its status", async () => {
+  const { browser, url } = await openDesktop(null);
+  const page = await poll(
+    () =>
+      browser
+        .contexts()[0]
+        ?.pages()
+        .find((p) => p.url().startsWith(url)),
+    (p) => p !== undefined,
+    { what: `a window on ${url}`, timeoutMs: 30_000 },
+  );
+  if (!page) throw new Error("no page");
+  await page.getByText("New chat").waitFor({ timeout: 15_000 });
 }, 90_000);
