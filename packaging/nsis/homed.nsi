@@ -42,6 +42,15 @@ VIAddVersionKey "FileVersion" "${VERSION}"
 !insertmacro MUI_UNPAGE_INSTFILES
 !insertmacro MUI_LANGUAGE "English"
 
+; Installed for every user of the machine (Program Files, the all-users Start menu).
+Function .onInit
+  SetShellVarContext all
+FunctionEnd
+
+Function un.onInit
+  SetShellVarContext all
+FunctionEnd
+
 Section "homed" SecMain
   SetOutPath "$INSTDIR"
   File "/oname=waiter.exe" "${WAITER}"
