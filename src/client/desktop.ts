@@ -134,6 +134,9 @@ export async function runDesktop(o: DesktopOptions): Promise<number> {
     try {
       await logIn(b, o.base.origin, token);
     } catch (err) {
+      // A window of this profile was open already: the browser handed it the URL and exited 0,
+      // and that window's profile holds the session cookie of its own login.
+      if (b.proc.exitCode === 0) return 0;
       stop();
       await b.exited;
       throw err;
