@@ -1,7 +1,7 @@
 /**
  * `waiter desktop` (installed as `homed-desktop`): a window onto the web UI of a local or a
  * remote homed, with the login handled. webview-bun would need the system's webkit2gtk and a
- * display server this build machine lacks, so the window is a Chromium, Chrome or Edge in
+ * display server this build machine lacks (so it could not be shown to work here), so the window is a Chromium, Chrome or Edge in
  * `--app` mode with a profile of its own (under the user's config folder, so its session
  * cookie outlives the window). The login token (from -token-file, $HOMED_TOKEN, DATA/web-token,
  * the one remembered for this homed, or asked once at the terminal and remembered 0600) is
