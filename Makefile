@@ -11,7 +11,7 @@ SRC := $(shell find src plugins -name '*.ts' -not -path 'src/generated/*' -not -
 UI := $(wildcard plugins/web/ui/*)
 MANIFESTS := $(wildcard plugins/*/plugin.json plugins/*/tools.ts)
 
-.PHONY: build build-arm64 build-cli install run test test-tools bench bench-reliability typecheck lint format clean deps dist
+.PHONY: build build-arm64 build-cross build-cli install run test test-tools bench bench-reliability typecheck lint format clean deps dist
 
 # Debian packages the suites need (cross compiler, qemu, chromium), installed when missing.
 test-tools:
@@ -61,6 +61,20 @@ dist/waiter: node_modules/.installed dist/native/libhomed-shim.so $(SRC)
 
 build-arm64: dist/homed-linux-arm64 dist/waiter-linux-arm64
 
+# The waiter for Windows and macOS, cross-compiled with the Bun runtimes of @oven/bun-windows-x64
+# and @oven/bun-darwin-* (npm, the pinned bun's version); it embeds no native code.
+CROSS_WAITERS := dist/waiter-windows-amd64.exe dist/waiter-darwin-arm64 dist/waiter-darwin-amd64
+build-cross: $(CROSS_WAITERS)
+
+dist/waiter-windows-amd64.exe: node_modules/.installed $(SRC)
+	$(BUN) scripts/build.ts waiter windows-x64
+
+dist/waiter-darwin-arm64: node_modules/.installed $(SRC)
+	$(BUN) scripts/build.ts waiter darwin-arm64
+
+dist/waiter-darwin-amd64: node_modules/.installed $(SRC)
+	$(BUN) scripts/build.ts waiter darwin-x64
+
 dist/homed-linux-arm64: node_modules/.installed dist/native/libhomed-shim.so dist/native/libhomed-shim-arm64.so $(SRC)
 	$(BUN) scripts/build.ts homed arm64
 
@@ -69,8 +83,8 @@ dist/waiter-linux-arm64: node_modules/.installed $(SRC)
 
 # Release artefacts in dist/release/ (scripts/dist.ts): the .debs, the .rpm, the .tar.gz and SHA256SUMS,
 # from the binaries above; prints bench: dist.seconds and the sizes.
-dist: dist/homed dist/waiter dist/homed-linux-arm64 dist/waiter-linux-arm64
-	@command -v rpmbuild >/dev/null || scripts/ensure-test-tools.sh
+dist: dist/homed dist/waiter dist/homed-linux-arm64 dist/waiter-linux-arm64 $(CROSS_WAITERS)
+	@command -v rpmbuild >/dev/null && command -v makensis >/dev/null || scripts/ensure-test-tools.sh
 	$(BUN) scripts/dist.ts
 
 install: dist/homed dist/waiter
@@ -96,7 +110,7 @@ lint: node_modules/.installed
 format: node_modules/.installed
 	node_modules/.bin/biome check --write
 
-test: test-tools lint typecheck dist/homed dist/waiter build-arm64
+test: test-tools lint typecheck dist/homed dist/waiter build-arm64 build-cross
 	@set -o pipefail; $(BUN) test --timeout 60000 2>&1 | tee .test.log; rc=$${PIPESTATUS[0]}; \
 	  pass=$$(grep -E '^ *[0-9]+ pass$$' .test.log | tail -1 | grep -oE '[0-9]+'); \
 	  fail=$$(grep -E '^ *[0-9]+ fail$$' .test.log | tail -1 | grep -oE '[0-9]+'); \

@@ -14,6 +14,17 @@ const FIGURES: Record<string, string> = {
   "dist.rpm_mb": "MB",
   "dist.tar_amd64_mb": "MB",
   "dist.tar_arm64_mb": "MB",
+  "dist.deb_full_amd64_mb": "MB",
+  "dist.deb_full_arm64_mb": "MB",
+  "dist.deb_client_amd64_mb": "MB",
+  "dist.deb_client_arm64_mb": "MB",
+  "dist.rpm_full_mb": "MB",
+  "dist.waiter_windows_amd64_mb": "MB",
+  "dist.waiter_darwin_arm64_mb": "MB",
+  "dist.waiter_darwin_amd64_mb": "MB",
+  "dist.setup_full_mb": "MB",
+  "dist.setup_server_mb": "MB",
+  "dist.setup_client_mb": "MB",
 };
 
 export function benchDist(): void {

@@ -1,11 +1,16 @@
 /**
- * Compile one of homed's executables: `bun scripts/build.ts homed|waiter x64|arm64`.
+ * Compile one of homed's executables: `bun scripts/build.ts homed|waiter x64|arm64`, or the
+ * waiter for another OS: `bun scripts/build.ts waiter windows-x64|darwin-arm64|darwin-x64`.
  *
- * x64 is the host: Bun compiles with its own runtime. arm64 is a cross build, offline: the
- * aarch64 Bun runtime comes from the npm package @oven/bun-linux-aarch64 at the same version
- * as our pinned bun (its platform check refuses a normal install on x64, so we `npm pack` and
- * unpack it), and the native shim import is redirected to the arm64 build of native/shim.c.
+ * x64 is the host: Bun compiles with its own runtime. The others are cross builds, offline: the
+ * target's Bun runtime comes from its npm package (@oven/bun-linux-aarch64, bun-windows-x64,
+ * bun-darwin-aarch64, bun-darwin-x64) at the same version as our pinned bun and checked against
+ * package-lock.json's integrity (their platform check refuses a normal install here, so we
+ * `npm pack` and unpack them); Bun never downloads a runtime itself. For arm64 the native shim
+ * import is redirected to the arm64 build of native/shim.c. The waiter imports no native code
+ * (src/client, protocol, ipc, data-paths), so it needs no shim on Windows or macOS.
  */
+import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { BunPlugin } from "bun";
@@ -13,13 +18,31 @@ import type { BunPlugin } from "bun";
 const ROOT = resolve(import.meta.dir, "..");
 const DIST = join(ROOT, "dist");
 
-const entries = {
-  homed: { src: "src/main.ts", out: { x64: "homed", arm64: "homed-linux-arm64" } },
-  waiter: { src: "src/waiter.ts", out: { x64: "waiter", arm64: "waiter-linux-arm64" } },
-} as const;
-
-type Entry = keyof typeof entries;
 type Arch = "x64" | "arm64";
+type Foreign = "windows-x64" | "darwin-arm64" | "darwin-x64";
+type Target = Arch | Foreign;
+
+const entries: Record<string, { src: string; out: Partial<Record<Target, string>> }> = {
+  homed: { src: "src/main.ts", out: { x64: "homed", arm64: "homed-linux-arm64" } },
+  waiter: {
+    src: "src/waiter.ts",
+    out: {
+      x64: "waiter",
+      arm64: "waiter-linux-arm64",
+      "windows-x64": "waiter-windows-amd64.exe",
+      "darwin-arm64": "waiter-darwin-arm64",
+      "darwin-x64": "waiter-darwin-amd64",
+    },
+  },
+};
+
+/** Each cross target: Bun's target name and the npm package (and file) holding its runtime. */
+const CROSS: Record<Exclude<Target, "x64">, { bun: string; pkg: string; bin: string }> = {
+  arm64: { bun: "bun-linux-arm64", pkg: "@oven/bun-linux-aarch64", bin: "bin/bun" },
+  "windows-x64": { bun: "bun-windows-x64", pkg: "@oven/bun-windows-x64", bin: "bin/bun.exe" },
+  "darwin-arm64": { bun: "bun-darwin-arm64", pkg: "@oven/bun-darwin-aarch64", bin: "bin/bun" },
+  "darwin-x64": { bun: "bun-darwin-x64", pkg: "@oven/bun-darwin-x64", bin: "bin/bun" },
+};
 
 function fail(msg: string): never {
   console.error(`build: ${msg}`);
@@ -39,6 +62,7 @@ function packedPackage(name: string, version: string): string {
   if (pack.exitCode !== 0) fail(`npm pack ${name}@${version} failed: ${pack.stderr.toString()}`);
   const tgz = readdirSync(dir).find((f) => f.endsWith(".tgz"));
   if (!tgz) fail(`npm pack ${name} produced no tarball`);
+  checkIntegrity(name, version, join(dir, tgz));
   const untar = Bun.spawnSync(["tar", "xzf", tgz, "-C", dir], { cwd: dir, stderr: "pipe" });
   if (untar.exitCode !== 0) fail(`cannot unpack ${tgz}: ${untar.stderr.toString()}`);
   rmSync(join(dir, tgz));
@@ -46,11 +70,26 @@ function packedPackage(name: string, version: string): string {
   return pkg;
 }
 
-/** The aarch64 Bun runtime at the version of the Bun doing the build. */
-function arm64Runtime(): string {
-  const bin = join(packedPackage("@oven/bun-linux-aarch64", Bun.version), "bin", "bun");
-  if (!existsSync(bin)) fail(`${bin} missing in @oven/bun-linux-aarch64`);
-  return bin;
+/** When package-lock.json pins `name` at `version`, the tarball must match its sha512 integrity. */
+function checkIntegrity(name: string, version: string, tgz: string): void {
+  const lock = JSON.parse(readFileSync(join(ROOT, "package-lock.json"), "utf8")) as {
+    packages: Record<string, { version?: string; integrity?: string }>;
+  };
+  const pinned = lock.packages[`node_modules/${name}`];
+  if (pinned?.version !== version || !pinned.integrity?.startsWith("sha512-")) return;
+  const got = `sha512-${createHash("sha512").update(readFileSync(tgz)).digest("base64")}`;
+  if (got !== pinned.integrity) {
+    rmSync(tgz);
+    fail(`${name}@${version} from the registry is not the one package-lock.json pins (${got})`);
+  }
+}
+
+/** The target's Bun runtime at the version of the Bun doing the build. */
+function crossRuntime(target: Exclude<Target, "x64">): string {
+  const { pkg, bin } = CROSS[target];
+  const path = join(packedPackage(pkg, Bun.version), bin);
+  if (!existsSync(path)) fail(`${path} missing in ${pkg}`);
+  return path;
 }
 
 /** Native addons whose x64 build npm installed; the arm64 build swaps in their aarch64 package. */
@@ -130,13 +169,19 @@ function nativeShimFor(arch: Arch): BunPlugin {
 }
 
 async function main(): Promise<void> {
-  const [entryName, archName = "x64"] = process.argv.slice(2);
-  if (!entryName || !(entryName in entries)) fail(`usage: bun scripts/build.ts homed|waiter x64|arm64`);
-  if (archName !== "x64" && archName !== "arm64") fail(`unknown arch ${archName}`);
-  const entry = entries[entryName as Entry];
-  const arch = archName as Arch;
-  const outfile = join(DIST, entry.out[arch]);
-  const tmp = `${outfile}.tmp`;
+  const [entryName, targetName = "x64"] = process.argv.slice(2);
+  const entry = entryName ? entries[entryName] : undefined;
+  if (!entry)
+    fail(`usage: bun scripts/build.ts homed|waiter x64|arm64 (waiter also windows-x64|darwin-arm64|darwin-x64)`);
+  const outName = entry.out[targetName as Target];
+  if (!outName) fail(`${entryName} is not built for ${targetName}`);
+  const target = targetName as Target;
+  // Only the Linux builds embed native code; the waiter for Windows and macOS has none.
+  const arch: Arch = target === "arm64" ? "arm64" : "x64";
+  const linux = target === "x64" || target === "arm64";
+  const outfile = join(DIST, outName);
+  // Bun adds .exe to a Windows outfile that lacks it, so the temporary name keeps the suffix.
+  const tmp = outfile.endsWith(".exe") ? `${outfile.slice(0, -4)}.tmp.exe` : `${outfile}.tmp`;
   const t0 = performance.now();
   const result = await Bun.build({
     entrypoints: [join(ROOT, entry.src)],
@@ -146,11 +191,11 @@ async function main(): Promise<void> {
     // one, the browser plugin's playwright-core alone made the kernel 12 MiB larger and 100 ms
     // slower to start, though the kernel never runs it.
     splitting: true,
-    plugins: [nativeShimFor(arch), nativeAddonsFor(arch)],
+    plugins: linux ? [nativeShimFor(arch), nativeAddonsFor(arch)] : [],
     compile: {
-      target: arch === "x64" ? "bun-linux-x64" : "bun-linux-arm64",
+      target: (target === "x64" ? "bun-linux-x64" : CROSS[target].bun) as Bun.Build.CompileTarget,
       outfile: tmp,
-      ...(arch === "arm64" ? { executablePath: arm64Runtime() } : {}),
+      ...(target === "x64" ? {} : { executablePath: crossRuntime(target) }),
       // A daemon must not pick up a stray .env or bunfig.toml from whatever directory it runs in.
       autoloadDotenv: false,
       autoloadBunfig: false,
@@ -158,10 +203,10 @@ async function main(): Promise<void> {
   });
   if (!result.success) {
     for (const log of result.logs) console.error(log);
-    fail(`compiling ${entry.src} for ${arch} failed`);
+    fail(`compiling ${entry.src} for ${target} failed`);
   }
   renameSync(tmp, outfile);
-  console.log(`build: ${entry.out[arch]} (${arch}) in ${Math.round(performance.now() - t0)} ms`);
+  console.log(`build: ${outName} (${target}) in ${Math.round(performance.now() - t0)} ms`);
 }
 
 await main();

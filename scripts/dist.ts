@@ -5,28 +5,50 @@
  *   bun scripts/dist.ts                       everything, into dist/release/ (emptied first)
  *   bun scripts/dist.ts -out DIR NAME…        only the named artefacts (tests build just one)
  *
- * Names: deb-server-amd64, deb-server-arm64, rpm-server-x86_64, tar-amd64, tar-arm64. SHA256SUMS always covers
- * what was built. Prints `bench: dist.seconds` and each artefact's size in MB; a full run keeps
+ * Names: deb-{server,full,client}-{amd64,arm64}, rpm-{server,full}-x86_64, tar-{amd64,arm64},
+ * waiter-{windows-amd64,darwin-arm64,darwin-amd64}, nsis-{full,server,client} (HomedSetup-<v>-*.exe).
+ * SHA256SUMS always covers what was built. Prints `bench: dist.seconds` and each artefact's size in MB; a full run keeps
  * them in dist/release-sizes.json for `make bench`.
  */
-import { mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
-import { ARCHES, DIST, DistError, SIZES } from "./dist/common.ts";
-import { buildServerDeb } from "./dist/deb.ts";
-import { buildServerRpm } from "./dist/rpm.ts";
+import { ARCHES, CROSS_WAITERS, DIST, DistError, needBinary, SIZES } from "./dist/common.ts";
+import { buildDeb } from "./dist/deb.ts";
+import { buildInstaller } from "./dist/nsis.ts";
+import { buildRpm } from "./dist/rpm.ts";
 import { writeSums } from "./dist/sums.ts";
 import { buildTarball } from "./dist/tarball.ts";
+import { VARIANTS } from "./dist/variants.ts";
 
 type Builder = (work: string, out: string) => string;
 
-/** Each artefact, with the bench figure its size is reported under. */
-const ARTEFACTS: Record<string, { build: Builder; figure: string }> = {
-  "deb-server-amd64": { build: (w, o) => buildServerDeb(ARCHES.amd64, w, o), figure: "dist.deb_amd64_mb" },
-  "deb-server-arm64": { build: (w, o) => buildServerDeb(ARCHES.arm64, w, o), figure: "dist.deb_arm64_mb" },
-  "rpm-server-x86_64": { build: (w, o) => buildServerRpm(ARCHES.amd64, w, o), figure: "dist.rpm_mb" },
-  "tar-amd64": { build: (w, o) => buildTarball(ARCHES.amd64, w, o), figure: "dist.tar_amd64_mb" },
-  "tar-arm64": { build: (w, o) => buildTarball(ARCHES.arm64, w, o), figure: "dist.tar_arm64_mb" },
-};
+/** Each artefact, with the bench figure its size is reported under (the server's keep their old names). */
+const ARTEFACTS: Record<string, { build: Builder; figure: string }> = {};
+for (const v of VARIANTS) {
+  for (const arch of [ARCHES.amd64, ARCHES.arm64]) {
+    const figure = v === "server" ? `dist.deb_${arch.deb}_mb` : `dist.deb_${v}_${arch.deb}_mb`;
+    ARTEFACTS[`deb-${v}-${arch.deb}`] = { build: (w, o) => buildDeb(v, arch, w, o), figure };
+  }
+  if (v !== "client") {
+    const figure = v === "server" ? "dist.rpm_mb" : `dist.rpm_${v}_mb`;
+    ARTEFACTS[`rpm-${v}-x86_64`] = { build: (w, o) => buildRpm(v, ARCHES.amd64, w, o), figure };
+  }
+}
+for (const arch of [ARCHES.amd64, ARCHES.arm64]) {
+  ARTEFACTS[`tar-${arch.deb}`] = { build: (w, o) => buildTarball(arch, w, o), figure: `dist.tar_${arch.deb}_mb` };
+}
+for (const [target, path] of Object.entries(CROSS_WAITERS)) {
+  const copy: Builder = (_w, o) => {
+    const out = join(o, basename(path));
+    copyFileSync(needBinary(path), out);
+    return out;
+  };
+  ARTEFACTS[`waiter-${target}`] = { build: copy, figure: `dist.waiter_${target.replace("-", "_")}_mb` };
+}
+// After the .debs: the full and server installers embed the server .deb this run built.
+for (const v of VARIANTS) {
+  ARTEFACTS[`nsis-${v}`] = { build: (w, o) => buildInstaller(v, w, o), figure: `dist.setup_${v}_mb` };
+}
 
 function parseArgs(argv: string[]): { out: string; names: string[]; all: boolean } {
   let out = join(DIST, "release");

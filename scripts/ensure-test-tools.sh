@@ -4,7 +4,7 @@
 # tmux (the interactive `homed chat`, driven as a person at a terminal would) and bubblewrap
 # (the sandbox of shell_run and code_run), python3 (code_run's Python, looked for on the
 # sandbox's PATH), systemd-nspawn (booting systemd over an installed .deb to check the unit) and
-# rpm (rpmbuild for make dist's .rpm, rpm -qp in its test).
+# rpm (rpmbuild for make dist's .rpm, rpm -qp in its test) and nsis (makensis for the Windows installers).
 # Only possible as root with apt; otherwise say what is missing and let the tests report it.
 set -euo pipefail
 need=()
@@ -16,6 +16,7 @@ command -v bwrap >/dev/null || need+=(bubblewrap)
 [ -x /usr/bin/python3 ] || need+=(python3)
 command -v systemd-nspawn >/dev/null || need+=(systemd-container)
 command -v rpmbuild >/dev/null || need+=(rpm)
+command -v makensis >/dev/null || need+=(nsis)
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   echo "installing ${need[*]}" >&2

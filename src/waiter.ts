@@ -4,11 +4,14 @@
  * `status` shows the daemon's status. Local by default (the control socket of -data DIR, else
  * $HOMED_DATA or the default data dir); `-connect URL` goes to a remote homed's web API with
  * the login token from -token-file, $HOMED_TOKEN, or DATA/web-token when -data is given.
+ * `desktop` opens the web UI in a window of its own, logged in (src/client/desktop.ts).
  */
 import { existsSync, readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { ExitCode, HomedError } from "./protocol/errors.ts";
 import { chatOnce } from "./client/chat.ts";
+import { runDesktop } from "./client/desktop.ts";
+import { findBrowser } from "./client/desktop-env.ts";
 import { formatStatus } from "./client/format-status.ts";
 import { formatFlags, parseFlags, type FlagSpec } from "./client/flags.ts";
 import { parseBaseUrl, remoteLink } from "./client/remote-link.ts";
@@ -40,6 +43,12 @@ const FLAGS: FlagSpec[] = [
   },
   { name: "conv", kind: "string", arg: "ID", usage: "the conversation (default: cli for -p; a new one in the TUI)" },
   { name: "json", kind: "bool", usage: "print the answer (status, or -p's turn) as JSON" },
+  {
+    name: "browser",
+    kind: "string",
+    arg: "PATH",
+    usage: "desktop: the Chromium, Chrome or Edge to open (default $HOMED_BROWSER, else the first one found)",
+  },
 ];
 
 function usage(): string {
@@ -50,6 +59,7 @@ function usage(): string {
     "  waiter [-data DIR | -connect URL] [-conv ID]        chat full-screen (at a terminal)",
     "  waiter [-data DIR | -connect URL] -p TEXT [-conv ID] ask once, print the reply",
     "  waiter [-data DIR | -connect URL] [-json] status    show the daemon's status",
+    "  waiter [-data DIR | -connect URL] desktop           open the web UI in a window, logged in",
     "  waiter version                                       print the version",
     "",
     "Flags:",
@@ -61,24 +71,67 @@ function usage(): string {
   ].join("\n");
 }
 
-/** The login token for -connect, from the first place that has one; null: send none. */
-function remoteToken(values: Record<string, string | boolean>): string | null {
+/** The login tokens for -connect in order of precedence: -token-file, $HOMED_TOKEN, DATA/web-token. */
+function remoteTokens(values: Record<string, string | boolean>, dataDir?: string): (string | null)[] {
   const file = values["token-file"];
+  let given: string | null = null;
   if (typeof file === "string") {
     try {
-      return readFileSync(file, "utf8").trim();
+      given = readFileSync(file, "utf8").trim();
     } catch (err) {
       throw new HomedError("usage", `cannot read the token file ${file}: ${(err as Error).message}`, {
         flag: "token-file",
       });
     }
   }
-  if (process.env.HOMED_TOKEN) return process.env.HOMED_TOKEN.trim();
-  if (typeof values.data === "string") {
-    const f = `${values.data}/web-token`;
-    if (existsSync(f)) return readFileSync(f, "utf8").trim();
+  const env = process.env.HOMED_TOKEN?.trim() || null;
+  const dir = typeof values.data === "string" ? values.data : dataDir;
+  const f = dir === undefined ? "" : `${dir}/web-token`;
+  return [given, env, f && existsSync(f) ? readFileSync(f, "utf8").trim() : null];
+}
+
+/** The login token for -connect, from the first place that has one; null: send none. */
+function remoteToken(values: Record<string, string | boolean>): string | null {
+  return remoteTokens(values).find((t) => !!t) ?? null;
+}
+
+/** Where the packaged system service (and a default homed) serves its web UI. */
+const DEFAULT_WEB = "http://127.0.0.1:8080/";
+
+/**
+ * The web UI a desktop window opens: -connect's, else the local daemon's [web] listen address;
+ * with no daemon on this user's data dir, the system service's default address (the packaged
+ * homed runs as user homed, its socket out of this user's reach).
+ */
+async function desktopBase(values: Record<string, string | boolean>, dir: string): Promise<URL> {
+  if (typeof values.connect === "string") return parseBaseUrl(values.connect);
+  let link: Awaited<ReturnType<OpenLink>>;
+  try {
+    link = await localLink(dir, dataPaths(dir).socket)({ event: () => {}, approve: async () => false });
+  } catch (err) {
+    if (!(err instanceof HomedError && err.code === "not_running")) throw err;
+    process.stderr.write(`waiter: no homed on ${dir}; opening ${DEFAULT_WEB} (-connect URL picks another)\n`);
+    return parseBaseUrl(DEFAULT_WEB);
   }
-  return null;
+  let listen: string;
+  try {
+    listen = (await link.status()).listen;
+  } finally {
+    link.close();
+  }
+  const m = /^(.*):(\d+)$/.exec(listen);
+  if (!m || m[2] === "0") {
+    throw new HomedError("usage", `the local homed's web address (${listen}) is not a fixed port; pass -connect URL`);
+  }
+  const host = m[1] === "0.0.0.0" || m[1] === "" ? "127.0.0.1" : m[1] === "[::]" ? "[::1]" : (m[1] as string);
+  return parseBaseUrl(`http://${host}:${m[2]}/`);
+}
+
+/** Ask for the token once at a terminal; null when stdin is not one (the web UI's login page asks). */
+async function askToken(): Promise<string | null> {
+  if (!process.stdin.isTTY) return null;
+  process.stderr.write("homed's login token (from DATA/web-token on its machine): ");
+  return await readLine();
 }
 
 function linkFor(values: Record<string, string | boolean>): OpenLink {
@@ -137,6 +190,13 @@ async function main(argv: string[]): Promise<number> {
     if (command === "help") {
       process.stdout.write(usage());
       return ExitCode.Ok;
+    }
+    if (command === "desktop") {
+      const dir = typeof values.data === "string" ? values.data : process.env.HOMED_DATA || defaultDataDir();
+      const base = await desktopBase(values, dir);
+      const browser = findBrowser(typeof values.browser === "string" ? values.browser : undefined);
+      const tokens = remoteTokens(values, dir);
+      return await runDesktop({ base, tokens, browser, ask: askToken, err: (t) => void process.stderr.write(t) });
     }
     const open = linkFor(values);
     const conv = typeof values.conv === "string" ? values.conv : null;

@@ -33,6 +33,13 @@ export const ARCHES: Record<"amd64" | "arm64", Arch> = {
   },
 };
 
+/** The waiter for Windows and macOS (make build-cross), shipped as they are under these names. */
+export const CROSS_WAITERS = {
+  "windows-amd64": join(DIST, "waiter-windows-amd64.exe"),
+  "darwin-arm64": join(DIST, "waiter-darwin-arm64"),
+  "darwin-amd64": join(DIST, "waiter-darwin-amd64"),
+} as const;
+
 export class DistError extends Error {}
 
 /** Run `argv`; throw DistError with its stderr when it exits non-zero. Returns stdout. */

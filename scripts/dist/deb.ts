@@ -1,24 +1,26 @@
 /**
- * The Debian package homed-server_<v>_<arch>.deb, built with dpkg-deb (files owned by root,
- * zstd-compressed: the binaries are ~200 MB each and xz would take minutes).
+ * The Debian packages homed-{server,full,client}_<v>_<arch>.deb, built with dpkg-deb (files
+ * owned by root, zstd-compressed: the binaries are ~100 MB each and xz would take minutes).
  *
- * Layout: /usr/bin/{homed,waiter}, the system unit at /lib/systemd/system/homed.service, the
- * per-person unit at /usr/lib/systemd/user/homed.service, /usr/share/doc/homed/ (LICENSE,
+ * Layout (variants.ts says which variant ships what): /usr/bin/{homed,waiter,homed-desktop},
+ * the system unit at /lib/systemd/system/homed.service, the per-person unit at
+ * /usr/lib/systemd/user/homed.service, the desktop entry, /usr/share/doc/homed/ (LICENSE,
  * README.md, config.toml.example, licenses/) and Debian's copyright file. The maintainer
- * scripts (packaging/debian/) create the `homed` system user and never enable or start the
- * service: the person does, with `systemctl enable --now homed`.
+ * scripts (packaging/debian/) of the variants with the daemon create the `homed` system user
+ * and never enable or start the service: the person does, with `systemctl enable --now homed`.
  */
-import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Arch, ROOT, run, VERSION } from "./common.ts";
-import { initConfig, place, placeTree, staged } from "./stage.ts";
+import { place, staged } from "./stage.ts";
+import { others, packageName, placeVariant, SPECS, type Variant, wrapped } from "./variants.ts";
 
 /** Who answers for the package; override with HOMED_MAINTAINER="Name <mail>". */
 const MAINTAINER = process.env.HOMED_MAINTAINER ?? "homed maintainers <maintainers@homed.invalid>";
 
-/** The Debian package's file name for `arch`. */
-export function serverDebName(arch: Arch): string {
-  return `homed-server_${VERSION}_${arch.deb}.deb`;
+/** The Debian package's file name for variant `v` on `arch`. */
+export function debName(v: Variant, arch: Arch): string {
+  return `${packageName(v)}_${VERSION}_${arch.deb}.deb`;
 }
 
 function copyrightFile(): string {
@@ -34,7 +36,7 @@ License: AGPL-3.0-only
  .
  The full text of the licence is in /usr/share/doc/homed/LICENSE.
 
-Files: usr/bin/homed usr/bin/waiter
+Files: usr/bin/*
 Comment: The executables embed the Bun runtime, ONNX Runtime, libvips (through sharp), the
  jieba dictionary, WordNet, CC-CEDICT and npm packages. Each of those, its version and its
  licence text are in /usr/share/doc/homed/licenses/ (INDEX.txt lists them).
@@ -64,53 +66,70 @@ function kib(dir: string): number {
   return Math.ceil(bytes / 1024);
 }
 
-function control(arch: Arch, installedKiB: number): string {
-  return `Package: homed-server
+function control(v: Variant, arch: Arch, installedKiB: number): string {
+  const spec = SPECS[v];
+  const depends = spec.daemon ? "adduser, libc6" : "libc6";
+  const recommends = [...(spec.daemon ? ["bubblewrap"] : []), "chromium"].join(", ");
+  return `Package: ${packageName(v)}
 Version: ${VERSION}
 Architecture: ${arch.deb}
 Maintainer: ${MAINTAINER}
 Installed-Size: ${installedKiB}
-Depends: adduser, libc6
-Recommends: bubblewrap, chromium
-Suggests: python3
+Depends: ${depends}
+Recommends: ${recommends}
+${spec.daemon ? "Suggests: python3\n" : ""}Conflicts: ${others(v).join(", ")}
+Replaces: ${others(v).join(", ")}
 Section: net
 Priority: optional
-Description: self-hosted agent kernel (server: daemon, client, systemd unit)
- homed runs an agent on your own machine: one executable with an append-only
- memory, a web UI and plugins as separate processes. This package installs the
- daemon (homed), the client (waiter) and a hardened systemd unit that runs homed
- as the system user homed with its data in /var/lib/homed. Nothing is started
- on install; enable it with \`systemctl enable --now homed\`.
+Description: ${spec.summary}
+${wrapped(spec.description, " ")}
 `;
 }
 
-/** Build the server .deb for `arch` into `outDir`; returns its path. */
-export function buildServerDeb(arch: Arch, work: string, outDir: string): string {
+/** The lintian overrides, named for this package and only for the files it ships. */
+function lintianOverrides(v: Variant): string {
+  const text = readFileSync(join(ROOT, "packaging/debian/lintian-overrides"), "utf8");
+  return text
+    .split("\n")
+    .filter((l) => SPECS[v].daemon || !l.includes("usr/bin/homed"))
+    .map((l) => l.replace(/^homed-server:/, `${packageName(v)}:`))
+    .join("\n");
+}
+
+/** The .debs built by this run, by file name: the Windows installers embed the server's. */
+const builtDebs = new Map<string, string>();
+
+/** Variant `v`'s .deb for `arch`: the one this run built already, else a fresh one in `work`. */
+export function debFor(v: Variant, arch: Arch, work: string): string {
+  return builtDebs.get(debName(v, arch)) ?? buildDeb(v, arch, work, work);
+}
+
+/** Build variant `v`'s .deb for `arch` into `outDir`; returns its path. */
+export function buildDeb(v: Variant, arch: Arch, work: string, outDir: string): string {
   const s = staged(arch, work);
-  const root = join(work, `deb-server-${arch.deb}`);
+  const name = packageName(v);
+  const root = join(work, `deb-${v}-${arch.deb}`);
   rmSync(root, { recursive: true, force: true });
-  place(root, "usr/bin/homed", s.homed, 0o755);
-  place(root, "usr/bin/waiter", s.waiter, 0o755);
-  place(root, "lib/systemd/system/homed.service", s.systemUnit);
-  place(root, "usr/lib/systemd/user/homed.service", s.userUnit);
-  place(root, "usr/share/doc/homed/LICENSE", s.license);
-  place(root, "usr/share/doc/homed/README.md", s.readme);
-  placeTree(root, "usr/share/doc/homed/licenses", s.licenses);
-  mkdirSync(join(root, "usr/share/doc/homed-server"), { recursive: true });
-  writeFileSync(join(root, "usr/share/doc/homed/config.toml.example"), initConfig(), { mode: 0o644 });
-  writeFileSync(join(root, "usr/share/doc/homed-server/copyright"), copyrightFile(), { mode: 0o644 });
-  writeFileSync(join(root, "usr/share/doc/homed-server/changelog.gz"), changelog(), { mode: 0o644 });
-  place(root, "usr/share/lintian/overrides/homed-server", join(ROOT, "packaging/debian/lintian-overrides"));
+  placeVariant(root, v, s, "lib/systemd/system");
+  mkdirSync(join(root, `usr/share/doc/${name}`), { recursive: true });
+  writeFileSync(join(root, `usr/share/doc/${name}/copyright`), copyrightFile(), { mode: 0o644 });
+  writeFileSync(join(root, `usr/share/doc/${name}/changelog.gz`), changelog(), { mode: 0o644 });
+  mkdirSync(join(root, "usr/share/lintian/overrides"), { recursive: true });
+  writeFileSync(join(root, `usr/share/lintian/overrides/${name}`), lintianOverrides(v), { mode: 0o644 });
   const installed = kib(root);
   const debian = join(root, "DEBIAN");
   mkdirSync(debian, { mode: 0o755 });
-  writeFileSync(join(debian, "control"), control(arch, installed), { mode: 0o644 });
-  for (const script of ["postinst", "prerm", "postrm"]) {
-    place(root, `DEBIAN/${script}`, join(ROOT, "packaging/debian", script), 0o755);
+  writeFileSync(join(debian, "control"), control(v, arch, installed), { mode: 0o644 });
+  // The client has no daemon: no user to create, no unit to tell systemd about.
+  if (SPECS[v].daemon) {
+    for (const script of ["postinst", "prerm", "postrm"]) {
+      place(root, `DEBIAN/${script}`, join(ROOT, "packaging/debian", script), 0o755);
+    }
   }
   run(["chmod", "-R", "go-w", root]);
-  const out = join(outDir, serverDebName(arch));
+  const out = join(outDir, debName(v, arch));
   run(["dpkg-deb", "--root-owner-group", "-Zzstd", "-z3", "--build", root, out]);
   rmSync(root, { recursive: true, force: true });
+  builtDebs.set(debName(v, arch), out);
   return out;
 }

@@ -1,7 +1,7 @@
 /**
  * Lay out the files one package or archive ships, in a staging folder: the binaries, the
  * systemd units, LICENSE, the README, a commented config.toml and the third-party licences
- * collected for the architecture. The .deb, the .tar.gz (and later the .rpm) each map this
+ * collected for the architecture. The .deb, the .rpm and the .tar.gz each map this
  * one layout onto their own paths, so what they contain cannot drift apart.
  */
 import { chmodSync, copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -45,6 +45,9 @@ export interface Staged {
   license: string;
   readme: string;
   licenses: string;
+  /** homed-desktop (runs `waiter desktop`) and its freedesktop menu entry. */
+  desktopLauncher: string;
+  desktopEntry: string;
 }
 
 /** The shared pieces for `arch`, each a path to copy from. */
@@ -57,6 +60,8 @@ export function staged(arch: Arch, work: string): Staged {
     license: join(ROOT, "LICENSE"),
     readme: join(ROOT, "README.md"),
     licenses: licencesFor(arch, work),
+    desktopLauncher: join(ROOT, "packaging/desktop/homed-desktop"),
+    desktopEntry: join(ROOT, "packaging/desktop/homed.desktop"),
   };
 }
 

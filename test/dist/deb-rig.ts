@@ -9,11 +9,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BUN, ROOT, run, streamText } from "../harness/binary.ts";
 
-/** Build `name` (e.g. deb-server-amd64) into a fresh folder; returns the folder and the dist output. */
-export async function buildArtefact(name: string): Promise<{ dir: string; stdout: string; dispose(): void }> {
+/** Build `names` (e.g. deb-server-amd64) into a fresh folder; returns the folder and the dist output. */
+export async function buildArtefact(...names: string[]): Promise<{ dir: string; stdout: string; dispose(): void }> {
   const dir = mkdtempSync(join(tmpdir(), "homed-dist-"));
-  const r = await run([BUN, join(ROOT, "scripts/dist.ts"), "-out", dir, name]);
-  if (r.exitCode !== 0) throw new Error(`scripts/dist.ts ${name} failed:\n${r.stderr}`);
+  const r = await run([BUN, join(ROOT, "scripts/dist.ts"), "-out", dir, ...names]);
+  if (r.exitCode !== 0) throw new Error(`scripts/dist.ts ${names.join(" ")} failed:\n${r.stderr}`);
   return { dir, stdout: r.stdout, dispose: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
@@ -49,4 +49,30 @@ export function bootInstalled(deb: string): InstalledDaemon {
       rmSync(scratch, { recursive: true, force: true });
     },
   };
+}
+
+/** `dpkg -i deb` in a throwaway overlay of /, then `argv` inside it as root; its result. */
+export async function installAndRun(
+  deb: string,
+  argv: string[],
+): Promise<{ exitCode: number; stdout: string; stderr: string }> {
+  const scratch = mkdtempSync(join(tmpdir(), "homed-overlay-"));
+  try {
+    return await run(
+      [
+        "unshare",
+        "-m",
+        "--propagation",
+        "private",
+        "bash",
+        join(import.meta.dir, "overlay-install.sh"),
+        deb,
+        scratch,
+        ...argv,
+      ],
+      { env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } },
+    );
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
 }

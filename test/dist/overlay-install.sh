@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install a homed .deb into a throwaway copy of / and run the installed daemon the way its
-# systemd unit would. Run it in a private mount namespace as root:
-#   unshare -m --propagation private bash overlay-install.sh DEB SCRATCH
+# systemd unit would (or, given CMD, run CMD inside the copy instead: the client package has no
+# unit). Run it in a private mount namespace as root:
+#   unshare -m --propagation private bash overlay-install.sh DEB SCRATCH [CMD ARG…]
 # SCRATCH (an empty folder) gets a tmpfs holding an overlay of / (lower: the live root, upper:
 # the tmpfs), so dpkg -i, the postinst's adduser and the daemon's data change nothing on this
 # machine and vanish with the namespace. After installing it prints "installed" on stderr and
@@ -20,6 +21,10 @@ mount -t tmpfs tmpfs "$root/tmp"
 mount -t tmpfs tmpfs "$root/run"
 cp "$deb" "$root/tmp/"
 chroot "$root" dpkg -i "/tmp/$(basename "$deb")" >&2
+if [ $# -gt 2 ]; then
+  shift 2
+  exec chroot "$root" "$@"
+fi
 unit=$root/lib/systemd/system/homed.service
 field() { sed -n "s/^$1=//p" "$unit" | tail -1; }
 user=$(field User)

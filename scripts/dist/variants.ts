@@ -1,0 +1,90 @@
+/**
+ * The three package variants and what each holds, laid out once for the .deb and the .rpm:
+ *   server  homed + waiter + the systemd units (a machine that runs the agent)
+ *   full    server + the desktop app (homed-desktop and its menu entry)
+ *   client  waiter + the desktop app, for a remote homed: no daemon, no user, no unit
+ * The packages ship the same /usr/bin/waiter, so each conflicts with (and replaces) the others.
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { initConfig, place, placeTree, type Staged } from "./stage.ts";
+
+export type Variant = "server" | "full" | "client";
+export const VARIANTS: readonly Variant[] = ["server", "full", "client"];
+
+export interface VariantSpec {
+  /** Ships homed, the system user and the systemd units. */
+  daemon: boolean;
+  /** Ships homed-desktop and its .desktop entry. */
+  desktop: boolean;
+  summary: string;
+  description: string;
+}
+
+const INTRO =
+  "homed runs an agent on your own machine: one executable with an append-only memory, a web UI and plugins as separate processes.";
+const UNIT =
+  "The hardened systemd unit runs homed as the system user homed with its data in /var/lib/homed. Nothing is started on install; enable it with `systemctl enable --now homed`.";
+const DESKTOP =
+  "homed-desktop opens the web UI of a local or remote homed in a window of its own (Chromium, Chrome or Edge in app mode), logged in.";
+
+export const SPECS: Record<Variant, VariantSpec> = {
+  server: {
+    daemon: true,
+    desktop: false,
+    summary: "self-hosted agent kernel (server: daemon, client, systemd unit)",
+    description: `${INTRO} This package installs the daemon (homed), the terminal client (waiter) and the systemd units. ${UNIT}`,
+  },
+  full: {
+    daemon: true,
+    desktop: true,
+    summary: "self-hosted agent kernel (full: daemon, clients, desktop app, systemd unit)",
+    description: `${INTRO} This package installs the daemon (homed), the terminal client (waiter), the desktop app and the systemd units. ${UNIT} ${DESKTOP}`,
+  },
+  client: {
+    daemon: false,
+    desktop: true,
+    summary: "self-hosted agent kernel (client: terminal client and desktop app for a remote homed)",
+    description: `${INTRO} This package installs only the clients for a homed running elsewhere: the terminal client (waiter) and the desktop app. ${DESKTOP}`,
+  },
+};
+
+export const packageName = (v: Variant): string => `homed-${v}`;
+
+/** The other variants' package names: they ship the same files, so one replaces another. */
+export const others = (v: Variant): string[] => VARIANTS.filter((o) => o !== v).map(packageName);
+
+/** Files every layout of `v` ships, under `root`; `unitDir` is the distribution's system unit folder. */
+export function placeVariant(root: string, v: Variant, s: Staged, unitDir: string): void {
+  const spec = SPECS[v];
+  place(root, "usr/bin/waiter", s.waiter, 0o755);
+  if (spec.daemon) {
+    place(root, "usr/bin/homed", s.homed, 0o755);
+    place(root, `${unitDir}/homed.service`, s.systemUnit);
+    place(root, "usr/lib/systemd/user/homed.service", s.userUnit);
+  }
+  if (spec.desktop) {
+    place(root, "usr/bin/homed-desktop", s.desktopLauncher, 0o755);
+    place(root, "usr/share/applications/homed.desktop", s.desktopEntry);
+  }
+  place(root, "usr/share/doc/homed/LICENSE", s.license);
+  place(root, "usr/share/doc/homed/README.md", s.readme);
+  placeTree(root, "usr/share/doc/homed/licenses", s.licenses);
+  if (spec.daemon) {
+    writeFileSync(join(root, "usr/share/doc/homed/config.toml.example"), initConfig(), { mode: 0o644 });
+  }
+}
+
+/** Text wrapped for a package description (Debian: lines start with a space). */
+export function wrapped(text: string, indent: string): string {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(" ")) {
+    if (line && line.length + word.length + 1 > 76) {
+      lines.push(`${indent}${line}`);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line) lines.push(`${indent}${line}`);
+  return lines.join("\n");
+}
