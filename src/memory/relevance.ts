@@ -29,7 +29,6 @@
 import { type ConvIndex, type Postings, PostingsCursor } from "./conv-index.ts";
 import type { LexicalIndex, Scored } from "./lexical-index.ts";
 import { favourAnswers } from "./question-kind.ts";
-import { priorWeight, type SoftParams, softMatch, turnCosines } from "./soft-match.ts";
 import { timeWindow, withoutTimePhrases } from "./time.ts";
 
 /**
@@ -38,7 +37,7 @@ import { timeWindow, withoutTimePhrases } from "./time.ts";
  */
 export type ScorerName = "hybrid" | "bm25" | "bm25c" | "recent";
 
-export interface LexicalParams extends SoftParams {
+export interface LexicalParams {
   k1: number;
   b: number;
   /** Weight of a query word met by the turn's speaker name, relative to one met in its text. */
@@ -94,18 +93,6 @@ export const PLAIN_BM25: LexicalParams = {
   today: 0,
   quantity: 0,
   assistant: 0,
-  vectors: 0,
-  vectorMin: 0.6,
-  vectorK: 5,
-  vectorRare: 1,
-  vectorHub: 0,
-  vectorMax: 0,
-  vectorQidf: 0,
-  turnVec: 0,
-  turnVecFloor: 0,
-  prior: 0,
-  priorRank: 20000,
-  turnVecOnly: 0,
 };
 
 export const DEFAULT_PARAMS: LexicalParams = {
@@ -123,18 +110,6 @@ export const DEFAULT_PARAMS: LexicalParams = {
   today: 1,
   quantity: 0.3,
   assistant: 0.5,
-  vectors: 0,
-  vectorMin: 0.6,
-  vectorK: 5,
-  vectorRare: 1,
-  vectorHub: 0,
-  vectorMax: 0,
-  vectorQidf: 0,
-  turnVec: 0,
-  turnVecFloor: 0,
-  prior: 0,
-  priorRank: 20000,
-  turnVecOnly: 0,
 };
 
 /** Membership of event ids (a Set, or a lookup in sorted ids that allocates nothing). */
@@ -236,7 +211,7 @@ export function lexicalScores(
   const terms = [...new Set(words)];
   for (const t of terms) {
     const w = ci.words.get(t);
-    if (w) accumulate(ci, w, ci.idf(w.n), priorWeight(t, p), p.k1, p.b, turn);
+    if (w) accumulate(ci, w, ci.idf(w.n), 1, p.k1, p.b, turn);
     if (p.speaker > 0) {
       const s = ci.speakers.get(t);
       if (s) accumulate(ci, s, ci.idf(s.n), p.speaker, p.k1, 0, turn);
@@ -257,10 +232,6 @@ export function lexicalScores(
       if (cc) accumulate(ci, cc, ci.idf(cc.n), p.sharedConcepts, p.k1, p.b, turn);
     }
   }
-  softMatch(ci, terms, p, (w, idf, weight, into) => {
-    if (w) accumulate(ci, w, idf, weight, p.k1, p.b, into ?? turn);
-    else if (into) for (let d = 0; d < n; d++) turn[d] = (turn[d] as number) + (into[d] as number);
-  });
   let out = turn;
   if (p.neighbours > 0) {
     // Each matching turn lends a share of its score to the turns adjacent to it; the share is
@@ -321,19 +292,6 @@ export function rankEvents(index: LexicalIndex, conv: string, text: string, opts
   const span = params.time > 0 && typeof opts.time === "number" ? timeWindow(text, opts.time) : null;
   const { words, concepts } = index.analyse(span ? withoutTimePhrases(text) : text);
   const scores = lexicalScores(ci, words, concepts, params);
-  if (params.turnVec > 0) {
-    const cos = turnCosines(ci, [...new Set(words)]);
-    if (cos) {
-      let top = 0;
-      for (const x of scores) if (x > top) top = x;
-      const unit = top > 0 ? top : 1;
-      for (let d = 0; d < ci.size; d++) {
-        const g = (cos[d] as number) - params.turnVecFloor;
-        if (g > 0 && (params.turnVecOnly === 0 || (scores[d] as number) > 0))
-          scores[d] = (scores[d] as number) + params.turnVec * unit * g;
-      }
-    }
-  }
   favourAnswers(ci, text, params, scores);
   if (span) {
     // A turn said then counts even when it shares no word with the question ("What did I do in

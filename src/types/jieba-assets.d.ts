@@ -11,11 +11,3 @@ declare module "*/lexicon.txt" {
   const path: string;
   export default path;
 }
-declare module "*/vectors.txt" {
-  const path: string;
-  export default path;
-}
-declare module "*/vectors.bin" {
-  const path: string;
-  export default path;
-}
