@@ -131,6 +131,8 @@ describe("waiter, the full-screen chat", () => {
     await t.press("C-p");
     s = await t.waitFor("Plugins (Ctrl-P back to the conversation)", "the plugin table");
     expect(s).toMatch(/│agent\s+ready\s+\d+/);
+    // The channels under it: this waiter is the one client on the cli channel.
+    expect(s).toMatch(/│cli +listening +via control socket: 1 connected \(waiter 1\) · \d+ conversations?, la/);
     show("the plugin table", s);
     await t.press("C-p");
 
@@ -151,6 +153,6 @@ describe("waiter, the full-screen chat", () => {
     // The conversation waiter started declared its scene and the cli channel.
     const list = await callDaemon(rig.daemon.socket, "conversations.list", {}, v.array(ConversationSummary));
     expect(list.find((c) => c.id === "tty")).toMatchObject({ channel: "cli", scene: "chan:cli/peer:waiter", turns: 8 });
-    expect(list.find((c) => c.id === "older")?.scene).toBe("");
+    expect(list.find((c) => c.id === "older")?.scene).toBe("chan:cli/peer:terminal"); // homed chat started it
   }, 90_000);
 });

@@ -2,12 +2,17 @@
  * The browser's SSRF guard, the same rule as fetch_url's: a page on a private, loopback,
  * link-local (or otherwise non-public, src/protocol/ip-range.ts) address is refused unless the
  * owner sets [tools.browser] allow_private. Checked twice: the URL browser_open is given, before
- * anything is sent; and every document request the browser makes — main frame or frame, the
- * first one and each redirect hop, a link clicked, a form sent, a script's location change —
- * paused over CDP (Fetch domain, request stage) until its host has been resolved and judged.
+ * anything is sent; and every request the browser makes — a document (main frame or frame, the
+ * first one and each redirect hop, a link clicked, a form sent, a script's location change) and
+ * everything a page loads (images, scripts, styles, fetch/XHR, beacons) — paused over CDP (Fetch
+ * domain, request stage) until its host has been resolved and judged. So a public page cannot
+ * make the browser reach the router, homed's own web UI or a cloud metadata address for it.
+ * A refused document is what the tool reports; a refused subresource just fails, as an ad
+ * blocker's would, and is counted.
  *
- * Limit: Chromium resolves the name again itself, so a host whose DNS answer changes between the
- * two lookups (rebinding) is not caught here; fetch_url pins the address, a browser cannot.
+ * Limits: Chromium resolves the name again itself, so a host whose DNS answer changes between
+ * the two lookups (rebinding) is not caught here; fetch_url pins the address, a browser cannot.
+ * WebSocket connections are not seen by the Fetch domain.
  */
 import { lookup } from "node:dns/promises";
 import type { CDPSession } from "playwright-core";
@@ -61,22 +66,42 @@ interface RequestPaused {
   resourceType: string;
 }
 
+/** How long a host's addresses are reused for the requests of a page (dozens per page). */
+const RESOLVE_CACHE_MS = 30_000;
+
+/** `resolve` with its answers (and failures) kept for RESOLVE_CACHE_MS per host. */
+export function cachedResolve(resolve: Resolve, now: () => number = Date.now): Resolve {
+  const cache = new Map<string, { at: number; addresses: Promise<string[]> }>();
+  return (host) => {
+    const hit = cache.get(host);
+    if (hit && now() - hit.at < RESOLVE_CACHE_MS) return hit.addresses;
+    if (cache.size > 1000) cache.clear();
+    const addresses = resolve(host);
+    cache.set(host, { at: now(), addresses });
+    return addresses;
+  };
+}
+
 /**
- * Pause every document request of the page `cdp` is attached to and let through only those
- * `refusalOf` allows; `onRefused` hears each refusal (the tool reports the last one).
+ * Pause every request of the page `cdp` is attached to and let through only those `refusalOf`
+ * allows. `onRefused` hears each refused document (the tool reports the last one), `onBlocked`
+ * each refused subresource.
  */
 export async function guardNavigations(
   cdp: CDPSession,
   allowPrivate: boolean,
   onRefused: (url: string, why: string) => void,
   resolve: Resolve = systemResolve,
+  onBlocked: (url: string, why: string) => void = () => {},
 ): Promise<void> {
+  const lookupOnce = cachedResolve(resolve);
   cdp.on("Fetch.requestPaused", (ev: RequestPaused) => {
     void (async () => {
-      const why = await refusalOf(ev.request.url, allowPrivate, resolve);
+      const why = await refusalOf(ev.request.url, allowPrivate, lookupOnce);
       try {
         if (why) {
-          onRefused(ev.request.url, why);
+          if (ev.resourceType === "Document") onRefused(ev.request.url, why);
+          else onBlocked(ev.request.url, why);
           await cdp.send("Fetch.failRequest", { requestId: ev.requestId, errorReason: "BlockedByClient" });
         } else await cdp.send("Fetch.continueRequest", { requestId: ev.requestId });
       } catch {
@@ -85,6 +110,6 @@ export async function guardNavigations(
     })();
   });
   await cdp.send("Fetch.enable", {
-    patterns: [{ urlPattern: "*", resourceType: "Document", requestStage: "Request" }],
+    patterns: [{ urlPattern: "*", requestStage: "Request" }],
   });
 }

@@ -34,6 +34,13 @@ export function pageResult(snap: PageSnapshot, from = 0, lead?: string): string 
     `Title: ${snap.title || "(none)"}`,
     `URL: ${snap.url}`,
     `Elements: ${snap.elements.length}`,
+    ...(snap.blocked
+      ? [
+          `Blocked: requests of the page to non-public addresses (${Object.entries(snap.blocked)
+            .map(([host, n]) => `${host} ×${n}`)
+            .join(", ")}); [tools.browser] allow_private lets them through`,
+        ]
+      : []),
     "",
   ];
   return `${head.join("\n")}${part}${more}\n[end of web page content]`;

@@ -21,6 +21,8 @@ export interface PageSnapshot {
   url: string;
   text: string;
   elements: SnapshotElement[];
+  /** Requests of the page the SSRF guard stopped (images, scripts, fetches), per host; set by the session. */
+  blocked?: Record<string, number>;
 }
 
 /** The little of the DOM `snapshotInPage` touches: the plugin compiles without the DOM library. */

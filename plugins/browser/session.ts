@@ -61,6 +61,8 @@ export class BrowserSession {
   private readonly marker = `data-homed-${crypto.randomUUID().slice(0, 8)}`;
   /** The last navigation the guard refused: browser_open says why. */
   private refused: { url: string; why: string } | null = null;
+  /** Subresources the guard stopped since the last browser_open, per host. */
+  private blocked: Record<string, number> = {};
 
   constructor(private readonly o: BrowserOptions) {}
 
@@ -123,6 +125,10 @@ export class BrowserSession {
           this.refused = { url, why };
         },
         this.o.resolve,
+        (url) => {
+          const host = URL.canParse(url) ? new URL(url).host : url.slice(0, 80);
+          this.blocked[host] = (this.blocked[host] ?? 0) + 1;
+        },
       );
     }
     this.page = page;
@@ -141,6 +147,7 @@ export class BrowserSession {
     if (why) throw new BrowserError(`browser_open: ${why}`);
     const page = await this.current();
     this.refused = null;
+    this.blocked = {};
     try {
       await page.goto(url, { waitUntil: "domcontentloaded" });
     } catch (err) {
@@ -158,7 +165,7 @@ export class BrowserSession {
     const p = page ?? (await this.opened("browser_read"));
     const snap = await p.evaluate(snapshotInPage, { marker: this.marker, max: MAX_ELEMENTS });
     this.numbered.set(p, new Map(snap.elements.map((e) => [e.n, e])));
-    return snap;
+    return Object.keys(this.blocked).length ? { ...snap, blocked: { ...this.blocked } } : snap;
   }
 
   /** The element numbered `n` at the last reading, or an error saying what to do. */

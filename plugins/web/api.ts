@@ -38,6 +38,8 @@ const ChatBody = v.strictObject({
   text: v.pipe(v.string(), v.minLength(1, "message is empty"), v.maxLength(1_000_000)),
   /** This conversation's model when it is not the configured one: one the provider lists. */
   model: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200))),
+  /** What sends it, for the scene the turn declares: the web UI (the default) or a remote waiter. */
+  client: v.optional(v.picklist(["browser", "waiter"]), "browser"),
 });
 const ApproveBody = v.strictObject({ stream: v.string(), callId: v.string(), approved: v.boolean() });
 const StreamBody = v.strictObject({ stream: v.string() });
@@ -136,7 +138,7 @@ export function apiRoutes(plugin: Plugin, hub: ChatHub, security: Security): Hon
         return c.json({ error: `the provider does not offer the model ${body.model}` }, 404);
       if (body.model !== m.configured) model = body.model;
     }
-    return watchSse(c, live, live.start(body.conv, body.text, model));
+    return watchSse(c, live, live.start(body.conv, body.text, { model, scene: `chan:web/peer:${body.client}` }));
   });
   // The conversation's live turn from the start, then as it runs; 204 when none is running.
   api.get("/chat/live", async (c) => {

@@ -30,9 +30,11 @@ export class LiveTurns {
 
   constructor(private readonly hub: ChatHub) {}
 
-  /** Start a turn of `conv`; it runs to its end whoever watches. */
-  /** `model`: this conversation's model when it is not the configured one (already checked). */
-  start(conv: string, text: string, model?: string): string {
+  /**
+   * Start a turn of `conv`; it runs to its end whoever watches. `model`: this conversation's
+   * model when it is not the configured one (already checked); `scene`: the scene it declares.
+   */
+  start(conv: string, text: string, opts: { model?: string; scene?: string } = {}): string {
     const stream = crypto.randomUUID();
     let end = () => {};
     const turn: LiveTurn = {
@@ -52,14 +54,10 @@ export class LiveTurns {
       for (const w of turn.watchers) w(e);
     };
     this.hub
-      .run(
-        stream,
-        conv,
-        text,
-        { event: push, approval: (q) => push({ type: "approval", ...q }) },
-        "web",
-        model === undefined ? {} : { model },
-      )
+      .run(stream, conv, text, { event: push, approval: (q) => push({ type: "approval", ...q }) }, "web", {
+        ...(opts.model === undefined ? {} : { model: opts.model }),
+        ...(opts.scene === undefined ? {} : { scene: opts.scene }),
+      })
       .then(
         (result: TurnResultView) => push({ type: "done", result }),
         (err: Error) => push({ type: "error", message: err.message }),

@@ -42,5 +42,6 @@ plugin.log.info("web listening", {
   a2a: channels.a2a.enabled ? "/a2a" : "off",
 });
 await plugin.ready("channel.web");
+await plugin.ready("channel.api");
 // Announced even when [channels.a2a] enabled = false: the channel is then there and refuses.
 await plugin.ready("channel.a2a");

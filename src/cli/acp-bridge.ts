@@ -215,12 +215,16 @@ export class AcpBridge {
     // A daemon that restarted since the last prompt is connected to again, not reported gone.
     if (s.conn && !s.conn.closed) return s.conn;
     try {
-      s.conn = await ChatConnection.open(this.socketPath, {
-        event: (e) => {
-          for (const u of s.turn?.updates.updates(e) ?? []) this.update(s.id, u);
+      s.conn = await ChatConnection.open(
+        this.socketPath,
+        {
+          event: (e) => {
+            for (const u of s.turn?.updates.updates(e) ?? []) this.update(s.id, u);
+          },
+          approve: (q) => this.askPermission(s, q),
         },
-        approve: (q) => this.askPermission(s, q),
-      });
+        "acp",
+      );
     } catch (err) {
       if (err instanceof HomedError && err.code === "not_running") throw this.notRunning();
       throw err;

@@ -12,6 +12,7 @@ import {
   ChatCancelResult,
   ChatEventParams,
   ControlMethod,
+  type ControlClientKind,
   TurnResultSchema,
   type TurnResultView,
 } from "../protocol/control.ts";
@@ -42,8 +43,12 @@ const TURN_TIMEOUT_MS = 24 * 60 * 60 * 1000;
 export class ChatConnection {
   private constructor(private readonly client: Awaited<ReturnType<typeof connectUnixRpc>>) {}
 
-  /** Connect to the daemon at `socketPath`; HomedError not_running when there is none. */
-  static async open(socketPath: string, handlers: ChatHandlers): Promise<ChatConnection> {
+  /**
+   * Connect to the daemon at `socketPath`; HomedError not_running when there is none. `kind`
+   * tells the daemon what this client is, for `homed status` (an older daemon that does not
+   * know `client.hello` is fine: the answer is not needed).
+   */
+  static async open(socketPath: string, handlers: ChatHandlers, kind?: ControlClientKind): Promise<ChatConnection> {
     if (!existsSync(socketPath))
       throw new HomedError("not_running", `homed is not running (no control socket at ${socketPath})`);
     const client = await connectUnixRpc(socketPath, quietLog, {
@@ -60,6 +65,7 @@ export class ChatConnection {
     }).catch((err: Error) => {
       throw new HomedError("not_running", `homed is not running (cannot connect to ${socketPath}: ${err.message})`);
     });
+    if (kind) await client.peer.request(ControlMethod.ClientHello, { client: kind }).catch(() => {});
     return new ChatConnection(client);
   }
 

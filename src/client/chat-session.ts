@@ -11,7 +11,7 @@ import { createInterface } from "node:readline";
 import type { TurnResultView } from "../protocol/control.ts";
 import { HomedError } from "../protocol/errors.ts";
 import { ChatConnection } from "./chat-connection.ts";
-import { approvalPrompt, isYes, TurnPrinter } from "./chat.ts";
+import { approvalPrompt, CHAT_SCENE, isYes, TurnPrinter } from "./chat.ts";
 
 export interface SessionTerminal {
   input: NodeJS.ReadableStream;
@@ -46,43 +46,47 @@ export async function runChatSession(socketPath: string, conv: string, term: Ses
   /** Re-attaching to a turn another client started: say so at its first event. */
   let attaching = false;
 
-  const conn = await ChatConnection.open(socketPath, {
-    event: (e) => {
-      if (attaching && e.type === "turn-start") {
-        attaching = false;
-        write("[a reply is running in this conversation (started elsewhere): following it; Ctrl-C stops it]\n");
-      }
-      if (e.type === "approval-answered" && e.callId === asked && dismiss) {
-        // Answered in another client (the web UI): this prompt is moot.
-        const approved = e.approved === true;
-        dismiss();
-        write(`\n[answered elsewhere: ${approved ? "approved" : "denied"}]\n`);
-        rl.setPrompt("> ");
-        return;
-      }
-      printer.event(e);
+  const conn = await ChatConnection.open(
+    socketPath,
+    {
+      event: (e) => {
+        if (attaching && e.type === "turn-start") {
+          attaching = false;
+          write("[a reply is running in this conversation (started elsewhere): following it; Ctrl-C stops it]\n");
+        }
+        if (e.type === "approval-answered" && e.callId === asked && dismiss) {
+          // Answered in another client (the web UI): this prompt is moot.
+          const approved = e.approved === true;
+          dismiss();
+          write(`\n[answered elsewhere: ${approved ? "approved" : "denied"}]\n`);
+          rl.setPrompt("> ");
+          return;
+        }
+        printer.event(e);
+      },
+      approve: (q) =>
+        new Promise<boolean>((resolve) => {
+          printer.endLine();
+          asked = q.callId;
+          dismiss = () => {
+            answer = null;
+            dismiss = null;
+            asked = null;
+            resolve(false);
+          };
+          answer = (line) => {
+            answer = null;
+            dismiss = null;
+            asked = null;
+            write(isYes(line) ? "approved\n" : "denied\n");
+            resolve(isYes(line));
+          };
+          rl.setPrompt(approvalPrompt(q));
+          rl.prompt();
+        }),
     },
-    approve: (q) =>
-      new Promise<boolean>((resolve) => {
-        printer.endLine();
-        asked = q.callId;
-        dismiss = () => {
-          answer = null;
-          dismiss = null;
-          asked = null;
-          resolve(false);
-        };
-        answer = (line) => {
-          answer = null;
-          dismiss = null;
-          asked = null;
-          write(isYes(line) ? "approved\n" : "denied\n");
-          resolve(isYes(line));
-        };
-        rl.setPrompt(approvalPrompt(q));
-        rl.prompt();
-      }),
-  });
+    "chat",
+  );
   const rl = createInterface({ input: term.input, output: term.output, terminal: true, historySize: 500 });
   rl.setPrompt("> ");
 
@@ -121,7 +125,7 @@ export async function runChatSession(socketPath: string, conv: string, term: Ses
     printer = new TurnPrinter(io);
     attaching = text === null;
     try {
-      const r = text === null ? await conn.attach(conv) : await conn.send(text, conv);
+      const r = text === null ? await conn.attach(conv) : await conn.send(text, conv, { scene: CHAT_SCENE });
       if (r) {
         printer.finish(r);
         write(`${turnSummary(r)}\n`);

@@ -8,6 +8,9 @@
 import type { TurnResultView } from "../protocol/control.ts";
 import { type ApprovalQuestion, type ChatEvent, type ChatHandlers, ChatConnection } from "./chat-connection.ts";
 
+/** The scene `homed chat` declares for its turns (DESIGN §6): the owner at a terminal. */
+export const CHAT_SCENE = "chan:cli/peer:terminal";
+
 export interface ChatIO {
   /** Stream the reply as it is written (a terminal); otherwise only the final text is printed. */
   stream: boolean;
@@ -119,7 +122,7 @@ export async function chatOnce(
   io: ChatIO,
 ): Promise<TurnResultView> {
   const printer = new TurnPrinter(io);
-  const open = typeof target === "string" ? (h: ChatHandlers) => ChatConnection.open(target, h) : target;
+  const open = typeof target === "string" ? (h: ChatHandlers) => ChatConnection.open(target, h, "chat") : target;
   const conn = await open({
     event: (e) => printer.event(e),
     approve: async (q) => {
@@ -131,7 +134,7 @@ export async function chatOnce(
     },
   });
   try {
-    const r = await conn.send(message.text, message.conv);
+    const r = await conn.send(message.text, message.conv, { scene: CHAT_SCENE });
     printer.finish(r);
     return r;
   } finally {

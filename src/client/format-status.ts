@@ -1,5 +1,5 @@
 /** The human form of a daemon's status, shared by `homed status` and `waiter status`. */
-import type { StatusResult } from "../protocol/control.ts";
+import type { ChannelStatus, StatusResult } from "../protocol/control.ts";
 import type { PluginInfo } from "../protocol/plugin.ts";
 
 export function formatDuration(ms: number): string {
@@ -29,9 +29,23 @@ export function formatStatus(st: StatusResult): string {
     `  tools    ${st.tools.length ? st.tools.map((t) => `${t.name} (${t.risk})`).join(", ") : "none"}`,
     `  stages   ${st.stages.length ? st.stages.map((h) => `${h.stage}:${h.plugin}`).join(", ") : "none"}`,
     ...(st.failClosed.length ? [`  FAIL-CLOSED: critical plugin down: ${st.failClosed.join(", ")}`] : []),
+    `  channels`,
+    ...st.channels.map((c) => `    ${formatChannel(c, Date.now())}`),
     `  plugins`,
     ...st.plugins.map((p) => `    ${formatPlugin(p)}`),
   ].join("\n");
+}
+
+/** One line per channel: name, state, what serves it (and why it is not up), what it has done. */
+export function formatChannel(c: ChannelStatus, now: number): string {
+  const via =
+    c.via === "" ? "seen in the log only" : c.state === "ready" ? `via ${c.via}` : `via ${c.via}: ${c.detail}`;
+  const n = c.conversations;
+  const done =
+    n === 0
+      ? ""
+      : ` · ${n} conversation${n === 1 ? "" : "s"}${c.lastTurnAt === null ? "" : `, last turn ${formatDuration(Math.max(0, now - c.lastTurnAt))} ago`}`;
+  return `${c.name.padEnd(12)} ${(c.state || "-").padEnd(10)} ${via}${done}`;
 }
 
 /** One line per plugin: name, state, why, pid and restart count; then its last stderr line if it is not running. */

@@ -145,7 +145,7 @@ export function remoteLink(base: URL, token: string | null): OpenLink {
       conversations: () => getJson("api/conversations", v.array(ConversationSummary)),
       messages: (conv) => getJson(`api/conversations/${encodeURIComponent(conv)}`, v.array(TranscriptItem)),
       send: async (text, conv) =>
-        (await watch((signal) => request("api/chat", { conv, text }, signal))) as TurnResultView,
+        (await watch((signal) => request("api/chat", { conv, text, client: "waiter" }, signal))) as TurnResultView,
       attach: (conv) => watch((signal) => request(`api/chat/live?conv=${encodeURIComponent(conv)}`, undefined, signal)),
       cancel: async () => {
         let n = 0;

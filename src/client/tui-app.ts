@@ -9,6 +9,7 @@
 import type { ConversationSummary } from "../protocol/channel.ts";
 import { HomedError } from "../protocol/errors.ts";
 import type { PluginInfo } from "../protocol/plugin.ts";
+import type { ChannelStatus } from "../protocol/control.ts";
 import type { ApprovalQuestion } from "./chat-connection.ts";
 import { bodyRows, bodyWidth, frameLines, listedConvs, pluginLines, pluginSummary } from "./tui-frame.ts";
 import { InputLine } from "./tui-input.ts";
@@ -41,6 +42,7 @@ export async function runTui(open: OpenLink, firstConv: string, term: TuiTermina
   let conv = firstConv;
   let convs: ConversationSummary[] = [];
   let plugins: PluginInfo[] = [];
+  let channels: ChannelStatus[] = [];
   let showPlugins = false;
   const transcript = new Transcript();
   const line = new InputLine();
@@ -69,7 +71,9 @@ export async function runTui(open: OpenLink, firstConv: string, term: TuiTermina
       const height = out.rows || 24;
       if (link) where = link.where;
       const conn = state === "connected" ? "● connected" : state === "lost" ? "○ reconnecting…" : "○ connecting…";
-      const body = showPlugins ? pluginLines(plugins) : transcript.lines(bodyWidth(width), bodyRows(height) + scroll);
+      const body = showPlugins
+        ? pluginLines(plugins, channels)
+        : transcript.lines(bodyWidth(width), bodyRows(height) + scroll);
       // PgUp stops at the top: scrolling further would only have to be paged back down.
       scroll = Math.min(scroll, Math.max(0, body.length - bodyRows(height)));
       const { lines, cursor: at } = frameLines({
@@ -141,6 +145,7 @@ export async function runTui(open: OpenLink, firstConv: string, term: TuiTermina
       const [list, st] = await Promise.all([l.conversations(), l.status()]);
       convs = list;
       plugins = st.plugins;
+      channels = st.channels;
       draw();
     } catch (err) {
       if (err instanceof HomedError && err.code === "not_running") lost();

@@ -6,6 +6,8 @@
  */
 import type { ConversationSummary } from "../protocol/channel.ts";
 import type { PluginInfo } from "../protocol/plugin.ts";
+import type { ChannelStatus } from "../protocol/control.ts";
+import { formatChannel } from "./format-status.ts";
 import { cells, fit, oneLine, style } from "./tui-text.ts";
 import type { Line } from "./tui-transcript.ts";
 
@@ -107,8 +109,8 @@ export function listedConvs(convs: readonly ConversationSummary[], conv: string)
   return ids.includes(conv) ? ids : [conv, ...ids];
 }
 
-/** The plugin table the TUI shows instead of the transcript (Ctrl-P). */
-export function pluginLines(plugins: readonly PluginInfo[]): Line[] {
+/** The plugin table the TUI shows instead of the transcript (Ctrl-P), then the channels. */
+export function pluginLines(plugins: readonly PluginInfo[], channels: readonly ChannelStatus[] = []): Line[] {
   const out: Line[] = [{ text: "Plugins (Ctrl-P back to the conversation)", paint: style.bold }, { text: "" }];
   out.push({
     text: `${"name".padEnd(14)}${"state".padEnd(12)}${"pid".padEnd(9)}${"restarts".padEnd(10)}detail`,
@@ -121,6 +123,10 @@ export function pluginLines(plugins: readonly PluginInfo[]): Line[] {
       paint: bad ? style.red : undefined,
     });
   }
+  if (channels.length === 0) return out;
+  out.push({ text: "" }, { text: "Channels", paint: style.bold }, { text: "" });
+  const now = Date.now();
+  for (const c of channels) out.push({ text: formatChannel(c, now) });
   return out;
 }
 

@@ -41,7 +41,7 @@ export type OpenLink = (handlers: ChatHandlers) => Promise<WaiterLink>;
 /** The local daemon on data dir `dir`, over its control socket `socket`. */
 export function localLink(dir: string, socket: string): OpenLink {
   return async (handlers) => {
-    const conn = await ChatConnection.open(socket, handlers).catch((err: unknown) => {
+    const conn = await ChatConnection.open(socket, handlers, "waiter").catch((err: unknown) => {
       if (err instanceof HomedError && err.code === "not_running")
         throw new HomedError(
           "not_running",

@@ -8,6 +8,7 @@ import {
   ChatAttachParams,
   ChatCancelParams,
   ChatSendParams,
+  ClientHelloParams,
   ControlMethod,
   ConversationsListParams,
   ConversationsMessagesParams,
@@ -113,6 +114,10 @@ export function controlMethods(k: KernelServices): ControlMethods {
     },
     [ControlMethod.ApprovalAllow]: (params) => {
       return allowToolAlways(k, parseParams(ApprovalAllowParams, params).tool);
+    },
+    [ControlMethod.ClientHello]: (params, ctx) => {
+      k.clients.hello(ctx.peer, parseParams(ClientHelloParams, params).client);
+      return { ok: true };
     },
     [ControlMethod.MemoryPeek]: (params) => {
       const p = parseParams(MemoryPeekParams, params);

@@ -4,6 +4,7 @@
  * handler's reach is visible in one place. `Kernel.services()` builds it.
  */
 import type { LiveChats } from "./live-chats.ts";
+import type { ControlClients } from "./channel-status.ts";
 import type { Agent } from "../agent/agent.ts";
 import type { RpcPeer } from "../ipc/rpc-peer.ts";
 import type { Memory } from "../memory/memory.ts";
@@ -71,4 +72,6 @@ export interface KernelServices {
   /** DATA/secrets.json's named values (an MCP server's header_secrets), read now. */
   secretValues(): Record<string, string>;
   status(): StatusResult;
+  /** The control socket's clients that said what they are (`client.hello`), for the status. */
+  readonly clients: Pick<ControlClients, "hello">;
 }

@@ -11,6 +11,8 @@ import { pluginBulk } from "./plugin-bulk.ts";
 import { BlockStore } from "../store/blocks.ts";
 import { loadConfig, type Config } from "./config.ts";
 import { controlHandler } from "./control.ts";
+import { ControlClients } from "./channel-status.ts";
+import { kernelStatus } from "./kernel-status.ts";
 import { ensureDataDir, lockDataDir, type DataDirLock } from "./data-dir.ts";
 import { dataPaths, type DataPaths } from "./data-paths.ts";
 import { attachLogFile, createLogger, createLogSink, type Logger } from "./log.ts";
@@ -61,6 +63,7 @@ export class Kernel {
   private readonly models: ProviderModels;
   /** Running turns by conversation: every channel's, for clients that re-attach. */
   private readonly live = new LiveChats();
+  private readonly clients = new ControlClients();
   readonly memory: Memory;
   /** The login token of the web UI and HTTP APIs (config.toml, or DATA/web-token). */
   webToken = "";
@@ -343,39 +346,22 @@ export class Kernel {
         peer: (name) => this.supervisor.process(name)?.rpc,
       },
       status: () => this.status(),
+      clients: this.clients,
     };
   }
 
   status(): StatusResult {
-    return {
-      version: VERSION,
-      pid: process.pid,
-      startedAt: this.startedAt.toISOString(),
-      uptimeMs: Date.now() - this.startedAt.getTime(),
-      dataDir: this.paths.dir,
-      listen: this.config.listen,
-      arch: process.arch,
-      store: {
-        path: this.paths.db,
-        schemaVersion: this.store.schemaVersion,
-        events: this.store.eventCount(),
-        sizeBytes: this.store.sizeBytes(),
-      },
-      plugins: this.supervisor.list(),
-      failClosed: this.supervisor.failClosed(),
-      llm: this.llm.view(),
-      tools: this.agent.tools
-        .list()
-        .map((t) => ({ name: t.def.name, plugin: t.plugin, risk: t.def.risk, approval: t.def.approval })),
-      memory: {
-        embedder: this.memory.dense?.embedder.id ?? null,
-        vectorsMade: this.memory.dense?.made ?? 0,
-        pending: this.memory.dense?.pending ?? 0,
-      },
-      stages: this.agent.stages
-        .all()
-        .map((h) => ({ stage: h.stage, plugin: h.plugin, priority: h.priority, deadlineMs: h.deadlineMs })),
-    };
+    return kernelStatus({
+      startedAt: this.startedAt,
+      paths: this.paths,
+      config: this.config,
+      store: this.store,
+      supervisor: this.supervisor,
+      llm: this.llm,
+      agent: this.agent,
+      memory: this.memory,
+      clients: this.clients,
+    });
   }
 
   /** Stop plugins, stop accepting requests, close the store cleanly, release the lock. Idempotent. */

@@ -10,6 +10,33 @@ import { AllowToolParams } from "./settings.ts";
 
 export const StatusParams = v.optional(v.strictObject({}));
 
+/**
+ * One way in for a person or a peer, as `homed status` and the plugins page show it: served by
+ * a plugin (web, a2a, qq…: its state) or by the control socket itself (cli, acp: the clients
+ * connected now), with the conversations it has started and its latest turn.
+ */
+export const ChannelStatus = v.object({
+  name: v.string(),
+  /** "plugin web", "control socket", or "" for a channel only the log knows of. */
+  via: v.string(),
+  /** The plugin's state, "off", or "listening" for the control socket. */
+  state: v.string(),
+  detail: v.string(),
+  /** Control-socket clients of this channel connected now (0 for plugin channels). */
+  connected: v.number(),
+  conversations: v.number(),
+  /** When its latest turn ended (ms since the epoch), null before the first. */
+  lastTurnAt: v.nullable(v.number()),
+});
+export type ChannelStatus = v.InferOutput<typeof ChannelStatus>;
+
+/**
+ * What a control-socket client is, said once after it connects, so `homed status` can count
+ * the terminals and editors attached: `homed chat`, waiter, or an editor through `homed acp`.
+ */
+export const ClientHelloParams = v.strictObject({ client: v.picklist(["chat", "waiter", "acp"]) });
+export type ControlClientKind = v.InferOutput<typeof ClientHelloParams>["client"];
+
 export const StatusResult = v.object({
   version: v.string(),
   pid: v.number(),
@@ -32,6 +59,8 @@ export const StatusResult = v.object({
   /** Dense memory: the embedder in use (null: words and concepts only), vectors made, queued. */
   memory: v.object({ embedder: v.nullable(v.string()), vectorsMade: v.number(), pending: v.number() }),
   stages: v.array(v.object({ stage: v.string(), plugin: v.string(), priority: v.number(), deadlineMs: v.number() })),
+  /** Absent from an older daemon's answer: a newer client shows none rather than failing. */
+  channels: v.optional(v.array(ChannelStatus), []),
 });
 export type StatusResult = v.InferOutput<typeof StatusResult>;
 
@@ -189,6 +218,7 @@ export const ControlMethod = {
   ConversationsList: "conversations.list",
   ConversationsMessages: "conversations.messages",
   ApprovalAllow: "approval.allow",
+  ClientHello: "client.hello",
   /** daemon → client notifications and requests while a chat.send is running */
   ChatEvent: "chat.event",
   ChatApprove: "chat.approve",

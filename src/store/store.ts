@@ -199,6 +199,16 @@ export class Store {
     return row ? { turns: row.turns, inputTokens: row.input_tokens, outputTokens: row.output_tokens } : null;
   }
 
+  /** Per channel: how many conversations it started and when its latest turn ended (null: none yet). */
+  channelActivity(): { channel: string; conversations: number; lastTurnAt: number | null }[] {
+    return this.db
+      .query<{ channel: string; conversations: number; lastTurnAt: number | null }, []>(
+        `SELECT channel, COUNT(*) AS conversations, MAX(CASE WHEN turns > 0 THEN updated_at END) AS lastTurnAt
+         FROM conversations GROUP BY channel ORDER BY channel`,
+      )
+      .all();
+  }
+
   /**
    * Conversations, most recently active first, without one-offs (UNLISTED_CONV_PREFIX) and those
    * forgotten (unless a turn came after): the title the person gave, else the first user

@@ -4,12 +4,15 @@
  * site (--host-resolver-rules), so the first hop passes and the redirect to 127.0.0.1 — or a
  * link to it — must be stopped in the browser, before the request leaves. White-box by necessity
  * (it builds a BrowserSession with an injected resolver instead of going through dist/homed);
- * the daemon-level behaviour is in browser.test.ts. Also here: a missing Chromium's message and a
+ * the daemon-level behaviour is in browser.test.ts. Also the subresources of a public page that
+ * reach into loopback. Also here: a missing Chromium's message and a
  * page whose load event never comes.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { BrowserSession } from "../../plugins/browser/session.ts";
 import { tempDir } from "../harness/binary.ts";
+import { poll } from "../harness/poll.ts";
+import { pageResult } from "../../plugins/browser/page-result.ts";
 import { startTestSite, type TestSite } from "./browser-page.ts";
 
 let site: TestSite;
@@ -67,6 +70,29 @@ describe("browser navigation guard", () => {
       expect(site.hits.get("/secret") ?? 0).toBe(secretBefore);
       // The page stays where it was.
       expect((await s.read()).url).toBe("http://public.test/links");
+    } finally {
+      await s.close();
+    }
+  }, 120_000);
+
+  test("what a public page loads from a loopback address (image, stylesheet, fetch) is stopped; its own resources load", async () => {
+    using dir = tempDir();
+    const s = session(dir.path);
+    try {
+      const page = await s.open("http://public.test/reaches-in");
+      expect(page.text).toContain("A public page");
+      // The fetch's rejection is the page's own code running: it ran, and was refused.
+      const again = await poll(
+        () => s.read(),
+        (snap) => snap.text.includes("fetch failed"),
+        { timeoutMs: 10_000, what: "the page's fetch to fail" },
+      );
+      for (const p of ["/secret-img", "/secret-css", "/secret-fetch"]) expect(site.hits.get(p) ?? 0).toBe(0);
+      expect(site.hits.get("/about-img")).toBeGreaterThan(0);
+      expect(again.blocked).toEqual({ [`127.0.0.1:${site.port}`]: 3 });
+      expect(pageResult(again)).toContain(
+        `Blocked: requests of the page to non-public addresses (127.0.0.1:${site.port} ×3); [tools.browser] allow_private lets them through`,
+      );
     } finally {
       await s.close();
     }

@@ -1,7 +1,8 @@
 /**
  * The local site the browser suites open: a greeter page (a link, a labelled input, a button
  * whose script writes a greeting), an about page, and a redirect to a "secret" page whose
- * visits are counted (so a test can prove the browser never reached it), a page linking to it, a long page (30 kB of text, many screens), a page that pretends to approve tools, and one whose image never arrives.
+ * visits are counted (so a test can prove the browser never reached it), a page linking to it,
+ * a public page whose image, stylesheet and fetch() reach into loopback, a long page (30 kB of text, many screens), a page that pretends to approve tools, and one whose image never arrives.
  */
 export interface TestSite {
   origin: string;
@@ -48,6 +49,14 @@ export function startTestSite(): TestSite {
       if (path === "/links")
         return html(`<title>Links</title><a href="http://127.0.0.1:${server.port}/secret">Admin panel</a>`);
       if (path === "/secret") return html("<title>Secret</title><p>internal admin panel</p>");
+      if (path === "/reaches-in") {
+        const inside = `http://127.0.0.1:${server.port}`;
+        return html(
+          `<title>Reaches in</title><link rel="stylesheet" href="${inside}/secret-css"><h1>A public page</h1><img src="${inside}/secret-img" alt="x"><img src="/about-img" alt="y"><p id="out">waiting</p><script>fetch("${inside}/secret-fetch").then(() => { document.getElementById("out").textContent = "fetched"; }, () => { document.getElementById("out").textContent = "fetch failed"; });</script>`,
+        );
+      }
+      if (path === "/about-img")
+        return new Response(new Uint8Array([0x47, 0x49, 0x46]), { headers: { "content-type": "image/gif" } });
       return new Response("not found", { status: 404 });
     },
   });

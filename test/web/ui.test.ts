@@ -27,6 +27,13 @@ describe("web UI", () => {
     await page.waitForSelector("#provider-form");
     expect(await page.textContent("h2")).toBe("Welcome to homed");
     await shot(page, "01-first-run");
+    // What runs can be looked at before a key is given; chat brings the setup back.
+    await page.click("a[href='#/plugins']");
+    await page.waitForSelector("tr[data-channel=web]");
+    expect(await page.textContent("tr[data-channel=cli]")).toContain("listening");
+    await shot(page, "01a-channels-before-setup");
+    await page.click("a[href^='#/chat/']");
+    await page.waitForSelector("#provider-form");
     await page.fill("#base-url", llm.url);
     await page.fill("#model", "fake-model");
     await page.fill("#api-key", "sk-ui-secret-abcd");

@@ -83,7 +83,9 @@ async function route(): Promise<void> {
   const provider = await api<Provider>("/api/provider");
   if (stale()) return;
   const menu = () => openSide(true);
-  if (!provider.configured && location.hash !== "#/settings") {
+  // Before a model is set up, chatting is what cannot work; settings and the plugins and
+  // channels page can (a person may want to see what runs before giving a key).
+  if (!provider.configured && location.hash !== "#/settings" && location.hash !== "#/plugins") {
     void renderSide();
     main.append(
       pageBar("Set up", menu),

@@ -2,6 +2,7 @@
 import { api, type ApiError } from "./api.ts";
 import { clear, h, timeAgo } from "./dom.ts";
 import { hitView, memorySearchBox, type MemoryHit } from "./memory-search.ts";
+import { channelsTable } from "./channels.ts";
 
 export interface Provider {
   provider: "" | "openai" | "anthropic";
@@ -169,7 +170,11 @@ interface PluginInfo {
 
 export function pluginsView(): { el: HTMLElement; stop(): void } {
   const body = h("tbody");
+  const channels = channelsTable();
+  let tick = 0;
   const refresh = async () => {
+    // The channels change slower than a plugin's state: every other refresh is enough.
+    if (tick++ % 2 === 0) void channels.refresh();
     const list = await api<PluginInfo[]>("/api/plugins").catch(() => null);
     if (!list) return;
     clear(body);
@@ -214,6 +219,8 @@ export function pluginsView(): { el: HTMLElement; stop(): void } {
   const el = h(
     "section",
     { class: "page" },
+    h("h2", {}, "Channels"),
+    channels.el,
     h("h2", {}, "Plugins"),
     h(
       "table",

@@ -1,0 +1,56 @@
+/**
+ * The plugins page's channels table: every way in (the web UI, /v1, A2A, QQ, the terminal,
+ * editors), whether it is up, who is connected and what it has done — the `channels` part of
+ * `/api/status` (src/kernel/channel-status.ts).
+ */
+import { api } from "./api.ts";
+import { clear, h, timeAgo } from "./dom.ts";
+
+interface ChannelStatus {
+  name: string;
+  via: string;
+  state: string;
+  detail: string;
+  connected: number;
+  conversations: number;
+  lastTurnAt: number | null;
+}
+
+export function channelsTable(): { el: HTMLElement; refresh(): Promise<void> } {
+  const body = h("tbody");
+  const refresh = async () => {
+    const st = await api<{ channels?: ChannelStatus[] }>("/api/status").catch(() => null);
+    if (!st?.channels) return;
+    clear(body);
+    for (const c of st.channels) {
+      const state = c.state === "listening" ? (c.connected ? "ready" : "idle") : c.state || "idle";
+      body.append(
+        h(
+          "tr",
+          { "data-channel": c.name },
+          h("td", {}, h("b", {}, c.name)),
+          h(
+            "td",
+            {},
+            h("span", { class: `state ${state}` }, c.state || "–"),
+            h("div", { class: "detail" }, c.via ? `via ${c.via}` : "seen in the log only"),
+            c.state === "ready" || !c.detail ? "" : h("div", { class: "detail" }, c.detail),
+          ),
+          h("td", {}, String(c.conversations)),
+          h("td", {}, c.lastTurnAt === null ? "–" : timeAgo(c.lastTurnAt)),
+        ),
+      );
+    }
+  };
+  const el = h(
+    "table",
+    { class: "plugins channels" },
+    h(
+      "thead",
+      {},
+      h("tr", {}, h("th", {}, "channel"), h("th", {}, "state"), h("th", {}, "conversations"), h("th", {}, "last turn")),
+    ),
+    body,
+  );
+  return { el, refresh };
+}

@@ -1,0 +1,62 @@
+/** The daemon's status as `homed status`, waiter and the web UI's plugins page show it. */
+import type { Agent } from "../agent/agent.ts";
+import type { Memory } from "../memory/memory.ts";
+import type { StatusResult } from "../protocol/control.ts";
+import type { Store } from "../store/store.ts";
+import { VERSION } from "../version.ts";
+import { channelStatus, type ControlClients } from "./channel-status.ts";
+import type { Config } from "./config.ts";
+import type { DataPaths } from "./data-paths.ts";
+import type { LlmSettings } from "./llm-settings.ts";
+import type { Supervisor } from "./supervisor.ts";
+
+export interface StatusSources {
+  startedAt: Date;
+  paths: DataPaths;
+  config: Config;
+  store: Store;
+  supervisor: Supervisor;
+  llm: LlmSettings;
+  agent: Agent;
+  memory: Memory;
+  clients: ControlClients;
+}
+
+export function kernelStatus(k: StatusSources): StatusResult {
+  const plugins = k.supervisor.list();
+  return {
+    version: VERSION,
+    pid: process.pid,
+    startedAt: k.startedAt.toISOString(),
+    uptimeMs: Date.now() - k.startedAt.getTime(),
+    dataDir: k.paths.dir,
+    listen: k.config.listen,
+    arch: process.arch,
+    store: {
+      path: k.paths.db,
+      schemaVersion: k.store.schemaVersion,
+      events: k.store.eventCount(),
+      sizeBytes: k.store.sizeBytes(),
+    },
+    plugins,
+    failClosed: k.supervisor.failClosed(),
+    llm: k.llm.view(),
+    tools: k.agent.tools
+      .list()
+      .map((t) => ({ name: t.def.name, plugin: t.plugin, risk: t.def.risk, approval: t.def.approval })),
+    memory: {
+      embedder: k.memory.dense?.embedder.id ?? null,
+      vectorsMade: k.memory.dense?.made ?? 0,
+      pending: k.memory.dense?.pending ?? 0,
+    },
+    stages: k.agent.stages
+      .all()
+      .map((h) => ({ stage: h.stage, plugin: h.plugin, priority: h.priority, deadlineMs: h.deadlineMs })),
+    channels: channelStatus({
+      plugins,
+      clients: k.clients.counts(),
+      activity: k.store.channelActivity(),
+      off: new Map(k.config.channels.a2a.enabled ? [] : [["a2a", "channels.a2a.enabled = false in config.toml"]]),
+    }),
+  };
+}
