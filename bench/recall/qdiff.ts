@@ -29,7 +29,11 @@ try {
     else session.handle(op);
   }
   session.commit();
-  const run = (p: LexicalParams) => scoreLme(cases, queries.map((q) => session.query(q, "hybrid", p))).perQuestion;
+  const run = (p: LexicalParams) =>
+    scoreLme(
+      cases,
+      queries.map((q) => session.query(q, "hybrid", p)),
+    ).perQuestion;
   // HOMED_QDIFF_SAVE=file keeps the first set's results; HOMED_QDIFF_BASE=file compares them
   // with this run's first set (another lexicon, another build).
   const ra = process.env.HOMED_QDIFF_BASE
@@ -38,7 +42,8 @@ try {
   if (process.env.HOMED_QDIFF_SAVE) writeFileSync(process.env.HOMED_QDIFF_SAVE, JSON.stringify(ra));
   const rb = process.env.HOMED_QDIFF_BASE ? run(a as LexicalParams) : run(b as LexicalParams);
   cases.forEach((c, i) => {
-    if (ra[i] !== rb[i]) console.log(`${(ra[i] as number).toFixed(2)} → ${(rb[i] as number).toFixed(2)} ${c.type} ${text.get(c.qid)}`);
+    if (ra[i] !== rb[i])
+      console.log(`${(ra[i] as number).toFixed(2)} → ${(rb[i] as number).toFixed(2)} ${c.type} ${text.get(c.qid)}`);
   });
 } finally {
   store.close();
