@@ -11,6 +11,8 @@ import { benchChannelA2a } from "./channel-a2a.ts";
 import { benchDist } from "./dist.ts";
 import { benchChannelQq } from "./channel-qq.ts";
 import { benchChannelWaiter } from "./channel-waiter.ts";
+import { benchScenes } from "./scenes.ts";
+import { benchBlocks } from "./blocks.ts";
 
 const t0 = performance.now();
 await benchStartup();
@@ -25,4 +27,6 @@ await benchChannelA2a();
 benchDist();
 await benchChannelQq();
 await benchChannelWaiter();
+await benchScenes();
+await benchBlocks();
 console.error(`bench run finished in ${((performance.now() - t0) / 1000).toFixed(1)} s`);

@@ -32,7 +32,7 @@ describe("arm64 build", () => {
     const v = await run([...qemu, "version"]);
     expect(v.stdout).toContain("linux/arm64");
     using dir = tempDir();
-    await using d = await startDaemon(dir.path, { bin: qemu });
+    await using d = await startDaemon(dir.path, { bin: qemu, readyTimeoutMs: 60_000 });
     const st = JSON.parse((await run([HOMED, "status", "-data", dir.path, "-json"])).stdout);
     expect(st.arch).toBe("arm64");
     expect(st.pid).toBe(d.proc.pid);
@@ -44,7 +44,7 @@ describe("arm64 build", () => {
         '{"op":"index","conv":"a","id":"t1","text":"我搬到了杭州"}\n{"op":"query","conv":"a","text":"杭州在哪","k":1}\n',
     });
     expect(r.stdout).toBe('{"ids":["t1"]}\n');
-  }, 60_000);
+  }, 120_000);
 
   test("the arm64 waiter runs under qemu: version, and -p against a local daemon", async () => {
     if (!QEMU) throw new Error("qemu-aarch64-static is missing: make test installs qemu-user-static as root");

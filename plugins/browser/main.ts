@@ -80,7 +80,7 @@ await plugin.tools([
       const s = await session.screenshot(args.full_page ?? false, MAX_TOOL_IMAGE_BYTES);
       return {
         content: `Screenshot of ${s.url} (${s.width}×${s.height} PNG${args.full_page ? ", full page" : ""}).`,
-        images: [{ mime: "image/png" as const, data: s.png }],
+        images: [{ mime: "image/png" as const, data: s.png, alt: `Screenshot of ${s.url}` }],
       };
     }),
   ),

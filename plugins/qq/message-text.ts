@@ -6,6 +6,7 @@
 import type * as v from "valibot";
 import { PluginMethod } from "../../src/protocol/plugin.ts";
 import { StoredImage } from "../../src/protocol/images.ts";
+import { imageTag } from "../../src/protocol/blocks.ts";
 import type { Plugin } from "../sdk/index.ts";
 import type { Segment } from "./onebot.ts";
 
@@ -68,7 +69,8 @@ export async function messageText(segments: readonly Segment[], o: TextOptions):
     const d = s.data;
     switch (s.type) {
       case "text":
-        out.push(str(d.text));
+        // Typed text cannot pose as a stored picture: only an image segment names a block.
+        out.push(str(d.text).replaceAll("[image block ", "[image-block "));
         break;
       case "at":
         // homed's own mention is how the group calls it, not part of what is said.
@@ -87,7 +89,7 @@ export async function messageText(segments: readonly Segment[], o: TextOptions):
       case "image":
         try {
           const img = await storeImage(o.plugin, await fetchImage(s, o.maxImageBytes));
-          out.push(`[image block ${img.sha256} ${img.mime} ${img.bytes} bytes]`);
+          out.push(imageTag(img));
         } catch (err) {
           o.plugin.log.warn("qq image not stored", { err: (err as Error).message });
           out.push(`[image not stored: ${(err as Error).message}]`);

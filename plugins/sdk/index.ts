@@ -25,6 +25,7 @@ import type { ImageMime } from "../../src/protocol/images.ts";
 export { type ToolSpec, toolDefinition } from "./tool-spec.ts";
 
 export { runProcess, type ProcessResult, type RunProcessOptions } from "./run-process.ts";
+export { getBlock } from "./blocks.ts";
 export { PLUGIN_EXIT_CONFIG } from "../../src/protocol/plugin.ts";
 export { EventType } from "../../src/protocol/events.ts";
 export {
@@ -49,10 +50,14 @@ export interface ToolContext {
   signal: AbortSignal;
 }
 
-/** An image a tool returns (a screenshot): its bytes and type. The kernel checks the type itself. */
+/**
+ * An image a tool returns (a screenshot): its bytes and type (the kernel checks the type itself),
+ * and optionally what it shows (`alt`, at most MAX_IMAGE_ALT_CHARS), which memory indexes.
+ */
 export interface ToolImage {
   mime: ImageMime;
   data: Uint8Array;
+  alt?: string;
 }
 
 /**

@@ -25,7 +25,12 @@ import {
 } from "../../src/protocol/agent.ts";
 import { createPluginLogger, type PluginLogger } from "./log.ts";
 import type { EventHandler, Handler, JsonSchemaTool, Plugin, StageHandlerFn, ToolImage, ToolOptions } from "./index.ts";
-import { MAX_TOOL_IMAGE_BYTES, MAX_TOOL_IMAGES, MAX_TOOL_IMAGES_TOTAL_BYTES } from "../../src/protocol/images.ts";
+import {
+  MAX_IMAGE_ALT_CHARS,
+  MAX_TOOL_IMAGE_BYTES,
+  MAX_TOOL_IMAGES,
+  MAX_TOOL_IMAGES_TOTAL_BYTES,
+} from "../../src/protocol/images.ts";
 
 type ToolRun = ToolOptions<v.GenericSchema>["run"];
 
@@ -287,7 +292,10 @@ export class PluginConnection implements Plugin {
    * learns why here, not from a dropped image). Sent only when the call still stands: blocks
    * of an answer nobody reads would hold the arena.
    */
-  private async sendImages(images: ToolImage[], signal: AbortSignal): Promise<{ mime: string; data: BulkRefFrame }[]> {
+  private async sendImages(
+    images: ToolImage[],
+    signal: AbortSignal,
+  ): Promise<{ mime: string; data: BulkRefFrame; alt?: string }[]> {
     if (images.length > MAX_TOOL_IMAGES)
       throw new Error(`at most ${MAX_TOOL_IMAGES} images per result (got ${images.length})`);
     let total = 0;
@@ -303,8 +311,11 @@ export class PluginConnection implements Plugin {
         `images of ${total} bytes exceed the stdio transport's inline limit (${this.hello.inlineBulkLimit})`,
       );
     if (signal.aborted) return [];
-    const out: { mime: string; data: BulkRefFrame }[] = [];
-    for (const i of images) out.push({ mime: i.mime, data: await this.link.sendBulk(i.data) });
+    const out: { mime: string; data: BulkRefFrame; alt?: string }[] = [];
+    for (const i of images) {
+      const alt = i.alt ? { alt: i.alt.slice(0, MAX_IMAGE_ALT_CHARS) } : {};
+      out.push({ mime: i.mime, data: await this.link.sendBulk(i.data), ...alt });
+    }
     return out;
   }
 

@@ -26,6 +26,8 @@ import type { ChatHub } from "./chat-hub.ts";
 import { exportJson, exportMarkdown } from "./conversation-export.ts";
 import { readJson } from "./http-util.ts";
 import { blockResponse } from "./blocks-route.ts";
+import { sceneRoutes } from "./scenes-routes.ts";
+import { getBlock } from "../sdk/blocks.ts";
 import { LiveTurns } from "./live-turns.ts";
 import { tooManyAttempts, type Security } from "./security.ts";
 
@@ -172,7 +174,13 @@ export function apiRoutes(plugin: Plugin, hub: ChatHub, security: Security): Hon
   api.post("/settings/reload", async (c) => c.json(await plugin.call(SettingsMethod.Reload, {}, ReloadResult)));
   api.get("/models", async (c) => c.json(await plugin.call(ChannelMethod.LlmModels, {}, LlmModelsResult)));
 
+  sceneRoutes(api, plugin);
   api.get("/blocks/:sha256", (c) => blockResponse(plugin.hello.dataDir, c.req.param("sha256")));
+  // A block record by id (blocks/get without its bytes) and where its bytes are served.
+  api.get("/block-records/:id", async (c) => {
+    const { block } = await getBlock(plugin, Number(c.req.param("id")), { bytes: false });
+    return c.json({ block, url: block.sha256 ? `/api/blocks/${block.sha256}` : null });
+  });
   api.get("/plugins", async (c) => c.json(await plugin.call(PluginMethod.List, {}, PluginList)));
   api.post("/plugins/:name/restart", async (c) =>
     c.json(await plugin.call(PluginMethod.Restart, { name: c.req.param("name") }, PluginInfo)),

@@ -20,6 +20,7 @@ import { ToolExecutor } from "./tool-executor.ts";
 import { ToolRegistry } from "./tools.ts";
 import { ConversationContext, type ContextItem } from "../memory/context.ts";
 import type { Memory } from "../memory/memory.ts";
+import type { Scenes, TurnScenes } from "../memory/scenes.ts";
 import { crossRecallNote } from "../memory/cross-recall.ts";
 import { type FoundEvent, MemorySearch } from "../memory/memory-search.ts";
 import { recallScope } from "../memory/recall-scope.ts";
@@ -46,6 +47,8 @@ export interface AgentDeps {
   blocks?: BlockStore;
   /** [tools.agent]: how deep agent_spawn may nest and each sub-agent's model calls; read at each call. */
   subAgents?: () => { maxDepth: number; maxIterations: number };
+  /** Recurring situations (src/memory/scenes.ts): recall boost, settings, clustering; null: none. */
+  scenes?: Scenes | null;
 }
 
 /** What the last model call of a conversation was sent, and what memory knows of it. */
@@ -72,6 +75,8 @@ export class Agent {
   readonly search: MemorySearch | null;
   /** Events memory_search brought back, per running turn. */
   private readonly brought = new Map<string, FoundEvent[]>();
+  /** Recurring situations, for the scenes RPCs (null: none). */
+  readonly scenes: Scenes | null;
   /** Turns of one conversation run one after another, whatever channel they come from. */
   private readonly queue = new ConversationQueue();
 
@@ -83,6 +88,7 @@ export class Agent {
   constructor(private readonly d: AgentDeps) {
     this.context = new ConversationContext(d.store, d.memory, d.pinnedRecent);
     this.search = d.memory ? new MemorySearch(d.store, d.memory) : null;
+    this.scenes = d.scenes ?? null;
     this.executor = new ToolExecutor({
       tools: this.tools,
       stages: this.stages,
@@ -150,6 +156,8 @@ export class Agent {
 
   private async runNow(input: TurnInput, sink: TurnSink, signal: AbortSignal): Promise<TurnResult> {
     const t0 = performance.now();
+    const scene = this.sceneOf(input);
+    const used: string[] = [];
     const r = await runTurn(
       {
         store: this.d.store,
@@ -167,13 +175,23 @@ export class Agent {
         recallAcross: (req) => {
           const memory = this.d.memory;
           if (!memory || !this.search) return null;
-          return crossRecallNote(this.search, memory, { ...req, scope: this.scopeOf(req.conv, req.untrusted) });
+          const boost = scene?.turn.memoryOf;
+          return crossRecallNote(this.search, memory, { ...req, scope: this.scopeOf(req.conv, req.untrusted), boost });
         },
       },
-      input,
-      sink,
+      scene ? { ...input, sceneSettings: scene.turn } : input,
+      scene
+        ? {
+            ...sink,
+            event: (e) => {
+              if (e.type === "tool-call") used.push(e.name);
+              sink.event(e);
+            },
+          }
+        : sink,
       signal,
     );
+    if (scene) this.observeScene(scene, input, r.turn, used);
     // The memory page keeps a copy with the turn's last model call; the running list goes.
     this.brought.delete(r.turn);
     this.d.log.info("turn finished", {
@@ -188,6 +206,49 @@ export class Agent {
       ...(r.error ? { error: r.error } : {}),
     });
     return r;
+  }
+
+  /**
+   * The scenes a person's turn is in, before it runs (none for a sub-agent's task or a turn of
+   * tool results only), and where the log stood, so its events can be told afterwards.
+   */
+  private sceneOf(input: TurnInput): { turn: TurnScenes; before: number } | null {
+    const scenes = this.scenes;
+    if (!scenes || input.subAgent || !input.text) return null;
+    try {
+      const t = {
+        conv: input.conv,
+        channel: input.channel,
+        scene: input.scene,
+        text: input.text,
+        untrusted: input.untrusted ?? false,
+      };
+      return { turn: scenes.forTurn(t), before: scenes.rows.lastEventId() };
+    } catch (err) {
+      this.d.log.warn("scenes not read; the turn runs without them", { err });
+      return null;
+    }
+  }
+
+  /** The turn joins or makes scenes; a failure costs scene quality, never the turn. */
+  private observeScene(scene: { before: number }, input: TurnInput, turn: string, tools: readonly string[]): void {
+    const scenes = this.scenes;
+    if (!scenes) return;
+    try {
+      scenes.observe({
+        turn,
+        conv: input.conv,
+        channel: input.channel,
+        scene: input.scene,
+        text: input.text,
+        untrusted: input.untrusted ?? false,
+        tools,
+        firstEvent: scene.before + 1,
+        lastEvent: scenes.rows.lastEventId(),
+      });
+    } catch (err) {
+      this.d.log.warn("scene clustering failed", { turn, err });
+    }
   }
 
   /** Index an event for memory; a failure costs recall quality, never the turn. */

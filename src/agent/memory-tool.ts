@@ -76,6 +76,9 @@ export interface MemoryToolDeps {
 const fail = (content: string): RunToolResult => ({ content: `error: ${content}`, isError: true });
 const cut = (text: string, n: number) => (text.length > n ? `${text.slice(0, n)}…` : text);
 const oneLine = (text: string) => text.replace(/\s+/g, " ").trim();
+/** " · image block 12: a red bike…" for each block an event holds (what a picture shows, if said). */
+const blocksNote = (f: FoundEvent) =>
+  (f.blocks ?? []).map((b) => ` · ${b.kind} block ${b.id}${b.text ? `: ${cut(oneLine(b.text), 80)}` : ""}`).join("");
 
 export function memoryTool(d: MemoryToolDeps): LocalTool {
   return {
@@ -96,7 +99,7 @@ export function memoryTool(d: MemoryToolDeps): LocalTool {
         if (found.length === 0) return { content: `No memories match "${query}".`, isError: false };
         const lines = found.map(
           (f) =>
-            `- id ${f.id} · ${formatTime(f.ts)} · ${sourceOf(f)}${f.conv === ctx.conv ? " (this conversation)" : ""} · score ${(f.score ?? 0).toFixed(2)} · ${f.role}: ${cut(oneLine(f.text), SNIPPET_CHARS)}`,
+            `- id ${f.id} · ${formatTime(f.ts)} · ${sourceOf(f)}${f.conv === ctx.conv ? " (this conversation)" : ""} · score ${(f.score ?? 0).toFixed(2)} · ${f.role}: ${cut(oneLine(f.text), SNIPPET_CHARS)}${blocksNote(f)}`,
         );
         return {
           content: `${found.length} memories match "${query}", best first. To bring some into context, call ${MEMORY_SEARCH} with {"ids": [...]}.\n${lines.join("\n")}`,

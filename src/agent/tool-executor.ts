@@ -182,7 +182,7 @@ export class ToolExecutor {
     if (ctx.allowed && !ctx.allowed.has(call.name))
       return out(
         "invalid",
-        `error: ${call.name} is not one of the tools this sub-agent may use: ${[...ctx.allowed].sort().join(", ") || "none"}.`,
+        `error: ${call.name} is not one of the tools this turn may use: ${[...ctx.allowed].sort().join(", ") || "none"}.`,
       );
     let args: unknown;
     try {

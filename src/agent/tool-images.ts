@@ -59,7 +59,8 @@ export function storeToolImages(
     const mime = sniffImageMime(bytes);
     if (!mime) return `[image ${n} dropped: its bytes are not a PNG, JPEG, WebP or GIF image]`;
     total += bytes.length;
-    images.push({ sha256: (blocks as BlockSink).put(bytes), mime, bytes: bytes.length });
+    const alt = frame.alt?.trim() ? { alt: frame.alt.trim() } : {};
+    images.push({ sha256: (blocks as BlockSink).put(bytes), mime, bytes: bytes.length, ...alt });
     // The sniffed type is what is stored and served; a wrong claim is only worth a note.
     return mime !== frame.mime ? `[image ${n}: claimed ${frame.mime}, but its bytes are ${mime}]` : null;
   }

@@ -31,6 +31,7 @@ import {
   redirect,
   runTools,
   shapeOutput,
+  type TurnScope,
 } from "./turn-steps.ts";
 
 export type TurnStopReason =
@@ -83,6 +84,11 @@ export interface TurnInput {
    * budget, how deep it is, and no quotes from other conversations (its context is the task).
    */
   subAgent?: { tools: ReadonlySet<string>; maxIterations: number; depth: number };
+  /**
+   * What the scenes the turn is in set (src/memory/scenes.ts): persona texts added to the system
+   * prompt, and the only tools it may use (null: not narrowed). A scene only ever narrows.
+   */
+  sceneSettings?: { persona: readonly string[]; tools: ReadonlySet<string> | null };
 }
 
 export interface TurnResult {
@@ -150,6 +156,7 @@ export interface TurnDeps {
 
 export async function runTurn(d: TurnDeps, input: TurnInput, sink: TurnSink, signal: AbortSignal): Promise<TurnResult> {
   const s = beginTurn(d, input, sink, signal);
+  applyScene(s, input.sceneSettings);
   // Tool results are not a person's words: on_input sees only text.
   const gate = input.text ? await gateInput(s, input.text) : { stop: null, text: "" };
   if (gate.stop) return await finish(s, gate.reply, gate.stop, false);
@@ -199,3 +206,12 @@ export async function runTurn(d: TurnDeps, input: TurnInput, sink: TurnSink, sig
 }
 
 const withNote = (text: string, note: string) => (text ? `${text}\n\n${note}` : note);
+
+/** A scene's persona joins the system prompt; its tools narrow what the turn may use, never widen it. */
+function applyScene(s: TurnScope, scene: TurnInput["sceneSettings"]): void {
+  if (!scene) return;
+  if (scene.persona.length)
+    s.cfg = { ...s.cfg, systemPrompt: [s.cfg.systemPrompt, ...scene.persona].filter(Boolean).join("\n\n") };
+  const only = scene.tools;
+  if (only) s.allowed = new Set(s.allowed ? [...s.allowed].filter((t) => only.has(t)) : only);
+}

@@ -27,6 +27,7 @@ import {
 import { estimateTokens } from "../memory/tokens.ts";
 import type { StoredEvent } from "../store/store.ts";
 import { runChatTurn } from "./chat-turn.ts";
+import { sceneMethods } from "./scene-methods.ts";
 import { checkModel } from "./check-model.ts";
 import type { KernelServices } from "./kernel-services.ts";
 
@@ -201,15 +202,16 @@ export function channelMethods(k: KernelServices): Record<string, (params: unkno
           ...(m.role === "assistant" && m.toolCalls ? { toolCalls: m.toolCalls } : {}),
           ...(m.role === "tool" ? { name: m.name } : {}),
         })),
-        brought: [...c.brought],
+        brought: c.brought.map((f) => ({ ...f, blocks: f.blocks ?? [] })),
       };
     },
     // A person's whole memory: the built-in web UI may search it, an installed plugin may not.
     [ChannelMethod.MemorySearch]: (params, plugin): MemoryHit[] => {
       builtinOnly(plugin, "searching memory");
       const p = parseParams(MemorySearchParams, params);
-      return k.agent.searchMemory(p.query, p.k).map((f) => ({ ...f, text: snippet(f.text) }));
+      return k.agent.searchMemory(p.query, p.k).map((f) => ({ ...f, text: snippet(f.text), blocks: f.blocks ?? [] }));
     },
+    ...sceneMethods(k, builtinOnly),
     [SettingsMethod.Get]: (_params, plugin) => {
       builtinOnly(plugin, "reading the settings");
       return k.settings.view();

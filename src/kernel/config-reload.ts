@@ -1,6 +1,6 @@
 /**
  * What a configuration reload changes without a restart: [llm], [agent] but its tool timeout,
- * [approval], memory's recall_untrusted, [mcp] (the mcp plugin restarts to reconnect, or
+ * [approval], memory's recall_untrusted and [memory.scenes] half-life, [mcp] (the mcp plugin restarts to reconnect, or
  * starts when its first server is configured) and [channels.qq] (the qq plugin starts when it is
  * turned on, restarts with new settings; turning it off needs a restart). Every other changed
  * path is reported as needing a restart and left as it was.
@@ -31,7 +31,8 @@ export function applyLiveChanges(
     p.startsWith("mcp.") ||
     (p.startsWith("channels.qq.") && next.channels.qq.enabled) ||
     (p.startsWith("agent.") && p !== "agent.tool_timeout_ms") ||
-    p === "memory.recall_untrusted";
+    p === "memory.recall_untrusted" ||
+    p === "memory.scenes.half_life_days";
   const applied = changed.filter(live);
   const restartNeeded = changed.filter((p) => !live(p));
   const c = current;
@@ -41,6 +42,7 @@ export function applyLiveChanges(
   Object.assign(c.approval, next.approval);
   deps.agent.setApproval(c.approval);
   c.memory.recall_untrusted = next.memory.recall_untrusted;
+  c.memory.scenes.half_life_days = next.memory.scenes.half_life_days;
   if (applied.some((p) => p.startsWith("mcp."))) {
     c.mcp.servers = next.mcp.servers;
     const mcp = deps.supervisor.list().find((p) => p.name === "mcp");

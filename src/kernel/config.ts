@@ -21,6 +21,7 @@ import { isPolicyPattern } from "../agent/approval.ts";
 import { ToolsConfig } from "./tools-config.ts";
 import { A2aConfig } from "./a2a-config.ts";
 import { QqConfig } from "./qq-config.ts";
+import { ScenesConfig } from "./scenes-config.ts";
 
 export { CONFIG_TEMPLATE } from "./config-template.ts";
 
@@ -95,6 +96,7 @@ export const ConfigSchema = v.strictObject({
         "",
       ),
       recall_untrusted: v.optional(v.boolean("must be true or false"), false),
+      scenes: v.optional(ScenesConfig, {}),
     }),
     {},
   ),

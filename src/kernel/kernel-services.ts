@@ -9,7 +9,8 @@ import type { Agent } from "../agent/agent.ts";
 import type { RpcPeer } from "../ipc/rpc-peer.ts";
 import type { Memory } from "../memory/memory.ts";
 import type { StatusResult } from "../protocol/control.ts";
-import type { PluginInfo } from "../protocol/plugin.ts";
+import type { BulkRefFrame, PluginInfo } from "../protocol/plugin.ts";
+import type { BlockRecord } from "../protocol/blocks.ts";
 import type { Store } from "../store/store.ts";
 import type { Config } from "./config.ts";
 import type { ReloadResult, SettingsPatch, SettingsSaveResult, SettingsView } from "../protocol/settings.ts";
@@ -44,7 +45,7 @@ export interface KernelServices {
     | "pluginRecords"
   >;
   readonly memory: Pick<Memory, "add" | "layerIds" | "peekCold">;
-  readonly agent: Pick<Agent, "run" | "lastContext" | "searchMemory" | "forgetContext">;
+  readonly agent: Pick<Agent, "run" | "lastContext" | "searchMemory" | "forgetContext" | "scenes">;
   /** Running turns by conversation, for clients that re-attach (`chat.attach`). */
   readonly live: LiveChats;
   readonly llm: Pick<LlmSettings, "view" | "set" | "model">;
@@ -53,11 +54,17 @@ export interface KernelServices {
   readonly plugins: PluginServices;
   /** The sections of config.toml a plugin may read (config/get); approval's timeout bounds every question. */
   readonly config: Pick<Config, "web" | "mcp" | "approval" | "agent" | "tools" | "channels">;
-  /** A plugin's bulk bytes (copied out, the reference released) and the block store they go to. */
+  /**
+   * A plugin's bulk bytes (copied out, the reference released), the block store they go to, block
+   * records, and bytes handed to a plugin (its arena on shm, base64 on stdio up to the limit).
+   */
   readonly blocks: {
     take(plugin: string, ref: unknown): Uint8Array;
     release(plugin: string, ref: unknown): void;
     put(bytes: Uint8Array): string;
+    read(sha256: string): Uint8Array | null;
+    record(id: number): BlockRecord | null;
+    send(plugin: string, bytes: Uint8Array): Promise<BulkRefFrame>;
   };
   /** The web login token in force (config.toml, or DATA/web-token). */
   readonly webToken: string;

@@ -7,7 +7,7 @@ import type { StatusResult } from "../protocol/control.ts";
 import { listenUnixRpc, type RpcServer } from "../ipc/unix-rpc.ts";
 import { VERSION } from "../version.ts";
 import { Store } from "../store/store.ts";
-import { pluginBulk } from "./plugin-bulk.ts";
+import { kernelBlocks, pluginBulk } from "./plugin-bulk.ts";
 import { BlockStore } from "../store/blocks.ts";
 import { loadConfig, type Config } from "./config.ts";
 import { controlHandler } from "./control.ts";
@@ -41,6 +41,7 @@ import type { KernelServices } from "./kernel-services.ts";
 import { ensureWebToken } from "./web-token.ts";
 import { checkListen } from "./listen-check.ts";
 import { eventText, Memory } from "../memory/memory.ts";
+import { kernelScenes } from "./scenes-config.ts";
 import { Tokenizer } from "../embed/tokenizer.ts";
 import { processRss, RssWatchdog } from "./rss-watchdog.ts";
 
@@ -83,7 +84,8 @@ export class Kernel {
     this.blocks = new BlockStore(paths.dir);
     this.llm = new LlmSettings(paths.dir, config, log.with({ component: "llm" }));
     this.models = new ProviderModels(this.llm, log.with({ component: "llm" }));
-    this.memory = new Memory(store, new Tokenizer());
+    const tokenizer = new Tokenizer();
+    this.memory = new Memory(store, tokenizer);
     this.agent = new Agent({
       store,
       caller: {
@@ -107,6 +109,7 @@ export class Kernel {
       approval: config.approval,
       toolTimeoutMs: config.agent.tool_timeout_ms,
       memory: this.memory,
+      scenes: kernelScenes(store, tokenizer, config.memory),
       blocks: this.blocks,
       pinnedRecent: config.memory.pinned_recent,
       subAgents: () => ({ maxDepth: config.tools.agent.max_depth, maxIterations: config.tools.agent.max_iterations }),
@@ -332,7 +335,7 @@ export class Kernel {
       get webToken() {
         return kernel.webToken;
       },
-      blocks: { ...this.bulk, put: (bytes) => this.blocks.put(bytes) },
+      blocks: kernelBlocks(this.bulk, this.blocks, this.store.db),
       passThrough: (names) => passThrough(env, names),
       secretValues: () => readSecretValues(this.paths.dir, this.log),
       settings: {

@@ -5,7 +5,7 @@
  * |---|---|
  * | plugin/hello, facility/ready, plugin/ready, plugins/list, plugins/restart, plugin/keep-running | the supervisor's plugin RPC (src/kernel/plugin-rpc.ts; restarting another plugin: built-in plugins only), before this table |
  * | kernel/status, config/get, records/append, records/list | this file |
- * | blocks/put | block-methods.ts |
+ * | blocks/put, blocks/get | block-methods.ts |
  * | tools/register, tools/unregister, stages/register (AgentMethod) | `Agent.pluginMethods` (src/agent/agent.ts) |
  * | chat/send, chat/cancel, conversations/*, context/get, llm/* (ChannelMethod) | channel-methods.ts |
  *

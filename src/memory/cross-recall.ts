@@ -40,6 +40,8 @@ export interface CrossRecallRequest {
    * them is not quoted again, though it was logged in another conversation (an earlier one-off).
    */
   known?: ReadonlySet<string>;
+  /** Memories of the scenes the turn is in rank first (src/memory/scenes.ts TurnScenes.memoryOf). */
+  boost?: (id: number, conv: string) => number;
 }
 
 /** The note for `req` and its cost in tokens; null (cost 0) when nothing matches or it may not look. */
@@ -57,6 +59,7 @@ export function crossRecallNote(
     .find(req.scope, req.input, MAX_QUOTES + Math.min(known.size, MAX_QUOTES), {
       excludeTurn: req.turn,
       accept: (conv) => conv !== req.conv,
+      boost: req.boost,
     })
     .filter((f) => (f.score ?? 0) >= CROSS_RECALL_MIN_SCORE && !known.has(f.text))
     .slice(0, MAX_QUOTES);

@@ -13,6 +13,7 @@ import { ConvIndex, type IndexedEvent } from "./conv-index.ts";
 import { readEventBody } from "../protocol/event-bodies.ts";
 import { bodyText } from "./event-text.ts";
 import { saysToday } from "./time.ts";
+import { blockTexts, withBlockTexts } from "../store/block-records.ts";
 
 export interface Scored {
   id: number;
@@ -29,9 +30,10 @@ export interface EventMeta {
 
 /**
  * The layout of `event_terms.terms`, and of the words the tokenizer makes (3: irregular past forms
- * as their verb); rows of another layout are re-made from the log.
+ * as their verb; 4: with the texts of the event's blocks); rows of another layout are re-made
+ * from the log.
  */
-const FORMAT = "3";
+const FORMAT = "4";
 
 interface StoredTerms {
   /** Words, space-separated (no term holds a space). */
@@ -96,7 +98,7 @@ export class LexicalIndex {
             time: typeof b.time === "number" ? b.time : typeof b.time === "string" ? Date.parse(b.time) : null,
           };
         }
-        this.add(r.id, r.conv, text, meta);
+        this.add(r.id, r.conv, withBlockTexts(text, blockTexts(this.db, r.id)), meta);
       }
       this.db
         .query(

@@ -10,6 +10,8 @@ import { readEventBody } from "../protocol/event-bodies.ts";
 import { bodyText } from "./event-text.ts";
 import type { Memory } from "./memory.ts";
 import { inScope, type RecallScope } from "./recall-scope.ts";
+import { BlockRecords } from "../store/block-records.ts";
+import type { BlockRecord } from "../protocol/blocks.ts";
 
 /** One remembered event as search shows it. */
 export interface FoundEvent {
@@ -25,10 +27,22 @@ export interface FoundEvent {
   text: string;
   /** Relevance within the scope, the best = 1 (null when brought by id). */
   score: number | null;
+  /** The event's blocks (a picture and its caption), held by the event's layer. */
+  blocks?: Pick<BlockRecord, "id" | "kind" | "sha256" | "mime" | "text" | "holder">[];
 }
 
 /** Candidates are over-fetched by this factor, so that dropping the caller's own turn leaves enough. */
 const OVERFETCH = 3;
+/**
+ * What a memory of an active scene (src/memory/scenes.ts) adds to its score when ranking, times
+ * how well the scene matches the turn: memories of the situation the person is in come first
+ * among those that match. Chosen on bench/scenes.ts (docs/BENCHMARKS.md, synthetic): 0.2–0.3
+ * put the situation's latest fact first every time without losing a question that names another
+ * situation; 0.1 is too weak (r@1 74%), 0.5 already takes the first place from such questions.
+ */
+export const SCENE_BOOST = 0.25;
+/** With a scene boost, more candidates are ranked, so scene memories just below the cut can rise. */
+const SCENE_OVERFETCH = 4;
 
 function roleOf(e: StoredEvent): string {
   const r = readEventBody(e.kind, e.body);
@@ -44,10 +58,14 @@ function turnOf(e: StoredEvent): string | null {
 }
 
 export class MemorySearch {
+  private readonly records: BlockRecords;
+
   constructor(
     private readonly store: Store,
     private readonly memory: Memory,
-  ) {}
+  ) {
+    this.records = new BlockRecords(store.db);
+  }
 
   /**
    * The best `k` events of `scope` for `query`, best first. `exclude` leaves events out (the
@@ -57,25 +75,35 @@ export class MemorySearch {
     scope: RecallScope,
     query: string,
     k: number,
-    opts: { excludeTurn?: string; accept?: (conv: string) => boolean } = {},
+    opts: {
+      excludeTurn?: string;
+      accept?: (conv: string) => boolean;
+      /** How well the scene an event is a memory of matches the turn (0: none); those rank first. */
+      boost?: (id: number, conv: string) => number;
+    } = {},
   ): FoundEvent[] {
     const accept = opts.accept;
+    const boost = opts.boost;
     // Forgotten events are no candidates at all, so they cannot crowd out what may be found.
     const forgotten = this.store.forgottenBounds();
     const remembered = (id: number, conv: string) => id > (forgotten.get(conv) ?? 0);
     const ranked = this.memory.search(
       scope,
       query,
-      k * OVERFETCH,
+      k * OVERFETCH * (boost ? SCENE_OVERFETCH : 1),
       (id, conv) => remembered(id, conv) && (accept ? accept(conv) : true),
     );
     const score = new Map(ranked.map((r) => [r.id, r.score]));
+    // Ranked with the boost; the score shown stays the match's own.
+    const rank = new Map(
+      ranked.map((r) => [r.id, r.score + (boost && r.score > 0 ? SCENE_BOOST * boost(r.id, r.conv) : 0)]),
+    );
     const found = this.describe(ranked.map((r) => r.id)).filter(
       (f) => opts.excludeTurn === undefined || f.turn !== opts.excludeTurn,
     );
     return found
       .map((f) => ({ ...f.event, score: score.get(f.event.id) ?? 0 }))
-      .sort((a, b) => (b.score ?? 0) - (a.score ?? 0) || b.id - a.id)
+      .sort((a, b) => (rank.get(b.id) ?? 0) - (rank.get(a.id) ?? 0) || b.id - a.id)
       .slice(0, k);
   }
 
@@ -99,6 +127,7 @@ export class MemorySearch {
   private describe(ids: readonly number[]): { event: FoundEvent; turn: string | null }[] {
     const events = this.store.eventsByIds(ids);
     const channels = this.channels([...new Set(events.map((e) => e.conv))]);
+    const blocks = this.records.ofEvents(events.map((e) => e.id));
     const out: { event: FoundEvent; turn: string | null }[] = [];
     for (const e of events) {
       const r = readEventBody(e.kind, e.body);
@@ -114,6 +143,14 @@ export class MemorySearch {
           role: roleOf(e),
           text,
           score: null,
+          blocks: (blocks.get(e.id) ?? []).map(({ id, kind, sha256, mime, text, holder }) => ({
+            id,
+            kind,
+            sha256,
+            mime,
+            text,
+            holder,
+          })),
         },
         turn: turnOf(e),
       });

@@ -11,6 +11,7 @@ import { rankEvents, type IdSet } from "./relevance.ts";
 import type { DenseIndex } from "./dense-index.ts";
 import { PersonIndex } from "./person-index.ts";
 import type { RecallScope } from "./recall-scope.ts";
+import { blockTexts, withBlockTexts } from "../store/block-records.ts";
 
 export { eventText } from "./event-text.ts";
 
@@ -58,10 +59,14 @@ export class Memory {
     this.person = new PersonIndex(store.db, this.index);
   }
 
-  /** Index an event's text (empty text is fine: it simply matches nothing). */
+  /**
+   * Index an event's text (empty text is fine: it simply matches nothing), with what its blocks
+   * carry (a caption, a file name, alt text), so "the photo of the red bike" finds the photo.
+   */
   add(eventId: number, conv: string, text: string): void {
-    this.index.add(eventId, conv, text, { time: Date.now() });
-    this.dense?.enqueue(eventId, conv, text);
+    const full = withBlockTexts(text, blockTexts(this.store.db, eventId));
+    this.index.add(eventId, conv, full, { time: Date.now() });
+    this.dense?.enqueue(eventId, conv, full);
   }
 
   /** Before scoring for `text`: embed it once, if a dense model is in use. */

@@ -6,7 +6,7 @@
  * denies.
  */
 import * as v from "valibot";
-import { ImageMimeSchema, type StoredImage } from "./images.ts";
+import { ImageMimeSchema, MAX_IMAGE_ALT_CHARS, type StoredImage } from "./images.ts";
 import { BulkRefSchema } from "./plugin.ts";
 
 export const STAGES = [
@@ -160,9 +160,14 @@ export const CancelToolParams = v.object({ callId: v.string() });
 /**
  * An image in a tool's answer: its bytes as bulk (a segment reference, or base64 on stdio) and
  * the type the plugin claims. The kernel checks the size and sniffs the type itself
- * (src/protocol/images.ts); the claim is only compared.
+ * (src/protocol/images.ts); the claim is only compared. `alt`: what the image shows (a
+ * screenshot's page), kept with its block record and indexed, so memory finds the image by it.
  */
-export const ToolImageFrame = v.strictObject({ mime: ImageMimeSchema, data: BulkRefSchema });
+export const ToolImageFrame = v.strictObject({
+  mime: ImageMimeSchema,
+  data: BulkRefSchema,
+  alt: v.optional(v.pipe(v.string(), v.maxLength(MAX_IMAGE_ALT_CHARS))),
+});
 
 export const RunToolResult = v.object({
   content: v.string(),

@@ -5,6 +5,7 @@
  */
 import * as v from "valibot";
 import { StoredImage } from "./images.ts";
+import { BlockRecordSchema } from "./blocks.ts";
 
 export const ChannelMethod = {
   ChatSend: "chat/send",
@@ -149,6 +150,8 @@ export const MemoryHit = v.object({
   text: v.string(),
   /** Relevance, the best of the search = 1; null for events brought back by id. */
   score: v.nullable(v.number()),
+  /** The event's blocks (src/protocol/blocks.ts): a picture's id, hash, type, caption, holder. */
+  blocks: v.optional(v.array(v.pick(BlockRecordSchema, ["id", "kind", "sha256", "mime", "text", "holder"])), []),
 });
 export type MemoryHit = v.InferOutput<typeof MemoryHit>;
 

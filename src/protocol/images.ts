@@ -24,8 +24,19 @@ export const MAX_TOOL_IMAGES_TOTAL_BYTES = 8 * 1024 * 1024;
 /** A block's name: the lower-case hex SHA-256 of its bytes. */
 export const BlockHash = v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, "a block hash is 64 lower-case hex digits"));
 
-/** An image a tool returned, as the log records it: its block and its sniffed type. */
-export const StoredImage = v.object({ sha256: BlockHash, mime: ImageMimeSchema, bytes: v.number() });
+/** Characters of an image's alt text (what it shows, as the tool that made it says). */
+export const MAX_IMAGE_ALT_CHARS = 300;
+
+/**
+ * An image a tool returned, as the log records it: its block, its sniffed type, and the alt
+ * text the tool gave (indexed with its block record, src/store/event-blocks.ts).
+ */
+export const StoredImage = v.object({
+  sha256: BlockHash,
+  mime: ImageMimeSchema,
+  bytes: v.number(),
+  alt: v.optional(v.string()),
+});
 export type StoredImage = v.InferOutput<typeof StoredImage>;
 
 /** `blocks/ab/ab12…`: where a block lives under the data dir (POSIX separators). */

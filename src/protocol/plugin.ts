@@ -35,6 +35,8 @@ export const PluginMethod = {
   RecordsList: "records/list",
   /** Store bytes a channel received (an image in a message) in DATA/blocks; built-in plugins only. */
   BlocksPut: "blocks/put",
+  /** A block record by id with its bytes as bulk (src/protocol/blocks.ts); built-in plugins only. */
+  BlocksGet: "blocks/get",
   /** kernel → plugin: please exit cleanly. */
   Shutdown: "plugin/shutdown",
   /** kernel → plugin: liveness check. */

@@ -9,11 +9,14 @@
  */
 import type { Database } from "bun:sqlite";
 import { HomedError } from "../protocol/errors.ts";
+import { adoptBlocks } from "./event-blocks.ts";
 
 export interface Migration {
   version: number;
   name: string;
   sql: string;
+  /** Work SQL alone cannot do (parsing bodies), run after `sql` in the same transaction. */
+  run?: (db: Database) => void;
 }
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -158,6 +161,70 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE conversations ADD COLUMN scene TEXT NOT NULL DEFAULT '';
     `,
   },
+  {
+    version: 9,
+    name: "scenes",
+    sql: `
+      -- Recurring situations (DESIGN §6, src/memory/scenes.ts). A row is a candidate until its
+      -- fingerprint occurs a second time (minSceneEvidence = 2), then a scene. A declared scene has
+      -- the key a channel declared (chan:qq/peer:group_1); a clustered one has key '' and, grown
+      -- inside a declared scene, that scene's key as parent_key. strength is as of last_seen (it
+      -- decays by the configured half-life from then); settings: {persona, tools} the owner set.
+      CREATE TABLE scenes (
+        id         INTEGER PRIMARY KEY AUTOINCREMENT,
+        status     TEXT    NOT NULL CHECK (status IN ('candidate', 'scene')),
+        key        TEXT    NOT NULL DEFAULT '',
+        parent_key TEXT    NOT NULL DEFAULT '',
+        features   TEXT    NOT NULL,
+        strength   REAL    NOT NULL,
+        created_at INTEGER NOT NULL,
+        last_seen  INTEGER NOT NULL,
+        settings   TEXT    NOT NULL DEFAULT '{}'
+      );
+      CREATE UNIQUE INDEX scenes_declared ON scenes(key) WHERE key != '';
+      CREATE INDEX scenes_parent ON scenes(parent_key, status);
+      -- The turns of a scene: events of conv with first_event <= id <= last_event are its memories.
+      CREATE TABLE scene_members (
+        scene_id    INTEGER NOT NULL REFERENCES scenes(id),
+        turn        TEXT    NOT NULL,
+        conv        TEXT    NOT NULL,
+        ts          INTEGER NOT NULL,
+        first_event INTEGER NOT NULL,
+        last_event  INTEGER NOT NULL,
+        PRIMARY KEY (scene_id, turn)
+      );
+    `,
+  },
+  {
+    version: 10,
+    name: "block records with one holder",
+    sql: `
+      -- A block is a per-event record with its own id pointing at bytes in DATA/blocks (DESIGN §5).
+      -- Its one holder is its event's layer (event_state, one row per event): one event_id per
+      -- record, and records never change or go, so a block can neither have two holders nor
+      -- change id, and no reference counting is needed. sha256 is NULL for a block without bytes.
+      CREATE TABLE blocks (
+        id       INTEGER PRIMARY KEY AUTOINCREMENT,
+        event_id INTEGER NOT NULL REFERENCES events(id),
+        seq      INTEGER NOT NULL,
+        kind     TEXT    NOT NULL CHECK (kind IN ('text', 'image', 'audio', 'video', 'page', 'file')),
+        sha256   TEXT    CHECK (sha256 IS NULL OR length(sha256) = 64),
+        mime     TEXT    NOT NULL DEFAULT '',
+        size     INTEGER NOT NULL DEFAULT 0,
+        text     TEXT    NOT NULL DEFAULT '', -- caption, file name, alt text: indexed with the event
+        UNIQUE (event_id, seq)
+      );
+      CREATE INDEX blocks_sha ON blocks(sha256);
+      CREATE TRIGGER blocks_no_update BEFORE UPDATE ON blocks
+        BEGIN SELECT RAISE(ABORT, 'block records never change: UPDATE refused'); END;
+      CREATE TRIGGER blocks_no_delete BEFORE DELETE ON blocks
+        BEGIN SELECT RAISE(ABORT, 'block records are never deleted: DELETE refused'); END;
+    `,
+    // Images logged before this migration (tool results, QQ pictures) become their events' blocks.
+    run: (db) => {
+      adoptBlocks(db);
+    },
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -181,6 +248,7 @@ export function migrate(db: Database, path: string): void {
     if (m.version <= current) continue;
     db.transaction(() => {
       db.exec(m.sql);
+      m.run?.(db);
       db.exec(`PRAGMA user_version = ${m.version}`);
     })();
   }

@@ -10,6 +10,7 @@ import { eventOf, PLUGIN_RECORDS_CONV_PREFIX, readBodyOf } from "../protocol/eve
 import { HomedError } from "../protocol/errors.ts";
 import { UNLISTED_CONV_PREFIX } from "../protocol/channel.ts";
 import { migrate, userVersion } from "./migrations.ts";
+import { blocksOfEvent, insertBlocks } from "./event-blocks.ts";
 import type { AppendEvent, ConversationRow, EventRow, StoredEvent } from "./rows.ts";
 
 export type { AppendEvent, ConversationRow, StoredEvent } from "./rows.ts";
@@ -78,7 +79,7 @@ export class Store {
     return userVersion(this.db);
   }
 
-  /** Append one event and its layer-1 state in one transaction; returns id and timestamp. */
+  /** Append one event, its layer-1 state and its block records in one transaction; returns id and timestamp. */
   append(ev: AppendEvent): { id: number; ts: number } {
     const ts = ev.ts ?? Date.now();
     const body = JSON.stringify(ev.body ?? null);
@@ -86,6 +87,7 @@ export class Store {
       const row = this.insertEvent.get(ts, ev.conv, ev.kind, ev.actor, ev.untrusted ? 1 : 0, body);
       if (!row) throw new HomedError("store", "insert returned no id");
       this.insertState.run(row.id, ts);
+      insertBlocks(this.db, row.id, blocksOfEvent(ev.kind, body));
       return { id: row.id, ts };
     })();
   }

@@ -92,7 +92,7 @@ describe("agent_spawn", () => {
     expect(toolNames(two!)).not.toContain("agent_spawn");
     expect(toolNames(two!)).toContain("echo_text");
     expect(messages(twoAgain!).find((m) => m.role === "tool")?.content).toStartWith(
-      "error: agent_spawn is not one of the tools this sub-agent may use",
+      "error: agent_spawn is not one of the tools this turn may use",
     );
     expect(messages(oneAgain!).find((m) => m.role === "tool")?.content).toBe("deep");
     // Three turns below the person's: one child, one grandchild, each in its own conversation.

@@ -6,6 +6,7 @@
  * reconnecting after the implementation restarts, and an owner's y/n approval.
  */
 import { describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createHash } from "node:crypto";
@@ -101,6 +102,18 @@ describe("qq over forward WebSocket", () => {
     const imageTurn = lastUserText(rig.llm.requests[1]!.body);
     expect(imageTurn).toContain(`[image block ${sha} image/png ${PNG.length} bytes]`);
     expect(imageTurn).toContain("[ok]");
+    // The picture is a block record of the user message, captioned by its words (issue 15).
+    const db = new Database(join(dir.path, "homed.db"), { readonly: true });
+    const recs = db
+      .query<{ kind: string; mime: string; size: number; text: string }, [string]>(
+        "SELECT kind, mime, size, text FROM blocks WHERE sha256 = ?",
+      )
+      .all(sha);
+    db.close();
+    expect(recs).toHaveLength(1);
+    expect(recs[0]).toMatchObject({ kind: "image", mime: "image/png", size: PNG.length });
+    expect(recs[0]?.text).toContain("look");
+    expect(recs[0]?.text).toContain("[ok]");
 
     // Rate limit: 3 a minute; two turns used, one more is answered, then one notice, then silence.
     rig.llm.script([{ text: "third" }, { text: "never sent" }]);

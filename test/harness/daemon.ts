@@ -91,10 +91,16 @@ export function spawnDaemon(
   return d;
 }
 
-/** Start a daemon and wait until it says it is ready. */
-export async function startDaemon(dataDir: string, opts: Parameters<typeof spawnDaemon>[1] = {}): Promise<Daemon> {
+/**
+ * Start a daemon and wait until it says it is ready (15 s, or `readyTimeoutMs`: an emulated
+ * arm64 daemon on a loaded machine takes longer).
+ */
+export async function startDaemon(
+  dataDir: string,
+  opts: Parameters<typeof spawnDaemon>[1] & { readyTimeoutMs?: number } = {},
+): Promise<Daemon> {
   const d = spawnDaemon(dataDir, opts);
-  await d.waitFor('msg="homed ready"');
+  await d.waitFor('msg="homed ready"', opts.readyTimeoutMs);
   return d;
 }
 

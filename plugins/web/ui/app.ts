@@ -1,10 +1,11 @@
-/** The web UI: a conversation list, the chat, plugins, memory and settings pages. Hash routes. */
+/** The web UI: a conversation list, the chat, plugins, memory, scenes and settings pages. Hash routes. */
 import { api, whenUnauthorized } from "./api.ts";
 import { ChatPane } from "./chat.ts";
 import { conversationBar, conversationList, pageBar, type Conversation } from "./conversations.ts";
 import { clear, h } from "./dom.ts";
 import { loginView, memoryView, pluginsView, providerView, type Provider } from "./views.ts";
 import { settingsView } from "./settings.ts";
+import { scenesView } from "./scenes.ts";
 
 const root = document.getElementById("app") as HTMLElement;
 const side = h("nav", { class: "side", id: "side" });
@@ -46,6 +47,7 @@ async function renderSide(convs?: Conversation[]): Promise<void> {
       h("a", { href: `#/chat/${encodeURIComponent(active)}` }, "Chat"),
       h("a", { href: "#/plugins" }, "Plugins"),
       h("a", { href: `#/memory/${encodeURIComponent(active)}` }, "Memory"),
+      h("a", { href: "#/scenes" }, "Scenes"),
       h("a", { href: "#/settings" }, "Settings"),
     ),
     conversationList(list, active),
@@ -108,6 +110,8 @@ async function route(): Promise<void> {
       providerView(provider, false, () => void renderSide()),
       settings,
     );
+  } else if (hash === "#/scenes") {
+    main.append(pageBar("Scenes", menu), scenesView());
   } else if (hash.startsWith("#/memory/")) {
     main.append(pageBar("Memory", menu), memoryView(currentConv()));
   } else {

@@ -11,6 +11,32 @@ export interface MemoryHit {
   role: string;
   text: string;
   score: number | null;
+  /** The event's blocks: pictures with what they show, held where the event is (L1, L2). */
+  blocks?: { id: number; kind: string; sha256: string | null; mime: string; text: string; holder: string }[];
+}
+
+/** An event's picture blocks, each a thumbnail linking to its full size, captioned by its text. */
+function blockViews(e: MemoryHit): HTMLElement | null {
+  const pics = (e.blocks ?? []).filter((b) => b.kind === "image" && b.sha256);
+  if (pics.length === 0) return null;
+  return h(
+    "div",
+    { class: "tool-images hit-blocks" },
+    ...pics.map((b) => {
+      const src = `/api/blocks/${encodeURIComponent(b.sha256 ?? "")}`;
+      return h(
+        "a",
+        {
+          href: src,
+          target: "_blank",
+          rel: "noopener",
+          "data-block": String(b.id),
+          title: `block ${b.id} · ${b.holder}`,
+        },
+        h("img", { class: "tool-image", src, alt: b.text || `picture (${b.mime})`, loading: "lazy" }),
+      );
+    }),
+  );
 }
 
 const when = (ms: number) => new Date(ms).toLocaleString();
@@ -34,6 +60,7 @@ export function hitView(e: MemoryHit): HTMLElement {
       e.score !== null ? h("span", { class: "tokens" }, `score ${e.score.toFixed(2)}`) : null,
     ),
     h("pre", {}, e.text),
+    blockViews(e),
   );
 }
 

@@ -1,0 +1,184 @@
+/**
+ * The scenes tables (migration 9) as rows: candidates and scenes with their fingerprint,
+ * strength, settings and member turns. src/memory/scenes.ts decides; this file only reads and
+ * writes. Settings and features are JSON, checked with valibot when read back.
+ */
+import type { Database } from "bun:sqlite";
+import * as v from "valibot";
+import { SceneSettings } from "../protocol/scenes.ts";
+import type { Fingerprint } from "./scene-fingerprint.ts";
+
+export { SceneSettings };
+
+const Features = v.object({
+  channel: v.string(),
+  partner: v.string(),
+  tools: v.array(v.string()),
+  topic: v.array(v.string()),
+  hour: v.nullable(v.number()),
+  /** How often each topic term came up among the scene's turns. */
+  counts: v.optional(v.record(v.string(), v.number()), {}),
+});
+
+export interface SceneRow {
+  id: number;
+  status: "candidate" | "scene";
+  key: string;
+  parentKey: string;
+  features: Fingerprint;
+  counts: Record<string, number>;
+  /** Strength as of lastSeen (it decays from then). */
+  strength: number;
+  createdAt: number;
+  lastSeen: number;
+  settings: SceneSettings;
+}
+
+interface Raw {
+  id: number;
+  status: string;
+  key: string;
+  parent_key: string;
+  features: string;
+  strength: number;
+  created_at: number;
+  last_seen: number;
+  settings: string;
+}
+
+function parseJson<T>(schema: v.GenericSchema<unknown, T>, text: string, fallback: T): T {
+  try {
+    const r = v.safeParse(schema, JSON.parse(text));
+    return r.success ? r.output : fallback;
+  } catch {
+    return fallback;
+  }
+}
+
+function fromRaw(r: Raw): SceneRow {
+  const f = parseJson(Features, r.features, { channel: "", partner: "", tools: [], topic: [], hour: null, counts: {} });
+  const { counts, ...features } = f;
+  return {
+    id: r.id,
+    status: r.status === "scene" ? "scene" : "candidate",
+    key: r.key,
+    parentKey: r.parent_key,
+    features,
+    counts: counts ?? {},
+    strength: r.strength,
+    createdAt: r.created_at,
+    lastSeen: r.last_seen,
+    settings: parseJson(SceneSettings, r.settings, { persona: "", tools: null }),
+  };
+}
+
+/** Candidates kept at most: older one-offs are dropped (they never recurred). */
+const MAX_CANDIDATES = 2000;
+
+export class SceneRows {
+  constructor(private readonly db: Database) {}
+
+  /** Scenes and candidates a turn under `key` (or none, "") may match. */
+  comparable(key: string): SceneRow[] {
+    return this.db
+      .query<Raw, [string, string]>("SELECT * FROM scenes WHERE key = ? OR (key = '' AND parent_key = ?)")
+      .all(key || "\u0000", key)
+      .map(fromRaw);
+  }
+
+  scenes(): SceneRow[] {
+    return this.db.query<Raw, []>("SELECT * FROM scenes WHERE status = 'scene' ORDER BY id").all().map(fromRaw);
+  }
+
+  byId(id: number): SceneRow | null {
+    const r = this.db.query<Raw, [number]>("SELECT * FROM scenes WHERE id = ?").get(id);
+    return r ? fromRaw(r) : null;
+  }
+
+  byKey(key: string): SceneRow | null {
+    const r = this.db.query<Raw, [string]>("SELECT * FROM scenes WHERE key = ?").get(key);
+    return r ? fromRaw(r) : null;
+  }
+
+  insert(row: Omit<SceneRow, "id">): number {
+    const r = this.db
+      .query<{ id: number }, [string, string, string, string, number, number, number, string]>(
+        `INSERT INTO scenes (status, key, parent_key, features, strength, created_at, last_seen, settings)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+      )
+      .get(
+        row.status,
+        row.key,
+        row.parentKey,
+        JSON.stringify({ ...row.features, counts: row.counts }),
+        row.strength,
+        row.createdAt,
+        row.lastSeen,
+        JSON.stringify(row.settings),
+      );
+    const cut = this.db
+      .query<{ id: number }, [number]>(
+        "SELECT id FROM scenes WHERE status = 'candidate' AND key = '' ORDER BY id DESC LIMIT 1 OFFSET ?",
+      )
+      .get(MAX_CANDIDATES);
+    if (cut) {
+      const old = "SELECT id FROM scenes WHERE status = 'candidate' AND key = '' AND id <= ?";
+      this.db.query(`DELETE FROM scene_members WHERE scene_id IN (${old})`).run(cut.id);
+      this.db.query(`DELETE FROM scenes WHERE id IN (${old})`).run(cut.id);
+    }
+    return r?.id ?? 0;
+  }
+
+  update(row: SceneRow): void {
+    this.db
+      .query("UPDATE scenes SET status = ?, features = ?, strength = ?, last_seen = ?, settings = ? WHERE id = ?")
+      .run(
+        row.status,
+        JSON.stringify({ ...row.features, counts: row.counts }),
+        row.strength,
+        row.lastSeen,
+        JSON.stringify(row.settings),
+        row.id,
+      );
+  }
+
+  addMember(id: number, m: { turn: string; conv: string; ts: number; firstEvent: number; lastEvent: number }): void {
+    this.db
+      .query(
+        "INSERT OR IGNORE INTO scene_members (scene_id, turn, conv, ts, first_event, last_event) VALUES (?, ?, ?, ?, ?, ?)",
+      )
+      .run(id, m.turn, m.conv, m.ts, m.firstEvent, m.lastEvent);
+  }
+
+  /** The member turns of `ids`, newest first (at most `limit` per call). */
+  members(
+    ids: readonly number[],
+    limit = 10_000,
+  ): { sceneId: number; turn: string; conv: string; ts: number; firstEvent: number; lastEvent: number }[] {
+    if (ids.length === 0) return [];
+    return this.db
+      .query<
+        { scene_id: number; turn: string; conv: string; ts: number; first_event: number; last_event: number },
+        [string, number]
+      >("SELECT * FROM scene_members WHERE scene_id IN (SELECT value FROM json_each(?)) ORDER BY ts DESC LIMIT ?")
+      .all(JSON.stringify(ids), limit)
+      .map((r) => ({
+        sceneId: r.scene_id,
+        turn: r.turn,
+        conv: r.conv,
+        ts: r.ts,
+        firstEvent: r.first_event,
+        lastEvent: r.last_event,
+      }));
+  }
+
+  memberCount(id: number): number {
+    return this.db.query<{ n: number }, [number]>("SELECT count(*) AS n FROM scene_members WHERE scene_id = ?").get(id)
+      ?.n as number;
+  }
+
+  /** The newest event id of the log (a turn's events are those after it, in its conversation). */
+  lastEventId(): number {
+    return this.db.query<{ m: number | null }, []>("SELECT max(id) AS m FROM events").get()?.m ?? 0;
+  }
+}

@@ -1,0 +1,232 @@
+/**
+ * The one-holder property of block records (DESIGN §5), checked the hard way: random appends
+ * (turns whose user messages name channel images and whose tool results carry images), prunes
+ * (context assembly at random budgets, which moves turns to L2 and back), recalls (the Remove
+ * step of memory_search, ConversationContext.restore) and forgets, on a real Store, Memory and
+ * BlockStore in a temporary data dir. After every operation it audits everything: each block
+ * has exactly one holder, that holder is its event's layer as both the log and the context's
+ * turn cache see it, no event or block record is lost or changed, block ids never change, and
+ * every block's bytes are still in DATA/blocks with the hash its record names. There is no
+ * distillation yet (L3 is not built), so no operation stands in for it.
+ * Used by test/store/block-holders.test.ts and bench/blocks.ts; a seeded PRNG makes a failure
+ * reproducible from the seed it prints.
+ */
+import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { Store } from "../../src/store/store.ts";
+import { BlockStore } from "../../src/store/blocks.ts";
+import { BlockRecords } from "../../src/store/block-records.ts";
+import { Memory } from "../../src/memory/memory.ts";
+import { ConversationContext } from "../../src/memory/context.ts";
+import { Tokenizer } from "../../src/embed/tokenizer.ts";
+import { imageTag, type BlockHolder } from "../../src/protocol/blocks.ts";
+import { eventText } from "../../src/memory/event-text.ts";
+
+/** mulberry32: small, fast, and the same sequence for the same seed everywhere. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export interface BlockOpsResult {
+  seed: number;
+  ops: number;
+  counts: Record<"append" | "prune" | "recall" | "forget", number>;
+  events: number;
+  blocks: number;
+  /** Audits run (one after every operation). */
+  audits: number;
+  /** The first violation found, with the operation that caused it; null when none. */
+  violation: string | null;
+}
+
+const WORDS =
+  "red bike garden photo kitchen river train ticket dentist monday invoice cat sunset mountain receipt map paper lamp violin tea".split(
+    " ",
+  );
+
+/** Audits between two that re-read every event body and look for every block's bytes. */
+const FULL_EVERY = 50;
+
+interface Expected {
+  eventId: number;
+  seq: number;
+  sha256: string;
+  kind: string;
+}
+
+export interface BlockOpsOptions {
+  /** Called after operation `i` before its audit (a test breaks the store here to see the audit catch it). */
+  sabotage?: (store: Store, i: number) => void;
+}
+
+export async function runBlockOps(
+  dataDir: string,
+  seed: number,
+  ops: number,
+  opts: BlockOpsOptions = {},
+): Promise<BlockOpsResult> {
+  const rand = prng(seed);
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)] as T;
+  const words = (n: number) => Array.from({ length: n }, () => pick(WORDS)).join(" ");
+  const store = Store.open(join(dataDir, "homed.db"));
+  const bytes = new BlockStore(dataDir);
+  const records = new BlockRecords(store.db);
+  const memory = new Memory(store, new Tokenizer());
+  const ctx = new ConversationContext(store, memory, 3);
+  const convs = ["qq-group", "web-1", "cli-2"];
+  const events = new Map<number, { conv: string; body: string }>();
+  const expected = new Map<number, Expected>();
+  const counts = { append: 0, prune: 0, recall: 0, forget: 0 };
+  let turnNo = 0;
+  let audits = 0;
+  const hashed = new Set<string>();
+  let checkedUpTo = 0;
+
+  const image = (): { sha256: string; mime: "image/png"; bytes: number } => {
+    const b = new Uint8Array(64 + Math.floor(rand() * 64));
+    b.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+    for (let i = 8; i < b.length; i++) b[i] = Math.floor(rand() * 256);
+    return { sha256: bytes.put(b), mime: "image/png", bytes: b.length };
+  };
+  const append = (conv: string, kind: string, actor: string, body: unknown) => {
+    const r = store.append({ conv, kind, actor, body });
+    const stored = store.eventsByIds([r.id])[0];
+    if (stored) events.set(r.id, { conv, body: stored.body });
+    const text = stored ? eventText(kind, stored.body) : null;
+    if (text !== null) memory.add(r.id, conv, text);
+    return r.id;
+  };
+
+  const appendTurn = () => {
+    const conv = pick(convs);
+    const turn = `t${++turnNo}`;
+    store.beginTurn(turn, conv, conv.split("-")[0] as string);
+    const pics = Array.from({ length: Math.floor(rand() * 3) }, image);
+    const text = `${words(3 + Math.floor(rand() * 6))}${pics.map((p) => ` ${imageTag(p)}`).join("")}`;
+    append(conv, "user-message", "user", { turn, text, channel: "qq" });
+    if (rand() < 0.5) {
+      const call = { id: `c-${turn}`, name: "browser_screenshot", arguments: "{}" };
+      append(conv, "model-output", "agent", { turn, text: "", toolCalls: [call] });
+      const shots = Array.from({ length: Math.floor(rand() * 3) }, () => ({
+        ...image(),
+        alt: `Screenshot of ${words(2)}`,
+      }));
+      append(conv, "tool-result", "browser", {
+        turn,
+        callId: call.id,
+        name: call.name,
+        status: "ok",
+        content: `page about ${words(4)}`,
+        ...(shots.length ? { images: shots } : {}),
+      });
+    }
+    const reply = words(4 + Math.floor(rand() * 10));
+    append(conv, "model-output", "agent", { turn, text: reply });
+    append(conv, "agent-reply", "agent", { turn, text: reply, fromModel: true });
+  };
+
+  /**
+   * Everything the property promises, checked against the log, the turn cache and the oracle.
+   * Records and holders are checked in full every time; event bodies and block bytes (which no
+   * code path can change: triggers, content addressing) in full every FULL_EVERY audits and at
+   * the end, and otherwise for what the last operation added.
+   */
+  const audit = (full: boolean): string | null => {
+    audits++;
+    if (store.eventCount() !== events.size) return `events: ${store.eventCount()} stored, ${events.size} appended`;
+    const check = full ? [...events.keys()] : [...events.keys()].filter((id) => id > checkedUpTo);
+    for (const e of store.eventsByIds(check)) if (events.get(e.id)?.body !== e.body) return `event ${e.id} changed`;
+    checkedUpTo = Math.max(checkedUpTo, ...check);
+    const all = records.all();
+    const byId = new Map(all.map((b) => [b.id, b]));
+    // Every block seen before is still there, unchanged; new ones join the oracle.
+    for (const [id, x] of expected) {
+      const b = byId.get(id);
+      if (!b) return `block ${id} lost`;
+      if (b.eventId !== x.eventId || b.seq !== x.seq || b.sha256 !== x.sha256 || b.kind !== x.kind)
+        return `block ${id} changed: ${JSON.stringify(b)} was ${JSON.stringify(x)}`;
+    }
+    for (const b of all)
+      if (!expected.has(b.id)) {
+        if (!events.has(b.eventId)) return `block ${b.id} of unknown event ${b.eventId}`;
+        expected.set(b.id, { eventId: b.eventId, seq: b.seq, sha256: b.sha256 ?? "", kind: b.kind });
+      }
+    if (expected.size !== all.length) return `${all.length} block records, ${expected.size} expected`;
+    // Exactly one holder: listing each layer's blocks names every block once.
+    const held = new Map<number, BlockHolder[]>();
+    for (const h of ["L1", "L2", "L3"] as const)
+      for (const b of records.heldBy(null, h)) held.set(b.id, [...(held.get(b.id) ?? []), h]);
+    if (held.size !== all.length) return `${all.length} blocks, ${held.size} held`;
+    for (const conv of convs) {
+      const l1 = new Set(memory.layerIds(conv, 1));
+      const l2 = new Set(memory.layerIds(conv, 2));
+      const turnLayer = new Map<number, number>();
+      for (const t of ctx.log.turns(conv)) for (const id of t.events) turnLayer.set(id, t.layer);
+      for (const b of all) {
+        if (b.conv !== conv) continue;
+        const hs = held.get(b.id) ?? [];
+        if (hs.length !== 1) return `block ${b.id} has ${hs.length} holders (${hs.join(", ")})`;
+        const layer = l1.has(b.eventId) ? "L1" : l2.has(b.eventId) ? "L2" : "none";
+        if (hs[0] !== layer || b.holder !== layer) return `block ${b.id} held by ${hs[0]}, its event in ${layer}`;
+        if (`L${turnLayer.get(b.eventId)}` !== layer)
+          return `block ${b.id}: its turn is in L${turnLayer.get(b.eventId)} as context sees it, its event in ${layer}`;
+      }
+    }
+    // Bytes are hashed once, when their block is first seen; after that they are looked for.
+    for (const b of all) {
+      if (!b.sha256) return `block ${b.id} has no bytes`;
+      if (hashed.has(b.sha256)) {
+        if (full && !existsSync(bytes.path(b.sha256))) return `bytes of block ${b.id} lost`;
+        continue;
+      }
+      const got = bytes.read(b.sha256);
+      if (!got || createHash("sha256").update(got).digest("hex") !== b.sha256) return `bytes of block ${b.id} wrong`;
+      hashed.add(b.sha256);
+    }
+    return null;
+  };
+
+  let violation: string | null = null;
+  try {
+    for (let i = 0; i < ops && violation === null; i++) {
+      const r = rand();
+      let op: string;
+      if (r < 0.45 || events.size === 0) {
+        appendTurn();
+        counts.append++;
+        op = "append";
+      } else if (r < 0.75) {
+        const conv = pick(convs);
+        await ctx.assemble({ conv, input: words(3), budgetTokens: 40 + Math.floor(rand() * 400) });
+        counts.prune++;
+        op = `prune ${conv}`;
+      } else if (r < 0.97) {
+        const conv = pick(convs);
+        const cold = memory.layerIds(conv, 2);
+        const chosen = cold.filter(() => rand() < 0.3);
+        ctx.restore(conv, chosen);
+        counts.recall++;
+        op = `recall ${conv} ${chosen.length}`;
+      } else {
+        const conv = pick(convs);
+        if (store.listConversations().some((c) => c.id === conv)) store.forgetConversation(conv);
+        counts.forget++;
+        op = `forget ${conv}`;
+      }
+      opts.sabotage?.(store, i);
+      const bad = audit(i % FULL_EVERY === FULL_EVERY - 1 || i === ops - 1);
+      if (bad) violation = `op ${i + 1} (${op}): ${bad}`;
+    }
+    return { seed, ops, counts, events: events.size, blocks: expected.size, audits, violation };
+  } finally {
+    store.close();
+  }
+}
