@@ -1,0 +1,51 @@
+/**
+ * Development aid (not part of `make bench`): LongMemEval dev questions whose R@5 differs between
+ * two parameter sets, e.g. `bun bench/recall/qdiff.ts user '{}' '{"prior":2}'`.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { RecallOp } from "../../src/protocol/recall.ts";
+import { Store } from "../../src/store/store.ts";
+import { Tokenizer } from "../../src/embed/tokenizer.ts";
+import { RecallSession } from "../../src/memory/recall-session.ts";
+import { DEFAULT_PARAMS, type LexicalParams } from "../../src/memory/relevance.ts";
+import { lmeOps, loadLongMemEval, scoreLme } from "./longmemeval.ts";
+
+const roles = (process.argv[2] ?? "user") as "user" | "all";
+const [a, b] = [process.argv[3] ?? "{}", process.argv[4] ?? "{}"].map(
+  (j) => ({ ...DEFAULT_PARAMS, ...(JSON.parse(j) as Partial<LexicalParams>) }) as LexicalParams,
+);
+const questions = loadLongMemEval();
+const text = new Map(questions.map((q) => [q.question_id, q.question]));
+const { ops, cases } = lmeOps(questions, roles);
+const dir = mkdtempSync(join(tmpdir(), "homed-qdiff-"));
+const store = Store.open(join(dir, "homed.db"));
+try {
+  const session = new RecallSession(store, new Tokenizer());
+  const queries: Extract<RecallOp, { op: "query" }>[] = [];
+  for (const op of ops) {
+    if (op.op === "query") queries.push(op);
+    else session.handle(op);
+  }
+  session.commit();
+  const run = (p: LexicalParams) =>
+    scoreLme(
+      cases,
+      queries.map((q) => session.query(q, "hybrid", p)),
+    ).perQuestion;
+  // HOMED_QDIFF_SAVE=file keeps the first set's results; HOMED_QDIFF_BASE=file compares them
+  // with this run's first set (another lexicon, another build).
+  const ra = process.env.HOMED_QDIFF_BASE
+    ? (JSON.parse(readFileSync(process.env.HOMED_QDIFF_BASE, "utf8")) as number[])
+    : run(a as LexicalParams);
+  if (process.env.HOMED_QDIFF_SAVE) writeFileSync(process.env.HOMED_QDIFF_SAVE, JSON.stringify(ra));
+  const rb = process.env.HOMED_QDIFF_BASE ? run(a as LexicalParams) : run(b as LexicalParams);
+  cases.forEach((c, i) => {
+    if (ra[i] !== rb[i])
+      console.log(`${(ra[i] as number).toFixed(2)} → ${(rb[i] as number).toFixed(2)} ${c.type} ${text.get(c.qid)}`);
+  });
+} finally {
+  store.close();
+  rmSync(dir, { recursive: true, force: true });
+}
