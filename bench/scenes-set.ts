@@ -9,6 +9,7 @@
  * gold answer is the situation's latest statement of that slot. Synthetic: it guards against
  * regressions of the scene path, it says nothing of real conversations.
  */
+import { mulberry32 } from "../test/harness/prng.ts";
 
 export interface SetTurn {
   kind: "turn";
@@ -35,17 +36,7 @@ export interface SetQuery {
   slot: string;
 }
 
-/** mulberry32: a small seeded generator, good enough to pick from lists. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = mulberry32;
 
 const SLOTS: Record<string, { say: string; ask: string[]; values: string[] }> = {
   room: {

@@ -19,18 +19,9 @@ import { connect } from "node:net";
 import { BenchDaemon } from "../bench-daemon.ts";
 import { startFakeModel } from "../fake-model.ts";
 import { report } from "../report.ts";
+import { mulberry32 } from "../../test/harness/prng.ts";
 
-/** mulberry32: small, seeded, good enough to pick cases reproducibly. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = mulberry32;
 
 type Rand = () => number;
 const pick = <T>(r: Rand, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;

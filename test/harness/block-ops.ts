@@ -22,18 +22,9 @@ import { ConversationContext } from "../../src/memory/context.ts";
 import { Tokenizer } from "../../src/embed/tokenizer.ts";
 import { imageTag, type BlockHolder } from "../../src/protocol/blocks.ts";
 import { eventText } from "../../src/memory/event-text.ts";
+import { mulberry32 } from "./prng.ts";
 
-/** mulberry32: small, fast, and the same sequence for the same seed everywhere. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export const prng = mulberry32;
 
 export interface BlockOpsResult {
   seed: number;
