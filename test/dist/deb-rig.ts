@@ -4,7 +4,8 @@
  * a throwaway overlay of / (overlay-install.sh) as its systemd unit would run it.
  */
 import type { Subprocess } from "bun";
-import { mkdtempSync, rmSync } from "node:fs";
+import { expect } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BUN, ROOT, run, streamText } from "../harness/binary.ts";
@@ -15,6 +16,17 @@ export async function buildArtefact(...names: string[]): Promise<{ dir: string; 
   const r = await run([BUN, join(ROOT, "scripts/dist.ts"), "-out", dir, ...names]);
   if (r.exitCode !== 0) throw new Error(`scripts/dist.ts ${names.join(" ")} failed:\n${r.stderr}`);
   return { dir, stdout: r.stdout, dispose: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** SHA256SUMS in `dir` names exactly `names` (bare, sorted) and `sha256sum -c` verifies it. */
+export async function expectSums(dir: string, names: readonly string[]): Promise<void> {
+  const listed = readFileSync(join(dir, "SHA256SUMS"), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => l.split("  ")[1])
+    .sort();
+  expect(listed).toEqual([...names].sort());
+  expect((await run(["sha256sum", "--strict", "-c", "SHA256SUMS"], { cwd: dir })).exitCode).toBe(0);
 }
 
 export interface InstalledDaemon {
