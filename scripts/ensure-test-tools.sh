@@ -4,7 +4,10 @@
 # tmux (the interactive `homed chat`, driven as a person at a terminal would) and bubblewrap
 # (the sandbox of shell_run and code_run), python3 (code_run's Python, looked for on the
 # sandbox's PATH), systemd-nspawn (booting systemd over an installed .deb to check the unit) and
-# rpm (rpmbuild for make dist's .rpm, rpm -qp in its test) and nsis (makensis for the Windows installers).
+# rpm (rpmbuild for make dist's .rpm, rpm -qp in its test) and nsis (makensis for the Windows installers),
+# and the media tools' binaries: tesseract (OCR, English and Simplified Chinese), espeak-ng (speech),
+# pocketsphinx (offline speech-to-text, US English), ffmpeg (video and audio), mpv (music) and
+# poppler-utils (PDF text and pages).
 # Only possible as root with apt; otherwise say what is missing and let the tests report it.
 set -euo pipefail
 need=()
@@ -17,6 +20,12 @@ command -v bwrap >/dev/null || need+=(bubblewrap)
 command -v systemd-nspawn >/dev/null || need+=(systemd-container)
 command -v rpmbuild >/dev/null || need+=(rpm)
 command -v makensis >/dev/null || need+=(nsis)
+command -v tesseract >/dev/null || need+=(tesseract-ocr tesseract-ocr-eng tesseract-ocr-chi-sim)
+command -v espeak-ng >/dev/null || need+=(espeak-ng)
+command -v pocketsphinx_continuous >/dev/null || need+=(pocketsphinx pocketsphinx-en-us)
+command -v ffmpeg >/dev/null || need+=(ffmpeg)
+command -v mpv >/dev/null || need+=(mpv)
+command -v pdftotext >/dev/null || need+=(poppler-utils)
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   echo "installing ${need[*]}" >&2
