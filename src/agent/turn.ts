@@ -15,6 +15,7 @@
  */
 import type { ExecutionOrigin } from "../protocol/agent.ts";
 import type { StoredImage } from "../protocol/images.ts";
+import type { Attachment } from "../protocol/attachments.ts";
 import type { ChatMessage, LanguageModel, ToolCall, ToolSpec, Usage } from "../llm/types.ts";
 import type { Store } from "../store/store.ts";
 import type { ContextEntry, ContextItem, ConversationContext } from "../memory/context.ts";
@@ -63,6 +64,11 @@ export interface TurnInput {
   conv: string;
   channel: string;
   text: string;
+  /**
+   * Files sent with the message (src/protocol/attachments.ts), already stored as blocks with the
+   * text read from them: the model reads them with the words (images as images), memory indexes them.
+   */
+  attachments?: Attachment[];
   untrusted?: boolean;
   /** The scene key the channel declared (src/protocol/channel.ts SceneKey). */
   scene?: string;

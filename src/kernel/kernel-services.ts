@@ -27,6 +27,10 @@ export interface PluginServices {
   isBuiltin(name: string): boolean;
   /** The link to a running plugin, to stream a turn back to it; undefined when it is not running. */
   peer(name: string): ChatPeer | undefined;
+  /** The plugin that provides a facility (e.g. media.extract), running or not; null when none does. */
+  provider(facility: string): string | null;
+  /** Call a plugin's method, starting it first when it is lazy and idle. */
+  request(name: string, method: string, params: unknown, timeoutMs: number): Promise<unknown>;
 }
 
 export interface KernelServices {
@@ -63,6 +67,8 @@ export interface KernelServices {
     release(plugin: string, ref: unknown): void;
     put(bytes: Uint8Array): string;
     read(sha256: string): Uint8Array | null;
+    /** The file a block lives in under DATA/blocks (whether or not it exists). */
+    path(sha256: string): string;
     record(id: number): BlockRecord | null;
     send(plugin: string, bytes: Uint8Array): Promise<BulkRefFrame>;
   };

@@ -347,6 +347,8 @@ export class Kernel {
         restart: (name) => this.supervisor.restart(name),
         isBuiltin: (name) => this.supervisor.isBuiltin(name),
         peer: (name) => this.supervisor.process(name)?.rpc,
+        provider: (facility) => this.supervisor.provider(facility),
+        request: (name, method, params, timeoutMs) => this.supervisor.request(name, method, params, timeoutMs),
       },
       status: () => this.status(),
       clients: this.clients,

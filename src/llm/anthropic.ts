@@ -88,9 +88,16 @@ function anthropicBody(model: string, request: ChatRequest): Record<string, unkn
       case "system":
         system.push(m.content);
         break;
-      case "user":
-        push("user", [{ type: "text", text: m.content }]);
+      case "user": {
+        // A person's images first, then the words (the order the API recommends).
+        const images = sentImages(m).map((i) => ({
+          type: "image",
+          source: { type: "base64", media_type: i.mime, data: i.data },
+        }));
+        const text = m.images?.length ? toolText(m) : m.content;
+        push("user", [...images, ...(text || images.length === 0 ? [{ type: "text", text }] : [])]);
         break;
+      }
       case "assistant": {
         const blocks: Block[] = m.content === "" ? [] : [{ type: "text", text: m.content }];
         for (const c of m.toolCalls ?? [])

@@ -98,8 +98,20 @@ function toOpenAIMessages(messages: readonly ChatMessage[]): Record<string, unkn
 function toOpenAIMessage(m: ChatMessage): Record<string, unknown> {
   switch (m.role) {
     case "system":
-    case "user":
       return { role: m.role, content: m.content };
+    case "user": {
+      // A person's images go as image parts after the words; images not sent become lines.
+      const images = sentImages(m);
+      if (!m.images?.length) return { role: "user", content: m.content };
+      const text = toolText(m);
+      return {
+        role: "user",
+        content: [
+          ...(text ? [{ type: "text", text }] : []),
+          ...images.map((i) => ({ type: "image_url", image_url: { url: dataUrl(i) } })),
+        ],
+      };
+    }
     case "assistant":
       if (!m.toolCalls || m.toolCalls.length === 0) return { role: "assistant", content: m.content };
       return {
