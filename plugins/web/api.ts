@@ -189,7 +189,7 @@ export function apiRoutes(plugin: Plugin, hub: ChatHub, security: Security): Hon
   api.get("/models", async (c) => c.json(await plugin.call(ChannelMethod.LlmModels, {}, LlmModelsResult)));
 
   sceneRoutes(api, plugin);
-  api.get("/blocks/:sha256", (c) => blockResponse(plugin.hello.dataDir, c.req.param("sha256")));
+  api.get("/blocks/:sha256", (c) => blockResponse(plugin.hello.dataDir, c.req.param("sha256"), c.req.query("name")));
   // A block record by id (blocks/get without its bytes) and where its bytes are served.
   api.get("/block-records/:id", async (c) => {
     const { block } = await getBlock(plugin, Number(c.req.param("id")), { bytes: false });

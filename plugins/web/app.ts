@@ -59,7 +59,7 @@ export function createApp(
   });
 
   app.route("/api", apiRoutes(plugin, hub, security));
-  app.route("/v1", openAiRoutes(hub));
+  app.route("/v1", openAiRoutes(hub, plugin));
   app.route("/", a2aRoutes({ plugin, hub, security, ...a2a }));
 
   app.get("/", (c) => c.html(INDEX_HTML));

@@ -19,6 +19,8 @@ import {
   sniffAttachmentMime,
 } from "../protocol/attachments.ts";
 import { HomedError } from "../protocol/errors.ts";
+import type { ClientMessage } from "../protocol/channel.ts";
+import { sniffImageMime } from "../protocol/images.ts";
 import type { KernelServices } from "./kernel-services.ts";
 
 /** How long the media plugin may read one attachment (OCR of a photo, a minute of speech). */
@@ -73,4 +75,20 @@ export async function resolveAttachments(
     return { sha256: ref.sha256, mime, bytes: bytes.length, kind: kindOfMime(mime), ...name };
   });
   return Promise.all(stored.map(async (a) => ({ ...a, ...(await extract(k, a, timeoutMs)) })));
+}
+
+/**
+ * The images of a stateless client's history (the /v1 API stores them as blocks first): each must
+ * be stored and be the image type it claims, or the request is refused before the turn.
+ */
+export function checkHistoryImages(k: Pick<KernelServices, "blocks">, history: readonly ClientMessage[]): void {
+  for (const m of history) {
+    if (m.role !== "user") continue;
+    for (const img of m.images ?? []) {
+      const bytes = k.blocks.read(img.sha256);
+      if (!bytes) throw new HomedError("invalid_params", `no stored block ${img.sha256}: upload the image first`);
+      if (sniffImageMime(bytes) !== img.mime)
+        throw new HomedError("invalid_params", `block ${img.sha256} is not the ${img.mime} image it is said to be`);
+    }
+  }
 }

@@ -27,7 +27,7 @@ import {
 import { estimateTokens } from "../memory/tokens.ts";
 import type { StoredEvent } from "../store/store.ts";
 import { runChatTurn } from "./chat-turn.ts";
-import { resolveAttachments } from "./attachments.ts";
+import { checkHistoryImages, resolveAttachments } from "./attachments.ts";
 import { sceneMethods } from "./scene-methods.ts";
 import { checkModel } from "./check-model.ts";
 import type { KernelServices } from "./kernel-services.ts";
@@ -117,7 +117,9 @@ export function channelMethods(k: KernelServices): Record<string, (params: unkno
       const p = parseParams(ChannelChatParams, params);
       if (!p.text && !p.toolResults?.length && !p.attachments?.length)
         throw new HomedError("invalid_params", "message is empty");
-      if (p.attachments?.length) builtinOnly(plugin, "sending attachments");
+      if (p.attachments?.length || p.history?.some((m) => m.role === "user" && m.images?.length))
+        builtinOnly(plugin, "sending attachments");
+      if (p.history) checkHistoryImages(k, p.history);
       // Typed by their bytes and read by the media plugin before the turn: the model reads them with the words.
       const attachments = p.attachments?.length ? await resolveAttachments(k, p.attachments) : undefined;
       const peer = k.plugins.peer(plugin);

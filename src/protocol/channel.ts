@@ -4,7 +4,7 @@
  * the model was sent, and manage the model provider.
  */
 import * as v from "valibot";
-import { StoredImage } from "./images.ts";
+import { BlockHash, ImageMimeSchema, StoredImage } from "./images.ts";
 import { BlockRecordSchema } from "./blocks.ts";
 import { Attachment, AttachmentRef, MAX_ATTACHMENTS } from "./attachments.ts";
 
@@ -59,7 +59,12 @@ const Text = v.pipe(v.string(), v.maxLength(1_000_000));
 /** One message of a conversation a client keeps itself (the /v1 API is stateless). */
 export const ClientMessage = v.variant("role", [
   v.strictObject({ role: v.literal("system"), content: Text }),
-  v.strictObject({ role: v.literal("user"), content: Text }),
+  v.strictObject({
+    role: v.literal("user"),
+    content: Text,
+    /** Images the client sent with it, stored as blocks first (the kernel checks each one's bytes). */
+    images: v.optional(v.pipe(v.array(v.strictObject({ sha256: BlockHash, mime: ImageMimeSchema })), v.maxLength(16))),
+  }),
   v.strictObject({
     role: v.literal("assistant"),
     content: Text,
