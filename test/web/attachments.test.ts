@@ -72,7 +72,9 @@ export function pngBomb(w: number, h: number): Uint8Array {
   ihdr.set([8, 2, 0, 0, 0], 8);
   const idat = deflateSync(Buffer.alloc(64 * 1024));
   const sig = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-  return new Uint8Array(Buffer.concat([sig, chunk("IHDR", ihdr), chunk("IDAT", idat), chunk("IEND", new Uint8Array())]));
+  return new Uint8Array(
+    Buffer.concat([sig, chunk("IHDR", ihdr), chunk("IDAT", idat), chunk("IEND", new Uint8Array())]),
+  );
 }
 
 function blockFiles(data: string): string[] {
@@ -99,7 +101,9 @@ describe("attachments", () => {
     expect(up.status).toBe(200);
     // Typed by its bytes (the Content-Type lied), turned upright: 300 wide, 600 high.
     expect(up.body).toMatchObject({ mime: "image/jpeg", kind: "image", name: "IMG_0001.jpg", width: 300, height: 600 });
-    const stored = new Uint8Array(readFileSync(join(dir.path, "blocks", String(up.body.sha256).slice(0, 2), String(up.body.sha256))));
+    const stored = new Uint8Array(
+      readFileSync(join(dir.path, "blocks", String(up.body.sha256).slice(0, 2), String(up.body.sha256))),
+    );
     expect(sha(stored)).toBe(up.body.sha256 as string);
     const meta = await sharp(stored).metadata();
     expect([meta.width, meta.height, meta.orientation, meta.exif]).toEqual([300, 600, undefined, undefined]);
@@ -126,7 +130,10 @@ describe("attachments", () => {
 
     // The model: one user message, the words and each attachment's text, then the image part.
     const messages = rig.llm.requests[0]?.body.messages as { role: string; content: unknown }[];
-    const user = messages.at(-1) as { role: string; content: { type: string; text?: string; image_url?: { url: string } }[] };
+    const user = messages.at(-1) as {
+      role: string;
+      content: { type: string; text?: string; image_url?: { url: string } }[];
+    };
     expect(user.role).toBe("user");
     const text = user.content[0]?.text ?? "";
     expect(text).toContain("what are these?");
@@ -139,7 +146,10 @@ describe("attachments", () => {
     expect(sha(new Uint8Array(Buffer.from(url.slice(23), "base64")))).toBe(up.body.sha256 as string);
 
     // The media plugin was asked with the block's own path and the sniffed type.
-    const asked = readFileSync(join(extractDir, "requests.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const asked = readFileSync(join(extractDir, "requests.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(asked.map((a) => a.mime).sort()).toEqual(["image/jpeg", "text/markdown"]);
     for (const a of asked) expect(a.path).toStartWith(join(dir.path, "blocks"));
 
