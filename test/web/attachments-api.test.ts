@@ -115,7 +115,7 @@ describe("attachments: no extractor, Anthropic, /v1", () => {
     expect(((await first.json()) as { choices: { message: { content: string } }[] }).choices[0]?.message.content).toBe(
       "Red.",
     );
-    const m1 = (rig.llm.requests[0]?.body.messages as { role: string; content: unknown }[]).at(-1) as {
+    const m1 = (rig.llm.requests[0]?.body.messages as { role: string; content: unknown }[] | undefined)?.at(-1) as {
       content: { type: string; text?: string; image_url?: { url: string } }[];
     };
     expect(m1.content[0]?.text).toContain("what colour?");
