@@ -347,7 +347,11 @@ export class Kernel {
         restart: (name) => this.supervisor.restart(name),
         isBuiltin: (name) => this.supervisor.isBuiltin(name),
         peer: (name) => this.supervisor.process(name)?.rpc,
-        provider: (facility) => this.supervisor.provider(facility),
+        // An enabled plugin that declares it (running or lazy and idle; blocked and disabled ones cannot answer).
+        provider: (facility) =>
+          this.supervisor
+            .list()
+            .find((p) => p.provides.includes(facility) && !["disabled", "blocked"].includes(p.state))?.name ?? null,
         request: (name, method, params, timeoutMs) => this.supervisor.request(name, method, params, timeoutMs),
       },
       status: () => this.status(),

@@ -81,11 +81,6 @@ export class Supervisor {
     return !!e && e.state === "ready" && !!e.run?.ready.has(facility);
   }
 
-  /** The plugin that provides `facility` (enabled, not blocked), whether or not it runs now. */
-  provider(facility: string): string | null {
-    return this.providers.get(facility) ?? null;
-  }
-
   isBuiltin(name: string): boolean {
     return this.entries.get(name)?.spec.builtin ?? false;
   }

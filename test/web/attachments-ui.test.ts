@@ -72,13 +72,20 @@ describe("attachments in the web UI", () => {
       const pasted = await sharp({ create: { width: 90, height: 60, channels: 3, background: "#aa3355" } })
         .png()
         .toBuffer();
+      // Runs in the page: the test's own lib has no DOM types, so the page's globals are reached through globalThis.
       await page.evaluate((b64) => {
+        type Page = {
+          DataTransfer: new () => { items: { add(f: File): void } };
+          ClipboardEvent: new (type: string, init: unknown) => unknown;
+          document: { querySelector(s: string): { dispatchEvent(e: unknown): void } | null };
+        };
+        const w = globalThis as unknown as Page;
         const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
-        const dt = new DataTransfer();
+        const dt = new w.DataTransfer();
         dt.items.add(new File([bytes], "clip.png", { type: "image/png" }));
-        document
+        w.document
           .querySelector("#prompt")
-          ?.dispatchEvent(new ClipboardEvent("paste", { clipboardData: dt, bubbles: true }));
+          ?.dispatchEvent(new w.ClipboardEvent("paste", { clipboardData: dt, bubbles: true }));
       }, pasted.toString("base64"));
 
       const tray = await poll(
@@ -134,7 +141,7 @@ describe("attachments in the web UI", () => {
         (n) => n === 2,
         { what: "the second reply" },
       );
-      const last = (llm.requests[1]?.body.messages as { role: string; content: unknown }[]).at(-1) as {
+      const last = (llm.requests[1]?.body.messages as { role: string; content: unknown }[] | undefined)?.at(-1) as {
         content: string;
       };
       expect(last.content).toMatch(/\[attached audio "voice-.*" \(audio\/(webm|ogg)/);
