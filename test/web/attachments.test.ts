@@ -191,6 +191,18 @@ describe("attachments", () => {
     ]);
     expect(said?.attachments?.[1]?.text).toBeUndefined();
 
+    // The extractor failing loses nothing: the file is kept, the model told why there is no text.
+    const broken = await upload(web, new TextEncoder().encode("unreadable today\n"), "broken-scan.txt");
+    rig.llm.script([{ text: "I could not read it." }]);
+    await chat(web, {
+      conv: "web-attach-1",
+      text: "and this?",
+      attachments: [{ sha256: broken.body.sha256, name: "broken-scan.txt" }],
+    });
+    const last = (rig.llm.requests[1]?.body.messages as { role: string; content: string }[] | undefined)?.at(-1);
+    expect(last?.content).toContain('[attached document "broken-scan.txt" (text/plain, 17 B)] (text not extracted: ');
+    expect(last?.content).toContain("the extractor broke on purpose");
+
     // Served: the image inline, the document only as a download.
     const img = await fetch(`${web}api/blocks/${up.body.sha256}`, { headers: auth });
     expect(img.headers.get("content-type")).toBe("image/jpeg");
