@@ -41,6 +41,7 @@ export const ATTACHMENT_MIMES = {
   "audio/wav": "audio",
   "audio/flac": "audio",
   "audio/mp4": "audio",
+  "audio/amr": "audio",
   "video/mp4": "video",
   "application/pdf": "file",
   [DOCX]: "file",
@@ -84,6 +85,8 @@ export function sniffAttachmentMime(bytes: Uint8Array, name = ""): AttachmentMim
     return "audio/mpeg";
   if (ascii(bytes, 0, "RIFF") && ascii(bytes, 8, "WAVE")) return "audio/wav";
   if (ascii(bytes, 0, "fLaC")) return "audio/flac";
+  // AMR-NB, what QQ and older phones record voice in.
+  if (ascii(bytes, 0, "#!AMR\n")) return "audio/amr";
   if (ascii(bytes, 4, "ftyp")) return ascii(bytes, 8, "M4A ") ? "audio/mp4" : "video/mp4";
   if (ascii(bytes, 0, "%PDF-")) return "application/pdf";
   // A zip is taken only as a Word document: one whose entries name word/document.xml.
