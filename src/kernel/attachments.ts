@@ -23,8 +23,11 @@ import type { ClientMessage } from "../protocol/channel.ts";
 import { sniffImageMime } from "../protocol/images.ts";
 import type { KernelServices } from "./kernel-services.ts";
 
-/** How long the media plugin may read one attachment (OCR of a photo, a minute of speech). */
-export const EXTRACT_TIMEOUT_MS = 60_000;
+/**
+ * How long the media plugin may read one attachment (OCR of a photo, a few minutes of speech):
+ * the media plugin's own default limit for one program run ([tools.media] timeout_ms).
+ */
+export const EXTRACT_TIMEOUT_MS = 120_000;
 /** Anchors kept per attachment (a long PDF's pages). */
 const MAX_ANCHORS = 500;
 
