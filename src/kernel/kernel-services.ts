@@ -69,6 +69,7 @@ export interface KernelServices {
     read(sha256: string): Uint8Array | null;
     /** The file a block lives in under DATA/blocks (whether or not it exists). */
     path(sha256: string): string;
+    /** A block record; null when there is none, or its conversation was forgotten. */
     record(id: number): BlockRecord | null;
     send(plugin: string, bytes: Uint8Array): Promise<BulkRefFrame>;
   };
