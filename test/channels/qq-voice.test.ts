@@ -57,7 +57,7 @@ describe("qq voice messages", () => {
     const silk = new Uint8Array([0x02, ...Buffer.from("#!SILK_V3", "latin1"), 1, 2, 3, 4]);
     await fake.privateMessage(OWNER, [
       text("and "),
-      { type: "record", data: { file: "base64://" + Buffer.from(silk).toString("base64") } },
+      { type: "record", data: { file: `base64://${Buffer.from(silk).toString("base64")}` } },
     ]);
     await poll(
       () => fake.sends().length,

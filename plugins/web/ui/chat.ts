@@ -10,7 +10,7 @@ import { renderMarkdown } from "./markdown.ts";
 import { copyText, copyButton, flash, usageText, bubble, toolCard, type ToolImageRef } from "./chat-parts.ts";
 
 import type { Usage } from "./chat-parts.ts";
-import { AttachTray, attachmentList, type AttachmentView } from "./attach.ts";
+import { AttachTray, type AttachmentView } from "./attach.ts";
 
 interface TranscriptItem {
   id: number;
