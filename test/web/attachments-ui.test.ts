@@ -1,9 +1,10 @@
 /**
- * Attachments in the web UI, in real Chromium against dist/homed: files picked with 📎 and
+ * Attachments in the web UI, in real Chromium against dist/homed: files picked with Attach and
  * pasted into the chat are uploaded at once and previewed in the composer (a thumbnail the
  * browser decoded, a player, a document chip); sent, they show in the person's bubble and go to
  * the model; after a reload the transcript shows them again. A voice message is recorded with
- * 🎤 (Chromium's fake microphone) and arrives as an audio attachment.
+ * Record (Chromium's fake microphone) and arrives as an audio attachment. The memory page finds
+ * the messages and shows their files.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chromium, type Browser, type Page } from "playwright-core";
@@ -146,9 +147,22 @@ describe("attachments in the web UI", () => {
       };
       expect(last.content).toMatch(/\[attached audio "voice-.*" \(audio\/(webm|ogg)/);
       await shot(page, "attach-voice");
+
+      // The memory page finds the messages by their files' names and shows the files with the hit.
+      await page.goto(`${url}#/memory/pictures`);
+      await page.waitForSelector("#recall-search");
+      await page.fill("#recall-search", "garden");
+      await page.click("#recall-go");
+      await page.waitForSelector("#recall-results .hit .hit-files .att-file");
+      expect(await page.locator("#recall-results .hit .hit-blocks img").count()).toBe(2);
+      expect(await page.locator("#recall-results .hit .hit-files .att-file").textContent()).toContain("list.txt");
+      await page.fill("#recall-search", "voice");
+      await page.click("#recall-go");
+      await page.waitForSelector("#recall-results .hit .hit-files .att-audio audio");
+      await shot(page, "attach-memory");
       expect(errors).toEqual([]);
     } finally {
       await page.close();
     }
-  });
+  }, 90_000);
 });
