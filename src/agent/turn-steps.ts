@@ -11,7 +11,7 @@ import { estimateTokens } from "../memory/tokens.ts";
 import type { StageName, StagePayloads } from "../protocol/agent.ts";
 import { type FoldStep, foldStage, runStage } from "./stages.ts";
 import { inputMessages, inputQuery, withImageData } from "./prompt-images.ts";
-import { userMessageText } from "../protocol/attachments.ts";
+import { type Attachment, attachmentLine, userMessageText } from "../protocol/attachments.ts";
 import type { TurnConfig, TurnDeps, TurnInput, TurnResult, TurnSink, TurnStopReason } from "./turn.ts";
 
 /** What every step of one turn shares: who it is for, its deps, and its running totals. */
@@ -99,11 +99,16 @@ function fold<S extends StageName, A>(
 export type Gated = { stop: "blocked" | "short_circuit"; reply: string };
 
 /** on_input: a handler may block the input, answer it instead of the model, or rewrite it. */
-export async function gateInput(s: TurnScope, text: string): Promise<{ stop: null; text: string } | Gated> {
+export async function gateInput(
+  s: TurnScope,
+  text: string,
+  attached: readonly Attachment[] = [],
+): Promise<{ stop: null; text: string } | Gated> {
+  const files = attached.length ? { attachments: attached.map(attachmentLine) } : {};
   const r = await fold(
     s,
     "on_input",
-    { conv: s.conv, channel: s.channel, text, untrusted: s.untrusted },
+    { conv: s.conv, channel: s.channel, text, untrusted: s.untrusted, ...files },
     null as Gated | null,
     (o, p, acc) => {
       const res = o.result;

@@ -163,8 +163,9 @@ export interface TurnDeps {
 export async function runTurn(d: TurnDeps, input: TurnInput, sink: TurnSink, signal: AbortSignal): Promise<TurnResult> {
   const s = beginTurn(d, input, sink, signal);
   applyScene(s, input.sceneSettings);
-  // Tool results are not a person's words: on_input sees only text.
-  const gate = input.text ? await gateInput(s, input.text) : { stop: null, text: "" };
+  // Tool results are not a person's words: on_input sees only text, and the files sent with it.
+  const said = input.text || input.attachments?.length;
+  const gate = said ? await gateInput(s, input.text, input.attachments) : { stop: null, text: "" };
   if (gate.stop) return await finish(s, gate.reply, gate.stop, false);
   const model = d.model(input.model);
   if (typeof model === "string") return await finish(s, model, "error", false, { message: model, kind: "no_model" });

@@ -90,6 +90,21 @@ describe("attachments: no extractor, Anthropic, /v1", () => {
       ["audio", "text not extracted: no plugin provides media.extract"],
     ]);
     expect(kinds.map((k) => k.kind)).toEqual(["image", "audio"]);
+
+    // on_input sees the files with the words; a message of files alone is gated too.
+    const gated = rig.seen().find((x) => x.stage === "on_input");
+    expect(gated?.payload?.attachments).toEqual([
+      expect.stringContaining("[attached image (image/png"),
+      expect.stringContaining('[attached audio "voice.wav" (audio/wav'),
+    ]);
+    rig.behave({ on_input: { action: "block", reason: "no files today" } });
+    const blocked = await fetch(`${web}api/chat`, {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json" },
+      body: JSON.stringify({ conv: "web-attach-3", text: "", attachments: [{ sha256: voice.sha256 }] }),
+    });
+    expect(await blocked.text()).toContain("Not processed: no files today");
+    expect(rig.llm.requests).toHaveLength(1);
   });
 
   test("/v1: image_url data: URLs become attachments, the history's images are sent again, URLs to fetch are refused", async () => {
