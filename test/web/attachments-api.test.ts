@@ -91,6 +91,13 @@ describe("attachments: no extractor, Anthropic, /v1", () => {
     ]);
     expect(kinds.map((k) => k.kind)).toEqual(["image", "audio"]);
 
+    // A conversation that began with files alone is titled by them.
+    const list = (await (await fetch(`${web}api/conversations`, { headers: auth })).json()) as {
+      id: string;
+      title: string;
+    }[];
+    expect(list.find((c) => c.id === "web-attach-3")?.title).toBe("image, voice.wav");
+
     // on_input sees the files with the words; a message of files alone is gated too.
     const gated = rig.seen().find((x) => x.stage === "on_input");
     expect(gated?.payload?.attachments).toEqual([
