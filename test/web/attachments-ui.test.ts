@@ -148,6 +148,26 @@ describe("attachments in the web UI", () => {
       expect(last.content).toMatch(/\[attached audio "voice-.*" \(audio\/(webm|ogg)/);
       await shot(page, "attach-voice");
 
+      // A message of files alone whose turn failed: Retry sends the files again.
+      llm.script([{ status: 400 }, { text: "Now I have it." }]);
+      await page.setInputFiles("#attach-input", [
+        { name: "again.txt", mimeType: "text/plain", buffer: Buffer.from("x\n") },
+      ]);
+      await poll(
+        () => shown(page, ".attach-tray"),
+        (l) => l.length === 1 && l[0]?.cls === "att att-file",
+        { what: "the file in the tray" },
+      );
+      await page.click("#send");
+      await page.click(".msg-retry");
+      await poll(
+        () => llm.requests.length,
+        (n) => n === 4,
+        { what: "the retried request" },
+      );
+      const retried = (llm.requests[3]?.body.messages as { role: string; content: string }[] | undefined)?.at(-1);
+      expect(retried?.content).toContain('[attached document "again.txt"');
+
       // The memory page finds the messages by their files' names and shows the files with the hit.
       await page.goto(`${url}#/memory/pictures`);
       await page.waitForSelector("#recall-search");

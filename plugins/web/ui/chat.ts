@@ -32,6 +32,8 @@ export class ChatPane {
   private readonly stop: HTMLButtonElement;
   /** Files attached to the message being written (attach.ts). */
   private readonly tray = new AttachTray();
+  /** The files of the person's last message, which Retry sends again with its words. */
+  private lastFiles: AttachmentView[] = [];
   private running: { abort: AbortController; stream: string | null } | null = null;
   /** Settles when the turn in flight (if any) has finished and the pane is ready for the next. */
   private finished: Promise<void> = Promise.resolve();
@@ -99,13 +101,14 @@ export class ChatPane {
   }
 
   private retryButton(text: string): HTMLButtonElement {
+    const files = this.lastFiles;
     return h(
       "button",
       {
         type: "button",
         class: "small msg-retry",
         title: "Send the same message again",
-        onclick: () => void this.idle().then(() => this.submit(text)),
+        onclick: () => void this.idle().then(() => this.submit(text, files)),
       },
       "↻ Retry",
     );
@@ -152,7 +155,7 @@ export class ChatPane {
     for (const it of items) {
       if (it.kind === "user" || it.kind === "assistant") {
         const b = bubble(it.kind, it.text, it.attachments);
-        if (it.kind === "user") lastUser = it.text;
+        if (it.kind === "user") [lastUser, this.lastFiles] = [it.text, it.attachments ?? []];
         // A reply says what it cost, and how it ended when not normally (stopped, error, limit…).
         const status = it.status || "done";
         if (it.kind === "assistant" && (it.usage || status !== "done"))
@@ -163,7 +166,8 @@ export class ChatPane {
               it.usage ? usageText(it.usage, status) : status === "cancelled" ? "stopped" : status.replace(/_/g, " "),
             ),
           );
-        this.actions(b, it.kind === "assistant" && status === "error" && lastUser ? lastUser : null);
+        const again = lastUser || this.lastFiles.length;
+        this.actions(b, it.kind === "assistant" && status === "error" && again ? lastUser : null);
         this.list.append(b);
       } else if (it.kind === "tool-call") {
         const c = toolCard(it.name ?? "tool", it.text);
@@ -199,12 +203,13 @@ export class ChatPane {
   }
 
   /** Send `resend` (Retry, Edit) or what the composer holds. */
-  private async submit(resend?: string): Promise<void> {
+  private async submit(resend?: string, again: AttachmentView[] = []): Promise<void> {
     const text = resend ?? this.input.value.trim();
     // Uploads still running are waited for: the person pressed Send with them in the tray.
     if (this.running || (resend === undefined && this.tray.busy())) return;
-    const files = resend === undefined ? this.tray.take() : [];
+    const files = resend === undefined ? this.tray.take() : again;
     if (!text && !files.length) return;
+    this.lastFiles = files;
     if (resend === undefined) this.input.value = "";
     this.list.querySelector(".empty")?.remove();
     const mine = bubble("user", text, files);
@@ -268,7 +273,8 @@ export class ChatPane {
                 // that copy from the view, the replay that follows draws it again.
                 if (e.started) this.dropFromLast(text);
                 this.list.querySelector(".empty")?.remove();
-                const mine = bubble("user", text, e.attachments as AttachmentView[] | undefined);
+                this.lastFiles = (e.attachments as AttachmentView[] | undefined) ?? [];
+                const mine = bubble("user", text, this.lastFiles);
                 this.actions(mine, null);
                 this.list.append(mine);
                 begin();
