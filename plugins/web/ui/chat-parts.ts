@@ -113,7 +113,11 @@ export function toolCard(
       clear(slot);
       clear(pictures);
       const shown = toolImages(images);
-      if (shown) pictures.append(shown);
+      // A card with pictures stays open, also when reloaded: the pictures are what it is about.
+      if (shown) {
+        pictures.append(shown);
+        el.open = true;
+      }
     },
     approval(node) {
       clear(slot);
