@@ -3,7 +3,7 @@
  *   blocks/put — a channel plugin hands the kernel the bytes of an image a person sent (a QQ
  *     message's picture; with `as: "attachment"`, a file uploaded to the web UI: image, audio,
  *     video or document) and gets back the block it is stored as, `DATA/blocks/<sha256[0:2]>/<sha256>`
- *     (src/store/blocks.ts). Images only, typed by their own bytes. The plugin never writes the
+ *     (src/store/blocks.ts). Images only (or what an attachment may be), typed by their own bytes. The plugin never writes the
  *     data dir itself.
  *   blocks/get {id, bytes?} — a block record (src/protocol/blocks.ts: kind, sha256, type, size,
  *     text, and its holder, the layer its event is in) with its bytes as bulk: in the plugin's

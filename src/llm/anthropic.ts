@@ -4,7 +4,7 @@
  */
 import * as v from "valibot";
 import { finishWithError, postStream, providerComplaint, streamError, trimBase } from "./http.ts";
-import { sentImages, toolText } from "./image-parts.ts";
+import { sentImages, textWithOmitted } from "./image-parts.ts";
 import { parseSse } from "./sse.ts";
 import {
   LlmError,
@@ -94,7 +94,7 @@ function anthropicBody(model: string, request: ChatRequest): Record<string, unkn
           type: "image",
           source: { type: "base64", media_type: i.mime, data: i.data },
         }));
-        const text = m.images?.length ? toolText(m) : m.content;
+        const text = m.images?.length ? textWithOmitted(m) : m.content;
         push("user", [...images, ...(text || images.length === 0 ? [{ type: "text", text }] : [])]);
         break;
       }
@@ -110,9 +110,9 @@ function anthropicBody(model: string, request: ChatRequest): Record<string, unkn
         const images = sentImages(m);
         const content =
           images.length === 0
-            ? toolText(m)
+            ? textWithOmitted(m)
             : [
-                { type: "text", text: toolText(m) || "(no text)" },
+                { type: "text", text: textWithOmitted(m) || "(no text)" },
                 ...images.map((i) => ({ type: "image", source: { type: "base64", media_type: i.mime, data: i.data } })),
               ];
         push("user", [{ type: "tool_result", tool_use_id: m.toolCallId, content, is_error: m.isError ?? false }]);

@@ -17,7 +17,7 @@ export function sentImages(m: ImageMessage): (ChatImage & { data: string })[] {
 }
 
 /** The message's text with a line for each image not sent ("[image: 3f2a9c1b0d4e… omitted]"). */
-export function toolText(m: ImageMessage): string {
+export function textWithOmitted(m: ImageMessage): string {
   const omitted = (m.images ?? []).filter((i) => i.data === undefined);
   if (omitted.length === 0) return m.content;
   const notes = omitted.map((i) => `[image: ${i.sha256.slice(0, 12)}… omitted]`);

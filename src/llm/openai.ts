@@ -4,7 +4,7 @@
  */
 import * as v from "valibot";
 import { finishWithError, postStream, providerComplaint, streamError, trimBase } from "./http.ts";
-import { dataUrl, sentImages, toolText } from "./image-parts.ts";
+import { dataUrl, sentImages, textWithOmitted } from "./image-parts.ts";
 import { parseSse } from "./sse.ts";
 import {
   LlmError,
@@ -102,8 +102,9 @@ function toOpenAIMessage(m: ChatMessage): Record<string, unknown> {
     case "user": {
       // A person's images go as image parts after the words; images not sent become lines.
       const images = sentImages(m);
-      if (!m.images?.length) return { role: "user", content: m.content };
-      const text = toolText(m);
+      // Without image parts the content stays a string: a server without vision may take no array.
+      if (images.length === 0) return { role: "user", content: m.images?.length ? textWithOmitted(m) : m.content };
+      const text = textWithOmitted(m);
       return {
         role: "user",
         content: [
@@ -126,7 +127,7 @@ function toOpenAIMessage(m: ChatMessage): Record<string, unknown> {
       };
     case "tool":
       // The wire has no error flag; the turn loop words a failed result so the model can tell.
-      return { role: "tool", tool_call_id: m.toolCallId, content: toolText(m) };
+      return { role: "tool", tool_call_id: m.toolCallId, content: textWithOmitted(m) };
   }
 }
 
