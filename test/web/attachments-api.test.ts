@@ -114,6 +114,39 @@ describe("attachments: no extractor, Anthropic, /v1", () => {
     expect(rig.llm.requests).toHaveLength(1);
   });
 
+  test("a model that refuses images gets the words and an omitted line instead, once", async () => {
+    using dir = tempDir();
+    await using rig = await startAgentRig(dir.path, { env: { HOMED_WEB_TOKEN: TOKEN } });
+    const web = await webUrlOf(rig.daemon);
+    const up = (await (
+      await fetch(`${web}api/uploads?name=blue.png`, { method: "POST", headers: auth, body: await png("#0000ff") })
+    ).json()) as { sha256: string };
+    rig.llm.script([
+      {
+        status: 400,
+        body: { error: { message: "this model does not support image input", type: "invalid_request_error" } },
+      },
+      { text: "I cannot see images, but you sent one." },
+    ]);
+    const r = await fetch(`${web}api/chat`, {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json" },
+      body: JSON.stringify({
+        conv: "web-attach-4",
+        text: "look",
+        attachments: [{ sha256: up.sha256, name: "blue.png" }],
+      }),
+    });
+    expect(await r.text()).toContain("I cannot see images, but you sent one.");
+    const first = (rig.llm.requests[0]?.body.messages as { content: unknown }[] | undefined)?.at(-1)?.content;
+    expect(Array.isArray(first)).toBe(true);
+    const second = (rig.llm.requests[1]?.body.messages as { content: unknown }[] | undefined)?.at(-1)?.content;
+    expect(second).toMatch(
+      /^look\n\n\[attached image "blue\.png" \(image\/png, \d+ B\)\] \(text not extracted: no plugin provides media\.extract\)\n\[image: [0-9a-f]{12}… omitted\]$/,
+    );
+    expect(second).toContain(up.sha256.slice(0, 12));
+  });
+
   test("/v1: image_url data: URLs become attachments, the history's images are sent again, URLs to fetch are refused", async () => {
     using dir = tempDir();
     await using rig = await startAgentRig(dir.path, { env: { HOMED_WEB_TOKEN: TOKEN } });
