@@ -163,7 +163,8 @@ const TEXT_LABEL: Record<(typeof TEXT_KINDS)[number], string> = {
 /** "[attached image "cat.jpg" (image/jpeg, 220 KB)]" and what it says, for the model and memory. */
 export function attachmentLine(a: Attachment): string {
   const head = `[attached ${a.kind === "file" ? "document" : a.kind}${a.name ? ` "${a.name}"` : ""} (${a.mime}, ${size(a.bytes)})]`;
-  if (a.text) return `${head}\n${TEXT_LABEL[a.textKind ?? "document"]}:\n${a.text}`;
+  // A note beside text says how it was made or what was left out ("pages 1–500 of 812").
+  if (a.text) return `${head}\n${TEXT_LABEL[a.textKind ?? "document"]}${a.note ? ` (${a.note})` : ""}:\n${a.text}`;
   return a.note ? `${head} (${a.note})` : head;
 }
 

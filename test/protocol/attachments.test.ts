@@ -48,7 +48,7 @@ describe("sniffAttachmentMime", () => {
 });
 
 describe("userMessageText", () => {
-  test("the words, then each attachment with its text or the note saying why there is none", () => {
+  test("the words, then each attachment with its text (and what its note says) or the note saying why there is none", () => {
     const text = userMessageText("look", [
       {
         sha256: "a".repeat(64),
@@ -66,12 +66,23 @@ describe("userMessageText", () => {
         kind: "audio",
         note: "text not extracted: no plugin provides media.extract",
       },
+      {
+        sha256: "c".repeat(64),
+        mime: "application/pdf",
+        bytes: 3 * 1024 * 1024,
+        kind: "file",
+        name: "long.pdf",
+        text: "Page one.",
+        textKind: "document",
+        note: "pages 1–500 of 812",
+      },
     ]);
     expect(text).toBe(
       [
         "look",
         '[attached image "s.png" (image/png, 2 KB)]\ntext read from it (OCR):\nHELLO',
         "[attached audio (audio/ogg, 10 B)] (text not extracted: no plugin provides media.extract)",
+        '[attached document "long.pdf" (application/pdf, 3.0 MB)]\nits text (pages 1–500 of 812):\nPage one.',
       ].join("\n\n"),
     );
     expect(userMessageText("just words", [])).toBe("just words");
