@@ -4,6 +4,7 @@
  * and names every setting, so the two cannot drift apart.
  */
 import { TOOLS_TEMPLATE } from "./tools-config.ts";
+import { MEDIA_TEMPLATE } from "./media-config.ts";
 import { A2A_TEMPLATE } from "./a2a-config.ts";
 import { QQ_TEMPLATE } from "./qq-config.ts";
 import { SCENES_TEMPLATE } from "./scenes-config.ts";
@@ -147,6 +148,7 @@ rss_mb = 1024
 rss_check_ms = 10000
 
 ${TOOLS_TEMPLATE}
+${MEDIA_TEMPLATE}
 ${A2A_TEMPLATE}
 ${QQ_TEMPLATE}
 [store]

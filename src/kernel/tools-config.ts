@@ -4,6 +4,7 @@
  * roots, a sandbox that refuses rather than runs unconfined, no private addresses.
  */
 import * as v from "valibot";
+import { MediaConfig } from "./media-config.ts";
 
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
   v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(min), v.maxValue(max));
@@ -101,6 +102,7 @@ export const ToolsConfig = v.strictObject({
     }),
     {},
   ),
+  media: v.optional(MediaConfig, {}),
 });
 export type ToolsConfig = v.InferOutput<typeof ToolsConfig>;
 
