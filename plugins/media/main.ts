@@ -117,6 +117,8 @@ await plugin.tools([
   withRun(TOOLS.media_video_frames, (a, ctx) =>
     guarded("media_video_frames", async (scratch) => {
       const input = readInput(roots(), a.path, maxBytes, scratch);
+      if (sniffMedia(input.bytes, a.path) !== "audio-or-video")
+        throw new MediaError(`${input.what} is not a video file (MP4, WebM, MKV, MOV, AVI, OGG)`);
       const opts = run(ctx.signal);
       const p = await probe(input.copy, input.what, opts);
       if (!p.video)

@@ -57,6 +57,7 @@ export async function ocrImage(
       `tesseract has no data for ${missing.join(", ")}: apt install ${missing.map((l) => `tesseract-ocr-${l.replace(/_/g, "-").toLowerCase()}`).join(" ")} (installed: ${[...have].join(", ") || "none"})`,
     );
   const r = await runProgram("tesseract", [file, "stdout", "-l", languages], opts).catch((err: Error) => {
+    if (err instanceof MediaError && err.message.includes("longer than")) throw err;
     throw new MediaError(`${what} could not be read as a ${type} image (damaged?): ${err.message}`);
   });
   return {

@@ -33,15 +33,19 @@ export interface MediaRig extends AsyncDisposable {
   stderr(): string;
 }
 
-/** Start the plugin; `media` and `roots` become config/get's answer for "tools". */
+/**
+ * Start the plugin; `media` and `roots` become config/get's answer for "tools"; `path` is its
+ * PATH (a test hides a program by leaving its folder out).
+ */
 export async function startMediaPlugin(
   dataDir: string,
   media: Record<string, unknown> = {},
   roots: string[] = ["workspace"],
+  path = process.env.PATH ?? "/usr/bin:/bin",
 ): Promise<MediaRig> {
   const proc = Bun.spawn([HOMED, "plugin", "media"], {
     env: {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      PATH: path,
       HOME: process.env.HOME ?? "/root",
       HOMED_PLUGIN_NAME: "media",
       HOMED_PLUGIN_TRANSPORT: "stdio",
