@@ -7,10 +7,11 @@
 import { readFileSync } from "node:fs";
 import { DocBuilder, type DocText } from "./doc-text.ts";
 import { MediaError } from "./media-error.ts";
-import { type RunOptions, runProgram } from "./programs.ts";
+import { need, type RunOptions, runProgram } from "./programs.ts";
 import type { Scratch } from "./media-files.ts";
 
 export async function pdfPageCount(file: string, what: string, opts: RunOptions): Promise<number> {
+  need("pdfinfo");
   const r = await runProgram("pdfinfo", [file], opts).catch((err: Error) => {
     throw new MediaError(`${what} is not a readable PDF: ${err.message}`);
   });
