@@ -56,7 +56,10 @@ export async function ocrImage(
     throw new MediaError(
       `tesseract has no data for ${missing.join(", ")}: apt install ${missing.map((l) => `tesseract-ocr-${l.replace(/_/g, "-").toLowerCase()}`).join(" ")} (installed: ${[...have].join(", ") || "none"})`,
     );
-  const r = await runProgram("tesseract", [file, "stdout", "-l", languages], opts).catch((err: Error) => {
+  // One OpenMP thread: tesseract's threads fight each other and everything else on a busy
+  // machine (measured in bench/media.ts: media.ocr_ms halved on a loaded 2-core box).
+  const env = { OMP_THREAD_LIMIT: "1" };
+  const r = await runProgram("tesseract", [file, "stdout", "-l", languages], { ...opts, env }).catch((err: Error) => {
     if (err instanceof MediaError && err.message.includes("longer than")) throw err;
     throw new MediaError(`${what} could not be read as a ${type} image (damaged?): ${err.message}`);
   });
