@@ -87,7 +87,7 @@ export const TOOLS = {
         v.pipe(
           v.string(),
           v.regex(/^[A-Za-z0-9_+-]{1,40}$/, "voice must be a voice name like en-us, zh or alloy"),
-          v.description("An espeak-ng voice (en-us, en, zh, de…) offline, or the speech API's voice name."),
+          v.description("An espeak-ng voice (en-us, en, zh, de...) offline, or the speech API's voice name."),
         ),
       ),
       overwrite: v.optional(v.pipe(v.boolean(), v.description("Replace an existing file at path. Default false."))),
@@ -97,7 +97,7 @@ export const TOOLS = {
   media_transcribe: {
     name: "media_transcribe",
     description:
-      "Turn speech in an audio file (WAV, MP3, OGG, M4A, WebM…) into text: through the configured speech API, or offline with pocketsphinx (English only, rough).",
+      "Turn speech in an audio file (WAV, MP3, OGG, M4A, WebM...) into text: through the configured speech API, or offline with pocketsphinx (English only, rough).",
     input: v.strictObject({ path: Path("The audio file") }),
     risk: "read",
   },
@@ -107,7 +107,7 @@ export const TOOLS = {
       "Look at a video: up to 4 frames at evenly spaced times as images, its length, and a transcript of its audio track (set transcribe false to skip).",
     input: v.strictObject({
       path: Path("The video file"),
-      count: v.optional(v.pipe(Int("count", 1, 4), v.description("How many frames (1–4). Default 4."))),
+      count: v.optional(v.pipe(Int("count", 1, 4), v.description("How many frames (1 to 4). Default 4."))),
       transcribe: v.optional(v.pipe(v.boolean(), v.description("Transcribe the audio track. Default true."))),
     }),
     risk: "read",
