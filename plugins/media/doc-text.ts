@@ -50,7 +50,7 @@ export function docWindow(doc: DocText, what: string, from = 0, max = WINDOW_CHA
     if (nl > from + max / 2) end = nl + 1;
   }
   const inside = doc.anchors.filter((a) => a.offset >= from && a.offset < end);
-  const head = [`${what}${doc.note ? ` (${doc.note})` : ""}: characters ${from}–${end} of ${total}.`];
+  const head = [`${what}${doc.note ? ` (${doc.note})` : ""}: characters ${from}-${end} of ${total}.`];
   if (inside.length > 0)
     head.push(`Anchors here: ${inside.map((a) => `${a.label} @${a.offset}`).join("; ")}`.slice(0, 2000));
   const tail =

@@ -13,6 +13,7 @@ import type { Scratch } from "./media-files.ts";
 export async function pdfPageCount(file: string, what: string, opts: RunOptions): Promise<number> {
   need("pdfinfo");
   const r = await runProgram("pdfinfo", [file], opts).catch((err: Error) => {
+    if (err.message.includes("took longer than")) throw err;
     throw new MediaError(`${what} is not a readable PDF: ${err.message}`);
   });
   const m = /^Pages:\s+(\d+)/m.exec(r.stdout);
@@ -38,7 +39,7 @@ export async function pdfText(
   const first = Math.max(1, range.first ?? 1);
   if (first > pages) throw new MediaError(`${what} has ${pages} pages; page ${first} does not exist`);
   const asked = Math.min(pages, range.last ?? pages);
-  if (asked < first) throw new MediaError(`the page range ${first}–${asked} is empty`);
+  if (asked < first) throw new MediaError(`the page range ${first}-${asked} is empty`);
   const last = Math.min(asked, first + maxPages - 1);
   const r = await runProgram(
     "pdftotext",
@@ -53,9 +54,9 @@ export async function pdfText(
   }
   const cut =
     last < asked
-      ? `; pages ${last + 1}–${asked} not read (max_pdf_pages ${maxPages}): ask for them with first_page`
+      ? `; pages ${last + 1}-${asked} not read (max_pdf_pages ${maxPages}): ask for them with first_page`
       : "";
-  return b.build(`PDF, ${pages} pages; pages ${first}–${last}${cut}`);
+  return b.build(`PDF, ${pages} pages; pages ${first}-${last}${cut}`);
 }
 
 /** One page as a PNG at `dpi`, fitted inside `maxPx` on its longer side. */

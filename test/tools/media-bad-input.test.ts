@@ -94,7 +94,7 @@ describe("media tools on bad input", () => {
     const capped = await rig.tool("media_read_doc", { path: "huge.pdf" });
     expect(capped.isError).toBe(false);
     expect(capped.content).toStartWith(
-      "huge.pdf (PDF, 20000 pages; pages 1–50; pages 51–20000 not read (max_pdf_pages 50): ask for them with first_page)",
+      "huge.pdf (PDF, 20000 pages; pages 1-50; pages 51-20000 not read (max_pdf_pages 50): ask for them with first_page)",
     );
     expect(capped.content).toContain("Report page 50\n");
     expect(capped.content).not.toContain("Report page 51\n");
@@ -104,10 +104,11 @@ describe("media tools on bad input", () => {
     await using slow = await startMediaPlugin(dir.path, { max_pdf_pages: 100_000, timeout_ms: 1000 });
     const t0 = performance.now();
     const timed = await slow.tool("media_read_doc", { path: "huge.pdf" });
-    expect(timed).toMatchObject({
-      isError: true,
-      content: "media_read_doc: pdftotext took longer than 1000 ms ([tools.media] timeout_ms) and was stopped",
-    });
+    // pdftotext over 20,000 pages takes seconds; on a very busy machine pdfinfo may be the one stopped.
+    expect(timed.isError).toBe(true);
+    expect(timed.content).toMatch(
+      /^media_read_doc: (pdftotext|pdfinfo) took longer than 1000 ms \(\[tools\.media\] timeout_ms\) and was stopped$/,
+    );
     expect(performance.now() - t0).toBeLessThan(5000);
     expect(slow.alive()).toBe(true);
   }, 60_000);

@@ -72,7 +72,7 @@ describe("media plugin in the daemon", () => {
     expect(r.exitCode).toBe(0);
     expect(r.stderr).not.toContain("? allow");
     const sent = (rig.llm.requests[1]!.body as { messages: Message[] }).messages.filter((m) => m.role === "tool");
-    expect(sent[0]!.content).toContain("minutes.pdf (PDF, 2 pages; pages 2–2)");
+    expect(sent[0]!.content).toContain("minutes.pdf (PDF, 2 pages; pages 2-2)");
     expect(sent[0]!.content).toContain("Next meeting: May 4");
     expect(sent[1]!.content).toStartWith("Wrote minutes.mp3 (MP3, 10 bytes) with tts-1 (alloy)");
     expect(existsSync(join(dir.path, "workspace/minutes.mp3"))).toBe(true);

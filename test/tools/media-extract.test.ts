@@ -42,7 +42,7 @@ describe("media/extract", () => {
     expect(r.kind).toBe("document");
     expect(r.anchors.map((a) => a.label)).toEqual(["page 1", "page 2"]);
     expect(r.text.slice(r.anchors[1]!.offset)).toStartWith("Second page words");
-    expect(r.note).toBe("PDF, 2 pages; pages 1–2");
+    expect(r.note).toBe("PDF, 2 pages; pages 1-2");
   });
 
   test("a DOCX claimed as application/octet-stream, Markdown by its name, HTML by its type", async () => {

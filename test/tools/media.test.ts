@@ -48,13 +48,13 @@ describe("media plugin", () => {
     writeFileSync(join(ws, "r.pdf"), makePdf([["Alpha page says hello"], ["Beta page (two)"], ["Gamma page three"]]));
     const all = await rig.tool("media_read_doc", { path: "r.pdf" });
     expect(all.isError).toBe(false);
-    expect(all.content).toStartWith("r.pdf (PDF, 3 pages; pages 1–3)");
+    expect(all.content).toStartWith("r.pdf (PDF, 3 pages; pages 1-3)");
     expect(all.content).toMatch(/Anchors here: page 1 @0; page 2 @\d+; page 3 @\d+/);
     expect(all.content).toContain("Alpha page says hello");
     expect(all.content).toContain("Beta page (two)");
     expect(all.content).toEndWith("[end of document]");
     const two = await rig.tool("media_read_doc", { path: "r.pdf", first_page: 2, last_page: 2 });
-    expect(two.content).toContain("pages 2–2");
+    expect(two.content).toContain("pages 2-2");
     expect(two.content).toContain("Beta page (two)");
     expect(two.content).not.toContain("Alpha");
     expect(two.content).not.toContain("Gamma");
