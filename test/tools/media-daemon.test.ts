@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { HOMED, run, tempDir } from "../harness/binary.ts";
 import { startAgentRig } from "../harness/agent-daemon.ts";
-import { makePdf } from "../harness/media-fixtures.ts";
+import { makePdf, makeVideo } from "../harness/media-fixtures.ts";
 import { installBunPlugin } from "../harness/plugins.ts";
 import { poll } from "../harness/poll.ts";
 
@@ -85,6 +85,36 @@ describe("media plugin in the daemon", () => {
     );
     expect(JSON.parse(other).media).toMatchObject({ speech_key_secret: "speech" });
     expect(other).not.toContain(KEY);
+  }, 60_000);
+
+  test("a PDF page and video frames reach the model as images over the shm transport", async () => {
+    using dir = tempDir();
+    writeFileSync(join(dir.path, "config.toml"), `[approval]\nallow = ["media_*"]\n`);
+    mkdirSync(join(dir.path, "workspace"));
+    writeFileSync(join(dir.path, "workspace/chart.pdf"), makePdf([["Cover"], ["Figure 2: rainfall by month"]]));
+    await makeVideo(join(dir.path, "workspace/clip.mp4"), 2);
+    await using rig = await startAgentRig(dir.path, { plugin: false });
+    rig.llm.script([
+      {
+        toolCalls: [
+          { name: "media_pdf_page", arguments: { path: "chart.pdf", page: 2, size: 500 }, id: "p1" },
+          { name: "media_video_frames", arguments: { path: "clip.mp4", count: 2, transcribe: false }, id: "v1" },
+        ],
+      },
+      { text: "seen" },
+    ]);
+    const r = await rig.chat("look at the chart and the clip");
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toContain("← media_pdf_page [ok] Page 2 of 2 of chart.pdf as a PNG");
+    expect(r.stderr).toContain("[+1 image, shown in the web UI]");
+    expect(r.stderr).toContain("[+2 images, shown in the web UI]");
+    const messages = (rig.llm.requests[1]!.body as { messages: { role: string; content: unknown }[] }).messages;
+    const urls = messages
+      .filter((m) => m.role === "user" && Array.isArray(m.content))
+      .flatMap((m) => m.content as { image_url?: { url: string } }[])
+      .map((c) => c.image_url?.url.slice(0, 22))
+      .filter(Boolean);
+    expect(urls).toEqual(["data:image/png;base64,", "data:image/jpeg;base64", "data:image/jpeg;base64"]);
   }, 60_000);
 
   test("media_screenshot is secret: a person's no means it does not run", async () => {
