@@ -1,8 +1,8 @@
 /**
  * Media figures (issue 16), through the compiled plugin as the kernel drives it
  * (test/harness/media-rig.ts, stdio):
- *   media.ocr_ms — media_ocr of one 1280×800 screenshot-like PNG (22 lines of UI text drawn by
- *     ffmpeg in DejaVu Sans) with the default languages eng+chi_sim; median of ROUNDS after one
+ *   media.ocr_ms — media_ocr of one 1280×670 screenshot-like PNG (22 lines of 16 px UI text
+ *     drawn by ffmpeg in DejaVu Sans) with the default languages eng+chi_sim; median of ROUNDS after one
  *     warm-up. media.ocr_eng_ms — the same with eng only (no Chinese model to load).
  *   media.ocr_word_accuracy — the share of the drawn words tesseract gave back (eng+chi_sim).
  *   media.pdf_pages_s — pages per second of media/extract on a PDF_PAGES-page PDF the bench
@@ -51,7 +51,7 @@ export async function benchMedia(): Promise<void> {
   try {
     const ws = join(data, "workspace");
     mkdirSync(ws);
-    await textPng(SCREEN, join(ws, "screen.png"), 1280);
+    await textPng(SCREEN, join(ws, "screen.png"), 1280, 16);
     await using rig = await startMediaPlugin(data);
     const ocr = async (languages?: string) => {
       const times: number[] = [];

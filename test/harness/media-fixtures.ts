@@ -125,11 +125,14 @@ export function docxWithDocumentXml(xml: string | Uint8Array, claimSize?: number
 
 const FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
 
-/** A white PNG with `lines` in black DejaVu Sans, 30 px (a screenshot's text), drawn by ffmpeg. */
-export async function textPng(lines: string[], path: string, width = 1100): Promise<void> {
+/** A white PNG with `lines` in black DejaVu Sans, `size` px, drawn by ffmpeg (text as written: no % expansion). */
+export async function textPng(lines: string[], path: string, width = 1100, size = 30): Promise<void> {
   const esc = (s: string) => s.replace(/[\\':,]/g, (c) => `\\${c}`);
   const filters = lines
-    .map((l, i) => `drawtext=fontfile=${FONT}:text='${esc(l)}':fontsize=30:fontcolor=black:x=30:y=${40 + i * 60}`)
+    .map(
+      (l, i) =>
+        `drawtext=fontfile=${FONT}:text='${esc(l)}':expansion=none:fontsize=${size}:fontcolor=black:x=30:y=${size + i * Math.round(size * 1.8)}`,
+    )
     .join(",");
   const p = Bun.spawn(
     [
@@ -140,7 +143,7 @@ export async function textPng(lines: string[], path: string, width = 1100): Prom
       "-f",
       "lavfi",
       "-i",
-      `color=c=white:s=${width}x${80 + lines.length * 60}`,
+      `color=c=white:s=${width}x${2 * size + lines.length * Math.round(size * 1.8)}`,
       "-frames:v",
       "1",
       "-vf",
