@@ -65,7 +65,7 @@ export async function mediaExtract(
   const input = readKernelFile(p, s, scratch);
   const kind = sniffMedia(input.bytes, p.name ?? "", p.mime.toLowerCase());
   if (kind === "image") {
-    const r = await ocrImage(input.copy, input.bytes, input.what, s.languages, opts);
+    const r = await ocrImage(input.copy, input.bytes, input.what, s.languages, scratch, opts);
     return { kind: "ocr", text: r.text, anchors: [], note: `OCR of a ${r.type} image (tesseract ${s.languages})` };
   }
   if (kind === "audio-or-video") {

@@ -84,10 +84,9 @@ await plugin.tools([
     guarded("media_ocr", async (scratch) => {
       const input = readInput(roots(), a.path, maxBytes, scratch);
       const languages = a.languages ?? cfg.ocr_languages;
-      const r = await ocrImage(input.copy, input.bytes, input.what, languages, run(ctx.signal));
-      return r.text
-        ? `Text in ${input.what} (tesseract ${languages}):\n\n${r.text}`
-        : `No text found in ${input.what}.`;
+      const r = await ocrImage(input.copy, input.bytes, input.what, languages, scratch, run(ctx.signal));
+      const how = `tesseract ${languages}${r.rotated ? ", turned upright first" : ""}`;
+      return r.text ? `Text in ${input.what} (${how}):\n\n${r.text}` : `No text found in ${input.what}.`;
     }),
   ),
   withRun(TOOLS.media_say, (a, ctx) =>

@@ -2,9 +2,15 @@
  * OCR with Debian's tesseract: the languages asked for (default [tools.media] ocr_languages,
  * eng+chi_sim) must have their traineddata installed — a missing one names its package
  * (tesseract-ocr-chi-sim). The input is sniffed first: only image bytes go to tesseract, so a
- * renamed PDF or a truncated file gets a clear answer instead of Leptonica's.
+ * renamed PDF or a truncated file gets a clear answer instead of Leptonica's. A photo whose EXIF
+ * says it is rotated (phones store pixels sideways and an orientation tag), and WebP or GIF,
+ * which Leptonica may not read, are turned upright into a PNG by sharp first; tesseract itself
+ * ignores EXIF and would read sideways lines.
  */
+import { writeFileSync } from "node:fs";
+import { sharpModule } from "../../src/ipc/sharp-module.ts";
 import { MediaError } from "./media-error.ts";
+import type { Scratch } from "./media-files.ts";
 import { type RunOptions, runProgram } from "./programs.ts";
 
 /** Image types tesseract (Leptonica) reads, from their first bytes. */
@@ -46,10 +52,16 @@ export async function ocrImage(
   bytes: Uint8Array,
   what: string,
   languages: string,
+  scratch: Scratch,
   opts: RunOptions,
-): Promise<{ text: string; type: string }> {
+): Promise<{ text: string; type: string; rotated: boolean }> {
   const type = sniffOcrImage(bytes);
   if (!type) throw new MediaError(`${what} is not an image tesseract reads (PNG, JPEG, GIF, WebP, TIFF, BMP, PNM)`);
+  const upright = await uprightPng(bytes, type, what);
+  if (upright) {
+    file = scratch.path("upright.png");
+    writeFileSync(file, upright);
+  }
   const have = await installedLanguages(opts);
   const missing = languages.split("+").filter((l) => !have.has(l));
   if (missing.length > 0)
@@ -69,5 +81,19 @@ export async function ocrImage(
       .replace(/\n{3,}/g, "\n\n")
       .trim(),
     type,
+    rotated: upright !== null,
   };
+}
+
+/** Types and orientations tesseract should not get as they are: an upright PNG, else null. */
+async function uprightPng(bytes: Uint8Array, type: string, what: string): Promise<Uint8Array | null> {
+  if (type !== "JPEG" && type !== "WebP" && type !== "GIF" && type !== "TIFF") return null;
+  try {
+    const sharp = sharpModule();
+    const meta = await sharp(bytes).metadata();
+    if ((meta.orientation ?? 1) <= 1 && type !== "WebP" && type !== "GIF") return null;
+    return new Uint8Array(await sharp(bytes, { pages: 1 }).rotate().png().toBuffer());
+  } catch (err) {
+    throw new MediaError(`${what} could not be read as a ${type} image (damaged?): ${(err as Error).message}`);
+  }
 }

@@ -1,26 +1,12 @@
 /**
  * Images for an image encoder: decoded, resized (cover, centre) and normalised by sharp into a
- * [1, 3, size, size] float tensor, channels first, as CLIP-style models take them. sharp's
- * native addon needs libvips, which the compiled binary embeds and loads first (like
- * onnxruntime's library); both load only when an image is actually processed.
+ * [1, 3, size, size] float tensor, channels first, as CLIP-style models take them. sharp and
+ * its embedded libvips load only when an image is actually processed (src/ipc/sharp-module.ts).
  */
-import vipsLibrary from "../../node_modules/@img/sharp-libvips-linux-x64/lib/libvips-cpp.so.8.18.7" with {
-  type: "file",
-};
-import { preloadLibrary } from "../ipc/native-lib.ts";
+import { sharpModule } from "../ipc/sharp-module.ts";
 import { HomedError } from "../protocol/errors.ts";
 
-type Sharp = typeof import("sharp").default;
-let sharp: Sharp | null = null;
-
-export function sharpModule(): Sharp {
-  if (!sharp) {
-    preloadLibrary(vipsLibrary, "vips_init");
-    const mod = require("sharp") as Sharp | { default: Sharp };
-    sharp = typeof mod === "function" ? mod : mod.default;
-  }
-  return sharp;
-}
+export { sharpModule };
 
 export interface ImagePreprocess {
   size: number;

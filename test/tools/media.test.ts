@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import sharp from "sharp";
 import { tempDir } from "../harness/binary.ts";
 import { espeakWav, makeDocx, makePdf, makeVideo, textPng } from "../harness/media-fixtures.ts";
 import { type MediaRig, startMediaPlugin } from "../harness/media-rig.ts";
@@ -135,6 +136,24 @@ describe("media plugin", () => {
     const klingon = await rig.tool("media_ocr", { path: "shot.png", languages: "eng+tlh" });
     expect(klingon.isError).toBe(true);
     expect(klingon.content).toStartWith("media_ocr: tesseract has no data for tlh: apt install tesseract-ocr-tlh");
+  });
+
+  test("media_ocr turns a phone photo upright by its EXIF orientation, and reads WebP", async () => {
+    await textPng(["Boarding pass gate B12 seat 14C"], join(dir.path, "flat.png"));
+    // Pixels stored sideways (rotated 90 degrees counter-clockwise) with orientation 6: a viewer shows it upright.
+    const sideways = await sharp(join(dir.path, "flat.png"))
+      .rotate(-90)
+      .jpeg()
+      .withMetadata({ orientation: 6 })
+      .toBuffer();
+    expect((await sharp(sideways).metadata()).orientation).toBe(6);
+    writeFileSync(join(ws, "photo.jpg"), sideways);
+    const r = await rig.tool("media_ocr", { path: "photo.jpg", languages: "eng" });
+    expect(r.content).toStartWith("Text in photo.jpg (tesseract eng, turned upright first):");
+    expect(r.content).toContain("Boarding pass gate B12 seat 14C");
+    writeFileSync(join(ws, "shot.webp"), await sharp(join(dir.path, "flat.png")).webp({ lossless: true }).toBuffer());
+    const webp = await rig.tool("media_ocr", { path: "shot.webp", languages: "eng" });
+    expect(webp.content).toContain("Boarding pass gate B12 seat 14C");
   });
 
   test("media_video_frames: evenly spaced JPEG frames and the audio track's transcript", async () => {
