@@ -16,6 +16,13 @@ import { sniffMedia } from "./sniff.ts";
 import { type SpeechSettings, transcribe } from "./speech.ts";
 import { audioTrack, probe } from "./video.ts";
 
+/**
+ * Characters of text one answer carries: the reply is one JSON-RPC frame, and frames stop at
+ * 4 MiB (src/ipc/rpc-peer.ts); a million characters (~500 dense pages) leaves room for escapes
+ * and multi-byte text. The note says when it was cut.
+ */
+export const MAX_EXTRACT_CHARS = 1_000_000;
+
 export interface ExtractSettings {
   dataDir: string;
   maxBytes: number;
@@ -88,5 +95,13 @@ export async function mediaExtract(
     return { kind: pr.video ? "video" : "transcript", text: t.text, anchors: [], note };
   }
   const doc = await documentText(input, kind, {}, s.maxPages, opts);
-  return { kind: "document", text: doc.text, anchors: doc.anchors, ...(doc.note ? { note: doc.note } : {}) };
+  if (doc.text.length <= MAX_EXTRACT_CHARS)
+    return { kind: "document", text: doc.text, anchors: doc.anchors, ...(doc.note ? { note: doc.note } : {}) };
+  const cut = `the first ${MAX_EXTRACT_CHARS} of ${doc.text.length} characters`;
+  return {
+    kind: "document",
+    text: doc.text.slice(0, MAX_EXTRACT_CHARS),
+    anchors: doc.anchors.filter((a) => a.offset < MAX_EXTRACT_CHARS),
+    note: doc.note ? `${doc.note}; ${cut}` : cut,
+  };
 }

@@ -86,7 +86,7 @@ export const TOOLS = {
       voice: v.optional(
         v.pipe(
           v.string(),
-          v.regex(/^[A-Za-z0-9_+-]{1,40}$/, "voice must be a voice name like en-us, zh or alloy"),
+          v.regex(/^[A-Za-z0-9][A-Za-z0-9_+-]{0,39}$/, "voice must be a voice name like en-us, zh or alloy"),
           v.description("An espeak-ng voice (en-us, en, zh, de...) offline, or the speech API's voice name."),
         ),
       ),

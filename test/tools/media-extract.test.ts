@@ -86,6 +86,15 @@ describe("media/extract", () => {
     expect(video.text.length).toBeGreaterThan(0);
   }, 60_000);
 
+  test("a text longer than one answer carries is cut at MAX_EXTRACT_CHARS and the note says so", async () => {
+    const line = "# Part\nwords words words words words words words words words words\n";
+    writeFileSync(join(blocks, "big"), line.repeat(Math.ceil(1_200_000 / line.length)));
+    const r = await extract("big", "text/markdown");
+    expect(r.text.length).toBe(1_000_000);
+    expect(r.note).toMatch(/^Markdown; the first 1000000 of \d+ characters$/);
+    expect(r.anchors.every((a) => a.offset < 1_000_000)).toBe(true);
+  });
+
   test("outside the data dir, missing, empty, unknown bytes and bad params are errors, and the plugin stays", async () => {
     const outside = await rig.request("media/extract", { path: "/etc/hostname", mime: "text/plain" });
     expect(outside.error?.message).toBe(
