@@ -26,6 +26,9 @@ export function sniffOcrImage(b: Uint8Array): string | null {
   return null;
 }
 
+const CJK = "\\u3000-\\u303f\\u3400-\\u4dbf\\u4e00-\\u9fff\\uf900-\\ufaff\\uff00-\\uffef";
+const CJK_GAP = new RegExp(`(?<=[${CJK}]) +(?=[${CJK}])`, "g");
+
 let installed: Promise<Set<string>> | undefined;
 
 async function installedLanguages(opts: RunOptions): Promise<Set<string>> {
@@ -78,6 +81,8 @@ export async function ocrImage(
   return {
     text: r.stdout
       .replace(/\f/g, "")
+      // tesseract with eng+chi_sim spaces out Chinese characters ("会 议 改 到"); Chinese has no spaces.
+      .replace(CJK_GAP, "")
       .replace(/\n{3,}/g, "\n\n")
       .trim(),
     type,

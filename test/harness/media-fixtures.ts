@@ -124,14 +124,16 @@ export function docxWithDocumentXml(xml: string | Uint8Array, claimSize?: number
 }
 
 const FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
+/** A font with Chinese characters (Debian fonts-wqy-microhei, installed by scripts/ensure-test-tools.sh). */
+export const CJK_FONT = "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc";
 
 /** A white PNG with `lines` in black DejaVu Sans, `size` px, drawn by ffmpeg (text as written: no % expansion). */
-export async function textPng(lines: string[], path: string, width = 1100, size = 30): Promise<void> {
+export async function textPng(lines: string[], path: string, width = 1100, size = 30, font = FONT): Promise<void> {
   const esc = (s: string) => s.replace(/[\\':,]/g, (c) => `\\${c}`);
   const filters = lines
     .map(
       (l, i) =>
-        `drawtext=fontfile=${FONT}:text='${esc(l)}':expansion=none:fontsize=${size}:fontcolor=black:x=30:y=${size + i * Math.round(size * 1.8)}`,
+        `drawtext=fontfile=${font}:text='${esc(l)}':expansion=none:fontsize=${size}:fontcolor=black:x=30:y=${size + i * Math.round(size * 1.8)}`,
     )
     .join(",");
   const p = Bun.spawn(

@@ -10,7 +10,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import sharp from "sharp";
 import { tempDir } from "../harness/binary.ts";
-import { espeakWav, makeDocx, makePdf, makeVideo, textPng } from "../harness/media-fixtures.ts";
+import { CJK_FONT, espeakWav, makeDocx, makePdf, makeVideo, textPng } from "../harness/media-fixtures.ts";
 import { type MediaRig, startMediaPlugin } from "../harness/media-rig.ts";
 
 let dir: ReturnType<typeof tempDir>;
@@ -136,6 +136,12 @@ describe("media plugin", () => {
     const klingon = await rig.tool("media_ocr", { path: "shot.png", languages: "eng+tlh" });
     expect(klingon.isError).toBe(true);
     expect(klingon.content).toStartWith("media_ocr: tesseract has no data for tlh: apt install tesseract-ocr-tlh");
+  });
+
+  test("media_ocr reads Chinese with the default eng+chi_sim, without spaces between the characters", async () => {
+    await textPng(["会议改到星期四下午三点 room 5"], join(ws, "zh.png"), 900, 30, CJK_FONT);
+    const r = await rig.tool("media_ocr", { path: "zh.png" });
+    expect(r.content).toBe("Text in zh.png (tesseract eng+chi_sim):\n\n会议改到星期四下午三点 room 5");
   });
 
   test("media_ocr turns a phone photo upright by its EXIF orientation, and reads WebP", async () => {
