@@ -109,7 +109,26 @@ export async function screenPng(display: string, scratch: Scratch, opts: RunOpti
   const path = scratch.path("screen.png");
   await runProgram(
     "ffmpeg",
-    ["-nostdin", "-loglevel", "error", "-y", "-f", "x11grab", "-i", display, "-frames:v", "1", path],
+    [
+      "-nostdin",
+      "-loglevel",
+      "error",
+      "-y",
+      "-f",
+      "x11grab",
+      "-i",
+      display,
+      "-frames:v",
+      "1",
+      // A 4K screen as PNG can pass the 5 MiB an image may have; 1920 wide is plenty to read.
+      "-vf",
+      "scale='min(1920,iw)':-2",
+      "-f",
+      "image2",
+      "-c:v",
+      "png",
+      path,
+    ],
     { ...opts, env: { DISPLAY: display } },
   ).catch((err: Error) => {
     throw new MediaError(

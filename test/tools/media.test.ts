@@ -6,10 +6,11 @@
  * X screen without a display — and that the roots confine them like the files tools.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import sharp from "sharp";
 import { tempDir } from "../harness/binary.ts";
+import { poll } from "../harness/poll.ts";
 import { CJK_FONT, espeakWav, makeDocx, makePdf, makeVideo, textPng } from "../harness/media-fixtures.ts";
 import { type MediaRig, startMediaPlugin } from "../harness/media-rig.ts";
 
@@ -199,6 +200,23 @@ describe("media plugin", () => {
     expect(none.isError).toBe(true);
     expect(none.content).toContain("media_screenshot: the X display :97 could not be captured");
     expect(none.content).toContain("is an X server running there?");
+  });
+
+  test("media_screenshot grabs a real X display (Xvfb) as a PNG image", async () => {
+    const n = 100 + (process.pid % 800);
+    await using xvfb = Bun.spawn(["Xvfb", `:${n}`, "-screen", "0", "1024x600x24", "-nolisten", "tcp"], {
+      stdout: "ignore",
+      stderr: "ignore",
+    });
+    await poll(() => existsSync(`/tmp/.X11-unix/X${n}`) || xvfb.exitCode !== null, Boolean, { what: "Xvfb's socket" });
+    expect(xvfb.exitCode).toBeNull();
+    await using shot = await startMediaPlugin(dir.path, { display: `:${n}` });
+    const r = await shot.tool("media_screenshot", {});
+    expect(r.content).toMatch(new RegExp(`^Screenshot of the X display :${n} \\(\\d+ bytes PNG\\)\\.$`));
+    expect(r.images.length).toBe(1);
+    expect(isPng(r.images[0]!.data)).toBe(true);
+    expect((await sharp(r.images[0]!.data).metadata()).width).toBe(1024);
+    xvfb.kill();
   });
 
   test("paths outside the roots are refused, as for the files tools", async () => {
