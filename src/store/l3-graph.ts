@@ -77,7 +77,11 @@ export function nodeKey(label: string): string {
 
 /** A predicate as stored: lower case, words joined by one space. */
 export function predicateKey(p: string): string {
-  return p.toLowerCase().replace(/[_\s]+/g, " ").trim().slice(0, MAX_NODE_CHARS);
+  return p
+    .toLowerCase()
+    .replace(/[_\s]+/g, " ")
+    .trim()
+    .slice(0, MAX_NODE_CHARS);
 }
 
 interface FactRow {
@@ -133,7 +137,9 @@ export class L3Graph {
 
   /** A media node: an existing block (an image) as itself; its text names it. */
   media(blockId: number): number {
-    const b = this.db.query<{ text: string; kind: string }, [number]>("SELECT text, kind FROM blocks WHERE id = ?").get(blockId);
+    const b = this.db
+      .query<{ text: string; kind: string }, [number]>("SELECT text, kind FROM blocks WHERE id = ?")
+      .get(blockId);
     if (!b) throw new HomedError("not_found", `there is no block ${blockId}`, { blockId });
     this.db
       .query("INSERT OR IGNORE INTO l3_nodes (block_id, key, label) VALUES (?, '', ?)")
@@ -226,7 +232,9 @@ export class L3Graph {
   /** A person's deletion: the fact is hidden from recall and lists (kept, and logged). */
   hide(id: number, actor: string, reason: string, now = Date.now()): void {
     this.db.transaction(() => {
-      const r = this.db.query("UPDATE l3_facts SET hidden_at = ?, hidden_by = ? WHERE id = ? AND hidden_at IS NULL").run(now, actor, id);
+      const r = this.db
+        .query("UPDATE l3_facts SET hidden_at = ?, hidden_by = ? WHERE id = ? AND hidden_at IS NULL")
+        .run(now, actor, id);
       if (r.changes === 0) {
         if (!this.get(id)) throw new HomedError("not_found", `there is no fact ${id}`, { id });
         return;
@@ -243,11 +251,15 @@ export class L3Graph {
 
   /** Every fact on `id`'s subject and predicate (its supersession chain), oldest first. */
   history(id: number): Fact[] {
-    const f = this.db.query<{ subject: number; predicate: string }, [number]>("SELECT subject, predicate FROM l3_facts WHERE id = ?").get(id);
+    const f = this.db
+      .query<{ subject: number; predicate: string }, [number]>("SELECT subject, predicate FROM l3_facts WHERE id = ?")
+      .get(id);
     if (!f) return [];
     return this.withSources(
       this.db
-        .query<FactRow, [number, string]>(`${SELECT} WHERE f.subject = ? AND f.predicate = ? ORDER BY f.valid_from, f.id`)
+        .query<FactRow, [number, string]>(
+          `${SELECT} WHERE f.subject = ? AND f.predicate = ? ORDER BY f.valid_from, f.id`,
+        )
         .all(f.subject, f.predicate),
     );
   }
@@ -311,7 +323,9 @@ export class L3Graph {
   }
 
   private markSuperseded(old: number, by: number, now: number): void {
-    this.db.query("UPDATE l3_facts SET superseded_by = ?, superseded_at = ? WHERE id = ? AND superseded_by IS NULL").run(by, now, old);
+    this.db
+      .query("UPDATE l3_facts SET superseded_by = ?, superseded_at = ? WHERE id = ? AND superseded_by IS NULL")
+      .run(by, now, old);
     this.log(old, "supersede", "l3", `superseded by fact ${by}`, now);
   }
 

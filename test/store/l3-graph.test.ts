@@ -112,7 +112,9 @@ describe("L3 graph", () => {
     const g = graph.add(fact("a", "b", "d", [e1], T0 + 1));
     expect(() => store.db.exec("DELETE FROM l3_facts")).toThrow(/DELETE refused/);
     expect(() => store.db.exec(`UPDATE l3_facts SET object = subject WHERE id = ${f.id}`)).toThrow(/UPDATE refused/);
-    expect(() => store.db.exec(`UPDATE l3_facts SET superseded_by = NULL WHERE id = ${f.id}`)).toThrow(/UPDATE refused/);
+    expect(() => store.db.exec(`UPDATE l3_facts SET superseded_by = NULL WHERE id = ${f.id}`)).toThrow(
+      /UPDATE refused/,
+    );
     expect(() => store.db.exec("DELETE FROM l3_log")).toThrow(/DELETE refused/);
     // Setting a mark once is what the graph does.
     store.db.exec(`UPDATE l3_facts SET hidden_at = 1, hidden_by = 'x' WHERE id = ${g.id}`);
