@@ -28,6 +28,7 @@ import { estimateTokens } from "../memory/tokens.ts";
 import type { StoredEvent } from "../store/store.ts";
 import { runChatTurn } from "./chat-turn.ts";
 import { sceneMethods } from "./scene-methods.ts";
+import { l3Methods } from "./l3-methods.ts";
 import { checkModel } from "./check-model.ts";
 import type { KernelServices } from "./kernel-services.ts";
 
@@ -212,6 +213,7 @@ export function channelMethods(k: KernelServices): Record<string, (params: unkno
       return k.agent.searchMemory(p.query, p.k).map((f) => ({ ...f, text: snippet(f.text), blocks: f.blocks ?? [] }));
     },
     ...sceneMethods(k, builtinOnly),
+    ...l3Methods(k, builtinOnly),
     [SettingsMethod.Get]: (_params, plugin) => {
       builtinOnly(plugin, "reading the settings");
       return k.settings.view();

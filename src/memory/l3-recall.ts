@@ -49,6 +49,11 @@ export class L3Recall {
     private readonly forgotten: () => Map<string, number>,
   ) {}
 
+  /** Each conversation's forgotten bound now (an event id at or below it is forgotten). */
+  forgottenBounds(): Map<string, number> {
+    return this.forgotten();
+  }
+
   /** The nodes `input` names: every index term of a node's name is among the input's. */
   match(input: string): number[] {
     const idx = this.nodeIndex();

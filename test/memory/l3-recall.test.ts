@@ -21,10 +21,21 @@ function rig(dir: string) {
   const store = Store.open(join(dir, "homed.db"));
   const graph = new L3Graph(store);
   const tokenizer = new Tokenizer();
-  const recall = new L3Recall(graph, (t) => tokenizer.tokens(t), () => store.forgottenBounds());
+  const recall = new L3Recall(
+    graph,
+    (t) => tokenizer.tokens(t),
+    () => store.forgottenBounds(),
+  );
   const add = (conv: string, s: string, p: string, o: string, day: number, untrusted = false) => {
     const ts = T0 + day * DAY;
-    const e = store.append({ conv, kind: "user-message", actor: "user", untrusted, body: { turn: `t${ts}`, text: `${s} ${p} ${o}` }, ts });
+    const e = store.append({
+      conv,
+      kind: "user-message",
+      actor: "user",
+      untrusted,
+      body: { turn: `t${ts}`, text: `${s} ${p} ${o}` },
+      ts,
+    });
     store.beginTurn(`t${ts}`, conv, "web", ts);
     return graph.add({
       subject: { label: s },
@@ -75,8 +86,15 @@ describe("L3 recall", () => {
     r.add("group", "Alice", "lives in", "London", 0, true);
     r.add("owner", "Alice", "lives in", "Berlin", 10);
     r.add("owner", "Alice", "phone is", "555-1234", 11);
-    const group = r.recall.note({ conv: "group", input: "Alice?", scope: { kind: "conversation", conv: "group" }, budgetTokens: 4000 });
-    expect(group?.content.split("\n").slice(1)).toEqual(["- Alice lives in London (since 2026-01-01, conversation group)"]);
+    const group = r.recall.note({
+      conv: "group",
+      input: "Alice?",
+      scope: { kind: "conversation", conv: "group" },
+      budgetTokens: 4000,
+    });
+    expect(group?.content.split("\n").slice(1)).toEqual([
+      "- Alice lives in London (since 2026-01-01, conversation group)",
+    ]);
     // A trusted turn without recall_untrusted does not see the group's fact as a source.
     const owner = r.recall.note({ conv: "x", input: "Alice?", scope: trusted, budgetTokens: 4000 });
     expect(owner?.content).toContain("Alice lives in Berlin (since 2026-01-11, conversation owner)");
