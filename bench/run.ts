@@ -13,6 +13,7 @@ import { benchChannelQq } from "./channel-qq.ts";
 import { benchChannelWaiter } from "./channel-waiter.ts";
 import { benchScenes } from "./scenes.ts";
 import { benchBlocks } from "./blocks.ts";
+import { benchL3 } from "./l3.ts";
 
 const t0 = performance.now();
 await benchStartup();
@@ -29,4 +30,5 @@ await benchChannelQq();
 await benchChannelWaiter();
 await benchScenes();
 await benchBlocks();
+await benchL3();
 console.error(`bench run finished in ${((performance.now() - t0) / 1000).toFixed(1)} s`);

@@ -23,6 +23,8 @@ const MAX_FACTS = 8;
 const BUDGET_SHARE = 0.15;
 /** Hop-1 facts read at most per turn (and hop-2 ones), newest first: keeps the turn cheap on a large graph. */
 const MAX_READ = 120;
+/** Input words a fact reached only through the "user" node must say (of its predicate and object). */
+const MIN_SELF_HITS = 1;
 /** Words that mean the person speaking: the "user" node. */
 const SELF = /(^|[^a-z'])(i|i'm|i've|i'd|me|my|mine|myself)(?![a-z'])|我/i;
 
@@ -81,6 +83,8 @@ export class L3Recall {
   /** The facts for `req`, ranked, each the newest of its subject and predicate, with what it replaced. */
   facts(req: Pick<FactsRequest, "input" | "scope">, limit = MAX_FACTS): RecalledFact[] {
     const nodes = this.match(req.input);
+    const self = this.nodeIndex().self;
+    const named = new Set(nodes.filter((n) => n !== self));
     if (nodes.length === 0) return [];
     const bounds = this.forgotten();
     const seen = new Map<number, { f: Fact; sources: FactSource[]; hop: number }>();
@@ -112,8 +116,14 @@ export class L3Recall {
       for (const x of g.slice(1))
         if (x.f.object.label !== cur.f.object.label && !earlier.includes(x.f.object.label))
           earlier.push(x.f.object.label);
-      const predicateHit = this.tokens(cur.f.predicate).some((t) => inputTerms.has(t)) ? 1 : 0;
-      out.push({ fact: cur.f, sources: cur.sources, earlier, hop, rank: (hop === 1 ? 2 : 0) + predicateHit });
+      // Hop 1 first; then how many of the input's words the fact says (its predicate and ends).
+      const said = new Set(this.tokens(`${cur.f.subject.label} ${cur.f.predicate} ${cur.f.object.label}`));
+      let hits = 0;
+      for (const t of inputTerms) if (said.has(t)) hits++;
+      // Everything about the person touches "user": such a fact must also say what was asked about.
+      const viaSelfOnly = !named.has(cur.f.subject.id) && !named.has(cur.f.object.id) && hop === 1;
+      if (viaSelfOnly && hits < MIN_SELF_HITS) continue;
+      out.push({ fact: cur.f, sources: cur.sources, earlier, hop, rank: (hop === 1 ? 1000 : 0) + hits });
     }
     out.sort((a, b) => b.rank - a.rank || b.fact.validFrom - a.fact.validFrom || b.fact.id - a.fact.id);
     return out.slice(0, limit);
