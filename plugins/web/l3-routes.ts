@@ -42,7 +42,11 @@ export function l3Routes(api: Hono, plugin: Plugin): void {
     );
     return c.json(await plugin.call(L3Method.Recall, { query }, L3RecallResult));
   });
-  api.post("/facts/distill", async (c) => c.json(await plugin.call(L3Method.Distill, {}, L3DistillResult)));
+  // A run asks the model batch after batch (with backoff): far longer than an ordinary call.
+  api.post("/facts/distill", async (c) => {
+    const raw = await plugin.request(L3Method.Distill, {}, { timeoutMs: 15 * 60_000 });
+    return c.json(v.parse(L3DistillResult, raw));
+  });
   api.get("/facts/:id/history", async (c) => {
     const id = v.parse(FactId, c.req.param("id"));
     return c.json(await plugin.call(L3Method.History, { id }, L3HistoryResult));
