@@ -380,6 +380,7 @@ export class Kernel {
       agent: this.agent,
       memory: this.memory,
       clients: this.clients,
+      l3: () => this.l3.graph.count(),
     });
   }
 

@@ -50,7 +50,7 @@ export type ContextReason =
 
 /** What memory knows of one message of the assembled context (the memory page shows it). */
 export interface ContextItem {
-  layer: "L1" | "L2";
+  layer: "L1" | "L2" | "L3";
   /** It was in L2 and came back because it matches the input. */
   recalled: boolean;
   /** It was in L2 and came back without matching the input: to fill room left (by recency). */

@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
-import { tempDir } from "../harness/binary.ts";
+import { HOMED, run as runBinary, tempDir } from "../harness/binary.ts";
 import { startAgentRig } from "../harness/agent-daemon.ts";
 import { webUrlOf } from "../harness/daemon.ts";
 import { launchBrowser, openPage, shot } from "../harness/browser.ts";
@@ -117,6 +117,10 @@ describe("knowledge (L3)", () => {
       ["Paris", true],
       ["London", false],
     ]);
+
+    // `homed status` counts the graph.
+    const status = await runBinary([HOMED, "status", "-data", dir.path]);
+    expect(status.stdout).toContain("L3 2 current facts (3 in all), 4 nodes");
 
     // A trusted turn elsewhere is told the current fact and what it replaced.
     rig.llm.script([{ text: "Paris." }]);
