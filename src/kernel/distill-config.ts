@@ -48,14 +48,18 @@ retries = 2
 backoff_ms = 2000
 `;
 
-/** The job's options from the section as it is now (a reload changes it in place). */
-export function distillOptions(c: DistillConfig): DistillOptions {
+/**
+ * The job's options from the section as it is now (a reload changes it in place), fitted to the
+ * model's context window: a batch takes at most half of it and the answer a quarter, so a small
+ * local model is asked smaller batches rather than refused every run.
+ */
+export function distillOptions(c: DistillConfig, contextWindow = Number.POSITIVE_INFINITY): DistillOptions {
   return {
     idleMs: c.idle_hours * 3_600_000,
     maxAccesses: c.max_accesses,
     runBudgetTokens: c.run_budget_tokens,
-    batchTokens: c.batch_tokens,
-    maxOutputTokens: 1500,
+    batchTokens: Math.max(200, Math.min(c.batch_tokens, Math.floor(contextWindow / 2))),
+    maxOutputTokens: Math.max(100, Math.min(1500, Math.floor(contextWindow / 4))),
     retries: c.retries,
     backoffMs: c.backoff_ms,
   };

@@ -26,8 +26,8 @@ export function modelExtract(model: () => LanguageModel | string): Extract {
         { role: "system", content: system },
         { role: "user", content: input },
       ],
+      // No temperature: reasoning models refuse any but their own, and the turn sends none either.
       maxOutputTokens,
-      temperature: 0,
     })) {
       if (e.type === "text-delta") text += e.text;
       else if (e.type === "usage") usage = e.usage;
@@ -50,7 +50,8 @@ export class KernelL3 {
       store: Store;
       tokenizer: Tokenizer;
       config: { distill: DistillConfig };
-      model: () => LanguageModel | string;
+      /** The configured model and its context window, read at each run. */
+      llm: { model(): LanguageModel | string; readonly contextWindow: number };
       distilled: (conv: string, eventIds: readonly number[]) => void;
       clock: Clock;
       log: Logger;
@@ -67,13 +68,13 @@ export class KernelL3 {
         db: d.store.db,
         graph: this.graph,
         events: (ids) => d.store.eventsByIds(ids),
-        extract: modelExtract(d.model),
+        extract: modelExtract(() => d.llm.model()),
         distilled: d.distilled,
         now: () => d.clock.now(),
         sleep: (ms) => new Promise((resolve) => d.clock.setTimeout(resolve, ms)),
         log: d.log,
       },
-      () => distillOptions(d.config.distill),
+      () => distillOptions(d.config.distill, d.llm.contextWindow),
     );
   }
 

@@ -94,7 +94,7 @@ export class Kernel {
       store,
       tokenizer,
       config: config.memory,
-      model: () => this.llm.model(),
+      llm: this.llm,
       distilled: (conv, ids) => this.agent.distilled(conv, ids),
       clock,
       log: log.with({ component: "l3" }),

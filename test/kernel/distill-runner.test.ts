@@ -19,7 +19,7 @@ import { createLogger, createLogSink } from "../../src/kernel/log.ts";
 import { createOpenAI } from "../../src/llm/openai.ts";
 import type { LanguageModel } from "../../src/llm/types.ts";
 import * as v from "valibot";
-import { DistillConfig } from "../../src/kernel/distill-config.ts";
+import { DistillConfig, distillOptions } from "../../src/kernel/distill-config.ts";
 
 const HOUR = 3_600_000;
 
@@ -44,7 +44,10 @@ function rig(dir: string) {
     store,
     tokenizer,
     config,
-    model: () => model,
+    llm: {
+      model: () => model,
+      contextWindow: 128_000,
+    },
     distilled: (conv, ids) => ctx.distilled(conv, ids),
     clock,
     log: createLogger(createLogSink("error")),
@@ -104,5 +107,11 @@ describe("distillation schedule", () => {
     expect(await r.l3.runNow()).toMatchObject({ stopped: "model_failed", facts: 0 });
     expect(r.store.db.query("SELECT layer FROM event_state WHERE event_id = ?").get(r.event)).toEqual({ layer: 2 });
     r.store.close();
+  });
+
+  test("batches and answers fit a small model's window", () => {
+    const c = v.parse(DistillConfig, {});
+    expect(distillOptions(c, 128_000)).toMatchObject({ batchTokens: 3000, maxOutputTokens: 1500, idleMs: 72 * HOUR });
+    expect(distillOptions(c, 4096)).toMatchObject({ batchTokens: 2048, maxOutputTokens: 1024 });
   });
 });
