@@ -170,6 +170,10 @@ export class L3Graph {
         )
         .all(subject, predicate);
       const same = current.find((c) => c.object === object);
+      // What only untrusted input said (a group chat) never marks what the person's own
+      // conversations said as superseded; recall judges per scope anyway (src/memory/l3-recall.ts).
+      const untrustedOnly = this.untrustedOnly(f.sources);
+      const rivals = untrustedOnly ? current.filter((c) => !this.trusted(c.id)) : current;
       if (same) {
         this.addSources(same.id, f.sources);
         this.version++;
@@ -185,12 +189,12 @@ export class L3Graph {
       this.addSources(row.id, f.sources);
       this.log(row.id, "add", f.origin === "person" ? "person" : "distill", f.version, now);
       const superseded: number[] = [];
-      const newer = current.find((c) => c.valid_from > f.validFrom);
+      const newer = rivals.find((c) => c.valid_from > f.validFrom);
       if (newer) {
         this.markSuperseded(row.id, newer.id, now);
         superseded.push(row.id);
       } else
-        for (const c of current) {
+        for (const c of rivals) {
           this.markSuperseded(c.id, row.id, now);
           superseded.push(c.id);
         }
@@ -320,6 +324,28 @@ export class L3Graph {
       )
       .get();
     return r ?? { facts: 0, current: 0, nodes: 0 };
+  }
+
+  /** Whether every one of `events` came from untrusted input (false for none: a person's correction). */
+  private untrustedOnly(events: readonly number[]): boolean {
+    if (events.length === 0) return false;
+    const r = this.db
+      .query<{ trusted: number }, [string]>(
+        "SELECT count(*) AS trusted FROM events WHERE untrusted = 0 AND id IN (SELECT value FROM json_each(?))",
+      )
+      .get(JSON.stringify(events));
+    return (r?.trusted ?? 0) === 0;
+  }
+
+  /** Whether a fact has a trusted source or is the person's own. */
+  private trusted(fact: number): boolean {
+    const r = this.db
+      .query<{ ok: number }, [number, number]>(
+        `SELECT (SELECT origin = 'person' FROM l3_facts WHERE id = ?) OR EXISTS (SELECT 1 FROM l3_sources s JOIN events e ON e.id = s.event_id
+          WHERE s.fact_id = ? AND e.untrusted = 0) AS ok`,
+      )
+      .get(fact, fact);
+    return r?.ok === 1;
   }
 
   private markSuperseded(old: number, by: number, now: number): void {

@@ -104,6 +104,22 @@ describe("L3 graph", () => {
     store.close();
   });
 
+  test("what only untrusted input said never supersedes the person's own facts; theirs supersedes it", () => {
+    using dir = tempDir();
+    const { store, graph } = rig(dir.path);
+    const say = (conv: string, ts: number, untrusted: boolean) =>
+      store.append({ conv, kind: "user-message", actor: "user", untrusted, body: { turn: `t${ts}`, text: "x" }, ts })
+        .id;
+    const london = graph.add(fact("Alice", "lives in", "London", [say("web", T0, false)], T0));
+    const berlin = graph.add(fact("Alice", "lives in", "Berlin", [say("group", T0 + DAY, true)], T0 + DAY));
+    expect(berlin.superseded).toEqual([]);
+    expect(graph.list().map((f) => f.object.label)).toEqual(["Berlin", "London"]);
+    const paris = graph.add(fact("Alice", "lives in", "Paris", [say("web", T0 + 2 * DAY, false)], T0 + 2 * DAY));
+    expect(paris.superseded.sort()).toEqual([london.id, berlin.id].sort());
+    expect(graph.list().map((f) => f.object.label)).toEqual(["Paris"]);
+    store.close();
+  });
+
   test("sqlite refuses deleting a fact or rewriting anything but its marks", () => {
     using dir = tempDir();
     const { store, graph, say } = rig(dir.path);
