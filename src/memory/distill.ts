@@ -69,6 +69,8 @@ interface ReadyTurn {
   conv: string;
   turn: string;
   ids: number[];
+  /** Any of its events came from untrusted input. */
+  untrusted: boolean;
 }
 
 /** An event is cut to this many tokens for the model (a long tool output says its facts early). */
@@ -90,8 +92,8 @@ export class DistillJob {
   ready(limit = 500): ReadyTurn[] {
     const o = this.opts();
     const rows = this.d.db
-      .query<{ conv: string; turn: string; ids: string }, [number, number, number]>(
-        `SELECT e.conv, json_extract(e.body, '$.turn') AS turn, json_group_array(e.id) AS ids
+      .query<{ conv: string; turn: string; ids: string; untrusted: number }, [number, number, number]>(
+        `SELECT e.conv, json_extract(e.body, '$.turn') AS turn, json_group_array(e.id) AS ids, max(e.untrusted) AS untrusted
          FROM events e JOIN event_state s ON s.event_id = e.id
          LEFT JOIN conversations c ON c.id = e.conv
          WHERE e.conv NOT LIKE 'l3:%' AND e.conv NOT LIKE 'plugin:%'
@@ -104,7 +106,12 @@ export class DistillJob {
       )
       .all(o.maxAccesses, this.d.now() - o.idleMs, limit);
     return rows
-      .map((r) => ({ conv: r.conv, turn: r.turn, ids: (JSON.parse(r.ids) as number[]).sort((a, b) => a - b) }))
+      .map((r) => ({
+        conv: r.conv,
+        turn: r.turn,
+        ids: (JSON.parse(r.ids) as number[]).sort((a, b) => a - b),
+        untrusted: r.untrusted === 1,
+      }))
       .filter((t) => (this.skips.get(`${t.conv}\u0000${t.turn}`) ?? 0) < MAX_SKIPS);
   }
 
@@ -220,8 +227,22 @@ export class DistillJob {
     return n;
   }
 
-  /** Ready turns grouped into batches of about `tokens` (a turn is never split). */
+  /**
+   * Ready turns grouped into batches of about `tokens` (a turn is never split). Untrusted turns
+   * are batched only with their own conversation's: a batch's facts can cite only its events, so
+   * words a stranger wrote cannot make the model state a fact sourced in the person's own
+   * conversations (the fact would be trusted), nor in another group's.
+   */
   private *batches(ready: readonly ReadyTurn[], tokens: number): Generator<Batch> {
+    const groups = new Map<string, ReadyTurn[]>();
+    for (const t of ready) {
+      const k = t.untrusted ? `untrusted\u0000${t.conv}` : "";
+      groups.set(k, [...(groups.get(k) ?? []), t]);
+    }
+    for (const group of groups.values()) yield* this.sized(group, tokens);
+  }
+
+  private *sized(ready: readonly ReadyTurn[], tokens: number): Generator<Batch> {
     let cur: Batch = { turns: [], events: [] };
     let size = 0;
     for (const t of ready) {
