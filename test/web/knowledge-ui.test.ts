@@ -91,6 +91,14 @@ describe("knowledge (L3)", () => {
         body: body === undefined ? undefined : JSON.stringify(body),
       }).then(async (r) => ({ status: r.status, json: (await r.json()) as Record<string, unknown> }));
 
+    // A window that takes every cold turn in one batch (a batch is at most half the window).
+    await c.peer.request("llm.set", {
+      provider: "openai",
+      baseURL: rig.llm.url,
+      model: "test-model",
+      contextWindow: 100_000,
+      maxOutputTokens: 2000,
+    });
     const asked = rig.llm.requests.length;
     rig.llm.script([
       {
