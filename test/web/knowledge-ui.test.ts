@@ -126,6 +126,15 @@ describe("knowledge (L3)", () => {
       ["London", false],
     ]);
 
+    // Bad input is refused with a reason; the daemon carries on.
+    expect((await web("/api/facts/abc/history")).status).toBe(400);
+    const empty = await web(`/api/facts/${list[1]?.id}/correct`, { object: "  " });
+    expect(empty.status).toBe(400);
+    expect(JSON.stringify(empty.json)).toContain("say what is right");
+    expect((await web("/api/facts/999999/delete", {})).status).toBe(404);
+    const preview = await web(`/api/facts/recall?q=${encodeURIComponent("where do I live?")}`);
+    expect(preview.json.note).toContain("- user lives in Paris");
+
     // `homed status` counts the graph.
     const status = await runBinary([HOMED, "status", "-data", dir.path]);
     expect(status.stdout).toContain("L3 2 current facts (3 in all), 4 nodes");
@@ -152,6 +161,12 @@ describe("knowledge (L3)", () => {
     await row.locator(".kg-history li.old").first().waitFor();
     expect(await row.locator(".kg-history").textContent()).toMatch(/London · since .* superseded by #\d+/);
     await shot(page, "knowledge-page");
+    await page.locator(".kg-preview-box summary").click();
+    await page.locator(".kg-ask").fill("where do I live?");
+    await page.locator(".kg-preview-box button").click();
+    await page.locator(".kg-preview", { hasText: "user lives in Paris" }).waitFor();
+    await page.locator(".kg-preview-box").scrollIntoViewIfNeeded();
+    await shot(page, "knowledge-preview");
     await row.locator(".kg-correct").fill("Lyon");
     await row.locator("button[type=submit]").click();
     await page.locator(".kg-fact", { hasText: "Lyon" }).waitFor();

@@ -169,6 +169,27 @@ function factRow(f: Fact, reload: () => void): HTMLElement {
   );
 }
 
+/** What a trusted turn would be told for a message: the note L3 recall would add. */
+function previewForm(): HTMLElement {
+  const text = h("input", { class: "kg-ask", placeholder: "Where do I live?" });
+  const out = h("pre", { class: "kg-preview" });
+  const ask = async (ev: Event) => {
+    ev.preventDefault();
+    if (!text.value.trim()) return;
+    const r = await api<{ note: string | null }>(`/api/facts/recall?q=${encodeURIComponent(text.value)}`).catch(
+      (err: ApiError) => ({ note: err.message }),
+    );
+    out.textContent = r.note ?? "No fact would be recalled for this.";
+  };
+  return h(
+    "details",
+    { class: "kg-preview-box" },
+    h("summary", {}, "What would homed be told?"),
+    h("form", { class: "row", onsubmit: ask }, text, h("button", { class: "small", type: "submit" }, "Show")),
+    out,
+  );
+}
+
 export function knowledgeView(): HTMLElement {
   const body = h("div", { id: "knowledge" });
   const q = h("input", { type: "search", placeholder: "Search facts" });
@@ -229,6 +250,7 @@ export function knowledgeView(): HTMLElement {
       h("button", { class: "small", type: "button", onclick: () => void distill() }, "Distill now"),
     ),
     status,
+    previewForm(),
     body,
   );
 }
