@@ -23,6 +23,8 @@ const Track = v.object({
   year: v.nullable(v.number()),
   genre: v.string(),
   seconds: v.nullable(v.number()),
+  /** No title tag could be read: the title is the file name. */
+  untagged: v.optional(v.boolean(), false),
 });
 export type Track = v.InferOutput<typeof Track>;
 
@@ -54,7 +56,7 @@ export class Library {
     return library.map((p) => (isAbsolute(p) ? p : join(dataDir, p)));
   }
 
-  async scan(): Promise<{ found: number; missing: string[]; unreadable: number; cut: boolean }> {
+  async scan(): Promise<{ found: number; missing: string[]; cut: boolean }> {
     const files: string[] = [];
     const missing: string[] = [];
     let cut = false;
@@ -77,7 +79,6 @@ export class Library {
       if (!existsSync(f) || !statSync(f).isDirectory()) missing.push(f);
       else walk(f, 0);
     }
-    let unreadable = 0;
     const tracks: Track[] = [];
     for (const path of files.sort()) {
       const name = basename(path, extname(path));
@@ -94,10 +95,21 @@ export class Library {
           year: c.year ?? null,
           genre: (c.genre ?? []).join(", "),
           seconds: m.format.duration ?? null,
+          untagged: !c.title?.trim(),
         });
       } catch {
-        unreadable++;
-        tracks.push({ id: trackId(path), path, title: name, artist: "", album: "", track: null, year: null, genre: "", seconds: null });
+        tracks.push({
+          id: trackId(path),
+          path,
+          title: name,
+          artist: "",
+          album: "",
+          track: null,
+          year: null,
+          genre: "",
+          seconds: null,
+          untagged: true,
+        });
       }
     }
     this.tracks = tracks.sort(byAlbum);
@@ -105,7 +117,7 @@ export class Library {
     const tmp = `${this.indexFile}.${process.pid}.tmp`;
     writeFileSync(tmp, JSON.stringify(this.tracks), { mode: 0o600 });
     renameSync(tmp, this.indexFile);
-    return { found: tracks.length, missing, unreadable, cut };
+    return { found: tracks.length, missing, cut };
   }
 
   search(query: string | undefined): Track[] {

@@ -63,23 +63,22 @@ export function musicTools(d: MusicDeps) {
 
   /** Why mpv could not play, in words a person acts on. */
   function cannotPlay(fileError: string | undefined, path: string): MusicError {
-    const err = d.mpv.stderr;
-    if (/audio device|no sound|audio output|\[ao\]/i.test(err) && d.audioOutput !== "null") {
-      const line = err.split("\n").find((l) => /audio/i.test(l))?.trim() ?? "";
+    const last = d.mpv.stderr.trim().split("\n").at(-1)?.trim() ?? "";
+    if (/audio output|audio device/i.test(`${fileError}\n${d.mpv.stderr}`) && d.audioOutput !== "null")
       return new MusicError(
-        `no audio output: mpv could not open an audio device${line ? ` (${line})` : ""}. This machine has no sound output the daemon can reach (headless, or no PulseAudio/PipeWire/ALSA device); nothing is playing. Set [tools.music] audio_output = "null" to play silently.`,
+        `no audio output: mpv could not open an audio device (${fileError}${last ? `; ${last}` : ""}). This machine has no sound output the daemon can reach (headless, or no PulseAudio/PipeWire/ALSA device), so nothing is playing. Set [tools.music] audio_output = "null" to play silently.`,
       );
-    }
-    return new MusicError(`mpv could not play ${path}: ${fileError ?? "unknown error"}${err ? ` (${err.trim().slice(-300)})` : ""}`);
+    return new MusicError(`mpv could not play ${path}: ${fileError ?? "unknown error"}${last ? ` (${last})` : ""}`);
   }
 
   const tools = {
     async scan() {
       const r = await d.library.scan();
+      const untagged = d.library.tracks.filter((t) => t.untagged).length;
       const artists = new Set(d.library.tracks.map((t) => t.artist).filter(Boolean)).size;
       return (
         `Indexed ${r.found} track${r.found === 1 ? "" : "s"} (${artists} artist${artists === 1 ? "" : "s"}) in ${d.library.folders.join(", ")}.` +
-        (r.unreadable ? ` ${r.unreadable} had no readable tags (indexed by file name).` : "") +
+        (untagged ? ` ${untagged} had no title tag (indexed by file name).` : "") +
         (r.missing.length ? ` Missing folders: ${r.missing.join(", ")} (create them or change [tools.music] library).` : "") +
         (r.cut ? " The library is larger than one scan indexes; the rest was left out." : "")
       );
@@ -122,14 +121,19 @@ export function musicTools(d: MusicDeps) {
       }
       d.keepRunning(true);
       const first = tracks[0] as Track;
-      const outcome = d.mpv.waitFor((e) => e.event === "playback-restart" || (e.event === "end-file" && e.reason === "error"), START_WAIT_MS);
+      const failed = d.mpv.waitFor((e) => e.event === "end-file" && e.reason === "error", START_WAIT_MS);
       await d.mpv.command("loadfile", first.path, "replace");
       for (const t of tracks.slice(1)) await d.mpv.command("loadfile", t.path, "append");
       await d.mpv.command("set_property", "pause", false);
-      const e = await outcome;
-      if (!e || e.event === "end-file") {
+      // mpv says playback-restart before it finds it has no audio output, so playing means the
+      // position moving; an end-file error first means it could not play.
+      const outcome = await Promise.race([
+        failed.then((e) => (e ? { error: e.file_error ?? "error" } : null)),
+        positionMoves(START_WAIT_MS).then((ok) => (ok ? { ok: true } : null)),
+      ]);
+      if (!outcome || "error" in outcome) {
         await stopMpv();
-        throw cannotPlay(e?.file_error ?? (e ? undefined : `it did not start within ${START_WAIT_MS / 1000} s`), first.path);
+        throw cannotPlay(outcome ? outcome.error : `it did not start within ${START_WAIT_MS / 1000} s`, first.path);
       }
       return `Playing ${tracks.length} track${tracks.length === 1 ? "" : "s"}${d.audioOutput === "null" ? " (silently: [tools.music] audio_output = \"null\")" : ""}. Now: ${await nowPlaying()}`;
     },
@@ -159,6 +163,17 @@ export function musicTools(d: MusicDeps) {
       return `${(await d.mpv.get("pause")) === true ? "Paused" : "Playing"}: ${await nowPlaying()}`;
     },
   };
+
+  /** True once mpv's time-pos passes 0.05 s, false after `ms` or when mpv goes idle. */
+  async function positionMoves(ms: number): Promise<boolean> {
+    const until = Date.now() + ms;
+    while (Date.now() < until && d.mpv.running) {
+      const t = await d.mpv.get("time-pos").catch(() => null);
+      if (typeof t === "number" && t > 0.05) return true;
+      await Bun.sleep(40);
+    }
+    return false;
+  }
 
   async function nowPlaying(): Promise<string> {
     const path = String((await d.mpv.get("path")) ?? "");
