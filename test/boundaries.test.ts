@@ -103,7 +103,10 @@ describe("import boundaries", () => {
         // One confinement for both tools that run programs: code_run uses shell_run's sandbox.
         if (own === "plugins/code" && target === "plugins/shell/sandbox.ts") continue;
         // One network path for web content: rss fetches feeds through fetch_url's guard and capped GET.
-        if (own === "plugins/rss" && (target === "plugins/fetch/http-get.ts" || target === "plugins/fetch/address-guard.ts"))
+        if (
+          own === "plugins/rss" &&
+          (target === "plugins/fetch/http-get.ts" || target === "plugins/fetch/address-guard.ts")
+        )
           continue;
         if (!under(target, "plugins/sdk", "src/protocol", "src/ipc", own))
           bad.push(`${relative(ROOT, f)} imports ${spec}`);

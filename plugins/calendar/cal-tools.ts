@@ -10,7 +10,16 @@ import type * as v from "valibot";
 import ICAL from "ical.js";
 import { CalendarError, type CalendarStore, type Occurrence, PRODID } from "./store.ts";
 import type { TOOLS } from "./tools.ts";
-import { formatInstant, instantToWall, isTimeZone, localIso, parseTime, TimeError, type Wall, wallToInstant } from "./zones.ts";
+import {
+  formatInstant,
+  instantToWall,
+  isTimeZone,
+  localIso,
+  parseTime,
+  TimeError,
+  type Wall,
+  wallToInstant,
+} from "./zones.ts";
 
 type Args<K extends keyof typeof TOOLS> = v.InferOutput<(typeof TOOLS)[K]["input"]>;
 
@@ -85,7 +94,14 @@ function setAlarm(ev: ICAL.Component, minutes: number | undefined, title: string
 function defaultEnd(start: ReturnType<typeof parseTime>, tz: string): ReturnType<typeof parseTime> {
   if (start.date) {
     const d = new Date(Date.UTC(start.wall.year, start.wall.month - 1, start.wall.day) + DAY);
-    const wall: Wall = { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate(), hour: 0, minute: 0, second: 0 };
+    const wall: Wall = {
+      year: d.getUTCFullYear(),
+      month: d.getUTCMonth() + 1,
+      day: d.getUTCDate(),
+      hour: 0,
+      minute: 0,
+      second: 0,
+    };
     return { date: true, wall };
   }
   const instant = start.instant + 3_600_000;
@@ -178,10 +194,13 @@ export function calendarTools(store: CalendarStore, limits: CalendarLimits, now:
     all.sort((x, y) => x.start - y.start);
     const shown = all.slice(0, limits.max_list);
     const span = `${formatInstant(r.from, tz)} to ${formatInstant(r.to, tz)}`;
-    if (shown.length === 0) return `No events from ${span}${q ? ` matching "${a.query}"` : ""} (${entries.length} events in the calendar).`;
+    if (shown.length === 0)
+      return `No events from ${span}${q ? ` matching "${a.query}"` : ""} (${entries.length} events in the calendar).`;
     return (
       `${shown.length} occurrence${shown.length === 1 ? "" : "s"} from ${span}:\n${shown.map(describeOccurrence).join("\n")}` +
-      (more || all.length > shown.length ? `\n(more not shown: [tools.calendar] max_list = ${limits.max_list}; narrow the range)` : "")
+      (more || all.length > shown.length
+        ? `\n(more not shown: [tools.calendar] max_list = ${limits.max_list}; narrow the range)`
+        : "")
     );
   }
 
@@ -189,7 +208,10 @@ export function calendarTools(store: CalendarStore, limits: CalendarLimits, now:
     const entry = store.get(a.uid);
     const ev = entry.cal.getAllSubcomponents("vevent").find((c) => !c.hasProperty("recurrence-id"));
     if (!ev) throw new CalendarError(`event ${a.uid} has only moved occurrences, no series to change`);
-    const tz = zoneOf(a.timezone, (ev.getFirstProperty("dtstart")?.getParameter("tzid") as string | undefined) ?? defaultTz());
+    const tz = zoneOf(
+      a.timezone,
+      (ev.getFirstProperty("dtstart")?.getParameter("tzid") as string | undefined) ?? defaultTz(),
+    );
     if (a.start !== undefined) {
       const start = parseTime(a.start, tz, "start");
       setTime(ev, "dtstart", start, tz);
@@ -216,16 +238,25 @@ export function calendarTools(store: CalendarStore, limits: CalendarLimits, now:
       return `Deleted event ${a.uid}${entry.cal.getFirstSubcomponent("vevent")?.hasProperty("rrule") ? " (the whole series)" : ""}.`;
     }
     const ev = entry.cal.getAllSubcomponents("vevent").find((c) => !c.hasProperty("recurrence-id"));
-    if (!ev?.hasProperty("rrule")) throw new CalendarError(`event ${a.uid} does not repeat; delete it without "occurrence"`);
-    const tz = zoneOf(a.timezone, (ev.getFirstProperty("dtstart")?.getParameter("tzid") as string | undefined) ?? defaultTz());
+    if (!ev?.hasProperty("rrule"))
+      throw new CalendarError(`event ${a.uid} does not repeat; delete it without "occurrence"`);
+    const tz = zoneOf(
+      a.timezone,
+      (ev.getFirstProperty("dtstart")?.getParameter("tzid") as string | undefined) ?? defaultTz(),
+    );
     const when = parseTime(a.occurrence, tz, "occurrence");
     // A date names the day's occurrence; a time the occurrence starting then.
     const dayStart = wallToInstant({ ...when.wall, hour: 0, minute: 0, second: 0 }, tz);
     const at = when.date ? null : when.instant;
     const occ = store
       .occurrences(entry, dayStart - DAY, dayStart + 2 * DAY, tz, 1000)
-      .list.find((o) => (at === null ? localIso(o.start, tz).startsWith((a.occurrence as string).trim()) : o.start === at));
-    if (!occ) throw new CalendarError(`event ${a.uid} has no occurrence starting at ${a.occurrence} (${tz}); calendar_list shows them`);
+      .list.find((o) =>
+        at === null ? localIso(o.start, tz).startsWith((a.occurrence as string).trim()) : o.start === at,
+      );
+    if (!occ)
+      throw new CalendarError(
+        `event ${a.uid} has no occurrence starting at ${a.occurrence} (${tz}); calendar_list shows them`,
+      );
     const dt = ev.getFirstProperty("dtstart");
     const tzid = dt?.getParameter("tzid");
     const ex = ev.addPropertyWithValue("exdate", ICAL.Time.fromString(occ.recurrence, null));

@@ -147,7 +147,8 @@ export class CalendarStore {
         location: String(d.item.location ?? ""),
         description: String(d.item.description ?? ""),
         rrule: rrule ? String(rrule) : "",
-        remindMinutes: trigger && typeof trigger.toSeconds === "function" ? Math.round(-trigger.toSeconds() / 60) : null,
+        remindMinutes:
+          trigger && typeof trigger.toSeconds === "function" ? Math.round(-trigger.toSeconds() / 60) : null,
         tz: allDay ? tz : s.utc ? "UTC" : s.tzid && isTimeZone(s.tzid) ? s.tzid : tz,
         recurrence: d.recurrenceId.toString(),
       });

@@ -5,7 +5,12 @@
 import * as v from "valibot";
 import type { ToolSpec } from "../sdk/tool-spec.ts";
 
-const Uid = v.pipe(v.string(), v.minLength(1), v.maxLength(255), v.description("The event's uid (from calendar_list)."));
+const Uid = v.pipe(
+  v.string(),
+  v.minLength(1),
+  v.maxLength(255),
+  v.description("The event's uid (from calendar_list)."),
+);
 const When = (what: string) =>
   v.pipe(
     v.string(),
@@ -65,7 +70,7 @@ export const TOOLS = {
   calendar_update: {
     name: "calendar_update",
     description:
-      "Change an event (the whole series when it repeats): give its uid and the fields to change. rrule \"\" stops it repeating; remind_minutes 0 removes the reminder.",
+      'Change an event (the whole series when it repeats): give its uid and the fields to change. rrule "" stops it repeating; remind_minutes 0 removes the reminder.',
     input: v.strictObject({
       uid: Uid,
       title: v.optional(EventFields.title),
@@ -97,7 +102,11 @@ export const TOOLS = {
     input: v.strictObject({
       ics: v.optional(v.pipe(v.string(), v.maxLength(10_000_000), v.description("The .ics text (BEGIN:VCALENDAR…)."))),
       path: v.optional(
-        v.pipe(v.string(), v.maxLength(1000), v.description("A .ics file, relative to the data dir (e.g. workspace/team.ics).")),
+        v.pipe(
+          v.string(),
+          v.maxLength(1000),
+          v.description("A .ics file, relative to the data dir (e.g. workspace/team.ics)."),
+        ),
       ),
     }),
     risk: "write",
@@ -110,7 +119,11 @@ export const TOOLS = {
       from: v.optional(When("From")),
       to: v.optional(When("Until")),
       file: v.optional(
-        v.pipe(v.string(), v.regex(/^[\w.-]{1,80}$/, "a file name: letters, digits, _ . -"), v.description("File name, default calendar.ics.")),
+        v.pipe(
+          v.string(),
+          v.regex(/^[\w.-]{1,80}$/, "a file name: letters, digits, _ . -"),
+          v.description("File name, default calendar.ics."),
+        ),
       ),
     }),
     risk: "write",

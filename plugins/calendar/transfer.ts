@@ -27,16 +27,25 @@ function readInside(dataDir: string, path: string, maxBytes: number): string {
     throw new CalendarError(`"path": ${path} does not exist (relative to the data dir ${root})`);
   }
   if (real !== root && !real.startsWith(root + sep))
-    throw new CalendarError(`"path": ${path} is outside the data dir; import files from inside it, or pass the text as "ics"`);
+    throw new CalendarError(
+      `"path": ${path} is outside the data dir; import files from inside it, or pass the text as "ics"`,
+    );
   const st = statSync(real);
   if (!st.isFile()) throw new CalendarError(`"path": ${path} is not a file`);
   if (st.size > maxBytes)
-    throw new CalendarError(`${path} is ${Math.ceil(st.size / 1024)} KiB; calendar_import reads ${maxBytes / 1024} KiB ([tools.calendar] max_import_kb)`);
+    throw new CalendarError(
+      `${path} is ${Math.ceil(st.size / 1024)} KiB; calendar_import reads ${maxBytes / 1024} KiB ([tools.calendar] max_import_kb)`,
+    );
   return readFileSync(real, "utf8");
 }
 
-export function importCalendar(store: CalendarStore, a: Args<"calendar_import">, o: { dataDir: string; maxBytes: number }): string {
-  if ((a.ics === undefined) === (a.path === undefined)) throw new CalendarError('give exactly one of "ics" (the text) or "path"');
+export function importCalendar(
+  store: CalendarStore,
+  a: Args<"calendar_import">,
+  o: { dataDir: string; maxBytes: number },
+): string {
+  if ((a.ics === undefined) === (a.path === undefined))
+    throw new CalendarError('give exactly one of "ics" (the text) or "path"');
   const text = a.ics ?? readInside(o.dataDir, a.path as string, o.maxBytes);
   if (Buffer.byteLength(text) > o.maxBytes)
     throw new CalendarError(`the .ics text is over ${o.maxBytes / 1024} KiB ([tools.calendar] max_import_kb)`);
@@ -46,12 +55,16 @@ export function importCalendar(store: CalendarStore, a: Args<"calendar_import">,
   } catch (err) {
     throw new CalendarError(`this is not iCalendar text: ${(err as Error).message}; nothing was imported`);
   }
-  if (root.name !== "vcalendar") throw new CalendarError(`the text is a ${root.name.toUpperCase()}, not a VCALENDAR; nothing was imported`);
+  if (root.name !== "vcalendar")
+    throw new CalendarError(`the text is a ${root.name.toUpperCase()}, not a VCALENDAR; nothing was imported`);
   registerZones(root);
   const zones = new Map(root.getAllSubcomponents("vtimezone").map((z) => [String(z.getFirstPropertyValue("tzid")), z]));
   const groups = new Map<string, ICAL.Component[]>();
   for (const ev of root.getAllSubcomponents("vevent")) {
-    if (!ev.hasProperty("dtstart")) throw new CalendarError(`an event ("${ev.getFirstPropertyValue("summary") ?? "?"}") has no DTSTART; nothing was imported`);
+    if (!ev.hasProperty("dtstart"))
+      throw new CalendarError(
+        `an event ("${ev.getFirstPropertyValue("summary") ?? "?"}") has no DTSTART; nothing was imported`,
+      );
     let uid = ev.getFirstPropertyValue("uid");
     if (typeof uid !== "string" || uid === "") {
       uid = `${randomUUID()}@homed`;
@@ -65,7 +78,14 @@ export function importCalendar(store: CalendarStore, a: Args<"calendar_import">,
   let replaced = 0;
   for (const [uid, events] of groups) {
     const cal = newCalendar();
-    const used = new Set(events.flatMap((e) => e.getAllProperties().map((p) => p.getParameter("tzid")).filter((z) => typeof z === "string")));
+    const used = new Set(
+      events.flatMap((e) =>
+        e
+          .getAllProperties()
+          .map((p) => p.getParameter("tzid"))
+          .filter((z) => typeof z === "string"),
+      ),
+    );
     for (const z of used) {
       const vtz = zones.get(z as string);
       if (vtz) cal.addSubcomponent(new ICAL.Component(vtz.toJSON()));
@@ -74,7 +94,9 @@ export function importCalendar(store: CalendarStore, a: Args<"calendar_import">,
     store.save(uid, cal);
     if (existing.has(uid)) replaced++;
     const master = events.find((e) => !e.hasProperty("recurrence-id")) ?? events[0];
-    lines.push(`- "${master?.getFirstPropertyValue("summary") ?? ""}" · uid ${uid}${master?.hasProperty("rrule") ? ` · repeats ${master.getFirstPropertyValue("rrule")}` : ""}`);
+    lines.push(
+      `- "${master?.getFirstPropertyValue("summary") ?? ""}" · uid ${uid}${master?.hasProperty("rrule") ? ` · repeats ${master.getFirstPropertyValue("rrule")}` : ""}`,
+    );
   }
   return `Imported ${groups.size} event${groups.size === 1 ? "" : "s"}${replaced ? ` (${replaced} replaced ones with the same uid)` : ""}:\n${lines.slice(0, 50).join("\n")}${lines.length > 50 ? `\n… and ${lines.length - 50} more` : ""}`;
 }
@@ -107,6 +129,8 @@ export function exportCalendar(
   writeFileSync(file, text, { mode: 0o600 });
   return (
     `Exported ${count} event${count === 1 ? "" : "s"} to ${file} (${Buffer.byteLength(text)} bytes).` +
-    (text.length <= INLINE_CHARS ? `\n\n${text}` : " Too long to show here; read it with files_read if its folder is a files root.")
+    (text.length <= INLINE_CHARS
+      ? `\n\n${text}`
+      : " Too long to show here; read it with files_read if its folder is a files root.")
   );
 }

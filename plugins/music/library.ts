@@ -9,7 +9,20 @@ import { basename, extname, isAbsolute, join } from "node:path";
 import { parseFile } from "music-metadata";
 import * as v from "valibot";
 
-const AUDIO = new Set([".mp3", ".flac", ".ogg", ".oga", ".opus", ".m4a", ".aac", ".wav", ".wma", ".aiff", ".aif", ".mka"]);
+const AUDIO = new Set([
+  ".mp3",
+  ".flac",
+  ".ogg",
+  ".oga",
+  ".opus",
+  ".m4a",
+  ".aac",
+  ".wav",
+  ".wma",
+  ".aiff",
+  ".aif",
+  ".mka",
+]);
 /** Files one scan indexes at most (a library on a huge disk is cut, and the scan says so). */
 export const MAX_TRACKS = 100_000;
 

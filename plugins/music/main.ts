@@ -23,7 +23,8 @@ const { music: cfg } = await plugin.call(PluginMethod.ConfigGet, { section: "too
 const dir = join(plugin.hello.dataDir, "music-index");
 mkdirSync(dir, { recursive: true, mode: 0o700 });
 // A unix socket path is at most ~107 bytes; a deep data dir falls back to the temp dir.
-const sock = join(dir, "mpv.sock").length < 100 ? join(dir, "mpv.sock") : join(tmpdir(), `homed-mpv-${crypto.randomUUID()}.sock`);
+const sock =
+  join(dir, "mpv.sock").length < 100 ? join(dir, "mpv.sock") : join(tmpdir(), `homed-mpv-${crypto.randomUUID()}.sock`);
 const library = new Library(join(dir, "index.json"), Library.foldersOf(cfg.library, plugin.hello.dataDir));
 const mpv = new Mpv(cfg.mpv, sock, cfg.audio_output);
 
@@ -36,7 +37,9 @@ const { tools: t, stopMpv } = musicTools({
   keepRunning(on) {
     if (on === keeping) return;
     keeping = on;
-    void plugin.keepRunning(on).catch((err) => plugin.log.warn("keep-running not sent", { err: (err as Error).message }));
+    void plugin
+      .keepRunning(on)
+      .catch((err) => plugin.log.warn("keep-running not sent", { err: (err as Error).message }));
   },
 });
 
@@ -44,7 +47,8 @@ async function guarded(fn: () => string | Promise<string>): Promise<ToolReturn> 
   try {
     return await fn();
   } catch (err) {
-    if (err instanceof MusicError || err instanceof MpvError) return { content: `error: ${err.message}`, isError: true };
+    if (err instanceof MusicError || err instanceof MpvError)
+      return { content: `error: ${err.message}`, isError: true };
     throw err;
   }
 }

@@ -61,11 +61,13 @@ export class Mpv {
     this.proc = proc;
     void (async () => {
       const dec = new TextDecoder();
-      for await (const chunk of proc.stderr as ReadableStream<Uint8Array>) this.stderr = (this.stderr + dec.decode(chunk)).slice(-4000);
+      for await (const chunk of proc.stderr as ReadableStream<Uint8Array>)
+        this.stderr = (this.stderr + dec.decode(chunk)).slice(-4000);
     })().catch(() => {});
     const until = Date.now() + 5000;
     while (!existsSync(this.socketPath)) {
-      if (proc.exitCode !== null) throw new MpvError(`mpv exited at start (status ${proc.exitCode}): ${this.stderr.trim().slice(-500)}`);
+      if (proc.exitCode !== null)
+        throw new MpvError(`mpv exited at start (status ${proc.exitCode}): ${this.stderr.trim().slice(-500)}`);
       if (Date.now() > until) {
         proc.kill();
         throw new MpvError("mpv did not open its IPC socket within 5 s");

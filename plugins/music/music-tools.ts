@@ -36,11 +36,12 @@ export function musicTools(d: MusicDeps) {
   }
 
   function pick(ids: string[] | undefined, query: string | undefined): Track[] {
-    if (ids && query) throw new MusicError('give ids or query, not both');
+    if (ids && query) throw new MusicError("give ids or query, not both");
     needIndex();
     if (ids) {
       const missing = ids.filter((id) => !d.library.get(id));
-      if (missing.length) throw new MusicError(`no track ${missing.join(", ")} in the index; music_search shows the ids`);
+      if (missing.length)
+        throw new MusicError(`no track ${missing.join(", ")} in the index; music_search shows the ids`);
       return ids.map((id) => d.library.get(id) as Track);
     }
     const found = d.library.search(query);
@@ -53,7 +54,10 @@ export function musicTools(d: MusicDeps) {
       ? "The queue is empty."
       : `Queue (${queue.length}):\n${queue
           .slice(0, 50)
-          .map((id, n) => `${n + 1}. ${d.library.get(id) ? describeTrack(d.library.get(id) as Track) : `${id} (no longer in the library)`}`)
+          .map(
+            (id, n) =>
+              `${n + 1}. ${d.library.get(id) ? describeTrack(d.library.get(id) as Track) : `${id} (no longer in the library)`}`,
+          )
           .join("\n")}${queue.length > 50 ? `\n… ${queue.length - 50} more` : ""}`;
 
   async function stopMpv(): Promise<void> {
@@ -79,7 +83,9 @@ export function musicTools(d: MusicDeps) {
       return (
         `Indexed ${r.found} track${r.found === 1 ? "" : "s"} (${artists} artist${artists === 1 ? "" : "s"}) in ${d.library.folders.join(", ")}.` +
         (untagged ? ` ${untagged} had no title tag (indexed by file name).` : "") +
-        (r.missing.length ? ` Missing folders: ${r.missing.join(", ")} (create them or change [tools.music] library).` : "") +
+        (r.missing.length
+          ? ` Missing folders: ${r.missing.join(", ")} (create them or change [tools.music] library).`
+          : "") +
         (r.cut ? " The library is larger than one scan indexes; the rest was left out." : "")
       );
     },
@@ -112,7 +118,8 @@ export function musicTools(d: MusicDeps) {
         return `Resumed: ${await nowPlaying()}`;
       }
       const tracks = queue.map((id) => d.library.get(id)).filter((t): t is Track => t !== undefined);
-      if (tracks.length === 0) throw new MusicError("the queue is empty; give ids or a query, or add tracks with music_queue");
+      if (tracks.length === 0)
+        throw new MusicError("the queue is empty; give ids or a query, or add tracks with music_queue");
       try {
         await d.mpv.start();
       } catch (err) {
@@ -135,7 +142,7 @@ export function musicTools(d: MusicDeps) {
         await stopMpv();
         throw cannotPlay(outcome ? outcome.error : `it did not start within ${START_WAIT_MS / 1000} s`, first.path);
       }
-      return `Playing ${tracks.length} track${tracks.length === 1 ? "" : "s"}${d.audioOutput === "null" ? " (silently: [tools.music] audio_output = \"null\")" : ""}. Now: ${await nowPlaying()}`;
+      return `Playing ${tracks.length} track${tracks.length === 1 ? "" : "s"}${d.audioOutput === "null" ? ' (silently: [tools.music] audio_output = "null")' : ""}. Now: ${await nowPlaying()}`;
     },
     async pause() {
       if (!d.mpv.running || !(await d.mpv.get("path"))) throw new MusicError("nothing is playing");
@@ -146,7 +153,8 @@ export function musicTools(d: MusicDeps) {
       if (!d.mpv.running || !(await d.mpv.get("path"))) throw new MusicError("nothing is playing");
       const pos = Number(await d.mpv.get("playlist-pos"));
       const count = Number(await d.mpv.get("playlist-count"));
-      if (pos + 1 >= count) throw new MusicError(`this is the last track of the queue (${count}); add more with music_queue`);
+      if (pos + 1 >= count)
+        throw new MusicError(`this is the last track of the queue (${count}); add more with music_queue`);
       const started = d.mpv.waitFor((e) => e.event === "playback-restart", START_WAIT_MS);
       await d.mpv.command("playlist-next", "force");
       await started;

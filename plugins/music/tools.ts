@@ -29,7 +29,8 @@ export const TOOLS = {
   },
   music_search: {
     name: "music_search",
-    description: "Search the indexed library; returns track ids with artist, title, album and length. No query: the first tracks by artist and album.",
+    description:
+      "Search the indexed library; returns track ids with artist, title, album and length. No query: the first tracks by artist and album.",
     input: v.strictObject({
       query: v.optional(Query),
       limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(200), v.description("Default 20."))),

@@ -76,7 +76,12 @@ export function noteTools(book: Notebook, remember: Remember) {
       const name = book.find(a.name);
       const old = name ? book.read(name) : "";
       const sep = old === "" || old.endsWith("\n") ? "" : "\n";
-      return saved(name ?? a.name, `${old}${sep}${a.text}${a.text.endsWith("\n") ? "" : "\n"}`, untrusted, name ? "Appended to" : "Created");
+      return saved(
+        name ?? a.name,
+        `${old}${sep}${a.text}${a.text.endsWith("\n") ? "" : "\n"}`,
+        untrusted,
+        name ? "Appended to" : "Created",
+      );
     },
     search(a: Args<"notes_search">) {
       const words = a.query.toLowerCase().split(/\s+/).filter(Boolean);
@@ -85,7 +90,9 @@ export function noteTools(book: Notebook, remember: Remember) {
         const text = book.read(n.name);
         const hay = `${n.name}\n${text}`.toLowerCase();
         if (!words.every((w) => hay.includes(w))) continue;
-        const score = words.reduce((s, w) => s + hay.split(w).length - 1, 0) + (words.some((w) => n.name.toLowerCase().includes(w)) ? 5 : 0);
+        const score =
+          words.reduce((s, w) => s + hay.split(w).length - 1, 0) +
+          (words.some((w) => n.name.toLowerCase().includes(w)) ? 5 : 0);
         const lines = text
           .split("\n")
           .filter((l) => words.some((w) => l.toLowerCase().includes(w)))

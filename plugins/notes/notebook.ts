@@ -64,7 +64,11 @@ export class Notebook {
     const near = all.filter((n) => words.some((w) => n.toLowerCase().includes(w))).slice(0, 5);
     throw new NoteError(
       `there is no note "${name}"` +
-        (near.length ? `; similar: ${near.join(", ")}` : all.length ? `; ${all.length} notes exist (notes_list)` : "; there are no notes yet"),
+        (near.length
+          ? `; similar: ${near.join(", ")}`
+          : all.length
+            ? `; ${all.length} notes exist (notes_list)`
+            : "; there are no notes yet"),
     );
   }
 

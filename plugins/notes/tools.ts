@@ -10,7 +10,10 @@ export const NOTE_NAME = /^[\p{L}\p{N}_][\p{L}\p{N} _.,'()-]{0,119}$/u;
 const Name = v.pipe(
   v.string(),
   v.trim(),
-  v.regex(NOTE_NAME, "a note's name is 1-120 letters, digits, spaces and _ - . , ' ( ), not starting with a space or dot"),
+  v.regex(
+    NOTE_NAME,
+    "a note's name is 1-120 letters, digits, spaces and _ - . , ' ( ), not starting with a space or dot",
+  ),
   v.description("The note's name (its file is DATA/notes/<name>.md), e.g. Shopping list."),
 );
 const Text = (what: string) => v.pipe(v.string(), v.maxLength(1_000_000), v.description(what));
@@ -53,7 +56,9 @@ export const TOOLS = {
       "Search the notes for words (every word must occur, any case); returns matching notes, best first, with the lines that match.",
     input: v.strictObject({
       query: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200), v.description("Words to find.")),
-      limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(50), v.description("Notes, default 10."))),
+      limit: v.optional(
+        v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(50), v.description("Notes, default 10.")),
+      ),
     }),
     risk: "read",
   },

@@ -48,7 +48,8 @@ async function guarded(fn: () => string | Promise<string>): Promise<ToolReturn> 
   try {
     return await fn();
   } catch (err) {
-    if (err instanceof RssError || err instanceof HomedError) return { content: `error: ${err.message}`, isError: true };
+    if (err instanceof RssError || err instanceof HomedError)
+      return { content: `error: ${err.message}`, isError: true };
     throw err;
   }
 }

@@ -23,7 +23,11 @@ export type PollResult =
 /** An item's text: its HTML as plain text, whitespace folded, at most 20000 characters. */
 export function plainText(html: string): string {
   const text = DomUtils.textContent(parseDocument(html, { decodeEntities: true }));
-  return text.replace(/[ \t\r\f\v]+/g, " ").replace(/\n\s*\n+/g, "\n\n").trim().slice(0, 20_000);
+  return text
+    .replace(/[ \t\r\f\v]+/g, " ")
+    .replace(/\n\s*\n+/g, "\n\n")
+    .trim()
+    .slice(0, 20_000);
 }
 
 export async function pollFeed(
@@ -82,5 +86,7 @@ export async function pollFeed(
 
 /** RSS 2.0 <guid>s in item order (parseFeed reads them as `id`; this is the fallback). */
 function guidsOf(xml: string): (string | undefined)[] {
-  return [...xml.matchAll(/<item[\s>][\s\S]*?<\/item>/g)].map((m) => /<guid[^>]*>([^<]*)<\/guid>/.exec(m[0])?.[1]?.trim());
+  return [...xml.matchAll(/<item[\s>][\s\S]*?<\/item>/g)].map((m) =>
+    /<guid[^>]*>([^<]*)<\/guid>/.exec(m[0])?.[1]?.trim(),
+  );
 }

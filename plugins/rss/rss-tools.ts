@@ -69,7 +69,9 @@ export function rssTools(d: RssDeps) {
       const id = feedIdOf(a.url);
       if (d.book.feeds.some((f) => f.id === id)) throw new RssError(`already subscribed to ${a.url} (feed ${id})`);
       if (d.book.feeds.length >= d.limits.max_feeds)
-        throw new RssError(`${d.book.feeds.length} feeds already, the limit ([tools.rss] max_feeds); unsubscribe one first`);
+        throw new RssError(
+          `${d.book.feeds.length} feeds already, the limit ([tools.rss] max_feeds); unsubscribe one first`,
+        );
       const r = await pollFeed(a.url, null, await d.fetch(), d.userAgent, "rss_subscribe", signal);
       if (r.kind !== "feed") throw new RssError(`${a.url} answered 304 Not Modified to a first request`);
       const feed: Feed = {
@@ -86,7 +88,10 @@ export function rssTools(d: RssDeps) {
       d.book.feeds.push(feed);
       d.book.save();
       d.changed();
-      return `${untrustedLine(hostOf(a.url))}\nSubscribed to "${feed.title}" (feed ${id}), ${fresh.length} items:\n${fresh.slice(0, 10).map((i) => itemLine(feed, i)).join("\n")}`;
+      return `${untrustedLine(hostOf(a.url))}\nSubscribed to "${feed.title}" (feed ${id}), ${fresh.length} items:\n${fresh
+        .slice(0, 10)
+        .map((i) => itemLine(feed, i))
+        .join("\n")}`;
     },
     unsubscribe(a: Args<"rss_unsubscribe">) {
       const f = d.book.find(a.feed);
@@ -141,12 +146,15 @@ export function rssTools(d: RssDeps) {
           if (count >= limit) break;
           count++;
           i.digested = true;
-          lines.push(`- ${i.id} · ${date(i.published ?? i.seen)} · ${i.title}${i.text ? ` — ${i.text.replace(/\s+/g, " ").slice(0, 200)}` : ""}`);
+          lines.push(
+            `- ${i.id} · ${date(i.published ?? i.seen)} · ${i.title}${i.text ? ` — ${i.text.replace(/\s+/g, " ").slice(0, 200)}` : ""}`,
+          );
         }
       }
       d.book.save();
       const errors = polled.filter((l) => l.includes(": error: "));
-      if (count === 0) return `Nothing new since the last digest (${d.book.feeds.length} feeds).${errors.length ? `\n${errors.join("\n")}` : ""}`;
+      if (count === 0)
+        return `Nothing new since the last digest (${d.book.feeds.length} feeds).${errors.length ? `\n${errors.join("\n")}` : ""}`;
       return `${untrustedLine("the subscribed feeds")}\nDigest: ${count} new item${count === 1 ? "" : "s"}\n${lines.join("\n")}${errors.length ? `\nFeeds that failed:\n${errors.join("\n")}` : ""}`;
     },
   };

@@ -73,13 +73,24 @@ describe("calendar plugin in the daemon", () => {
       [
         {
           name: "calendar_create",
-          arguments: { title: "Standup", start: "2027-10-25T09:00", end: "2027-10-25T09:15", rrule: "FREQ=WEEKLY;COUNT=3", location: "Room 4", remind_minutes: 10 },
+          arguments: {
+            title: "Standup",
+            start: "2027-10-25T09:00",
+            end: "2027-10-25T09:15",
+            rrule: "FREQ=WEEKLY;COUNT=3",
+            location: "Room 4",
+            remind_minutes: 10,
+          },
         },
       ],
     ]);
     const created = a.results[0] as string;
-    expect(created).toContain("- 2027-10-25 09:00 UTC+2 – 09:15 UTC+2 (Europe/Berlin) · \"Standup\" · at Room 4 · repeats FREQ=WEEKLY;COUNT=3 · reminder 10 min before");
-    expect(created).toContain('call schedule_create with {"at":"2027-10-25T08:50","timezone":"Europe/Berlin","prompt":"Reminder: \\"Standup\\" starts at 2027-10-25 09:00 UTC+2 at Room 4."');
+    expect(created).toContain(
+      '- 2027-10-25 09:00 UTC+2 – 09:15 UTC+2 (Europe/Berlin) · "Standup" · at Room 4 · repeats FREQ=WEEKLY;COUNT=3 · reminder 10 min before',
+    );
+    expect(created).toContain(
+      'call schedule_create with {"at":"2027-10-25T08:50","timezone":"Europe/Berlin","prompt":"Reminder: \\"Standup\\" starts at 2027-10-25 09:00 UTC+2 at Room 4."',
+    );
     const uid = /uid (\S+@homed)/.exec(created)?.[1] as string;
     expect(uid).toBeDefined();
     const ics = readFileSync(join(dir.path, "calendar", `${uid}.ics`), "utf8");

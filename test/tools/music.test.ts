@@ -64,7 +64,9 @@ describe("music plugin in the daemon", () => {
     expect(scanned).toBe(
       `Indexed 4 tracks (2 artists) in ${join(dir.path, "music")}. 1 had no title tag (indexed by file name).`,
     );
-    expect(fork).toMatch(/^2 tracks:\n- [a-f0-9]{10} · Tuning Fork — Concert A · Sines #1 · 0:20\n- [a-f0-9]{10} · Tuning Fork — High E · Sines #2 · 0:20$/);
+    expect(fork).toMatch(
+      /^2 tracks:\n- [a-f0-9]{10} · Tuning Fork — Concert A · Sines #1 · 0:20\n- [a-f0-9]{10} · Tuning Fork — High E · Sines #2 · 0:20$/,
+    );
     expect(broken).toMatch(/^1 track:\n- [a-f0-9]{10} · unknown artist — broken · \?:\?\?$/);
     expect(none).toBe('No track matches "polka" (4 indexed).');
     const ids = [...(fork as string).matchAll(/- ([a-f0-9]{10}) ·/g)].map((m) => m[1] as string);
@@ -81,7 +83,9 @@ describe("music plugin in the daemon", () => {
     ]);
     const [queued, playing, status, paused, statusPaused, resumed, next, last] = b.results;
     expect(queued).toContain("Added 2 tracks. Queue (2):\n1. ");
-    expect(playing).toContain('Playing 2 tracks (silently: [tools.music] audio_output = "null"). Now: Tuning Fork — Concert A');
+    expect(playing).toContain(
+      'Playing 2 tracks (silently: [tools.music] audio_output = "null"). Now: Tuning Fork — Concert A',
+    );
     expect(playing).toContain("track 1 of 2");
     expect(status).toMatch(/^Playing: Tuning Fork — Concert A \([a-f0-9]{10}\) · 0:\d\d of 0:20 · track 1 of 2$/);
     expect(paused).toStartWith("Paused: Tuning Fork — Concert A");
@@ -109,26 +113,30 @@ describe("music plugin in the daemon", () => {
     expect(existsSync(join(dir.path, "music-index", "mpv.sock"))).toBe(false);
   }, 90_000);
 
-  test.skipIf(existsSync("/dev/snd"))("headless: no audio output is said plainly; a missing mpv too", async () => {
-    using dir = tempDir();
-    library(dir.path);
-    await Bun.write(join(dir.path, "config.toml"), musicConfig('audio_output = "alsa"'));
-    {
+  test.skipIf(existsSync("/dev/snd"))(
+    "headless: no audio output is said plainly; a missing mpv too",
+    async () => {
+      using dir = tempDir();
+      library(dir.path);
+      await Bun.write(join(dir.path, "config.toml"), musicConfig('audio_output = "alsa"'));
+      {
+        await using rig = await startAgentRig(dir.path, { plugin: false });
+        const r = await toolTurn(rig, [
+          [{ name: "music_scan", arguments: {} }],
+          [{ name: "music_play", arguments: { query: "concert" } }],
+          [{ name: "music_status", arguments: {} }],
+        ]);
+        expect(r.results[1]).toStartWith("error: no audio output: mpv could not open an audio device");
+        expect(r.results[1]).toContain('Set [tools.music] audio_output = "null" to play silently.');
+        expect(r.results[2]).toStartWith("Not playing (mpv is not running).");
+      }
+      await Bun.write(join(dir.path, "config.toml"), musicConfig('mpv = "/nonexistent/mpv"'));
       await using rig = await startAgentRig(dir.path, { plugin: false });
-      const r = await toolTurn(rig, [
-        [{ name: "music_scan", arguments: {} }],
-        [{ name: "music_play", arguments: { query: "concert" } }],
-        [{ name: "music_status", arguments: {} }],
-      ]);
-      expect(r.results[1]).toStartWith("error: no audio output: mpv could not open an audio device");
-      expect(r.results[1]).toContain('Set [tools.music] audio_output = "null" to play silently.');
-      expect(r.results[2]).toStartWith("Not playing (mpv is not running).");
-    }
-    await Bun.write(join(dir.path, "config.toml"), musicConfig('mpv = "/nonexistent/mpv"'));
-    await using rig = await startAgentRig(dir.path, { plugin: false });
-    const r = await toolTurn(rig, [[{ name: "music_play", arguments: { query: "concert" } }]]);
-    expect(r.results[0]).toBe(
-      "error: mpv is not installed at /nonexistent/mpv ([tools.music] mpv); install it (Debian: apt install mpv) to play music",
-    );
-  }, 90_000);
+      const r = await toolTurn(rig, [[{ name: "music_play", arguments: { query: "concert" } }]]);
+      expect(r.results[0]).toBe(
+        "error: mpv is not installed at /nonexistent/mpv ([tools.music] mpv); install it (Debian: apt install mpv) to play music",
+      );
+    },
+    90_000,
+  );
 });

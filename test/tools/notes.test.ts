@@ -29,7 +29,10 @@ describe("notes plugin in the daemon", () => {
 
     const a = await toolTurn(rig, [
       [
-        { name: "notes_create", arguments: { name: "Sourdough", text: "Feed the starter with rye flour.\nSee [[Baking plan]].\n" } },
+        {
+          name: "notes_create",
+          arguments: { name: "Sourdough", text: "Feed the starter with rye flour.\nSee [[Baking plan]].\n" },
+        },
         { name: "notes_create", arguments: { name: "Baking plan", text: "Saturday: bake the loaf.\n" } },
         { name: "notes_create", arguments: { name: "sourdough", text: "again" } },
       ],

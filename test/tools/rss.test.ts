@@ -35,7 +35,8 @@ describe("rss plugin in the daemon", () => {
         const path = new URL(req.url).pathname;
         seen.push({ path, inm: req.headers.get("if-none-match"), ims: req.headers.get("if-modified-since") });
         if (path === "/atom.xml") return new Response(ATOM, { headers: { "content-type": "application/atom+xml" } });
-        if (path === "/page.html") return new Response("<html><body>not a feed</body></html>", { headers: { "content-type": "text/html" } });
+        if (path === "/page.html")
+          return new Response("<html><body>not a feed</body></html>", { headers: { "content-type": "text/html" } });
         const etag = `"v${version}"`;
         if (req.headers.get("if-none-match") === etag) return new Response(null, { status: 304 });
         return new Response(rss(items), {
@@ -79,7 +80,9 @@ describe("rss plugin in the daemon", () => {
     expect(notFeed).toBe(`error: rss_subscribe: ${base}/page.html is not an RSS or Atom feed`);
     expect(listed).toStartWith("[feed content from ");
     expect(listed).toContain("3 of 3 unread items, newest first:");
-    const frost = /- ([a-f0-9]{12}) · Garden News · 2026-11-21 08:00 · Frost warning/.exec(listed as string)?.[1] as string;
+    const frost = /- ([a-f0-9]{12}) · Garden News · 2026-11-21 08:00 · Frost warning/.exec(
+      listed as string,
+    )?.[1] as string;
     expect(frost).toBeDefined();
     expect((listed as string).indexOf("Frost warning")).toBeLessThan((listed as string).indexOf("Tomatoes ripen"));
 
