@@ -8,12 +8,21 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../harness/binary.ts";
 import { startAgentRig } from "../harness/agent-daemon.ts";
+import { installBunPlugin } from "../harness/plugins.ts";
+import { poll } from "../harness/poll.ts";
 import { toolTurn } from "./tool-turns.ts";
 
 describe("notes plugin in the daemon", () => {
   test("every notes tool runs; notes link, back-link and reach memory", async () => {
     using dir = tempDir();
     await Bun.write(join(dir.path, "config.toml"), `[approval]\nallow = ["notes_*"]\n`);
+    // memory/add is for built-in plugins: an installed one is refused.
+    const outsider = join(dir.path, "outsider.json");
+    installBunPlugin(dir.path, "outsider", "kernel-call.ts", {}, [
+      "memory/add",
+      JSON.stringify({ key: "planted", text: "planted text" }),
+      outsider,
+    ]);
     await using rig = await startAgentRig(dir.path, { plugin: false });
     const offered = (await rig.status()).tools.filter((t) => t.name.startsWith("notes_"));
     expect(offered.map((t) => [t.name, t.risk])).toEqual([
@@ -89,5 +98,13 @@ describe("notes plugin in the daemon", () => {
     expect(both).toBe("error: give either text (the whole note) or find and replace, not both");
     expect(existsSync(join(dir.path, "notes", "Sourdough.md"))).toBe(false);
     expect(existsSync(join(dir.path, "escape.md"))).toBe(false);
+    const refused = await poll(
+      async () => (existsSync(outsider) ? readFileSync(outsider, "utf8") : ""),
+      (t) => t !== "",
+      { what: "the outsider plugin's memory/add answer" },
+    );
+    expect(JSON.parse(refused)).toEqual({
+      error: "adding to memory is reserved to built-in plugins; outsider is not one",
+    });
   }, 60_000);
 });
