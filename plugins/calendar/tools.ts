@@ -100,7 +100,9 @@ export const TOOLS = {
     description:
       "Import events from iCalendar (.ics) text or a .ics file inside the data dir. Events with a uid already in the calendar replace it. Returns what was imported.",
     input: v.strictObject({
-      ics: v.optional(v.pipe(v.string(), v.maxLength(10_000_000), v.description("The .ics text (BEGIN:VCALENDAR...)."))),
+      ics: v.optional(
+        v.pipe(v.string(), v.maxLength(10_000_000), v.description("The .ics text (BEGIN:VCALENDAR...).")),
+      ),
       path: v.optional(
         v.pipe(
           v.string(),
