@@ -194,13 +194,17 @@ export function calendarTools(store: CalendarStore, limits: CalendarLimits, now:
     all.sort((x, y) => x.start - y.start);
     const shown = all.slice(0, limits.max_list);
     const span = `${formatInstant(r.from, tz)} to ${formatInstant(r.to, tz)}`;
+    const broken = store.unreadable.length
+      ? `\n(${store.unreadable.length} file${store.unreadable.length === 1 ? "" : "s"} in DATA/calendar could not be read and ${store.unreadable.length === 1 ? "was" : "were"} skipped: ${store.unreadable.slice(0, 5).join(", ")})`
+      : "";
     if (shown.length === 0)
-      return `No events from ${span}${q ? ` matching "${a.query}"` : ""} (${entries.length} events in the calendar).`;
+      return `No events from ${span}${q ? ` matching "${a.query}"` : ""} (${entries.length} events in the calendar).${broken}`;
     return (
       `${shown.length} occurrence${shown.length === 1 ? "" : "s"} from ${span}:\n${shown.map(describeOccurrence).join("\n")}` +
       (more || all.length > shown.length
         ? `\n(more not shown: [tools.calendar] max_list = ${limits.max_list}; narrow the range)`
-        : "")
+        : "") +
+      broken
     );
   }
 

@@ -76,11 +76,15 @@ export function propTz(comp: ICAL.Component, name: string): { tzid: string | nul
 }
 
 export class CalendarStore {
+  /** Files the last `all()` could not read as a calendar (edited by hand, say), by name. */
+  unreadable: string[] = [];
+
   constructor(readonly dir: string) {}
 
   all(): Entry[] {
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     const out: Entry[] = [];
+    this.unreadable = [];
     for (const file of readdirSync(this.dir).sort()) {
       if (!file.endsWith(".ics") || file.startsWith(".")) continue;
       try {
@@ -89,8 +93,10 @@ export class CalendarStore {
         const ev = cal.getFirstSubcomponent("vevent");
         const uid = ev?.getFirstPropertyValue("uid");
         if (typeof uid === "string") out.push({ uid, file, cal });
+        else this.unreadable.push(file);
       } catch {
-        // A file someone broke by hand is skipped, not fatal; calendar_list says how many.
+        // A file someone broke by hand is skipped, not fatal; calendar_list names it.
+        this.unreadable.push(file);
       }
     }
     return out;

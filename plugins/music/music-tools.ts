@@ -5,7 +5,7 @@
  * "no audio output: …", never reported as playing.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import type * as v from "valibot";
+import * as v from "valibot";
 import { describeTrack, formatSeconds, type Library, type Track, trackId } from "./library.ts";
 import { type Mpv, MpvError } from "./mpv.ts";
 import type { TOOLS } from "./tools.ts";
@@ -13,6 +13,17 @@ import type { TOOLS } from "./tools.ts";
 type Args<K extends keyof typeof TOOLS> = v.InferOutput<(typeof TOOLS)[K]["input"]>;
 
 export class MusicError extends Error {}
+
+/** The saved queue: track ids; a file that does not parse is an empty queue. */
+function readQueue(file: string): string[] {
+  if (!existsSync(file)) return [];
+  try {
+    const r = v.safeParse(v.array(v.string()), JSON.parse(readFileSync(file, "utf8")));
+    return r.success ? r.output : [];
+  } catch {
+    return [];
+  }
+}
 
 /** How long music_play waits for mpv to start playing (or to fail) before answering. */
 const START_WAIT_MS = 5000;
@@ -27,7 +38,7 @@ export interface MusicDeps {
 }
 
 export function musicTools(d: MusicDeps) {
-  let queue: string[] = existsSync(d.queueFile) ? (JSON.parse(readFileSync(d.queueFile, "utf8")) as string[]) : [];
+  let queue: string[] = readQueue(d.queueFile);
   const saveQueue = () => writeFileSync(d.queueFile, JSON.stringify(queue), { mode: 0o600 });
 
   function needIndex(): void {

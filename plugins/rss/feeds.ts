@@ -48,12 +48,21 @@ export interface ParsedItem {
 
 export class FeedBook {
   feeds: Feed[] = [];
+  /** Where a state file that did not parse was moved at start, if one did not. */
+  setAside: string | null = null;
 
   constructor(private readonly file: string) {
-    if (existsSync(file)) {
-      const r = v.safeParse(State, JSON.parse(readFileSync(file, "utf8")));
-      if (!r.success) throw new RssError(`${file} is not the rss plugin's state; move it away to start over`);
-      this.feeds = r.output.feeds;
+    if (!existsSync(file)) return;
+    let raw: unknown = null;
+    try {
+      raw = JSON.parse(readFileSync(file, "utf8"));
+    } catch {}
+    const r = v.safeParse(State, raw);
+    if (r.success) this.feeds = r.output.feeds;
+    else {
+      // Kept, not lost: the broken file is moved aside and the plugin starts with no feeds.
+      this.setAside = `${file}.broken-${Date.now()}`;
+      renameSync(file, this.setAside);
     }
   }
 

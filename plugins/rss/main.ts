@@ -26,6 +26,8 @@ const plugin = await connectPlugin();
 const read = () => plugin.call(PluginMethod.ConfigGet, { section: "tools" }, Section);
 const { rss: cfg } = await read();
 const book = new FeedBook(join(plugin.hello.dataDir, "rss", "feeds.json"));
+if (book.setAside)
+  plugin.log.warn("rss state did not parse; moved aside, starting with no feeds", { file: book.setAside });
 
 let keeping: boolean | null = null;
 function changed(): void {

@@ -123,6 +123,7 @@ describe("calendar plugin in the daemon", () => {
     expect(listed3).toStartWith("1 occurrence from");
     expect(listed3).toContain('"Daily standup"');
 
+    writeFileSync(join(dir.path, "calendar", "scribbled.ics"), "BEGIN:VCALENDAR\nnonsense");
     const c = await toolTurn(rig, [
       [
         { name: "calendar_import", arguments: { path: "team.ics" } },
@@ -144,6 +145,7 @@ describe("calendar plugin in the daemon", () => {
     expect(listedTeam).toContain('- 2027-01-05 15:00 UTC+9 – 16:00 UTC+9 (Asia/Tokyo) · "Retro (moved)"');
     expect(listedTeam).toContain('- 2027-01-06 10:00 UTC+9 – 11:00 UTC+9 (Asia/Tokyo) · "Retro"');
     expect(listedTeam).toContain('- 2027-01-06 (all day) · "Team holiday" · uid holiday@team');
+    expect(listedTeam).toEndWith("\n(1 file in DATA/calendar could not be read and was skipped: scribbled.ics)");
     expect(exported).toContain(`Exported 3 events to ${join(dir.path, "exports", "all.ics")}`);
     const all = readFileSync(join(dir.path, "exports", "all.ics"), "utf8");
     expect(all.match(/BEGIN:VEVENT/g)?.length).toBe(4);
@@ -167,7 +169,7 @@ describe("calendar plugin in the daemon", () => {
     expect(badRule).toStartWith('error: "rrule": EVERY=TUESDAY');
     expect(badTz).toBe('error: "timezone": Mars/Olympus is not an IANA time zone (e.g. Europe/Berlin, UTC)');
     expect(backwards).toBe("error: end (2027-02-03T09:00) must be after start (2027-02-03T10:00)");
-    expect(readdirSync(join(dir.path, "calendar")).sort()).toEqual([`${uid}.ics`, "retro-1@team.ics"]);
+    expect(readdirSync(join(dir.path, "calendar")).sort()).toEqual([`${uid}.ics`, "retro-1@team.ics", "scribbled.ics"]);
     expect(existsSync(join(dir.path, "calendar", "holiday@team.ics"))).toBe(false);
   }, 60_000);
 });
