@@ -55,7 +55,7 @@ describe("calendar plugin in the daemon", () => {
     using dir = tempDir();
     await Bun.write(
       join(dir.path, "config.toml"),
-      `[approval]\nallow = ["calendar_*"]\n\n[tools.calendar]\ntimezone = "Europe/Berlin"\n`,
+      `[approval]\nallow = ["calendar_*", "schedule_*"]\n\n[tools.calendar]\ntimezone = "Europe/Berlin"\n`,
     );
     writeFileSync(join(dir.path, "team.ics"), TEAM_ICS);
     await using rig = await startAgentRig(dir.path, { plugin: false });
@@ -92,6 +92,12 @@ describe("calendar plugin in the daemon", () => {
       'call schedule_create with {"at":"2027-10-25T08:50","timezone":"Europe/Berlin","prompt":"Reminder: \\"Standup\\" starts at 2027-10-25 09:00 UTC+2 at Room 4."',
     );
     const uid = /uid (\S+@homed)/.exec(created)?.[1] as string;
+    // The call the result names is one schedule_create takes: the reminder becomes a job.
+    const remind = JSON.parse(/call schedule_create with (\{.*\})/.exec(created)?.[1] as string);
+    const job = await toolTurn(rig, [[{ name: "schedule_create", arguments: remind }]]);
+    expect(job.results[0]).toMatch(
+      /^Scheduled job [a-z0-9]+ \(once, at 2027-10-25 08:50 UTC\+2, Europe\/Berlin\)\. Next run: 2027-10-25 08:50 UTC\+2\./,
+    );
     expect(uid).toBeDefined();
     const ics = readFileSync(join(dir.path, "calendar", `${uid}.ics`), "utf8");
     expect(ics).toContain("DTSTART;TZID=Europe/Berlin:20271025T090000");
