@@ -14,6 +14,9 @@
  *   ipc.notify.floor_p50_us, ipc.notify.floor_p99_us — the same probe in C (bench/native/
  *     wake-floor.c: two idle processes, one byte over a socketpair, epoll), run alternately with
  *     the ring runs: what the machine's scheduler allows before any of homed's code runs
+ *   ipc.notify.bun_p50_us, ipc.notify.bun_p99_us — the same probe between two Bun processes
+ *     through the Doorbell class alone (bench/plugins/bell-echo.ts), alternated too: what Bun's
+ *     event loop allows, so the ring's own share of the tail is the difference
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -24,6 +27,8 @@ import { KERNEL_FACILITIES } from "../src/kernel/plugin-graph.ts";
 import { createLogger, createLogSink } from "../src/kernel/log.ts";
 import { realClock } from "../src/kernel/clock.ts";
 import type { PluginProcess } from "../src/kernel/plugin-process.ts";
+import { Doorbell } from "../src/ipc/doorbell.ts";
+import { closeFd, socketPair } from "../src/ipc/shim.ts";
 import { median, percentile, report } from "./report.ts";
 
 /** Build bench/native/wake-floor.c into `dir`; null (and a note) when no C compiler is here. */
@@ -45,6 +50,43 @@ function wakeFloorRun(bin: string, probes: number): [number, number] {
 }
 
 const ROOT = resolve(import.meta.dir, "..");
+
+/**
+ * One run of the Bun floor: `n` one-byte round trips between this process and a Bun child over a
+ * socketpair, each after 1 ms idle (as the ring probe), both ends on `Doorbell`; one-way µs each.
+ */
+async function bunFloorUs(n: number): Promise<number[]> {
+  const [mine, theirs] = socketPair({ nonBlockingFirst: true });
+  let child: ReturnType<typeof Bun.spawn>;
+  try {
+    child = Bun.spawn([process.execPath, join(ROOT, "bench/plugins/bell-echo.ts")], {
+      stdio: ["ignore", "inherit", "inherit", theirs],
+    });
+  } finally {
+    closeFd(theirs);
+  }
+  const bell = new Doorbell(mine, true);
+  let answered: (() => void) | null = null;
+  const listening = bell.listen(() => answered?.());
+  const oneWay: number[] = [];
+  try {
+    await Bun.sleep(100); // let the child load
+    for (let i = 0; i < n + 200; i++) {
+      await Bun.sleep(1);
+      const back = new Promise<void>((r) => (answered = r));
+      const t0 = performance.now();
+      bell.ring();
+      await back;
+      if (i >= 200) oneWay.push(((performance.now() - t0) * 1000) / 2); // the first 200 warm up
+    }
+  } finally {
+    bell.close();
+    child.kill();
+    await child.exited;
+    await listening.catch(() => {});
+  }
+  return oneWay;
+}
 const SINK = join(ROOT, "bench/plugins/sink.ts");
 export const LATENCY_RUNS = 5;
 export const LATENCY_PROBES = 2000;
@@ -225,8 +267,11 @@ export async function benchIpc(): Promise<void> {
     const p50s: number[] = [];
     const p99s: number[] = [];
     const floors: [number, number][] = [];
+    const buns: [number, number][] = [];
     for (let run = 0; run < LATENCY_RUNS; run++) {
       if (floorBin) floors.push(wakeFloorRun(floorBin, LATENCY_PROBES));
+      const bun = await bunFloorUs(LATENCY_PROBES);
+      buns.push([median(bun), percentile(bun, 99)]);
       const lat = await ringLatencyUs(shm, LATENCY_PROBES);
       p50s.push(median(lat));
       p99s.push(percentile(lat, 99));
@@ -242,6 +287,9 @@ export async function benchIpc(): Promise<void> {
       report("ipc.notify.floor_p50_us", median(floors.map((f) => f[0])), "us");
       report("ipc.notify.floor_p99_us", median(floors.map((f) => f[1])), "us");
     }
+    console.error(`ipc.notify bun runs: p50 ${runs(buns.map((f) => f[0]))} us; p99 ${runs(buns.map((f) => f[1]))} us`);
+    report("ipc.notify.bun_p50_us", median(buns.map((f) => f[0])), "us");
+    report("ipc.notify.bun_p99_us", median(buns.map((f) => f[1])), "us");
   } finally {
     await sup.stopAll(1000);
     rmSync(data, { recursive: true, force: true });

@@ -39,6 +39,11 @@ export interface Fingerprint {
   tools: string[];
   /** The input's top lexical terms. */
   topic: string[];
+  /**
+   * A word as the person wrote it for each topic term (index terms are stemmed: "fridai" is how
+   * "Friday" is indexed), for people to read; comparisons use the terms.
+   */
+  words?: Record<string, string>;
   /** Hour of the day, 0–23 (local time); null when unknown. */
   hour: number | null;
 }
@@ -113,10 +118,21 @@ export function merge(scene: Fingerprint, turn: Fingerprint, counts: Map<string,
   // A busy scene sees thousands of words: only the most frequent are counted on.
   for (const [t] of ranked.slice(COUNTED_TERMS)) counts.delete(t);
   const topic = ranked.slice(0, TOPIC_TERMS).map(([t]) => t);
+  const words: Record<string, string> = {};
+  for (const t of topic) {
+    const w = scene.words?.[t] ?? turn.words?.[t];
+    if (w !== undefined) words[t] = w;
+  }
   return {
     ...scene,
     tools: [...new Set([...scene.tools, ...turn.tools])].sort(),
     topic,
+    words,
     hour: scene.hour ?? turn.hour,
   };
+}
+
+/** A fingerprint's topic as people read it: each term as a word it was written as. */
+export function topicWords(fp: Pick<Fingerprint, "topic" | "words">): string[] {
+  return fp.topic.map((t) => fp.words?.[t] ?? t);
 }

@@ -18,6 +18,8 @@ const Features = v.object({
   hour: v.nullable(v.number()),
   /** How often each topic term came up among the scene's turns. */
   counts: v.optional(v.record(v.string(), v.number()), {}),
+  /** A topic term's word as written (rows from before it was kept have none). */
+  words: v.optional(v.record(v.string(), v.string()), {}),
 });
 
 export interface SceneRow {
@@ -57,7 +59,15 @@ function parseJson<T>(schema: v.GenericSchema<unknown, T>, text: string, fallbac
 
 /** The JSON columns of a row, parsed and checked. */
 function parsedColumns(r: Raw): Pick<SceneRow, "features" | "counts" | "settings"> {
-  const f = parseJson(Features, r.features, { channel: "", partner: "", tools: [], topic: [], hour: null, counts: {} });
+  const f = parseJson(Features, r.features, {
+    channel: "",
+    partner: "",
+    tools: [],
+    topic: [],
+    hour: null,
+    counts: {},
+    words: {},
+  });
   const { counts, ...features } = f;
   return {
     features,

@@ -27,6 +27,7 @@ import {
   type SceneShape,
   similarity,
   TOPIC_TERMS,
+  topicWords,
 } from "./scene-fingerprint.ts";
 import { type SceneRow, SceneRows, type SceneSettings } from "./scene-rows.ts";
 
@@ -89,8 +90,8 @@ export class Scenes {
 
   constructor(
     db: Database,
-    /** The index terms of a text (the tokenizer memory uses). */
-    private readonly terms: (text: string) => string[],
+    /** The words of a text as index terms with their surface forms (the tokenizer memory uses). */
+    private readonly words: (text: string) => readonly { term: string; surface: string }[],
     private readonly opts: ScenesOptions,
   ) {
     this.rows = new SceneRows(db);
@@ -102,7 +103,11 @@ export class Scenes {
   fingerprint(t: Pick<SceneTurn, "channel" | "scene" | "text">, tools: readonly string[], at: number): Fingerprint {
     const key = t.scene ? declaredFingerprint(t.scene) : null;
     const freq = new Map<string, number>();
-    for (const w of this.terms(t.text)) freq.set(w, (freq.get(w) ?? 0) + 1);
+    const surface = new Map<string, string>();
+    for (const w of this.words(t.text)) {
+      freq.set(w.term, (freq.get(w.term) ?? 0) + 1);
+      if (!surface.has(w.term)) surface.set(w.term, w.surface);
+    }
     const topic = [...freq.entries()]
       .sort((a, b) => b[1] - a[1])
       .slice(0, TOPIC_TERMS)
@@ -112,6 +117,7 @@ export class Scenes {
       partner: key?.partner ?? "",
       tools: [...new Set(tools)].sort(),
       topic,
+      words: Object.fromEntries(topic.map((w) => [w, surface.get(w) ?? w])),
       hour: this.hourOf(at),
     };
   }
@@ -287,11 +293,13 @@ export class Scenes {
   }
 
   private view(r: SceneRow, now: number): SceneView {
+    const { words: _, ...features } = r.features;
     return {
       id: r.id,
       key: r.key,
       parentKey: r.parentKey,
-      ...r.features,
+      ...features,
+      topic: topicWords(r.features),
       strength: Math.round(this.strengthNow(r, now) * 1000) / 1000,
       members: this.rows.memberCount(r.id),
       createdAt: r.createdAt,

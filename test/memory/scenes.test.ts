@@ -19,7 +19,7 @@ function rig(dir: string, halfLifeDays = 14) {
   const store = Store.open(join(dir, "homed.db"));
   const tokenizer = new Tokenizer();
   let now = Date.UTC(2026, 0, 5, 9); // a Monday, 09:00
-  const scenes = new Scenes(store.db, (t) => tokenizer.tokens(t), {
+  const scenes = new Scenes(store.db, (t) => tokenizer.words(t), {
     halfLifeMs: () => halfLifeDays * DAY,
     now: () => now,
     hourOf: (ms) => new Date(ms).getUTCHours(),
@@ -104,6 +104,20 @@ describe("scenes", () => {
     expect(list.find((s) => s.channel === "web")?.topic).toContain("dinner");
   });
 
+  test("the topic is shown in the words people wrote, not as index stems (Friday, not fridai)", () => {
+    using dir = tempDir();
+    using r = rig(dir.path);
+    r.turn("w-1", "Friday standup: what did the team ship this week?", { channel: "cli" });
+    r.advance(7 * DAY);
+    r.turn("w-2", "Friday standup again: what did the team ship?", { channel: "cli" });
+    const [s] = r.scenes.list();
+    expect(s?.topic).toEqual(expect.arrayContaining(["friday", "standup", "team", "ship"]));
+    expect(s?.topic).not.toContain("fridai");
+    // Rows written before the words were kept still list their terms.
+    r.store.db.run("UPDATE scenes SET features = json_remove(features, '$.words')");
+    expect(r.scenes.list()[0]?.topic).toContain("fridai");
+  });
+
   test("a declared key matches on its key only (~0.59, never ~1.0), and narrower scenes grow inside it", () => {
     using dir = tempDir();
     using r = rig(dir.path);
@@ -128,7 +142,7 @@ describe("scenes", () => {
     const inside = list.filter((s) => s.parentKey === key);
     expect(inside).toHaveLength(2);
     expect(inside.find((s) => s.tools.includes("weather"))?.members).toBe(3);
-    expect(inside.find((s) => s.topic.includes("game"))?.members).toBe(3);
+    expect(inside.find((s) => s.topic.includes("games"))?.members).toBe(3);
     // The declared scene's features never absorbed the turns': a full match is 2.0 / 3.4.
     const weatherTurn = { channel: "qq", partner: "group_1", tools: ["weather"], topic: ["weather"], hour: 9 };
     expect(similarity(weatherTurn, declaredFingerprint(key), "declared")).toBeCloseTo(2 / 3.4, 5);
