@@ -46,13 +46,18 @@ function partsIn(t: number, tz: string): Wall {
 
 const asUtc = (w: Wall) => Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second);
 
-/** The instant of wall time `w` in `tz` (a time skipped by DST moves forward by the gap). */
+/**
+ * The instant of wall time `w` in `tz`. A time that occurs twice (clocks going back) is the
+ * first of the two, as RFC 5545 says; a time skipped (clocks going forward) moves forward by
+ * the gap (02:30 on the spring change is 03:30).
+ */
 export function wallToInstant(w: Wall, tz: string): number {
   const guess = asUtc(w);
-  const off1 = asUtc(partsIn(guess, tz)) - guess;
-  const t = guess - off1;
-  const off2 = asUtc(partsIn(t, tz)) - t;
-  return off1 === off2 ? t : guess - off2;
+  const offsetAt = (t: number) => asUtc(partsIn(t, tz)) - Math.floor(t / 1000) * 1000;
+  const before = offsetAt(guess - 86_400_000);
+  const after = offsetAt(guess + 86_400_000);
+  const valid = [guess - before, guess - after].filter((t) => offsetAt(t) === guess - t).sort((a, b) => a - b);
+  return valid[0] ?? guess - before;
 }
 
 export function instantToWall(t: number, tz: string): Wall {
