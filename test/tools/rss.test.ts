@@ -141,3 +141,25 @@ describe("rss plugin in the daemon", () => {
     expect(d.results[2]).toContain("(Tide Blog)");
   }, 60_000);
 });
+
+describe("rss polling", () => {
+  test("while it follows a feed and polls on a timer the plugin keeps running; with none it may stop", async () => {
+    using dir = tempDir();
+    using server = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: () =>
+        new Response(rss([item("g1", "One", 20, "x")]), { headers: { "content-type": "application/rss+xml" } }),
+    });
+    await Bun.write(
+      join(dir.path, "config.toml"),
+      `[approval]\nallow = ["rss_*"]\n\n[tools.fetch]\nallow_hosts = ["127.0.0.1"]\n\n[tools.rss]\npoll_minutes = 30\n`,
+    );
+    await using rig = await startAgentRig(dir.path, { plugin: false });
+    const url = `http://127.0.0.1:${server.port}/feed.xml`;
+    await toolTurn(rig, [[{ name: "rss_subscribe", arguments: { url } }]]);
+    await rig.daemon.waitFor(/msg="plugin keep-running" component=supervisor plugin=rss on=true/);
+    await toolTurn(rig, [[{ name: "rss_unsubscribe", arguments: { feed: url } }]]);
+    await rig.daemon.waitFor(/msg="plugin keep-running" component=supervisor plugin=rss on=false/);
+  }, 60_000);
+});
