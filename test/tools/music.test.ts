@@ -93,6 +93,8 @@ describe("music plugin in the daemon", () => {
     expect(resumed).toStartWith("Resumed: Tuning Fork — Concert A");
     expect(next).toMatch(/^Next: Tuning Fork — High E \([a-f0-9]{10}\) · 0:\d\d of 0:20 · track 2 of 2$/);
     expect(last).toBe("error: this is the last track of the queue (2); add more with music_queue");
+    // While mpv plays, the lazy plugin must not be stopped as idle.
+    await rig.daemon.waitFor(/msg="plugin keep-running" component=supervisor plugin=music on=true/);
 
     const c = await toolTurn(rig, [
       [{ name: "music_stop", arguments: {} }],
@@ -104,6 +106,7 @@ describe("music plugin in the daemon", () => {
     ]);
     const [stopped, idle, pauseIdle, unknown, hum, stopped2] = c.results;
     expect(stopped).toBe("Stopped; mpv is closed. 2 tracks stay in the queue.");
+    await rig.daemon.waitFor(/msg="plugin keep-running" component=supervisor plugin=music on=false/);
     expect(idle).toStartWith("Not playing (mpv is not running). Queue (2):");
     expect(pauseIdle).toBe("error: nothing is playing");
     expect(unknown).toBe("error: no track 0000000000 in the index; music_search shows the ids");
