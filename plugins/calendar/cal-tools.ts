@@ -218,8 +218,18 @@ export function calendarTools(store: CalendarStore, limits: CalendarLimits, now:
     );
     if (a.start !== undefined) {
       const start = parseTime(a.start, tz, "start");
+      const oldStart = ev.getFirstPropertyValue("dtstart") as ICAL.Time | null;
+      const oldEnd = ev.getFirstPropertyValue("dtend") as ICAL.Time | null;
       setTime(ev, "dtstart", start, tz);
-      if (a.end === undefined) setTime(ev, "dtend", defaultEnd(start, tz), tz);
+      if (a.end === undefined) {
+        // A moved event keeps its length (in wall-clock time), when it had an end of the same kind.
+        if (oldStart && oldEnd && oldStart.isDate === start.date) {
+          const end = (ev.getFirstPropertyValue("dtstart") as ICAL.Time).clone();
+          end.addDuration(oldEnd.subtractDate(oldStart));
+          const p = ev.updatePropertyWithValue("dtend", end);
+          if (!start.date && tz !== "UTC") p.setParameter("tzid", tz);
+        } else setTime(ev, "dtend", defaultEnd(start, tz), tz);
+      }
     }
     if (a.end !== undefined) setTime(ev, "dtend", parseTime(a.end, tz, "end"), tz);
     setText(ev, "summary", a.title);

@@ -109,7 +109,7 @@ describe("calendar plugin in the daemon", () => {
       [{ name: "calendar_delete", arguments: { uid, occurrence: "2027-11-01T09:00" } }],
       [
         { name: "calendar_list", arguments: { from: "2027-10-20", to: "2027-11-30", query: "standup" } },
-        { name: "calendar_update", arguments: { uid, title: "Daily standup", rrule: "" } },
+        { name: "calendar_update", arguments: { uid, title: "Daily standup", rrule: "", start: "2027-10-26T08:30" } },
         { name: "calendar_list", arguments: { from: "2027-10-20", to: "2027-11-30" } },
       ],
     ]);
@@ -128,6 +128,8 @@ describe("calendar plugin in the daemon", () => {
     expect(updated).toContain(`Changed event ${uid}.`);
     expect(listed3).toStartWith("1 occurrence from");
     expect(listed3).toContain('"Daily standup"');
+    // Moved without an end: it keeps its 15 minutes.
+    expect(listed3).toContain('- 2027-10-26 08:30 UTC+2 – 08:45 UTC+2 (Europe/Berlin) · "Daily standup"');
 
     writeFileSync(join(dir.path, "calendar", "scribbled.ics"), "BEGIN:VCALENDAR\nnonsense");
     const c = await toolTurn(rig, [
