@@ -15,12 +15,12 @@ const When = (what: string) =>
   v.pipe(
     v.string(),
     v.maxLength(40),
-    v.description(`${what}: 2026-12-24 (a whole day) or 2026-12-24T18:00 (in the time zone), or with Z / an offset.`),
+    v.description(`${what}: 2026-12-24 (whole day) or 2026-12-24T18:00 (in the time zone).`),
   );
 const Tz = v.pipe(
   v.string(),
   v.maxLength(64),
-  v.description("IANA time zone of the times, e.g. Europe/Berlin. Default: the configured one."),
+  v.description("IANA time zone, e.g. Europe/Berlin (default: the configured one)."),
 );
 const Rrule = v.pipe(
   v.string(),
@@ -32,7 +32,7 @@ const Remind = v.pipe(
   v.integer(),
   v.minValue(0),
   v.maxValue(40_320),
-  v.description("Minutes before the start to be reminded (stored as an alarm; see the result for the schedule)."),
+  v.description("Remind this many minutes before the start."),
 );
 const Text = (n: number, what: string) => v.pipe(v.string(), v.maxLength(n), v.description(what));
 
