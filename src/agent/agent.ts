@@ -79,6 +79,8 @@ export class Agent {
   readonly search: MemorySearch | null;
   /** Events memory_search brought back, per running turn. */
   private readonly brought = new Map<string, FoundEvent[]>();
+  /** The scenes of each conversation's running turn that is in one. */
+  private readonly activeScenes = new Map<string, TurnScenes>();
   /** Recurring situations, for the scenes RPCs (null: none). */
   readonly scenes: Scenes | null;
   /** Turns of one conversation run one after another, whatever channel they come from. */
@@ -133,6 +135,7 @@ export class Agent {
             list.sort((a, b) => a.id - b.id);
             this.brought.set(turn, list);
           },
+          sceneBoost: (conv) => this.activeScenes.get(conv)?.memoryOf,
         }),
       );
   }
@@ -162,6 +165,8 @@ export class Agent {
     const t0 = performance.now();
     const scene = this.sceneOf(input);
     const used: string[] = [];
+    // One turn of a conversation runs at a time (the queue): its scenes, for memory_search's boost.
+    if (scene?.turn.scenes.length) this.activeScenes.set(input.conv, scene.turn);
     const r = await runTurn(
       {
         store: this.d.store,
@@ -197,7 +202,7 @@ export class Agent {
           }
         : sink,
       signal,
-    );
+    ).finally(() => this.activeScenes.delete(input.conv));
     if (scene) this.observeScene(scene, input, r.turn, used);
     // The memory page keeps a copy with the turn's last model call; the running list goes.
     this.brought.delete(r.turn);

@@ -71,6 +71,11 @@ export interface MemoryToolDeps {
   recallUntrusted(): boolean;
   /** Told what a bring-back call brought, for the memory page. */
   brought(turn: string, events: readonly FoundEvent[]): void;
+  /**
+   * How well the scenes the conversation's running turn is in claim a memory (src/memory/scenes.ts
+   * TurnScenes.memoryOf): its memories rank first among those that match, as in cross recall.
+   */
+  sceneBoost?(conv: string): ((id: number, conv: string) => number) | undefined;
 }
 
 const fail = (content: string): RunToolResult => ({ content: `error: ${content}`, isError: true });
@@ -94,7 +99,10 @@ export function memoryTool(d: MemoryToolDeps): LocalTool {
       const scope = recallScope(ctx.conv, ctx.untrusted, d.recallUntrusted());
       if (query !== undefined) {
         if (!query.trim()) return fail("query is empty");
-        const found = d.search.find(scope, query, k ?? 8, ctx.turn ? { excludeTurn: ctx.turn } : {});
+        const found = d.search.find(scope, query, k ?? 8, {
+          ...(ctx.turn ? { excludeTurn: ctx.turn } : {}),
+          boost: d.sceneBoost?.(ctx.conv),
+        });
         d.touch(found.map((f) => f.id));
         if (found.length === 0) return { content: `No memories match "${query}".`, isError: false };
         const lines = found.map(

@@ -51,7 +51,8 @@ export function blockMethods(k: BlockMethodDeps): Record<string, (params: unknow
       const p = parseParams(BlocksGetParams, params);
       builtinOnly(plugin, "reading blocks");
       const block = k.blocks.record(p.id);
-      if (!block) throw new HomedError("not_found", `no block ${p.id}`, { id: p.id });
+      if (!block)
+        throw new HomedError("not_found", `no block ${p.id} (or it was forgotten with its conversation)`, { id: p.id });
       if (!p.bytes || block.sha256 === null) return { block };
       const bytes = k.blocks.read(block.sha256);
       if (!bytes)

@@ -20,6 +20,7 @@ import {
   ForgetParams,
   RenameParams,
   MemorySearchParams,
+  MemoryAddParams,
   type MemoryHit,
   type ContextView,
   type TranscriptItem,
@@ -211,6 +212,20 @@ export function channelMethods(k: KernelServices): Record<string, (params: unkno
       builtinOnly(plugin, "searching memory");
       const p = parseParams(MemorySearchParams, params);
       return k.agent.searchMemory(p.query, p.k).map((f) => ({ ...f, text: snippet(f.text), blocks: f.blocks ?? [] }));
+    },
+    [ChannelMethod.MemoryAdd]: (params, plugin) => {
+      builtinOnly(plugin, "adding to memory");
+      const p = parseParams(MemoryAddParams, params);
+      const conv = `${plugin}:${p.key}`;
+      const r = k.store.append({
+        conv,
+        actor: plugin,
+        untrusted: p.untrusted,
+        kind: "plugin-text",
+        body: { key: p.key, text: p.text },
+      });
+      k.memory.add(r.id, conv, p.text);
+      return { id: r.id, conv };
     },
     ...sceneMethods(k, builtinOnly),
     ...l3Methods(k, builtinOnly),

@@ -66,6 +66,7 @@ export interface KernelServices {
     release(plugin: string, ref: unknown): void;
     put(bytes: Uint8Array): string;
     read(sha256: string): Uint8Array | null;
+    /** A block record; null when there is none, or its conversation was forgotten. */
     record(id: number): BlockRecord | null;
     send(plugin: string, bytes: Uint8Array): Promise<BulkRefFrame>;
   };

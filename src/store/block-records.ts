@@ -48,6 +48,17 @@ export class BlockRecords {
     return r ? fromRow(r) : null;
   }
 
+  /**
+   * Whether a block's event was forgotten with its conversation (Store.forgetConversation): its
+   * record and bytes stay, as every event does, but nothing hands them out any more.
+   */
+  forgotten(b: Pick<BlockRecord, "eventId" | "conv">): boolean {
+    const r = this.db
+      .query<{ upto: number | null }, [string]>("SELECT forgotten_upto AS upto FROM conversations WHERE id = ?")
+      .get(b.conv);
+    return r?.upto != null && b.eventId <= r.upto;
+  }
+
   /** The blocks of `eventIds`, by event, each event's in order. */
   ofEvents(eventIds: readonly number[]): Map<number, BlockRecord[]> {
     const out = new Map<number, BlockRecord[]>();

@@ -3,8 +3,8 @@
  * scene appears on its second turn with its strength and members; the owner's settings apply
  * to the next turn (persona in the system prompt, only its tools offered, a call outside them
  * refused) and never widen the approval policy; memories of the active scene rank first in
- * recall from other conversations, while an untrusted turn of the same scene recalls nothing
- * from elsewhere. What the model received is read from the fake model's recorded requests.
+ * recall from other conversations and in memory_search, while an untrusted turn of the same
+ * scene recalls nothing from elsewhere. What the model received is read from the fake model's recorded requests.
  */
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
@@ -143,5 +143,21 @@ describe("scenes in turns", () => {
     const untrusted = lastReq(rig).messages;
     expect(noteOf(untrusted)).toBeNull();
     expect(JSON.stringify(untrusted)).not.toContain("Zeta");
+
+    // memory_search ranks the same way: the scene's memory among the best three in the scene only.
+    const search = { name: "memory_search", arguments: { query: "the meeting room for the call", k: 3 } };
+    const searched = async (conv: string, scene?: string) => {
+      rig.llm.script([{ toolCalls: [search] }, { text: "ok" }]);
+      await send(rig, "which meeting room?", conv, scene ? { scene } : { channel: "cli" });
+      const result = lastReq(rig).messages.find((m) => m.role === "tool")?.content ?? "";
+      return result.split("\n").slice(1);
+    };
+    // (The questions asked before match best in both: the boost orders what matches alike.)
+    const inScene = await searched("call-5", BOB);
+    expect(inScene).toHaveLength(3);
+    expect(inScene.join("\n")).toContain("the meeting room is Zeta");
+    const elsewhere = await searched("cli-10");
+    expect(elsewhere).toHaveLength(3);
+    expect(elsewhere.join("\n")).not.toContain("Zeta");
   }, 60_000);
 });

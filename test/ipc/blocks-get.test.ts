@@ -4,7 +4,8 @@
  * never base64 — and a `stdio` plugin as base64 in the frame; above the stdio inline limit the
  * plugin gets a clear error naming the limit, while the shm plugin still gets the bytes. The
  * record comes with them (kind, type, size, alt text, holder), `bytes: false` gives the record
- * alone, an unknown id is not_found, and a plugin that is not built in is refused.
+ * alone, an unknown id is not_found, and a plugin that is not built in is refused. A block of a
+ * forgotten conversation is not_found too, and a block added after the forgetting is not.
  */
 import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
@@ -58,9 +59,24 @@ describe("blocks/get", () => {
     expect(r.len).toBeNull();
     expect(r.via).toBeNull();
     expect(r.block).toMatchObject({ id, size: 1000 });
-    expect((await rig.read("shm", 9999)).error).toBe("no block 9999");
+    expect((await rig.read("shm", 9999)).error).toBe("no block 9999 (or it was forgotten with its conversation)");
     expect((await rig.read("outsider", id)).error).toBe(
       "reading blocks is reserved to built-in plugins; outsider is not one",
     );
+  }, 60_000);
+
+  test("a forgotten conversation's blocks are not handed out; a later one is", async () => {
+    using dir = tempDir();
+    await using rig = await startBlockRig(dir.path, MiB);
+    rig.store.beginTurn("t0", "blocks", "web");
+    const before = rig.addImage(pngOf(1000), "said before forgetting");
+    expect((await rig.read("shm", before)).len).toBe(1000);
+    rig.store.forgetConversation("blocks");
+    for (const bytes of [true, false])
+      expect((await rig.read("shm", before, bytes)).error).toBe(
+        `no block ${before} (or it was forgotten with its conversation)`,
+      );
+    const after = rig.addImage(pngOf(1200), "said after");
+    expect((await rig.read("stdio", after)).len).toBe(1200);
   }, 60_000);
 });
