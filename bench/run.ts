@@ -14,6 +14,7 @@ import { benchChannelWaiter } from "./channel-waiter.ts";
 import { benchScenes } from "./scenes.ts";
 import { benchBlocks } from "./blocks.ts";
 import { benchMedia } from "./media.ts";
+import { benchL3 } from "./l3.ts";
 
 const t0 = performance.now();
 await benchStartup();
@@ -31,4 +32,5 @@ await benchChannelWaiter();
 await benchScenes();
 await benchBlocks();
 await benchMedia();
+await benchL3();
 console.error(`bench run finished in ${((performance.now() - t0) / 1000).toFixed(1)} s`);

@@ -8,6 +8,7 @@ import { MEDIA_TEMPLATE } from "./media-config.ts";
 import { A2A_TEMPLATE } from "./a2a-config.ts";
 import { QQ_TEMPLATE } from "./qq-config.ts";
 import { SCENES_TEMPLATE } from "./scenes-config.ts";
+import { DISTILL_TEMPLATE } from "./distill-config.ts";
 
 /** The commented file `homed initconfig` writes. It must parse to exactly the defaults (tested). */
 export const CONFIG_TEMPLATE = `# homed configuration. Every setting is optional; the value shown is the default.
@@ -66,6 +67,7 @@ model = ""
 recall_untrusted = false
 
 ${SCENES_TEMPLATE}
+${DISTILL_TEMPLATE}
 [approval]
 # Every tool declares a risk class: read (no side effects), write, exec, network or secret.
 # read tools run unasked (unless default is "deny"); the others get this default when no
