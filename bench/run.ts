@@ -13,6 +13,8 @@ import { benchChannelQq } from "./channel-qq.ts";
 import { benchChannelWaiter } from "./channel-waiter.ts";
 import { benchScenes } from "./scenes.ts";
 import { benchBlocks } from "./blocks.ts";
+import { benchMedia } from "./media.ts";
+import { benchL3 } from "./l3.ts";
 import { benchAttach } from "./attach.ts";
 
 const t0 = performance.now();
@@ -30,5 +32,7 @@ await benchChannelQq();
 await benchChannelWaiter();
 await benchScenes();
 await benchBlocks();
+await benchMedia();
+await benchL3();
 await benchAttach();
 console.error(`bench run finished in ${((performance.now() - t0) / 1000).toFixed(1)} s`);

@@ -13,7 +13,7 @@
  * FALLBACKS below, written by someone who checked where its licence is stated.
  */
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 
 const ROOT = resolve(import.meta.dir, "..");
 const TEXTS = join(ROOT, "packaging/licenses");
@@ -37,6 +37,8 @@ const ARM64_SWAPS: Record<string, string> = {
  * a text in packaging/licenses/.
  */
 const FALLBACKS: Record<string, { why: string; files: string[] }> = {
+  // A dependency of music-metadata's tokenizers; checked by hand: "(The MIT License) Copyright (c) 2020 Borewit".
+  "@tokenizer/token": { why: "MIT, with its text in the README's Licence section", files: ["pkg:README.md"] },
   "@node-rs/jieba-linux-x64-gnu": { why: "prebuilt addon of @node-rs/jieba", files: ["npm:@node-rs/jieba/LICENSE"] },
   "@node-rs/jieba-linux-arm64-gnu": { why: "prebuilt addon of @node-rs/jieba", files: ["npm:@node-rs/jieba/LICENSE"] },
   "@img/sharp-libvips-linux-x64": {
@@ -101,23 +103,43 @@ function packageDir(root: string, name: string, arch: Arch): string | null {
 /**
  * Every package bundled into the binary: package.json's dependencies and, transitively, theirs
  * (optional ones only when npm installed them, i.e. the ones for this platform). A superset of
- * what the bundler really pulls in, never a subset.
+ * what the bundler really pulls in, never a subset. Each dependency is resolved as Node and the
+ * bundler resolve it — the requiring package's own node_modules first, then up to the root's —
+ * so a nested version (music-metadata's file-type 22 beside a hoisted 16) is the one listed.
+ * Keyed by the folder it gets in OUTDIR: npm/<name>, or npm/<name>@<version> for a second copy.
  */
-function runtimePackages(root: string, arch: Arch): Map<string, string> {
+export function runtimePackages(root: string, arch: Arch): Map<string, string> {
   const found = new Map<string, string>();
-  const queue = Object.keys(readManifest(root).dependencies ?? {});
+  const seen = new Set<string>();
+  const names = new Map<string, Set<string>>();
+  const queue = Object.keys(readManifest(root).dependencies ?? {}).map((name) => ({ name, from: root }));
   while (queue.length > 0) {
-    const name = queue.shift() as string;
-    if (found.has(name)) continue;
-    const hostDir = join(root, "node_modules", name);
-    if (!existsSync(join(hostDir, "package.json"))) continue; // an optional dependency for another platform
-    const dir = packageDir(root, name, arch);
+    const { name, from } = queue.shift() as { name: string; from: string };
+    const hostDir = resolveFrom(root, from, name);
+    if (!hostDir || seen.has(hostDir)) continue; // not installed: an optional dependency for another platform
+    seen.add(hostDir);
+    const hoisted = hostDir === join(root, "node_modules", name);
+    const dir = hoisted ? packageDir(root, name, arch) : hostDir;
     if (!dir) continue;
-    found.set(arch === "arm64" && ARM64_SWAPS[name] ? (ARM64_SWAPS[name] as string) : name, dir);
     const m = readManifest(hostDir);
-    queue.push(...Object.keys(m.dependencies ?? {}), ...Object.keys(m.optionalDependencies ?? {}));
+    const key = arch === "arm64" && hoisted && ARM64_SWAPS[name] ? (ARM64_SWAPS[name] as string) : name;
+    const versions = names.get(key) ?? new Set<string>();
+    // Another copy of a version already listed has the same texts: listed once.
+    if (!versions.has(m.version)) found.set(versions.size > 0 ? `${key}@${m.version}` : key, dir);
+    names.set(key, versions.add(m.version));
+    const deps = [...Object.keys(m.dependencies ?? {}), ...Object.keys(m.optionalDependencies ?? {})];
+    queue.push(...deps.map((d) => ({ name: d, from: hostDir })));
   }
   return found;
+}
+
+/** Where `name` resolves from the package at `from`: its node_modules, then each parent's, up to `root`'s. */
+function resolveFrom(root: string, from: string, name: string): string | null {
+  for (let dir = from; ; dir = dirname(dir)) {
+    const candidate = join(dir, "node_modules", name);
+    if (basename(dir) !== "node_modules" && existsSync(join(candidate, "package.json"))) return candidate;
+    if (dir === root || dirname(dir) === dir) return null;
+  }
 }
 
 /** The file a reference names: npm:<pkg>/<file>, pkg:<file> (of `pkgDir`), text:<file>, common:<id>. */
@@ -175,8 +197,8 @@ export function collectLicenses(arch: Arch, out: string, root = ROOT): number {
       if (own.length > 0) {
         mkdirSync(dest, { recursive: true });
         for (const f of own) cpSync(join(dir, f), join(dest, f));
-      } else if (FALLBACKS[name]) {
-        copyTexts(root, FALLBACKS[name].files, dest, dir);
+      } else if (FALLBACKS[name.replace(/@[^@/]+$/, "")]) {
+        copyTexts(root, (FALLBACKS[name.replace(/@[^@/]+$/, "")] as { files: string[] }).files, dest, dir);
       } else {
         throw new Error("no LICENSE/COPYING/NOTICE file in the package and no entry in FALLBACKS");
       }

@@ -7,7 +7,8 @@
 # rpm (rpmbuild for make dist's .rpm, rpm -qp in its test) and nsis (makensis for the Windows installers),
 # and the media tools' binaries: tesseract (OCR, English and Simplified Chinese), espeak-ng (speech),
 # pocketsphinx (offline speech-to-text, US English), ffmpeg (video and audio), mpv (music) and
-# poppler-utils (PDF text and pages).
+# poppler-utils (PDF text and pages), and the fonts the media tests draw text with (DejaVu,
+# WenQuanYi Micro Hei for Chinese) and Xvfb (an X display for media_screenshot).
 # Only possible as root with apt; otherwise say what is missing and let the tests report it.
 set -euo pipefail
 need=()
@@ -26,6 +27,9 @@ command -v pocketsphinx_continuous >/dev/null || need+=(pocketsphinx pocketsphin
 command -v ffmpeg >/dev/null || need+=(ffmpeg)
 command -v mpv >/dev/null || need+=(mpv)
 command -v pdftotext >/dev/null || need+=(poppler-utils)
+[ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need+=(fonts-dejavu-core)
+[ -f /usr/share/fonts/truetype/wqy/wqy-microhei.ttc ] || need+=(fonts-wqy-microhei)
+command -v Xvfb >/dev/null || need+=(xvfb)
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   echo "installing ${need[*]}" >&2

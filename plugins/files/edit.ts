@@ -5,7 +5,7 @@
  * only whitespace differs); for several the count and their line numbers.
  */
 import { closeSync, constants } from "node:fs";
-import { type Confinement, FilesError } from "./confine.ts";
+import { type Confinement, FilesError } from "../sdk/confine.ts";
 import { numbered } from "./read.ts";
 import { decodeText, formatSize, lineNumbersAt, readAll } from "./text.ts";
 import { existingTarget, writeAtomic } from "./write.ts";

@@ -4,7 +4,7 @@
  * like "**" over a huge tree answers quickly and says it stopped.
  */
 import { lstatSync } from "node:fs";
-import { type Confinement, FilesError } from "./confine.ts";
+import { type Confinement, FilesError } from "../sdk/confine.ts";
 import { checkPattern, walk } from "./walk.ts";
 
 export const GLOB_SCAN_MAX = 10_000;

@@ -10,7 +10,7 @@
  * at GREP_FILES_MAX files or GREP_TIME_MS, saying so, with what it found until then.
  */
 import { closeSync, constants, lstatSync } from "node:fs";
-import { type Confinement, FilesError } from "./confine.ts";
+import { type Confinement, FilesError } from "../sdk/confine.ts";
 import { nulOffset, readAll, strictDecoder } from "./text.ts";
 import { RegexRunner } from "./regex-worker.ts";
 import { checkPattern, walk } from "./walk.ts";

@@ -5,7 +5,7 @@
  */
 import { lstatSync, readdirSync, readlinkSync, type Stats } from "node:fs";
 import { join } from "node:path";
-import { type Confinement, FilesError } from "./confine.ts";
+import { type Confinement, FilesError } from "../sdk/confine.ts";
 import { formatSize } from "./text.ts";
 
 /** Enough for any folder a person keeps by hand; bigger ones want files_glob. */

@@ -6,7 +6,7 @@
 import * as v from "valibot";
 import { connectPlugin, type ToolReturn, withRun } from "../sdk/index.ts";
 import { PluginMethod } from "../../src/protocol/plugin.ts";
-import { Confinement, FilesError } from "./confine.ts";
+import { Confinement, FilesError } from "../sdk/confine.ts";
 import { filesEdit } from "./edit.ts";
 import { filesGlob } from "./glob.ts";
 import { filesGrep } from "./grep.ts";

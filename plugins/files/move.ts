@@ -6,7 +6,7 @@
  * links (never what they point to).
  */
 import { lstatSync, readdirSync, renameSync, rmSync, type Stats } from "node:fs";
-import { type Confinement, FilesError } from "./confine.ts";
+import { type Confinement, FilesError } from "../sdk/confine.ts";
 import { formatSize } from "./text.ts";
 
 export interface MoveArgs {

@@ -4,8 +4,8 @@
  * count its lines (the footer says "of N") and to refuse binary content wherever it starts.
  */
 import { closeSync, constants, readSync } from "node:fs";
-import type { Confinement } from "./confine.ts";
-import { FilesError } from "./confine.ts";
+import type { Confinement } from "../sdk/confine.ts";
+import { FilesError } from "../sdk/confine.ts";
 import { binaryError, formatSize, nulOffset, strictDecoder } from "./text.ts";
 
 const CHUNK = 1024 * 1024;

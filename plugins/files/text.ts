@@ -4,7 +4,7 @@
  * makes a file binary, and the files tools refuse to show or edit it.
  */
 import { readSync } from "node:fs";
-import { FilesError } from "./confine.ts";
+import { FilesError } from "../sdk/confine.ts";
 
 /** How much of a file's start is searched for NUL bytes. */
 export const SNIFF_BYTES = 8192;

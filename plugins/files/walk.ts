@@ -5,7 +5,7 @@
  * to the event loop now and then, so a long one still answers the kernel's pings and a cancel.
  */
 import { isAbsolute, join, relative, sep } from "node:path";
-import { FilesError } from "./confine.ts";
+import { FilesError } from "../sdk/confine.ts";
 
 /** Refuse a glob that could climb out of the folder it is matched under. */
 export function checkPattern(pattern: string, field: string): void {

@@ -19,7 +19,7 @@ import {
 } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { basename, dirname, join } from "node:path";
-import { type Confinement, FilesError, type Resolved, refuseIrregular } from "./confine.ts";
+import { type Confinement, FilesError, type Resolved, refuseIrregular } from "../sdk/confine.ts";
 import { formatSize } from "./text.ts";
 
 export interface WriteArgs {

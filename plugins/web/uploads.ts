@@ -23,7 +23,7 @@ import {
 } from "../../src/protocol/attachments.ts";
 import { BlockHash } from "../../src/protocol/images.ts";
 import { PluginMethod } from "../../src/protocol/plugin.ts";
-import { sharpModule } from "../../src/ipc/sharp.ts";
+import { sharpModule } from "../../src/ipc/sharp-module.ts";
 import type { Plugin } from "../sdk/index.ts";
 
 const refuse = (status: ContentfulStatusCode, message: string) => new HTTPException(status, { message });

@@ -22,6 +22,8 @@ import { ConversationContext, type ContextItem } from "../memory/context.ts";
 import type { Memory } from "../memory/memory.ts";
 import type { Scenes, TurnScenes } from "../memory/scenes.ts";
 import { crossRecallNote } from "../memory/cross-recall.ts";
+import type { L3Recall } from "../memory/l3-recall.ts";
+import { withFacts } from "./facts-note.ts";
 import { type FoundEvent, MemorySearch } from "../memory/memory-search.ts";
 import { recallScope } from "../memory/recall-scope.ts";
 import { MEMORY_SEARCH_TOOL, memoryTool } from "./memory-tool.ts";
@@ -49,6 +51,8 @@ export interface AgentDeps {
   subAgents?: () => { maxDepth: number; maxIterations: number };
   /** Recurring situations (src/memory/scenes.ts): recall boost, settings, clustering; null: none. */
   scenes?: Scenes | null;
+  /** The stable graph's recall (src/memory/l3-recall.ts); absent: no facts in context. */
+  l3?: L3Recall | null;
 }
 
 /** What the last model call of a conversation was sent, and what memory knows of it. */
@@ -182,7 +186,9 @@ export class Agent {
           if (!memory || !this.search) return null;
           // No active scene, no boost (and no wider candidate list to rank for one).
           const boost = scene?.turn.scenes.length ? scene.turn.memoryOf : undefined;
-          return crossRecallNote(this.search, memory, { ...req, scope: this.scopeOf(req.conv, req.untrusted), boost });
+          const scope = this.scopeOf(req.conv, req.untrusted);
+          const across = crossRecallNote(this.search, memory, { ...req, scope, boost });
+          return withFacts(across, this.d.l3, { ...req, scope }, this.d.log);
         },
       },
       scene ? { ...input, sceneSettings: scene.turn } : input,
@@ -283,6 +289,11 @@ export class Agent {
       brought: [...(this.brought.get(turn) ?? [])],
     });
     if (this.contexts.size > 64) this.contexts.delete(this.contexts.keys().next().value as string);
+  }
+
+  /** Cold turns of `conv` holding `eventIds` were distilled into L3: they leave L2 for good. */
+  distilled(conv: string, eventIds: readonly number[]): number[] {
+    return this.context.distilled(conv, eventIds);
   }
 
   /** A conversation was forgotten: the memory page no longer shows what it last sent. */

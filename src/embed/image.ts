@@ -1,10 +1,10 @@
 /**
  * Images for an image encoder: decoded, resized (cover, centre) and normalised by sharp into a
- * [1, 3, size, size] float tensor, channels first, as CLIP-style models take them. sharp is
- * loaded by src/ipc/sharp.ts (libvips first, as the compiled binary needs), on first use.
+ * [1, 3, size, size] float tensor, channels first, as CLIP-style models take them. sharp and
+ * its embedded libvips load only when an image is actually processed (src/ipc/sharp-module.ts).
  */
+import { sharpModule } from "../ipc/sharp-module.ts";
 import { HomedError } from "../protocol/errors.ts";
-import { sharpModule } from "../ipc/sharp.ts";
 
 export { sharpModule };
 

@@ -13,12 +13,10 @@ import {
   type AttachmentRef,
   kindOfMime,
   MAX_ATTACHMENT_TEXT_CHARS,
-  MEDIA_EXTRACT_FACILITY,
-  MEDIA_EXTRACT_METHOD,
-  MediaExtractResult,
   sniffAttachmentMime,
 } from "../protocol/attachments.ts";
 import { HomedError } from "../protocol/errors.ts";
+import { MEDIA_EXTRACT_FACILITY, MediaExtractResult, MediaMethod } from "../protocol/media.ts";
 import type { ClientMessage } from "../protocol/channel.ts";
 import { sniffImageMime } from "../protocol/images.ts";
 import type { KernelServices } from "./kernel-services.ts";
@@ -44,7 +42,7 @@ async function extract(
   let raw: unknown;
   try {
     const params = { path: k.blocks.path(a.sha256), mime: a.mime, ...(a.name ? { name: a.name } : {}) };
-    raw = await k.plugins.request(provider, MEDIA_EXTRACT_METHOD, params, timeoutMs);
+    raw = await k.plugins.request(provider, MediaMethod.Extract, params, timeoutMs);
   } catch (err) {
     return { note: `text not extracted: ${(err as Error).message}` };
   }

@@ -20,6 +20,7 @@ import {
   ForgetParams,
   RenameParams,
   MemorySearchParams,
+  MemoryAddParams,
   type MemoryHit,
   type ContextView,
   type TranscriptItem,
@@ -29,6 +30,7 @@ import type { StoredEvent } from "../store/store.ts";
 import { runChatTurn } from "./chat-turn.ts";
 import { checkHistoryImages, resolveAttachments } from "./attachments.ts";
 import { sceneMethods } from "./scene-methods.ts";
+import { l3Methods } from "./l3-methods.ts";
 import { checkModel } from "./check-model.ts";
 import type { KernelServices } from "./kernel-services.ts";
 
@@ -221,7 +223,22 @@ export function channelMethods(k: KernelServices): Record<string, (params: unkno
       const p = parseParams(MemorySearchParams, params);
       return k.agent.searchMemory(p.query, p.k).map((f) => ({ ...f, text: snippet(f.text), blocks: f.blocks ?? [] }));
     },
+    [ChannelMethod.MemoryAdd]: (params, plugin) => {
+      builtinOnly(plugin, "adding to memory");
+      const p = parseParams(MemoryAddParams, params);
+      const conv = `${plugin}:${p.key}`;
+      const r = k.store.append({
+        conv,
+        actor: plugin,
+        untrusted: p.untrusted,
+        kind: "plugin-text",
+        body: { key: p.key, text: p.text },
+      });
+      k.memory.add(r.id, conv, p.text);
+      return { id: r.id, conv };
+    },
     ...sceneMethods(k, builtinOnly),
+    ...l3Methods(k, builtinOnly),
     [SettingsMethod.Get]: (_params, plugin) => {
       builtinOnly(plugin, "reading the settings");
       return k.settings.view();

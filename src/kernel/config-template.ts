@@ -4,9 +4,11 @@
  * and names every setting, so the two cannot drift apart.
  */
 import { TOOLS_TEMPLATE } from "./tools-config.ts";
+import { MEDIA_TEMPLATE } from "./media-config.ts";
 import { A2A_TEMPLATE } from "./a2a-config.ts";
 import { QQ_TEMPLATE } from "./qq-config.ts";
 import { SCENES_TEMPLATE } from "./scenes-config.ts";
+import { DISTILL_TEMPLATE } from "./distill-config.ts";
 
 /** The commented file `homed initconfig` writes. It must parse to exactly the defaults (tested). */
 export const CONFIG_TEMPLATE = `# homed configuration. Every setting is optional; the value shown is the default.
@@ -65,6 +67,7 @@ model = ""
 recall_untrusted = false
 
 ${SCENES_TEMPLATE}
+${DISTILL_TEMPLATE}
 [approval]
 # Every tool declares a risk class: read (no side effects), write, exec, network or secret.
 # read tools run unasked (unless default is "deny"); the others get this default when no
@@ -147,6 +150,7 @@ rss_mb = 1024
 rss_check_ms = 10000
 
 ${TOOLS_TEMPLATE}
+${MEDIA_TEMPLATE}
 ${A2A_TEMPLATE}
 ${QQ_TEMPLATE}
 [store]

@@ -22,6 +22,7 @@ import { ToolsConfig } from "./tools-config.ts";
 import { A2aConfig } from "./a2a-config.ts";
 import { QqConfig } from "./qq-config.ts";
 import { ScenesConfig } from "./scenes-config.ts";
+import { DistillConfig } from "./distill-config.ts";
 
 export { CONFIG_TEMPLATE } from "./config-template.ts";
 
@@ -97,6 +98,7 @@ export const ConfigSchema = v.strictObject({
       ),
       recall_untrusted: v.optional(v.boolean("must be true or false"), false),
       scenes: v.optional(ScenesConfig, {}),
+      distill: v.optional(DistillConfig, {}),
     }),
     {},
   ),

@@ -16,6 +16,7 @@ import type { Config } from "./config.ts";
 import type { ReloadResult, SettingsPatch, SettingsSaveResult, SettingsView } from "../protocol/settings.ts";
 import type { LlmSettings } from "./llm-settings.ts";
 import type { ProviderModels } from "./provider-models.ts";
+import type { KernelL3 } from "./distill-runner.ts";
 
 /** The other end of a chat: a control-socket client or a channel plugin's RPC link. */
 export type ChatPeer = Pick<RpcPeer, "notify" | "request" | "onClose">;
@@ -50,6 +51,8 @@ export interface KernelServices {
   >;
   readonly memory: Pick<Memory, "add" | "layerIds" | "peekCold">;
   readonly agent: Pick<Agent, "run" | "lastContext" | "searchMemory" | "forgetContext" | "scenes">;
+  /** The stable graph (L3): facts, their history, corrections; the distillation job. */
+  readonly l3: Pick<KernelL3, "graph" | "recall" | "runNow">;
   /** Running turns by conversation, for clients that re-attach (`chat.attach`). */
   readonly live: LiveChats;
   readonly llm: Pick<LlmSettings, "view" | "set" | "model">;

@@ -20,6 +20,8 @@ export interface StatusSources {
   agent: Agent;
   memory: Memory;
   clients: ControlClients;
+  /** The stable graph's counts (L3). */
+  l3: () => { facts: number; current: number; nodes: number };
 }
 
 export function kernelStatus(k: StatusSources): StatusResult {
@@ -48,6 +50,7 @@ export function kernelStatus(k: StatusSources): StatusResult {
       embedder: k.memory.dense?.embedder.id ?? null,
       vectorsMade: k.memory.dense?.made ?? 0,
       pending: k.memory.dense?.pending ?? 0,
+      l3: k.l3(),
     },
     stages: k.agent.stages
       .all()

@@ -44,6 +44,7 @@ import { eventText, Memory } from "../memory/memory.ts";
 import { kernelScenes } from "./scenes-config.ts";
 import { Tokenizer } from "../embed/tokenizer.ts";
 import { processRss, RssWatchdog } from "./rss-watchdog.ts";
+import { KernelL3 } from "./distill-runner.ts";
 
 export interface KernelOptions {
   dataDir: string;
@@ -73,6 +74,8 @@ export class Kernel {
   /** DATA/blocks: tool-result images and images received on channels. */
   private readonly blocks: BlockStore;
   private readonly bulk = pluginBulk((plugin) => this.supervisor.process(plugin)?.link);
+  /** The stable graph (L3), its recall and the distillation job. */
+  readonly l3: KernelL3;
 
   private constructor(
     readonly paths: DataPaths,
@@ -80,12 +83,22 @@ export class Kernel {
     readonly log: Logger,
     readonly store: Store,
     private readonly lock: DataDirLock,
+    clock: Clock,
   ) {
     this.blocks = new BlockStore(paths.dir);
     this.llm = new LlmSettings(paths.dir, config, log.with({ component: "llm" }));
     this.models = new ProviderModels(this.llm, log.with({ component: "llm" }));
     const tokenizer = new Tokenizer();
     this.memory = new Memory(store, tokenizer);
+    this.l3 = new KernelL3({
+      store,
+      tokenizer,
+      config: config.memory,
+      llm: this.llm,
+      distilled: (conv, ids) => this.agent.distilled(conv, ids),
+      clock,
+      log: log.with({ component: "l3" }),
+    });
     this.agent = new Agent({
       store,
       caller: {
@@ -110,6 +123,7 @@ export class Kernel {
       toolTimeoutMs: config.agent.tool_timeout_ms,
       memory: this.memory,
       scenes: kernelScenes(store, tokenizer, config.memory),
+      l3: this.l3.recall,
       blocks: this.blocks,
       pinnedRecent: config.memory.pinned_recent,
       subAgents: () => ({ maxDepth: config.tools.agent.max_depth, maxIterations: config.tools.agent.max_iterations }),
@@ -152,7 +166,7 @@ export class Kernel {
       lock.release();
       throw err;
     }
-    const kernel = new Kernel(paths, config, log, store, lock);
+    const kernel = new Kernel(paths, config, log, store, lock, opts.clock ?? realClock);
     kernel.baseConfig = base;
     kernel.loadOptions = opts;
     kernel.webToken = ensureWebToken(paths.dir, config.web.token, config.listen);
@@ -174,6 +188,7 @@ export class Kernel {
     kernel.supervisor.start();
     kernel.watchdog = kernel.createWatchdog(opts.clock ?? realClock);
     kernel.watchdog.start();
+    kernel.l3.start();
     if (config.memory.model) void kernel.loadDenseModel(config.memory.model);
     return kernel;
   }
@@ -328,6 +343,7 @@ export class Kernel {
       store: this.store,
       memory: this.memory,
       agent: this.agent,
+      l3: this.l3,
       live: this.live,
       llm: this.llm,
       models: this.models,
@@ -370,6 +386,7 @@ export class Kernel {
       agent: this.agent,
       memory: this.memory,
       clients: this.clients,
+      l3: () => this.l3.graph.count(),
     });
   }
 
@@ -379,6 +396,7 @@ export class Kernel {
     this.stopped = true;
     this.log.info("homed stopping", { reason });
     this.watchdog?.stop();
+    this.l3.stop();
     await this.supervisor.stopAll();
     this.control?.stop();
     this.store.close();

@@ -73,7 +73,12 @@ function kernelMethods(k: KernelServices): PluginMethodTable {
       if (section === "tools") {
         // The fetch plugin's search key: config.toml names it, DATA/secrets.json holds it. Only
         // the built-in fetch plugin gets it, and only that one value, never the file.
-        const { fetch } = k.config.tools;
+        // So is the media plugin's speech API key, to the built-in media plugin alone.
+        const { fetch, media } = k.config.tools;
+        if (plugin === "media" && k.plugins.isBuiltin(plugin) && media.speech_key_secret !== "") {
+          const speech_key = k.secretValues()[media.speech_key_secret] ?? "";
+          return { ...k.config.tools, media: { ...media, speech_key } };
+        }
         if (plugin !== "fetch" || !k.plugins.isBuiltin(plugin) || fetch.search_key_secret === "") return k.config.tools;
         const search_key = k.secretValues()[fetch.search_key_secret] ?? "";
         return { ...k.config.tools, fetch: { ...fetch, search_key } };

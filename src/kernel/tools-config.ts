@@ -4,6 +4,8 @@
  * roots, a sandbox that refuses rather than runs unconfined, no private addresses.
  */
 import * as v from "valibot";
+import { MediaConfig } from "./media-config.ts";
+import { EVERYDAY_TOOLS_TEMPLATE, EverydayToolsConfig } from "./everyday-config.ts";
 
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
   v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(min), v.maxValue(max));
@@ -101,6 +103,8 @@ export const ToolsConfig = v.strictObject({
     }),
     {},
   ),
+  media: v.optional(MediaConfig, {}),
+  ...EverydayToolsConfig,
 });
 export type ToolsConfig = v.InferOutput<typeof ToolsConfig>;
 
@@ -165,4 +169,4 @@ max_prompt_chars = 4000
 # agent_spawn: how deep child agents may nest, and model calls per child.
 max_depth = 2
 max_iterations = 8
-`;
+${EVERYDAY_TOOLS_TEMPLATE}`;

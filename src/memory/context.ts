@@ -50,7 +50,7 @@ export type ContextReason =
 
 /** What memory knows of one message of the assembled context (the memory page shows it). */
 export interface ContextItem {
-  layer: "L1" | "L2";
+  layer: "L1" | "L2" | "L3";
   /** It was in L2 and came back because it matches the input. */
   recalled: boolean;
   /** It was in L2 and came back without matching the input: to fill room left (by recency). */
@@ -132,7 +132,9 @@ export class ConversationContext {
     const forgotten = this.store.forgottenBounds().get(req.conv) ?? 0;
     const past = this.log
       .turns(req.conv)
-      .filter((t) => t.id !== req.excludeTurn && (t.events[0] ?? Number.POSITIVE_INFINITY) > forgotten);
+      .filter(
+        (t) => t.id !== req.excludeTurn && t.layer !== 3 && (t.events[0] ?? Number.POSITIVE_INFINITY) > forgotten,
+      );
     const total = past.reduce((n, t) => n + this.log.cost(t), 0);
     if (total <= req.budgetTokens) {
       // Everything fits (the usual case with a large window): nothing is scored.
@@ -217,6 +219,18 @@ export class ConversationContext {
     const wanted = new Set(eventIds);
     const cold = this.log.turns(conv).filter((t) => t.layer === 2 && t.events.some((id) => wanted.has(id)));
     this.log.moveTurns(cold, 1);
+    return cold.flatMap((t) => t.events);
+  }
+
+  /**
+   * Distilled into L3 (src/memory/distill.ts): the cold turns of `conv` holding any of
+   * `eventIds` leave L2 for good — the log keeps them, their blocks' holder becomes L3, and no
+   * assembly or recall brings them back. Returns the event ids moved (turns in L1 are left).
+   */
+  distilled(conv: string, eventIds: readonly number[]): number[] {
+    const wanted = new Set(eventIds);
+    const cold = this.log.turns(conv).filter((t) => t.layer === 2 && t.events.some((id) => wanted.has(id)));
+    this.log.moveTurns(cold, 3);
     return cold.flatMap((t) => t.events);
   }
 

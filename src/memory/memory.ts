@@ -143,12 +143,12 @@ export class Memory {
       .map((r) => r.id);
   }
 
-  /** Move events to a layer (L1 = 1 context, L2 = 2 cold). */
-  setLayer(ids: readonly number[], layer: 1 | 2): void {
+  /** Move events to a layer (L1 = 1 context, L2 = 2 cold, L3 = 3 distilled: for good). */
+  setLayer(ids: readonly number[], layer: 1 | 2 | 3): void {
     if (ids.length === 0) return;
     const now = Date.now();
     const q = this.store.db.query(
-      "UPDATE event_state SET layer = ?, changed_at = ?, accesses = accesses + ?, last_access = ? WHERE event_id = ?",
+      "UPDATE event_state SET layer = ?, changed_at = ?, accesses = accesses + ?, last_access = ? WHERE event_id = ? AND layer != 3",
     );
     this.store.db.transaction(() => {
       for (const id of ids) q.run(layer, now, layer === 1 ? 1 : 0, now, id);

@@ -71,7 +71,8 @@ export interface LoggedTurn {
   readonly id: string;
   /** Event ids of the turn, in order. */
   readonly events: number[];
-  layer: 1 | 2;
+  /** 1 context, 2 cold, 3 distilled into L3 (never context again; the log keeps it). */
+  layer: 1 | 2 | 3;
   /** What the turn says; null while it is cold (read back from the log on demand). */
   content: TurnContent | null;
   /** Estimated tokens of its messages, kept when the content is dropped. */
@@ -180,7 +181,7 @@ export class TurnLog {
   constructor(
     private readonly store: Store,
     /** Writes a layer change to `event_state`; absent, layers live in this cache only. */
-    private readonly persistLayer: ((ids: readonly number[], layer: 1 | 2) => void) | null,
+    private readonly persistLayer: ((ids: readonly number[], layer: 1 | 2 | 3) => void) | null,
   ) {}
 
   /** The conversation's turns in order, up to date with the log (read-only: the cache's own list). */
@@ -205,11 +206,11 @@ export class TurnLog {
       t.content ??= this.read(t);
       t.cost = null;
       t.events.push(e.id);
-      if (e.layer === 2) t.layer = 2;
+      if (e.layer === 2 || e.layer === 3) t.layer = Math.max(t.layer, e.layer) as 2 | 3;
       applyEvent(t.content, e);
       changed.add(t);
     }
-    for (const t of changed) if (t.layer === 2) this.cool(t);
+    for (const t of changed) if (t.layer !== 1) this.cool(t);
     return c.list;
   }
 
@@ -237,15 +238,17 @@ export class TurnLog {
    * Move whole turns to a layer: the cached turns and their events in the log together. Turns
    * going cold drop what they say (keeping their cost); turns coming back read it from the log.
    */
-  moveTurns(turns: readonly LoggedTurn[], layer: 1 | 2): void {
+  moveTurns(turns: readonly LoggedTurn[], layer: 1 | 2 | 3): void {
     if (turns.length === 0) return;
     for (const t of turns) {
+      // Distilled is for good: no assembly or recall brings a turn back from L3.
+      if (t.layer === 3) continue;
       t.layer = layer;
-      if (layer === 2) this.cool(t);
+      if (layer !== 1) this.cool(t);
       else t.content ??= this.read(t);
     }
     this.persistLayer?.(
-      turns.flatMap((t) => t.events),
+      turns.filter((t) => t.layer === layer).flatMap((t) => t.events),
       layer,
     );
   }

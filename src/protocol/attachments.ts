@@ -140,16 +140,6 @@ export const UploadResult = v.object({
 });
 export type UploadResult = v.InferOutput<typeof UploadResult>;
 
-/** media/extract's params and answer (the media plugin, facility "media.extract"). */
-export const MEDIA_EXTRACT_FACILITY = "media.extract";
-export const MEDIA_EXTRACT_METHOD = "media/extract";
-export const MediaExtractResult = v.object({
-  kind: v.picklist(TEXT_KINDS),
-  text: v.string(),
-  anchors: v.optional(v.array(v.object({ label: v.string(), offset: v.number() })), []),
-  note: v.optional(v.string()),
-});
-
 const size = (n: number) =>
   n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(0)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`;
 

@@ -26,6 +26,11 @@ export const ChannelMethod = {
   ContextGet: "context/get",
   /** Search everything the person may see (trusted conversations; untrusted too with recall_untrusted). */
   MemorySearch: "memory/search",
+  /**
+   * Built-in plugins only: add a text to memory (the notes plugin's notes), as an event of kind
+   * `plugin-text` in the conversation `<plugin>:<key>`, indexed like a turn's text.
+   */
+  MemoryAdd: "memory/add",
   LlmGet: "llm/get",
   LlmSet: "llm/set",
   LlmTest: "llm/test",
@@ -147,6 +152,14 @@ export const MemorySearchParams = v.strictObject({
   query: v.pipe(v.string(), v.trim(), v.minLength(1, "query is empty"), v.maxLength(500)),
   k: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100)), 20),
 });
+
+export const MemoryAddParams = v.strictObject({
+  key: v.pipe(v.string(), v.regex(/^[\w ./-]{1,160}$/u, "key: letters, digits, space, _ . / - (1-160)")),
+  text: v.pipe(v.string(), v.minLength(1, "text is empty"), v.maxLength(200_000)),
+  /** The text came from untrusted input: recall treats it like an untrusted turn. */
+  untrusted: v.optional(v.boolean(), false),
+});
+export const MemoryAddResult = v.object({ id: v.number(), conv: v.string() });
 
 /** One remembered event as a search shows it. */
 export const MemoryHit = v.object({

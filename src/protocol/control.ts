@@ -57,7 +57,13 @@ export const StatusResult = v.object({
   llm: v.lazy(() => LlmSettingsView),
   tools: v.array(v.object({ name: v.string(), plugin: v.string(), risk: v.string(), approval: v.string() })),
   /** Dense memory: the embedder in use (null: words and concepts only), vectors made, queued. */
-  memory: v.object({ embedder: v.nullable(v.string()), vectorsMade: v.number(), pending: v.number() }),
+  memory: v.object({
+    embedder: v.nullable(v.string()),
+    vectorsMade: v.number(),
+    pending: v.number(),
+    /** The stable graph (L3): facts in all, current (not superseded or hidden), nodes. Absent from older daemons. */
+    l3: v.optional(v.object({ facts: v.number(), current: v.number(), nodes: v.number() })),
+  }),
   stages: v.array(v.object({ stage: v.string(), plugin: v.string(), priority: v.number(), deadlineMs: v.number() })),
   /** Absent from an older daemon's answer: a newer client shows none rather than failing. */
   channels: v.optional(v.array(ChannelStatus), []),

@@ -225,6 +225,72 @@ export const MIGRATIONS: readonly Migration[] = [
       adoptBlocks(db);
     },
   },
+  {
+    version: 11,
+    name: "the stable graph (L3)",
+    sql: `
+      -- L3 (DESIGN §5, src/store/l3-graph.ts): subject-predicate-object facts whose nodes are
+      -- blocks. An entity is a text block of an 'l3-entity' event in the log's 'l3:graph'
+      -- conversation, held by L3 (its event's layer is 3); a media node is the image's own block,
+      -- held by L3 once its event is distilled. key: the entity's name folded for lookup.
+      CREATE TABLE l3_nodes (
+        block_id INTEGER PRIMARY KEY REFERENCES blocks(id),
+        key      TEXT NOT NULL,
+        label    TEXT NOT NULL
+      );
+      CREATE UNIQUE INDEX l3_nodes_key ON l3_nodes(key) WHERE key != '';
+      -- A fact. Never deleted, never rewritten: only its marks are set, once each — superseded
+      -- (by a newer fact on the same subject and predicate) and hidden (a person deleted it).
+      -- valid_from: when it became true (its newest source's time, or when the person said it).
+      -- version: the distillation prompt and triple schema that made it ('person' for a correction).
+      CREATE TABLE l3_facts (
+        id            INTEGER PRIMARY KEY AUTOINCREMENT,
+        subject       INTEGER NOT NULL REFERENCES l3_nodes(block_id),
+        predicate     TEXT    NOT NULL,
+        object        INTEGER NOT NULL REFERENCES l3_nodes(block_id),
+        valid_from    INTEGER NOT NULL,
+        created_at    INTEGER NOT NULL,
+        origin        TEXT    NOT NULL CHECK (origin IN ('distill', 'person')),
+        version       TEXT    NOT NULL,
+        superseded_by INTEGER REFERENCES l3_facts(id),
+        superseded_at INTEGER,
+        hidden_at     INTEGER,
+        hidden_by     TEXT
+      );
+      CREATE INDEX l3_facts_sp ON l3_facts(subject, predicate);
+      CREATE INDEX l3_facts_object ON l3_facts(object);
+      CREATE TRIGGER l3_facts_no_delete BEFORE DELETE ON l3_facts
+        BEGIN SELECT RAISE(ABORT, 'L3 facts are never deleted: DELETE refused'); END;
+      CREATE TRIGGER l3_facts_marks_only BEFORE UPDATE ON l3_facts
+        WHEN NEW.subject != OLD.subject OR NEW.predicate != OLD.predicate OR NEW.object != OLD.object
+          OR NEW.valid_from != OLD.valid_from OR NEW.created_at != OLD.created_at OR NEW.origin != OLD.origin
+          OR NEW.version != OLD.version
+          OR (OLD.superseded_by IS NOT NULL AND NEW.superseded_by IS NOT OLD.superseded_by)
+          OR (OLD.superseded_at IS NOT NULL AND NEW.superseded_at IS NOT OLD.superseded_at)
+          OR (OLD.hidden_at IS NOT NULL AND NEW.hidden_at IS NOT OLD.hidden_at)
+        BEGIN SELECT RAISE(ABORT, 'L3 facts are only ever marked superseded or hidden: UPDATE refused'); END;
+      -- The events a fact was distilled from (a fact said again gains sources, never a copy).
+      CREATE TABLE l3_sources (
+        fact_id  INTEGER NOT NULL REFERENCES l3_facts(id),
+        event_id INTEGER NOT NULL REFERENCES events(id),
+        PRIMARY KEY (fact_id, event_id)
+      ) WITHOUT ROWID;
+      CREATE INDEX l3_sources_event ON l3_sources(event_id);
+      -- What was done to facts and by whom (supersede, hide, correct): append-only.
+      CREATE TABLE l3_log (
+        id      INTEGER PRIMARY KEY AUTOINCREMENT,
+        ts      INTEGER NOT NULL,
+        fact_id INTEGER NOT NULL REFERENCES l3_facts(id),
+        action  TEXT    NOT NULL,
+        actor   TEXT    NOT NULL,
+        detail  TEXT    NOT NULL DEFAULT ''
+      );
+      CREATE TRIGGER l3_log_no_update BEFORE UPDATE ON l3_log
+        BEGIN SELECT RAISE(ABORT, 'the L3 log is append-only: UPDATE refused'); END;
+      CREATE TRIGGER l3_log_no_delete BEFORE DELETE ON l3_log
+        BEGIN SELECT RAISE(ABORT, 'the L3 log is append-only: DELETE refused'); END;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -8,6 +8,7 @@ import { expect, test } from "bun:test";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BUN, ROOT, run, tempDir } from "../harness/binary.ts";
+import { runtimePackages } from "../../scripts/collect-licenses.ts";
 
 const SCRIPT = join(ROOT, "scripts/collect-licenses.ts");
 
@@ -69,4 +70,27 @@ test("LICENSE is the GNU AGPL v3: sections 0-12 are GPL-3's words with Affero ad
   const body = ours.w.slice(ours.a, ours.b).filter((x) => x !== "Affero");
   expect(body).toEqual(gpl.slice(ga, gb));
   expect(agpl).toContain("13. Remote Network Interaction; Use with the GNU General Public License.");
+});
+
+test("a dependency resolves as the bundler resolves it: the requiring package's nested copy first", () => {
+  using fake = tempDir();
+  writeFileSync(join(fake.path, "package.json"), JSON.stringify({ dependencies: { outer: "1.0.0" } }));
+  const pkg = (dir: string, name: string, version: string, deps: Record<string, string> = {}) => {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "package.json"), JSON.stringify({ name, version, license: "MIT", dependencies: deps }));
+  };
+  const nm = join(fake.path, "node_modules");
+  pkg(join(nm, "outer"), "outer", "1.0.0", { inner: "2", shared: "1", other: "1" });
+  pkg(join(nm, "inner"), "inner", "1.0.0"); // hoisted for someone else: not compiled in
+  pkg(join(nm, "outer/node_modules/inner"), "inner", "2.0.0", { shared: "1" });
+  pkg(join(nm, "shared"), "shared", "1.0.0");
+  pkg(join(nm, "other"), "other", "1.0.0", { inner: "3" });
+  pkg(join(nm, "other/node_modules/inner"), "inner", "3.0.0");
+  expect(Object.fromEntries(runtimePackages(fake.path, "x64"))).toEqual({
+    outer: join(nm, "outer"),
+    inner: join(nm, "outer/node_modules/inner"),
+    shared: join(nm, "shared"),
+    other: join(nm, "other"),
+    "inner@3.0.0": join(nm, "other/node_modules/inner"),
+  });
 });

@@ -6,8 +6,11 @@
  * BlockStore in a temporary data dir. After every operation it audits everything: each block
  * has exactly one holder, that holder is its event's layer as both the log and the context's
  * turn cache see it, no event or block record is lost or changed, block ids never change, and
- * every block's bytes are still in DATA/blocks with the hash its record names. There is no
- * distillation yet (L3 is not built), so no operation stands in for it.
+ * every block's bytes are still in DATA/blocks with the hash its record names. Distills move
+ * cold turns to L3 the way the distillation job commits (ConversationContext.distilled) after
+ * adding a fact per turn to the graph, whose object is one of the turn's images when it has one
+ * (a media node: the image's own block) and whose subject is an entity (a text block of L3's
+ * own, without bytes, held by L3).
  * Used by test/store/block-holders.test.ts and bench/blocks.ts; a seeded PRNG makes a failure
  * reproducible from the seed it prints.
  */
@@ -23,15 +26,18 @@ import { Tokenizer } from "../../src/embed/tokenizer.ts";
 import { imageTag, type BlockHolder } from "../../src/protocol/blocks.ts";
 import { eventText } from "../../src/memory/event-text.ts";
 import { mulberry32 } from "./prng.ts";
+import { L3_CONV, L3Graph } from "../../src/store/l3-graph.ts";
 
 export const prng = mulberry32;
 
 export interface BlockOpsResult {
   seed: number;
   ops: number;
-  counts: Record<"append" | "prune" | "recall" | "forget", number>;
+  counts: Record<"append" | "prune" | "recall" | "distill" | "forget", number>;
   events: number;
   blocks: number;
+  /** Blocks held by L3 at the end (distilled images and entity names). */
+  l3Blocks: number;
   /** Audits run (one after every operation). */
   audits: number;
   /** The first violation found, with the operation that caused it; null when none. */
@@ -75,7 +81,16 @@ export async function runBlockOps(
   const convs = ["qq-group", "web-1", "cli-2"];
   const events = new Map<number, { conv: string; body: string }>();
   const expected = new Map<number, Expected>();
-  const counts = { append: 0, prune: 0, recall: 0, forget: 0 };
+  const counts = { append: 0, prune: 0, recall: 0, distill: 0, forget: 0 };
+  const graph = new L3Graph(store);
+  let l3Seen = 0;
+  /** Entity events the graph appended join the oracle like any other event. */
+  const noteL3Events = () => {
+    for (const e of store.conversationEventsAfter(L3_CONV, l3Seen)) {
+      events.set(e.id, { conv: L3_CONV, body: e.body });
+      l3Seen = e.id;
+    }
+  };
   let turnNo = 0;
   let audits = 0;
   const hashed = new Set<string>();
@@ -142,7 +157,7 @@ export async function runBlockOps(
     for (const [id, x] of expected) {
       const b = byId.get(id);
       if (!b) return `block ${id} lost`;
-      if (b.eventId !== x.eventId || b.seq !== x.seq || b.sha256 !== x.sha256 || b.kind !== x.kind)
+      if (b.eventId !== x.eventId || b.seq !== x.seq || (b.sha256 ?? "") !== x.sha256 || b.kind !== x.kind)
         return `block ${id} changed: ${JSON.stringify(b)} was ${JSON.stringify(x)}`;
     }
     for (const b of all)
@@ -156,16 +171,20 @@ export async function runBlockOps(
     for (const h of ["L1", "L2", "L3"] as const)
       for (const b of records.heldBy(null, h)) held.set(b.id, [...(held.get(b.id) ?? []), h]);
     if (held.size !== all.length) return `${all.length} blocks, ${held.size} held`;
+    for (const b of all)
+      if (b.conv === L3_CONV && (held.get(b.id)?.length !== 1 || b.holder !== "L3"))
+        return `entity block ${b.id} held by ${held.get(b.id)?.join(", ")}`;
     for (const conv of convs) {
       const l1 = new Set(memory.layerIds(conv, 1));
       const l2 = new Set(memory.layerIds(conv, 2));
+      const l3 = new Set(memory.layerIds(conv, 3));
       const turnLayer = new Map<number, number>();
       for (const t of ctx.log.turns(conv)) for (const id of t.events) turnLayer.set(id, t.layer);
       for (const b of all) {
         if (b.conv !== conv) continue;
         const hs = held.get(b.id) ?? [];
         if (hs.length !== 1) return `block ${b.id} has ${hs.length} holders (${hs.join(", ")})`;
-        const layer = l1.has(b.eventId) ? "L1" : l2.has(b.eventId) ? "L2" : "none";
+        const layer = l1.has(b.eventId) ? "L1" : l2.has(b.eventId) ? "L2" : l3.has(b.eventId) ? "L3" : "none";
         if (hs[0] !== layer || b.holder !== layer) return `block ${b.id} held by ${hs[0]}, its event in ${layer}`;
         if (`L${turnLayer.get(b.eventId)}` !== layer)
           return `block ${b.id}: its turn is in L${turnLayer.get(b.eventId)} as context sees it, its event in ${layer}`;
@@ -173,6 +192,7 @@ export async function runBlockOps(
     }
     // Bytes are hashed once, when their block is first seen; after that they are looked for.
     for (const b of all) {
+      if (b.conv === L3_CONV) continue; // an entity is its name: no bytes
       if (!b.sha256) return `block ${b.id} has no bytes`;
       if (hashed.has(b.sha256)) {
         if (full && !existsSync(bytes.path(b.sha256))) return `bytes of block ${b.id} lost`;
@@ -199,6 +219,27 @@ export async function runBlockOps(
         await ctx.assemble({ conv, input: words(3), budgetTokens: 40 + Math.floor(rand() * 400) });
         counts.prune++;
         op = `prune ${conv}`;
+      } else if (r < 0.87) {
+        const conv = pick(convs);
+        const cold = memory.layerIds(conv, 2);
+        const chosen = cold.filter(() => rand() < 0.4);
+        const pics = records.ofEvents(chosen);
+        for (const id of chosen.slice(0, 3)) {
+          const img = pics.get(id)?.find((b) => b.kind === "image");
+          graph.add({
+            subject: { label: pick(WORDS) },
+            predicate: "shows",
+            object: img ? { blockId: img.id } : { label: pick(WORDS) },
+            sources: [id],
+            validFrom: Date.now(),
+            origin: "distill",
+            version: "test",
+          });
+        }
+        noteL3Events();
+        ctx.distilled(conv, chosen);
+        counts.distill++;
+        op = `distill ${conv} ${chosen.length}`;
       } else if (r < 0.97) {
         const conv = pick(convs);
         const cold = memory.layerIds(conv, 2);
@@ -216,7 +257,8 @@ export async function runBlockOps(
       const bad = audit(i % FULL_EVERY === FULL_EVERY - 1 || i === ops - 1);
       if (bad) violation = `op ${i + 1} (${op}): ${bad}`;
     }
-    return { seed, ops, counts, events: events.size, blocks: expected.size, audits, violation };
+    const l3Blocks = records.heldBy(null, "L3").length;
+    return { seed, ops, counts, events: events.size, blocks: expected.size, l3Blocks, audits, violation };
   } finally {
     store.close();
   }

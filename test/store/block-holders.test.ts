@@ -1,6 +1,6 @@
 /**
  * Block records with one holder (DESIGN §5, issue 15): random append / prune / recall (Remove) /
- * forget operations on a real Store + Memory + BlockStore, every block audited after each
+ * distill / forget operations on a real Store + Memory + BlockStore, every block audited after each
  * (test/harness/block-ops.ts); the audit catches a lost block; records cannot be changed or
  * deleted; a database of schema 8 adopts the images it already logged as block records.
  */
@@ -29,7 +29,9 @@ describe("block records: one holder", () => {
       expect(r.audits).toBe(500);
       expect(r.blocks).toBeGreaterThan(50);
       expect(r.counts.prune).toBeGreaterThan(50);
-      expect(r.counts.recall).toBeGreaterThan(50);
+      expect(r.counts.recall).toBeGreaterThan(30);
+      expect(r.counts.distill).toBeGreaterThan(20);
+      expect(r.l3Blocks).toBeGreaterThan(0);
       total += r.ops;
     }
     expect(total).toBe(2000);
@@ -57,6 +59,20 @@ describe("block records: one holder", () => {
     });
     // The turn cache still says L1 (or the rest of its turn disagrees): caught either way.
     expect(r.violation).toMatch(/^op 151 /);
+  });
+
+  test("the audit catches a distilled block taken back from L3 behind the context's back", async () => {
+    using dir = tempDir();
+    const r = await runBlockOps(dir.path, 7, 300, {
+      sabotage: (store, i) => {
+        if (i === 250)
+          store.db.exec(
+            "UPDATE event_state SET layer = 1 WHERE event_id = (SELECT min(b.event_id) FROM blocks b JOIN event_state s ON s.event_id = b.event_id JOIN events e ON e.id = b.event_id WHERE s.layer = 3 AND e.conv != 'l3:graph')",
+          );
+      },
+    });
+    expect(r.counts.distill).toBeGreaterThan(0);
+    expect(r.violation).toMatch(/^op 251 .*L3/);
   });
 
   test("records never change and are never deleted; holder follows the event's layer", () => {

@@ -1,5 +1,5 @@
 /**
- * The files plugin's confinement (plugins/files/confine.ts) against a real temp dir: every way
+ * The files plugin's confinement (plugins/sdk/confine.ts) against a real temp dir: every way
  * out the issue names — `..`, absolute paths, symlinks to files and folders outside, /proc,
  * hard links, FIFOs and devices — is refused, through the tools' own functions, and nothing
  * outside the root is read or changed. Unit tests of the module: its checks are what stands
@@ -20,7 +20,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { Confinement } from "../../plugins/files/confine.ts";
+import { Confinement } from "../../plugins/sdk/confine.ts";
 import { filesEdit } from "../../plugins/files/edit.ts";
 import { filesGrep } from "../../plugins/files/grep.ts";
 import { filesList } from "../../plugins/files/list.ts";

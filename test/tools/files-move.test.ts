@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Confinement } from "../../plugins/files/confine.ts";
+import { Confinement } from "../../plugins/sdk/confine.ts";
 import { filesDelete, filesMove } from "../../plugins/files/move.ts";
 import { tempDir } from "../harness/binary.ts";
 import { refusal } from "./files-refusal.ts";

@@ -1,6 +1,6 @@
 /** Shared by the files plugin's suites: the refusal a files tool gives, as its message. */
 import { expect } from "bun:test";
-import { FilesError } from "../../plugins/files/confine.ts";
+import { FilesError } from "../../plugins/sdk/confine.ts";
 
 /** The FilesError message `fn` throws (fails the test if it does not throw one). */
 export async function refusal(fn: () => unknown): Promise<string> {

@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Confinement } from "../../plugins/files/confine.ts";
+import { Confinement } from "../../plugins/sdk/confine.ts";
 import { filesEdit } from "../../plugins/files/edit.ts";
 import { filesGlob } from "../../plugins/files/glob.ts";
 import { filesGrep, GREP_FILE_TIME_MS } from "../../plugins/files/grep.ts";

@@ -46,7 +46,10 @@ const png = async (colour: string) =>
 describe("attachments: no extractor, Anthropic, /v1", () => {
   test("without media.extract: kept with a note, the image goes to Anthropic as an image block", async () => {
     using dir = tempDir();
-    await using rig = await startAgentRig(dir.path, { kind: "anthropic", env: { HOMED_WEB_TOKEN: TOKEN } });
+    await using rig = await startAgentRig(dir.path, {
+      kind: "anthropic",
+      env: { HOMED_WEB_TOKEN: TOKEN, HOMED_PLUGINS_DISABLED: "media" },
+    });
     const web = await webUrlOf(rig.daemon);
     const put = async (bytes: Uint8Array, name: string) =>
       (await (
@@ -116,7 +119,9 @@ describe("attachments: no extractor, Anthropic, /v1", () => {
 
   test("a model that refuses images gets the words and an omitted line instead, once", async () => {
     using dir = tempDir();
-    await using rig = await startAgentRig(dir.path, { env: { HOMED_WEB_TOKEN: TOKEN } });
+    await using rig = await startAgentRig(dir.path, {
+      env: { HOMED_WEB_TOKEN: TOKEN, HOMED_PLUGINS_DISABLED: "media" },
+    });
     const web = await webUrlOf(rig.daemon);
     const up = (await (
       await fetch(`${web}api/uploads?name=blue.png`, { method: "POST", headers: auth, body: await png("#0000ff") })
@@ -149,7 +154,9 @@ describe("attachments: no extractor, Anthropic, /v1", () => {
 
   test("/v1: image_url data: URLs become attachments, the history's images are sent again, URLs to fetch are refused", async () => {
     using dir = tempDir();
-    await using rig = await startAgentRig(dir.path, { env: { HOMED_WEB_TOKEN: TOKEN } });
+    await using rig = await startAgentRig(dir.path, {
+      env: { HOMED_WEB_TOKEN: TOKEN, HOMED_PLUGINS_DISABLED: "media" },
+    });
     const web = await webUrlOf(rig.daemon);
     const red = await png("#ff0000");
     const url = `data:image/png;base64,${Buffer.from(red).toString("base64")}`;

@@ -54,7 +54,8 @@ describe("attachments in the web UI", () => {
   test("pick, paste, preview, send, see them in the bubble and after a reload; record a voice message", async () => {
     using dir = tempDir();
     await using llm = await startFakeLlm();
-    await using d = await startDaemon(dir.path);
+    // The built-in media plugin off: what a file is kept as when nothing reads its text.
+    await using d = await startDaemon(dir.path, { env: { HOMED_PLUGINS_DISABLED: "media" } });
     const url = await webUrlOf(d);
     const { page, errors } = await openPage(browser, url);
     try {

@@ -93,7 +93,9 @@ describe("attachments", () => {
     // The fixture writes what it was asked beside its manifest.
     const extractDir = join(dir.path, "plugins", "extract");
     installBunPlugin(dir.path, "extract", "extract.ts", { provides: ["media.extract"] }, [extractDir]);
-    await using rig = await startAgentRig(dir.path, { env: { HOMED_WEB_TOKEN: TOKEN } });
+    await using rig = await startAgentRig(dir.path, {
+      env: { HOMED_WEB_TOKEN: TOKEN, HOMED_PLUGINS_DISABLED: "media" },
+    });
     const web = await webUrlOf(rig.daemon);
 
     const photo = await rotatedPhoto();
@@ -212,7 +214,9 @@ describe("attachments", () => {
 
   test("bad uploads are clear 4xx answers, store nothing, and the daemon keeps serving", async () => {
     using dir = tempDir();
-    await using rig = await startAgentRig(dir.path, { env: { HOMED_WEB_TOKEN: TOKEN } });
+    await using rig = await startAgentRig(dir.path, {
+      env: { HOMED_WEB_TOKEN: TOKEN, HOMED_PLUGINS_DISABLED: "media" },
+    });
     const web = await webUrlOf(rig.daemon);
     const before = blockFiles(dir.path).length;
 

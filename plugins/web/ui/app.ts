@@ -1,4 +1,4 @@
-/** The web UI: a conversation list, the chat, plugins, memory, scenes and settings pages. Hash routes. */
+/** The web UI: a conversation list, the chat, plugins, memory, scenes, knowledge and settings pages. Hash routes. */
 import { api, whenUnauthorized } from "./api.ts";
 import { ChatPane } from "./chat.ts";
 import { conversationBar, conversationList, pageBar, type Conversation } from "./conversations.ts";
@@ -6,6 +6,7 @@ import { clear, h } from "./dom.ts";
 import { loginView, memoryView, pluginsView, providerView, type Provider } from "./views.ts";
 import { settingsView } from "./settings.ts";
 import { scenesView } from "./scenes.ts";
+import { knowledgeView } from "./knowledge.ts";
 
 const root = document.getElementById("app") as HTMLElement;
 const side = h("nav", { class: "side", id: "side" });
@@ -48,6 +49,7 @@ async function renderSide(convs?: Conversation[]): Promise<void> {
       h("a", { href: "#/plugins" }, "Plugins"),
       h("a", { href: `#/memory/${encodeURIComponent(active)}` }, "Memory"),
       h("a", { href: "#/scenes" }, "Scenes"),
+      h("a", { href: "#/knowledge" }, "Knowledge"),
       h("a", { href: "#/settings" }, "Settings"),
     ),
     conversationList(list, active),
@@ -112,6 +114,8 @@ async function route(): Promise<void> {
     );
   } else if (hash === "#/scenes") {
     main.append(pageBar("Scenes", menu), scenesView());
+  } else if (hash === "#/knowledge") {
+    main.append(pageBar("Knowledge", menu), knowledgeView());
   } else if (hash.startsWith("#/memory/")) {
     main.append(pageBar("Memory", menu), memoryView(currentConv()));
   } else {

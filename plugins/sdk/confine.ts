@@ -1,5 +1,6 @@
 /**
- * Where the files tools may go: the folders of [tools.files] roots and nothing else.
+ * Where the files tools (and the media tools, which read the same roots) may go: the folders of
+ * [tools.files] roots and nothing else. Shared in the SDK because plugins never import each other.
  *
  * A path the model gives is relative to the first root or absolute inside a root. It is checked
  * twice: lexically (no `..` out of a root), then on disk — `realpath` resolves every symlink
@@ -63,10 +64,12 @@ export class Confinement {
   /**
    * @param roots as configured: absolute, or relative to `dataDir`; made on first use.
    * @param dataDir the daemon's data dir.
+   * @param tools who is confined, as the refusal names them ("files tools", "media tools").
    */
   constructor(
     private readonly roots: readonly string[],
     private readonly dataDir: string,
+    private readonly tools = "files tools",
   ) {
     if (roots.length === 0) throw new FilesError("no roots are configured ([tools.files] roots is empty)");
   }
@@ -117,7 +120,7 @@ export class Confinement {
     const ws = this.workspace().real;
     if (roots.length === 1)
       return new FilesError(
-        `${input} is outside the allowed roots: files tools may only use ${ws}; give a path relative to it (e.g. "notes/todo.md")`,
+        `${input} is outside the allowed roots: ${this.tools} may only use ${ws}; give a path relative to it (e.g. "notes/todo.md")`,
       );
     const list = roots.map((r) => r.real).join(", ");
     return new FilesError(

@@ -1,8 +1,8 @@
 /**
- * sharp, loaded so that it works in the compiled binary too: its native addon needs libvips,
- * which the binary embeds and loads first (like onnxruntime's library) through native-lib.ts.
- * Loaded on first use only. Here, beside native-lib.ts, so the embedder (src/embed/image.ts) and
- * plugins (the web plugin's uploads) share the one loader.
+ * sharp, loaded on first use. Its native addon needs libvips, which the compiled binary embeds
+ * and loads first (preloadLibrary, like onnxruntime's library), so it works in `dist/homed` — in
+ * the kernel (image embeddings) and in built-in plugins (the media plugin's OCR input) alike;
+ * here in src/ipc because plugins may import it and the native loading lives here.
  */
 import vipsLibrary from "../../node_modules/@img/sharp-libvips-linux-x64/lib/libvips-cpp.so.8.18.7" with {
   type: "file",
@@ -12,7 +12,6 @@ import { preloadLibrary } from "./native-lib.ts";
 type Sharp = typeof import("sharp").default;
 let sharp: Sharp | null = null;
 
-/** The sharp module, with libvips loaded. */
 export function sharpModule(): Sharp {
   if (!sharp) {
     preloadLibrary(vipsLibrary, "vips_init");

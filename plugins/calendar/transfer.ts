@@ -1,0 +1,136 @@
+/**
+ * calendar_import and calendar_export: .ics in and out. An import is parsed whole before
+ * anything is written (bad text changes nothing), split by UID into one file per event with the
+ * VTIMEZONEs it uses; an export joins every event (or those touching a range) into one file in
+ * DATA/exports/.
+ */
+import { randomUUID } from "node:crypto";
+import { mkdirSync, readFileSync, realpathSync, statSync, writeFileSync } from "node:fs";
+import { join, resolve, sep } from "node:path";
+import type * as v from "valibot";
+import ICAL from "ical.js";
+import { newCalendar, type calendarTools } from "./cal-tools.ts";
+import { CalendarError, type CalendarStore, registerZones } from "./store.ts";
+import type { TOOLS } from "./tools.ts";
+
+type Args<K extends keyof typeof TOOLS> = v.InferOutput<(typeof TOOLS)[K]["input"]>;
+
+/** An export's text is returned inline up to this many characters. */
+const INLINE_CHARS = 8000;
+
+function readInside(dataDir: string, path: string, maxBytes: number): string {
+  const root = realpathSync(dataDir);
+  let real: string;
+  try {
+    real = realpathSync(resolve(root, path));
+  } catch {
+    throw new CalendarError(`"path": ${path} does not exist (relative to the data dir ${root})`);
+  }
+  if (real !== root && !real.startsWith(root + sep))
+    throw new CalendarError(
+      `"path": ${path} is outside the data dir; import files from inside it, or pass the text as "ics"`,
+    );
+  const st = statSync(real);
+  if (!st.isFile()) throw new CalendarError(`"path": ${path} is not a file`);
+  if (st.size > maxBytes)
+    throw new CalendarError(
+      `${path} is ${Math.ceil(st.size / 1024)} KiB; calendar_import reads ${maxBytes / 1024} KiB ([tools.calendar] max_import_kb)`,
+    );
+  return readFileSync(real, "utf8");
+}
+
+export function importCalendar(
+  store: CalendarStore,
+  a: Args<"calendar_import">,
+  o: { dataDir: string; maxBytes: number },
+): string {
+  if ((a.ics === undefined) === (a.path === undefined))
+    throw new CalendarError('give exactly one of "ics" (the text) or "path"');
+  const text = a.ics ?? readInside(o.dataDir, a.path as string, o.maxBytes);
+  if (Buffer.byteLength(text) > o.maxBytes)
+    throw new CalendarError(`the .ics text is over ${o.maxBytes / 1024} KiB ([tools.calendar] max_import_kb)`);
+  let root: ICAL.Component;
+  try {
+    root = new ICAL.Component(ICAL.parse(text));
+  } catch (err) {
+    throw new CalendarError(`this is not iCalendar text: ${(err as Error).message}; nothing was imported`);
+  }
+  if (root.name !== "vcalendar")
+    throw new CalendarError(`the text is a ${root.name.toUpperCase()}, not a VCALENDAR; nothing was imported`);
+  registerZones(root);
+  const zones = new Map(root.getAllSubcomponents("vtimezone").map((z) => [String(z.getFirstPropertyValue("tzid")), z]));
+  const groups = new Map<string, ICAL.Component[]>();
+  for (const ev of root.getAllSubcomponents("vevent")) {
+    if (!ev.hasProperty("dtstart"))
+      throw new CalendarError(
+        `an event ("${ev.getFirstPropertyValue("summary") ?? "?"}") has no DTSTART; nothing was imported`,
+      );
+    let uid = ev.getFirstPropertyValue("uid");
+    if (typeof uid !== "string" || uid === "") {
+      uid = `${randomUUID()}@homed`;
+      ev.updatePropertyWithValue("uid", uid);
+    }
+    groups.set(uid, [...(groups.get(uid) ?? []), ev]);
+  }
+  if (groups.size === 0) throw new CalendarError("the calendar has no events (VEVENT); nothing was imported");
+  const existing = new Set(store.all().map((e) => e.uid));
+  const lines: string[] = [];
+  let replaced = 0;
+  for (const [uid, events] of groups) {
+    const cal = newCalendar();
+    const used = new Set(
+      events.flatMap((e) =>
+        e
+          .getAllProperties()
+          .map((p) => p.getParameter("tzid"))
+          .filter((z) => typeof z === "string"),
+      ),
+    );
+    for (const z of used) {
+      const vtz = zones.get(z as string);
+      if (vtz) cal.addSubcomponent(new ICAL.Component(vtz.toJSON()));
+    }
+    for (const e of events) cal.addSubcomponent(new ICAL.Component(e.toJSON()));
+    store.save(uid, cal);
+    if (existing.has(uid)) replaced++;
+    const master = events.find((e) => !e.hasProperty("recurrence-id")) ?? events[0];
+    lines.push(
+      `- "${master?.getFirstPropertyValue("summary") ?? ""}" · uid ${uid}${master?.hasProperty("rrule") ? ` · repeats ${master.getFirstPropertyValue("rrule")}` : ""}`,
+    );
+  }
+  return `Imported ${groups.size} event${groups.size === 1 ? "" : "s"}${replaced ? ` (${replaced} replaced ones with the same uid)` : ""}:\n${lines.slice(0, 50).join("\n")}${lines.length > 50 ? `\n… and ${lines.length - 50} more` : ""}`;
+}
+
+export function exportCalendar(
+  store: CalendarStore,
+  a: Args<"calendar_export">,
+  o: { dataDir: string; tools: ReturnType<typeof calendarTools> },
+): string {
+  const tz = o.tools.defaultTz();
+  const r = a.from || a.to ? o.tools.range(a.from, a.to, tz) : null;
+  const out = newCalendar();
+  const zones = new Set<string>();
+  let count = 0;
+  for (const e of store.all()) {
+    if (r && store.occurrences(e, r.from, r.to, tz, 1).list.length === 0) continue;
+    for (const c of e.cal.getAllSubcomponents()) {
+      if (c.name === "vtimezone") {
+        const id = String(c.getFirstPropertyValue("tzid"));
+        if (zones.has(id)) continue;
+        zones.add(id);
+      } else count += c.name === "vevent" && !c.hasProperty("recurrence-id") ? 1 : 0;
+      out.addSubcomponent(new ICAL.Component(c.toJSON()));
+    }
+  }
+  const dir = join(o.dataDir, "exports");
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const file = join(dir, a.file ?? "calendar.ics");
+  const text = out.toString().replace(/\r?\n/g, "\r\n");
+  writeFileSync(file, text, { mode: 0o600 });
+  return (
+    `Exported ${count} event${count === 1 ? "" : "s"} to ${file} (${Buffer.byteLength(text)} bytes).` +
+    (text.length <= INLINE_CHARS
+      ? `\n\n${text}`
+      : " Too long to show here; read it with files_read if its folder is a files root.")
+  );
+}

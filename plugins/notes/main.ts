@@ -1,0 +1,44 @@
+/**
+ * The `notes` plugin (lazy): Markdown notes in DATA/notes/ (notebook.ts), the tools in
+ * note-tools.ts. With [tools.notes] index_memory each write sends the note's text to the
+ * kernel's memory/add, so memory_search finds it.
+ */
+import { join } from "node:path";
+import * as v from "valibot";
+import { connectPlugin, withRun } from "../sdk/index.ts";
+import { PluginMethod } from "../../src/protocol/plugin.ts";
+import { ChannelMethod, MemoryAddResult } from "../../src/protocol/channel.ts";
+import { Notebook } from "./notebook.ts";
+import { noteTools, type Remember } from "./note-tools.ts";
+import { TOOLS } from "./tools.ts";
+
+/** Characters of a note memory indexes (as the kernel's MAX_INDEXED_TEXT_CHARS). */
+const INDEXED_CHARS = 20_000;
+
+const Section = v.object({ notes: v.object({ max_kb: v.number(), index_memory: v.boolean() }) });
+
+const plugin = await connectPlugin();
+const { notes: cfg } = await plugin.call(PluginMethod.ConfigGet, { section: "tools" }, Section);
+const book = new Notebook(join(plugin.hello.dataDir, "notes"), cfg.max_kb * 1024);
+const remember: Remember = cfg.index_memory
+  ? async (name, text, untrusted) => {
+      await plugin.call(
+        ChannelMethod.MemoryAdd,
+        { key: name, text: `note "${name}"\n${text.slice(0, INDEXED_CHARS)}`, untrusted },
+        MemoryAddResult,
+      );
+    }
+  : null;
+const { tools: t, guarded } = noteTools(book, remember);
+
+await plugin.tools([
+  withRun(TOOLS.notes_create, (a, ctx) => guarded(() => t.create(a, ctx.untrusted))),
+  withRun(TOOLS.notes_read, (a) => guarded(() => t.read(a))),
+  withRun(TOOLS.notes_edit, (a, ctx) => guarded(() => t.edit(a, ctx.untrusted))),
+  withRun(TOOLS.notes_append, (a, ctx) => guarded(() => t.append(a, ctx.untrusted))),
+  withRun(TOOLS.notes_search, (a) => guarded(() => t.search(a))),
+  withRun(TOOLS.notes_list, () => guarded(() => t.list())),
+  withRun(TOOLS.notes_links, (a) => guarded(() => t.links(a))),
+  withRun(TOOLS.notes_delete, (a) => guarded(() => t.delete(a))),
+]);
+await plugin.ready();
