@@ -4,6 +4,7 @@
  * handler's reach is visible in one place. `Kernel.services()` builds it.
  */
 import type { LiveChats } from "./live-chats.ts";
+import type { Supervisor } from "./supervisor.ts";
 import type { ControlClients } from "./channel-status.ts";
 import type { Agent } from "../agent/agent.ts";
 import type { RpcPeer } from "../ipc/rpc-peer.ts";
@@ -91,4 +92,24 @@ export interface KernelServices {
   status(): StatusResult;
   /** The control socket's clients that said what they are (`client.hello`), for the status. */
   readonly clients: Pick<ControlClients, "hello">;
+}
+
+/**
+ * The plugins as the method tables see them, over the supervisor — read when a method is called,
+ * since the supervisor is made after the tables it serves.
+ */
+export function pluginServices(
+  supervisor: () => Pick<Supervisor, "restart" | "isBuiltin" | "process" | "list" | "request">,
+): PluginServices {
+  return {
+    restart: (name) => supervisor().restart(name),
+    isBuiltin: (name) => supervisor().isBuiltin(name),
+    peer: (name) => supervisor().process(name)?.rpc,
+    // An enabled plugin that declares it (running, or lazy and idle); blocked and disabled ones cannot answer.
+    provider: (facility) =>
+      supervisor()
+        .list()
+        .find((p) => p.provides.includes(facility) && !["disabled", "blocked"].includes(p.state))?.name ?? null,
+    request: (name, method, params, timeoutMs) => supervisor().request(name, method, params, timeoutMs),
+  };
 }
