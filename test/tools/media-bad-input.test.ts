@@ -101,10 +101,14 @@ describe("media tools on bad input", () => {
     const later = await rig.tool("media_read_doc", { path: "huge.pdf", first_page: 19_999 });
     expect(later.content).toContain("Report page 20000");
 
+    // 20,000 pages of 50 lines: pdftotext needs several seconds on any machine (1 s for the
+    // one-line pages above when this machine was quiet, which let a run finish under the cap).
+    const heavy = Array.from({ length: 20_000 }, (_, i) => [`Report page ${i + 1}`, ...Array(50).fill("filler words")]);
+    put("heavy.pdf", makePdf(heavy));
     await using slow = await startMediaPlugin(dir.path, { max_pdf_pages: 100_000, timeout_ms: 1000 });
     const t0 = performance.now();
-    const timed = await slow.tool("media_read_doc", { path: "huge.pdf" });
-    // pdftotext over 20,000 pages takes seconds; on a very busy machine pdfinfo may be the one stopped.
+    const timed = await slow.tool("media_read_doc", { path: "heavy.pdf" });
+    // On a very busy machine pdfinfo may be the one stopped.
     expect(timed.isError).toBe(true);
     expect(timed.content).toMatch(
       /^media_read_doc: (pdftotext|pdfinfo) took longer than 1000 ms \(\[tools\.media\] timeout_ms\) and was stopped$/,
