@@ -153,7 +153,10 @@ describe("plugins under a running daemon", () => {
       now = holdings(pid);
     }
     expect(now).toEqual(baseline);
-    expect(web.restarts).toBe(50);
+    // Each restart was the one asked for: no instance exited on its own in between (the log says
+    // why when one did).
+    const crashes = d.stderr().split("\n").filter((l) => /msg="plugin exited" plugin=web .*intent=crash/.test(l));
+    expect({ restarts: web.restarts, crashes }).toEqual({ restarts: 50, crashes: [] });
   }, 120_000);
 
   test("garbage, oversized frames, half a line, silence and 10,000 fuzzed frames leave the kernel and web working", async () => {
