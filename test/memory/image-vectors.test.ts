@@ -7,8 +7,12 @@
  * found first by what its picture shows, though its words say nothing of it.
  */
 import { describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { tempDir } from "../harness/binary.ts";
+import { startAgentRig } from "../harness/agent-daemon.ts";
+import { installBunPlugin } from "../harness/plugins.ts";
+import { poll } from "../harness/poll.ts";
 import { writeTinyClip, writeTinyModel } from "../harness/tiny-onnx.ts";
 import { Store } from "../../src/store/store.ts";
 import { BlockStore } from "../../src/store/blocks.ts";
@@ -203,4 +207,58 @@ describe("image block vectors", () => {
     expect(memory.dense.made).toBe(1); // the text still got its vector
     store.close();
   });
+
+  test("through the compiled daemon: a tool's picture gets its vector; a changed model re-embeds it", async () => {
+    using dir = tempDir();
+    writeTinyClip(join(dir.path, "models", "clip"));
+    await Bun.write(join(dir.path, "config.toml"), '[memory]\nmodel = "clip"\n');
+    installBunPlugin(dir.path, "image", "image.ts", { transport: "shm" });
+    const vectors = () => {
+      const db = new Database(join(dir.path, "homed.db"), { readonly: true });
+      try {
+        return db
+          .query<{ block_id: number; embedder: string; dim: number }, []>(
+            "SELECT block_id, embedder, dim FROM block_vectors WHERE vec IS NOT NULL ORDER BY embedder, block_id",
+          )
+          .all();
+      } finally {
+        db.close();
+      }
+    };
+    {
+      await using rig = await startAgentRig(dir.path);
+      await rig.daemon.waitFor(/dense memory model loaded.*id=tiny-clip@1 dim=4/);
+      await poll(rig.status, (st) => st.tools.some((t) => t.name === "image_make"), { what: "image_make registered" });
+      rig.llm.script([
+        { toolCalls: [{ id: "call_a", name: "image_make", arguments: { shots: [{ w: 6, h: 4 }] } }] },
+        { text: "done" },
+      ]);
+      expect((await rig.chat("draw something")).exitCode).toBe(0);
+      await poll(
+        async () => vectors(),
+        (v) => v.length >= 1,
+        { what: "the picture's vector" },
+      );
+      expect(vectors()).toEqual([{ block_id: 1, embedder: "tiny-clip@1", dim: 4 }]);
+    }
+    // A new version of the model: the picture is embedded again at start, the old vector stays.
+    const manifest = join(dir.path, "models", "clip", "homed-model.json");
+    const m = JSON.parse(await Bun.file(manifest).text());
+    await Bun.write(manifest, JSON.stringify({ ...m, id: "tiny-clip@2" }));
+    {
+      await using rig = await startAgentRig(dir.path);
+      await rig.daemon.waitFor(
+        /embedding image blocks that have no vector from this model.*embedder=tiny-clip@2 images=1/,
+      );
+      await poll(
+        async () => vectors(),
+        (v) => v.length >= 2,
+        { what: "the picture's vector from the new model" },
+      );
+    }
+    expect(vectors()).toEqual([
+      { block_id: 1, embedder: "tiny-clip@1", dim: 4 },
+      { block_id: 1, embedder: "tiny-clip@2", dim: 4 },
+    ]);
+  }, 60_000);
 });
