@@ -15,6 +15,7 @@ import { benchScenes } from "./scenes.ts";
 import { benchBlocks } from "./blocks.ts";
 import { benchMedia } from "./media.ts";
 import { benchL3 } from "./l3.ts";
+import { benchImageVectors } from "./image-vectors.ts";
 
 const t0 = performance.now();
 await benchStartup();
@@ -33,4 +34,5 @@ await benchScenes();
 await benchBlocks();
 await benchMedia();
 await benchL3();
+await benchImageVectors();
 console.error(`bench run finished in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
