@@ -9,7 +9,7 @@
 import { describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
-import { tempDir } from "../harness/binary.ts";
+import { HOMED, run, tempDir } from "../harness/binary.ts";
 import { startAgentRig } from "../harness/agent-daemon.ts";
 import { installBunPlugin } from "../harness/plugins.ts";
 import { poll } from "../harness/poll.ts";
@@ -240,6 +240,10 @@ describe("image block vectors", () => {
         { what: "the picture's vector" },
       );
       expect(vectors()).toEqual([{ block_id: 1, embedder: "tiny-clip@1", dim: 4 }]);
+      const st = (await rig.status()) as unknown as { memory: { imageVectorsMade: number } };
+      expect(st.memory.imageVectorsMade).toBe(1);
+      const human = await run([HOMED, "status", "-data", dir.path]);
+      expect(human.stdout).toMatch(/dense model tiny-clip@1 \(\d+ vectors made, 1 of images, /);
     }
     // A new version of the model: the picture is embedded again at start, the old vector stays.
     const manifest = join(dir.path, "models", "clip", "homed-model.json");
