@@ -28,7 +28,7 @@ const IMAGES = 40;
 async function photo(): Promise<Uint8Array> {
   const noise = { type: "gaussian" as const, mean: 128, sigma: 40 };
   return new Uint8Array(
-    await sharpModule()({ create: { width: 1024, height: 768, channels: 3, noise } })
+    await sharpModule()({ create: { width: 1024, height: 768, channels: 3, background: "#000", noise } })
       .jpeg({ quality: 85 })
       .toBuffer(),
   );
