@@ -14,11 +14,18 @@ export interface ImagePreprocess {
   std: readonly [number, number, number];
 }
 
+/**
+ * The most pixels an image may have to be embedded: memory embeds every stored picture in the
+ * background, and a small file can claim huge dimensions (a decompression bomb); 40 MP is more
+ * than a phone's photo and bounds the decode at ~120 MB.
+ */
+export const MAX_IMAGE_PIXELS = 40_000_000;
+
 /** Pixel values of `bytes` (any format sharp reads) as the model's input tensor data. */
 export async function imageTensor(bytes: Uint8Array, p: ImagePreprocess): Promise<Float32Array> {
   let raw: Buffer;
   try {
-    raw = await sharpModule()(bytes)
+    raw = await sharpModule()(bytes, { limitInputPixels: MAX_IMAGE_PIXELS })
       .rotate()
       .resize(p.size, p.size, { fit: "cover", position: "centre" })
       .removeAlpha()
