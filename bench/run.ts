@@ -16,6 +16,7 @@ import { benchBlocks } from "./blocks.ts";
 import { benchMedia } from "./media.ts";
 import { benchL3 } from "./l3.ts";
 import { benchImageVectors } from "./image-vectors.ts";
+import { benchAttach } from "./attach.ts";
 
 const t0 = performance.now();
 await benchStartup();
@@ -35,4 +36,5 @@ await benchBlocks();
 await benchMedia();
 await benchL3();
 await benchImageVectors();
+await benchAttach();
 console.error(`bench run finished in ${((performance.now() - t0) / 1000).toFixed(1)} s`);

@@ -1,9 +1,12 @@
 /**
  * A QQ message as the text of the user message homed logs and the model reads: text as is,
  * @-mentions as @name, a quoted reply, faces, voice, and images — each image fetched, stored as a
- * block (blocks/put: DATA/blocks/<sha256[0:2]>/<sha256>) and named by its block in the text.
+ * block (blocks/put: DATA/blocks/<sha256[0:2]>/<sha256>) and named by its block in the text. A
+ * voice message (`record`) is fetched and stored as an attachment (blocks/put as "attachment":
+ * typed by its bytes) that chat/send names, so the kernel has it transcribed like the web UI's.
  */
-import type * as v from "valibot";
+import * as v from "valibot";
+import type { AttachmentRef } from "../../src/protocol/attachments.ts";
 import { PluginMethod } from "../../src/protocol/plugin.ts";
 import { StoredImage } from "../../src/protocol/images.ts";
 import { imageTag } from "../../src/protocol/blocks.ts";
@@ -26,7 +29,7 @@ export function plainText(segments: readonly Segment[]): string {
     .trim();
 }
 
-/** Read at most `max` bytes of an image, or say why not. */
+/** Read at most `max` bytes of an image or a voice message, or say why not. */
 async function fetchImage(seg: Segment, maxBytes: number): Promise<Uint8Array> {
   const file = str(seg.data.file);
   if (file.startsWith("base64://")) {
@@ -60,6 +63,16 @@ export interface TextOptions {
   plugin: Plugin;
   selfId: number;
   maxImageBytes: number;
+  /** Where a voice message's stored block is named for chat/send; absent: voice stays "[voice message]". */
+  attachments?: AttachmentRef[];
+}
+
+const PutAnswer = v.object({ sha256: v.string(), mime: v.string(), bytes: v.number() });
+
+/** Store a voice message's bytes as an attachment block (the kernel sniffs the type). */
+async function storeVoice(plugin: Plugin, bytes: Uint8Array): Promise<v.InferOutput<typeof PutAnswer>> {
+  const ref = await plugin.sendBulk(bytes);
+  return await plugin.call(PluginMethod.BlocksPut, { data: ref, as: "attachment" }, PutAnswer);
 }
 
 /** The message as text; images are stored on the way. A failed image becomes a note, not a failure. */
@@ -84,7 +97,19 @@ export async function messageText(segments: readonly Segment[], o: TextOptions):
         out.push(`[face ${str(d.id)}]`);
         break;
       case "record":
-        out.push("[voice message]");
+        // Nothing to fetch (an implementation that gives no file): just say there was one.
+        if (!o.attachments || ![d.url, d.file].some((x) => /^(base64|https?):\/\//.test(str(x)))) {
+          out.push("[voice message]");
+          break;
+        }
+        try {
+          const voice = await storeVoice(o.plugin, await fetchImage(s, o.maxImageBytes));
+          o.attachments.push({ sha256: voice.sha256, name: str(d.file).split("/").pop() || "voice" });
+          out.push("[voice message]");
+        } catch (err) {
+          o.plugin.log.warn("qq voice not stored", { err: (err as Error).message });
+          out.push(`[voice message not stored: ${(err as Error).message}]`);
+        }
         break;
       case "image":
         try {

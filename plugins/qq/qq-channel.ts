@@ -7,6 +7,7 @@
  * trusted only from the owners, who may also answer approval questions with y or n.
  */
 import * as v from "valibot";
+import { type AttachmentRef, MAX_ATTACHMENTS } from "../../src/protocol/attachments.ts";
 import { ChannelMethod, ChatApproveRequest } from "../../src/protocol/channel.ts";
 import { TurnResultSchema } from "../../src/protocol/control.ts";
 import type { QqConfig } from "../../src/protocol/qq-config.ts";
@@ -92,13 +93,15 @@ export class QqChannel {
       const name = m.sender.card || m.sender.nickname || "";
       speaker = `${name ? `${name} ` : ""}(QQ ${m.user_id}): `;
     }
+    const attachments: AttachmentRef[] = [];
     const body = await messageText(segments, {
       plugin: this.plugin,
       selfId: m.self_id,
       maxImageBytes: c.max_image_kb * 1024,
+      attachments,
     });
     if (!body) return this.ignore("empty", m);
-    await this.turn(target, speaker + body, untrusted);
+    await this.turn(target, speaker + body, untrusted, attachments);
   }
 
   /** Take a turn slot of `peer`; over the limit, say so once per window and return false. */
@@ -120,7 +123,12 @@ export class QqChannel {
     });
   }
 
-  private async turn(target: Target, text: string, untrusted: boolean): Promise<void> {
+  private async turn(
+    target: Target,
+    text: string,
+    untrusted: boolean,
+    attachments: AttachmentRef[] = [],
+  ): Promise<void> {
     const peer = `${target.kind}_${target.id}`;
     const stream = `qq-${++this.seq}`;
     this.streams.set(stream, target);
@@ -132,6 +140,7 @@ export class QqChannel {
           stream,
           conv: `qq:${peer}`,
           text,
+          ...(attachments.length ? { attachments: attachments.slice(0, MAX_ATTACHMENTS) } : {}),
           channel: "qq",
           untrusted,
           scene: `chan:qq/peer:${peer}`,

@@ -31,6 +31,8 @@ import { l3Routes } from "./l3-routes.ts";
 import { getBlock } from "../sdk/blocks.ts";
 import { LiveTurns } from "./live-turns.ts";
 import { tooManyAttempts, type Security } from "./security.ts";
+import { AttachmentRef, MAX_ATTACHMENTS } from "../../src/protocol/attachments.ts";
+import { cleanName, prepareUpload, readUploadBody, storeUpload } from "./uploads.ts";
 
 const ConvId = v.pipe(
   v.string(),
@@ -38,7 +40,10 @@ const ConvId = v.pipe(
 );
 const ChatBody = v.strictObject({
   conv: ConvId,
-  text: v.pipe(v.string(), v.minLength(1, "message is empty"), v.maxLength(1_000_000)),
+  /** The words; may be empty when files are attached. */
+  text: v.pipe(v.string(), v.maxLength(1_000_000)),
+  /** Files uploaded first (POST /api/uploads), by the block each became. */
+  attachments: v.optional(v.pipe(v.array(AttachmentRef), v.maxLength(MAX_ATTACHMENTS)), []),
   /** This conversation's model when it is not the configured one: one the provider lists. */
   model: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200))),
   /** What sends it, for the scene the turn declares: the web UI (the default) or a remote waiter. */
@@ -134,6 +139,7 @@ export function apiRoutes(plugin: Plugin, hub: ChatHub, security: Security): Hon
   // watching, and the turn runs on (live-turns.ts). Only /api/cancel stops it.
   api.post("/chat", async (c) => {
     const body = await readJson(c, ChatBody);
+    if (!body.text.trim() && body.attachments.length === 0) return c.json({ error: "message is empty" }, 422);
     let model: string | undefined;
     if (body.model !== undefined) {
       const m = await hub.models();
@@ -141,7 +147,15 @@ export function apiRoutes(plugin: Plugin, hub: ChatHub, security: Security): Hon
         return c.json({ error: `the provider does not offer the model ${body.model}` }, 404);
       if (body.model !== m.configured) model = body.model;
     }
-    return watchSse(c, live, live.start(body.conv, body.text, { model, scene: `chan:web/peer:${body.client}` }));
+    const scene = `chan:web/peer:${body.client}`;
+    return watchSse(c, live, live.start(body.conv, body.text, { model, scene, attachments: body.attachments }));
+  });
+  // One file (the raw body; ?name= its file name): typed by its bytes, images shaped, stored as
+  // a block. The answer names the block for /api/chat's attachments (uploads.ts).
+  api.post("/uploads", async (c) => {
+    const name = cleanName(c.req.query("name"), "attachment");
+    const prepared = await prepareUpload(await readUploadBody(c.req.raw), name);
+    return c.json(await storeUpload(plugin, prepared, name));
   });
   // The conversation's live turn from the start, then as it runs; 204 when none is running.
   api.get("/chat/live", async (c) => {
@@ -177,7 +191,7 @@ export function apiRoutes(plugin: Plugin, hub: ChatHub, security: Security): Hon
 
   sceneRoutes(api, plugin);
   l3Routes(api, plugin);
-  api.get("/blocks/:sha256", (c) => blockResponse(plugin.hello.dataDir, c.req.param("sha256")));
+  api.get("/blocks/:sha256", (c) => blockResponse(plugin.hello.dataDir, c.req.param("sha256"), c.req.query("name")));
   // A block record by id (blocks/get without its bytes) and where its bytes are served.
   api.get("/block-records/:id", async (c) => {
     const { block } = await getBlock(plugin, Number(c.req.param("id")), { bytes: false });

@@ -64,7 +64,7 @@ export class ChatHub {
      */
     extra: Pick<
       v.InferInput<typeof ChannelChatParams>,
-      "history" | "toolResults" | "clientTools" | "model" | "untrusted" | "scene"
+      "history" | "toolResults" | "clientTools" | "model" | "untrusted" | "scene" | "attachments"
     > = {},
   ): Promise<TurnResultView> {
     this.streams.set(stream, { listener, pending: new Map() });

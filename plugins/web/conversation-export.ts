@@ -31,8 +31,13 @@ export function exportMarkdown(
     "",
   );
   for (const it of items) {
-    if (it.kind === "user") out.push(`## You · ${iso(it.ts)}`, "", it.text, "");
-    else if (it.kind === "assistant") {
+    if (it.kind === "user") {
+      out.push(`## You · ${iso(it.ts)}`, "", it.text, "");
+      // Attachments by name, type and block (the bytes stay in DATA/blocks).
+      for (const a of it.attachments ?? [])
+        out.push(`- attached ${a.kind}: ${a.name ?? "(no name)"} (${a.mime}, ${a.bytes} bytes, block ${a.sha256})`);
+      if (it.attachments?.length) out.push("");
+    } else if (it.kind === "assistant") {
       const ended = it.status && it.status !== "done" ? ` (${it.status})` : "";
       out.push(`## homed · ${iso(it.ts)}${ended}`, "", it.text, "");
       if (it.usage) out.push(`_${it.usage.inputTokens} in / ${it.usage.outputTokens} out tokens_`, "");

@@ -15,6 +15,8 @@ interface LiveTurn {
   stream: string;
   conv: string;
   text: string;
+  /** The files sent with the message (a page that attaches later shows them too). */
+  attachments: { sha256: string; name?: string }[];
   /** Everything sent so far; consecutive text deltas are merged, so a long reply stays one entry. */
   events: LiveEvent[];
   watchers: Set<(e: LiveEvent) => void>;
@@ -34,13 +36,18 @@ export class LiveTurns {
    * Start a turn of `conv`; it runs to its end whoever watches. `model`: this conversation's
    * model when it is not the configured one (already checked); `scene`: the scene it declares.
    */
-  start(conv: string, text: string, opts: { model?: string; scene?: string } = {}): string {
+  start(
+    conv: string,
+    text: string,
+    opts: { model?: string; scene?: string; attachments?: { sha256: string; name?: string }[] } = {},
+  ): string {
     const stream = crypto.randomUUID();
     let end = () => {};
     const turn: LiveTurn = {
       stream,
       conv,
       text,
+      attachments: opts.attachments ?? [],
       events: [],
       watchers: new Set(),
       ended: new Promise<void>((r) => (end = r)),
@@ -57,6 +64,7 @@ export class LiveTurns {
       .run(stream, conv, text, { event: push, approval: (q) => push({ type: "approval", ...q }) }, "web", {
         ...(opts.model === undefined ? {} : { model: opts.model }),
         ...(opts.scene === undefined ? {} : { scene: opts.scene }),
+        ...(opts.attachments?.length ? { attachments: opts.attachments } : {}),
       })
       .then(
         (result: TurnResultView) => push({ type: "done", result }),
@@ -85,7 +93,7 @@ export class LiveTurns {
     const t = this.turns.get(stream);
     if (!t) return { ended: Promise.resolve(), unwatch: () => {} };
     const started = t.events.some((e) => e.type === "turn-start");
-    onEvent({ type: "stream", stream, conv: t.conv, text: t.text, started });
+    onEvent({ type: "stream", stream, conv: t.conv, text: t.text, attachments: t.attachments, started });
     for (const e of t.events) onEvent(e);
     t.watchers.add(onEvent);
     return { ended: t.ended, unwatch: () => t.watchers.delete(onEvent) };

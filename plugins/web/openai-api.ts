@@ -19,6 +19,8 @@ import { UNLISTED_CONV_PREFIX } from "../../src/protocol/channel.ts";
 import type { TurnResultView } from "../../src/protocol/control.ts";
 import { describeIssues } from "../../src/protocol/jsonrpc.ts";
 import type { ChatHub } from "./chat-hub.ts";
+import type { Plugin } from "../sdk/index.ts";
+import { storeRequestImages } from "./openai-images.ts";
 import { isJsonContentType } from "./http-util.ts";
 import { openAiError, openAiErrorBody, turnFailure } from "./openai-error.ts";
 import {
@@ -74,7 +76,7 @@ function failureOf(r: TurnResultView) {
   return { ...f, message: `the model call failed: ${r.error ?? "unknown error"}` };
 }
 
-export function openAiRoutes(hub: ChatHub): Hono {
+export function openAiRoutes(hub: ChatHub, plugin: Plugin): Hono {
   const v1 = new Hono();
 
   /** Known model ids: "homed", the configured model, then the provider's (a failed listing lists none). */
@@ -139,8 +141,11 @@ export function openAiRoutes(hub: ChatHub): Hono {
     const id = `chatcmpl-${crypto.randomUUID().replaceAll("-", "")}`;
     const created = Math.floor(Date.now() / 1000);
     const stream = crypto.randomUUID();
+    // Images (data: URLs) are stored as blocks before the turn; a bad one is a 4xx, nothing run.
+    const { history, attachments } = await storeRequestImages(plugin, split);
     const extra = {
-      history: split.history,
+      history,
+      ...(attachments.length ? { attachments } : {}),
       ...(split.toolResults.length ? { toolResults: split.toolResults } : {}),
       ...(body.tools?.length ? { clientTools: clientToolsOf(body) } : {}),
       ...(model ? { model } : {}),

@@ -11,6 +11,11 @@ import type { ClientMessage } from "../../src/protocol/channel.ts";
 export const CONVERSATION_NAME = /^[A-Za-z0-9._:@-]{1,100}$/;
 
 const TextPart = v.looseObject({ type: v.literal("text"), text: v.string() });
+/** An image part: `image_url` as `{url}` (the documented form) or a bare string (some clients). */
+const ImagePart = v.looseObject({
+  type: v.literal("image_url"),
+  image_url: v.union([v.looseObject({ url: v.string() }), v.string()]),
+});
 const Content = v.nullish(
   v.union(
     [v.string(), v.array(v.looseObject({ type: v.string(), text: v.optional(v.string()) }))],
@@ -66,12 +71,20 @@ export function conversationName(user: string | undefined): string | null {
 /** A request homed cannot take, with the sentence for the client (an HTTP 400). */
 export class BadCompletionRequest extends Error {}
 
-function textOf(m: MessageIn): string {
+/** A message's text; image parts are allowed only where `images` collects them (user messages). */
+function textOf(m: MessageIn, images?: string[]): string {
   if (m.content == null) return "";
   if (typeof m.content === "string") return m.content;
   return m.content
     .map((p) => {
-      if (!v.is(TextPart, p)) throw new BadCompletionRequest(`content parts of type "${p.type}" are not supported`);
+      if (images && v.is(ImagePart, p)) {
+        images.push(typeof p.image_url === "string" ? p.image_url : p.image_url.url);
+        return "";
+      }
+      if (!v.is(TextPart, p))
+        throw new BadCompletionRequest(
+          `content parts of type "${p.type}" are not supported${images ? "" : ` in ${m.role} messages`}`,
+        );
       return p.text;
     })
     .join("");
@@ -79,8 +92,12 @@ function textOf(m: MessageIn): string {
 
 export interface SplitRequest {
   history: ClientMessage[];
+  /** The image URLs of user messages in `history`, by index (stored as blocks before the turn). */
+  historyImages: Map<number, string[]>;
   /** The new user message ("" when the new input is tool results). */
   text: string;
+  /** The new user message's image URLs (they become its attachments). */
+  images: string[];
   toolResults: { callId: string; name: string; content: string }[];
 }
 
@@ -91,10 +108,14 @@ export interface SplitRequest {
 export function splitMessages(messages: readonly MessageIn[]): SplitRequest {
   const calls = new Map<string, string>();
   const history: ClientMessage[] = [];
+  const historyImages = new Map<number, string[]>();
   for (const m of messages) {
     if (m.role === "system" || m.role === "developer") history.push({ role: "system", content: textOf(m) });
-    else if (m.role === "user") history.push({ role: "user", content: textOf(m) });
-    else if (m.role === "assistant") {
+    else if (m.role === "user") {
+      const images: string[] = [];
+      history.push({ role: "user", content: textOf(m, images) });
+      if (images.length) historyImages.set(history.length - 1, images);
+    } else if (m.role === "assistant") {
       const toolCalls = (m.tool_calls ?? []).map((c) => ({
         id: c.id,
         name: c.function.name,
@@ -118,8 +139,10 @@ export function splitMessages(messages: readonly MessageIn[]): SplitRequest {
   }
   const last = history.at(-1);
   if (last?.role === "user") {
-    if (!last.content.trim()) throw new BadCompletionRequest("the last user message is empty");
-    return { history: history.slice(0, -1), text: last.content, toolResults: [] };
+    const images = historyImages.get(history.length - 1) ?? [];
+    historyImages.delete(history.length - 1);
+    if (!last.content.trim() && !images.length) throw new BadCompletionRequest("the last user message is empty");
+    return { history: history.slice(0, -1), historyImages, text: last.content, images, toolResults: [] };
   }
   let start = history.length;
   while (start > 0 && history[start - 1]?.role === "tool") start--;
@@ -129,7 +152,7 @@ export function splitMessages(messages: readonly MessageIn[]): SplitRequest {
     .slice(start)
     .map((m) => (m.role === "tool" ? { callId: m.toolCallId, name: m.name, content: m.content } : null))
     .filter((r) => r !== null);
-  return { history: history.slice(0, start), text: "", toolResults };
+  return { history: history.slice(0, start), historyImages, text: "", images: [], toolResults };
 }
 
 /** The request's function tools as homed offers them to the model. */

@@ -10,7 +10,8 @@ import type { ContextItem } from "../memory/context.ts";
 import { estimateTokens } from "../memory/tokens.ts";
 import type { StageName, StagePayloads } from "../protocol/agent.ts";
 import { type FoldStep, foldStage, runStage } from "./stages.ts";
-import { withImageData } from "./prompt-images.ts";
+import { inputMessages, inputQuery, withImageData } from "./prompt-images.ts";
+import { type Attachment, attachmentLine, userMessageText } from "../protocol/attachments.ts";
 import type { TurnConfig, TurnDeps, TurnInput, TurnResult, TurnSink, TurnStopReason } from "./turn.ts";
 
 /** What every step of one turn shares: who it is for, its deps, and its running totals. */
@@ -63,8 +64,10 @@ export function beginTurn(d: TurnDeps, input: TurnInput, sink: TurnSink, signal:
   };
   d.store.beginTurn(s.turn, s.conv, s.channel, Date.now(), input.scene);
   sink.event({ type: "turn-start", turn: s.turn, conv: s.conv });
-  if (input.text)
-    append(s, eventOf("user-message", { turn: s.turn, text: input.text, channel: s.channel }), "user", input.text);
+  const words = userMessageText(input.text, input.attachments);
+  const attachments = input.attachments?.length ? { attachments: input.attachments } : {};
+  const said = { turn: s.turn, text: input.text, channel: s.channel, ...attachments };
+  if (words) append(s, eventOf("user-message", said), "user", words);
   for (const r of input.toolResults ?? [])
     append(
       s,
@@ -96,11 +99,16 @@ function fold<S extends StageName, A>(
 export type Gated = { stop: "blocked" | "short_circuit"; reply: string };
 
 /** on_input: a handler may block the input, answer it instead of the model, or rewrite it. */
-export async function gateInput(s: TurnScope, text: string): Promise<{ stop: null; text: string } | Gated> {
+export async function gateInput(
+  s: TurnScope,
+  text: string,
+  attached: readonly Attachment[] = [],
+): Promise<{ stop: null; text: string } | Gated> {
+  const files = attached.length ? { attachments: attached.map(attachmentLine) } : {};
   const r = await fold(
     s,
     "on_input",
-    { conv: s.conv, channel: s.channel, text, untrusted: s.untrusted },
+    { conv: s.conv, channel: s.channel, text, untrusted: s.untrusted, ...files },
     null as Gated | null,
     (o, p, acc) => {
       const res = o.result;
@@ -132,13 +140,11 @@ const PROMPT_MARGIN_TOKENS = 256;
 export async function assembleContext(
   s: TurnScope,
   text: string,
-  input: Pick<TurnInput, "history" | "toolResults" | "subAgent"> = {},
+  input: Pick<TurnInput, "history" | "toolResults" | "subAgent" | "attachments"> = {},
 ): Promise<PromptEntry[]> {
   const { contextWindow, maxOutputTokens, systemPrompt } = s.cfg;
   const given = input.history ?? null;
-  const tail: ChatMessage[] = text
-    ? [{ role: "user", content: text }]
-    : (input.toolResults ?? []).map((r) => ({ role: "tool", toolCallId: r.callId, name: r.name, content: r.content }));
+  const tail = inputMessages(text, input);
   const givenCost = (given ?? []).reduce((n, m) => n + estimateTokens(m.content) + 4, 0);
   const fixed =
     maxOutputTokens +
@@ -148,7 +154,7 @@ export async function assembleContext(
     PROMPT_MARGIN_TOKENS;
   const budgetTokens = Math.max(0, contextWindow - fixed);
   // What memory searches for: the new message, or (tool results) the last thing the person said.
-  const query = text || [...(given ?? [])].reverse().find((m) => m.role === "user")?.content || "";
+  const query = inputQuery(text, input.attachments, given);
   // Other conversations' matches are quoted first, within a share of the budget; the rest is this conversation's.
   const known = given ? new Set(given.map((m) => m.content).filter(Boolean)) : undefined;
   // A sub-agent's context is its task: no quotes from the person's other conversations.

@@ -15,6 +15,7 @@
  */
 import type { ExecutionOrigin } from "../protocol/agent.ts";
 import type { StoredImage } from "../protocol/images.ts";
+import type { Attachment } from "../protocol/attachments.ts";
 import type { ChatMessage, LanguageModel, ToolCall, ToolSpec, Usage } from "../llm/types.ts";
 import type { Store } from "../store/store.ts";
 import type { ContextEntry, ContextItem, ConversationContext } from "../memory/context.ts";
@@ -63,6 +64,11 @@ export interface TurnInput {
   conv: string;
   channel: string;
   text: string;
+  /**
+   * Files sent with the message (src/protocol/attachments.ts), already stored as blocks with the
+   * text read from them: the model reads them with the words (images as images), memory indexes them.
+   */
+  attachments?: Attachment[];
   untrusted?: boolean;
   /** The scene key the channel declared (src/protocol/channel.ts SceneKey). */
   scene?: string;
@@ -157,8 +163,9 @@ export interface TurnDeps {
 export async function runTurn(d: TurnDeps, input: TurnInput, sink: TurnSink, signal: AbortSignal): Promise<TurnResult> {
   const s = beginTurn(d, input, sink, signal);
   applyScene(s, input.sceneSettings);
-  // Tool results are not a person's words: on_input sees only text.
-  const gate = input.text ? await gateInput(s, input.text) : { stop: null, text: "" };
+  // Tool results are not a person's words: on_input sees only text, and the files sent with it.
+  const said = input.text || input.attachments?.length;
+  const gate = said ? await gateInput(s, input.text, input.attachments) : { stop: null, text: "" };
   if (gate.stop) return await finish(s, gate.reply, gate.stop, false);
   const model = d.model(input.model);
   if (typeof model === "string") return await finish(s, model, "error", false, { message: model, kind: "no_model" });

@@ -4,6 +4,7 @@
  * its embedded libvips load only when an image is actually processed (src/ipc/sharp-module.ts).
  */
 import { sharpModule } from "../ipc/sharp-module.ts";
+import { MAX_IMAGE_PIXELS } from "../protocol/attachments.ts";
 import { HomedError } from "../protocol/errors.ts";
 
 export { sharpModule };
@@ -15,13 +16,10 @@ export interface ImagePreprocess {
 }
 
 /**
- * The most pixels an image may have to be embedded: memory embeds every stored picture in the
- * background, and a small file can claim huge dimensions (a decompression bomb); 40 MP is more
- * than a phone's photo and bounds the decode at ~120 MB.
+ * Pixel values of `bytes` (any format sharp reads) as the model's input tensor data. Memory
+ * embeds every stored picture in the background, and a small file can claim huge dimensions (a
+ * decompression bomb): what an upload may decode to (MAX_IMAGE_PIXELS, 60 MP) is the limit.
  */
-export const MAX_IMAGE_PIXELS = 40_000_000;
-
-/** Pixel values of `bytes` (any format sharp reads) as the model's input tensor data. */
 export async function imageTensor(bytes: Uint8Array, p: ImagePreprocess): Promise<Float32Array> {
   let raw: Buffer;
   try {

@@ -1,8 +1,9 @@
 /**
  * Blocks between the kernel and built-in plugins:
  *   blocks/put — a channel plugin hands the kernel the bytes of an image a person sent (a QQ
- *     message's picture) and gets back the block it is stored as, `DATA/blocks/<sha256[0:2]>/<sha256>`
- *     (src/store/blocks.ts). Images only, typed by their own bytes. The plugin never writes the
+ *     message's picture; with `as: "attachment"`, a file uploaded to the web UI: image, audio,
+ *     video or document) and gets back the block it is stored as, `DATA/blocks/<sha256[0:2]>/<sha256>`
+ *     (src/store/blocks.ts). Images only (or what an attachment may be), typed by their own bytes. The plugin never writes the
  *     data dir itself.
  *   blocks/get {id, bytes?} — a block record (src/protocol/blocks.ts: kind, sha256, type, size,
  *     text, and its holder, the layer its event is in) with its bytes as bulk: in the plugin's
@@ -16,6 +17,7 @@ import { BlocksPutParams, PluginMethod } from "../protocol/plugin.ts";
 import { BlocksGetParams, type BlocksGetResult } from "../protocol/blocks.ts";
 import { HomedError } from "../protocol/errors.ts";
 import { sniffImageMime, type StoredImage } from "../protocol/images.ts";
+import { sniffAttachmentMime } from "../protocol/attachments.ts";
 import { parseParams } from "../protocol/parse-params.ts";
 import type { KernelServices, PluginServices } from "./kernel-services.ts";
 
@@ -31,7 +33,7 @@ export function blockMethods(k: BlockMethodDeps): Record<string, (params: unknow
       throw new HomedError("forbidden", `${what} is reserved to built-in plugins; ${plugin} is not one`);
   };
   return {
-    [PluginMethod.BlocksPut]: (params, plugin): StoredImage => {
+    [PluginMethod.BlocksPut]: (params, plugin): StoredImage | { sha256: string; mime: string; bytes: number } => {
       const p = parseParams(BlocksPutParams, params);
       if (!k.plugins.isBuiltin(plugin)) {
         k.blocks.release(plugin, p.data);
@@ -43,6 +45,11 @@ export function blockMethods(k: BlockMethodDeps): Record<string, (params: unknow
           "invalid_params",
           `a block is at most ${MAX_BLOCK_BYTES} bytes; this one is ${bytes.length}`,
         );
+      if (p.as === "attachment") {
+        const mime = sniffAttachmentMime(bytes);
+        if (!mime) throw new HomedError("invalid_params", "the bytes are no image, audio, video or document we take");
+        return { sha256: k.blocks.put(bytes), mime, bytes: bytes.length };
+      }
       const mime = sniffImageMime(bytes);
       if (!mime) throw new HomedError("invalid_params", "the bytes are not a PNG, JPEG, WebP or GIF image");
       return { sha256: k.blocks.put(bytes), mime, bytes: bytes.length };

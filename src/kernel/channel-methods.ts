@@ -28,6 +28,7 @@ import {
 import { estimateTokens } from "../memory/tokens.ts";
 import type { StoredEvent } from "../store/store.ts";
 import { runChatTurn } from "./chat-turn.ts";
+import { checkHistoryImages, resolveAttachments } from "./attachments.ts";
 import { sceneMethods } from "./scene-methods.ts";
 import { l3Methods } from "./l3-methods.ts";
 import { checkModel } from "./check-model.ts";
@@ -66,8 +67,10 @@ export function transcript(
   for (const e of events) {
     const read = readEventBody(e.kind, e.body);
     const base = { id: e.id, ts: e.ts, untrusted: e.untrusted };
-    if (read?.kind === "user-message") out.push({ ...base, kind: "user", text: read.body.text });
-    else if (read?.kind === "model-output") {
+    if (read?.kind === "user-message") {
+      const files = read.body.attachments?.map(({ text: _t, anchors: _a, ...a }) => a);
+      out.push({ ...base, kind: "user", text: read.body.text, ...(files?.length ? { attachments: files } : {}) });
+    } else if (read?.kind === "model-output") {
       const b = read.body;
       if (b.toolCalls.length && !b.discarded && b.text) out.push({ ...base, kind: "assistant", text: b.text });
     } else if (read?.kind === "tool-call")
@@ -114,7 +117,13 @@ export function channelMethods(k: KernelServices): Record<string, (params: unkno
   return {
     [ChannelMethod.ChatSend]: async (params, plugin) => {
       const p = parseParams(ChannelChatParams, params);
-      if (!p.text && !p.toolResults?.length) throw new HomedError("invalid_params", "message is empty");
+      if (!p.text && !p.toolResults?.length && !p.attachments?.length)
+        throw new HomedError("invalid_params", "message is empty");
+      if (p.attachments?.length || p.history?.some((m) => m.role === "user" && m.images?.length))
+        builtinOnly(plugin, "sending attachments");
+      if (p.history) checkHistoryImages(k, p.history);
+      // Typed by their bytes and read by the media plugin before the turn: the model reads them with the words.
+      const attachments = p.attachments?.length ? await resolveAttachments(k, p.attachments) : undefined;
       const peer = k.plugins.peer(plugin);
       if (!peer) throw new HomedError("unavailable", `${plugin} is not running`);
       const ac = new AbortController();
@@ -128,6 +137,7 @@ export function channelMethods(k: KernelServices): Record<string, (params: unkno
             conv: p.conv,
             channel: p.channel,
             text: p.text,
+            ...(attachments ? { attachments } : {}),
             untrusted: p.untrusted,
             scene: p.scene,
             history: p.history,

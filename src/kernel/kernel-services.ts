@@ -4,6 +4,7 @@
  * handler's reach is visible in one place. `Kernel.services()` builds it.
  */
 import type { LiveChats } from "./live-chats.ts";
+import type { Supervisor } from "./supervisor.ts";
 import type { ControlClients } from "./channel-status.ts";
 import type { Agent } from "../agent/agent.ts";
 import type { RpcPeer } from "../ipc/rpc-peer.ts";
@@ -28,6 +29,10 @@ export interface PluginServices {
   isBuiltin(name: string): boolean;
   /** The link to a running plugin, to stream a turn back to it; undefined when it is not running. */
   peer(name: string): ChatPeer | undefined;
+  /** The plugin that provides a facility (e.g. media.extract), running or not; null when none does. */
+  provider(facility: string): string | null;
+  /** Call a plugin's method, starting it first when it is lazy and idle. */
+  request(name: string, method: string, params: unknown, timeoutMs: number): Promise<unknown>;
 }
 
 export interface KernelServices {
@@ -66,6 +71,8 @@ export interface KernelServices {
     release(plugin: string, ref: unknown): void;
     put(bytes: Uint8Array): string;
     read(sha256: string): Uint8Array | null;
+    /** The file a block lives in under DATA/blocks (whether or not it exists). */
+    path(sha256: string): string;
     /** A block record; null when there is none, or its conversation was forgotten. */
     record(id: number): BlockRecord | null;
     send(plugin: string, bytes: Uint8Array): Promise<BulkRefFrame>;
@@ -85,4 +92,24 @@ export interface KernelServices {
   status(): StatusResult;
   /** The control socket's clients that said what they are (`client.hello`), for the status. */
   readonly clients: Pick<ControlClients, "hello">;
+}
+
+/**
+ * The plugins as the method tables see them, over the supervisor — read when a method is called,
+ * since the supervisor is made after the tables it serves.
+ */
+export function pluginServices(
+  supervisor: () => Pick<Supervisor, "restart" | "isBuiltin" | "process" | "list" | "request">,
+): PluginServices {
+  return {
+    restart: (name) => supervisor().restart(name),
+    isBuiltin: (name) => supervisor().isBuiltin(name),
+    peer: (name) => supervisor().process(name)?.rpc,
+    // An enabled plugin that declares it (running, or lazy and idle); blocked and disabled ones cannot answer.
+    provider: (facility) =>
+      supervisor()
+        .list()
+        .find((p) => p.provides.includes(facility) && !["disabled", "blocked"].includes(p.state))?.name ?? null,
+    request: (name, method, params, timeoutMs) => supervisor().request(name, method, params, timeoutMs),
+  };
 }

@@ -37,7 +37,7 @@ import type { ReloadResult, SettingsPatch, SettingsSaveResult, SettingsView } fr
 import { ProviderModels } from "./provider-models.ts";
 import { applyLiveChanges } from "./config-reload.ts";
 import { pluginMethods } from "./plugin-methods.ts";
-import type { KernelServices } from "./kernel-services.ts";
+import { type KernelServices, pluginServices } from "./kernel-services.ts";
 import { ensureWebToken } from "./web-token.ts";
 import { checkListen } from "./listen-check.ts";
 import { eventText, Memory } from "../memory/memory.ts";
@@ -359,11 +359,7 @@ export class Kernel {
         set: (patch) => this.setSettings(patch),
         reload: (why) => this.reload(why),
       },
-      plugins: {
-        restart: (name) => this.supervisor.restart(name),
-        isBuiltin: (name) => this.supervisor.isBuiltin(name),
-        peer: (name) => this.supervisor.process(name)?.rpc,
-      },
+      plugins: pluginServices(() => this.supervisor),
       status: () => this.status(),
       clients: this.clients,
     };

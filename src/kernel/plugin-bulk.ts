@@ -51,6 +51,7 @@ export function kernelBlocks(bulk: PluginBulk, bytes: BlockStore, db: Database):
     ...bulk,
     put: (b) => bytes.put(b),
     read: (sha) => bytes.read(sha),
+    path: (sha) => bytes.path(sha),
     // A forgotten conversation's blocks are not handed out, as its events are not found.
     record: (id) => {
       const b = records.get(id);

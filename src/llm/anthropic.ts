@@ -4,7 +4,7 @@
  */
 import * as v from "valibot";
 import { finishWithError, postStream, providerComplaint, streamError, trimBase } from "./http.ts";
-import { sentImages, toolText } from "./image-parts.ts";
+import { sentImages, textWithOmitted } from "./image-parts.ts";
 import { parseSse } from "./sse.ts";
 import {
   LlmError,
@@ -88,9 +88,16 @@ function anthropicBody(model: string, request: ChatRequest): Record<string, unkn
       case "system":
         system.push(m.content);
         break;
-      case "user":
-        push("user", [{ type: "text", text: m.content }]);
+      case "user": {
+        // A person's images first, then the words (the order the API recommends).
+        const images = sentImages(m).map((i) => ({
+          type: "image",
+          source: { type: "base64", media_type: i.mime, data: i.data },
+        }));
+        const text = m.images?.length ? textWithOmitted(m) : m.content;
+        push("user", [...images, ...(text || images.length === 0 ? [{ type: "text", text }] : [])]);
         break;
+      }
       case "assistant": {
         const blocks: Block[] = m.content === "" ? [] : [{ type: "text", text: m.content }];
         for (const c of m.toolCalls ?? [])
@@ -103,9 +110,9 @@ function anthropicBody(model: string, request: ChatRequest): Record<string, unkn
         const images = sentImages(m);
         const content =
           images.length === 0
-            ? toolText(m)
+            ? textWithOmitted(m)
             : [
-                { type: "text", text: toolText(m) || "(no text)" },
+                { type: "text", text: textWithOmitted(m) || "(no text)" },
                 ...images.map((i) => ({ type: "image", source: { type: "base64", media_type: i.mime, data: i.data } })),
               ];
         push("user", [{ type: "tool_result", tool_use_id: m.toolCallId, content, is_error: m.isError ?? false }]);

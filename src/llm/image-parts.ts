@@ -1,18 +1,23 @@
 /**
- * How a tool message's images read on the wire, shared by both providers: which ones go as
- * image parts (those with bytes), and the text that stands in for the others.
+ * How the images of a tool message or a person's message read on the wire, shared by both
+ * providers: which ones go as image parts (those with bytes), and the text that stands in for
+ * the others.
  */
 import type { ChatImage, ChatMessage } from "./types.ts";
 
-type ToolMessage = Extract<ChatMessage, { role: "tool" }>;
+/** The messages that may carry images: a tool's result, a person's message with attachments. */
+type ImageMessage = Extract<ChatMessage, { role: "tool" | "user" }>;
+
+const carriesImages = (m: ChatMessage): m is ImageMessage =>
+  (m.role === "tool" || m.role === "user") && !!m.images?.length;
 
 /** The images of `m` this request sends. */
-export function sentImages(m: ToolMessage): (ChatImage & { data: string })[] {
+export function sentImages(m: ImageMessage): (ChatImage & { data: string })[] {
   return (m.images ?? []).filter((i): i is ChatImage & { data: string } => typeof i.data === "string");
 }
 
-/** The tool's text with a line for each image not sent ("[image: 3f2a9c1b0d4e… omitted]"). */
-export function toolText(m: ToolMessage): string {
+/** The message's text with a line for each image not sent ("[image: 3f2a9c1b0d4e… omitted]"). */
+export function textWithOmitted(m: ImageMessage): string {
   const omitted = (m.images ?? []).filter((i) => i.data === undefined);
   if (omitted.length === 0) return m.content;
   const notes = omitted.map((i) => `[image: ${i.sha256.slice(0, 12)}… omitted]`);
@@ -26,14 +31,12 @@ export function dataUrl(image: ChatImage & { data: string }): string {
 
 /** True when any message sends an image. */
 export function sendsImages(messages: readonly ChatMessage[]): boolean {
-  return messages.some((m) => m.role === "tool" && sentImages(m).length > 0);
+  return messages.some((m) => carriesImages(m) && sentImages(m).length > 0);
 }
 
 /** The same messages with every image's bytes dropped (each becomes its "omitted" line). */
 export function withoutImageData(messages: readonly ChatMessage[]): ChatMessage[] {
   return messages.map((m) =>
-    m.role === "tool" && m.images?.length
-      ? { ...m, images: m.images.map(({ sha256, mime }) => ({ sha256, mime })) }
-      : m,
+    carriesImages(m) ? { ...m, images: (m.images ?? []).map(({ sha256, mime }) => ({ sha256, mime })) } : m,
   );
 }

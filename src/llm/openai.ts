@@ -4,7 +4,7 @@
  */
 import * as v from "valibot";
 import { finishWithError, postStream, providerComplaint, streamError, trimBase } from "./http.ts";
-import { dataUrl, sentImages, toolText } from "./image-parts.ts";
+import { dataUrl, sentImages, textWithOmitted } from "./image-parts.ts";
 import { parseSse } from "./sse.ts";
 import {
   LlmError,
@@ -98,8 +98,21 @@ function toOpenAIMessages(messages: readonly ChatMessage[]): Record<string, unkn
 function toOpenAIMessage(m: ChatMessage): Record<string, unknown> {
   switch (m.role) {
     case "system":
-    case "user":
       return { role: m.role, content: m.content };
+    case "user": {
+      // A person's images go as image parts after the words; images not sent become lines.
+      const images = sentImages(m);
+      // Without image parts the content stays a string: a server without vision may take no array.
+      if (images.length === 0) return { role: "user", content: m.images?.length ? textWithOmitted(m) : m.content };
+      const text = textWithOmitted(m);
+      return {
+        role: "user",
+        content: [
+          ...(text ? [{ type: "text", text }] : []),
+          ...images.map((i) => ({ type: "image_url", image_url: { url: dataUrl(i) } })),
+        ],
+      };
+    }
     case "assistant":
       if (!m.toolCalls || m.toolCalls.length === 0) return { role: "assistant", content: m.content };
       return {
@@ -114,7 +127,7 @@ function toOpenAIMessage(m: ChatMessage): Record<string, unknown> {
       };
     case "tool":
       // The wire has no error flag; the turn loop words a failed result so the model can tell.
-      return { role: "tool", tool_call_id: m.toolCallId, content: toolText(m) };
+      return { role: "tool", tool_call_id: m.toolCallId, content: textWithOmitted(m) };
   }
 }
 

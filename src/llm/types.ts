@@ -27,7 +27,7 @@ export interface ToolCall {
 }
 
 /**
- * An image a tool returned: its block and sniffed type, and — when this request sends it — its
+ * An image a tool returned or a person attached: its block and sniffed type, and — when this request sends it — its
  * bytes as base64. Without `data` a provider writes "[image: sha… omitted]" in its place (an
  * older image beyond the request's few, or a model that takes no images).
  */
@@ -39,7 +39,7 @@ export interface ChatImage {
 
 export type ChatMessage =
   | { role: "system"; content: string }
-  | { role: "user"; content: string }
+  | { role: "user"; content: string; images?: ChatImage[] }
   | { role: "assistant"; content: string; toolCalls?: ToolCall[] }
   | { role: "tool"; toolCallId: string; name: string; content: string; isError?: boolean; images?: ChatImage[] };
 

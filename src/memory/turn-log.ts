@@ -11,6 +11,7 @@
  * holds parsed is bounded by its context budget, not by its length. A turn's layer is written in
  * one place, `moveTurns`, which changes the cached turn and `event_state` together.
  */
+import { userMessageText } from "../protocol/attachments.ts";
 import { MAX_TOOL_OUTPUT_CHARS, readEventBody, type EventBody } from "../protocol/event-bodies.ts";
 import type { Store, StoredEvent } from "../store/store.ts";
 import { estimateTokens } from "./tokens.ts";
@@ -20,7 +21,12 @@ type ToolCallMessage = EventBody<"model-output">["toolCalls"][number];
 /** A message of the assembled context, in the shape every provider takes (llm's ChatMessage). */
 export type ContextMessage =
   | { role: "system"; content: string }
-  | { role: "user"; content: string }
+  | {
+      role: "user";
+      content: string;
+      /** Images the person attached, by block (the agent decides which go with their bytes). */
+      images?: { sha256: string; mime: string }[];
+    }
   | { role: "assistant"; content: string; toolCalls?: ToolCallMessage[] }
   | {
       role: "tool";
@@ -101,8 +107,11 @@ function applyEvent(t: TurnContent, e: StoredEvent): void {
   t.final = null;
   if (read.kind === "user-message") {
     const b = read.body;
-    t.raw.push({ role: "user", content: b.text });
-    t.texts.set(e.id, { role: "user", text: b.text });
+    const content = userMessageText(b.text, b.attachments);
+    const pictures = (b.attachments ?? []).filter((a) => a.kind === "image");
+    const images = pictures.length ? { images: pictures.map(({ sha256, mime }) => ({ sha256, mime })) } : {};
+    t.raw.push({ role: "user", content, ...images });
+    t.texts.set(e.id, { role: "user", text: content });
   } else if (read.kind === "model-output") {
     const b = read.body;
     if (b.discarded || b.failed) return;

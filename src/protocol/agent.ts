@@ -90,7 +90,17 @@ export interface ToolCallView {
 
 /** What `stage/run` carries for each stage. */
 export interface StagePayloads {
-  on_input: { conv: string; channel: string; text: string; untrusted: boolean };
+  on_input: {
+    conv: string;
+    channel: string;
+    text: string;
+    untrusted: boolean;
+    /**
+     * The files sent with the words, with the text read from them (src/protocol/attachments.ts
+     * `attachmentLine`); a handler may block the input for them; a rewrite changes the words only.
+     */
+    attachments?: string[];
+  };
   pre_action: { conv: string; channel: string; input: string; messages: number };
   post_action: {
     conv: string;

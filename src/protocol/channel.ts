@@ -4,8 +4,9 @@
  * the model was sent, and manage the model provider.
  */
 import * as v from "valibot";
-import { StoredImage } from "./images.ts";
+import { BlockHash, ImageMimeSchema, StoredImage } from "./images.ts";
 import { BlockRecordSchema } from "./blocks.ts";
+import { Attachment, AttachmentRef, MAX_ATTACHMENTS } from "./attachments.ts";
 
 export const ChannelMethod = {
   ChatSend: "chat/send",
@@ -63,7 +64,12 @@ const Text = v.pipe(v.string(), v.maxLength(1_000_000));
 /** One message of a conversation a client keeps itself (the /v1 API is stateless). */
 export const ClientMessage = v.variant("role", [
   v.strictObject({ role: v.literal("system"), content: Text }),
-  v.strictObject({ role: v.literal("user"), content: Text }),
+  v.strictObject({
+    role: v.literal("user"),
+    content: Text,
+    /** Images the client sent with it, stored as blocks first (the kernel checks each one's bytes). */
+    images: v.optional(v.pipe(v.array(v.strictObject({ sha256: BlockHash, mime: ImageMimeSchema })), v.maxLength(16))),
+  }),
   v.strictObject({
     role: v.literal("assistant"),
     content: Text,
@@ -86,8 +92,13 @@ export const ChannelChatParams = v.strictObject({
   /** Chosen by the plugin; tags the events and approval questions of this turn. */
   stream: v.pipe(v.string(), v.minLength(1), v.maxLength(100)),
   conv: ConvId,
-  /** The person's new message; empty only when the new input is `toolResults`. */
+  /** The person's new message; empty only when the new input is `toolResults` or `attachments`. */
   text: v.pipe(v.string(), v.maxLength(1_000_000)),
+  /**
+   * Files sent with it, already stored (blocks/put): the kernel types each by its bytes and reads
+   * its text with the media plugin (src/kernel/attachments.ts). Built-in plugins only.
+   */
+  attachments: v.optional(v.pipe(v.array(AttachmentRef), v.maxLength(MAX_ATTACHMENTS))),
   channel: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(64)), "web"),
   untrusted: v.optional(v.boolean(), false),
   scene: v.optional(SceneKey),
@@ -208,6 +219,8 @@ export const TranscriptItem = v.object({
   usage: v.optional(v.object({ inputTokens: v.number(), outputTokens: v.number() })),
   /** A tool result's images (GET /api/blocks/<sha256> serves them). */
   images: v.optional(v.array(StoredImage)),
+  /** A person's message's attachments (without their text: the memory page shows that). */
+  attachments: v.optional(v.array(v.omit(Attachment, ["text", "anchors"]))),
 });
 export type TranscriptItem = v.InferOutput<typeof TranscriptItem>;
 

@@ -10,6 +10,7 @@
  */
 import * as v from "valibot";
 import { StoredImage } from "./images.ts";
+import { Attachment } from "./attachments.ts";
 
 /**
  * Characters of one event's text that memory indexes and embeds. Past this, more text adds
@@ -34,7 +35,13 @@ const TimeValue = v.nullable(v.union([v.string(), v.number()]));
 /** One schema per kind of event homed writes. */
 export const EventBodies = {
   /** What a person said, as the turn received it (before on_input rewrote it). */
-  "user-message": v.object({ turn: TurnId, text: v.string(), channel: v.optional(v.string()) }),
+  "user-message": v.object({
+    turn: TurnId,
+    text: v.string(),
+    channel: v.optional(v.string()),
+    /** Files sent with it (src/protocol/attachments.ts), stored as blocks, with the text read from them. */
+    attachments: v.optional(v.array(Attachment)),
+  }),
   /**
    * One model call's answer. `failed`: the call ended in an error or was aborted; `discarded`: a
    * post_action handler redirected it (the model never sees it again).

@@ -180,5 +180,12 @@ export const EventParams = v.strictObject({
   data: v.string(), // base64
 });
 
-/** blocks/put: an image's bytes (bulk); the answer names its block (src/protocol/images.ts). */
-export const BlocksPutParams = v.strictObject({ data: BulkRefSchema });
+/**
+ * blocks/put: an image's bytes (bulk); the answer names its block (src/protocol/images.ts).
+ * `as: "attachment"` takes any type an attachment may be (src/protocol/attachments.ts: images,
+ * audio, video, documents) instead of images only.
+ */
+export const BlocksPutParams = v.strictObject({
+  data: BulkRefSchema,
+  as: v.optional(v.picklist(["image", "attachment"]), "image"),
+});

@@ -4,7 +4,10 @@
  * which adopts them from the same bodies. Today's blocks are images: a tool result's images
  * (`images`, with the alt text the tool gave) and the images a channel stored and named in a
  * user message (`[image block …]`, src/protocol/blocks.ts; only from IMAGE_TAG_CHANNELS, the
- * QQ channel), captioned by the message's other words. The bytes are already in DATA/blocks (src/store/blocks.ts); a record
+ * QQ channel), captioned by the message's other words; and the attachments a user message names
+ * (`attachments`, src/protocol/attachments.ts: images, audio, video, documents uploaded to the
+ * web UI or the /v1 API), each carrying its name, the message's words and the start of the
+ * text read from it. The bytes are already in DATA/blocks (src/store/blocks.ts); a record
  * only points at them. Records are never changed or deleted (triggers, migrations.ts), so a
  * block's id, event and bytes are fixed for good; its holder is its event's layer.
  */
@@ -36,6 +39,18 @@ export function blocksOfEvent(kind: string, body: string): NewBlock[] {
       mime: i.mime,
       size: i.bytes,
       text: cut(i.alt ?? ""),
+    }));
+  }
+  if (kind === "user-message" && body.includes('"attachments"')) {
+    const r = readEventBody(kind, body);
+    if (r?.kind !== "user-message" || !r.body.attachments?.length) return [];
+    const words = r.body.text.trim();
+    return r.body.attachments.map((a) => ({
+      kind: a.kind,
+      sha256: a.sha256,
+      mime: a.mime,
+      size: a.bytes,
+      text: cut([a.name, words, a.text].filter(Boolean).join("\n")),
     }));
   }
   if (kind === "user-message" && body.includes("[image block ")) {

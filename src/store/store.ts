@@ -244,7 +244,9 @@ export class Store {
       .all(limit);
     return rows.map((r) => {
       // A first event that is not a user message's body leaves the id as the title.
-      const first = r.first === null ? null : readBodyOf("user-message", r.first)?.text;
+      // A message of files alone is titled by their names.
+      const said = r.first === null ? null : readBodyOf("user-message", r.first);
+      const first = said && (said.text || (said.attachments ?? []).map((a) => a.name ?? a.kind).join(", "));
       return {
         id: r.id,
         channel: r.channel,

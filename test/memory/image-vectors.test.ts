@@ -179,17 +179,17 @@ describe("image block vectors", () => {
     store.close();
   });
 
-  test("a small file claiming over 40 MP (a decompression bomb) is refused, not decoded", async () => {
+  test("a small file claiming over 60 MP (a decompression bomb) is refused, not decoded", async () => {
     using dir = tempDir();
     writeTinyClip(join(dir.path, "clip"));
     const store = Store.open(join(dir.path, "homed.db"));
     const blocks = new BlockStore(dir.path);
     const bomb = new Uint8Array(
-      await sharpModule()({ create: { width: 9000, height: 5000, channels: 3, background: "#0f0" } })
+      await sharpModule()({ create: { width: 9000, height: 7000, channels: 3, background: "#0f0" } })
         .png({ compressionLevel: 9 })
         .toBuffer(),
     );
-    expect(bomb.length).toBeLessThan(1 << 20); // 45 MP in well under a megabyte
+    expect(bomb.length).toBeLessThan(1 << 20); // 63 MP in well under a megabyte
     const images = [{ sha256: blocks.put(bomb), mime: "image/png" as const, bytes: bomb.length }];
     const body = { turn: "t", callId: "x", name: "hello", status: "ok", content: "", images };
     const { id } = store.append({ conv: "c", kind: "tool-result", actor: "tool", body });

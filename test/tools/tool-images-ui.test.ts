@@ -68,6 +68,8 @@ describe("tool-result images in the web UI", () => {
       const reloaded = await cardImages(page);
       expect(reloaded.map((i) => i.src)).toEqual(live.map((i) => i.src));
       expect([reloaded[0]?.w, reloaded[0]?.h]).toEqual([40, 30]);
+      // Shown inline after a reload too: a card with pictures is not folded away.
+      expect(await page.locator(".tool .tool-image").isVisible()).toBe(true);
       expect(errors).toEqual([]);
     } finally {
       await page.close();

@@ -30,7 +30,7 @@ export async function api<T>(path: string, body?: unknown): Promise<T> {
 
 /** POST a turn and hand each server-sent event (JSON) to `onEvent` until the stream ends. */
 export async function streamChat(
-  body: { conv: string; text: string; model?: string },
+  body: { conv: string; text: string; model?: string; attachments?: { sha256: string; name?: string }[] },
   onEvent: (e: Record<string, unknown>) => void,
   signal: AbortSignal,
 ): Promise<void> {

@@ -4,6 +4,7 @@
  */
 import { clear, h } from "./dom.ts";
 import { renderMarkdown } from "./markdown.ts";
+import { attachmentList, type AttachmentView } from "./attach.ts";
 
 export type Usage = { inputTokens: number; outputTokens: number };
 
@@ -68,12 +69,16 @@ export function pretty(json: string): string {
   }
 }
 
-/** A message bubble; `source` keeps the text as written (what Copy and Edit take). */
-export function bubble(role: "user" | "assistant", text: string): HTMLElement {
+/**
+ * A message bubble; `source` keeps the text as written (what Copy and Edit take). A person's
+ * attachments show under the words (attach.ts: thumbnails, players, document chips).
+ */
+export function bubble(role: "user" | "assistant", text: string, attachments?: readonly AttachmentView[]): HTMLElement {
   const body = h("div", { class: "body" });
   if (role === "assistant") body.innerHTML = renderMarkdown(text);
   else body.textContent = text;
-  const el = h("div", { class: `msg ${role}` }, body);
+  if (!text && attachments?.length) body.hidden = true;
+  const el = h("div", { class: `msg ${role}` }, body, attachmentList(attachments));
   el.dataset.source = text;
   return el;
 }
@@ -108,7 +113,11 @@ export function toolCard(
       clear(slot);
       clear(pictures);
       const shown = toolImages(images);
-      if (shown) pictures.append(shown);
+      // A card with pictures stays open, also when reloaded: the pictures are what it is about.
+      if (shown) {
+        pictures.append(shown);
+        el.open = true;
+      }
     },
     approval(node) {
       clear(slot);

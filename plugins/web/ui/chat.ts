@@ -10,6 +10,7 @@ import { renderMarkdown } from "./markdown.ts";
 import { copyText, copyButton, flash, usageText, bubble, toolCard, type ToolImageRef } from "./chat-parts.ts";
 
 import type { Usage } from "./chat-parts.ts";
+import { AttachTray, type AttachmentView } from "./attach.ts";
 
 interface TranscriptItem {
   id: number;
@@ -20,6 +21,7 @@ interface TranscriptItem {
   callId?: string;
   usage?: Usage;
   images?: ToolImageRef[];
+  attachments?: AttachmentView[];
 }
 
 export class ChatPane {
@@ -28,6 +30,10 @@ export class ChatPane {
   private readonly input: HTMLTextAreaElement;
   private readonly send: HTMLButtonElement;
   private readonly stop: HTMLButtonElement;
+  /** Files attached to the message being written (attach.ts). */
+  private readonly tray = new AttachTray();
+  /** The files of the person's last message, which Retry sends again with its words. */
+  private lastFiles: AttachmentView[] = [];
   private running: { abort: AbortController; stream: string | null } | null = null;
   /** Settles when the turn in flight (if any) has finished and the pane is ready for the next. */
   private finished: Promise<void> = Promise.resolve();
@@ -64,8 +70,10 @@ export class ChatPane {
       { class: "chat" },
       this.list,
       conversationModelPicker(this.conv),
-      h("div", { class: "composer" }, this.input, this.send, this.stop),
+      this.tray.el,
+      h("div", { class: "composer" }, this.tray.buttons, this.input, this.send, this.stop),
     );
+    this.tray.listen(this.el);
   }
 
   /** Copy on every message; Edit on the person's, Retry on a reply that failed. */
@@ -93,13 +101,14 @@ export class ChatPane {
   }
 
   private retryButton(text: string): HTMLButtonElement {
+    const files = this.lastFiles;
     return h(
       "button",
       {
         type: "button",
         class: "small msg-retry",
         title: "Send the same message again",
-        onclick: () => void this.idle().then(() => this.submit(text)),
+        onclick: () => void this.idle().then(() => this.submit(text, files)),
       },
       "↻ Retry",
     );
@@ -145,8 +154,8 @@ export class ChatPane {
     let lastUser = "";
     for (const it of items) {
       if (it.kind === "user" || it.kind === "assistant") {
-        const b = bubble(it.kind, it.text);
-        if (it.kind === "user") lastUser = it.text;
+        const b = bubble(it.kind, it.text, it.attachments);
+        if (it.kind === "user") [lastUser, this.lastFiles] = [it.text, it.attachments ?? []];
         // A reply says what it cost, and how it ended when not normally (stopped, error, limit…).
         const status = it.status || "done";
         if (it.kind === "assistant" && (it.usage || status !== "done"))
@@ -157,7 +166,8 @@ export class ChatPane {
               it.usage ? usageText(it.usage, status) : status === "cancelled" ? "stopped" : status.replace(/_/g, " "),
             ),
           );
-        this.actions(b, it.kind === "assistant" && status === "error" && lastUser ? lastUser : null);
+        const again = lastUser || this.lastFiles.length;
+        this.actions(b, it.kind === "assistant" && status === "error" && again ? lastUser : null);
         this.list.append(b);
       } else if (it.kind === "tool-call") {
         const c = toolCard(it.name ?? "tool", it.text);
@@ -193,15 +203,21 @@ export class ChatPane {
   }
 
   /** Send `resend` (Retry, Edit) or what the composer holds. */
-  private async submit(resend?: string): Promise<void> {
+  private async submit(resend?: string, again: AttachmentView[] = []): Promise<void> {
     const text = resend ?? this.input.value.trim();
-    if (!text || this.running) return;
+    // Uploads still running are waited for: the person pressed Send with them in the tray.
+    if (this.running || (resend === undefined && this.tray.busy())) return;
+    const files = resend === undefined ? this.tray.take() : again;
+    if (!text && !files.length) return;
+    this.lastFiles = files;
     if (resend === undefined) this.input.value = "";
     this.list.querySelector(".empty")?.remove();
-    const mine = bubble("user", text);
+    const mine = bubble("user", text, files);
     this.actions(mine, null);
     this.list.append(mine);
-    await this.follow((conv, onEvent, signal) => streamChat({ conv, text }, onEvent, signal).then(() => true), text);
+    const attachments = files.map((f) => ({ sha256: f.sha256, ...(f.name ? { name: f.name } : {}) }));
+    const body = { conv: this.conv, text, attachments };
+    await this.follow((_c, onEvent, signal) => streamChat(body, onEvent, signal).then(() => true), text);
   }
 
   /**
@@ -257,7 +273,8 @@ export class ChatPane {
                 // that copy from the view, the replay that follows draws it again.
                 if (e.started) this.dropFromLast(text);
                 this.list.querySelector(".empty")?.remove();
-                const mine = bubble("user", text);
+                this.lastFiles = (e.attachments as AttachmentView[] | undefined) ?? [];
+                const mine = bubble("user", text, this.lastFiles);
                 this.actions(mine, null);
                 this.list.append(mine);
                 begin();

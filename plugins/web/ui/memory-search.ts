@@ -1,6 +1,7 @@
 /** The memory page's search box over everything the person may see, and the events memory_search brought. */
 import { api } from "./api.ts";
 import { clear, h } from "./dom.ts";
+import { attachmentView } from "./attach.ts";
 
 export interface MemoryHit {
   id: number;
@@ -39,6 +40,19 @@ function blockViews(e: MemoryHit): HTMLElement | null {
   );
 }
 
+/** An event's other blocks (a voice message, a document): a player or a chip, named by the first line of its text. */
+function fileViews(e: MemoryHit): HTMLElement | null {
+  const files = (e.blocks ?? []).filter((b) => b.kind !== "image" && b.sha256);
+  if (files.length === 0) return null;
+  return h(
+    "div",
+    { class: "attachments hit-files" },
+    ...files.map((b) =>
+      attachmentView({ sha256: b.sha256 ?? "", kind: b.kind, mime: b.mime, name: b.text.split("\n")[0] || undefined }),
+    ),
+  );
+}
+
 const when = (ms: number) => new Date(ms).toLocaleString();
 
 /** One remembered event: when, which conversation (a link to it), who, the snippet. */
@@ -61,6 +75,7 @@ export function hitView(e: MemoryHit): HTMLElement {
     ),
     h("pre", {}, e.text),
     blockViews(e),
+    fileViews(e),
   );
 }
 
