@@ -15,6 +15,7 @@ import { benchScenes } from "./scenes.ts";
 import { benchBlocks } from "./blocks.ts";
 import { benchMedia } from "./media.ts";
 import { benchL3 } from "./l3.ts";
+import { benchImageVectors } from "./image-vectors.ts";
 import { benchAttach } from "./attach.ts";
 
 const t0 = performance.now();
@@ -34,5 +35,6 @@ await benchScenes();
 await benchBlocks();
 await benchMedia();
 await benchL3();
+await benchImageVectors();
 await benchAttach();
 console.error(`bench run finished in ${((performance.now() - t0) / 1000).toFixed(1)} s`);

@@ -10,6 +10,13 @@ export interface Embedder {
   embedTexts(texts: readonly string[]): Promise<Float32Array[]>;
   /** CLIP-style models: one vector per image, in the same space as the texts'. */
   embedImages?(images: readonly Uint8Array[]): Promise<Float32Array[]>;
+  /** false when embedImages is there but this model has no image encoder (it would refuse). */
+  readonly hasImages?: boolean;
+}
+
+/** Whether `e` embeds images into its text space (a CLIP-style model is loaded). */
+export function embedsImages(e: Embedder): e is Embedder & Required<Pick<Embedder, "embedImages">> {
+  return typeof e.embedImages === "function" && e.hasImages !== false;
 }
 
 /** Cosine of two L2-normalised vectors. */

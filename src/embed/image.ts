@@ -4,6 +4,7 @@
  * its embedded libvips load only when an image is actually processed (src/ipc/sharp-module.ts).
  */
 import { sharpModule } from "../ipc/sharp-module.ts";
+import { MAX_IMAGE_PIXELS } from "../protocol/attachments.ts";
 import { HomedError } from "../protocol/errors.ts";
 
 export { sharpModule };
@@ -14,11 +15,15 @@ export interface ImagePreprocess {
   std: readonly [number, number, number];
 }
 
-/** Pixel values of `bytes` (any format sharp reads) as the model's input tensor data. */
+/**
+ * Pixel values of `bytes` (any format sharp reads) as the model's input tensor data. Memory
+ * embeds every stored picture in the background, and a small file can claim huge dimensions (a
+ * decompression bomb): what an upload may decode to (MAX_IMAGE_PIXELS, 60 MP) is the limit.
+ */
 export async function imageTensor(bytes: Uint8Array, p: ImagePreprocess): Promise<Float32Array> {
   let raw: Buffer;
   try {
-    raw = await sharpModule()(bytes)
+    raw = await sharpModule()(bytes, { limitInputPixels: MAX_IMAGE_PIXELS })
       .rotate()
       .resize(p.size, p.size, { fit: "cover", position: "centre" })
       .removeAlpha()

@@ -49,6 +49,7 @@ export function kernelStatus(k: StatusSources): StatusResult {
     memory: {
       embedder: k.memory.dense?.embedder.id ?? null,
       vectorsMade: k.memory.dense?.made ?? 0,
+      imageVectorsMade: k.memory.dense?.imagesMade ?? 0,
       pending: k.memory.dense?.pending ?? 0,
       l3: k.l3(),
     },

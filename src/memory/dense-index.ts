@@ -4,41 +4,64 @@
  * event is queued and embedded in order; until then it is found by the lexical signals alone.
  * On start, events without a vector for the current embedder are queued too — which is how a
  * changed model re-embeds the past.
+ *
+ * With a CLIP-style model (embedsImages) and the block store, an event's image blocks are queued
+ * after its text and get vectors of their own (src/memory/block-vectors.ts); an event's dense
+ * score is the best cosine of its text vector and its images' vectors. A bad image is logged
+ * once and skipped. Without an image-capable model no block is even looked up.
  */
 import type { Database } from "bun:sqlite";
 import type { Embedder } from "../embed/embedder.ts";
-import { cosine } from "../embed/embedder.ts";
+import { cosine, embedsImages } from "../embed/embedder.ts";
+import { HomedError } from "../protocol/errors.ts";
 import { MAX_INDEXED_TEXT_CHARS } from "../protocol/event-bodies.ts";
+import { BlockVectors, type PendingImage } from "./block-vectors.ts";
 
 export interface DenseLog {
   warn(msg: string, fields?: Record<string, unknown>): void;
   info(msg: string, fields?: Record<string, unknown>): void;
 }
 
-interface Pending {
-  id: number;
-  conv: string;
-  text: string;
+/** Where image bytes come from (src/store/blocks.ts BlockStore). */
+export interface BlockBytes {
+  read(sha256: string): Uint8Array | null;
+}
+
+type Pending = { id: number; text: string } | PendingImage;
+
+interface ConvVectors {
+  lastId: number;
+  vecs: Map<number, Float32Array>;
+  lastBlock: number;
+  images: Map<number, Float32Array[]>;
 }
 
 export class DenseIndex {
   private readonly queue: Pending[] = [];
   private draining = false;
-  private readonly cache = new Map<string, { lastId: number; vecs: Map<number, Float32Array> }>();
+  private readonly cache = new Map<string, ConvVectors>();
   private readonly queryCache = new Map<string, Float32Array>();
+  /** Image blocks' vectors; null without an image-capable model (or without the block store). */
+  private readonly images: BlockVectors | null;
   /** Vectors made since start (for status and tests). */
   made = 0;
+  /** Image vectors made since start (reused ones included), and images that could not be embedded. */
+  imagesMade = 0;
+  imagesFailed = 0;
 
   constructor(
     private readonly db: Database,
     readonly embedder: Embedder,
     private readonly log: DenseLog,
-  ) {}
+    private readonly blocks: BlockBytes | null = null,
+  ) {
+    this.images = blocks && embedsImages(embedder) ? new BlockVectors(db, embedder.id) : null;
+  }
 
-  /** Queue an event's text for embedding. */
-  enqueue(id: number, conv: string, text: string): void {
-    if (!text.trim()) return;
-    this.queue.push({ id, conv, text });
+  /** Queue an event's text, and its image blocks when the model embeds images, for embedding. */
+  enqueue(id: number, _conv: string, text: string): void {
+    if (text.trim()) this.queue.push({ id, text });
+    if (this.images) this.queue.push(...this.images.imagesOf(id));
     void this.drain();
   }
 
@@ -60,6 +83,10 @@ export class DenseIndex {
       );
       while (this.queue.length > 0) {
         const p = this.queue.shift() as Pending;
+        if ("block" in p) {
+          await this.embedImage(p);
+          continue;
+        }
         try {
           const [vec] = await this.embedder.embedTexts([p.text.slice(0, MAX_INDEXED_TEXT_CHARS)]);
           if (!vec) continue;
@@ -71,6 +98,32 @@ export class DenseIndex {
       }
     } finally {
       this.draining = false;
+    }
+  }
+
+  /**
+   * Embed one image block (or reuse the vector of the same bytes). An image the model cannot take
+   * (undecodable: invalid_params) or whose bytes are gone (not_found) is marked, so it is never
+   * tried — or logged — again for this model; any other failure is logged and retried next start.
+   */
+  private async embedImage(p: PendingImage): Promise<void> {
+    const images = this.images as BlockVectors;
+    try {
+      let vec = images.known(p.sha256);
+      if (!vec) {
+        const bytes = this.blocks?.read(p.sha256);
+        if (!bytes) throw new HomedError("not_found", `block ${p.sha256} is not in the block store`);
+        const embed = this.embedder.embedImages as (b: readonly Uint8Array[]) => Promise<Float32Array[]>;
+        vec = (await embed.call(this.embedder, [bytes]))[0] ?? null;
+      }
+      if (!vec) throw new Error("the image model returned no vector");
+      images.put(p.block, vec);
+      this.imagesMade++;
+    } catch (err) {
+      this.imagesFailed++;
+      this.log.warn("image block not embedded; it is found by its text alone", { block: p.block, err });
+      if (err instanceof HomedError && (err.code === "invalid_params" || err.code === "not_found"))
+        images.put(p.block, null);
     }
   }
 
@@ -88,10 +141,10 @@ export class DenseIndex {
     }
   }
 
-  private vectorsOf(conv: string): Map<number, Float32Array> {
+  private vectorsOf(conv: string): ConvVectors {
     let c = this.cache.get(conv);
     if (!c) {
-      c = { lastId: -1, vecs: new Map() };
+      c = { lastId: -1, vecs: new Map(), lastBlock: -1, images: new Map() };
       this.cache.set(conv, c);
       if (this.cache.size > 32) this.cache.delete(this.cache.keys().next().value as string);
     }
@@ -107,21 +160,29 @@ export class DenseIndex {
       );
       c.lastId = Math.max(c.lastId, r.event_id);
     }
-    return c.vecs;
+    if (this.images) {
+      const { byEvent, last } = this.images.ofConversation(conv, c.lastBlock);
+      for (const [id, list] of byEvent) c.images.set(id, [...(c.images.get(id) ?? []), ...list]);
+      c.lastBlock = last;
+    }
+    return c;
   }
 
   /**
-   * Cosine of the (prepared) query with each of `ids` that has a vector; null when the query was
-   * not prepared (then scoring is lexical only).
+   * Cosine of the (prepared) query with each of `ids` that has a vector — the best of its text's
+   * and its images' — ; null when the query was not prepared (then scoring is lexical only).
    */
   cosines(conv: string, text: string, ids: readonly number[]): Map<number, number> | null {
     const q = this.queryCache.get(text);
     if (!q) return null;
-    const vecs = this.vectorsOf(conv);
+    const { vecs, images } = this.vectorsOf(conv);
     const out = new Map<number, number>();
     for (const id of ids) {
+      let best = Number.NEGATIVE_INFINITY;
       const v = vecs.get(id);
-      if (v && v.length === q.length) out.set(id, cosine(q, v));
+      if (v && v.length === q.length) best = cosine(q, v);
+      for (const iv of images.get(id) ?? []) if (iv.length === q.length) best = Math.max(best, cosine(q, iv));
+      if (best > Number.NEGATIVE_INFINITY) out.set(id, best);
     }
     return out;
   }
@@ -136,13 +197,21 @@ export class DenseIndex {
     let n = 0;
     for (const r of rows) {
       const text = textOf(r.kind, r.body);
-      if (text) {
-        this.enqueue(r.id, r.conv, text);
+      if (text?.trim()) {
+        this.queue.push({ id: r.id, text }); // its images come with the backlog below
         n++;
       }
     }
     if (n > 0)
       this.log.info("embedding events that have no vector from this model", { embedder: this.embedder.id, events: n });
+    const images = this.images?.backlog() ?? [];
+    this.queue.push(...images);
+    void this.drain();
+    if (images.length > 0)
+      this.log.info("embedding image blocks that have no vector from this model", {
+        embedder: this.embedder.id,
+        images: images.length,
+      });
     return n;
   }
 }

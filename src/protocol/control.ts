@@ -60,6 +60,8 @@ export const StatusResult = v.object({
   memory: v.object({
     embedder: v.nullable(v.string()),
     vectorsMade: v.number(),
+    /** Vectors of image blocks (a CLIP-style model); absent from older daemons. */
+    imageVectorsMade: v.optional(v.number()),
     pending: v.number(),
     /** The stable graph (L3): facts in all, current (not superseded or hidden), nodes. Absent from older daemons. */
     l3: v.optional(v.object({ facts: v.number(), current: v.number(), nodes: v.number() })),

@@ -291,6 +291,22 @@ export const MIGRATIONS: readonly Migration[] = [
         BEGIN SELECT RAISE(ABORT, 'the L3 log is append-only: DELETE refused'); END;
     `,
   },
+  {
+    version: 12,
+    name: "image block vectors",
+    sql: `
+      -- An image block's vector from a CLIP-style model, in its text space (src/memory/dense-index.ts),
+      -- with the embedder id like event_vectors. vec is NULL (dim 0) when the image could not be
+      -- embedded (undecodable, bytes gone): tried once per model, logged once, never retried.
+      CREATE TABLE block_vectors (
+        block_id INTEGER NOT NULL REFERENCES blocks(id),
+        embedder TEXT    NOT NULL,
+        dim      INTEGER NOT NULL,
+        vec      BLOB, -- float32, little-endian, L2-normalised; NULL when the image failed
+        PRIMARY KEY (block_id, embedder)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
