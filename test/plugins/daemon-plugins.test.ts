@@ -155,7 +155,10 @@ describe("plugins under a running daemon", () => {
     expect(now).toEqual(baseline);
     // Each restart was the one asked for: no instance exited on its own in between (the log says
     // why when one did).
-    const crashes = d.stderr().split("\n").filter((l) => /msg="plugin exited" plugin=web .*intent=crash/.test(l));
+    const crashes = d
+      .stderr()
+      .split("\n")
+      .filter((l) => /msg="plugin exited" plugin=web .*intent=crash/.test(l));
     expect({ restarts: web.restarts, crashes }).toEqual({ restarts: 50, crashes: [] });
   }, 120_000);
 
