@@ -3,12 +3,12 @@
  * stage, records what it must in the log, and returns what the loop decides on — a verdict is a
  * return value, never state a callback set.
  */
-import type { ExecutionOrigin } from "../protocol/agent.ts";
+import type { ExecutionOrigin, StageName, StagePayloads } from "../protocol/agent.ts";
 import { type EventKind, eventOf } from "../protocol/event-bodies.ts";
 import type { ChatMessage, LanguageModel, ToolCall, ToolSpec, Usage } from "../llm/types.ts";
 import type { ContextItem } from "../memory/context.ts";
 import { estimateTokens } from "../memory/tokens.ts";
-import type { StageName, StagePayloads } from "../protocol/agent.ts";
+import { attachmentChunkEvents } from "../memory/attachment-chunks.ts";
 import { type FoldStep, foldStage, runStage } from "./stages.ts";
 import { inputMessages, inputQuery, withImageData } from "./prompt-images.ts";
 import { type Attachment, attachmentLine, userMessageText } from "../protocol/attachments.ts";
@@ -43,7 +43,7 @@ export interface PromptEntry {
   item: ContextItem | null;
 }
 
-/** Open the turn in the log and on the channel, with the person's input as its first event. */
+/** Open the turn in the log and on the channel: the person's input first, then long attachments' chunks. */
 export function beginTurn(d: TurnDeps, input: TurnInput, sink: TurnSink, signal: AbortSignal): TurnScope {
   const s: TurnScope = {
     d,
@@ -68,6 +68,7 @@ export function beginTurn(d: TurnDeps, input: TurnInput, sink: TurnSink, signal:
   const attachments = input.attachments?.length ? { attachments: input.attachments } : {};
   const said = { turn: s.turn, text: input.text, channel: s.channel, ...attachments };
   if (words) append(s, eventOf("user-message", said), "user", words);
+  for (const c of attachmentChunkEvents(s.turn, input.attachments)) append(s, c.event, "user", c.text);
   for (const r of input.toolResults ?? [])
     append(
       s,

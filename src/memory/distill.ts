@@ -270,6 +270,8 @@ export class DistillJob {
       .all(JSON.stringify(ids));
     for (const e of this.d.events(ids)) {
       const body = readEventBody(e.kind, e.body);
+      // A long attachment's chunks repeat what its user message already shows of it.
+      if (body?.kind === "attachment-chunk") continue;
       const text = body ? bodyText(body) : null;
       const images = blocks.filter((b) => b.event_id === e.id).map((b) => ({ blockId: b.id, text: b.text }));
       if (!text && images.length === 0) continue;

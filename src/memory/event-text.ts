@@ -1,12 +1,15 @@
 /** What memory indexes of an event: its text, by kind. */
 import { userMessageText } from "../protocol/attachments.ts";
 import { MAX_INDEXED_TEXT_CHARS, readEventBody, type ReadEventBody } from "../protocol/event-bodies.ts";
+import { chunkIndexText } from "./attachment-chunks.ts";
 
 /** The text memory indexes of a parsed body; null for events with none. */
 export function bodyText(e: ReadEventBody): string | null {
   switch (e.kind) {
     case "user-message":
       return userMessageText(e.body.text, e.body.attachments).slice(0, MAX_INDEXED_TEXT_CHARS) || null;
+    case "attachment-chunk":
+      return chunkIndexText(e.body).slice(0, MAX_INDEXED_TEXT_CHARS);
     case "model-output":
       return e.body.text || null;
     case "agent-reply":

@@ -12,6 +12,7 @@ import type { Memory } from "./memory.ts";
 import { inScope, type RecallScope } from "./recall-scope.ts";
 import { BlockRecords } from "../store/block-records.ts";
 import type { BlockRecord } from "../protocol/blocks.ts";
+import { chunkRole } from "./attachment-chunks.ts";
 
 /** One remembered event as search shows it. */
 export interface FoundEvent {
@@ -22,7 +23,7 @@ export interface FoundEvent {
   /** The channel the conversation started on ("web", "cli", …; "" when unknown). */
   channel: string;
   untrusted: boolean;
-  /** user, assistant, or tool <name>. */
+  /** user, assistant, tool <name>, or attachment <name> · <anchor> (a long attachment's chunk). */
   role: string;
   text: string;
   /** Relevance within the scope, the best = 1 (null when brought by id). */
@@ -48,6 +49,7 @@ function roleOf(e: StoredEvent): string {
   const r = readEventBody(e.kind, e.body);
   if (r?.kind === "user-message") return "user";
   if (r?.kind === "tool-result") return `tool ${r.body.name}`;
+  if (r?.kind === "attachment-chunk") return chunkRole(r.body);
   if (r?.kind === "recall-turn") return r.body.speaker || "user";
   return "assistant";
 }

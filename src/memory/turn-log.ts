@@ -14,6 +14,7 @@
 import { userMessageText } from "../protocol/attachments.ts";
 import { MAX_TOOL_OUTPUT_CHARS, readEventBody, type EventBody } from "../protocol/event-bodies.ts";
 import type { Store, StoredEvent } from "../store/store.ts";
+import { chunkRole } from "./attachment-chunks.ts";
 import { estimateTokens } from "./tokens.ts";
 
 type ToolCallMessage = EventBody<"model-output">["toolCalls"][number];
@@ -112,6 +113,9 @@ function applyEvent(t: TurnContent, e: StoredEvent): void {
     const images = pictures.length ? { images: pictures.map(({ sha256, mime }) => ({ sha256, mime })) } : {};
     t.raw.push({ role: "user", content, ...images });
     t.texts.set(e.id, { role: "user", text: content });
+  } else if (read.kind === "attachment-chunk") {
+    // Never a message (the user message carries the whole text): only what a recall snippet quotes.
+    t.texts.set(e.id, { role: chunkRole(read.body), text: read.body.text });
   } else if (read.kind === "model-output") {
     const b = read.body;
     if (b.discarded || b.failed) return;

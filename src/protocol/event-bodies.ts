@@ -43,6 +43,23 @@ export const EventBodies = {
     attachments: v.optional(v.array(Attachment)),
   }),
   /**
+   * A piece of a long attachment's text (src/memory/attachment-chunks.ts), logged right after
+   * the user message of the same turn so memory finds text beyond what it indexes of the
+   * message. Never a message of the prompt: the message already carries the text.
+   */
+  "attachment-chunk": v.object({
+    turn: TurnId,
+    sha256: v.string(),
+    name: v.optional(v.string()),
+    /** Where it is in the document: "page 27", "pages 26–28", "## Results". */
+    anchor: v.optional(v.string()),
+    /** Its first character's offset in the attachment's text. */
+    offset: v.number(),
+    text: v.string(),
+    /** What was left out (the last chunk of an attachment that reached the cap). */
+    note: v.optional(v.string()),
+  }),
+  /**
    * One model call's answer. `failed`: the call ended in an error or was aborted; `discarded`: a
    * post_action handler redirected it (the model never sees it again).
    */
