@@ -15,7 +15,7 @@ import { toJsonSchema } from "@valibot/to-json-schema";
 import type { RunToolResult, ToolDefinition } from "../protocol/agent.ts";
 import { describeIssues } from "../protocol/jsonrpc.ts";
 import type { FoundEvent, MemorySearch } from "../memory/memory-search.ts";
-import { formatTime, sourceOf } from "../memory/memory-search.ts";
+import { formatTime, snippetOf, sourceOf } from "../memory/memory-search.ts";
 import { recallScope } from "../memory/recall-scope.ts";
 import type { LocalTool, LocalToolContext } from "./tools.ts";
 
@@ -107,7 +107,7 @@ export function memoryTool(d: MemoryToolDeps): LocalTool {
         if (found.length === 0) return { content: `No memories match "${query}".`, isError: false };
         const lines = found.map(
           (f) =>
-            `- id ${f.id} · ${formatTime(f.ts)} · ${sourceOf(f)}${f.conv === ctx.conv ? " (this conversation)" : ""} · score ${(f.score ?? 0).toFixed(2)} · ${f.role}: ${cut(oneLine(f.text), SNIPPET_CHARS)}${blocksNote(f)}`,
+            `- id ${f.id} · ${formatTime(f.ts)} · ${sourceOf(f)}${f.conv === ctx.conv ? " (this conversation)" : ""} · score ${(f.score ?? 0).toFixed(2)} · ${f.role}: ${snippetOf(oneLine(f.text), query, SNIPPET_CHARS)}${blocksNote(f)}`,
         );
         return {
           content: `${found.length} memories match "${query}", best first. To bring some into context, call ${MEMORY_SEARCH} with {"ids": [...]}.\n${lines.join("\n")}`,

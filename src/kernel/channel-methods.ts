@@ -26,6 +26,7 @@ import {
   type TranscriptItem,
 } from "../protocol/channel.ts";
 import { estimateTokens } from "../memory/tokens.ts";
+import { snippetOf } from "../memory/memory-search.ts";
 import type { StoredEvent } from "../store/store.ts";
 import { runChatTurn } from "./chat-turn.ts";
 import { checkHistoryImages, resolveAttachments } from "./attachments.ts";
@@ -36,7 +37,6 @@ import type { KernelServices } from "./kernel-services.ts";
 
 /** What a search result shows of an event's text. */
 const SNIPPET_CHARS = 300;
-const snippet = (text: string) => (text.length > SNIPPET_CHARS ? `${text.slice(0, SNIPPET_CHARS)}…` : text);
 
 /** "Always" for a tool: it joins `approval_allow` (DATA/settings.json) unless it is there already. */
 export function allowToolAlways(k: KernelServices, tool: string) {
@@ -221,7 +221,9 @@ export function channelMethods(k: KernelServices): Record<string, (params: unkno
     [ChannelMethod.MemorySearch]: (params, plugin): MemoryHit[] => {
       builtinOnly(plugin, "searching memory");
       const p = parseParams(MemorySearchParams, params);
-      return k.agent.searchMemory(p.query, p.k).map((f) => ({ ...f, text: snippet(f.text), blocks: f.blocks ?? [] }));
+      return k.agent
+        .searchMemory(p.query, p.k)
+        .map((f) => ({ ...f, text: snippetOf(f.text, p.query, SNIPPET_CHARS), blocks: f.blocks ?? [] }));
     },
     [ChannelMethod.MemoryAdd]: (params, plugin) => {
       builtinOnly(plugin, "adding to memory");

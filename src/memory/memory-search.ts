@@ -171,6 +171,25 @@ export class MemorySearch {
   }
 }
 
+/**
+ * A search hit's snippet of at most `chars` characters: the start of the text, or —
+ * when the first word of the query it holds lies past that (a page of a long attachment's
+ * chunk) — the text around that word.
+ */
+export function snippetOf(text: string, query: string, chars: number): string {
+  const lower = text.toLowerCase();
+  const found = query
+    .toLowerCase()
+    .split(/\s+/)
+    .filter((w) => w.length >= 3)
+    .map((w) => lower.indexOf(w))
+    .filter((i) => i >= 0);
+  const at = found.length ? Math.min(...found) : -1;
+  const from = at >= chars - 60 ? at - 80 : 0;
+  const rest = text.slice(from);
+  return `${from ? "…" : ""}${rest.length > chars ? `${rest.slice(0, chars)}…` : rest}`;
+}
+
 /** "2026-12-01 09:05 UTC". */
 export function formatTime(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 16).replace("T", " ")} UTC`;

@@ -169,7 +169,7 @@ export const MemoryHit = v.object({
   /** The channel the conversation started on ("" when unknown). */
   channel: v.string(),
   untrusted: v.boolean(),
-  /** user, assistant, or tool <name>. */
+  /** user, assistant, tool <name>, or attachment <name> · <anchor> (a long attachment's chunk). */
   role: v.string(),
   text: v.string(),
   /** Relevance, the best of the search = 1; null for events brought back by id. */

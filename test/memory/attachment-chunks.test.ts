@@ -58,7 +58,12 @@ describe("attachment chunks", () => {
     }
     expect(split.filter((c) => c.anchor === "page 2").length).toBeGreaterThanOrEqual(3);
     // Together the chunks are the whole text, in order.
-    expect(split.map((c) => c.text).join("").replace(/\s+/g, "")).toBe(big.text.replace(/\s+/g, ""));
+    expect(
+      split
+        .map((c) => c.text)
+        .join("")
+        .replace(/\s+/g, ""),
+    ).toBe(big.text.replace(/\s+/g, ""));
   });
 
   test("text without anchors or spaces (Chinese) is cut at sentence ends, or hard at the maximum", () => {
