@@ -172,9 +172,9 @@ export class MemorySearch {
 }
 
 /**
- * A search hit's snippet of at most `chars` characters: the start of the text, or —
- * when the first word of the query it holds lies past that (a page of a long attachment's
- * chunk) — the text around that word.
+ * A search hit's snippet of about `chars` characters: the start of the text, and — when the
+ * first word of the query it holds lies past that (deep in a page of a long attachment) — the
+ * text around that word after a shorter start.
  */
 export function snippetOf(text: string, query: string, chars: number): string {
   const lower = text.toLowerCase();
@@ -185,9 +185,10 @@ export function snippetOf(text: string, query: string, chars: number): string {
     .map((w) => lower.indexOf(w))
     .filter((i) => i >= 0);
   const at = found.length ? Math.min(...found) : -1;
-  const from = at >= chars - 60 ? at - 80 : 0;
-  const rest = text.slice(from);
-  return `${from ? "…" : ""}${rest.length > chars ? `${rest.slice(0, chars)}…` : rest}`;
+  const cut = (s: string, n: number) => (s.length > n ? `${s.slice(0, n)}…` : s);
+  if (at < chars - 60) return cut(text, chars);
+  const head = Math.floor(chars / 3);
+  return `${text.slice(0, head)}… ${cut(text.slice(at - 40), chars - head)}`;
 }
 
 /** "2026-12-01 09:05 UTC". */
