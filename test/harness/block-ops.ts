@@ -10,7 +10,9 @@
  * cold turns to L3 the way the distillation job commits (ConversationContext.distilled) after
  * adding a fact per turn to the graph, whose object is one of the turn's images when it has one
  * (a media node: the image's own block) and whose subject is an entity (a text block of L3's
- * own, without bytes, held by L3).
+ * own, without bytes, held by L3). Some user messages carry a long document, logged in
+ * `attachment-chunk` events of the turn (src/memory/attachment-chunks.ts): every event of a turn,
+ * chunks included, must be in the turn's layer.
  * Used by test/store/block-holders.test.ts and bench/blocks.ts; a seeded PRNG makes a failure
  * reproducible from the seed it prints.
  */
@@ -25,6 +27,8 @@ import { ConversationContext } from "../../src/memory/context.ts";
 import { Tokenizer } from "../../src/embed/tokenizer.ts";
 import { imageTag, type BlockHolder } from "../../src/protocol/blocks.ts";
 import { eventText } from "../../src/memory/event-text.ts";
+import { attachmentChunkEvents } from "../../src/memory/attachment-chunks.ts";
+import type { Attachment } from "../../src/protocol/attachments.ts";
 import { mulberry32 } from "./prng.ts";
 import { L3_CONV, L3Graph } from "../../src/store/l3-graph.ts";
 
@@ -36,6 +40,8 @@ export interface BlockOpsResult {
   counts: Record<"append" | "prune" | "recall" | "distill" | "forget", number>;
   events: number;
   blocks: number;
+  /** Attachment chunk events appended. */
+  chunks: number;
   /** Blocks held by L3 at the end (distilled images and entity names). */
   l3Blocks: number;
   /** Audits run (one after every operation). */
@@ -102,6 +108,19 @@ export async function runBlockOps(
     for (let i = 8; i < b.length; i++) b[i] = Math.floor(rand() * 256);
     return { sha256: bytes.put(b), mime: "image/png", bytes: b.length };
   };
+  /** A stored "PDF" of `pages` pages of words, with page anchors, as an attachment names it. */
+  const document = (pages: number): Attachment => {
+    const raw = new TextEncoder().encode(`%PDF-1.4 ${rand()}`);
+    const anchors: { label: string; offset: number }[] = [];
+    let text = "";
+    for (let p = 1; p <= pages; p++) {
+      anchors.push({ label: `page ${p}`, offset: text.length });
+      text += `${Array.from({ length: 30 }, () => `${words(8)}.`).join(" ")}\n\n`;
+    }
+    const sha256 = bytes.put(raw);
+    return { sha256, mime: "application/pdf", bytes: raw.length, kind: "file", name: "doc.pdf", text, anchors };
+  };
+  let chunks = 0;
   const append = (conv: string, kind: string, actor: string, body: unknown) => {
     const r = store.append({ conv, kind, actor, body });
     const stored = store.eventsByIds([r.id])[0];
@@ -117,7 +136,12 @@ export async function runBlockOps(
     store.beginTurn(turn, conv, conv.split("-")[0] as string);
     const pics = Array.from({ length: Math.floor(rand() * 3) }, image);
     const text = `${words(3 + Math.floor(rand() * 6))}${pics.map((p) => ` ${imageTag(p)}`).join("")}`;
-    append(conv, "user-message", "user", { turn, text, channel: "qq" });
+    const doc = rand() < 0.15 ? [document(2 + Math.floor(rand() * 6))] : [];
+    append(conv, "user-message", "user", { turn, text, channel: "qq", ...(doc.length ? { attachments: doc } : {}) });
+    for (const c of attachmentChunkEvents(turn, doc)) {
+      append(conv, c.event.kind, "user", c.event.body);
+      chunks++;
+    }
     if (rand() < 0.5) {
       const call = { id: `c-${turn}`, name: "browser_screenshot", arguments: "{}" };
       append(conv, "model-output", "agent", { turn, text: "", toolCalls: [call] });
@@ -179,7 +203,13 @@ export async function runBlockOps(
       const l2 = new Set(memory.layerIds(conv, 2));
       const l3 = new Set(memory.layerIds(conv, 3));
       const turnLayer = new Map<number, number>();
-      for (const t of ctx.log.turns(conv)) for (const id of t.events) turnLayer.set(id, t.layer);
+      for (const t of ctx.log.turns(conv))
+        for (const id of t.events) {
+          turnLayer.set(id, t.layer);
+          // Whole turns move: every event of one (a long attachment's chunks too) is in its layer.
+          const layer = l1.has(id) ? 1 : l2.has(id) ? 2 : l3.has(id) ? 3 : 0;
+          if (layer !== t.layer) return `event ${id} of turn ${t.id} in L${layer}, its turn in L${t.layer}`;
+        }
       for (const b of all) {
         if (b.conv !== conv) continue;
         const hs = held.get(b.id) ?? [];
@@ -258,7 +288,7 @@ export async function runBlockOps(
       if (bad) violation = `op ${i + 1} (${op}): ${bad}`;
     }
     const l3Blocks = records.heldBy(null, "L3").length;
-    return { seed, ops, counts, events: events.size, blocks: expected.size, l3Blocks, audits, violation };
+    return { seed, ops, counts, events: events.size, blocks: expected.size, chunks, l3Blocks, audits, violation };
   } finally {
     store.close();
   }

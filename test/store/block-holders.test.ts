@@ -32,6 +32,7 @@ describe("block records: one holder", () => {
       expect(r.counts.recall).toBeGreaterThan(30);
       expect(r.counts.distill).toBeGreaterThan(20);
       expect(r.l3Blocks).toBeGreaterThan(0);
+      expect(r.chunks).toBeGreaterThan(10);
       total += r.ops;
     }
     expect(total).toBe(2000);
@@ -59,6 +60,20 @@ describe("block records: one holder", () => {
     });
     // The turn cache still says L1 (or the rest of its turn disagrees): caught either way.
     expect(r.violation).toMatch(/^op 151 /);
+  });
+
+  test("the audit catches a long attachment's chunk moved out of its turn's layer", async () => {
+    using dir = tempDir();
+    const r = await runBlockOps(dir.path, 8, 200, {
+      sabotage: (store, i) => {
+        if (i === 150)
+          store.db.exec(
+            "UPDATE event_state SET layer = CASE layer WHEN 1 THEN 2 ELSE 1 END WHERE event_id = (SELECT max(e.id) FROM events e JOIN event_state s ON s.event_id = e.id WHERE e.kind = 'attachment-chunk' AND s.layer < 3)",
+          );
+      },
+    });
+    expect(r.chunks).toBeGreaterThan(0);
+    expect(r.violation).toMatch(/^op 151 \(.*\): event \d+ of turn t\d+ in L\d, its turn in L\d$/);
   });
 
   test("the audit catches a distilled block taken back from L3 behind the context's back", async () => {
