@@ -13,16 +13,7 @@ export interface Wall {
   second: number;
 }
 
-export function isTimeZone(tz: string): boolean {
-  try {
-    new Intl.DateTimeFormat("en-US", { timeZone: tz });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-export const machineTimeZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
+export { isTimeZone, machineTimeZone } from "../sdk/time-zone.ts";
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 function partsIn(t: number, tz: string): Wall {

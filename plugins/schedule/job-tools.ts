@@ -8,7 +8,8 @@ import type { SchedulerClock } from "./clock.ts";
 import { type Job, type JobBook, type JobRecordData, type JobRecordType, isActive } from "./jobs.ts";
 import type { Scheduler } from "./scheduler.ts";
 import type { TOOLS } from "./tools.ts";
-import { formatInstant, isTimeZone, machineTimeZone, nextRun, scheduleOf, shortestGap, WhenError } from "./when.ts";
+import { isTimeZone, machineTimeZone } from "../sdk/time-zone.ts";
+import { formatInstant, nextRun, scheduleOf, shortestGap, WhenError } from "./when.ts";
 
 export interface ScheduleLimits {
   /** "" = the machine's. */

@@ -40,21 +40,6 @@ export class WhenError extends Error {}
 
 export const WEEKDAYS = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"] as const;
 
-/** True when the runtime knows `tz` as an IANA time zone. */
-export function isTimeZone(tz: string): boolean {
-  try {
-    new Intl.DateTimeFormat("en-US", { timeZone: tz });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** The machine's time zone (TZ, else the system's), as the runtime resolves it. */
-export function machineTimeZone(): string {
-  return Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
-}
-
 function cronOf(line: string, tz: string): Cron {
   try {
     return new Cron(line, { timezone: tz, mode: "5-part", paused: true });
