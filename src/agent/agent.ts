@@ -164,9 +164,11 @@ export class Agent {
   private async runNow(input: TurnInput, sink: TurnSink, signal: AbortSignal): Promise<TurnResult> {
     const t0 = performance.now();
     const scene = this.sceneOf(input);
+    // No active scene, no boost (and no wider candidate list to rank for one).
+    const boost = scene?.turn.scenes.length ? scene.turn.memoryOf : undefined;
     const used: string[] = [];
     // One turn of a conversation runs at a time (the queue): its scenes, for memory_search's boost.
-    if (scene?.turn.scenes.length) this.activeScenes.set(input.conv, scene.turn);
+    if (boost && scene) this.activeScenes.set(input.conv, scene.turn);
     const r = await runTurn(
       {
         store: this.d.store,
@@ -181,11 +183,10 @@ export class Agent {
         onContext: (conv, turn, messages, tools, items) => this.rememberContext(conv, turn, messages, tools, items),
         remember: (id, conv, text) => this.remember(id, conv, text),
         readBlock: this.d.blocks ? (sha) => this.d.blocks?.read(sha) ?? null : undefined,
+        sceneBoost: boost,
         recallAcross: (req) => {
           const memory = this.d.memory;
           if (!memory || !this.search) return null;
-          // No active scene, no boost (and no wider candidate list to rank for one).
-          const boost = scene?.turn.scenes.length ? scene.turn.memoryOf : undefined;
           const scope = this.scopeOf(req.conv, req.untrusted);
           const across = crossRecallNote(this.search, memory, { ...req, scope, boost });
           return withFacts(across, this.d.l3, { ...req, scope }, this.d.log);

@@ -170,6 +170,7 @@ export async function assembleContext(
         input: query,
         budgetTokens: budgetTokens - (across?.tokens ?? 0),
         excludeTurn: s.turn,
+        boost: s.d.sceneBoost,
       });
   const history = context?.history.length ?? given?.length ?? 0;
   const payload = { conv: s.conv, channel: s.channel, input: query, messages: history + 1 };

@@ -140,6 +140,8 @@ export interface TurnDeps {
     /** Texts the prompt already carries (a stateless client's history), not to be quoted again. */
     known?: ReadonlySet<string>;
   }) => { entry: ContextEntry; tokens: number } | null;
+  /** How well the scenes this turn is in claim a memory (none: no boost); src/memory/scenes.ts. */
+  sceneBoost?: (id: number, conv: string) => number;
   /** Indexes an event's text for memory as the turn appends it. */
   remember?: (eventId: number, conv: string, text: string) => void;
   /** Reads a stored block (a tool-result image) for the model; absent: images are not sent. */

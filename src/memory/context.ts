@@ -13,6 +13,7 @@
  */
 import type { Store } from "../store/store.ts";
 import type { Memory } from "./memory.ts";
+import { SCENE_BOOST } from "./memory-search.ts";
 import { prune } from "./prune.ts";
 import { cutToTokens, estimateTokens } from "./tokens.ts";
 import { TurnLog, type ContextMessage, type EventText, type LoggedTurn } from "./turn-log.ts";
@@ -87,6 +88,11 @@ export interface ContextRequest {
   budgetTokens: number;
   /** A turn not to include (the one being assembled for, whose events are already in the log). */
   excludeTurn?: string;
+  /**
+   * How well the scenes the turn is in claim an event (src/memory/scenes.ts TurnScenes.memoryOf):
+   * a relevant turn of the situation the person is in ranks above one that matches as well.
+   */
+  boost?: (id: number, conv: string) => number;
 }
 
 /** Event scores of one assembly; a turn scores as its best event. */
@@ -162,7 +168,15 @@ export class ConversationContext {
             ),
           )
         : null;
-    const turnScores = past.map((t) => turnScore(t, scores));
+    const boost = req.boost;
+    // As in memory search: a turn that matches gains by how well the active scene claims it.
+    const turnScores = past.map((t) => {
+      const s = turnScore(t, scores);
+      if (!boost || s <= 0) return s;
+      let claim = 0;
+      for (const id of t.events) claim = Math.max(claim, boost(id, req.conv));
+      return s + SCENE_BOOST * claim;
+    });
     const score = (i: number) => turnScores[i] as number;
     let snippets: Snippet[] = [];
     const r = prune(

@@ -2,7 +2,8 @@
  * Filling the budget must not make turns flap between L1 and L2. In process, through
  * ConversationContext's own interface over a real sqlite store: how many turns each assembly
  * moves is not visible from outside the daemon (the model sees only the result), so the counts
- * are read from what `assemble` returns.
+ * are read from what `assemble` returns. Also: the scene boost decides between two turns that
+ * match when only one fits.
  */
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
@@ -28,6 +29,7 @@ function rig(dir: string) {
     const body = kind === "user-message" ? { turn, text } : { turn, text, toolCalls: [] };
     const { id } = store.append({ conv, actor: kind === "user-message" ? "user" : "agent", ...eventOf(kind, body) });
     memory.add(id, conv, text);
+    return id;
   };
   return { store, memory, context, say };
 }
@@ -126,6 +128,35 @@ describe("room left in the budget", () => {
     expect(order[0]).toBe(29 - order.length + 1); // the newest, contiguous: by recency
     expect(large.history.some((e) => e.item.filled && e.item.reason === "recent")).toBe(true);
     expect(large.history.filter((e) => e.message.role === "user").length).toBe(turns.length); // whole turns
+    store.close();
+  });
+});
+
+describe("the scene the person is in", () => {
+  test("of two turns that match, the one the active scene claims comes back; without a scene, the better match", async () => {
+    using dir = tempDir();
+    const { store, context, say } = rig(dir.path);
+    const ids = new Map<string, number[]>();
+    const turn = (t: string, text: string, reply = "Noted; tell me more whenever you like, I am listening.") =>
+      ids.set(t, [say("c", t, "user-message", text), say("c", t, "model-output", reply)]);
+    // Two turns that match, each so long that the budget has room for one of them.
+    const long = `Noted. ${"I will keep in mind where the call takes place this week. ".repeat(8)}`;
+    turn("alpha", "The meeting room for the call is Alpha.", long);
+    turn("zeta", "The meeting room for the call is Zeta, the meeting room we booked.", long);
+    for (let i = 0; i < 30; i++) turn(`f${i}`, `${TOPICS[i]} ${i * 7919}`);
+    const input = "which meeting room?";
+    const kept = async (boost?: (id: number) => number) => {
+      const a = await context.assemble({ conv: "c", input, budgetTokens: 260, boost });
+      return new Set(a.history.map((e) => e.item.turn));
+    };
+    const plain = await kept();
+    expect(plain.has("zeta")).toBe(true);
+    expect(plain.has("alpha")).toBe(false);
+    // Alpha's turn is a memory of the scene the turn is in (a weekly call with Bob, say).
+    const alpha = new Set(ids.get("alpha"));
+    const inScene = await kept((id) => (alpha.has(id) ? 1 : 0));
+    expect(inScene.has("alpha")).toBe(true);
+    expect(inScene.has("zeta")).toBe(false);
     store.close();
   });
 });
