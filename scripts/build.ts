@@ -147,6 +147,28 @@ function nativeAddonsFor(arch: Arch): BunPlugin {
 }
 
 /**
+ * silk-wasm (the QQ plugin's SILK decoder) finds its WebAssembly beside its module at run time
+ * (`new URL("silk.wasm", import.meta.url)`), which is no file in a compiled binary: the module
+ * imports it as an embedded file instead. Fails the build if silk-wasm changed that line.
+ */
+function embeddedWasm(): BunPlugin {
+  const needle = 'new URL("silk.wasm",import.meta.url).href';
+  return {
+    name: "homed-embedded-wasm",
+    setup(build) {
+      build.onLoad({ filter: /silk-wasm[\\/]lib[\\/]index\.mjs$/ }, async (args) => {
+        const src = await Bun.file(args.path).text();
+        if (!src.includes(needle)) fail(`silk-wasm no longer locates its wasm with ${needle}: update embeddedWasm`);
+        return {
+          contents: `import silkWasm from "./silk.wasm" with { type: "file" };\n${src.replace(needle, "silkWasm")}`,
+          loader: "js",
+        };
+      });
+    },
+  };
+}
+
+/**
  * Point the shared libraries the code embeds at the target architecture's builds: our shim
  * (built per arch by make) and onnxruntime's (its npm package ships linux/x64 and linux/arm64).
  */
@@ -191,7 +213,7 @@ async function main(): Promise<void> {
     // one, the browser plugin's playwright-core alone made the kernel 12 MiB larger and 100 ms
     // slower to start, though the kernel never runs it.
     splitting: true,
-    plugins: linux ? [nativeShimFor(arch), nativeAddonsFor(arch)] : [],
+    plugins: linux ? [nativeShimFor(arch), nativeAddonsFor(arch), embeddedWasm()] : [],
     compile: {
       target: (target === "x64" ? "bun-linux-x64" : CROSS[target].bun) as Bun.Build.CompileTarget,
       outfile: tmp,

@@ -2,8 +2,9 @@
  * A QQ message as the text of the user message homed logs and the model reads: text as is,
  * @-mentions as @name, a quoted reply, faces, voice, and images — each image fetched, stored as a
  * block (blocks/put: DATA/blocks/<sha256[0:2]>/<sha256>) and named by its block in the text. A
- * voice message (`record`) is fetched and stored as an attachment (blocks/put as "attachment":
- * typed by its bytes) that chat/send names, so the kernel has it transcribed like the web UI's.
+ * voice message (`record`) is fetched (a SILK clip, QQ's own format, decoded to WAV: silk.ts) and
+ * stored as an attachment (blocks/put as "attachment": typed by its bytes) that chat/send names,
+ * so the kernel has it transcribed like the web UI's.
  */
 import * as v from "valibot";
 import type { AttachmentRef } from "../../src/protocol/attachments.ts";
@@ -12,6 +13,7 @@ import { StoredImage } from "../../src/protocol/images.ts";
 import { imageTag } from "../../src/protocol/blocks.ts";
 import type { Plugin } from "../sdk/index.ts";
 import type { Segment } from "./onebot.ts";
+import { playableVoice } from "./silk.ts";
 
 const str = (x: unknown) => (x === undefined || x === null ? "" : String(x));
 
@@ -103,8 +105,11 @@ export async function messageText(segments: readonly Segment[], o: TextOptions):
           break;
         }
         try {
-          const voice = await storeVoice(o.plugin, await fetchImage(s, o.maxImageBytes));
-          o.attachments.push({ sha256: voice.sha256, name: str(d.file).split("/").pop() || "voice" });
+          const voice = await storeVoice(o.plugin, await playableVoice(await fetchImage(s, o.maxImageBytes)));
+          // A base64:// file has no name (its last "/" is inside the base64).
+          const file = str(d.file);
+          const name = file.startsWith("base64://") ? "" : file.split("/").pop();
+          o.attachments.push({ sha256: voice.sha256, name: name || "voice" });
           out.push("[voice message]");
         } catch (err) {
           o.plugin.log.warn("qq voice not stored", { err: (err as Error).message });

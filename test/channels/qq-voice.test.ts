@@ -3,7 +3,9 @@
  * implementation: its bytes are fetched, stored as an attachment block typed by its bytes (AMR
  * here, what QQ records in), and named in chat/send, so the model reads "[attached audio …]"
  * with the note or transcript the kernel got for it; the user message gets an audio block
- * record. Bytes that are no audio type homed takes are kept out, with a note in the text.
+ * record. Bytes that are no audio type homed takes are kept out, with a note in the text. A SILK
+ * clip (what QQ really records in) is decoded to WAV by the plugin and transcribed by the media
+ * plugin like any other voice message.
  */
 import { describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
@@ -14,6 +16,7 @@ import { tempDir } from "../harness/binary.ts";
 import { FakeOneBot, startFakeOneBot } from "../harness/fake-onebot.ts";
 import { poll } from "../harness/poll.ts";
 import { startQqRig, waitConnected } from "../harness/qq-rig.ts";
+import { encode } from "silk-wasm";
 
 const TOKEN = "qq-voice-access-token";
 const OWNER = 20002;
@@ -53,11 +56,11 @@ describe("qq voice messages", () => {
     db.close();
     expect(recs).toEqual([{ kind: "audio", mime: "audio/amr" }]);
 
-    // SILK (QQ's other voice format) is not one homed takes: the words say so, nothing is stored.
-    const silk = new Uint8Array([0x02, ...Buffer.from("#!SILK_V3", "latin1"), 1, 2, 3, 4]);
+    // Bytes that are no audio homed takes: the words say so, nothing is stored.
+    const junk = new Uint8Array([0x52, 0x49, 0x46, 0x46, 1, 2, 3, 4]);
     await fake.privateMessage(OWNER, [
       text("and "),
-      { type: "record", data: { file: `base64://${Buffer.from(silk).toString("base64")}` } },
+      { type: "record", data: { file: `base64://${Buffer.from(junk).toString("base64")}` } },
     ]);
     await poll(
       () => fake.sends().length,
@@ -69,4 +72,41 @@ describe("qq voice messages", () => {
     expect(second).toContain("[voice message not stored: ");
     expect(second).not.toContain("[attached audio");
   }, 30_000);
+
+  test("a SILK voice message (QQ's own format) is decoded to WAV and transcribed", async () => {
+    using dir = tempDir();
+    // Speech in SILK as QQ sends it: espeak-ng's words, resampled to 24 kHz, encoded by silk-wasm.
+    const wav = join(dir.path, "said.wav");
+    const pcm = join(dir.path, "said.pcm");
+    expect(Bun.spawnSync(["espeak-ng", "-v", "en-us", "-s", "140", "-w", wav, "hello world"]).exitCode).toBe(0);
+    expect(
+      Bun.spawnSync(["ffmpeg", "-loglevel", "error", "-y", "-i", wav, "-ar", "24000", "-ac", "1", "-f", "s16le", pcm])
+        .exitCode,
+    ).toBe(0);
+    const silk = (await encode(new Uint8Array(await Bun.file(pcm).arrayBuffer()), 24_000)).data;
+    expect([...silk.subarray(0, 10)]).toEqual([0x02, ...Buffer.from("#!SILK_V3", "latin1")]);
+
+    using fake = await startFakeOneBot({ accessToken: TOKEN });
+    await using rig = await startQqRig(dir.path, { mode: "ws", url: fake.wsUrl, access_token: TOKEN, owners: [OWNER] });
+    await waitConnected(fake);
+    rig.llm.script([{ text: "Heard you." }]);
+    await fake.privateMessage(OWNER, [
+      { type: "record", data: { file: `base64://${Buffer.from(silk).toString("base64")}` } },
+    ]);
+    await poll(
+      () => fake.sends().length,
+      (n) => n >= 1,
+      { what: "the answer to the SILK voice message", timeoutMs: 60_000 },
+    );
+    const said =
+      (rig.llm.requests[0]?.body.messages as { role: string; content: string }[] | undefined)?.at(-1)?.content ?? "";
+    expect(said).toContain('[attached audio "voice" (audio/wav, ');
+    expect(said).not.toContain("not stored");
+    // pocketsphinx hears espeak-ng's "hello world" through SILK (English only, offline).
+    expect(said).toMatch(/transcript \(transcript by pocketsphinx[^\n]*\):\n.*(hello|world)/);
+    const db = new Database(join(dir.path, "homed.db"), { readonly: true });
+    const recs = db.query<{ kind: string; mime: string }, []>("SELECT kind, mime FROM blocks").all();
+    db.close();
+    expect(recs).toEqual([{ kind: "audio", mime: "audio/wav" }]);
+  }, 90_000);
 });
