@@ -46,7 +46,8 @@ export function allowToolAlways(k: KernelServices, tool: string) {
 
 /** The newest `limit` events of `conv` as a person reads them, replies with their turn's usage. */
 export function conversationTranscript(k: KernelServices, conv: string, limit: number): TranscriptItem[] {
-  const events = k.store.recentConversationEvents(conv, limit);
+  // A long file's chunks (memory's, never shown) do not take the places of what was said.
+  const events = k.store.recentConversationEvents(conv, limit, ["attachment-chunk"]);
   const turns = new Set<string>();
   for (const e of events) {
     const read = e.kind === "agent-reply" ? readEventBody(e.kind, e.body) : null;

@@ -331,18 +331,19 @@ export class Store {
     return new Map(rows.map((r) => [r.id, { inputTokens: r.input_tokens, outputTokens: r.output_tokens }]));
   }
 
-  /** The newest `limit` events of a conversation that are not forgotten, oldest first. */
-  recentConversationEvents(conv: string, limit: number): StoredEvent[] {
+  /** The newest `limit` events of a conversation that are not forgotten (nor of a kind in `except`), oldest first. */
+  recentConversationEvents(conv: string, limit: number, except: readonly string[] = []): StoredEvent[] {
     return this.db
       .query<
         { id: number; ts: number; conv: string; kind: string; actor: string; untrusted: number; body: string },
-        [string, string, number]
+        [string, string, string, number]
       >(
         `SELECT * FROM (SELECT id, ts, conv, kind, actor, untrusted, body FROM events
            WHERE conv = ? AND id > COALESCE((SELECT forgotten_upto FROM conversations WHERE id = ?), 0)
+             AND kind NOT IN (SELECT value FROM json_each(?))
            ORDER BY id DESC LIMIT ?) ORDER BY id`,
       )
-      .all(conv, conv, limit)
+      .all(conv, conv, JSON.stringify(except), limit)
       .map((r) => ({ ...r, untrusted: r.untrusted === 1 }));
   }
 

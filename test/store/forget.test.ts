@@ -44,4 +44,23 @@ describe("conversation titles and forgetting", () => {
     expect(store.eventCount()).toBe(2);
     store.close();
   });
+
+  test("the newest events leave out the kinds asked, so a long file's chunks take no place of what was said", () => {
+    using dir = tempDir();
+    const store = Store.open(join(dir.path, "homed.db"));
+    say(store, "c1", "here is the report", "t1");
+    for (let i = 0; i < 5; i++)
+      store.append({
+        conv: "c1",
+        kind: "attachment-chunk",
+        actor: "user",
+        body: { turn: "t1", sha256: "a".repeat(64), offset: i * 2000, text: `page ${i + 1}` },
+      });
+    say(store, "c1", "thanks", "t2");
+    expect(store.recentConversationEvents("c1", 2).map((e) => e.kind)).toEqual(["attachment-chunk", "user-message"]);
+    const shown = store.recentConversationEvents("c1", 2, ["attachment-chunk"]);
+    expect(shown.map((e) => e.kind)).toEqual(["user-message", "user-message"]);
+    expect(store.recentConversationEvents("c1", 100).length).toBe(7);
+    store.close();
+  });
 });
