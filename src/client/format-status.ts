@@ -26,7 +26,7 @@ export function formatStatus(st: StatusResult): string {
     `  store    ${st.store.path}  schema v${st.store.schemaVersion}, ${st.store.events} events, ${formatBytes(st.store.sizeBytes)}`,
     `  model    ${st.llm.configured ? `${st.llm.provider} ${st.llm.model} at ${st.llm.baseURL} (key ${st.llm.hasKey ? st.llm.keyHint : "none"})` : "not configured (homed provider, or the web UI)"}`,
     `  memory   ${st.memory.embedder ? `dense model ${st.memory.embedder} (${st.memory.vectorsMade} vectors made${st.memory.imageVectorsMade ? `, ${st.memory.imageVectorsMade} of images` : ""}, ${st.memory.pending} queued) + words and concepts` : "words and concepts (no dense model)"}${st.memory.l3 ? `; L3 ${st.memory.l3.current} current facts (${st.memory.l3.facts} in all), ${st.memory.l3.nodes} nodes` : ""}`,
-    `  tools    ${st.tools.length ? st.tools.map((t) => `${t.name} (${t.risk})`).join(", ") : "none"}`,
+    `  tools    ${formatTools(st.tools)}`,
     `  stages   ${st.stages.length ? st.stages.map((h) => `${h.stage}:${h.plugin}`).join(", ") : "none"}`,
     ...(st.failClosed.length ? [`  FAIL-CLOSED: critical plugin down: ${st.failClosed.join(", ")}`] : []),
     `  channels`,
@@ -34,6 +34,18 @@ export function formatStatus(st: StatusResult): string {
     `  plugins`,
     ...st.plugins.map((p) => `    ${formatPlugin(p)}`),
   ].join("\n");
+}
+
+/**
+ * The tools on one line: how many, by risk class, and where each is listed (62 names with their
+ * classes made the line longer than the rest of the status together).
+ */
+export function formatTools(tools: readonly { name: string; risk: string }[]): string {
+  if (tools.length === 0) return "none";
+  const byRisk = new Map<string, number>();
+  for (const t of tools) byRisk.set(t.risk, (byRisk.get(t.risk) ?? 0) + 1);
+  const counts = [...byRisk].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  return `${tools.length} (${counts.map(([risk, n]) => `${n} ${risk}`).join(", ")}); each with \`homed tools list\``;
 }
 
 /** One line per channel: name, state, what serves it (and why it is not up), what it has done. */
