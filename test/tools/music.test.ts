@@ -1,7 +1,8 @@
 /**
  * The music plugin in dist/homed: sine tones made by ffmpeg with title/artist/album tags are
  * indexed (music-metadata), searched, queued and played by a real mpv (--ao=null) over its JSON
- * IPC: status, pause, resume, next, stop. Without an audio device the answer is "no audio
+ * IPC: status, pause, resume, next, stop. Without an audio device (made so on any machine by an
+ * .asoundrc in the daemon's HOME whose default card does not exist) the answer is "no audio
  * output: …", and without mpv "mpv is not installed", never "playing".
  */
 import { describe, expect, test } from "bun:test";
@@ -116,30 +117,31 @@ describe("music plugin in the daemon", () => {
     expect(existsSync(join(dir.path, "music-index", "mpv.sock"))).toBe(false);
   }, 90_000);
 
-  test.skipIf(existsSync("/dev/snd"))(
-    "headless: no audio output is said plainly; a missing mpv too",
-    async () => {
-      using dir = tempDir();
-      library(dir.path);
-      await Bun.write(join(dir.path, "config.toml"), musicConfig('audio_output = "alsa"'));
-      {
-        await using rig = await startAgentRig(dir.path, { plugin: false });
-        const r = await toolTurn(rig, [
-          [{ name: "music_scan", arguments: {} }],
-          [{ name: "music_play", arguments: { query: "concert" } }],
-          [{ name: "music_status", arguments: {} }],
-        ]);
-        expect(r.results[1]).toStartWith("error: no audio output: mpv could not open an audio device");
-        expect(r.results[1]).toContain('Set [tools.music] audio_output = "null" to play silently.');
-        expect(r.results[2]).toStartWith("Not playing (mpv is not running).");
-      }
-      await Bun.write(join(dir.path, "config.toml"), musicConfig('mpv = "/nonexistent/mpv"'));
-      await using rig = await startAgentRig(dir.path, { plugin: false });
-      const r = await toolTurn(rig, [[{ name: "music_play", arguments: { query: "concert" } }]]);
-      expect(r.results[0]).toBe(
-        "error: mpv is not installed at /nonexistent/mpv ([tools.music] mpv); install it (Debian: apt install mpv) to play music",
-      );
-    },
-    90_000,
-  );
+  test("headless: no audio output is said plainly; a missing mpv too", async () => {
+    using dir = tempDir();
+    library(dir.path);
+    await Bun.write(join(dir.path, "config.toml"), musicConfig('audio_output = "alsa"'));
+    // A board without sound, on any machine: the daemon's HOME (which its plugins get) holds an
+    // .asoundrc whose default ALSA device is a card that does not exist.
+    const home = join(dir.path, "home");
+    mkdirSync(home);
+    await Bun.write(join(home, ".asoundrc"), "pcm.!default { type hw card 99 }\nctl.!default { type hw card 99 }\n");
+    {
+      await using rig = await startAgentRig(dir.path, { plugin: false, env: { HOME: home } });
+      const r = await toolTurn(rig, [
+        [{ name: "music_scan", arguments: {} }],
+        [{ name: "music_play", arguments: { query: "concert" } }],
+        [{ name: "music_status", arguments: {} }],
+      ]);
+      expect(r.results[1]).toStartWith("error: no audio output: mpv could not open an audio device");
+      expect(r.results[1]).toContain('Set [tools.music] audio_output = "null" to play silently.');
+      expect(r.results[2]).toStartWith("Not playing (mpv is not running).");
+    }
+    await Bun.write(join(dir.path, "config.toml"), musicConfig('mpv = "/nonexistent/mpv"'));
+    await using rig = await startAgentRig(dir.path, { plugin: false });
+    const r = await toolTurn(rig, [[{ name: "music_play", arguments: { query: "concert" } }]]);
+    expect(r.results[0]).toBe(
+      "error: mpv is not installed at /nonexistent/mpv ([tools.music] mpv); install it (Debian: apt install mpv) to play music",
+    );
+  }, 90_000);
 });
