@@ -10,16 +10,7 @@ import type * as v from "valibot";
 import ICAL from "ical.js";
 import { CalendarError, type CalendarStore, type Occurrence, PRODID } from "./store.ts";
 import type { TOOLS } from "./tools.ts";
-import {
-  formatInstant,
-  instantToWall,
-  isTimeZone,
-  localIso,
-  parseTime,
-  TimeError,
-  type Wall,
-  wallToInstant,
-} from "./zones.ts";
+import { formatInstant, instantToWall, isTimeZone, localIso, parseTime, type Wall, wallToInstant } from "./zones.ts";
 
 type Args<K extends keyof typeof TOOLS> = v.InferOutput<(typeof TOOLS)[K]["input"]>;
 
@@ -283,9 +274,4 @@ export function calendarTools(store: CalendarStore, limits: CalendarLimits, now:
   }
 
   return { create, list, update, remove, range, defaultTz };
-}
-
-/** A CalendarError or TimeError becomes an error result the model can act on. */
-export function isCalendarError(err: unknown): err is Error {
-  return err instanceof CalendarError || err instanceof TimeError;
 }

@@ -4,9 +4,9 @@
  */
 import { join } from "node:path";
 import * as v from "valibot";
-import { connectPlugin, type ToolReturn, withRun } from "../sdk/index.ts";
+import { connectPlugin, withRun } from "../sdk/index.ts";
 import { PluginMethod } from "../../src/protocol/plugin.ts";
-import { calendarTools, isCalendarError } from "./cal-tools.ts";
+import { calendarTools } from "./cal-tools.ts";
 import { CalendarStore } from "./store.ts";
 import { TOOLS } from "./tools.ts";
 import { exportCalendar, importCalendar } from "./transfer.ts";
@@ -21,23 +21,12 @@ const dataDir = plugin.hello.dataDir;
 const store = new CalendarStore(join(dataDir, "calendar"));
 const t = calendarTools(store, cfg, () => Date.now());
 
-function guarded(fn: () => string): ToolReturn {
-  try {
-    return fn();
-  } catch (err) {
-    if (isCalendarError(err)) return { content: `error: ${(err as Error).message}`, isError: true };
-    throw err;
-  }
-}
-
 await plugin.tools([
-  withRun(TOOLS.calendar_create, (a) => guarded(() => t.create(a))),
-  withRun(TOOLS.calendar_list, (a) => guarded(() => t.list(a))),
-  withRun(TOOLS.calendar_update, (a) => guarded(() => t.update(a))),
-  withRun(TOOLS.calendar_delete, (a) => guarded(() => t.remove(a))),
-  withRun(TOOLS.calendar_import, (a) =>
-    guarded(() => importCalendar(store, a, { dataDir, maxBytes: cfg.max_import_kb * 1024 })),
-  ),
-  withRun(TOOLS.calendar_export, (a) => guarded(() => exportCalendar(store, a, { dataDir, tools: t }))),
+  withRun(TOOLS.calendar_create, (a) => t.create(a)),
+  withRun(TOOLS.calendar_list, (a) => t.list(a)),
+  withRun(TOOLS.calendar_update, (a) => t.update(a)),
+  withRun(TOOLS.calendar_delete, (a) => t.remove(a)),
+  withRun(TOOLS.calendar_import, (a) => importCalendar(store, a, { dataDir, maxBytes: cfg.max_import_kb * 1024 })),
+  withRun(TOOLS.calendar_export, (a) => exportCalendar(store, a, { dataDir, tools: t })),
 ]);
 await plugin.ready();

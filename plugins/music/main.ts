@@ -7,11 +7,11 @@ import { mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as v from "valibot";
-import { connectPlugin, type ToolReturn, withRun } from "../sdk/index.ts";
+import { connectPlugin, withRun } from "../sdk/index.ts";
 import { PluginMethod } from "../../src/protocol/plugin.ts";
 import { Library } from "./library.ts";
-import { Mpv, MpvError } from "./mpv.ts";
-import { MusicError, musicTools } from "./music-tools.ts";
+import { Mpv } from "./mpv.ts";
+import { musicTools } from "./music-tools.ts";
 import { TOOLS } from "./tools.ts";
 
 const Section = v.object({
@@ -43,25 +43,15 @@ const { tools: t, stopMpv } = musicTools({
   },
 });
 
-async function guarded(fn: () => string | Promise<string>): Promise<ToolReturn> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (err instanceof MusicError || err instanceof MpvError)
-      return { content: `error: ${err.message}`, isError: true };
-    throw err;
-  }
-}
-
 await plugin.tools([
-  withRun(TOOLS.music_scan, () => guarded(() => t.scan())),
-  withRun(TOOLS.music_search, (a) => guarded(() => t.search(a))),
-  withRun(TOOLS.music_queue, (a) => guarded(() => t.queue(a))),
-  withRun(TOOLS.music_play, (a) => guarded(() => t.play(a))),
-  withRun(TOOLS.music_pause, () => guarded(() => t.pause())),
-  withRun(TOOLS.music_next, () => guarded(() => t.next())),
-  withRun(TOOLS.music_stop, () => guarded(() => t.stop())),
-  withRun(TOOLS.music_status, () => guarded(() => t.status())),
+  withRun(TOOLS.music_scan, () => t.scan()),
+  withRun(TOOLS.music_search, (a) => t.search(a)),
+  withRun(TOOLS.music_queue, (a) => t.queue(a)),
+  withRun(TOOLS.music_play, (a) => t.play(a)),
+  withRun(TOOLS.music_pause, () => t.pause()),
+  withRun(TOOLS.music_next, () => t.next()),
+  withRun(TOOLS.music_stop, () => t.stop()),
+  withRun(TOOLS.music_status, () => t.status()),
 ]);
 plugin.onShutdown(() => stopMpv());
 await plugin.ready();

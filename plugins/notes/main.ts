@@ -29,16 +29,16 @@ const remember: Remember = cfg.index_memory
       );
     }
   : null;
-const { tools: t, guarded } = noteTools(book, remember);
+const t = noteTools(book, remember);
 
 await plugin.tools([
-  withRun(TOOLS.notes_create, (a, ctx) => guarded(() => t.create(a, ctx.untrusted))),
-  withRun(TOOLS.notes_read, (a) => guarded(() => t.read(a))),
-  withRun(TOOLS.notes_edit, (a, ctx) => guarded(() => t.edit(a, ctx.untrusted))),
-  withRun(TOOLS.notes_append, (a, ctx) => guarded(() => t.append(a, ctx.untrusted))),
-  withRun(TOOLS.notes_search, (a) => guarded(() => t.search(a))),
-  withRun(TOOLS.notes_list, () => guarded(() => t.list())),
-  withRun(TOOLS.notes_links, (a) => guarded(() => t.links(a))),
-  withRun(TOOLS.notes_delete, (a) => guarded(() => t.delete(a))),
+  withRun(TOOLS.notes_create, (a, ctx) => t.create(a, ctx.untrusted)),
+  withRun(TOOLS.notes_read, (a) => t.read(a)),
+  withRun(TOOLS.notes_edit, (a, ctx) => t.edit(a, ctx.untrusted)),
+  withRun(TOOLS.notes_append, (a, ctx) => t.append(a, ctx.untrusted)),
+  withRun(TOOLS.notes_search, (a) => t.search(a)),
+  withRun(TOOLS.notes_list, () => t.list()),
+  withRun(TOOLS.notes_links, (a) => t.links(a)),
+  withRun(TOOLS.notes_delete, (a) => t.delete(a)),
 ]);
 await plugin.ready();

@@ -1,10 +1,10 @@
 /**
- * What the notes tools do: each returns text for the model; a NoteError becomes "error: …".
+ * What the notes tools do: each returns text for the model; a NoteError it throws reaches the
+ * model as "error: …" (the SDK answers a thrown error so).
  * Every write sends the note's new text to memory (memory/add, key = the note's name), so
  * memory_search finds notes as it finds conversations.
  */
 import type * as v from "valibot";
-import type { ToolReturn } from "../sdk/index.ts";
 import { NoteError, type Notebook, wikiLinks } from "./notebook.ts";
 import type { TOOLS } from "./tools.ts";
 
@@ -13,7 +13,6 @@ type Args<K extends keyof typeof TOOLS> = v.InferOutput<(typeof TOOLS)[K]["input
 /** How memory is told of a note's text (null: indexing is off). */
 export type Remember = ((name: string, text: string, untrusted: boolean) => Promise<void>) | null;
 
-const fail = (content: string): ToolReturn => ({ content: `error: ${content}`, isError: true });
 const ago = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace("T", " ");
 
 export function noteTools(book: Notebook, remember: Remember) {
@@ -124,14 +123,5 @@ export function noteTools(book: Notebook, remember: Remember) {
     },
   };
 
-  /** Run a tool, turning a NoteError into an error result. */
-  async function guarded(fn: () => string | Promise<string>): Promise<ToolReturn> {
-    try {
-      return await fn();
-    } catch (err) {
-      if (err instanceof NoteError) return fail(err.message);
-      throw err;
-    }
-  }
-  return { tools, guarded };
+  return tools;
 }

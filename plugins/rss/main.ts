@@ -5,10 +5,9 @@
  */
 import { join } from "node:path";
 import * as v from "valibot";
-import { connectPlugin, type ToolReturn, withRun } from "../sdk/index.ts";
-import { HomedError } from "../../src/protocol/errors.ts";
+import { connectPlugin, withRun } from "../sdk/index.ts";
 import { PluginMethod } from "../../src/protocol/plugin.ts";
-import { FeedBook, RssError } from "./feeds.ts";
+import { FeedBook } from "./feeds.ts";
 import { rssTools } from "./rss-tools.ts";
 import { TOOLS } from "./tools.ts";
 
@@ -46,24 +45,14 @@ const { tools: t, refreshAll } = rssTools({
   changed,
 });
 
-async function guarded(fn: () => string | Promise<string>): Promise<ToolReturn> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (err instanceof RssError || err instanceof HomedError)
-      return { content: `error: ${err.message}`, isError: true };
-    throw err;
-  }
-}
-
 await plugin.tools([
-  withRun(TOOLS.rss_subscribe, (a, ctx) => guarded(() => t.subscribe(a, ctx.signal))),
-  withRun(TOOLS.rss_unsubscribe, (a) => guarded(() => t.unsubscribe(a))),
-  withRun(TOOLS.rss_feeds, () => guarded(() => t.feeds())),
-  withRun(TOOLS.rss_items, (a) => guarded(() => t.items(a))),
-  withRun(TOOLS.rss_read, (a) => guarded(() => t.read(a))),
-  withRun(TOOLS.rss_refresh, (a, ctx) => guarded(() => t.refresh(a, ctx.signal))),
-  withRun(TOOLS.rss_digest, (a, ctx) => guarded(() => t.digest(a, ctx.signal))),
+  withRun(TOOLS.rss_subscribe, (a, ctx) => t.subscribe(a, ctx.signal)),
+  withRun(TOOLS.rss_unsubscribe, (a) => t.unsubscribe(a)),
+  withRun(TOOLS.rss_feeds, () => t.feeds()),
+  withRun(TOOLS.rss_items, (a) => t.items(a)),
+  withRun(TOOLS.rss_read, (a) => t.read(a)),
+  withRun(TOOLS.rss_refresh, (a, ctx) => t.refresh(a, ctx.signal)),
+  withRun(TOOLS.rss_digest, (a, ctx) => t.digest(a, ctx.signal)),
 ]);
 
 if (cfg.poll_minutes > 0) {
