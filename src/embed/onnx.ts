@@ -75,7 +75,7 @@ const ModelManifest = v.object({
       }),
       v.check(
         (a) => a.form === "waveform" || (a.f_min < a.f_max && a.f_max <= a.sample_rate / 2),
-        "audio: f_min must be below f_max, and f_max at most half the sample_rate",
+        "f_min must be below f_max, and f_max at most half the sample_rate",
       ),
       // The input's name: CLAP's log-mel exports call it input_features, waveform ones input_values.
       v.transform((a) => ({ ...a, input: a.input ?? (a.form === "log-mel" ? "input_features" : "input_values") })),
