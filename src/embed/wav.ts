@@ -107,7 +107,7 @@ function kernelTable(): Float64Array {
  * kernel is widened to low-pass at the new Nyquist frequency, so nothing aliases.
  */
 export function resample(x: Float32Array, from: number, to: number): Float32Array {
-  if (from === to) return x;
+  if (from === to || x.length === 0) return x;
   const table = kernelTable();
   const scale = Math.min(1, to / from); // the cut-off, as a fraction of the source's Nyquist
   const reach = HALF / scale;

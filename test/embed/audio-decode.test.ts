@@ -136,6 +136,7 @@ describe("audio decoding", () => {
       /ffmpeg cannot read it as audio/,
     );
     await expectError(decodeAudio(new Uint8Array(0), 16000), "invalid_params", /the file is empty/);
+    await expectError(decodeAudio(sineWav(500, 0), 16000), "invalid_params", /no audio samples in it/);
     const broken = sineWav(500, 1).slice(0, 30); // the header stops inside fmt
     await expectError(decodeAudio(broken, 16000), "invalid_params", /not a WAV file this reads: short fmt chunk/);
     process.env.PATH = "/nonexistent";

@@ -41,7 +41,7 @@ async function opus(wav: Uint8Array): Promise<Uint8Array> {
 }
 
 describe("audio block vectors through the daemon", () => {
-  test("uploaded voice messages get vectors; memory search finds one by its sound", async () => {
+  test("uploaded voice messages get vectors; recall finds one by its sound", async () => {
     using dir = tempDir();
     writeTinyClap(join(dir.path, "models", "clap"));
     await Bun.write(join(dir.path, "config.toml"), `[memory]\nmodel = "clap"\n\n[llm]\ncontext_window = ${WINDOW}\n`);
