@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MAX_ATTACHMENT_BYTES } from "../protocol/attachments.ts";
 import { HomedError } from "../protocol/errors.ts";
-import { isWav, readWav, resample } from "./wav.ts";
+import { isWav, type Pcm, readWav, resample } from "./wav.ts";
 
 /** Seconds of audio read from one clip at most: the windows embedded are spread over them. */
 export const MAX_READ_SECONDS = 120;
@@ -30,15 +30,22 @@ export async function decodeAudio(
   rate: number,
   timeoutMs = FFMPEG_TIMEOUT_MS,
 ): Promise<Float32Array> {
+  const pcm = await decodePcm(bytes, rate, timeoutMs);
+  return resample(pcm.samples, pcm.rate, rate);
+}
+
+/**
+ * Mono samples of `bytes`, at most MAX_READ_SECONDS of them: a WAV at its own rate (the caller
+ * resamples only what it uses), anything else at `rate` (ffmpeg resamples).
+ */
+export async function decodePcm(bytes: Uint8Array, rate: number, timeoutMs = FFMPEG_TIMEOUT_MS): Promise<Pcm> {
   if (bytes.length === 0) throw new HomedError("invalid_params", "no audio: the file is empty");
   if (bytes.length > MAX_ATTACHMENT_BYTES)
     throw new HomedError("invalid_params", `audio over ${MAX_ATTACHMENT_BYTES} bytes is not read`);
-  let samples: Float32Array;
   const wav = isWav(bytes) ? readWav(bytes, MAX_READ_SECONDS) : null;
-  if (wav) samples = resample(wav.samples, wav.rate, rate);
-  else samples = await ffmpegDecode(bytes, rate, timeoutMs);
-  if (samples.length === 0) throw new HomedError("invalid_params", "no audio samples in it");
-  return samples;
+  const pcm = wav ?? { rate, samples: await ffmpegDecode(bytes, rate, timeoutMs) };
+  if (pcm.samples.length === 0) throw new HomedError("invalid_params", "no audio samples in it");
+  return pcm;
 }
 
 /** ffmpeg's path, or an error that names the Debian package. */

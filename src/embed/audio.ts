@@ -5,8 +5,9 @@
  * src/embed/log-mel.ts). A clip shorter than a window is repeated to fill it, then padded with
  * silence (CLAP's "repeatpad"), so the model always sees the length it was trained on.
  */
-import { decodeAudio } from "./audio-decode.ts";
+import { decodePcm } from "./audio-decode.ts";
 import { type MelSettings, frameCount, logMel, melFilterbank } from "./log-mel.ts";
+import { resample } from "./wav.ts";
 
 export interface AudioPreprocess extends MelSettings {
   max_seconds: number;
@@ -46,9 +47,18 @@ export function inputOf(window: Float32Array, p: AudioPreprocess, bank?: Float32
   return { data: logMel(window, p, bank), dims: [1, 1, frameCount(window.length, p.hop), p.n_mels] };
 }
 
-/** The model inputs of a clip: one per window (decode errors are invalid_params / unavailable). */
+/**
+ * The model inputs of a clip: one per window (decode errors are invalid_params / unavailable).
+ * A WAV at another rate is cut into windows first and only they are resampled.
+ */
 export async function audioInputs(bytes: Uint8Array, p: AudioPreprocess): Promise<AudioInput[]> {
-  const samples = await decodeAudio(bytes, p.sample_rate);
+  const pcm = await decodePcm(bytes, p.sample_rate);
+  const size = Math.round(p.max_seconds * p.sample_rate);
   const bank = p.form === "log-mel" ? melFilterbank(p) : undefined;
-  return windowsOf(samples, Math.round(p.max_seconds * p.sample_rate)).map((w) => inputOf(w, p, bank));
+  return windowsOf(pcm.samples, Math.round(p.max_seconds * pcm.rate)).map((w) => {
+    const at = resample(w, pcm.rate, p.sample_rate);
+    const window = at.length === size ? at : new Float32Array(size);
+    if (window !== at) window.set(at.subarray(0, size));
+    return inputOf(window, p, bank);
+  });
 }
