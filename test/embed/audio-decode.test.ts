@@ -10,7 +10,7 @@ import { decodeAudio, ffmpegPath } from "../../src/embed/audio-decode.ts";
 import { windowsOf } from "../../src/embed/audio.ts";
 import { readWav, resample } from "../../src/embed/wav.ts";
 import { HomedError } from "../../src/protocol/errors.ts";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../harness/binary.ts";
 import { sineWav } from "../harness/tiny-onnx.ts";
@@ -141,6 +141,26 @@ describe("audio decoding", () => {
     await expectError(decodeAudio(broken, 16000), "invalid_params", /not a WAV file this reads: short fmt chunk/);
     process.env.PATH = "/nonexistent";
     await expectError(decodeAudio(ogg, 16000), "unavailable", /ffmpeg is not installed: apt install ffmpeg/);
+  });
+
+  test("ffmpeg gets PATH as its only environment: no secret of the daemon reaches it", async () => {
+    using dir = tempDir();
+    const seen = join(dir.path, "env.txt");
+    // A stand-in ffmpeg that writes down its environment (sh adds PWD, SHLVL and _ itself).
+    writeFileSync(join(dir.path, "ffmpeg"), `#!/bin/sh\n/usr/bin/env > ${seen}\nexit 1\n`, { mode: 0o755 });
+    process.env.PATH = `${dir.path}:/usr/bin:/bin`;
+    process.env.HOMED_TEST_SECRET = "sk-do-not-leak";
+    try {
+      await expectError(decodeAudio(new TextEncoder().encode("OggS..."), 16000), "invalid_params", /exit 1/);
+    } finally {
+      delete process.env.HOMED_TEST_SECRET;
+    }
+    const names = readFileSync(seen, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => l.split("=")[0])
+      .filter((n) => !["PWD", "SHLVL", "_"].includes(n as string));
+    expect(names).toEqual(["PATH"]);
   });
 
   test("a short clip is repeated to fill its window; a long one gives three windows, first to last", () => {
