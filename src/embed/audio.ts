@@ -55,10 +55,15 @@ export async function audioInputs(bytes: Uint8Array, p: AudioPreprocess): Promis
   const pcm = await decodePcm(bytes, p.sample_rate);
   const size = Math.round(p.max_seconds * p.sample_rate);
   const bank = p.form === "log-mel" ? melFilterbank(p) : undefined;
-  return windowsOf(pcm.samples, Math.round(p.max_seconds * pcm.rate)).map((w) => {
+  const out: AudioInput[] = [];
+  for (const w of windowsOf(pcm.samples, Math.round(p.max_seconds * pcm.rate))) {
+    // Features are computed on the daemon's event loop (~50 ms a 10 s window at CLAP's
+    // defaults): give other work a turn between windows rather than block for a whole clip.
+    if (out.length > 0) await new Promise((r) => setImmediate(r));
     const at = resample(w, pcm.rate, p.sample_rate);
     const window = at.length === size ? at : new Float32Array(size);
     if (window !== at) window.set(at.subarray(0, size));
-    return inputOf(window, p, bank);
-  });
+    out.push(inputOf(window, p, bank));
+  }
+  return out;
 }
