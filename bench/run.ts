@@ -17,6 +17,7 @@ import { benchMedia } from "./media.ts";
 import { benchL3 } from "./l3.ts";
 import { benchImageVectors } from "./image-vectors.ts";
 import { benchAttach } from "./attach.ts";
+import { benchAudioFeatures } from "./audio-features.ts";
 
 const t0 = performance.now();
 await benchStartup();
@@ -37,4 +38,5 @@ await benchMedia();
 await benchL3();
 await benchImageVectors();
 await benchAttach();
+await benchAudioFeatures();
 console.error(`bench run finished in ${((performance.now() - t0) / 1000).toFixed(1)} s`);

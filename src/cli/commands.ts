@@ -268,7 +268,8 @@ export const recall: Subcommand = {
 
 export const models: Subcommand = {
   name: "models",
-  summary: "dense embedding models in DATA/models: list, check NAME TEXT…, pull NAME",
+  summary:
+    "dense embedding models in DATA/models: list, check NAME TEXT…, check-image|check-audio NAME FILE…, pull NAME",
   flags: [
     DATA_FLAG,
     JSON_FLAG,

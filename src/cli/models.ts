@@ -3,6 +3,7 @@
  *   homed models list             what is installed, and whether each loads
  *   homed models check NAME TEXT…  load NAME and embed each TEXT (dimension, first values)
  *   homed models check-image NAME FILE…  the same for images (CLIP-style models)
+ *   homed models check-audio NAME FILE…  the same for audio clips (CLAP-style models)
  *   homed models pull NAME        download a known model from the Hugging Face hub (or the
  *                                 mirror in HF_ENDPOINT / -endpoint) and check that it loads
  */
@@ -145,15 +146,16 @@ export async function runModels(dataDir: string, args: string[], json: boolean, 
     }
     return 0;
   }
-  if (verb === "check-image") {
+  if (verb === "check-image" || verb === "check-audio") {
+    const what = verb === "check-image" ? "image" : "audio";
     if (!name || texts.length === 0)
-      throw new HomedError("usage", "models check-image takes a model name and at least one image file");
+      throw new HomedError("usage", `models ${verb} takes a model name and at least one ${what} file`);
     const embedder = await OnnxEmbedder.load(join(dir, name));
     const files = texts.map((f) => {
       if (!existsSync(f)) throw new HomedError("not_found", `no such file: ${f}`);
       return new Uint8Array(readFileSync(f));
     });
-    const vectors = await embedder.embedImages(files);
+    const vectors = what === "image" ? await embedder.embedImages(files) : await embedder.embedAudio(files);
     if (json)
       process.stdout.write(
         `${JSON.stringify({ id: embedder.id, dim: embedder.dim, vectors: vectors.map((v) => Array.from(v)) })}\n`,
@@ -167,5 +169,5 @@ export async function runModels(dataDir: string, args: string[], json: boolean, 
     await pull(dir, name, endpoint || process.env.HF_ENDPOINT || "https://huggingface.co");
     return 0;
   }
-  throw new HomedError("usage", `models: unknown action "${verb}" (list, check, check-image, pull)`);
+  throw new HomedError("usage", `models: unknown action "${verb}" (list, check, check-image, check-audio, pull)`);
 }

@@ -12,11 +12,20 @@ export interface Embedder {
   embedImages?(images: readonly Uint8Array[]): Promise<Float32Array[]>;
   /** false when embedImages is there but this model has no image encoder (it would refuse). */
   readonly hasImages?: boolean;
+  /** CLAP-style models: one vector per audio clip (any format ffmpeg reads), in the texts' space. */
+  embedAudio?(clips: readonly Uint8Array[]): Promise<Float32Array[]>;
+  /** false when embedAudio is there but this model has no audio encoder. */
+  readonly hasAudio?: boolean;
 }
 
 /** Whether `e` embeds images into its text space (a CLIP-style model is loaded). */
 export function embedsImages(e: Embedder): e is Embedder & Required<Pick<Embedder, "embedImages">> {
   return typeof e.embedImages === "function" && e.hasImages !== false;
+}
+
+/** Whether `e` embeds audio into its text space (a CLAP-style model is loaded). */
+export function embedsAudio(e: Embedder): e is Embedder & Required<Pick<Embedder, "embedAudio">> {
+  return typeof e.embedAudio === "function" && e.hasAudio !== false;
 }
 
 /** Cosine of two L2-normalised vectors. */

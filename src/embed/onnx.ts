@@ -7,6 +7,9 @@
  *     "text": { "model": "model.onnx", "vocab": "vocab.txt", "max_tokens": 512,
  *               "inputs": { "ids": "input_ids", "mask": "attention_mask", "types": "token_type_ids" },
  *               "output": "last_hidden_state", "pooling": "mean", "prefix": "query: " } }
+ *
+ * An optional `image` section makes it a CLIP-style pair, an optional `audio` section a
+ * CLAP-style one: encoders whose vectors share the text encoder's space.
  */
 import * as v from "valibot";
 import { existsSync, readFileSync } from "node:fs";
@@ -42,6 +45,41 @@ const ModelManifest = v.object({
       input: v.optional(v.string(), "pixel_values"),
       output: v.optional(v.string(), "image_embeds"),
     }),
+  ),
+  /**
+   * A CLAP-style pair: an audio encoder taking mono audio at sample_rate, max_seconds at a time,
+   * as the waveform (float32 [1, samples]) or as log-mel features (float32 [1, 1, frames, n_mels];
+   * the defaults are CLAP HTSAT's).
+   */
+  audio: v.optional(
+    v.pipe(
+      v.object({
+        model: v.string(),
+        sample_rate: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1000), v.maxValue(192_000)), 48_000),
+        max_seconds: v.optional(v.pipe(v.number(), v.minValue(0.1), v.maxValue(60)), 10),
+        form: v.optional(v.picklist(["waveform", "log-mel"]), "log-mel"),
+        input: v.optional(v.string()),
+        output: v.optional(v.string(), "audio_embeds"),
+        n_fft: v.optional(
+          v.pipe(
+            v.number(),
+            v.integer(),
+            v.check((n) => n >= 16 && n <= 16384 && (n & (n - 1)) === 0, "n_fft must be a power of two, 16 to 16384"),
+          ),
+          1024,
+        ),
+        hop: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(16384)), 480),
+        n_mels: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(512)), 64),
+        f_min: v.optional(v.pipe(v.number(), v.minValue(0)), 50),
+        f_max: v.optional(v.pipe(v.number(), v.minValue(1)), 14_000),
+      }),
+      v.check(
+        (a) => a.form === "waveform" || (a.f_min < a.f_max && a.f_max <= a.sample_rate / 2),
+        "f_min must be below f_max, and f_max at most half the sample_rate",
+      ),
+      // The input's name: CLAP's log-mel exports call it input_features, waveform ones input_values.
+      v.transform((a) => ({ ...a, input: a.input ?? (a.form === "log-mel" ? "input_features" : "input_values") })),
+    ),
   ),
 });
 export type ModelManifest = v.InferOutput<typeof ModelManifest>;
@@ -80,6 +118,7 @@ export class OnnxEmbedder implements Embedder {
     private readonly session: Session,
     private readonly tokenizer: WordPiece,
     private readonly image: { m: NonNullable<ModelManifest["image"]>; session: Session } | null,
+    private readonly audio: { m: NonNullable<ModelManifest["audio"]>; session: Session } | null = null,
   ) {}
 
   /** Load the model in `dir` and probe it once to learn its dimension. */
@@ -101,15 +140,59 @@ export class OnnxEmbedder implements Embedder {
     };
     const session = await open(m.model);
     const image = manifest.image ? { m: manifest.image, session: await open(manifest.image.model) } : null;
+    const audio = manifest.audio ? { m: manifest.audio, session: await open(manifest.audio.model) } : null;
     const tokenizer = readVocabulary(join(dir, m.vocab), m.lowercase);
     const probe = new OnnxEmbedder(manifest.id, 0, m, session, tokenizer, image);
     const [vec] = await probe.run(["probe"]);
-    return new OnnxEmbedder(manifest.id, (vec as Float32Array).length, m, session, tokenizer, image);
+    return new OnnxEmbedder(manifest.id, (vec as Float32Array).length, m, session, tokenizer, image, audio);
   }
 
   /** Whether this model embeds images too (a CLIP-style pair). */
   get hasImages(): boolean {
     return this.image !== null;
+  }
+
+  /** Whether this model embeds audio too (a CLAP-style pair). */
+  get hasAudio(): boolean {
+    return this.audio !== null;
+  }
+
+  /**
+   * One vector per clip. A clip longer than the model's window is embedded in up to three
+   * windows spread over it (src/embed/audio.ts) and its vector is their normalised mean.
+   */
+  async embedAudio(clips: readonly Uint8Array[]): Promise<Float32Array[]> {
+    if (!this.audio) throw new HomedError("not_found", `${this.id} has no audio encoder`);
+    const { m, session } = this.audio;
+    const ort = onnxRuntime();
+    const { audioInputs } = await import("./audio.ts");
+    const out: Float32Array[] = [];
+    for (const bytes of clips) {
+      const sum = new Float32Array(this.dim);
+      for (const input of await audioInputs(bytes, m)) {
+        const result = await session.run({ [m.input]: new ort.Tensor("float32", input.data, input.dims) });
+        const vec = this.vectorOf(result[m.output], m.output, "audio");
+        for (let i = 0; i < sum.length; i++) sum[i] = (sum[i] as number) + (vec[i] as number);
+      }
+      out.push(normalise(sum));
+    }
+    return out;
+  }
+
+  /** The first row of an encoder's output, normalised, checked to be in the text space. */
+  private vectorOf(
+    t: { data: unknown; dims: readonly number[] } | undefined,
+    name: string,
+    what: string,
+  ): Float32Array {
+    if (!t) throw new HomedError("invalid_params", `${what} model has no output ${name}`);
+    const vec = Float32Array.from((t.data as Float32Array).subarray(0, t.dims[t.dims.length - 1] as number));
+    if (vec.length !== this.dim)
+      throw new HomedError(
+        "conflict",
+        `${what} vectors have ${vec.length} dimensions, text vectors ${this.dim}: not one space`,
+      );
+    return normalise(vec);
   }
 
   async embedImages(images: readonly Uint8Array[]): Promise<Float32Array[]> {
@@ -121,16 +204,7 @@ export class OnnxEmbedder implements Embedder {
     for (const bytes of images) {
       const pixels = await imageTensor(bytes, { size: m.size, mean: m.mean, std: m.std });
       const result = await session.run({ [m.input]: new ort.Tensor("float32", pixels, [1, 3, m.size, m.size]) });
-      const t = result[m.output];
-      if (!t) throw new HomedError("invalid_params", `image model has no output ${m.output}`);
-      const data = t.data as Float32Array;
-      const vec = Float32Array.from(data.subarray(0, t.dims[t.dims.length - 1] as number));
-      if (vec.length !== this.dim)
-        throw new HomedError(
-          "conflict",
-          `image vectors have ${vec.length} dimensions, text vectors ${this.dim}: not one space`,
-        );
-      out.push(normalise(vec));
+      out.push(this.vectorOf(result[m.output], m.output, "image"));
     }
     return out;
   }

@@ -119,8 +119,9 @@ export function controlMethods(k: KernelServices): ControlMethods {
       k.clients.hello(ctx.peer, parseParams(ClientHelloParams, params).client);
       return { ok: true };
     },
-    [ControlMethod.MemoryPeek]: (params) => {
+    [ControlMethod.MemoryPeek]: async (params) => {
       const p = parseParams(MemoryPeekParams, params);
+      await k.memory.prepare(p.text); // the query's dense vector, as a turn's recall has it
       const l2 = k.memory.layerIds(p.conv, 2);
       const found = k.memory.peekCold(p.conv, p.text, l2, p.k);
       const events = new Map(k.store.recentConversationEvents(p.conv, 100_000).map((e) => [e.id, e]));

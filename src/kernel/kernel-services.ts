@@ -50,7 +50,7 @@ export interface KernelServices {
     | "appendPluginRecord"
     | "pluginRecords"
   >;
-  readonly memory: Pick<Memory, "add" | "layerIds" | "peekCold">;
+  readonly memory: Pick<Memory, "add" | "layerIds" | "peekCold" | "prepare">;
   readonly agent: Pick<Agent, "run" | "lastContext" | "searchMemory" | "forgetContext" | "scenes">;
   /** The stable graph (L3): facts, their history, corrections; the distillation job. */
   readonly l3: Pick<KernelL3, "graph" | "recall" | "runNow">;

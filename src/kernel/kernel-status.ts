@@ -50,6 +50,7 @@ export function kernelStatus(k: StatusSources): StatusResult {
       embedder: k.memory.dense?.embedder.id ?? null,
       vectorsMade: k.memory.dense?.made ?? 0,
       imageVectorsMade: k.memory.dense?.imagesMade ?? 0,
+      audioVectorsMade: k.memory.dense?.audioMade ?? 0,
       pending: k.memory.dense?.pending ?? 0,
       l3: k.l3(),
     },

@@ -1,62 +1,74 @@
 /**
- * Vectors of image blocks (issue 15): with a CLIP-style model, each image block of an event gets
- * its own vector in the text space, kept in block_vectors with the embedder's id (migration 12),
- * so dense recall can find a turn by what its picture shows. A block whose image could not be
- * embedded gets a row with no vector: tried once per model, never again. The same bytes
- * (sha256) seen again in another block reuse the vector already made.
+ * Vectors of image and audio blocks (issue 15): with a CLIP-style model each image block of an
+ * event gets its own vector in the text space, with a CLAP-style model each audio block does,
+ * kept in block_vectors with the embedder's id (migration 12), so dense recall can find a turn by
+ * what its picture shows or its sound is. A block that could not be embedded gets a row with no
+ * vector: tried once per model, never again. The same bytes (sha256) seen again in another
+ * block reuse the vector already made.
  */
 import type { Database } from "bun:sqlite";
 
-export interface PendingImage {
+/** The kinds of block an encoder may embed. */
+export type VectorKind = "image" | "audio";
+
+export interface PendingBlock {
   block: number;
   sha256: string;
+  kind: VectorKind;
 }
 
 const blob = (vec: Float32Array) => new Uint8Array(vec.buffer, vec.byteOffset, vec.byteLength);
 const floats = (b: Uint8Array) => new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
 
 export class BlockVectors {
+  /** `kinds`: what the model embeds (never empty). */
   constructor(
     private readonly db: Database,
     private readonly embedder: string,
+    private readonly kinds: readonly VectorKind[] = ["image"],
   ) {}
 
-  /** An event's image blocks that have bytes and no row from this embedder yet. */
-  imagesOf(eventId: number): PendingImage[] {
+  /** `b.kind IN (…)` for the kinds this model embeds (fixed literals, never input). */
+  private get kindIn(): string {
+    return `b.kind IN (${this.kinds.map((k) => `'${k}'`).join(", ")})`;
+  }
+
+  /** An event's blocks of those kinds that have bytes and no row from this embedder yet. */
+  pendingOf(eventId: number): PendingBlock[] {
     return this.db
-      .query<PendingImage, [string, number]>(
-        `SELECT b.id AS block, b.sha256 FROM blocks b
+      .query<PendingBlock, [string, number]>(
+        `SELECT b.id AS block, b.sha256, b.kind FROM blocks b
          LEFT JOIN block_vectors v ON v.block_id = b.id AND v.embedder = ?
-         WHERE b.event_id = ? AND b.kind = 'image' AND b.sha256 IS NOT NULL AND v.block_id IS NULL
+         WHERE b.event_id = ? AND ${this.kindIn} AND b.sha256 IS NOT NULL AND v.block_id IS NULL
          ORDER BY b.seq`,
       )
       .all(this.embedder, eventId);
   }
 
-  /** Every image block of the log without a row from this embedder, oldest first. */
-  backlog(): PendingImage[] {
+  /** Every block of those kinds in the log without a row from this embedder, oldest first. */
+  backlog(): PendingBlock[] {
     return this.db
-      .query<PendingImage, [string]>(
-        `SELECT b.id AS block, b.sha256 FROM blocks b
+      .query<PendingBlock, [string]>(
+        `SELECT b.id AS block, b.sha256, b.kind FROM blocks b
          LEFT JOIN block_vectors v ON v.block_id = b.id AND v.embedder = ?
-         WHERE b.kind = 'image' AND b.sha256 IS NOT NULL AND v.block_id IS NULL
+         WHERE ${this.kindIn} AND b.sha256 IS NOT NULL AND v.block_id IS NULL
          ORDER BY b.id`,
       )
       .all(this.embedder);
   }
 
   /** The vector this embedder already made for the same bytes in another block, if any. */
-  known(sha256: string): Float32Array | null {
+  known(sha256: string, kind: VectorKind): Float32Array | null {
     const r = this.db
-      .query<{ vec: Uint8Array }, [string, string]>(
+      .query<{ vec: Uint8Array }, [string, string, string]>(
         `SELECT v.vec FROM block_vectors v JOIN blocks b ON b.id = v.block_id
-         WHERE b.sha256 = ? AND v.embedder = ? AND v.vec IS NOT NULL LIMIT 1`,
+         WHERE b.sha256 = ? AND b.kind = ? AND v.embedder = ? AND v.vec IS NOT NULL LIMIT 1`,
       )
-      .get(sha256, this.embedder);
+      .get(sha256, kind, this.embedder);
     return r ? floats(r.vec) : null;
   }
 
-  /** Record a block's vector, or (null) that its image could not be embedded. */
+  /** Record a block's vector, or (null) that it could not be embedded. */
   put(block: number, vec: Float32Array | null): void {
     this.db
       .query("INSERT OR REPLACE INTO block_vectors (block_id, embedder, dim, vec) VALUES (?, ?, ?, ?)")
@@ -64,7 +76,7 @@ export class BlockVectors {
   }
 
   /**
-   * The image vectors of a conversation's events made since block `after`, by event, with the
+   * The block vectors of a conversation's events made since block `after`, by event, with the
    * highest block id read (for an incremental cache: vectors are made in block order).
    */
   ofConversation(conv: string, after: number): { byEvent: Map<number, Float32Array[]>; last: number } {

@@ -6,34 +6,35 @@
  * changed model re-embeds the past.
  *
  * With a CLIP-style model (embedsImages) and the block store, an event's image blocks are queued
- * after its text and get vectors of their own (src/memory/block-vectors.ts); an event's dense
- * score is the best cosine of its text vector and its images' vectors. A bad image is logged
- * once and skipped. Without an image-capable model no block is even looked up.
+ * after its text and get vectors of their own (src/memory/block-vectors.ts); with a CLAP-style
+ * model (embedsAudio) its audio blocks do. An event's dense score is the best cosine of its text
+ * vector and its blocks' vectors. A bad image or clip is logged once and skipped. Without an
+ * image- or audio-capable model no block of that kind is even looked up.
  */
 import type { Database } from "bun:sqlite";
 import type { Embedder } from "../embed/embedder.ts";
-import { cosine, embedsImages } from "../embed/embedder.ts";
+import { cosine, embedsAudio, embedsImages } from "../embed/embedder.ts";
 import { HomedError } from "../protocol/errors.ts";
 import { MAX_INDEXED_TEXT_CHARS } from "../protocol/event-bodies.ts";
-import { BlockVectors, type PendingImage } from "./block-vectors.ts";
+import { BlockVectors, type PendingBlock, type VectorKind } from "./block-vectors.ts";
 
 export interface DenseLog {
   warn(msg: string, fields?: Record<string, unknown>): void;
   info(msg: string, fields?: Record<string, unknown>): void;
 }
 
-/** Where image bytes come from (src/store/blocks.ts BlockStore). */
+/** Where block bytes come from (src/store/blocks.ts BlockStore). */
 export interface BlockBytes {
   read(sha256: string): Uint8Array | null;
 }
 
-type Pending = { id: number; text: string } | PendingImage;
+type Pending = { id: number; text: string } | PendingBlock;
 
 interface ConvVectors {
   lastId: number;
   vecs: Map<number, Float32Array>;
   lastBlock: number;
-  images: Map<number, Float32Array[]>;
+  blocks: Map<number, Float32Array[]>;
 }
 
 export class DenseIndex {
@@ -41,13 +42,18 @@ export class DenseIndex {
   private draining = false;
   private readonly cache = new Map<string, ConvVectors>();
   private readonly queryCache = new Map<string, Float32Array>();
-  /** Image blocks' vectors; null without an image-capable model (or without the block store). */
-  private readonly images: BlockVectors | null;
+  /** Block vectors; null without an image- or audio-capable model (or without the block store). */
+  private readonly blockVectors: BlockVectors | null;
+  /** Why ffmpeg could not run, once logged (so a missing ffmpeg is one line, not one per clip). */
+  private toolMissingLogged = false;
   /** Vectors made since start (for status and tests). */
   made = 0;
   /** Image vectors made since start (reused ones included), and images that could not be embedded. */
   imagesMade = 0;
   imagesFailed = 0;
+  /** The same for audio blocks. */
+  audioMade = 0;
+  audioFailed = 0;
 
   constructor(
     private readonly db: Database,
@@ -55,13 +61,16 @@ export class DenseIndex {
     private readonly log: DenseLog,
     private readonly blocks: BlockBytes | null = null,
   ) {
-    this.images = blocks && embedsImages(embedder) ? new BlockVectors(db, embedder.id) : null;
+    const kinds: VectorKind[] = [];
+    if (embedsImages(embedder)) kinds.push("image");
+    if (embedsAudio(embedder)) kinds.push("audio");
+    this.blockVectors = blocks && kinds.length > 0 ? new BlockVectors(db, embedder.id, kinds) : null;
   }
 
-  /** Queue an event's text, and its image blocks when the model embeds images, for embedding. */
+  /** Queue an event's text, and its image and audio blocks when the model embeds them, for embedding. */
   enqueue(id: number, _conv: string, text: string): void {
     if (text.trim()) this.queue.push({ id, text });
-    if (this.images) this.queue.push(...this.images.imagesOf(id));
+    if (this.blockVectors) this.queue.push(...this.blockVectors.pendingOf(id));
     void this.drain();
   }
 
@@ -84,7 +93,7 @@ export class DenseIndex {
       while (this.queue.length > 0) {
         const p = this.queue.shift() as Pending;
         if ("block" in p) {
-          await this.embedImage(p);
+          await this.embedBlock(p);
           continue;
         }
         try {
@@ -102,28 +111,40 @@ export class DenseIndex {
   }
 
   /**
-   * Embed one image block (or reuse the vector of the same bytes). An image the model cannot take
-   * (undecodable: invalid_params) or whose bytes are gone (not_found) is marked, so it is never
-   * tried — or logged — again for this model; any other failure is logged and retried next start.
+   * Embed one image or audio block (or reuse the vector of the same bytes). A block the model
+   * cannot take (undecodable: invalid_params) or whose bytes are gone (not_found) is marked, so
+   * it is never tried — or logged — again for this model; any other failure (ffmpeg missing:
+   * unavailable, logged once) is retried next start.
    */
-  private async embedImage(p: PendingImage): Promise<void> {
-    const images = this.images as BlockVectors;
+  private async embedBlock(p: PendingBlock): Promise<void> {
+    const vectors = this.blockVectors as BlockVectors;
+    const image = p.kind === "image";
     try {
-      let vec = images.known(p.sha256);
+      let vec = vectors.known(p.sha256, p.kind);
       if (!vec) {
         const bytes = this.blocks?.read(p.sha256);
         if (!bytes) throw new HomedError("not_found", `block ${p.sha256} is not in the block store`);
-        const embed = this.embedder.embedImages as (b: readonly Uint8Array[]) => Promise<Float32Array[]>;
+        const embed = (image ? this.embedder.embedImages : this.embedder.embedAudio) as (
+          b: readonly Uint8Array[],
+        ) => Promise<Float32Array[]>;
         vec = (await embed.call(this.embedder, [bytes]))[0] ?? null;
       }
-      if (!vec) throw new Error("the image model returned no vector");
-      images.put(p.block, vec);
-      this.imagesMade++;
+      if (!vec) throw new Error(`the ${p.kind} model returned no vector`);
+      vectors.put(p.block, vec);
+      if (image) this.imagesMade++;
+      else this.audioMade++;
     } catch (err) {
-      this.imagesFailed++;
-      this.log.warn("image block not embedded; it is found by its text alone", { block: p.block, err });
-      if (err instanceof HomedError && (err.code === "invalid_params" || err.code === "not_found"))
-        images.put(p.block, null);
+      if (image) this.imagesFailed++;
+      else this.audioFailed++;
+      const mark = err instanceof HomedError && (err.code === "invalid_params" || err.code === "not_found");
+      const missingTool = err instanceof HomedError && err.code === "unavailable";
+      if (!missingTool || !this.toolMissingLogged)
+        this.log.warn(`${image ? "image" : "audio"} block not embedded; it is found by its text alone`, {
+          block: p.block,
+          err,
+        });
+      if (missingTool) this.toolMissingLogged = true;
+      if (mark) vectors.put(p.block, null);
     }
   }
 
@@ -144,7 +165,7 @@ export class DenseIndex {
   private vectorsOf(conv: string): ConvVectors {
     let c = this.cache.get(conv);
     if (!c) {
-      c = { lastId: -1, vecs: new Map(), lastBlock: -1, images: new Map() };
+      c = { lastId: -1, vecs: new Map(), lastBlock: -1, blocks: new Map() };
       this.cache.set(conv, c);
       if (this.cache.size > 32) this.cache.delete(this.cache.keys().next().value as string);
     }
@@ -160,9 +181,9 @@ export class DenseIndex {
       );
       c.lastId = Math.max(c.lastId, r.event_id);
     }
-    if (this.images) {
-      const { byEvent, last } = this.images.ofConversation(conv, c.lastBlock);
-      for (const [id, list] of byEvent) c.images.set(id, [...(c.images.get(id) ?? []), ...list]);
+    if (this.blockVectors) {
+      const { byEvent, last } = this.blockVectors.ofConversation(conv, c.lastBlock);
+      for (const [id, list] of byEvent) c.blocks.set(id, [...(c.blocks.get(id) ?? []), ...list]);
       c.lastBlock = last;
     }
     return c;
@@ -170,18 +191,18 @@ export class DenseIndex {
 
   /**
    * Cosine of the (prepared) query with each of `ids` that has a vector — the best of its text's
-   * and its images' — ; null when the query was not prepared (then scoring is lexical only).
+   * and its image and audio blocks' — ; null when the query was not prepared (then scoring is lexical only).
    */
   cosines(conv: string, text: string, ids: readonly number[]): Map<number, number> | null {
     const q = this.queryCache.get(text);
     if (!q) return null;
-    const { vecs, images } = this.vectorsOf(conv);
+    const { vecs, blocks } = this.vectorsOf(conv);
     const out = new Map<number, number>();
     for (const id of ids) {
       let best = Number.NEGATIVE_INFINITY;
       const v = vecs.get(id);
       if (v && v.length === q.length) best = cosine(q, v);
-      for (const iv of images.get(id) ?? []) if (iv.length === q.length) best = Math.max(best, cosine(q, iv));
+      for (const bv of blocks.get(id) ?? []) if (bv.length === q.length) best = Math.max(best, cosine(q, bv));
       if (best > Number.NEGATIVE_INFINITY) out.set(id, best);
     }
     return out;
@@ -198,19 +219,25 @@ export class DenseIndex {
     for (const r of rows) {
       const text = textOf(r.kind, r.body);
       if (text?.trim()) {
-        this.queue.push({ id: r.id, text }); // its images come with the backlog below
+        this.queue.push({ id: r.id, text }); // its blocks come with the backlog below
         n++;
       }
     }
     if (n > 0)
       this.log.info("embedding events that have no vector from this model", { embedder: this.embedder.id, events: n });
-    const images = this.images?.backlog() ?? [];
-    this.queue.push(...images);
+    const pending = this.blockVectors?.backlog() ?? [];
+    this.queue.push(...pending);
     void this.drain();
-    if (images.length > 0)
+    const audio = pending.filter((b) => b.kind === "audio").length;
+    if (pending.length > audio)
       this.log.info("embedding image blocks that have no vector from this model", {
         embedder: this.embedder.id,
-        images: images.length,
+        images: pending.length - audio,
+      });
+    if (audio > 0)
+      this.log.info("embedding audio blocks that have no vector from this model", {
+        embedder: this.embedder.id,
+        clips: audio,
       });
     return n;
   }

@@ -62,6 +62,8 @@ export const StatusResult = v.object({
     vectorsMade: v.number(),
     /** Vectors of image blocks (a CLIP-style model); absent from older daemons. */
     imageVectorsMade: v.optional(v.number()),
+    /** Vectors of audio blocks (a CLAP-style model); absent from older daemons. */
+    audioVectorsMade: v.optional(v.number()),
     pending: v.number(),
     /** The stable graph (L3): facts in all, current (not superseded or hidden), nodes. Absent from older daemons. */
     l3: v.optional(v.object({ facts: v.number(), current: v.number(), nodes: v.number() })),
