@@ -4,12 +4,10 @@
  */
 import * as v from "valibot";
 import { finishWithError, postStream, providerComplaint, streamError, trimBase } from "./http.ts";
-import { withJsonArray } from "./wire-json.ts";
 import { sentImages, textWithOmitted } from "./image-parts.ts";
 import { parseSse } from "./sse.ts";
 import {
   LlmError,
-  type ChatMessage,
   type ChatRequest,
   type LanguageModel,
   type ProviderSettings,
@@ -74,87 +72,53 @@ const KNOWN_EVENTS = new Set([
 
 type Block = Record<string, unknown>;
 
-/** A message's content blocks on this wire, each as JSON (src/llm/wire-json.ts). */
-interface WireBlocks {
-  role: "user" | "assistant";
-  blocks: string[];
-  /** The JSON of the text when the message is one text block (it may go as a plain string). */
-  text: string | null;
-}
-const wire = new WeakMap<ChatMessage, WireBlocks>();
-
-/** A message's blocks, kept for a frozen message (as wireJson does for OpenAI). */
-function wireBlocks(m: Exclude<ChatMessage, { role: "system" }>): WireBlocks {
-  const cacheable = Object.isFrozen(m);
-  const known = cacheable ? wire.get(m) : undefined;
-  if (known) return known;
-  const { role, blocks } = toAnthropicBlocks(m);
-  const only = blocks.length === 1 ? blocks[0] : undefined;
-  const made: WireBlocks = {
-    role,
-    blocks: blocks.map((b) => JSON.stringify(b)),
-    text: only?.type === "text" ? JSON.stringify(only.text) : null,
-  };
-  if (cacheable) wire.set(m, made);
-  return made;
-}
-
-function toAnthropicBlocks(m: Exclude<ChatMessage, { role: "system" }>): {
-  role: "user" | "assistant";
-  blocks: Block[];
-} {
-  switch (m.role) {
-    case "user": {
-      // A person's images first, then the words (the order the API recommends).
-      const images = sentImages(m).map((i) => ({
-        type: "image",
-        source: { type: "base64", media_type: i.mime, data: i.data },
-      }));
-      const text = m.images?.length ? textWithOmitted(m) : m.content;
-      return { role: "user", blocks: [...images, ...(text || images.length === 0 ? [{ type: "text", text }] : [])] };
-    }
-    case "assistant": {
-      const blocks: Block[] = m.content === "" ? [] : [{ type: "text", text: m.content }];
-      for (const c of m.toolCalls ?? [])
-        blocks.push({ type: "tool_use", id: c.id, name: c.name, input: toolInput(c.arguments) });
-      return { role: "assistant", blocks: blocks.length > 0 ? blocks : [{ type: "text", text: m.content }] };
-    }
-    default: {
-      // A tool's result. Images go inside the tool_result, after its text, as the API documents.
-      const images = sentImages(m);
-      const content =
-        images.length === 0
-          ? textWithOmitted(m)
-          : [
-              { type: "text", text: textWithOmitted(m) || "(no text)" },
-              ...images.map((i) => ({ type: "image", source: { type: "base64", media_type: i.mime, data: i.data } })),
-            ];
-      return {
-        role: "user",
-        blocks: [{ type: "tool_result", tool_use_id: m.toolCallId, content, is_error: m.isError ?? false }],
-      };
-    }
-  }
-}
-
-/**
- * The request body for `request`, as JSON: system messages lifted out, tool results folded into
- * user turns.
- */
-function anthropicBody(model: string, request: ChatRequest): string {
+/** The request body for `request`: system messages lifted out, tool results folded into user turns. */
+function anthropicBody(model: string, request: ChatRequest): Record<string, unknown> {
   const system: string[] = [];
-  const turns: { role: "user" | "assistant"; parts: WireBlocks[] }[] = [];
+  const messages: { role: "user" | "assistant"; content: Block[] }[] = [];
+  // Same-role neighbours merge into one turn: tool results answering one assistant turn must sit
+  // in the single user message that follows it, tool_result blocks first.
+  const push = (role: "user" | "assistant", blocks: Block[]) => {
+    const last = messages.at(-1);
+    if (last && last.role === role) last.content.push(...blocks);
+    else messages.push({ role, content: blocks });
+  };
   for (const m of request.messages) {
-    if (m.role === "system") {
-      system.push(m.content);
-      continue;
+    switch (m.role) {
+      case "system":
+        system.push(m.content);
+        break;
+      case "user": {
+        // A person's images first, then the words (the order the API recommends).
+        const images = sentImages(m).map((i) => ({
+          type: "image",
+          source: { type: "base64", media_type: i.mime, data: i.data },
+        }));
+        const text = m.images?.length ? textWithOmitted(m) : m.content;
+        push("user", [...images, ...(text || images.length === 0 ? [{ type: "text", text }] : [])]);
+        break;
+      }
+      case "assistant": {
+        const blocks: Block[] = m.content === "" ? [] : [{ type: "text", text: m.content }];
+        for (const c of m.toolCalls ?? [])
+          blocks.push({ type: "tool_use", id: c.id, name: c.name, input: toolInput(c.arguments) });
+        push("assistant", blocks.length > 0 ? blocks : [{ type: "text", text: m.content }]);
+        break;
+      }
+      case "tool": {
+        // Images go inside the tool_result, after its text, as the API documents.
+        const images = sentImages(m);
+        const content =
+          images.length === 0
+            ? textWithOmitted(m)
+            : [
+                { type: "text", text: textWithOmitted(m) || "(no text)" },
+                ...images.map((i) => ({ type: "image", source: { type: "base64", media_type: i.mime, data: i.data } })),
+              ];
+        push("user", [{ type: "tool_result", tool_use_id: m.toolCallId, content, is_error: m.isError ?? false }]);
+        break;
+      }
     }
-    // Same-role neighbours merge into one turn: tool results answering one assistant turn must
-    // sit in the single user message that follows it, tool_result blocks first.
-    const w = wireBlocks(m);
-    const last = turns.at(-1);
-    if (last && last.role === w.role) last.parts.push(w);
-    else turns.push({ role: w.role, parts: [w] });
   }
   const body: Record<string, unknown> = {
     model,
@@ -168,12 +132,11 @@ function anthropicBody(model: string, request: ChatRequest): string {
   if (request.temperature !== undefined) body.temperature = request.temperature;
   // Messages last (see BODY_ORDER in http.ts): the long part after the small ones.
   // A turn that is one text block goes as a plain string, the form the API documents first.
-  const messages = turns.map(({ role, parts }) => {
-    const only = parts.length === 1 && parts[0]?.blocks.length === 1 ? parts[0].text : null;
-    const content = only ?? `[${parts.flatMap((p) => p.blocks).join(",")}]`;
-    return `{"role":"${role}","content":${content}}`;
+  body.messages = messages.map(({ role, content }) => {
+    const only = content.length === 1 ? content[0] : undefined;
+    return { role, content: only?.type === "text" ? only.text : content };
   });
-  return withJsonArray(body, "messages", messages);
+  return body;
 }
 
 /**

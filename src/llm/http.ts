@@ -118,7 +118,7 @@ export function httpError(settings: ProviderSettings, url: string, status: numbe
 }
 
 /**
- * POST `body` as JSON (an object, or already written: src/llm/wire-json.ts) to `url` and return the response body as a stream, or throw an `LlmError`
+ * POST `body` as JSON to `url` and return the response body as a stream, or throw an `LlmError`
  * (this function's only failure mode) when no 2xx response arrives.
  *
  * The idle timeout (`settings.idleTimeoutMs`, default 120 s) runs from the request until the
@@ -131,7 +131,7 @@ export async function postStream(
   settings: ProviderSettings,
   url: string,
   headers: Record<string, string>,
-  body: Record<string, unknown> | string,
+  body: unknown,
   signal?: AbortSignal,
 ): Promise<ReadableStream<Uint8Array>> {
   const aborted = () => new LlmError("aborted", "the request was aborted by the caller");
@@ -194,7 +194,7 @@ export async function postStream(
       // BODY_ORDER: JavaScriptCore writes JSON as Latin-1 until it meets a character beyond it,
       // then converts everything written so far; a 550 KB context followed by one "…" in a tool
       // description took 3 ms instead of 1. Providers put the messages last in their bodies.
-      body: typeof body === "string" ? body : JSON.stringify(body),
+      body: JSON.stringify(body),
       signal: controller.signal,
     });
   } catch (err) {

@@ -6,7 +6,6 @@ import * as v from "valibot";
 import { finishWithError, postStream, providerComplaint, streamError, trimBase } from "./http.ts";
 import { dataUrl, sentImages, textWithOmitted } from "./image-parts.ts";
 import { parseSse } from "./sse.ts";
-import { type WireCache, wireJson, withJsonArray } from "./wire-json.ts";
 import {
   LlmError,
   type ChatMessage,
@@ -50,11 +49,8 @@ const Chunk = v.looseObject({
   error: v.optional(v.unknown()),
 });
 
-/** Each message's JSON on this wire (src/llm/wire-json.ts). */
-const wire: WireCache = new WeakMap();
-
-/** The chat completions body for `request`, as JSON. */
-function openAIBody(model: string, request: ChatRequest): string {
+/** The chat completions body for `request`. */
+function openAIBody(model: string, request: ChatRequest): Record<string, unknown> {
   const body: Record<string, unknown> = {
     model,
     stream: true,
@@ -66,7 +62,8 @@ function openAIBody(model: string, request: ChatRequest): string {
   if (request.temperature !== undefined) body.temperature = request.temperature;
   // Messages last (see BODY_ORDER in http.ts): the long part of the body is written after any
   // character beyond Latin-1 the small parts hold, not before.
-  return withJsonArray(body, "messages", toOpenAIMessages(request.messages));
+  body.messages = toOpenAIMessages(request.messages);
+  return body;
 }
 
 /**
@@ -75,16 +72,16 @@ function openAIBody(model: string, request: ChatRequest): string {
  * the call it belongs to (a user message between the tool messages would break the rule that
  * they follow their assistant message directly).
  */
-function toOpenAIMessages(messages: readonly ChatMessage[]): string[] {
-  const out: string[] = [];
+function toOpenAIMessages(messages: readonly ChatMessage[]): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
   let parts: Record<string, unknown>[] = [];
   const flush = () => {
-    if (parts.length > 0) out.push(JSON.stringify({ role: "user", content: parts }));
+    if (parts.length > 0) out.push({ role: "user", content: parts });
     parts = [];
   };
   for (const m of messages) {
     if (m.role !== "tool") flush();
-    out.push(wireJson(wire, m, toOpenAIMessage));
+    out.push(toOpenAIMessage(m));
     if (m.role !== "tool") continue;
     const images = sentImages(m);
     if (images.length === 0) continue;

@@ -149,17 +149,6 @@ function turnOf(e: StoredEvent): string | null {
   return read && "turn" in read.body ? (read.body.turn ?? null) : null;
 }
 
-/**
- * A history message, frozen with its tool calls and images: the same objects go to the model on
- * every turn, and providers keep each one's wire JSON (src/llm/wire-json.ts), so none may change.
- */
-function frozen(m: ContextMessage): ContextMessage {
-  if ("toolCalls" in m && m.toolCalls) for (const c of m.toolCalls) Object.freeze(c);
-  if ("images" in m && m.images) for (const i of m.images) Object.freeze(i);
-  for (const v of Object.values(m)) if (Array.isArray(v)) Object.freeze(v);
-  return Object.freeze(m);
-}
-
 /** A turn's messages as the model reads them, and their estimated cost in tokens. */
 function finish(t: TurnContent): { msgs: ContextMessage[]; cost: number } {
   if (t.final) return t.final;
@@ -172,10 +161,10 @@ function finish(t: TurnContent): { msgs: ContextMessage[]; cost: number } {
     if (m.role === "assistant" && m.toolCalls) {
       // A model output whose calls never got results (a crash mid-turn) cannot be replayed as is.
       const calls = m.toolCalls.filter((c) => t.answered.has(c.id));
-      msgs.push(frozen(calls.length ? { ...m, toolCalls: calls } : { role: "assistant", content: m.content }));
-    } else msgs.push(frozen(m));
+      msgs.push(calls.length ? { ...m, toolCalls: calls } : { role: "assistant", content: m.content });
+    } else msgs.push(m);
   }
-  if (!t.hasModel && t.reply !== null) msgs.push(frozen({ role: "assistant", content: t.reply }));
+  if (!t.hasModel && t.reply !== null) msgs.push({ role: "assistant", content: t.reply });
   const cost = msgs.reduce(
     (n, m) =>
       n +
