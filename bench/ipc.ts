@@ -55,7 +55,7 @@ const ROOT = resolve(import.meta.dir, "..");
  * One run of the Bun floor: `n` one-byte round trips between this process and a Bun child over a
  * socketpair, each after 1 ms idle (as the ring probe), both ends on `Doorbell`; one-way µs each.
  */
-async function bunFloorUs(n: number): Promise<number[]> {
+export async function bunFloorUs(n: number): Promise<number[]> {
   const [mine, theirs] = socketPair({ nonBlockingFirst: true });
   let child: ReturnType<typeof Bun.spawn>;
   try {
