@@ -19,6 +19,9 @@ export interface Daemon {
   [Symbol.asyncDispose](): Promise<void>;
 }
 
+/** How long a disposed daemon may take to stop its plugins before it is killed. */
+const DISPOSE_GRACE_MS = 5000;
+
 /**
  * Spawn `homed -data DIR`. Unless the test passes its own -listen, the web plugin gets port 0
  * (any free port), so suites run side by side and next to a daemon on 8080.
@@ -83,9 +86,15 @@ export function spawnDaemon(
       if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGTERM");
       return await proc.exited;
     },
+    // As a person stops it (SIGTERM: the daemon stops its plugins, and the browser plugin its
+    // Chromium), so nothing a plugin left running writes into the data dir after the test
+    // removed it; SIGKILL only for a daemon that does not stop within DISPOSE_GRACE_MS.
     async [Symbol.asyncDispose]() {
-      if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
+      if (proc.exitCode !== null || proc.signalCode !== null) return;
+      proc.kill("SIGTERM");
+      const timer = setTimeout(() => proc.kill("SIGKILL"), DISPOSE_GRACE_MS);
       await proc.exited;
+      clearTimeout(timer);
     },
   };
   return d;
