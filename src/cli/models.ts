@@ -151,16 +151,36 @@ export async function runModels(dataDir: string, args: string[], json: boolean, 
     if (!name || texts.length === 0)
       throw new HomedError("usage", `models ${verb} takes a model name and at least one ${what} file`);
     const embedder = await OnnxEmbedder.load(join(dir, name));
-    const files = texts.map((f) => {
-      if (!existsSync(f)) throw new HomedError("not_found", `no such file: ${f}`);
-      return new Uint8Array(readFileSync(f));
-    });
-    const vectors = what === "image" ? await embedder.embedImages(files) : await embedder.embedAudio(files);
-    if (json)
-      process.stdout.write(
-        `${JSON.stringify({ id: embedder.id, dim: embedder.dim, vectors: vectors.map((v) => Array.from(v)) })}\n`,
+    // File by file: one that cannot be read or embedded is named, and the others still print.
+    const vectors: (Float32Array | null)[] = [];
+    const failed: { file: string; err: HomedError }[] = [];
+    for (const file of texts) {
+      try {
+        if (!existsSync(file)) throw new HomedError("not_found", `no such file: ${file}`);
+        const bytes = [new Uint8Array(readFileSync(file))];
+        const [v] = what === "image" ? await embedder.embedImages(bytes) : await embedder.embedAudio(bytes);
+        vectors.push(v ?? null);
+      } catch (err) {
+        const e = err instanceof HomedError ? err : new HomedError("invalid_params", (err as Error).message);
+        failed.push({ file, err: e });
+        vectors.push(null);
+        if (!json) process.stderr.write(`  ${file}: ${e.message}\n`);
+      }
+    }
+    if (json) {
+      const errors = Object.fromEntries(failed.map(({ file, err }) => [file, err.message]));
+      const out = { id: embedder.id, dim: embedder.dim, vectors: vectors.map((v) => (v ? Array.from(v) : null)) };
+      process.stdout.write(`${JSON.stringify(failed.length ? { ...out, errors } : out)}\n`);
+    } else {
+      const ok = texts.flatMap((f, i) => (vectors[i] ? [[f, vectors[i]] as const] : []));
+      printVectors(
+        ok.map(([f]) => f),
+        ok.map(([, v]) => v),
       );
-    else printVectors(texts, vectors);
+    }
+    const first = failed[0];
+    if (first)
+      throw new HomedError(first.err.code, `${failed.length} of ${texts.length} ${what} files could not be embedded`);
     return 0;
   }
   if (verb === "pull") {

@@ -190,5 +190,15 @@ describe("CLIP-style image path", () => {
     const v = (JSON.parse(r.stdout) as { vectors: number[][] }).vectors[0]!;
     expect(v[2]).toBeCloseTo(Math.SQRT1_2, 2);
     expect(v[0]).toBeCloseTo(0, 2);
+
+    // A file that is not an image is named; the good one still prints; the exit says it failed.
+    const bad = join(dir.path, "notes.txt");
+    await Bun.write(bad, "not a picture");
+    const mixed = await run([HOMED, "models", "-data", dir.path, "check-image", "clip", bad, file], { cwd: "/" });
+    expect(mixed.exitCode).not.toBe(0);
+    expect(mixed.stderr).toContain(`${bad}: not an image sharp can read`);
+    expect(mixed.stderr).toContain("1 of 2 image files could not be embedded");
+    expect(mixed.stdout).toContain(`${file}: [`);
+    expect(mixed.stdout).not.toContain(bad);
   });
 });
