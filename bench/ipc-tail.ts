@@ -16,7 +16,7 @@ import { planLayout, writeLayout } from "../src/ipc/segment-layout.ts";
 import { SharedSegment } from "../src/ipc/shared-memory.ts";
 import { closeFd, socketPair } from "../src/ipc/shim.ts";
 import { ShmLink } from "../src/ipc/shm-link.ts";
-import { bunFloorUs, ringLatencyUs, startSinks } from "./ipc.ts";
+import { bunFloorUs, idleRoundTrips, ringLatencyUs, startSinks } from "./ipc.ts";
 import { median, percentile } from "./report.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
@@ -48,17 +48,13 @@ async function linkLatencyUs(n: number): Promise<number[]> {
   });
   const running = link.run();
   const ping = new Uint8Array(16);
-  const oneWay: number[] = [];
   try {
     await Bun.sleep(100); // let the child load
-    for (let i = 0; i < n + 200; i++) {
-      await Bun.sleep(1);
+    return await idleRoundTrips(n, () => {
       const back = new Promise<void>((r) => (answered = r));
-      const t0 = performance.now();
       link.tryEmit(0x201, ping);
-      await back;
-      if (i >= 200) oneWay.push(((performance.now() - t0) * 1000) / 2); // the first 200 warm up
-    }
+      return back;
+    });
   } finally {
     link.close();
     child.kill();
@@ -66,7 +62,6 @@ async function linkLatencyUs(n: number): Promise<number[]> {
     await running.catch(() => {});
     segment.close();
   }
-  return oneWay;
 }
 
 const rounds = Number(process.argv[2] ?? 6);

@@ -68,22 +68,33 @@ export async function bunFloorUs(n: number): Promise<number[]> {
   const bell = new Doorbell(mine, true);
   let answered: (() => void) | null = null;
   const listening = bell.listen(() => answered?.());
-  const oneWay: number[] = [];
   try {
     await Bun.sleep(100); // let the child load
-    for (let i = 0; i < n + 200; i++) {
-      await Bun.sleep(1);
+    return await idleRoundTrips(n, () => {
       const back = new Promise<void>((r) => (answered = r));
-      const t0 = performance.now();
       bell.ring();
-      await back;
-      if (i >= 200) oneWay.push(((performance.now() - t0) * 1000) / 2); // the first 200 warm up
-    }
+      return back;
+    });
   } finally {
     bell.close();
     child.kill();
     await child.exited;
     await listening.catch(() => {});
+  }
+}
+
+/**
+ * `n` round trips, each started after 1 ms idle (the other side back asleep on its doorbell) by
+ * `send`, which resolves when the answer is back; one-way µs each (half a round trip). The first
+ * 200 warm the path up and are not counted.
+ */
+export async function idleRoundTrips(n: number, send: () => Promise<void>): Promise<number[]> {
+  const oneWay: number[] = [];
+  for (let i = 0; i < n + 200; i++) {
+    await Bun.sleep(1);
+    const t0 = performance.now();
+    await send();
+    if (i >= 200) oneWay.push(((performance.now() - t0) * 1000) / 2);
   }
   return oneWay;
 }

@@ -16,6 +16,7 @@ import { webUrlOf } from "../harness/daemon.ts";
 import { poll } from "../harness/poll.ts";
 import { connectUnixRpc } from "../../src/ipc/unix-rpc.ts";
 import { sineWav, writeTinyClap } from "../harness/tiny-onnx.ts";
+import { opusOf } from "../harness/block-vectors.ts";
 
 const TOKEN = "tok-audio-vectors-0123456789abcdef";
 const auth = { authorization: `Bearer ${TOKEN}` };
@@ -27,25 +28,12 @@ const FILLER =
   "gloves, then drove to the recycling centre with two bags of cardboard and a broken lamp before lunch, and " +
   "after lunch I repotted the basil, swept the patio and planned next week's meals around lentils and rice";
 
-async function opus(wav: Uint8Array): Promise<Uint8Array> {
-  const p = Bun.spawn(
-    ["ffmpeg", "-hide_banner", "-loglevel", "error", "-i", "pipe:0", "-c:a", "libopus", "-f", "ogg", "pipe:1"],
-    {
-      stdin: new Blob([wav]),
-      stdout: "pipe",
-    },
-  );
-  const out = new Uint8Array(await new Response(p.stdout).arrayBuffer());
-  expect(await p.exited).toBe(0);
-  return out;
-}
-
 describe("audio block vectors through the daemon", () => {
   test("uploaded voice messages get vectors; recall finds one by its sound", async () => {
     using dir = tempDir();
     writeTinyClap(join(dir.path, "models", "clap"));
     await Bun.write(join(dir.path, "config.toml"), `[memory]\nmodel = "clap"\n\n[llm]\ncontext_window = ${WINDOW}\n`);
-    const whistle = await opus(sineWav(8000, 1.5));
+    const whistle = await opusOf(sineWav(8000, 1.5));
     const hum = sineWav(100, 1);
     await Bun.write(join(dir.path, "whistle.ogg"), whistle);
     await Bun.write(join(dir.path, "hum.wav"), hum);

@@ -10,6 +10,7 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { tempDir } from "../harness/binary.ts";
 import { sineWav, writeTinyClap, writeTinyClip, writeTinyModel } from "../harness/tiny-onnx.ts";
+import { opusOf, ranked, vectorRows } from "../harness/block-vectors.ts";
 import { Store } from "../../src/store/store.ts";
 import { BlockStore } from "../../src/store/blocks.ts";
 import { Tokenizer } from "../../src/embed/tokenizer.ts";
@@ -20,20 +21,6 @@ import type { Embedder } from "../../src/embed/embedder.ts";
 
 const QUERY = "world";
 const WHISTLE = 8000; // Hz at 48 kHz: a sixth of the tiny model's 16 kHz, so exactly on "world"
-
-/** Ogg Opus of `wav`, made by the real ffmpeg (what a QQ voice message or a phone upload is like). */
-async function ogg(wav: Uint8Array): Promise<Uint8Array> {
-  const p = Bun.spawn(
-    ["ffmpeg", "-hide_banner", "-loglevel", "error", "-i", "pipe:0", "-c:a", "libopus", "-f", "ogg", "pipe:1"],
-    {
-      stdin: new Blob([wav]),
-      stdout: "pipe",
-    },
-  );
-  const out = new Uint8Array(await new Response(p.stdout).arrayBuffer());
-  expect(await p.exited).toBe(0);
-  return out;
-}
 
 class Logs {
   readonly lines: string[] = [];
@@ -62,15 +49,6 @@ function log(dir: string) {
   return { store, blocks, memory, say };
 }
 
-const rows = (store: Store) =>
-  store.db
-    .query<{ block_id: number; embedder: string; dim: number; has: number }, []>(
-      "SELECT block_id, embedder, dim, vec IS NOT NULL AS has FROM block_vectors ORDER BY block_id, embedder",
-    )
-    .all();
-
-const ranked = (m: Map<number, number>) => [...m].sort((a, b) => b[1] - a[1]).map(([id]) => id);
-
 describe("audio block vectors", () => {
   test("a CLAP-style model gives audio blocks vectors; recall finds the turn by its sound", async () => {
     using dir = tempDir();
@@ -78,7 +56,7 @@ describe("audio block vectors", () => {
     writeTinyClip(join(dir.path, "clip"));
     writeTinyClap(join(dir.path, "clap"));
     const w = log(dir.path);
-    const whistle = w.say("hello", [{ bytes: await ogg(sineWav(WHISTLE, 1.5)), mime: "audio/ogg" }]);
+    const whistle = w.say("hello", [{ bytes: await opusOf(sineWav(WHISTLE, 1.5)), mime: "audio/ogg" }]);
     const cat = w.say("cat", []);
     const hum = w.say("hello", [{ bytes: sineWav(100, 1), mime: "audio/wav" }]);
     const ids = [whistle, cat, hum];
@@ -95,7 +73,7 @@ describe("audio block vectors", () => {
       expect(ranked(w.memory.score("c", QUERY, ids))[0]).toBe(cat);
       expect(dense.audioMade + dense.audioFailed + dense.imagesMade).toBe(0);
     }
-    expect(rows(w.store)).toEqual([]);
+    expect(vectorRows(w.store)).toEqual([]);
 
     // The CLAP-style pair: both clips get vectors; the whistle's turn comes first.
     const clap = new DenseIndex(w.store.db, await OnnxEmbedder.load(join(dir.path, "clap")), logs, w.blocks);
@@ -103,7 +81,7 @@ describe("audio block vectors", () => {
     clap.backfill(eventText);
     await clap.idle();
     expect(clap.audioMade).toBe(2);
-    expect(rows(w.store)).toEqual([
+    expect(vectorRows(w.store)).toEqual([
       { block_id: 1, embedder: "tiny-clap@1", dim: 4, has: 1 },
       { block_id: 2, embedder: "tiny-clap@1", dim: 4, has: 1 },
     ]);
@@ -155,7 +133,7 @@ describe("audio block vectors", () => {
     expect(calls).toBe(2); // the junk and the first whistle; the second reuses its vector
     expect(w.memory.dense.audioMade).toBe(2);
     expect(w.memory.dense.audioFailed).toBe(1);
-    expect(rows(w.store).map((r) => [r.block_id, r.dim, r.has])).toEqual([
+    expect(vectorRows(w.store).map((r) => [r.block_id, r.dim, r.has])).toEqual([
       [1, 0, 0],
       [2, 4, 1],
       [3, 4, 1],
@@ -182,8 +160,8 @@ describe("audio block vectors", () => {
     using dir = tempDir();
     writeTinyClap(join(dir.path, "clap"));
     const w = log(dir.path);
-    const clip = await ogg(sineWav(WHISTLE, 1));
-    const clip2 = await ogg(sineWav(WHISTLE, 1.2));
+    const clip = await opusOf(sineWav(WHISTLE, 1));
+    const clip2 = await opusOf(sineWav(WHISTLE, 1.2));
     w.say("hello", [{ bytes: clip, mime: "audio/ogg" }]);
     w.say("hello", [{ bytes: clip2, mime: "audio/ogg" }]);
     w.say("hello", [{ bytes: sineWav(100, 1), mime: "audio/wav" }]);
@@ -202,13 +180,13 @@ describe("audio block vectors", () => {
     const warns = logs.lines.filter((l) => l.startsWith("warn"));
     expect(warns).toHaveLength(1);
     expect(warns[0]).toContain("ffmpeg is not installed: apt install ffmpeg");
-    expect(rows(w.store).map((r) => [r.block_id, r.has])).toEqual([[3, 1]]);
+    expect(vectorRows(w.store).map((r) => [r.block_id, r.has])).toEqual([[3, 1]]);
 
     const dense = new DenseIndex(w.store.db, embedder, new Logs(), w.blocks);
     dense.backfill(eventText);
     await dense.idle();
     expect(dense.audioMade).toBe(2);
-    expect(rows(w.store).map((r) => [r.block_id, r.has])).toEqual([
+    expect(vectorRows(w.store).map((r) => [r.block_id, r.has])).toEqual([
       [1, 1],
       [2, 1],
       [3, 1],

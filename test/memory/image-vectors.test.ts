@@ -14,6 +14,7 @@ import { startAgentRig } from "../harness/agent-daemon.ts";
 import { installBunPlugin } from "../harness/plugins.ts";
 import { poll } from "../harness/poll.ts";
 import { writeTinyClip, writeTinyModel } from "../harness/tiny-onnx.ts";
+import { ranked, vectorRows } from "../harness/block-vectors.ts";
 import { Store } from "../../src/store/store.ts";
 import { BlockStore } from "../../src/store/blocks.ts";
 import { Tokenizer } from "../../src/embed/tokenizer.ts";
@@ -58,15 +59,6 @@ async function world(dir: string) {
   return { store, blocks, memory, ids, green, words, blue };
 }
 
-const rows = (store: Store) =>
-  store.db
-    .query<{ block_id: number; embedder: string; dim: number; has: number }, []>(
-      "SELECT block_id, embedder, dim, vec IS NOT NULL AS has FROM block_vectors ORDER BY block_id, embedder",
-    )
-    .all();
-
-const ranked = (m: Map<number, number>) => [...m].sort((a, b) => b[1] - a[1]).map(([id]) => id);
-
 describe("image block vectors", () => {
   test("a CLIP-style model gives image blocks vectors; recall finds the turn by its picture", async () => {
     using dir = tempDir();
@@ -82,7 +74,7 @@ describe("image block vectors", () => {
     await w.memory.dense.idle();
     await w.memory.prepare(QUERY);
     expect(ranked(w.memory.score("c", QUERY, w.ids))[0]).toBe(w.words);
-    expect(rows(w.store)).toEqual([]);
+    expect(vectorRows(w.store)).toEqual([]);
     expect(w.memory.dense.imagesMade).toBe(0);
 
     // The CLIP-style pair: both pictures get vectors; the green one's turn comes first.
@@ -91,7 +83,7 @@ describe("image block vectors", () => {
     clip.backfill(eventText);
     await clip.idle();
     expect(clip.imagesMade).toBe(2);
-    expect(rows(w.store)).toEqual([
+    expect(vectorRows(w.store)).toEqual([
       { block_id: 1, embedder: "tiny-clip@1", dim: 4, has: 1 },
       { block_id: 2, embedder: "tiny-clip@1", dim: 4, has: 1 },
     ]);
@@ -156,7 +148,7 @@ describe("image block vectors", () => {
     expect(calls).toBe(2); // the junk and the first green picture; the second green one reuses its vector
     expect(memory.dense.imagesMade).toBe(2);
     expect(memory.dense.imagesFailed).toBe(1);
-    expect(rows(store).map((r) => [r.block_id, r.dim, r.has])).toEqual([
+    expect(vectorRows(store).map((r) => [r.block_id, r.dim, r.has])).toEqual([
       [1, 0, 0],
       [2, 4, 1],
       [3, 4, 1],
@@ -197,7 +189,7 @@ describe("image block vectors", () => {
     const dense = new DenseIndex(store.db, await OnnxEmbedder.load(join(dir.path, "clip")), logs, blocks);
     dense.enqueue(id, "c", "hello\n");
     await dense.idle();
-    expect(rows(store).map((r) => [r.dim, r.has])).toEqual([[0, 0]]);
+    expect(vectorRows(store).map((r) => [r.dim, r.has])).toEqual([[0, 0]]);
     expect(logs.lines.filter((l) => l.startsWith("warn")).join("\n")).toContain("exceeds pixel limit");
     store.close();
   });
@@ -225,7 +217,7 @@ describe("image block vectors", () => {
     );
     memory.add(id, "c", "hello\n");
     await memory.dense.idle();
-    expect(rows(store).map((r) => [r.dim, r.has])).toEqual([[0, 0]]);
+    expect(vectorRows(store).map((r) => [r.dim, r.has])).toEqual([[0, 0]]);
     expect(logs.lines.filter((l) => l.startsWith("warn")).join("\n")).toContain("is not in the block store");
     expect(memory.dense.made).toBe(1); // the text still got its vector
     store.close();
