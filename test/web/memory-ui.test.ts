@@ -1,7 +1,8 @@
 /**
  * The memory page in real Chromium against the compiled binary: the search box finds what was
  * said in another conversation (with time, conversation and snippet) and says "no matches" when
- * nothing does; after the model used memory_search, the page lists the events it brought back.
+ * nothing does; after the model used memory_search, the page lists the events it brought back,
+ * and the tools the model was offered fold away under one line.
  * Screenshots land in dist/screenshots (memory-*.png).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -44,6 +45,14 @@ describe("memory page", () => {
     await page.waitForSelector("#brought .hit");
     expect(await page.textContent("#brought")).toContain("Brought back by memory_search (1)");
     expect(await page.textContent("#brought .hit")).toContain("My bike is a red Brompton");
+    // The tools offered fold away under one line instead of filling the summary.
+    const offered = Number(/(\d+) tools offered/.exec((await page.textContent("#context-summary")) ?? "")?.[1]);
+    expect(offered).toBeGreaterThan(10);
+    expect(await page.isVisible("#offered-tools p")).toBe(false);
+    await page.click("#offered-tools summary");
+    const names = ((await page.textContent("#offered-tools p")) ?? "").split(", ");
+    expect(names).toContain("memory_search");
+    expect(names).toHaveLength(offered);
 
     await page.fill("#recall-search", "Brompton");
     await page.click("#recall-go");

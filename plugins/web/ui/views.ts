@@ -269,7 +269,9 @@ const REASONS = {
 export function memoryView(conv: string): HTMLElement {
   const list = h("div", { class: "context" });
   const search = h("input", { id: "memory-search", placeholder: "Search what the model was sent…" });
-  const summary = h("p", { class: "hint" });
+  const summary = h("p", { class: "hint", id: "context-summary" });
+  // The tools offered: 60-odd names are a wall of text in the summary, so they fold away.
+  const offered = h("details", { class: "hint", id: "offered-tools" });
   const brought = h("div", { class: "context", id: "brought" });
   let messages: ContextMessage[] = [];
   const render = () => {
@@ -314,7 +316,9 @@ export function memoryView(conv: string): HTMLElement {
         ...c.brought.map((e) => hitView(e)),
       );
     const total = messages.reduce((n, m) => n + m.tokens, 0);
-    summary.textContent = `The last model call (${timeAgo(c.at)}): ${messages.length} messages, ~${total} tokens, tools: ${c.tools.join(", ") || "none"}. L1 is the context window; when the conversation outgrows it, the newest turns stay (pinned), then the turns relevant to the input (score), from cold memory (L2) too, then the newest others that fit the room left.`;
+    const tools = c.tools.length === 1 ? "1 tool" : `${c.tools.length || "no"} tools`;
+    summary.textContent = `The last model call (${timeAgo(c.at)}): ${messages.length} messages, ~${total} tokens, ${tools} offered. L1 is the context window; when the conversation outgrows it, the newest turns stay (pinned), then the turns relevant to the input (score), from cold memory (L2) too, then the newest others that fit the room left.`;
+    if (c.tools.length) offered.append(h("summary", {}, `The ${tools} offered`), h("p", {}, c.tools.join(", ")));
     render();
   });
   return h(
@@ -323,6 +327,7 @@ export function memoryView(conv: string): HTMLElement {
     memorySearchBox(),
     h("h2", {}, "What the model sees"),
     summary,
+    offered,
     brought,
     search,
     list,
