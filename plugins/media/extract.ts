@@ -91,7 +91,9 @@ export async function mediaExtract(
     const t = pr.video
       ? await transcribe(await audioTrack(input.copy, scratch, opts), "track.wav", s.speech, scratch, opts)
       : await transcribe(input.copy, p.name ?? "audio", s.speech, scratch, opts);
-    const note = `transcript by ${t.how}; ${pr.seconds.toFixed(1)} s${pr.video ? " of video" : ""}`;
+    const length = `${pr.seconds.toFixed(1)} s${pr.video ? " of video" : ""}`;
+    // A clip with no words in it (music, a whistle, silence) says so rather than naming a transcript.
+    const note = t.text.trim() ? `transcript by ${t.how}; ${length}` : `no speech heard by ${t.how}; ${length}`;
     return { kind: pr.video ? "video" : "transcript", text: t.text, anchors: [], note };
   }
   const doc = await documentText(input, kind, {}, s.maxPages, opts);

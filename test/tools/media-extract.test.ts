@@ -13,6 +13,7 @@ import { MediaExtractResult } from "../../src/protocol/media.ts";
 import { tempDir } from "../harness/binary.ts";
 import { espeakWav, makeDocx, makePdf, makeVideo, textPng } from "../harness/media-fixtures.ts";
 import { type MediaRig, startMediaPlugin } from "../harness/media-rig.ts";
+import { sineWav } from "../harness/tiny-onnx.ts";
 
 let dir: ReturnType<typeof tempDir>;
 let blocks: string;
@@ -84,6 +85,11 @@ describe("media/extract", () => {
     expect(video.kind).toBe("video");
     expect(video.note).toMatch(/s of video$/);
     expect(video.text.length).toBeGreaterThan(0);
+    // A whistle has no words: the note says none were heard instead of naming a transcript.
+    writeFileSync(join(blocks, "tone"), sineWav(3000, 2));
+    const tone = await extract("tone", "audio/wav");
+    expect(tone.text.trim()).toBe("");
+    expect(tone.note).toStartWith("no speech heard by pocketsphinx (offline, English only); 2.0 s");
   }, 60_000);
 
   test("a text longer than one answer carries is cut at MAX_EXTRACT_CHARS and the note says so", async () => {
