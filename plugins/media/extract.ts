@@ -14,7 +14,7 @@ import { ocrImage } from "./ocr.ts";
 import type { RunOptions } from "./programs.ts";
 import { sniffMedia } from "./sniff.ts";
 import { type SpeechSettings, transcribe } from "./speech.ts";
-import { audioTrack, probe } from "./video.ts";
+import { probe } from "./video.ts";
 
 /**
  * Characters of text one answer carries: the reply is one JSON-RPC frame, and frames stop at
@@ -87,10 +87,7 @@ export async function mediaExtract(
         };
       throw new MediaError(`${input.what} has neither audio nor video that ffmpeg reads`);
     }
-    // Audio goes as it is; a video's track is cut out first (the API need not take video).
-    const t = pr.video
-      ? await transcribe(await audioTrack(input.copy, scratch, opts), "track.wav", s.speech, scratch, opts)
-      : await transcribe(input.copy, p.name ?? "audio", s.speech, scratch, opts);
+    const t = await transcribe(input.copy, p.name ?? "audio", s.speech, scratch, opts, pr.video);
     const length = `${pr.seconds.toFixed(1)} s${pr.video ? " of video" : ""}`;
     // A clip with no words in it (music, a whistle, silence) says so rather than naming a transcript.
     const note = t.text.trim() ? `transcript by ${t.how}; ${length}` : `no speech heard by ${t.how}; ${length}`;

@@ -23,7 +23,7 @@ import type { RunOptions } from "./programs.ts";
 import { sniffMedia } from "./sniff.ts";
 import { say, transcribe } from "./speech.ts";
 import { TOOLS } from "./tools.ts";
-import { audioTrack, frames, probe, screenPng } from "./video.ts";
+import { frames, probe, screenPng } from "./video.ts";
 
 const ToolsSection = v.object({
   files: v.object({ roots: v.array(v.string()) }),
@@ -125,7 +125,7 @@ await plugin.tools([
       const shots = await frames(input.copy, p, a.count ?? 4, 1024, scratch, opts);
       let said = "";
       if (a.transcribe !== false && p.audio) {
-        const t = await transcribe(await audioTrack(input.copy, scratch, opts), "track.wav", cfg, scratch, opts);
+        const t = await transcribe(input.copy, input.what, cfg, scratch, opts, true);
         said = `\n\nTranscript of its audio (${t.how}):\n${t.text || "(no speech recognised)"}`;
       } else if (!p.audio) said = "\n\nIt has no audio track.";
       const times = shots.map((f) => `${f.at.toFixed(1)} s`).join(", ");

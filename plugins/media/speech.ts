@@ -10,6 +10,7 @@ import * as v from "valibot";
 import { MediaError } from "./media-error.ts";
 import type { Scratch } from "./media-files.ts";
 import { type RunOptions, runProgram } from "./programs.ts";
+import { audioTrack } from "./video.ts";
 
 export interface SpeechSettings {
   speech_url: string;
@@ -74,17 +75,23 @@ export async function say(
 
 const Transcription = v.object({ text: v.string() });
 
-/** Audio (any format ffmpeg reads, for the offline path) to text. */
+/**
+ * Audio or video (any format ffmpeg reads) to text. The offline path converts once to the 16 kHz
+ * WAV pocketsphinx reads; the API gets audio as it is, and a video's track cut out first (the API
+ * need not take video).
+ */
 export async function transcribe(
   file: string,
   name: string,
   s: SpeechSettings,
   scratch: Scratch,
   opts: RunOptions,
+  video = false,
 ): Promise<{ text: string; how: string }> {
   if (s.speech_url) {
     const form = new FormData();
-    form.append("file", new Blob([readFileSync(file)]), name);
+    const audio = video ? await audioTrack(file, scratch, opts) : file;
+    form.append("file", new Blob([readFileSync(audio)]), video ? "track.wav" : name);
     form.append("model", s.stt_model);
     form.append("response_format", "json");
     const res = await fetch(endpoint(s, "/audio/transcriptions"), {
@@ -107,12 +114,7 @@ export async function transcribe(
       `offline transcription needs pocketsphinx's English model: apt install pocketsphinx pocketsphinx-en-us (or set [tools.media] speech_url)`,
     );
   }
-  const wav = scratch.path("speech16k.wav");
-  await runProgram(
-    "ffmpeg",
-    ["-nostdin", "-loglevel", "error", "-y", "-i", file, "-vn", "-ar", "16000", "-ac", "1", "-c:a", "pcm_s16le", wav],
-    opts,
-  ).catch((err: Error) => {
+  const wav = await audioTrack(file, scratch, opts).catch((err: Error) => {
     throw new MediaError(`no audio could be read from it: ${err.message}`);
   });
   const r = await runProgram(

@@ -58,13 +58,8 @@ export async function frames(
   for (let i = 0; i < n; i++) {
     const at = p.seconds > 0 ? (p.seconds * (i + 0.5)) / n : 0;
     const path = scratch.path(`frame${i}.jpg`);
-    await runProgram(
-      "ffmpeg",
+    await ffmpeg(
       [
-        "-nostdin",
-        "-loglevel",
-        "error",
-        "-y",
         "-ss",
         at.toFixed(2),
         "-i",
@@ -89,14 +84,15 @@ export async function frames(
   return out;
 }
 
-/** The audio track as a WAV file in scratch (for speech.ts transcribe). */
+/** ffmpeg as every call here runs it: no stdin, errors only, output overwritten. */
+function ffmpeg(args: string[], opts: RunOptions) {
+  return runProgram("ffmpeg", ["-nostdin", "-loglevel", "error", "-y", ...args], opts);
+}
+
+/** The audio track (or the audio) as a 16 kHz mono WAV file in scratch, as pocketsphinx reads it. */
 export async function audioTrack(file: string, scratch: Scratch, opts: RunOptions): Promise<string> {
   const wav = scratch.path("track.wav");
-  await runProgram(
-    "ffmpeg",
-    ["-nostdin", "-loglevel", "error", "-y", "-i", file, "-vn", "-ar", "16000", "-ac", "1", "-c:a", "pcm_s16le", wav],
-    opts,
-  );
+  await ffmpeg(["-i", file, "-vn", "-ar", "16000", "-ac", "1", "-c:a", "pcm_s16le", wav], opts);
   return wav;
 }
 
@@ -107,13 +103,8 @@ export async function screenPng(display: string, scratch: Scratch, opts: RunOpti
       'no X display is configured ([tools.media] display is empty, e.g. ":0" turns screenshots on); for a web page use browser_screenshot',
     );
   const path = scratch.path("screen.png");
-  await runProgram(
-    "ffmpeg",
+  await ffmpeg(
     [
-      "-nostdin",
-      "-loglevel",
-      "error",
-      "-y",
       "-f",
       "x11grab",
       "-i",
