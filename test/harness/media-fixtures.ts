@@ -136,29 +136,21 @@ export async function textPng(lines: string[], path: string, width = 1100, size 
         `drawtext=fontfile=${font}:text='${esc(l)}':expansion=none:fontsize=${size}:fontcolor=black:x=30:y=${size + i * Math.round(size * 1.8)}`,
     )
     .join(",");
-  const p = Bun.spawn(
-    [
-      "ffmpeg",
-      "-loglevel",
-      "error",
-      "-y",
-      "-f",
-      "lavfi",
-      "-i",
-      `color=c=white:s=${width}x${2 * size + lines.length * Math.round(size * 1.8)}`,
-      "-frames:v",
-      "1",
-      "-vf",
-      filters,
-      "-c:v",
-      "png",
-      "-f",
-      "image2",
-      path,
-    ],
-    { stderr: "pipe" },
-  );
-  if ((await p.exited) !== 0) throw new Error(`ffmpeg could not draw text: ${await new Response(p.stderr).text()}`);
+  await ffmpeg("could not draw text", [
+    "-f",
+    "lavfi",
+    "-i",
+    `color=c=white:s=${width}x${2 * size + lines.length * Math.round(size * 1.8)}`,
+    "-frames:v",
+    "1",
+    "-vf",
+    filters,
+    "-c:v",
+    "png",
+    "-f",
+    "image2",
+    path,
+  ]);
 }
 
 /** Speak `text` with espeak-ng into a WAV file. */
@@ -170,29 +162,27 @@ export async function espeakWav(text: string, path: string, voice = "en-us+klatt
 /** A short MP4 (testsrc pattern, 2 s) with a sine tone or the given WAV as its audio track. */
 export async function makeVideo(path: string, seconds = 2, audioWav?: string): Promise<void> {
   const audio = audioWav ? ["-i", audioWav] : ["-f", "lavfi", "-i", `sine=frequency=440:duration=${seconds}`];
-  const p = Bun.spawn(
-    [
-      "ffmpeg",
-      "-loglevel",
-      "error",
-      "-y",
-      "-f",
-      "lavfi",
-      "-i",
-      `testsrc=duration=${seconds}:size=320x240:rate=10`,
-      ...audio,
-      "-shortest",
-      "-c:v",
-      "libx264",
-      "-pix_fmt",
-      "yuv420p",
-      "-c:a",
-      "aac",
-      "-f",
-      "mp4",
-      path,
-    ],
-    { stderr: "pipe" },
-  );
-  if ((await p.exited) !== 0) throw new Error(`ffmpeg could not make a video: ${await new Response(p.stderr).text()}`);
+  await ffmpeg("could not make a video", [
+    "-f",
+    "lavfi",
+    "-i",
+    `testsrc=duration=${seconds}:size=320x240:rate=10`,
+    ...audio,
+    "-shortest",
+    "-c:v",
+    "libx264",
+    "-pix_fmt",
+    "yuv420p",
+    "-c:a",
+    "aac",
+    "-f",
+    "mp4",
+    path,
+  ]);
+}
+
+/** Run ffmpeg (errors only, output overwritten); throws with its stderr when it fails. */
+async function ffmpeg(what: string, args: string[]): Promise<void> {
+  const p = Bun.spawn(["ffmpeg", "-loglevel", "error", "-y", ...args], { stderr: "pipe" });
+  if ((await p.exited) !== 0) throw new Error(`ffmpeg ${what}: ${await new Response(p.stderr).text()}`);
 }
