@@ -6,6 +6,9 @@
  */
 import { closeSync, constants, fstatSync, openSync, readSync, realpathSync, writeFileSync } from "node:fs";
 import { sep } from "node:path";
+// What the kernel keeps of an attachment's text: more would cross the pipe to be thrown away,
+// and the note would name a cut that is not the one stored.
+import { MAX_ATTACHMENT_TEXT_CHARS } from "../../src/protocol/attachments.ts";
 import type { MediaExtractParams, MediaExtractResult } from "../../src/protocol/media.ts";
 import { documentText } from "./documents.ts";
 import { MediaError } from "./media-error.ts";
@@ -15,13 +18,6 @@ import type { RunOptions } from "./programs.ts";
 import { sniffMedia } from "./sniff.ts";
 import { type SpeechSettings, transcribe } from "./speech.ts";
 import { probe } from "./video.ts";
-
-/**
- * Characters of text one answer carries: the reply is one JSON-RPC frame, and frames stop at
- * 4 MiB (src/ipc/rpc-peer.ts); a million characters (~500 dense pages) leaves room for escapes
- * and multi-byte text. The note says when it was cut.
- */
-export const MAX_EXTRACT_CHARS = 1_000_000;
 
 export interface ExtractSettings {
   dataDir: string;
@@ -94,13 +90,13 @@ export async function mediaExtract(
     return { kind: pr.video ? "video" : "transcript", text: t.text, anchors: [], note };
   }
   const doc = await documentText(input, kind, {}, s.maxPages, opts);
-  if (doc.text.length <= MAX_EXTRACT_CHARS)
+  if (doc.text.length <= MAX_ATTACHMENT_TEXT_CHARS)
     return { kind: "document", text: doc.text, anchors: doc.anchors, ...(doc.note ? { note: doc.note } : {}) };
-  const cut = `the first ${MAX_EXTRACT_CHARS} of ${doc.text.length} characters`;
+  const cut = `the first ${MAX_ATTACHMENT_TEXT_CHARS} of ${doc.text.length} characters`;
   return {
     kind: "document",
-    text: doc.text.slice(0, MAX_EXTRACT_CHARS),
-    anchors: doc.anchors.filter((a) => a.offset < MAX_EXTRACT_CHARS),
+    text: doc.text.slice(0, MAX_ATTACHMENT_TEXT_CHARS),
+    anchors: doc.anchors.filter((a) => a.offset < MAX_ATTACHMENT_TEXT_CHARS),
     note: doc.note ? `${doc.note}; ${cut}` : cut,
   };
 }

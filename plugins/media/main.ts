@@ -158,8 +158,10 @@ plugin.handle(MediaMethod.Extract, async (params) => {
     speech: cfg,
   };
   try {
+    // One deadline for the whole answer (a video runs several programs), as long as one program's:
+    // the kernel stops waiting about then, and nothing should go on working unseen after it.
     return await mediaExtract(parsed.output, settings, scratch, {
-      signal: new AbortController().signal,
+      signal: AbortSignal.timeout(cfg.timeout_ms),
       timeoutMs: cfg.timeout_ms,
     });
   } catch (err) {

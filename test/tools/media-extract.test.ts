@@ -92,13 +92,13 @@ describe("media/extract", () => {
     expect(tone.note).toStartWith("no speech heard by pocketsphinx (offline, English only); 2.0 s");
   }, 60_000);
 
-  test("a text longer than one answer carries is cut at MAX_EXTRACT_CHARS and the note says so", async () => {
+  test("a text longer than the kernel keeps is cut at MAX_ATTACHMENT_TEXT_CHARS and the note says so", async () => {
     const line = "# Part\nwords words words words words words words words words words\n";
-    writeFileSync(join(blocks, "big"), line.repeat(Math.ceil(1_200_000 / line.length)));
+    writeFileSync(join(blocks, "big"), line.repeat(Math.ceil(120_000 / line.length)));
     const r = await extract("big", "text/markdown");
-    expect(r.text.length).toBe(1_000_000);
-    expect(r.note).toMatch(/^Markdown; the first 1000000 of \d+ characters$/);
-    expect(r.anchors.every((a) => a.offset < 1_000_000)).toBe(true);
+    expect(r.text.length).toBe(100_000);
+    expect(r.note).toMatch(/^Markdown; the first 100000 of \d+ characters$/);
+    expect(r.anchors.every((a) => a.offset < 100_000)).toBe(true);
   });
 
   test("outside the data dir, missing, empty, unknown bytes and bad params are errors, and the plugin stays", async () => {
