@@ -4,6 +4,7 @@
  * tesseract-ocr"), never a spawn error. Runs are bound to the tool call's signal and a time cap,
  * with a minimal environment (no secrets reach a child).
  */
+import { childEnvironment } from "../../src/protocol/child-env.ts";
 import { runProcess, type ProcessResult } from "../sdk/run-process.ts";
 import { MediaError } from "./media-error.ts";
 
@@ -42,7 +43,7 @@ export async function runProgram(program: Program, args: string[], opts: RunOpti
   const path = need(program);
   const timeout = AbortSignal.timeout(opts.timeoutMs);
   const signal = AbortSignal.any([opts.signal, timeout]);
-  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", LANG: "C.UTF-8", HOME: opts.cwd ?? "/tmp", ...opts.env };
+  const env = childEnvironment(process.env, { LANG: "C.UTF-8", HOME: opts.cwd ?? "/tmp", ...opts.env });
   const r = await runProcess([path, ...args], { signal, cwd: opts.cwd, env, graceMs: 500 });
   if (timeout.aborted && !opts.signal.aborted)
     throw new MediaError(`${program} took longer than ${opts.timeoutMs} ms ([tools.media] timeout_ms) and was stopped`);

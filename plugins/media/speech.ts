@@ -5,7 +5,7 @@
  * espeak-ng speaks (WAV), and pocketsphinx transcribes English only (Debian's en-us model;
  * rough on anything but clear speech) after ffmpeg makes the 16 kHz mono WAV it needs.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import * as v from "valibot";
 import { MediaError } from "./media-error.ts";
 import type { Scratch } from "./media-files.ts";
@@ -107,13 +107,10 @@ export async function transcribe(
     if (!parsed.success) throw new MediaError("the speech API's /audio/transcriptions answer has no text field");
     return { text: parsed.output.text.trim(), how: `${s.stt_model} at ${s.speech_url}` };
   }
-  try {
-    readFileSync(`${SPHINX_MODEL}/en-us/mdef`);
-  } catch {
+  if (!existsSync(`${SPHINX_MODEL}/en-us/mdef`))
     throw new MediaError(
       `offline transcription needs pocketsphinx's English model: apt install pocketsphinx pocketsphinx-en-us (or set [tools.media] speech_url)`,
     );
-  }
   const wav = await audioTrack(file, scratch, opts).catch((err: Error) => {
     throw new MediaError(`no audio could be read from it: ${err.message}`);
   });

@@ -6,6 +6,7 @@
  */
 import { existsSync, unlinkSync } from "node:fs";
 import { createConnection, type Socket } from "node:net";
+import { childEnvironment, passThrough } from "../../src/protocol/child-env.ts";
 
 export class MpvError extends Error {}
 
@@ -15,8 +16,8 @@ interface MpvEvent {
   file_error?: string;
 }
 
-/** Environment names mpv may need to reach audio, passed on when the daemon has them. */
-const AUDIO_ENV = ["PATH", "HOME", "XDG_RUNTIME_DIR", "PULSE_SERVER", "PIPEWIRE_RUNTIME_DIR", "LANG"];
+/** What mpv needs beyond a child's base environment to reach the sound server, when set. */
+const AUDIO_ENV = ["XDG_RUNTIME_DIR", "PULSE_SERVER", "PIPEWIRE_RUNTIME_DIR"];
 
 export class Mpv {
   private proc: ReturnType<typeof Bun.spawn> | null = null;
@@ -44,8 +45,7 @@ export class Mpv {
         `mpv is not installed at ${this.binary} ([tools.music] mpv); install it (Debian: apt install mpv) to play music`,
       );
     if (existsSync(this.socketPath)) unlinkSync(this.socketPath);
-    const env: Record<string, string> = {};
-    for (const k of AUDIO_ENV) if (process.env[k]) env[k] = process.env[k] as string;
+    const env = childEnvironment(process.env, passThrough(process.env, AUDIO_ENV));
     const args = [
       this.binary,
       "--no-config",
