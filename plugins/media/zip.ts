@@ -80,10 +80,6 @@ export class ZipReader {
     }
   }
 
-  names(): string[] {
-    return [...this.entries.keys()];
-  }
-
   /** An entry's bytes, or undefined when the archive has no such entry. */
   read(name: string, what: string): Uint8Array | undefined {
     const e = this.entries.get(name);

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MAX_ATTACHMENT_BYTES } from "../protocol/attachments.ts";
 import { HomedError } from "../protocol/errors.ts";
-import { isWav, type Pcm, readWav, resample } from "./wav.ts";
+import { isWav, type Pcm, readWav } from "./wav.ts";
 
 /** Seconds of audio read from one clip at most: the windows embedded are spread over them. */
 export const MAX_READ_SECONDS = 120;
@@ -23,16 +23,6 @@ const STDERR_KEEP = 2048;
 
 /** Whether `b` is an ISO media file (MP4, M4A): "ftyp" at offset 4. */
 const isMp4 = (b: Uint8Array) => b.length >= 12 && String.fromCharCode(...b.subarray(4, 8)) === "ftyp";
-
-/** Mono samples of `bytes` at `rate` Hz, at most MAX_READ_SECONDS of them. */
-export async function decodeAudio(
-  bytes: Uint8Array,
-  rate: number,
-  timeoutMs = FFMPEG_TIMEOUT_MS,
-): Promise<Float32Array> {
-  const pcm = await decodePcm(bytes, rate, timeoutMs);
-  return resample(pcm.samples, pcm.rate, rate);
-}
 
 /**
  * Mono samples of `bytes`, at most MAX_READ_SECONDS of them: a WAV at its own rate (the caller
