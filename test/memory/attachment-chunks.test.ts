@@ -69,6 +69,8 @@ describe("attachment chunks", () => {
   test("text without anchors or spaces (Chinese) is cut at sentence ends, or hard at the maximum", () => {
     const zh = "这是一个很长的句子，用来测试切分。".repeat(800);
     const cs = chunkText(zh).chunks;
+    expect(cs.length).toBeGreaterThan(1);
+    expect(cs.map((c) => c.text).join("")).toBe(zh);
     for (const c of cs) {
       expect(c.text.length).toBeLessThanOrEqual(MAX_CHUNK_CHARS);
       expect(c.text.endsWith("。")).toBe(true);

@@ -97,7 +97,6 @@ describe("notes plugin in the daemon", () => {
     expect(badName).toStartWith("error: invalid arguments for notes_create: /name must match pattern");
     expect(both).toBe("error: give either text (the whole note) or find and replace, not both");
     expect(existsSync(join(dir.path, "notes", "Sourdough.md"))).toBe(false);
-    expect(existsSync(join(dir.path, "escape.md"))).toBe(false);
     const refused = await poll(
       async () => (existsSync(outsider) ? readFileSync(outsider, "utf8") : ""),
       (t) => t !== "",
