@@ -7,7 +7,8 @@
 import { closeSync, constants } from "node:fs";
 import { type Confinement, FilesError } from "../sdk/confine.ts";
 import { numbered } from "./read.ts";
-import { decodeText, formatSize, lineNumbersAt, readAll } from "./text.ts";
+import { readAll } from "../sdk/confine.ts";
+import { decodeText, formatSize, lineNumbersAt } from "./text.ts";
 import { existingTarget, writeAtomic } from "./write.ts";
 
 export interface EditArgs {

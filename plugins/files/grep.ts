@@ -11,7 +11,8 @@
  */
 import { closeSync, constants, lstatSync } from "node:fs";
 import { type Confinement, FilesError } from "../sdk/confine.ts";
-import { nulOffset, readAll, strictDecoder } from "./text.ts";
+import { readAll } from "../sdk/confine.ts";
+import { nulOffset, strictDecoder } from "./text.ts";
 import { RegexRunner } from "./regex-worker.ts";
 import { checkPattern, walk } from "./walk.ts";
 

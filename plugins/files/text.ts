@@ -3,7 +3,6 @@
  * a NUL in the first 8 KiB (what git and grep look at) or an invalid UTF-8 sequence anywhere
  * makes a file binary, and the files tools refuse to show or edit it.
  */
-import { readSync } from "node:fs";
 import { FilesError } from "../sdk/confine.ts";
 
 /** How much of a file's start is searched for NUL bytes. */
@@ -22,18 +21,6 @@ export function binaryError(what: string, detail: string): FilesError {
 /** A decoder that throws on invalid UTF-8 and keeps a BOM (so an edit writes it back). */
 export function strictDecoder(): TextDecoder {
   return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-}
-
-/** The whole of an open file (of `size` bytes) as bytes. */
-export function readAll(fd: number, size: number): Uint8Array {
-  const buf = new Uint8Array(size);
-  let at = 0;
-  while (at < size) {
-    const n = readSync(fd, buf, at, size - at, at);
-    if (n === 0) break;
-    at += n;
-  }
-  return buf.subarray(0, at);
 }
 
 /** Bytes as text, or a FilesError saying why they are not text. */

@@ -4,7 +4,8 @@
  * transcript, or a video's transcript. The path must lie inside the data dir (the kernel passes
  * files under DATA/blocks); the bytes are sniffed, the claimed type only breaks ties.
  */
-import { closeSync, constants, fstatSync, openSync, readSync, realpathSync, writeFileSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, realpathSync, writeFileSync } from "node:fs";
+import { readAll } from "../sdk/confine.ts";
 import { sep } from "node:path";
 // What the kernel keeps of an attachment's text: more would cross the pipe to be thrown away,
 // and the note would name a cut that is not the one stored.
@@ -44,16 +45,10 @@ function readKernelFile(p: MediaExtractParams, s: ExtractSettings, scratch: Scra
     if (st.size === 0) throw new MediaError(`${p.path} is empty (0 bytes)`);
     if (st.size > s.maxBytes)
       throw new MediaError(`${p.path} is ${mib(st.size)}; media/extract reads at most ${mib(s.maxBytes)}`);
-    const bytes = new Uint8Array(st.size);
-    let at = 0;
-    while (at < bytes.length) {
-      const n = readSync(fd, bytes, at, bytes.length - at, at);
-      if (n === 0) break;
-      at += n;
-    }
+    const bytes = readAll(fd, st.size);
     const copy = scratch.path("input");
-    writeFileSync(copy, bytes.subarray(0, at), { mode: 0o600 });
-    return { what: p.name ?? "the file", bytes: bytes.subarray(0, at), copy };
+    writeFileSync(copy, bytes, { mode: 0o600 });
+    return { what: p.name ?? "the file", bytes, copy };
   } finally {
     closeSync(fd);
   }

@@ -12,7 +12,6 @@ import {
   lstatSync,
   mkdtempSync,
   openSync,
-  readSync,
   renameSync,
   rmSync,
   unlinkSync,
@@ -22,7 +21,7 @@ import {
 import { randomBytes } from "node:crypto";
 import { tmpdir } from "node:os";
 import { basename, dirname, extname, join } from "node:path";
-import { type Confinement, refuseIrregular } from "../sdk/confine.ts";
+import { type Confinement, readAll, refuseIrregular } from "../sdk/confine.ts";
 import { MediaError } from "./media-error.ts";
 
 export const mib = (n: number) => `${(n / 1048576).toFixed(1)} MiB`;
@@ -58,14 +57,7 @@ export function readInput(c: Confinement, path: string, maxBytes: number, scratc
       throw new MediaError(
         `${what} is ${mib(stat.size)}; media tools read at most ${mib(maxBytes)} ([tools.media] max_file_mb)`,
       );
-    bytes = new Uint8Array(stat.size);
-    let at = 0;
-    while (at < bytes.length) {
-      const n = readSync(fd, bytes, at, bytes.length - at, at);
-      if (n === 0) break;
-      at += n;
-    }
-    bytes = bytes.subarray(0, at);
+    bytes = readAll(fd, stat.size);
   } finally {
     closeSync(fd);
   }

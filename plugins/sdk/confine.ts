@@ -21,6 +21,7 @@ import {
   lstatSync,
   mkdirSync,
   openSync,
+  readSync,
   readlinkSync,
   realpathSync,
   type Stats,
@@ -310,4 +311,16 @@ export function refuseIrregular(st: Stats, what: string): void {
     throw new FilesError(
       `${what} has ${st.nlink} hard links; a hard-linked file may be shared with a place outside the allowed roots, so files tools refuse it (the owner can replace it with a copy)`,
     );
+}
+
+/** The whole of an open file (of `size` bytes) as bytes. */
+export function readAll(fd: number, size: number): Uint8Array {
+  const buf = new Uint8Array(size);
+  let at = 0;
+  while (at < size) {
+    const n = readSync(fd, buf, at, size - at, at);
+    if (n === 0) break;
+    at += n;
+  }
+  return buf.subarray(0, at);
 }
