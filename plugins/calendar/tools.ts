@@ -98,7 +98,7 @@ export const TOOLS = {
   calendar_import: {
     name: "calendar_import",
     description:
-      "Import events from iCalendar (.ics) text or a .ics file inside the data dir. Events with a uid already in the calendar replace it. Returns what was imported.",
+      "Import events from iCalendar (.ics) text or a .ics file inside the files tools' roots. Events with a uid already in the calendar replace it. Returns what was imported.",
     input: v.strictObject({
       ics: v.optional(
         v.pipe(v.string(), v.maxLength(10_000_000), v.description("The .ics text (BEGIN:VCALENDAR...).")),
@@ -107,7 +107,7 @@ export const TOOLS = {
         v.pipe(
           v.string(),
           v.maxLength(1000),
-          v.description("A .ics file, relative to the data dir (e.g. workspace/team.ics)."),
+          v.description("A .ics file inside the files tools' roots, relative to the workspace (e.g. team.ics)."),
         ),
       ),
     }),

@@ -5,10 +5,11 @@
  * DATA/exports/.
  */
 import { randomUUID } from "node:crypto";
-import { mkdirSync, readFileSync, realpathSync, statSync, writeFileSync } from "node:fs";
-import { join, resolve, sep } from "node:path";
+import { closeSync, constants, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import type * as v from "valibot";
 import ICAL from "ical.js";
+import { type Confinement, readAll } from "../sdk/confine.ts";
 import { newCalendar, type calendarTools } from "./cal-tools.ts";
 import { CalendarError, type CalendarStore, registerZones } from "./store.ts";
 import type { TOOLS } from "./tools.ts";
@@ -18,35 +19,33 @@ type Args<K extends keyof typeof TOOLS> = v.InferOutput<(typeof TOOLS)[K]["input
 /** An export's text is returned inline up to this many characters. */
 const INLINE_CHARS = 8000;
 
-function readInside(dataDir: string, path: string, maxBytes: number): string {
-  const root = realpathSync(dataDir);
-  let real: string;
+/**
+ * An .ics file inside the [tools.files] roots, opened through the same checks as files_read:
+ * never the daemon's own files (web-token, secrets.json, the database) in the data dir.
+ */
+function readConfined(c: Confinement, path: string, maxBytes: number): string {
+  const { real } = c.existing(path);
+  const what = c.display(real);
+  const { fd, stat } = c.openChecked(real, what, constants.O_RDONLY);
   try {
-    real = realpathSync(resolve(root, path));
-  } catch {
-    throw new CalendarError(`"path": ${path} does not exist (relative to the data dir ${root})`);
+    if (stat.size > maxBytes)
+      throw new CalendarError(
+        `${what} is ${Math.ceil(stat.size / 1024)} KiB; calendar_import reads ${maxBytes / 1024} KiB ([tools.calendar] max_import_kb)`,
+      );
+    return new TextDecoder().decode(readAll(fd, stat.size));
+  } finally {
+    closeSync(fd);
   }
-  if (real !== root && !real.startsWith(root + sep))
-    throw new CalendarError(
-      `"path": ${path} is outside the data dir; import files from inside it, or pass the text as "ics"`,
-    );
-  const st = statSync(real);
-  if (!st.isFile()) throw new CalendarError(`"path": ${path} is not a file`);
-  if (st.size > maxBytes)
-    throw new CalendarError(
-      `${path} is ${Math.ceil(st.size / 1024)} KiB; calendar_import reads ${maxBytes / 1024} KiB ([tools.calendar] max_import_kb)`,
-    );
-  return readFileSync(real, "utf8");
 }
 
 export function importCalendar(
   store: CalendarStore,
   a: Args<"calendar_import">,
-  o: { dataDir: string; maxBytes: number },
+  o: { files: () => Confinement; maxBytes: number },
 ): string {
   if ((a.ics === undefined) === (a.path === undefined))
     throw new CalendarError('give exactly one of "ics" (the text) or "path"');
-  const text = a.ics ?? readInside(o.dataDir, a.path as string, o.maxBytes);
+  const text = a.ics ?? readConfined(o.files(), a.path as string, o.maxBytes);
   if (Buffer.byteLength(text) > o.maxBytes)
     throw new CalendarError(`the .ics text is over ${o.maxBytes / 1024} KiB ([tools.calendar] max_import_kb)`);
   let root: ICAL.Component;

@@ -5,7 +5,7 @@
  * deletes — each through the daemon's gate; bad times, rules, zones and .ics text get clear errors.
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../harness/binary.ts";
 import { startAgentRig } from "../harness/agent-daemon.ts";
@@ -57,7 +57,8 @@ describe("calendar plugin in the daemon", () => {
       join(dir.path, "config.toml"),
       `[approval]\nallow = ["calendar_*", "schedule_*"]\n\n[tools.calendar]\ntimezone = "Europe/Berlin"\n`,
     );
-    writeFileSync(join(dir.path, "team.ics"), TEAM_ICS);
+    mkdirSync(join(dir.path, "workspace"), { recursive: true });
+    writeFileSync(join(dir.path, "workspace", "team.ics"), TEAM_ICS);
     await using rig = await startAgentRig(dir.path, { plugin: false });
     const offered = (await rig.status()).tools.filter((t) => t.name.startsWith("calendar_"));
     expect(offered.map((t) => [t.name, t.risk])).toEqual([
@@ -137,18 +138,22 @@ describe("calendar plugin in the daemon", () => {
         { name: "calendar_import", arguments: { path: "team.ics" } },
         { name: "calendar_import", arguments: { ics: "BEGIN:VCALENDAR\nthis is not ical" } },
         { name: "calendar_import", arguments: { path: "../../etc/passwd" } },
+        { name: "calendar_import", arguments: { path: "../web-token" } },
       ],
       [
         { name: "calendar_list", arguments: { from: "2027-01-04", to: "2027-01-08", timezone: "Asia/Tokyo" } },
         { name: "calendar_export", arguments: { file: "all.ics" } },
       ],
     ]);
-    const [imported, badIcs, outside, listedTeam, exported] = c.results;
+    const [imported, badIcs, outside, token, listedTeam, exported] = c.results;
     expect(imported).toContain("Imported 2 events:");
     expect(imported).toContain('"Retro" · uid retro-1@team · repeats FREQ=DAILY;COUNT=3');
     expect(badIcs).toStartWith("error: this is not iCalendar text:");
     expect(badIcs).toEndWith("nothing was imported");
-    expect(outside).toContain("is outside the data dir");
+    expect(outside).toContain("is outside the allowed roots: calendar tools may only use");
+    // The daemon's own files in the data dir are not a calendar's to read (nor is any line of them quoted).
+    expect(token).toContain("is outside the allowed roots");
+    expect(token).not.toContain(readFileSync(join(dir.path, "web-token"), "utf8").trim());
     expect(listedTeam).toContain('- 2027-01-04 10:00 UTC+9 – 11:00 UTC+9 (Asia/Tokyo) · "Retro"');
     expect(listedTeam).toContain('- 2027-01-05 15:00 UTC+9 – 16:00 UTC+9 (Asia/Tokyo) · "Retro (moved)"');
     expect(listedTeam).toContain('- 2027-01-06 10:00 UTC+9 – 11:00 UTC+9 (Asia/Tokyo) · "Retro"');
