@@ -8,12 +8,10 @@ import * as v from "valibot";
 import { connectPlugin, withRun } from "../sdk/index.ts";
 import { PluginMethod } from "../../src/protocol/plugin.ts";
 import { ChannelMethod, MemoryAddResult } from "../../src/protocol/channel.ts";
+import { MAX_INDEXED_TEXT_CHARS } from "../../src/protocol/event-bodies.ts";
 import { Notebook } from "./notebook.ts";
 import { noteTools, type Remember } from "./note-tools.ts";
 import { TOOLS } from "./tools.ts";
-
-/** Characters of a note memory indexes (as the kernel's MAX_INDEXED_TEXT_CHARS). */
-const INDEXED_CHARS = 20_000;
 
 const Section = v.object({ notes: v.object({ max_kb: v.number(), index_memory: v.boolean() }) });
 
@@ -24,7 +22,7 @@ const remember: Remember = cfg.index_memory
   ? async (name, text, untrusted) => {
       await plugin.call(
         ChannelMethod.MemoryAdd,
-        { key: name, text: `note "${name}"\n${text.slice(0, INDEXED_CHARS)}`, untrusted },
+        { key: name, text: `note "${name}"\n${text.slice(0, MAX_INDEXED_TEXT_CHARS)}`, untrusted },
         MemoryAddResult,
       );
     }

@@ -154,7 +154,12 @@ export const MemorySearchParams = v.strictObject({
 });
 
 export const MemoryAddParams = v.strictObject({
-  key: v.pipe(v.string(), v.regex(/^[\w ./-]{1,160}$/u, "key: letters, digits, space, _ . / - (1-160)")),
+  // Letters and digits of any script (a note may be "日记" or "Café"), and a few signs; no
+  // control characters or line breaks (the key names a conversation).
+  key: v.pipe(
+    v.string(),
+    v.regex(/^[\p{L}\p{N}\p{M} _.,'()/-]{1,160}$/u, "key: letters, digits, space, _ . , ' ( ) / - (1-160)"),
+  ),
   text: v.pipe(v.string(), v.minLength(1, "text is empty"), v.maxLength(200_000)),
   /** The text came from untrusted input: recall treats it like an untrusted turn. */
   untrusted: v.optional(v.boolean(), false),

@@ -61,7 +61,7 @@ describe("notes plugin in the daemon", () => {
     expect(a.exitCode).toBe(0);
     const [created, created2, dup, read, edited, appended, badEdit, links, found, listed, memory] = a.results;
     expect(created).toContain('Created note "Sourdough"');
-    expect(created).toContain("indexed into memory");
+    expect(created).toContain("; indexed into memory");
     expect(created).toContain("Not written yet: Baking plan");
     expect(created2).toContain('Created note "Baking plan"');
     expect(dup).toBe('error: a note "Sourdough" exists; change it with notes_edit or notes_append');
@@ -97,6 +97,11 @@ describe("notes plugin in the daemon", () => {
     expect(badName).toStartWith("error: invalid arguments for notes_create: /name must match pattern");
     expect(both).toBe("error: give either text (the whole note) or find and replace, not both");
     expect(existsSync(join(dir.path, "notes", "Sourdough.md"))).toBe(false);
+    // A name in any script (and with the signs a note name may have) is indexed too.
+    const z = await toolTurn(rig, [
+      [{ name: "notes_create", arguments: { name: "Tom's Café (六月)", text: "买了新的铃铛。" } }],
+    ]);
+    expect(z.results[0]).toContain("; indexed into memory");
     const refused = await poll(
       async () => (existsSync(outsider) ? readFileSync(outsider, "utf8") : ""),
       (t) => t !== "",
