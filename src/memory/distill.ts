@@ -88,9 +88,15 @@ export class DistillJob {
     private readonly opts: () => DistillOptions,
   ) {}
 
-  /** The turns ready to distill now, oldest first (forgotten events and L3's own log excluded). */
+  /**
+   * The turns ready to distill now, oldest first (forgotten events and L3's own log excluded),
+   * at most `limit`. Turns skipped MAX_SKIPS times are left out after the query, which asks for
+   * that many more, so that old turns given up on never crowd out the newer ones.
+   */
   ready(limit = 500): ReadyTurn[] {
     const o = this.opts();
+    let givenUp = 0;
+    for (const n of this.skips.values()) if (n >= MAX_SKIPS) givenUp++;
     const rows = this.d.db
       .query<{ conv: string; turn: string; ids: string; untrusted: number }, [number, number, number]>(
         `SELECT e.conv, json_extract(e.body, '$.turn') AS turn, json_group_array(e.id) AS ids, max(e.untrusted) AS untrusted
@@ -104,7 +110,7 @@ export class DistillJob {
            AND max(COALESCE(s.last_access, s.changed_at)) <= ?
          ORDER BY min(e.id) LIMIT ?`,
       )
-      .all(o.maxAccesses, this.d.now() - o.idleMs, limit);
+      .all(o.maxAccesses, this.d.now() - o.idleMs, limit + givenUp);
     return rows
       .map((r) => ({
         conv: r.conv,
@@ -112,7 +118,8 @@ export class DistillJob {
         ids: (JSON.parse(r.ids) as number[]).sort((a, b) => a - b),
         untrusted: r.untrusted === 1,
       }))
-      .filter((t) => (this.skips.get(`${t.conv}\u0000${t.turn}`) ?? 0) < MAX_SKIPS);
+      .filter((t) => (this.skips.get(`${t.conv}\u0000${t.turn}`) ?? 0) < MAX_SKIPS)
+      .slice(0, limit);
   }
 
   /** One run (a run already going is joined, not doubled). */

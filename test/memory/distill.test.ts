@@ -191,6 +191,25 @@ describe("distillation into L3", () => {
     r.store.close();
   });
 
+  test("a turn given up on (skipped three times) does not crowd out the next one", async () => {
+    using dir = tempDir();
+    const r = rig(dir.path);
+    r.turn("c1", "My password hint is blue");
+    r.cool("c1");
+    r.later(80 * HOUR);
+    for (let i = 0; i < 3; i++) {
+      llm.script([{ text: '{"refused": true}' }]);
+      expect(await r.job.run()).toMatchObject({ skipped: 1 });
+    }
+    expect(r.job.ready()).toEqual([]); // given up on
+    // A newer turn goes cold: the oldest ready turn is still c1's, yet c2's is offered.
+    r.turn("c2", "I moved to Lisbon in March");
+    r.cool("c2");
+    r.later(80 * HOUR);
+    expect(r.job.ready(1).map((t) => t.conv)).toEqual(["c2"]);
+    r.store.close();
+  });
+
   test("a refusal and a failing model remove nothing", async () => {
     using dir = tempDir();
     const r = rig(dir.path);
