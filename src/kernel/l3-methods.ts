@@ -44,7 +44,9 @@ export function l3Methods(
       const { id } = parseParams(L3HistoryParams, params);
       const facts = graph.history(id);
       if (facts.length === 0) throw new HomedError("not_found", `there is no fact ${id}`, { id });
-      return { facts: shown(facts), log: facts.flatMap((f) => graph.logOf(f.id)).sort((a, b) => a.ts - b.ts) };
+      // The log of what is shown only: a fact hidden with its forgotten sources leaves no trace here either.
+      const visible = shown(facts);
+      return { facts: visible, log: visible.flatMap((f) => graph.logOf(f.id)).sort((a, b) => a.ts - b.ts) };
     },
     [L3Method.Correct]: (params, plugin): FactView => {
       builtinOnly(plugin, "correcting a fact");

@@ -12,6 +12,8 @@ import { Store } from "../../src/store/store.ts";
 import { Tokenizer } from "../../src/embed/tokenizer.ts";
 import { L3Graph } from "../../src/store/l3-graph.ts";
 import { L3_HEADER, L3Recall } from "../../src/memory/l3-recall.ts";
+import { l3Methods } from "../../src/kernel/l3-methods.ts";
+import { L3Method, type L3HistoryResult } from "../../src/protocol/l3.ts";
 
 const DAY = 86_400_000;
 const T0 = Date.UTC(2026, 0, 1);
@@ -115,6 +117,19 @@ describe("L3 recall", () => {
     const london = r.graph.list({ includeSuperseded: true }).find((f) => f.object.label === "London");
     r.graph.hide(london?.id ?? 0, "web", "wrong");
     expect(r.recall.note({ conv: "c9", input: "Alice", scope: trusted, budgetTokens: 4000 })).toBeNull();
+    r.store.close();
+  });
+
+  test("l3/history shows neither a fact hidden with its forgotten sources nor its log", () => {
+    using dir = tempDir();
+    const r = rig(dir.path);
+    const london = r.add("c1", "Alice", "lives in", "London", 0);
+    r.add("c2", "Alice", "lives in", "Paris", 5);
+    r.store.forgetConversation("c2");
+    const methods = l3Methods({ l3: { graph: r.graph, recall: r.recall } } as never, () => {});
+    const h = methods[L3Method.History]?.({ id: london }, "web") as L3HistoryResult;
+    expect(h.facts.map((f) => f.object.label)).toEqual(["London"]);
+    expect(new Set(h.log.map((l) => l.factId))).toEqual(new Set([london]));
     r.store.close();
   });
 });
