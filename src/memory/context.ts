@@ -230,10 +230,7 @@ export class ConversationContext {
    * turns moved; events already in L1, or of other conversations, are left as they are.
    */
   restore(conv: string, eventIds: readonly number[]): number[] {
-    const wanted = new Set(eventIds);
-    const cold = this.log.turns(conv).filter((t) => t.layer === 2 && t.events.some((id) => wanted.has(id)));
-    this.log.moveTurns(cold, 1);
-    return cold.flatMap((t) => t.events);
+    return this.moveCold(conv, eventIds, 1);
   }
 
   /**
@@ -242,9 +239,14 @@ export class ConversationContext {
    * assembly or recall brings them back. Returns the event ids moved (turns in L1 are left).
    */
   distilled(conv: string, eventIds: readonly number[]): number[] {
+    return this.moveCold(conv, eventIds, 3);
+  }
+
+  /** The cold (L2) turns of `conv` holding any of `eventIds`, moved to `layer`; their event ids. */
+  private moveCold(conv: string, eventIds: readonly number[], layer: 1 | 3): number[] {
     const wanted = new Set(eventIds);
     const cold = this.log.turns(conv).filter((t) => t.layer === 2 && t.events.some((id) => wanted.has(id)));
-    this.log.moveTurns(cold, 3);
+    this.log.moveTurns(cold, layer);
     return cold.flatMap((t) => t.events);
   }
 

@@ -4,6 +4,7 @@
  * text with anchors for memory. The plugin provides the facility `media.extract`.
  */
 import * as v from "valibot";
+import { TEXT_KINDS } from "./attachments.ts";
 
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
   v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(min), v.maxValue(max));
@@ -62,7 +63,7 @@ export const MediaAnchor = v.object({ label: v.string(), offset: v.number() });
 export type MediaAnchor = v.InferOutput<typeof MediaAnchor>;
 
 export const MediaExtractResult = v.object({
-  kind: v.picklist(["document", "ocr", "transcript", "video"]),
+  kind: v.picklist(TEXT_KINDS),
   text: v.string(),
   /** Where pages or headings start in `text` (character offsets). */
   anchors: v.array(MediaAnchor),

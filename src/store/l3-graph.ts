@@ -170,15 +170,15 @@ export class L3Graph {
         )
         .all(subject, predicate);
       const same = current.find((c) => c.object === object);
-      // What only untrusted input said (a group chat) never marks what the person's own
-      // conversations said as superseded; recall judges per scope anyway (src/memory/l3-recall.ts).
-      const untrustedOnly = this.untrustedOnly(f.sources);
-      const rivals = untrustedOnly ? current.filter((c) => !this.trusted(c.id)) : current;
       if (same) {
         this.addSources(same.id, f.sources);
         this.version++;
         return { id: same.id, merged: true, superseded: [] };
       }
+      // What only untrusted input said (a group chat) never marks what the person's own
+      // conversations said as superseded; recall judges per scope anyway (src/memory/l3-recall.ts).
+      const untrustedOnly = this.untrustedOnly(f.sources);
+      const rivals = untrustedOnly ? current.filter((c) => !this.trusted(c.id)) : current;
       const row = this.db
         .query<{ id: number }, [number, string, number, number, number, string, string]>(
           `INSERT INTO l3_facts (subject, predicate, object, valid_from, created_at, origin, version)
