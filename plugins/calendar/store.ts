@@ -36,6 +36,7 @@ export interface Occurrence {
 
 /** How deep into a series one listing walks (occurrences before the range count too). */
 const MAX_STEPS = 100_000;
+const DAY_MS = 86_400_000;
 
 export const PRODID = "-//homed//calendar plugin//EN";
 
@@ -129,9 +130,15 @@ export class CalendarStore {
     const rrule = masterComp.getFirstPropertyValue("rrule");
     const list: Occurrence[] = [];
     const it = master.iterator();
+    // Steps far before the range are passed over on their wall time alone (two days cover any
+    // zone), not converted to instants: three Intl calls a step made a minutely series from years
+    // back take over a minute. Not with moved occurrences, whose new time may lie in the range.
+    const moved = vevents.length > 1;
+    const lasts = Math.max(0, master.duration?.toSeconds() ?? 0) * 1000;
     for (let step = 0; step < MAX_STEPS; step++) {
       const next = it.next();
       if (!next) break;
+      if (!moved && next.toUnixTime() * 1000 + lasts + 2 * DAY_MS < from) continue;
       const d = master.getOccurrenceDetails(next);
       const item = d.item.component;
       const s = propTz(item, "dtstart");
