@@ -44,14 +44,14 @@ export function noteTools(book: Notebook, remember: Remember) {
     },
     read(a: Args<"notes_read">) {
       const name = book.need(a.name);
-      const text = book.read(name);
+      const text = book.readStored(name);
       const back = book.backlinks(name);
       const links = wikiLinks(text);
       return `# ${name}\n\n${text}${text.endsWith("\n") ? "" : "\n"}\n---\nlinks to: ${links.join(", ") || "none"}\nlinked from: ${back.join(", ") || "none"}`;
     },
     async edit(a: Args<"notes_edit">, untrusted: boolean) {
       const name = book.need(a.name);
-      const old = book.read(name);
+      const old = book.readStored(name);
       let text: string;
       if (a.text !== undefined) {
         if (a.find !== undefined || a.replace !== undefined)
@@ -73,7 +73,7 @@ export function noteTools(book: Notebook, remember: Remember) {
     },
     async append(a: Args<"notes_append">, untrusted: boolean) {
       const name = book.find(a.name);
-      const old = name ? book.read(name) : "";
+      const old = name ? book.readStored(name) : "";
       const sep = old === "" || old.endsWith("\n") ? "" : "\n";
       return saved(
         name ?? a.name,
@@ -86,7 +86,7 @@ export function noteTools(book: Notebook, remember: Remember) {
       const words = a.query.toLowerCase().split(/\s+/).filter(Boolean);
       const hits: { name: string; score: number; lines: string[] }[] = [];
       for (const n of book.list()) {
-        const text = book.read(n.name);
+        const text = book.readStored(n.name);
         const hay = `${n.name}\n${text}`.toLowerCase();
         if (!words.every((w) => hay.includes(w))) continue;
         const score =
@@ -111,7 +111,7 @@ export function noteTools(book: Notebook, remember: Remember) {
     },
     links(a: Args<"notes_links">) {
       const name = book.need(a.name);
-      const links = wikiLinks(book.read(name));
+      const links = wikiLinks(book.readStored(name));
       const out = links.map((l) => (book.find(l) ? `- [[${l}]]` : `- [[${l}]] (no such note yet)`));
       const back = book.backlinks(name);
       return `"${name}" links to ${links.length ? `:\n${out.join("\n")}` : "no notes"}\nBacklinks (notes linking to it): ${back.join(", ") || "none"}`;

@@ -72,8 +72,9 @@ export class Notebook {
     );
   }
 
-  read(name: string): string {
-    return readFileSync(join(this.dir, `${this.need(name)}.md`), "utf8");
+  /** The text of a note by its stored name (as list() gives it): no lookup of the folder. */
+  readStored(stored: string): string {
+    return readFileSync(join(this.dir, `${stored}.md`), "utf8");
   }
 
   /** Write the note's whole text (creating it when new); returns the stored name. */
@@ -103,7 +104,7 @@ export class Notebook {
     const want = name.toLowerCase();
     return this.list()
       .filter((n) => n.name.toLowerCase() !== want)
-      .filter((n) => wikiLinks(this.read(n.name)).some((l) => l.toLowerCase() === want))
+      .filter((n) => wikiLinks(this.readStored(n.name)).some((l) => l.toLowerCase() === want))
       .map((n) => n.name);
   }
 }
