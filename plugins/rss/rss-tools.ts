@@ -34,10 +34,17 @@ const itemLine = (f: Feed, i: Item) =>
   `- ${i.id} · ${f.title} · ${date(i.published ?? i.seen)} · ${i.title}${i.read ? " (read)" : ""}${i.link ? `\n  ${i.link}` : ""}`;
 
 export function rssTools(d: RssDeps) {
-  /** Poll one feed and fold in what is new; failures are kept on the feed and returned. */
-  async function refreshOne(f: Feed, signal?: AbortSignal): Promise<{ fresh: Item[]; note: string }> {
+  /**
+   * Poll one feed with `settings` and fold in what is new; failures are kept on the feed and
+   * returned. The caller saves the book (once for a whole round).
+   */
+  async function pollOne(
+    f: Feed,
+    settings: FetchSettings,
+    signal?: AbortSignal,
+  ): Promise<{ fresh: Item[]; note: string }> {
     try {
-      const r = await pollFeed(f.url, f, await d.fetch(), d.userAgent, "rss_refresh", signal);
+      const r = await pollFeed(f.url, f, settings, d.userAgent, "rss_refresh", signal);
       f.polled = d.now();
       if (r.kind === "unchanged") {
         f.outcome = "not modified";
@@ -53,14 +60,27 @@ export function rssTools(d: RssDeps) {
       f.polled = d.now();
       f.outcome = `error: ${err.message}`;
       return { fresh: [], note: f.outcome };
+    }
+  }
+
+  /** Poll one feed and save. */
+  async function refreshOne(f: Feed, signal?: AbortSignal): Promise<{ fresh: Item[]; note: string }> {
+    try {
+      return await pollOne(f, await d.fetch(), signal);
     } finally {
       d.book.save();
     }
   }
 
+  /** Poll every feed with the fetch settings read once, and save once at the end. */
   async function refreshAll(signal?: AbortSignal): Promise<string[]> {
+    const settings = await d.fetch();
     const lines: string[] = [];
-    for (const f of d.book.feeds) lines.push(`- ${f.id} ${f.title}: ${(await refreshOne(f, signal)).note}`);
+    try {
+      for (const f of d.book.feeds) lines.push(`- ${f.id} ${f.title}: ${(await pollOne(f, settings, signal)).note}`);
+    } finally {
+      d.book.save();
+    }
     return lines;
   }
 
