@@ -10,10 +10,13 @@ import { childEnvironment, passThrough } from "../../src/protocol/child-env.ts";
 
 export class MpvError extends Error {}
 
-interface MpvEvent {
+export interface MpvEvent {
   event: string;
   reason?: string;
   file_error?: string;
+  /** property-change: the observed property's name and value. */
+  name?: string;
+  data?: unknown;
 }
 
 /** What mpv needs beyond a child's base environment to reach the sound server, when set. */
@@ -59,6 +62,14 @@ export class Mpv {
     this.stderr = "";
     const proc = Bun.spawn(args, { env, stdin: "ignore", stdout: "ignore", stderr: "pipe" });
     this.proc = proc;
+    // mpv gone on its own (not by quit): its listeners hear an "exited" event.
+    void proc.exited.then(() => {
+      if (this.proc !== proc) return;
+      this.proc = null;
+      this.sock?.destroy();
+      this.sock = null;
+      for (const l of this.listeners) l({ event: "exited" });
+    });
     void (async () => {
       const dec = new TextDecoder();
       for await (const chunk of proc.stderr as ReadableStream<Uint8Array>)
@@ -142,6 +153,11 @@ export class Mpv {
       if (err instanceof MpvError && err.message === "property unavailable") return null;
       throw err;
     }
+  }
+
+  /** Every event from now on (mpv's, and "exited" when it ends on its own). */
+  onEvent(l: (e: MpvEvent) => void): void {
+    this.listeners.add(l);
   }
 
   /** The next event `pick` accepts, within `ms`; null on timeout. */

@@ -37,8 +37,17 @@ export interface MusicDeps {
   keepRunning(on: boolean): void;
 }
 
+/** The id mpv's property observer for idle-active goes by. */
+const IDLE_OBSERVER = 1;
+
 export function musicTools(d: MusicDeps) {
   let queue: string[] = readQueue(d.queueFile);
+  // The queue played to its end (mpv idle, nothing loaded) or mpv gone: nothing plays, so mpv
+  // closes and the plugin may be stopped when idle again, as after music_stop.
+  d.mpv.onEvent((e) => {
+    if (e.event === "exited") d.keepRunning(false);
+    else if (e.event === "property-change" && e.name === "idle-active" && e.data === true) void stopMpv();
+  });
   const saveQueue = () => writeFileSync(d.queueFile, JSON.stringify(queue), { mode: 0o600 });
 
   function needIndex(): void {
@@ -153,6 +162,8 @@ export function musicTools(d: MusicDeps) {
         await stopMpv();
         throw cannotPlay(outcome ? outcome.error : `it did not start within ${START_WAIT_MS / 1000} s`, first.path);
       }
+      // Watched only once playing: before the first loadfile mpv is idle by definition.
+      await d.mpv.command("observe_property", IDLE_OBSERVER, "idle-active");
       return `Playing ${tracks.length} track${tracks.length === 1 ? "" : "s"}${d.audioOutput === "null" ? ' (silently: [tools.music] audio_output = "null")' : ""}. Now: ${await nowPlaying()}`;
     },
     async pause() {
