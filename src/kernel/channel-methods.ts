@@ -9,7 +9,7 @@ import { HomedError } from "../protocol/errors.ts";
 import { parseParams } from "../protocol/parse-params.ts";
 import { LlmSetParams } from "../protocol/control.ts";
 import { AllowToolParams, SettingsMethod, SettingsPatch } from "../protocol/settings.ts";
-import { readEventBody } from "../protocol/event-bodies.ts";
+import { eventOf, readEventBody } from "../protocol/event-bodies.ts";
 import {
   ChannelCancelParams,
   ChannelChatParams,
@@ -234,8 +234,7 @@ export function channelMethods(k: KernelServices): Record<string, (params: unkno
         conv,
         actor: plugin,
         untrusted: p.untrusted,
-        kind: "plugin-text",
-        body: { key: p.key, text: p.text },
+        ...eventOf("plugin-text", { key: p.key, text: p.text }),
       });
       k.memory.add(r.id, conv, p.text);
       return { id: r.id, conv };

@@ -17,6 +17,8 @@ export function bodyText(e: ReadEventBody): string | null {
       return e.body.fromModel ? null : e.body.text || null;
     case "recall-turn":
       return [e.body.text, e.body.caption].filter(Boolean).join("\n") || null;
+    case "plugin-text":
+      return e.body.text.slice(0, MAX_INDEXED_TEXT_CHARS) || null;
     case "tool-result":
       return `${e.body.name}\n${e.body.content.slice(0, MAX_INDEXED_TEXT_CHARS)}`;
     case "tool-call":

@@ -51,6 +51,8 @@ function roleOf(e: StoredEvent): string {
   if (r?.kind === "tool-result") return `tool ${r.body.name}`;
   if (r?.kind === "attachment-chunk") return chunkRole(r.body);
   if (r?.kind === "recall-turn") return r.body.speaker || "user";
+  // What a plugin gave memory (a note) is neither person nor assistant: say whose it is.
+  if (r?.kind === "plugin-text") return `${e.actor} ${r.body.key}`;
   return "assistant";
 }
 

@@ -107,6 +107,8 @@ export const EventBodies = {
    * `${PLUGIN_RECORDS_CONV_PREFIX}<plugin>`; memory never indexes it.
    */
   "plugin-record": v.object({ type: v.string(), data: v.unknown() }),
+  /** Text a built-in plugin gave memory (memory/add: a note, say), in the conversation `<plugin>:<key>`. */
+  "plugin-text": v.object({ key: v.string(), text: v.string() }),
   /** A turn of an isolated `homed recall --stdio` memory; `id` is the caller's. */
   "recall-turn": v.object({
     id: v.union([v.string(), v.number()]),

@@ -75,6 +75,8 @@ describe("notes plugin in the daemon", () => {
     expect(found).toContain("1 note match:\n- Sourdough\n    Feed the starter with spelt flour.");
     expect(listed).toMatch(/^2 notes:\n- (Baking plan|Sourdough) · \d+ bytes/);
     expect(memory).toContain("notes:Sourdough");
+    // Said to be the notes plugin's, not the assistant's.
+    expect(memory).toContain('score 1.00 · notes Sourdough: note "Sourdough" Feed the starter with spelt flour.');
     expect(memory).toContain("spelt flour");
     expect(readFileSync(join(dir.path, "notes", "Sourdough.md"), "utf8")).toBe(
       "Feed the starter with spelt flour.\nSee [[Baking plan]].\n",
