@@ -229,7 +229,10 @@ export class DistillJob {
         });
         n++;
       }
-      for (const t of batch.turns) this.d.distilled(t.conv, t.ids);
+      // One move per conversation: each reads its conversation's turns from the log.
+      const byConv = new Map<string, number[]>();
+      for (const t of batch.turns) byConv.set(t.conv, [...(byConv.get(t.conv) ?? []), ...t.ids]);
+      for (const [conv, ids] of byConv) this.d.distilled(conv, ids);
     })();
     return n;
   }
