@@ -109,7 +109,7 @@ const NUMBER_WORDS = new Set(
 /** Digits, or Chinese numerals alone or with a measure word (三个, 两天, 五公里; not 一起, 一直). */
 const NUMBER = /^\d|^[一二两三四五六七八九十百千万]+(?:个|次|天|年|月|周|块|元|斤|岁|小时|公里|分钟)?$/;
 /** Whether an index term is a number (digits, a number word, a Chinese numeral). */
-export function isQuantity(term: string): boolean {
+function isQuantity(term: string): boolean {
   return NUMBER.test(term) || NUMBER_WORDS.has(term);
 }
 

@@ -135,17 +135,6 @@ export class LexicalIndex {
     this.convs.get(conv)?.add(this.indexed(eventId, stored, words, concepts));
   }
 
-  private wordsOf?: ReturnType<Database["query"]>;
-
-  /** The stored words of one event, in order (experimental proximity). */
-  storedWords(id: number): string[] {
-    this.wordsOf ??= this.db.query("SELECT terms FROM event_terms WHERE event_id = ?");
-    const r = this.wordsOf.get(id) as { terms: string } | null;
-    if (!r) return [];
-    const w = (JSON.parse(r.terms) as StoredTerms).w;
-    return w ? w.split(" ") : [];
-  }
-
   /** An event as an index takes it, from its stored `event_terms.terms` (indexes over other scopes). */
   fromStored(id: number, terms: string): IndexedEvent {
     return this.indexed(id, JSON.parse(terms) as StoredTerms);

@@ -9,8 +9,16 @@
  *     about what the assistant said ("the list you provided", "what did you say") is answered by
  *     the assistant's turns, and the person's count less. Both only act where a speaker is named
  *     "assistant" (LongMemEval's roles, OpenAI's and the recall protocol's); people's names in a
- *     dialogue between people are never touched.
- * Both only reorder turns that already match; neither brings in a turn that shares no word.
+ *     dialogue between people are never touched;
+ *   - a question about the present state ("What exercise does she do these days?", "Where do I
+ *     currently keep …", "so far", 现在, 目前) is answered by the newest of the turns that match:
+ *     what someone says now replaces what they said before ("I do yoga every morning" … months
+ *     later "switched to swimming"). A matching turn counts up to 1.2 times, in proportion to
+ *     its place in the conversation (oldest × 1, newest × 1.2). Only the question's words
+ *     decide: "the current job", "from earliest to latest" ask for no present state. Without
+ *     such words newer turns are not favoured: a recency prior for every question lost a
+ *     LongMemEval question from the top 10 (docs/BENCHMARKS.md, 2026-12-02).
+ * All only reorder turns that already match; none brings in a turn that shares no word.
  */
 import { type ConvIndex, PostingsCursor } from "./conv-index.ts";
 
@@ -21,15 +29,19 @@ const TO_ASSISTANT = /\byou(?:r|rs|rself)?\b|你|您/i;
 /** A question about what the assistant said before. */
 const ASSISTANT_SAID =
   /\byou\s+(?:said|told|mentioned|provided|recommended|suggested|gave|listed|shared|described|explained)\b|\bdid\s+you\s+(?:say|tell|mention|recommend|suggest|give|list|provide)\b|你(?:说|提到|推荐|建议)过/i;
+/** A question about the present state (see above). */
+const PRESENT_STATE =
+  /\b(?:currently|now|these\s+days|nowadays|still|at\s+the\s+moment|so\s+far|most\s+recent(?:ly)?)\b|现在|目前|如今|最近|还在/i;
 /** A question in the first person. */
 const FIRST_PERSON = /\b(?:i|me|my|mine|myself)\b|我/i;
 /** The assistant's speaker name as the index holds it (stemmed, like every name's terms). */
 const ASSISTANT_TERM = "assist";
 
-/** Weights of the two (see LexicalParams.quantity and .assistant). */
+/** Weights of the three (see LexicalParams.quantity, .assistant and .current). */
 export interface AnswerWeights {
   quantity: number;
   assistant: number;
+  current: number;
 }
 
 /** Scale `scores` (one per document of `ci`) by what `question` asks for; in place. */
@@ -37,6 +49,11 @@ export function favourAnswers(ci: ConvIndex, question: string, w: AnswerWeights,
   if (w.quantity > 0 && QUANTITY_QUESTION.test(question)) {
     const f = 1 + w.quantity;
     for (let d = 0; d < ci.size; d++) if (ci.numeric[d] === 1) scores[d] = (scores[d] as number) * f;
+  }
+  if (w.current > 0 && ci.size > 1 && PRESENT_STATE.test(question)) {
+    // Documents are in the order they were said: the newest gains the whole weight.
+    const step = w.current / (ci.size - 1);
+    for (let d = 0; d < ci.size; d++) scores[d] = (scores[d] as number) * (1 + step * d);
   }
   if (w.assistant <= 0) return;
   const theirs = ASSISTANT_SAID.test(question);

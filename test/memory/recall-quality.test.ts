@@ -3,7 +3,8 @@
  * harness uses it: a reply means what it answers, a user's separate messages do not lend each
  * other meaning, a question's "two weeks ago" prefers what was said then (what says "today"
  * above all), a question for a quantity prefers a number, a person's question prefers what they
- * said and one about what the assistant said prefers that, English words meet across
+ * said and one about what the assistant said prefers that, a question about the present state
+ * ("these days") prefers the newer of two matching turns, English words meet across
  * inflections (irregular verbs too), and a data dir indexed in an older layout is re-indexed
  * from the log.
  */
@@ -251,6 +252,36 @@ describe("default scorer", () => {
       { op: "query", conv: "a", text: "Which puppy names did you suggest for my new puppy?", k: 1 },
     );
     expect(ids).toEqual(["list"]);
+  });
+
+  test("a question about the present state prefers the newer of two matching turns; others do not", async () => {
+    const turn = (id: string, session: string, text: string) => ({
+      op: "index",
+      conv: "e",
+      id,
+      text,
+      speaker: "user",
+      session,
+    });
+    const turns = [
+      turn("yoga", "s1", "Yoga every morning is my exercise."),
+      turn("coffee", "s2", "The coffee place on the corner closed."),
+      turn("train", "s3", "The train was late again today."),
+      turn("swim", "s4", "Switched to swimming after work, my exercise for the back."),
+    ];
+    using dir = tempDir();
+    expect(
+      await recall(
+        dir.path,
+        "hybrid",
+        ...turns,
+        { op: "query", conv: "e", text: "What exercise do I do these days?", k: 2 },
+        { op: "query", conv: "e", text: "What is my exercise?", k: 2 },
+      ),
+    ).toEqual([
+      ["swim", "yoga"],
+      ["yoga", "swim"],
+    ]);
   });
 
   test("an irregular past form meets its verb (bought, buy)", async () => {
