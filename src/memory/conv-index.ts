@@ -113,6 +113,9 @@ function isQuantity(term: string): boolean {
   return NUMBER.test(term) || NUMBER_WORDS.has(term);
 }
 
+/** A word of two or three Han characters (see ConvIndex.hanChars). */
+const SHORT_HAN = /^\p{Script=Han}{2,3}$/u;
+
 function post(map: Map<string, Postings>, term: string, doc: number, tf: number): void {
   let p = map.get(term);
   if (!p) {
@@ -151,6 +154,8 @@ export class ConvIndex {
   readonly words = new Map<string, Postings>();
   readonly concepts = new Map<string, Postings>();
   readonly speakers = new Map<string, Postings>();
+  /** Each Han character → the words of two or three Han characters it is in (src/memory/han-parts.ts). */
+  readonly hanChars = new Map<string, string[]>();
   totalLen = 0;
   sessionCount = 0;
   private lastSessionKey: string | null = null;
@@ -212,7 +217,15 @@ export class ConvIndex {
     }
     this.numeric[doc] = numeric;
     this.today[doc] = e.saysToday ? 1 : 0;
-    for (const [t, c] of counts) post(this.words, t, doc, c);
+    for (const [t, c] of counts) {
+      if (!this.words.has(t) && SHORT_HAN.test(t))
+        for (const ch of new Set(t)) {
+          const ws = this.hanChars.get(ch);
+          if (ws) ws.push(t);
+          else this.hanChars.set(ch, [t]);
+        }
+      post(this.words, t, doc, c);
+    }
     this.postings += counts.size;
 
     for (const t of new Set(e.concepts))

@@ -4,7 +4,8 @@
  * other meaning, a question's "two weeks ago" prefers what was said then (what says "today"
  * above all), a question for a quantity prefers a number, a person's question prefers what they
  * said and one about what the assistant said prefers that, a question about the present state
- * ("these days") prefers the newer of two matching turns, English words meet across
+ * ("these days") prefers the newer of two matching turns, a Chinese word the segmenter joined
+ * to its neighbour (王芳订, 狗叫) meets the words the turns use (王芳 and 订, 小狗), English words meet across
  * inflections (irregular verbs too), and a data dir indexed in an older layout is re-indexed
  * from the log.
  */
@@ -282,6 +283,36 @@ describe("default scorer", () => {
       ["swim", "yoga"],
       ["yoga", "swim"],
     ]);
+  });
+
+  test("a Chinese query word no turn uses meets the turns' words that make it up; plain BM25 cannot", async () => {
+    const turn = (id: string, speaker: string, text: string) => ({
+      op: "index",
+      conv: "z",
+      id,
+      text,
+      speaker,
+      session: "s",
+    });
+    const turns = [
+      turn("broke", "王芳", "车今天早上又坏了。"),
+      turn("ordered", "王芳", "已经订了一辆，小型电动车。"),
+      turn("film", "李明", "我在看电影。"),
+      turn("puppy", "李明", "不会吧，小狗？"),
+      turn("tired", "小雨", "我今天很累。"),
+      turn("hike", "李明", "周末去爬山了。"),
+    ];
+    // jieba: 王芳订 / 车 and 小雨 / 狗叫 / 名字: neither 王芳订 nor 狗叫 is in any turn.
+    const ask = [
+      { op: "query", conv: "z", text: "王芳订了什么车？", k: 2 },
+      { op: "query", conv: "z", text: "小雨的狗叫什么名字？", k: 1 },
+    ];
+    using dir = tempDir();
+    const [car, dog] = await recall(dir.path, "hybrid", ...turns, ...ask);
+    expect(car?.sort()).toEqual(["broke", "ordered"]);
+    expect(dog).toEqual(["puppy"]);
+    using plain = tempDir();
+    expect(await recall(plain.path, "bm25", ...turns, ...ask)).toEqual([["broke"], []]);
   });
 
   test("an irregular past form meets its verb (bought, buy)", async () => {
