@@ -116,13 +116,16 @@ function isQuantity(term: string): boolean {
 /** A word of two or three Han characters (see ConvIndex.hanChars). */
 const SHORT_HAN = /^\p{Script=Han}{2,3}$/u;
 
-function post(map: Map<string, Postings>, term: string, doc: number, tf: number): void {
+/** Adds a posting; true when it is the term's first. */
+function post(map: Map<string, Postings>, term: string, doc: number, tf: number): boolean {
   let p = map.get(term);
+  const first = !p;
   if (!p) {
     p = new Postings();
     map.set(term, p);
   }
   p.add(doc, tf);
+  return first;
 }
 
 /**
@@ -217,15 +220,13 @@ export class ConvIndex {
     }
     this.numeric[doc] = numeric;
     this.today[doc] = e.saysToday ? 1 : 0;
-    for (const [t, c] of counts) {
-      if (!this.words.has(t) && SHORT_HAN.test(t))
+    for (const [t, c] of counts)
+      if (post(this.words, t, doc, c) && SHORT_HAN.test(t))
         for (const ch of new Set(t)) {
           const ws = this.hanChars.get(ch);
           if (ws) ws.push(t);
           else this.hanChars.set(ch, [t]);
         }
-      post(this.words, t, doc, c);
-    }
     this.postings += counts.size;
 
     for (const t of new Set(e.concepts))
