@@ -25,6 +25,9 @@ export function withImageData(
     const m = out[i] as ChatMessage;
     // A tool's images (a screenshot) and a person's (an attached photo) alike.
     if ((m.role !== "tool" && m.role !== "user") || !m.images?.length) continue;
+    // Nothing to add or take away: the message stays the same object (a provider reuses the
+    // bytes it wrote for it last time, src/llm/message-bytes.ts).
+    if (left === 0 && m.images.every((i) => i.data === undefined)) continue;
     const images = [...m.images];
     for (let j = images.length - 1; j >= 0; j--) {
       const img = images[j] as (typeof images)[number];

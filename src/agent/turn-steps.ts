@@ -353,7 +353,7 @@ export async function runTools(
   return ran === 0 ? denials : null;
 }
 
-/** before_output, the reply to the log, the turn's totals, after_output. */
+/** before_output, the reply to the log, the turn's totals; after_output is started, not awaited. */
 export async function finish(
   s: TurnScope,
   text: string,
@@ -386,7 +386,14 @@ export async function finish(
     outputTokens: s.usage.outputTokens,
     stopReason,
   });
-  await runStage(s.d.stages, s.d.caller, s.d.log, "after_output", { conv, channel, text: shaped.text, usage: s.usage });
+  // after_output is for statistics, after the reply is sent (DESIGN §4): the person's reply does
+  // not wait for it. A handler's failure is logged by the stage runner like any other.
+  void runStage(s.d.stages, s.d.caller, s.d.log, "after_output", {
+    conv,
+    channel,
+    text: shaped.text,
+    usage: { ...s.usage },
+  }).catch((err: unknown) => s.d.log.warn("after_output failed", { turn: s.turn, err }));
   return {
     turn: s.turn,
     conv,

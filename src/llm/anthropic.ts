@@ -130,7 +130,7 @@ function anthropicBody(model: string, request: ChatRequest): Record<string, unkn
     body.tools = request.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters }));
   }
   if (request.temperature !== undefined) body.temperature = request.temperature;
-  // Messages last (see BODY_ORDER in http.ts): the long part after the small ones.
+  // Messages last, as in openai.ts: the long part after the small ones.
   // A turn that is one text block goes as a plain string, the form the API documents first.
   body.messages = messages.map(({ role, content }) => {
     const only = content.length === 1 ? content[0] : undefined;
@@ -200,7 +200,7 @@ async function* streamAnthropic(
       settings,
       anthropicURL(settings.baseURL),
       headers,
-      anthropicBody(settings.model, request),
+      JSON.stringify(anthropicBody(settings.model, request)),
       signal,
     );
   } catch (err) {

@@ -118,8 +118,8 @@ export function httpError(settings: ProviderSettings, url: string, status: numbe
 }
 
 /**
- * POST `body` as JSON to `url` and return the response body as a stream, or throw an `LlmError`
- * (this function's only failure mode) when no 2xx response arrives.
+ * POST `body` (the provider's JSON, as text or bytes) to `url` and return the response body as a
+ * stream, or throw an `LlmError` (this function's only failure mode) when no 2xx response arrives.
  *
  * The idle timeout (`settings.idleTimeoutMs`, default 120 s) runs from the request until the
  * headers, then during every read of the body: a server that sends nothing for that long fails
@@ -131,7 +131,7 @@ export async function postStream(
   settings: ProviderSettings,
   url: string,
   headers: Record<string, string>,
-  body: unknown,
+  body: string | Uint8Array,
   signal?: AbortSignal,
 ): Promise<ReadableStream<Uint8Array>> {
   const aborted = () => new LlmError("aborted", "the request was aborted by the caller");
@@ -191,10 +191,7 @@ export async function postStream(
     res = await (settings.fetch ?? fetch)(url, {
       method: "POST",
       headers,
-      // BODY_ORDER: JavaScriptCore writes JSON as Latin-1 until it meets a character beyond it,
-      // then converts everything written so far; a 550 KB context followed by one "…" in a tool
-      // description took 3 ms instead of 1. Providers put the messages last in their bodies.
-      body: JSON.stringify(body),
+      body,
       signal: controller.signal,
     });
   } catch (err) {

@@ -5,6 +5,7 @@
 import * as v from "valibot";
 import { finishWithError, postStream, providerComplaint, streamError, trimBase } from "./http.ts";
 import { dataUrl, sentImages, textWithOmitted } from "./image-parts.ts";
+import { MessageBytes } from "./message-bytes.ts";
 import { parseSse } from "./sse.ts";
 import {
   LlmError,
@@ -49,8 +50,11 @@ const Chunk = v.looseObject({
   error: v.optional(v.unknown()),
 });
 
-/** The chat completions body for `request`. */
-function openAIBody(model: string, request: ChatRequest): Record<string, unknown> {
+/** Recent requests' messages as written, for the next request of the same conversation. */
+const written = new MessageBytes((m) => JSON.stringify(toOpenAIMessage(m)));
+
+/** The chat completions body for `request`, as the bytes to send. */
+function openAIBody(model: string, request: ChatRequest): string | Uint8Array {
   const body: Record<string, unknown> = {
     model,
     stream: true,
@@ -60,10 +64,16 @@ function openAIBody(model: string, request: ChatRequest): Record<string, unknown
   // `max_tokens`, not `max_completion_tokens`: every compatible server understands it.
   if (request.maxOutputTokens !== undefined) body.max_tokens = request.maxOutputTokens;
   if (request.temperature !== undefined) body.temperature = request.temperature;
-  // Messages last (see BODY_ORDER in http.ts): the long part of the body is written after any
-  // character beyond Latin-1 the small parts hold, not before.
+  // Tool images sent with their bytes add a message after their run of tool messages: such a
+  // request is written whole. Otherwise each message's JSON is its own, and most were written
+  // for the previous request already.
+  if (!request.messages.some((m) => m.role === "tool" && sentImages(m).length > 0))
+    return written.encode(request.messages, `${JSON.stringify(body).slice(0, -1)},"messages":[`, "]}");
+  // Messages last: JavaScriptCore writes JSON as Latin-1 until it meets a character beyond it,
+  // then converts everything written so far; a 550 KB context followed by one "…" in a tool
+  // description took 3 ms instead of 1.
   body.messages = toOpenAIMessages(request.messages);
-  return body;
+  return JSON.stringify(body);
 }
 
 /**

@@ -12,6 +12,7 @@
  * left, as one system message.
  */
 import type { Store } from "../store/store.ts";
+import { AllFit } from "./all-fit.ts";
 import type { Memory } from "./memory.ts";
 import { SCENE_BOOST } from "./memory-search.ts";
 import { prune } from "./prune.ts";
@@ -113,6 +114,8 @@ interface Snippet {
 export class ConversationContext {
   /** The conversations' turns as memory holds them (what is parsed, what is cold). */
   readonly log: TurnLog;
+  /** The context when everything fits, kept from turn to turn. */
+  private readonly allFit: AllFit;
 
   constructor(
     private readonly store: Store,
@@ -122,6 +125,7 @@ export class ConversationContext {
     private readonly pinnedRecent = 10,
   ) {
     this.log = new TurnLog(store, memory ? (ids, layer) => memory.setLayer(ids, layer) : null);
+    this.allFit = new AllFit(this.log);
   }
 
   /**
@@ -136,14 +140,15 @@ export class ConversationContext {
     await this.memory?.prepare(req.input);
     // A forgotten conversation's turns so far are not its context any more (Store.forgetConversation).
     const forgotten = this.store.forgottenBounds().get(req.conv) ?? 0;
-    const past = this.log
-      .turns(req.conv)
-      .filter(
-        (t) => t.id !== req.excludeTurn && t.layer !== 3 && (t.events[0] ?? Number.POSITIVE_INFINITY) > forgotten,
-      );
+    const turns = this.log.turns(req.conv);
+    const all = this.allFit.take({ ...req, forgotten }, turns, this.log.takeFirstChanged(req.conv));
+    if (all) return { history: all, recalledNote: null, evicted: 0, recalled: 0 };
+    const past = turns.filter(
+      (t) => t.id !== req.excludeTurn && t.layer !== 3 && (t.events[0] ?? Number.POSITIVE_INFINITY) > forgotten,
+    );
     const total = past.reduce((n, t) => n + this.log.cost(t), 0);
     if (total <= req.budgetTokens) {
-      // Everything fits (the usual case with a large window): nothing is scored.
+      // Everything fits, cold turns too (without them, allFit answered): nothing is scored.
       const cold = past.filter((t) => t.layer === 2);
       this.log.moveTurns(cold, 1);
       const back = new Set(cold.map((t) => t.id));

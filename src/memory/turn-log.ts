@@ -70,6 +70,9 @@ interface TurnContent {
 
 export interface LoggedTurn {
   readonly id: string;
+  readonly conv: string;
+  /** Its place in the conversation's list of turns. */
+  readonly index: number;
   /** Event ids of the turn, in order. */
   readonly events: number[];
   /** 1 context, 2 cold, 3 distilled into L3 (never context again; the log keeps it). */
@@ -85,6 +88,8 @@ interface LoggedConversation {
   /** Its turns in order (handed out as is: no copy of a long conversation on every turn). */
   list: LoggedTurn[];
   turns: Map<string, LoggedTurn>;
+  /** The index of the first turn changed (events, layer, content) since `takeFirstChanged`. */
+  firstChanged: number;
 }
 
 /** Conversations kept in memory; the least recently used beyond this are dropped. */
@@ -165,6 +170,9 @@ function finish(t: TurnContent): { msgs: ContextMessage[]; cost: number } {
     } else msgs.push(m);
   }
   if (!t.hasModel && t.reply !== null) msgs.push({ role: "assistant", content: t.reply });
+  // Handed out turn after turn and never changed: a provider reuses what it wrote for each
+  // (src/llm/message-bytes.ts matches them by identity), so a change would go unseen.
+  for (const m of msgs) Object.freeze(m);
   const cost = msgs.reduce(
     (n, m) =>
       n +
@@ -192,7 +200,7 @@ export class TurnLog {
   turns(conv: string): readonly LoggedTurn[] {
     let c = this.convs.get(conv);
     if (c) this.convs.delete(conv);
-    c ??= { lastId: 0, list: [], turns: new Map() };
+    c ??= { lastId: 0, list: [], turns: new Map(), firstChanged: 0 };
     this.convs.set(conv, c); // most recently used last
     if (this.convs.size > MAX_CACHED_CONVERSATIONS) this.convs.delete(this.convs.keys().next().value as string);
     const changed = new Set<LoggedTurn>();
@@ -202,10 +210,11 @@ export class TurnLog {
       if (!turnId) continue;
       let t = c.turns.get(turnId);
       if (!t) {
-        t = { id: turnId, events: [], layer: 1, content: emptyContent(), cost: null };
+        t = { id: turnId, conv, index: c.list.length, events: [], layer: 1, content: emptyContent(), cost: null };
         c.turns.set(turnId, t);
         c.list.push(t);
       }
+      c.firstChanged = Math.min(c.firstChanged, t.index);
       // An event of a turn already cold (a turn still running when another one pruned it).
       t.content ??= this.read(t);
       t.cost = null;
@@ -216,6 +225,24 @@ export class TurnLog {
     }
     for (const t of changed) if (t.layer !== 1) this.cool(t);
     return c.list;
+  }
+
+  /**
+   * The index of the first turn of `conv` whose events, layer or content changed since the last
+   * call (the list's length when none did; 0 after the conversation was read anew). For the one
+   * reader that keeps what it built from the turns (src/memory/context.ts, when everything fits).
+   */
+  takeFirstChanged(conv: string): number {
+    const c = this.convs.get(conv);
+    if (!c) return 0;
+    const first = Math.min(c.firstChanged, c.list.length);
+    c.firstChanged = Number.POSITIVE_INFINITY;
+    return first;
+  }
+
+  /** Where turn `id` is in the list of `conv` (-1: not a turn of it, or not read yet). */
+  indexOf(conv: string, id: string): number {
+    return this.convs.get(conv)?.turns.get(id)?.index ?? -1;
   }
 
   /** A turn's messages as the model reads them, and their cost; a cold turn's are read from the log. */
@@ -247,6 +274,8 @@ export class TurnLog {
     for (const t of turns) {
       // Distilled is for good: no assembly or recall brings a turn back from L3.
       if (t.layer === 3) continue;
+      const c = this.convs.get(t.conv);
+      if (c) c.firstChanged = Math.min(c.firstChanged, t.index);
       t.layer = layer;
       if (layer !== 1) this.cool(t);
       else t.content ??= this.read(t);

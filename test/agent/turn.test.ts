@@ -224,7 +224,9 @@ describe("the seven stages", () => {
     rig.llm.script([{ text: "plain", usage: { input: 7, output: 2 } }]);
     const r = await rig.chat("x");
     expect(r.stdout.trim().endsWith("**formatted**")).toBe(true);
-    const after = rig.seen().find((s) => s.stage === "after_output")!.payload!;
+    // after_output runs after the reply is sent: the reply does not wait for it.
+    const seen = await poll(rig.seen, (all) => all.some((s) => s.stage === "after_output"), { what: "after_output" });
+    const after = seen.find((s) => s.stage === "after_output")!.payload!;
     expect(after).toEqual({
       conv: "cli",
       channel: "cli",
