@@ -380,20 +380,13 @@ export async function finish(
     // A failure's reply is for the person; memory does not quote it back.
     fromModel || error ? undefined : shaped.text,
   );
-  s.d.store.finishTurn(s.turn, {
-    iterations: s.iterations,
-    inputTokens: s.usage.inputTokens,
-    outputTokens: s.usage.outputTokens,
-    stopReason,
-  });
-  // after_output is for statistics, after the reply is sent (DESIGN §4): the person's reply does
-  // not wait for it. A handler's failure is logged by the stage runner like any other.
-  void runStage(s.d.stages, s.d.caller, s.d.log, "after_output", {
-    conv,
-    channel,
-    text: shaped.text,
-    usage: { ...s.usage },
-  }).catch((err: unknown) => s.d.log.warn("after_output failed", { turn: s.turn, err }));
+  const { inputTokens, outputTokens } = s.usage;
+  s.d.store.finishTurn(s.turn, { iterations: s.iterations, inputTokens, outputTokens, stopReason });
+  // Statistics, after the reply is sent (DESIGN §4): the reply does not wait for it.
+  const after = { conv, channel, text: shaped.text, usage: s.usage };
+  void runStage(s.d.stages, s.d.caller, s.d.log, "after_output", after).catch((err: unknown) =>
+    s.d.log.warn("after_output failed", { turn: s.turn, err }),
+  );
   return {
     turn: s.turn,
     conv,
