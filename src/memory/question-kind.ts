@@ -15,7 +15,8 @@
  *     what someone says now replaces what they said before ("I do yoga every morning" … months
  *     later "switched to swimming"). A matching turn counts up to 1.2 times, in proportion to
  *     its place in the conversation (oldest × 1, newest × 1.2). Only the question's words
- *     decide: "the current job", "from earliest to latest" ask for no present state. Without
+ *     decide: "the current job", "from earliest to latest" ask for no present state; "these days",
+ *     "so far", "at the moment" leave the query (see withoutPresentPhrases). Without
  *     such words newer turns are not favoured: a recency prior for every question lost a
  *     LongMemEval question from the top 10 (docs/BENCHMARKS.md, 2026-12-02).
  * All only reorder turns that already match; none brings in a turn that shares no word.
@@ -32,6 +33,8 @@ const ASSISTANT_SAID =
 /** A question about the present state (see above). */
 const PRESENT_STATE =
   /\b(?:currently|now|these\s+days|nowadays|still|at\s+the\s+moment|so\s+far|most\s+recent(?:ly)?)\b|现在|目前|如今|最近|还在/i;
+/** The phrases of those that say only "now": they place the question in time, like "two weeks ago". */
+const PRESENT_PHRASE = /\b(?:these\s+days|nowadays|at\s+the\s+moment|so\s+far)\b/gi;
 /** A question in the first person. */
 const FIRST_PERSON = /\b(?:i|me|my|mine|myself)\b|我/i;
 /** The assistant's speaker name as the index holds it (stemmed, like every name's terms). */
@@ -42,6 +45,15 @@ export interface AnswerWeights {
   quantity: number;
   assistant: number;
   current: number;
+}
+
+/**
+ * The question without the phrases that only say "now" ("these days" would otherwise look for
+ * turns that say "day"), as a named span's phrase leaves it (time.ts withoutTimePhrases). Words
+ * that also name what is asked ("currently keep", "still") stay.
+ */
+export function withoutPresentPhrases(question: string): string {
+  return question.replace(PRESENT_PHRASE, " ");
 }
 
 /** Scale `scores` (one per document of `ci`) by what `question` asks for; in place. */

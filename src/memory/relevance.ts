@@ -38,7 +38,7 @@
 import { type ConvIndex, type Postings, PostingsCursor } from "./conv-index.ts";
 import type { LexicalIndex, Scored } from "./lexical-index.ts";
 import { hanParts } from "./han-parts.ts";
-import { favourAnswers } from "./question-kind.ts";
+import { favourAnswers, withoutPresentPhrases } from "./question-kind.ts";
 import { timeWindow, withoutTimePhrases } from "./time.ts";
 
 /**
@@ -321,7 +321,8 @@ export function rankEvents(index: LexicalIndex, conv: string, text: string, opts
         ? { ...PLAIN_BM25, concepts: 0.5, sharedConcepts: 0.5 }
         : (opts.params ?? DEFAULT_PARAMS);
   const span = params.time > 0 && typeof opts.time === "number" ? timeWindow(text, opts.time) : null;
-  const { words, concepts } = index.analyse(span ? withoutTimePhrases(text) : text);
+  const asked = params.current > 0 ? withoutPresentPhrases(text) : text;
+  const { words, concepts } = index.analyse(span ? withoutTimePhrases(asked) : asked);
   const scores = lexicalScores(ci, words, concepts, params);
   favourAnswers(ci, text, params, scores);
   if (span) {

@@ -255,7 +255,7 @@ describe("default scorer", () => {
     expect(ids).toEqual(["list"]);
   });
 
-  test("a question about the present state prefers the newer of two matching turns; others do not", async () => {
+  test("a question about the present state prefers the newer of two matching turns, 'these days' matching no day; others do not", async () => {
     const turn = (id: string, session: string, text: string) => ({
       op: "index",
       conv: "e",
@@ -266,6 +266,7 @@ describe("default scorer", () => {
     });
     const turns = [
       turn("yoga", "s1", "Yoga every morning is my exercise."),
+      turn("office", "s2", "Long days at the office."),
       turn("coffee", "s2", "The coffee place on the corner closed."),
       turn("train", "s3", "The train was late again today."),
       turn("swim", "s4", "Switched to swimming after work, my exercise for the back."),
