@@ -25,7 +25,8 @@
  *     own voice that does not address the assistant, the person's half for one about what the
  *     assistant said; a question about the present state ("these days", "currently", 现在) favours
  *     the newer of the turns that match, up to 1.2 times for the newest (one chat question of two
- *     conversations gained, LongMemEval unchanged; 0.1–0.5 measured the same).
+ *     conversations gained, LongMemEval unchanged; 0.1–0.5 measured the same), and "these days",
+ *     "so far" leave the query as a span's phrase does.
  * Tried and rejected on the same measurements: pseudo-relevance feedback (RM3-like, +1 on
  * LongMemEval, −1 to −10 on the chat sets), session diversification of the top (−2 to −4 on
  * LongMemEval), b = 0.5 (+0.5 on LongMemEval user turns, −4 with all turns); and (2026-12-02)
