@@ -1,13 +1,14 @@
 /**
  * What the default scorer understands beyond shared words, through `homed recall --stdio` as a
- * harness uses it: a reply means what it answers, a user's separate messages do not lend each
- * other meaning, a question's "two weeks ago" prefers what was said then (what says "today"
- * above all), a question for a quantity prefers a number, a person's question prefers what they
- * said and one about what the assistant said prefers that, a question about the present state
- * ("these days") prefers the newer of two matching turns, a Chinese word the segmenter joined
- * to its neighbour (王芳订, 狗叫) meets the words the turns use (王芳 and 订, 小狗), English words meet across
- * inflections (irregular verbs too), and a data dir indexed in an older layout is re-indexed
- * from the log.
+ * harness uses it: a reply means what it answers (and an answer after a short follow-up
+ * question, what the turn before the question says), a user's separate messages do not lend
+ * each other meaning, a question's "two weeks ago" prefers what was said then (what says
+ * "today" above all), a question for a quantity prefers a number, a person's question prefers
+ * what they said and one about what the assistant said prefers that, a question about the
+ * present state ("these days") prefers the newer of two matching turns, a Chinese word the
+ * segmenter joined to its neighbour (王芳订, 狗叫) meets the words the turns use (王芳 and 订,
+ * 小狗), English words meet across inflections (irregular verbs too), and a data dir indexed in
+ * an older layout is re-indexed from the log.
  */
 import { describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
@@ -62,6 +63,33 @@ describe("default scorer", () => {
     expect((await recall(dir.path, "hybrid", ...chat, ask))[0]?.sort()).toEqual(["a", "q"]);
     using plain = tempDir();
     expect(await recall(plain.path, "bm25", ...chat, ask)).toEqual([["q"]]);
+  });
+
+  test("an answer after a short follow-up question is found through the turn it answers", async () => {
+    const turn = (id: string, speaker: string, text: string) => ({
+      op: "index",
+      conv: "h",
+      id,
+      text,
+      speaker,
+      session: 1,
+    });
+    const chat = [
+      turn("news", "Maya", "Big news: we are moving again."),
+      turn("where", "Jon", "What? Where to?"),
+      turn("austin", "Maya", "Austin. Sam got the job there."),
+      turn("coffee", "Maya", "Anyway, I need coffee so badly right now."),
+      turn("traffic", "Jon", "The traffic this morning was terrible."),
+    ];
+    // "Austin" shares no word with the question; only Maya's name, as "coffee" does.
+    using dir = tempDir();
+    const [ids] = await recall(dir.path, "hybrid", ...chat, {
+      op: "query",
+      conv: "h",
+      text: "Where is Maya moving to?",
+      k: 3,
+    });
+    expect(ids?.sort()).toEqual(["austin", "news", "where"]);
   });
 
   test("a user's messages with nothing indexed between them lend each other nothing", async () => {

@@ -1,0 +1,42 @@
+/**
+ * What a turn means through the turns around it, in a conversation between people: a short
+ * reply ("Yes! We went last week.") means what the turn it answers says, so each matching turn
+ * lends a share of its score to the turns linked to it (ConvIndex.linkNext: adjacent, same
+ * session, different speakers), the share the receiver's — a short turn takes more, a long
+ * self-contained one almost none. An answer often comes one exchange later, after a short
+ * follow-up question ("Ugh, I sprained my ankle." — "Oh no, how?" — "Soccer on Sunday, stepped
+ * on the ball."; "We're moving again." — "Where to?" — "Austin."): the turn two away takes a
+ * further share through the turn between, scaled by how short that turn is, so a long reply
+ * between (an assistant's answer between a person's messages) passes almost nothing on.
+ */
+import type { ConvIndex } from "./conv-index.ts";
+
+/** See LexicalParams.neighbours, .neighbourLen and .twoHop. */
+export interface NeighbourWeights {
+  neighbours: number;
+  neighbourLen: number;
+  twoHop: number;
+}
+
+/** `out` (a buffer other than `turn`) = `turn` plus what each turn lends the turns around it. */
+export function lendToNeighbours(ci: ConvIndex, turn: Float64Array, out: Float64Array, w: NeighbourWeights): void {
+  out.set(turn);
+  const len = w.neighbourLen;
+  const share = (d: number) => (len > 0 ? (w.neighbours * len) / (len + (ci.lens[d] as number)) : w.neighbours);
+  // Through a turn between: the shorter it is, the more passes (a follow-up question).
+  const through = (d: number) => (len > 0 ? (w.twoHop * len) / (len + (ci.lens[d] as number)) : w.twoHop);
+  const link = ci.linkNext;
+  for (let d = 0; d < ci.size; d++) {
+    const s = turn[d] as number;
+    if (s === 0) continue;
+    if (d > 0 && link[d - 1] === 1) {
+      out[d - 1] = (out[d - 1] as number) + share(d - 1) * s;
+      if (w.twoHop > 0 && d > 1 && link[d - 2] === 1)
+        out[d - 2] = (out[d - 2] as number) + through(d - 1) * share(d - 2) * s;
+    }
+    if (link[d] === 1) {
+      out[d + 1] = (out[d + 1] as number) + share(d + 1) * s;
+      if (w.twoHop > 0 && link[d + 1] === 1) out[d + 2] = (out[d + 2] as number) + through(d + 1) * share(d + 2) * s;
+    }
+  }
+}
