@@ -8,21 +8,11 @@ import { Database } from "bun:sqlite";
 import { addRange, inRanges, type SceneRanges } from "../../src/memory/scene-ranges.ts";
 import { SceneRows } from "../../src/memory/scene-rows.ts";
 import { migrate } from "../../src/store/migrations.ts";
-
-/** A small deterministic generator (mulberry32). */
-function rng(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from "../harness/prng.ts";
 
 describe("scene ranges", () => {
   test("answer as a scan of every member would, whatever the order and overlaps", () => {
-    const rand = rng(5);
+    const rand = mulberry32(5);
     for (let round = 0; round < 40; round++) {
       const ranges: SceneRanges = new Map();
       const members: { conv: string; first: number; last: number }[] = [];
