@@ -5,12 +5,14 @@
  * restarting under it (the TUI says so, reconnects and goes on).
  */
 import { describe, expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as v from "valibot";
 import { callDaemon } from "../src/client/control-client.ts";
 import { ConversationSummary } from "../src/protocol/channel.ts";
 import { WAITER, tempDir } from "./harness/binary.ts";
 import { startAgentRig } from "./harness/agent-daemon.ts";
+import { poll } from "./harness/poll.ts";
 import { startTmux } from "./harness/tmux.ts";
 
 const TERM_ENV = { TERM: "xterm-256color", LANG: "C.UTF-8" };
@@ -160,4 +162,33 @@ describe("waiter, the full-screen chat", () => {
     expect(list.find((c) => c.id === "tty")).toMatchObject({ channel: "cli", scene: "chan:cli/peer:waiter", turns: 8 });
     expect(list.find((c) => c.id === "older")?.scene).toBe("chan:cli/peer:terminal"); // homed chat started it
   }, 90_000);
+
+  test("a terminal closed under it (hung up, its pty gone) ends the waiter instead of leaving it spinning", async () => {
+    using dir = tempDir();
+    await using rig = await startAgentRig(dir.path);
+    await using t = await startTmux(dir.path, [WAITER, "-data", rig.data, "-conv", "hangup"], TERM_ENV);
+    await t.waitFor("● connected", "the title bar once connected");
+    const pgrep = Bun.spawnSync(["pgrep", "-f", "--", `-data ${rig.data} -conv hangup`], { stdout: "pipe" });
+    const pids = new TextDecoder().decode(pgrep.stdout).trim().split("\n").filter(Boolean).map(Number);
+    expect(pids.length).toBeGreaterThan(0);
+    const alive = () => pids.filter((pid) => existsSync(`/proc/${pid}`) && !/^State:\s+Z/m.test(readStatus(pid)));
+    // The whole terminal goes away, as when its window is closed.
+    await t[Symbol.asyncDispose]();
+    try {
+      await poll(alive, (left) => left.length === 0, {
+        what: "the waiter to exit once its terminal is gone",
+        timeoutMs: 5000,
+      });
+    } finally {
+      for (const pid of alive()) process.kill(pid, "SIGKILL");
+    }
+  }, 30_000);
 });
+
+function readStatus(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/status`, "utf8");
+  } catch {
+    return "State: Z (gone)";
+  }
+}

@@ -7,6 +7,7 @@ import type { Database } from "bun:sqlite";
 import * as v from "valibot";
 import { SceneSettings } from "../protocol/scenes.ts";
 import type { Fingerprint } from "./scene-fingerprint.ts";
+import { addRange, type SceneRanges } from "./scene-ranges.ts";
 
 export { SceneSettings };
 
@@ -80,6 +81,8 @@ function parsedColumns(r: Raw): Pick<SceneRow, "features" | "counts" | "settings
 const MAX_CANDIDATES = 2000;
 
 export class SceneRows {
+  /** Member turns' events of the scenes asked about (memberRanges). */
+  private readonly ranges = new Map<number, SceneRanges>();
   /**
    * Parsed JSON columns by row id, with the text they were parsed from: every turn compares
    * itself with up to MAX_CANDIDATES rows, and parsing each one's features (a term-count record)
@@ -159,6 +162,7 @@ export class SceneRows {
       .get(MAX_CANDIDATES);
     if (cut) {
       const old = "SELECT id FROM scenes WHERE status = 'candidate' AND key = '' AND id <= ?";
+      for (const gone of this.db.query<{ id: number }, [number]>(old).all(cut.id)) this.ranges.delete(gone.id);
       this.db.query(`DELETE FROM scene_members WHERE scene_id IN (${old})`).run(cut.id);
       this.db.query(`DELETE FROM scenes WHERE id IN (${old})`).run(cut.id);
     }
@@ -179,11 +183,32 @@ export class SceneRows {
   }
 
   addMember(id: number, m: { turn: string; conv: string; ts: number; firstEvent: number; lastEvent: number }): void {
-    this.db
+    const r = this.db
       .query(
         "INSERT OR IGNORE INTO scene_members (scene_id, turn, conv, ts, first_event, last_event) VALUES (?, ?, ?, ?, ?, ?)",
       )
       .run(id, m.turn, m.conv, m.ts, m.firstEvent, m.lastEvent);
+    const kept = this.ranges.get(id);
+    if (kept && r.changes > 0) addRange(kept, m.conv, m.firstEvent, m.lastEvent);
+  }
+
+  /**
+   * The events of `id`'s member turns, per conversation (read once, then kept as members join:
+   * this process is the one that writes them).
+   */
+  memberRanges(id: number): SceneRanges {
+    let kept = this.ranges.get(id);
+    if (!kept) {
+      kept = new Map();
+      const rows = this.db
+        .query<{ conv: string; first_event: number; last_event: number }, [number]>(
+          "SELECT conv, first_event, last_event FROM scene_members WHERE scene_id = ? ORDER BY first_event",
+        )
+        .all(id);
+      for (const m of rows) addRange(kept, m.conv, m.first_event, m.last_event);
+      this.ranges.set(id, kept);
+    }
+    return kept;
   }
 
   /** The member turns of `ids`, newest first (at most `limit` per call). */

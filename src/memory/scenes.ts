@@ -30,6 +30,7 @@ import {
   topicWords,
 } from "./scene-fingerprint.ts";
 import { type SceneRow, SceneRows, type SceneSettings } from "./scene-rows.ts";
+import { inRanges } from "./scene-ranges.ts";
 
 export interface SceneTurn {
   conv: string;
@@ -151,22 +152,16 @@ export class Scenes {
       if (!declared && sim >= JOIN_THRESHOLD && (!best || sim > best.sim)) best = { row, sim };
     }
     if (best) narrow(best.row.settings);
-    const ranges = new Map<string, { first: number; last: number; sim: number }[]>();
-    const simOf = new Map(scenes.map((s) => [s.id, s.similarity]));
-    for (const m of this.rows.members(scenes.map((s) => s.id))) {
-      // An untrusted turn's scene memories are its own conversation's, as its recall scope is.
-      if (t.untrusted && m.conv !== t.conv) continue;
-      const list = ranges.get(m.conv) ?? [];
-      list.push({ first: m.firstEvent, last: m.lastEvent, sim: simOf.get(m.sceneId) ?? 0 });
-      ranges.set(m.conv, list);
-    }
+    const memories = scenes.map((s) => ({ sim: s.similarity, ranges: this.rows.memberRanges(s.id) }));
     return {
       scenes: scenes.sort((a, b) => b.similarity - a.similarity),
       persona,
       tools,
       memoryOf(id, conv) {
+        // An untrusted turn's scene memories are its own conversation's, as its recall scope is.
+        if (t.untrusted && conv !== t.conv) return 0;
         let s = 0;
-        for (const r of ranges.get(conv) ?? []) if (id >= r.first && id <= r.last && r.sim > s) s = r.sim;
+        for (const m of memories) if (m.sim > s && inRanges(m.ranges, conv, id)) s = m.sim;
         return s;
       },
     };

@@ -5,6 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import { MessageBytes } from "../../src/llm/message-bytes.ts";
 import type { ChatMessage } from "../../src/llm/types.ts";
+import { mulberry32 } from "../harness/prng.ts";
 
 const wire = (m: ChatMessage) => JSON.stringify(m);
 const expected = (msgs: readonly ChatMessage[]) => `{"messages":[${msgs.map(wire).join(",")}]}`;
@@ -19,17 +20,6 @@ function counting() {
   return {
     encode: (msgs: readonly ChatMessage[]) => text(mb.encode(msgs, '{"messages":[', "]}")),
     calls: () => calls,
-  };
-}
-
-/** A small deterministic generator (mulberry32). */
-function rng(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
 
@@ -64,7 +54,7 @@ describe("MessageBytes", () => {
 
   test("any sequence of requests, several conversations interleaved: the bytes are always the messages' own", () => {
     const c = counting();
-    const rand = rng(7);
+    const rand = mulberry32(7);
     const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)] as T;
     const make = (i: number): ChatMessage =>
       pick([

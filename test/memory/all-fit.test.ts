@@ -12,17 +12,7 @@ import { Tokenizer } from "../../src/embed/tokenizer.ts";
 import { Memory } from "../../src/memory/memory.ts";
 import { type AssembledContext, ConversationContext } from "../../src/memory/context.ts";
 import { eventOf } from "../../src/protocol/event-bodies.ts";
-
-/** A small deterministic generator (mulberry32). */
-function rng(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from "../harness/prng.ts";
 
 const seen = (a: AssembledContext) => a.history.map((e) => `${e.item.turn} ${e.message.role}: ${e.message.content}`);
 
@@ -68,7 +58,7 @@ test("kept from turn to turn, the context is what an assembly from scratch gives
   using dir = tempDir();
   const { store, memory, say } = rig(dir.path);
   const context = new ConversationContext(store, memory, 4);
-  const rand = rng(3);
+  const rand = mulberry32(3);
   const words = "garden piano Lisbon kitten printer passport violin orchard lantern kayak".split(" ");
   const turns: Record<string, string[]> = { a: [], b: [] };
   let quick = 0;

@@ -1,0 +1,68 @@
+/**
+ * A scene's memories as sorted event ranges (src/memory/scene-ranges.ts): for any member turns,
+ * in any order, overlapping or not, "is this event a memory" answers as a scan of every member
+ * would; and SceneRows keeps the ranges it read up to date as members join.
+ */
+import { describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { addRange, inRanges, type SceneRanges } from "../../src/memory/scene-ranges.ts";
+import { SceneRows } from "../../src/memory/scene-rows.ts";
+import { migrate } from "../../src/store/migrations.ts";
+import { mulberry32 } from "../harness/prng.ts";
+
+describe("scene ranges", () => {
+  test("answer as a scan of every member would, whatever the order and overlaps", () => {
+    const rand = mulberry32(5);
+    for (let round = 0; round < 40; round++) {
+      const ranges: SceneRanges = new Map();
+      const members: { conv: string; first: number; last: number }[] = [];
+      for (let i = 0; i < 1 + Math.floor(rand() * 60); i++) {
+        const conv = rand() < 0.7 ? "a" : "b";
+        const first = Math.floor(rand() * 400);
+        const last = first + Math.floor(rand() * (rand() < 0.2 ? 40 : 6));
+        members.push({ conv, first, last });
+        addRange(ranges, conv, first, last);
+      }
+      for (const conv of ["a", "b", "c"])
+        for (let id = 0; id < 460; id++) {
+          const scan = members.some((m) => m.conv === conv && id >= m.first && id <= m.last);
+          expect(inRanges(ranges, conv, id)).toBe(scan);
+        }
+      // Kept sorted and apart.
+      for (const pairs of ranges.values())
+        for (let i = 2; i < pairs.length; i += 2) expect(pairs[i] as number).toBeGreaterThan(pairs[i - 1] as number);
+    }
+  });
+
+  test("SceneRows reads a scene's ranges once and adds joining members to them", () => {
+    const db = new Database(":memory:");
+    migrate(db, ":memory:");
+    const rows = new SceneRows(db);
+    const settings = { persona: "", tools: null };
+    const features = { channel: "cli", partner: "", tools: [], topic: ["garden"], hour: null, words: {} };
+    const id = rows.insert({
+      status: "scene",
+      key: "",
+      parentKey: "",
+      features,
+      counts: {},
+      strength: 1,
+      createdAt: 0,
+      lastSeen: 0,
+      settings,
+    });
+    rows.addMember(id, { turn: "t1", conv: "c", ts: 1, firstEvent: 10, lastEvent: 14 });
+    const ranges = rows.memberRanges(id);
+    expect(inRanges(ranges, "c", 12)).toBe(true);
+    expect(inRanges(ranges, "c", 20)).toBe(false);
+    rows.addMember(id, { turn: "t2", conv: "c", ts: 2, firstEvent: 20, lastEvent: 22 });
+    expect(rows.memberRanges(id)).toBe(ranges);
+    expect(inRanges(ranges, "c", 20)).toBe(true);
+    // The same turn again is no new member, and changes nothing.
+    rows.addMember(id, { turn: "t2", conv: "c", ts: 3, firstEvent: 30, lastEvent: 31 });
+    expect(inRanges(ranges, "c", 30)).toBe(false);
+    // What another reader of the same table sees agrees.
+    expect(new SceneRows(db).memberRanges(id)).toEqual(ranges);
+    db.close();
+  });
+});
