@@ -5,6 +5,7 @@
  * a minimal OpenAI-compatible server in this process that times itself from request to last
  * byte, and that time is subtracted.
  */
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { BenchDaemon, ROOT } from "./bench-daemon.ts";
 import { startFakeModel } from "./fake-model.ts";
@@ -18,11 +19,23 @@ import { median, report } from "./report.ts";
  */
 const WARMUP_TURNS = 10;
 
-async function overhead(history: number, turns: number): Promise<number> {
+/** One measured run: the turns' overheads (round trip minus the model's time) and the daemon's CPU. */
+export interface TurnRun {
+  samples: number[];
+  /** The daemon's user + system CPU over the measured turns, in ms (/proc clock ticks). */
+  cpuMs: number;
+}
+
+/**
+ * A fresh daemon (`bin`, default dist/homed) with one stage handler on each of the seven stages,
+ * `history` events of past turns, `warmup` turns, then `turns` measured.
+ */
+export async function turnRun(history: number, turns: number, warmup = WARMUP_TURNS, bin?: string): Promise<TurnRun> {
   const model = startFakeModel();
   const daemon = await BenchDaemon.start({
     model,
     web: false,
+    bin: bin ? [bin] : undefined,
     plugins: { stages: { exec: process.execPath, args: [join(ROOT, "bench/plugins/stages.ts")] } },
   });
   try {
@@ -54,21 +67,29 @@ async function overhead(history: number, turns: number): Promise<number> {
       });
     }
     const samples: number[] = [];
-    for (let i = 0; i < turns + WARMUP_TURNS; i++) {
+    let cpu0 = 0;
+    for (let i = 0; i < turns + warmup; i++) {
+      if (i === warmup) cpu0 = cpuMs(daemon.pid);
       model.take();
       const t0 = performance.now();
       await client.peer.request("chat.send", { conv: "bench", text: `turn ${i}: what should I plant?` });
       const total = performance.now() - t0;
-      if (i >= WARMUP_TURNS) samples.push(total - model.spent());
+      if (i >= warmup) samples.push(total - model.spent());
     }
-    return median(samples);
+    return { samples, cpuMs: cpuMs(daemon.pid) - cpu0 };
   } finally {
     await daemon.stop();
     model.stop();
   }
 }
 
+/** User plus system CPU of a process so far, in ms (clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const fields = (readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1] ?? "").split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 export async function benchTurn(): Promise<void> {
-  report("turn.overhead_ms", await overhead(10_000, 100), "ms", 2);
-  report("turn.overhead_ms_1k", await overhead(1_000, 100), "ms", 2);
+  report("turn.overhead_ms", median((await turnRun(10_000, 100)).samples), "ms", 2);
+  report("turn.overhead_ms_1k", median((await turnRun(1_000, 100)).samples), "ms", 2);
 }
