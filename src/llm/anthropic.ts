@@ -5,9 +5,11 @@
 import * as v from "valibot";
 import { finishWithError, postStream, providerComplaint, streamError, trimBase } from "./http.ts";
 import { sentImages, textWithOmitted } from "./image-parts.ts";
+import { MessageBytes, sameMessage } from "./message-bytes.ts";
 import { parseSse } from "./sse.ts";
 import {
   LlmError,
+  type ChatMessage,
   type ChatRequest,
   type LanguageModel,
   type ProviderSettings,
@@ -72,53 +74,80 @@ const KNOWN_EVENTS = new Set([
 
 type Block = Record<string, unknown>;
 
-/** The request body for `request`: system messages lifted out, tool results folded into user turns. */
-function anthropicBody(model: string, request: ChatRequest): Record<string, unknown> {
-  const system: string[] = [];
-  const messages: { role: "user" | "assistant"; content: Block[] }[] = [];
-  // Same-role neighbours merge into one turn: tool results answering one assistant turn must sit
-  // in the single user message that follows it, tool_result blocks first.
-  const push = (role: "user" | "assistant", blocks: Block[]) => {
-    const last = messages.at(-1);
-    if (last && last.role === role) last.content.push(...blocks);
-    else messages.push({ role, content: blocks });
-  };
-  for (const m of request.messages) {
-    switch (m.role) {
-      case "system":
-        system.push(m.content);
-        break;
-      case "user": {
-        // A person's images first, then the words (the order the API recommends).
-        const images = sentImages(m).map((i) => ({
-          type: "image",
-          source: { type: "base64", media_type: i.mime, data: i.data },
-        }));
-        const text = m.images?.length ? textWithOmitted(m) : m.content;
-        push("user", [...images, ...(text || images.length === 0 ? [{ type: "text", text }] : [])]);
-        break;
-      }
-      case "assistant": {
-        const blocks: Block[] = m.content === "" ? [] : [{ type: "text", text: m.content }];
-        for (const c of m.toolCalls ?? [])
-          blocks.push({ type: "tool_use", id: c.id, name: c.name, input: toolInput(c.arguments) });
-        push("assistant", blocks.length > 0 ? blocks : [{ type: "text", text: m.content }]);
-        break;
-      }
-      case "tool": {
-        // Images go inside the tool_result, after its text, as the API documents.
-        const images = sentImages(m);
-        const content =
-          images.length === 0
-            ? textWithOmitted(m)
-            : [
-                { type: "text", text: textWithOmitted(m) || "(no text)" },
-                ...images.map((i) => ({ type: "image", source: { type: "base64", media_type: i.mime, data: i.data } })),
-              ];
-        push("user", [{ type: "tool_result", tool_use_id: m.toolCallId, content, is_error: m.isError ?? false }]);
-        break;
-      }
+/** Neighbours of the same role, one turn on the wire (tool results go in the user's turn). */
+interface WireTurn {
+  role: "user" | "assistant";
+  msgs: ChatMessage[];
+}
+
+/** A message's content blocks. */
+function blocksOf(m: ChatMessage): Block[] {
+  switch (m.role) {
+    case "system":
+      return [];
+    case "user": {
+      // A person's images first, then the words (the order the API recommends).
+      const images = sentImages(m).map((i) => ({
+        type: "image",
+        source: { type: "base64", media_type: i.mime, data: i.data },
+      }));
+      const text = m.images?.length ? textWithOmitted(m) : m.content;
+      return [...images, ...(text || images.length === 0 ? [{ type: "text", text }] : [])];
     }
+    case "assistant": {
+      const blocks: Block[] = m.content === "" ? [] : [{ type: "text", text: m.content }];
+      for (const c of m.toolCalls ?? [])
+        blocks.push({ type: "tool_use", id: c.id, name: c.name, input: toolInput(c.arguments) });
+      return blocks.length > 0 ? blocks : [{ type: "text", text: m.content }];
+    }
+    case "tool": {
+      // Images go inside the tool_result, after its text, as the API documents.
+      const images = sentImages(m);
+      const content =
+        images.length === 0
+          ? textWithOmitted(m)
+          : [
+              { type: "text", text: textWithOmitted(m) || "(no text)" },
+              ...images.map((i) => ({ type: "image", source: { type: "base64", media_type: i.mime, data: i.data } })),
+            ];
+      return [{ type: "tool_result", tool_use_id: m.toolCallId, content, is_error: m.isError ?? false }];
+    }
+  }
+}
+
+/** A turn's JSON; a turn that is one text block goes as a plain string, the form the API documents first. */
+function turnJson(t: WireTurn): string {
+  const content = t.msgs.flatMap(blocksOf);
+  const only = content.length === 1 ? content[0] : undefined;
+  return JSON.stringify({ role: t.role, content: only?.type === "text" ? only.text : content });
+}
+
+/** Recent requests' turns as written, for the next request of the same conversation (see openai.ts). */
+const written = new MessageBytes<WireTurn>(
+  turnJson,
+  (a, b) =>
+    a.role === b.role &&
+    a.msgs.length === b.msgs.length &&
+    a.msgs.every((m, i) => sameMessage(m, b.msgs[i] as ChatMessage)),
+);
+
+/**
+ * The request body for `request`, as the bytes to send: system messages lifted out, same-role
+ * neighbours merged into one turn (tool results answering one assistant turn must sit in the
+ * single user message that follows it, tool_result blocks first).
+ */
+function anthropicBody(model: string, request: ChatRequest): Uint8Array {
+  const system: string[] = [];
+  const turns: WireTurn[] = [];
+  for (const m of request.messages) {
+    if (m.role === "system") {
+      system.push(m.content);
+      continue;
+    }
+    const role = m.role === "assistant" ? "assistant" : "user";
+    const last = turns.at(-1);
+    if (last && last.role === role) last.msgs.push(m);
+    else turns.push({ role, msgs: [m] });
   }
   const body: Record<string, unknown> = {
     model,
@@ -130,13 +159,8 @@ function anthropicBody(model: string, request: ChatRequest): Record<string, unkn
     body.tools = request.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters }));
   }
   if (request.temperature !== undefined) body.temperature = request.temperature;
-  // Messages last, as in openai.ts: the long part after the small ones.
-  // A turn that is one text block goes as a plain string, the form the API documents first.
-  body.messages = messages.map(({ role, content }) => {
-    const only = content.length === 1 ? content[0] : undefined;
-    return { role, content: only?.type === "text" ? only.text : content };
-  });
-  return body;
+  // Messages last, each turn's JSON written once and reused while the turn is unchanged.
+  return written.encode(turns, `${JSON.stringify(body).slice(0, -1)},"messages":[`, "]}");
 }
 
 /**
@@ -200,7 +224,7 @@ async function* streamAnthropic(
       settings,
       anthropicURL(settings.baseURL),
       headers,
-      JSON.stringify(anthropicBody(settings.model, request)),
+      anthropicBody(settings.model, request),
       signal,
     );
   } catch (err) {

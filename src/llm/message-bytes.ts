@@ -13,13 +13,15 @@
  * arrays of references, not the messages. Messages are matched in order with a short look-ahead
  * on both sides, so a recall note inserted near the start or a changed system prompt costs only
  * those messages; after several misses in a row (a long turn pruned from the middle) an index
- * of the previous request's messages finds where it goes on.
+ * of the previous request's messages finds where it goes on. A provider's unit may also be a run
+ * of messages it writes as one (Anthropic's turn of same-role neighbours), the same when its
+ * messages are.
  */
 import type { ChatMessage } from "./types.ts";
 
-/** One request's messages and their JSON in one buffer (message i at starts[i]..ends[i]). */
-interface Encoding {
-  msgs: readonly ChatMessage[];
+/** One request's units and their JSON in one buffer (unit i at starts[i]..ends[i]). */
+interface Encoding<U> {
+  msgs: readonly U[];
   buf: Uint8Array;
   starts: Uint32Array;
   ends: Uint32Array;
@@ -30,10 +32,11 @@ const LOOK_AHEAD = 4;
 
 const encoder = new TextEncoder();
 
-type Fields = Partial<Record<"toolCalls" | "images" | "toolCallId" | "name", unknown>>;
+type Fields = Partial<Record<"toolCalls" | "images" | "toolCallId" | "name" | "isError", unknown>>;
 
-/** Another object with every field the wire reads equal (a system prompt made again each turn). */
-function equal(m: ChatMessage, k: ChatMessage): boolean {
+/** Another message object with every field a wire reads equal (a system prompt made again each turn). */
+export function sameMessage(m: ChatMessage, k: ChatMessage): boolean {
+  if (m === k) return true;
   const a = m as ChatMessage & Fields;
   const b = k as ChatMessage & Fields;
   return (
@@ -42,33 +45,40 @@ function equal(m: ChatMessage, k: ChatMessage): boolean {
     a.toolCalls === b.toolCalls &&
     a.images === b.images &&
     a.toolCallId === b.toolCallId &&
-    a.name === b.name
+    a.name === b.name &&
+    a.isError === b.isError
   );
 }
 
-/** Where `m` is in `msgs[from .. from + LOOK_AHEAD]` (the same object first, then an equal one), or -1. */
-function find(msgs: readonly ChatMessage[], from: number, m: ChatMessage): number {
-  const to = Math.min(msgs.length, from + LOOK_AHEAD + 1);
-  for (let j = from; j < to; j++) if (msgs[j] === m) return j;
-  for (let j = from; j < to; j++) if (equal(m, msgs[j] as ChatMessage)) return j;
-  return -1;
-}
-
-export class MessageBytes {
+/**
+ * Bytes kept for units of type `U`: a message (OpenAI), or a run of messages the wire joins into
+ * one (Anthropic merges neighbours of the same role).
+ */
+export class MessageBytes<U extends object = ChatMessage> {
   /** Most recently used last. */
-  private readonly recent: Encoding[] = [];
+  private readonly recent: Encoding<U>[] = [];
 
   /**
-   * @param encodeOne a message's JSON on the wire, a function of the fields above alone
+   * @param encodeOne a unit's JSON on the wire, a function of what `same` compares alone
+   * @param same whether two different unit objects write the same JSON (`sameMessage` for messages)
    * @param slots requests remembered (conversations answered in turn each keep theirs)
    */
   constructor(
-    private readonly encodeOne: (m: ChatMessage) => string,
+    private readonly encodeOne: (u: U) => string,
+    private readonly same: (a: U, b: U) => boolean,
     private readonly slots = 8,
   ) {}
 
-  /** One buffer: `head`, the messages' JSON separated by commas, then `tail`. */
-  encode(messages: readonly ChatMessage[], head: string, tail: string): Uint8Array {
+  /** Where `m` is in `msgs[from .. from + LOOK_AHEAD]` (the same object first, then an equal one), or -1. */
+  private find(msgs: readonly U[], from: number, m: U): number {
+    const to = Math.min(msgs.length, from + LOOK_AHEAD + 1);
+    for (let j = from; j < to; j++) if (msgs[j] === m) return j;
+    for (let j = from; j < to; j++) if (this.same(m, msgs[j] as U)) return j;
+    return -1;
+  }
+
+  /** One buffer: `head`, the units' JSON separated by commas, then `tail`. */
+  encode(messages: readonly U[], head: string, tail: string): Uint8Array {
     const n = messages.length;
     const prev = this.closest(messages);
     // Per message: its index in the previous request, or -1 and its bytes written now.
@@ -77,12 +87,12 @@ export class MessageBytes {
     const headBytes = encoder.encode(head);
     const tailBytes = encoder.encode(tail);
     let size = headBytes.length + tailBytes.length + Math.max(0, n - 1);
-    let where: Map<ChatMessage, number> | null = null;
+    let where: Map<U, number> | null = null;
     let misses = 0;
     let j = 0;
     for (let i = 0; i < n; i++) {
-      const m = messages[i] as ChatMessage;
-      let at = prev ? find(prev.msgs, j, m) : -1;
+      const m = messages[i] as U;
+      let at = prev ? this.find(prev.msgs, j, m) : -1;
       if (prev && at < 0 && ++misses > LOOK_AHEAD && prev.msgs.length - j > LOOK_AHEAD + 1) {
         where ??= new Map(prev.msgs.map((k, x) => [k, x]));
         const k = where.get(m) ?? -1;
@@ -116,7 +126,7 @@ export class MessageBytes {
         continue;
       }
       // Messages that were adjacent before are one copy, the commas between them included.
-      const p = prev as Encoding;
+      const p = prev as Encoding<U>;
       let k = i;
       while (k + 1 < n && from[k + 1] === (from[k] as number) + 1) k++;
       const a = p.starts[from[i] as number] as number;
@@ -135,14 +145,13 @@ export class MessageBytes {
   }
 
   /** The remembered request sharing the most of these messages' first few. */
-  private closest(messages: readonly ChatMessage[]): Encoding | null {
-    let best: Encoding | null = null;
+  private closest(messages: readonly U[]): Encoding<U> | null {
+    let best: Encoding<U> | null = null;
     let bestHits = 0;
     const probe = Math.min(messages.length, LOOK_AHEAD * 2);
     for (const e of this.recent) {
       let hits = 0;
-      for (let i = 0; i < probe; i++)
-        if (find(e.msgs, Math.max(0, i - LOOK_AHEAD), messages[i] as ChatMessage) >= 0) hits++;
+      for (let i = 0; i < probe; i++) if (this.find(e.msgs, Math.max(0, i - LOOK_AHEAD), messages[i] as U) >= 0) hits++;
       // Ties go to the newer one (the list is oldest first).
       if (hits > 0 && hits >= bestHits) {
         best = e;
@@ -152,7 +161,7 @@ export class MessageBytes {
     return best;
   }
 
-  private remember(replaced: Encoding | null, e: Encoding): void {
+  private remember(replaced: Encoding<U> | null, e: Encoding<U>): void {
     const at = replaced ? this.recent.indexOf(replaced) : -1;
     if (at >= 0) this.recent.splice(at, 1);
     else if (this.recent.length >= this.slots) this.recent.shift();

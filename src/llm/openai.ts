@@ -5,7 +5,7 @@
 import * as v from "valibot";
 import { finishWithError, postStream, providerComplaint, streamError, trimBase } from "./http.ts";
 import { dataUrl, sentImages, textWithOmitted } from "./image-parts.ts";
-import { MessageBytes } from "./message-bytes.ts";
+import { MessageBytes, sameMessage } from "./message-bytes.ts";
 import { parseSse } from "./sse.ts";
 import {
   LlmError,
@@ -51,7 +51,7 @@ const Chunk = v.looseObject({
 });
 
 /** Recent requests' messages as written, for the next request of the same conversation. */
-const written = new MessageBytes((m) => JSON.stringify(toOpenAIMessage(m)));
+const written = new MessageBytes<ChatMessage>((m) => JSON.stringify(toOpenAIMessage(m)), sameMessage);
 
 /** The chat completions body for `request`, as the bytes to send. */
 function openAIBody(model: string, request: ChatRequest): string | Uint8Array {

@@ -4,7 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { createAnthropic } from "../../src/llm/anthropic.ts";
-import type { ChatRequest, ProviderSettings, StreamEvent } from "../../src/llm/types.ts";
+import type { ChatMessage, ChatRequest, ProviderSettings, StreamEvent } from "../../src/llm/types.ts";
 import { collect, errorOf, finishOf, startFakeLlm, textOf, type FakeLlm } from "../harness/fake-llm.ts";
 
 const KEY = "sk-ant-test-SECRET-9876543210";
@@ -185,6 +185,61 @@ describe("anthropic request", () => {
           name: "weather",
           description: "Current weather",
           input_schema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+        },
+      ],
+    });
+  });
+
+  test("a conversation's requests one after another: turns reused, changed ones and merged neighbours written anew", async () => {
+    llm.script([{ text: "ok" }, { text: "ok" }, { text: "ok" }]);
+    const call: ChatMessage = {
+      role: "assistant",
+      content: "",
+      toolCalls: [{ id: "toolu_1", name: "clock", arguments: "{}" }],
+    };
+    const result: ChatMessage = { role: "tool", toolCallId: "toolu_1", name: "clock", content: "12:00" };
+    const past: ChatMessage[] = [
+      { role: "user", content: "Time?" },
+      call,
+      result,
+      { role: "assistant", content: "Noon." },
+    ];
+    const send = async (system: string, messages: ChatMessage[]) => {
+      await collect(model().stream({ messages: [{ role: "system", content: system }, ...messages] }));
+      return llm.requests.at(-1)?.body as { system: string; messages: unknown[] };
+    };
+    const first = [
+      { role: "user", content: "Time?" },
+      { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "clock", input: {} }] },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "12:00", is_error: false }] },
+      { role: "assistant", content: "Noon." },
+    ];
+    expect((await send("Be brief.", past)).messages).toEqual(first);
+    // The same turns again, one more said: the old ones as before.
+    const two = await send("Be brief.", [...past, { role: "user", content: "Thanks — 谢谢" }]);
+    expect(two).toMatchObject({
+      system: "Be brief.",
+      messages: [...first, { role: "user", content: "Thanks — 谢谢" }],
+    });
+    // The result replaced by a failed one, and a user message right after it: one user turn.
+    const failed: ChatMessage = { ...result, content: "clock broke", isError: true } as ChatMessage;
+    const three = await send("Be briefer.", [
+      past[0] as ChatMessage,
+      call,
+      failed,
+      { role: "user", content: "Retry?" },
+    ]);
+    expect(three).toMatchObject({
+      system: "Be briefer.",
+      messages: [
+        first[0],
+        first[1],
+        {
+          role: "user",
+          content: [
+            { type: "tool_result", tool_use_id: "toolu_1", content: "clock broke", is_error: true },
+            { type: "text", text: "Retry?" },
+          ],
         },
       ],
     });

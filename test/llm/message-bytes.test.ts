@@ -3,7 +3,7 @@
  * JSON written afresh; and a history that only grew is not written again.
  */
 import { describe, expect, test } from "bun:test";
-import { MessageBytes } from "../../src/llm/message-bytes.ts";
+import { MessageBytes, sameMessage } from "../../src/llm/message-bytes.ts";
 import type { ChatMessage } from "../../src/llm/types.ts";
 import { mulberry32 } from "../harness/prng.ts";
 
@@ -13,10 +13,14 @@ const text = (b: Uint8Array) => new TextDecoder().decode(b);
 
 function counting() {
   let calls = 0;
-  const mb = new MessageBytes((m) => {
-    calls++;
-    return wire(m);
-  }, 3);
+  const mb = new MessageBytes<ChatMessage>(
+    (m) => {
+      calls++;
+      return wire(m);
+    },
+    sameMessage,
+    3,
+  );
   return {
     encode: (msgs: readonly ChatMessage[]) => text(mb.encode(msgs, '{"messages":[', "]}")),
     calls: () => calls,
