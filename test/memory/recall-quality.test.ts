@@ -34,6 +34,12 @@ async function recall(dir: string, scorer: string, ...ops: unknown[]) {
   return answers(r.stdout);
 }
 
+/** `recall` in a fresh data dir of its own. */
+async function ranked(scorer: string, ...ops: unknown[]) {
+  using dir = tempDir();
+  return await recall(dir.path, scorer, ...ops);
+}
+
 describe("default scorer", () => {
   test("a short reply is found through the turn it answers; plain BM25 cannot", async () => {
     const chat = [
@@ -244,10 +250,8 @@ describe("default scorer", () => {
         session: "b",
       },
     ];
-    using dir = tempDir();
     expect(
-      await recall(
-        dir.path,
+      await ranked(
         "hybrid",
         ...turns,
         { op: "query", conv: "p", text: "What did I name my puppy?", k: 2 },
@@ -299,10 +303,8 @@ describe("default scorer", () => {
       turn("train", "s3", "The train was late again today."),
       turn("swim", "s4", "Switched to swimming after work, my exercise for the back."),
     ];
-    using dir = tempDir();
     expect(
-      await recall(
-        dir.path,
+      await ranked(
         "hybrid",
         ...turns,
         { op: "query", conv: "e", text: "What exercise do I do these days?", k: 2 },
