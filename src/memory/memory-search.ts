@@ -91,12 +91,7 @@ export class MemorySearch {
     // Forgotten events are no candidates at all, so they cannot crowd out what may be found.
     const forgotten = this.store.forgottenBounds();
     const remembered = (id: number, conv: string) => id > (forgotten.get(conv) ?? 0);
-    const ranked = this.memory.search(
-      scope,
-      query,
-      k * OVERFETCH * (boost ? SCENE_OVERFETCH : 1),
-      (id, conv) => remembered(id, conv) && (accept ? accept(conv) : true),
-    );
+    const ranked = this.memory.search(scope, query, k * OVERFETCH * (boost ? SCENE_OVERFETCH : 1), remembered, accept);
     const score = new Map(ranked.map((r) => [r.id, r.score]));
     // Ranked with the boost; the score shown stays the match's own.
     const rank = new Map(

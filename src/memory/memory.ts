@@ -101,22 +101,35 @@ export class Memory {
    * The events of `scope` that best match `text`, best first, with the conversation each is from.
    * A person scope is one collection (src/memory/person-index.ts), so scores of different
    * conversations compare; it is ranked lexically (dense vectors are kept per conversation).
-   * `accept` narrows the candidates (not the normalisation: the best of the scope scores 1).
+   * `accept` narrows the candidates (not the normalisation: the best of the scope scores 1);
+   * `acceptConv` narrows them by conversation, and when it accepts none of the scope's
+   * conversations nothing is ranked (a person with one conversation asks for the others).
    */
   search(
     scope: RecallScope,
     text: string,
     limit: number,
     accept?: (id: number, conv: string) => boolean,
+    acceptConv?: (conv: string) => boolean,
   ): { id: number; conv: string; score: number }[] {
     const time = Date.now();
     if (scope.kind === "conversation") {
       const conv = scope.conv;
+      if (acceptConv && !acceptConv(conv)) return [];
       const among = accept ? { has: (id: number) => accept(id, conv) } : undefined;
       return rankEvents(this.index, conv, text, { ids: [], time, limit, among }).map((s) => ({ ...s, conv }));
     }
-    const { index, convOf } = this.person.scope(scope.includeUntrusted);
-    const among = accept ? { has: (id: number) => accept(id, convOf(id) ?? "") } : undefined;
+    const { index, convOf, convs } = this.person.scope(scope.includeUntrusted);
+    if (acceptConv && !convs.some(acceptConv)) return [];
+    const among =
+      accept || acceptConv
+        ? {
+            has: (id: number) => {
+              const conv = convOf(id) ?? "";
+              return (!acceptConv || acceptConv(conv)) && (!accept || accept(id, conv));
+            },
+          }
+        : undefined;
     return rankEvents(this.index, "", text, { ids: [], time, limit, among, index }).map((s) => ({
       ...s,
       conv: convOf(s.id) ?? "",

@@ -36,6 +36,8 @@ export interface PersonScope {
   index: ConvIndex;
   /** The conversation an event of the index is from; undefined for an event not in it. */
   convOf(id: number): string | undefined;
+  /** The conversations with at least one event in the index, in the order they first appeared. */
+  convs: readonly string[];
 }
 
 export class PersonIndex {
@@ -81,6 +83,7 @@ export class PersonIndex {
     const { index, convOfDoc, convs } = s;
     return {
       index,
+      convs,
       convOf(id: number): string | undefined {
         // Documents are in ascending id order: binary search, nothing allocated per lookup.
         let lo = 0;
