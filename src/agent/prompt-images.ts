@@ -4,6 +4,7 @@
  * rarely what it needs now; older ones stay in the prompt as "[image: sha… omitted]" lines
  * (src/llm/image-parts.ts), so the model knows they were there.
  */
+import { sendsNoImages } from "../llm/image-parts.ts";
 import type { ChatMessage } from "../llm/types.ts";
 import { type Attachment, userMessageText } from "../protocol/attachments.ts";
 
@@ -23,8 +24,10 @@ export function withImageData(
   let left = read ? keep : 0;
   for (let i = out.length - 1; i >= 0; i--) {
     const m = out[i] as ChatMessage;
-    // A tool's images (a screenshot) and a person's (an attached photo) alike.
-    if ((m.role !== "tool" && m.role !== "user") || !m.images?.length) continue;
+    // A tool's images (a screenshot) and a person's (an attached photo) alike. Most messages have
+    // none: the field is read first, once.
+    if (!(m as { images?: unknown[] }).images?.length) continue;
+    if ((m.role !== "tool" && m.role !== "user") || !m.images) continue;
     // Nothing to add or take away: the message stays the same object (a provider reuses the
     // bytes it wrote for it last time, src/llm/message-bytes.ts).
     if (left === 0 && m.images.every((i) => i.data === undefined)) continue;
@@ -39,6 +42,8 @@ export function withImageData(
     }
     out[i] = { ...m, images };
   }
+  // Every image with bytes is one read here: the layers a request passes need not look again.
+  if (left === (read ? keep : 0)) sendsNoImages(out);
   return out;
 }
 

@@ -47,6 +47,8 @@ export interface RegisteredTool {
 export class ToolRegistry {
   private readonly tools = new Map<string, RegisteredTool>();
   private readonly ajv = new Ajv({ allErrors: true, strict: false });
+  /** The tools by name, made again after a change only: every model call asks. */
+  private sorted: RegisteredTool[] | null = null;
 
   /**
    * Add or replace `plugin`'s tool (`local`: the kernel's own, run in process). A name another
@@ -67,6 +69,7 @@ export class ToolRegistry {
       throw new HomedError("invalid_params", `tool ${def.name}: schema does not compile: ${(err as Error).message}`);
     }
     this.tools.set(def.name, local ? { plugin, def, validate, local } : { plugin, def, validate });
+    this.sorted = null;
   }
 
   /** Remove `plugin`'s tools (all, or the named ones); returns how many were removed. */
@@ -75,6 +78,7 @@ export class ToolRegistry {
     for (const [name, t] of this.tools) {
       if (t.plugin === plugin && (!names || names.includes(name))) {
         this.tools.delete(name);
+        this.sorted = null;
         n++;
       }
     }
@@ -86,7 +90,8 @@ export class ToolRegistry {
   }
 
   list(): RegisteredTool[] {
-    return [...this.tools.values()].sort((a, b) => a.def.name.localeCompare(b.def.name));
+    this.sorted ??= [...this.tools.values()].sort((a, b) => a.def.name.localeCompare(b.def.name));
+    return [...this.sorted];
   }
 
   /** What the model is told about the tools. */

@@ -7,6 +7,7 @@ import { finishWithError, postStream, providerComplaint, streamError, trimBase }
 import { sentImages, textWithOmitted } from "./image-parts.ts";
 import { MessageBytes, sameMessage } from "./message-bytes.ts";
 import { parseSse } from "./sse.ts";
+import { ToolJson } from "./tool-json.ts";
 import {
   LlmError,
   type ChatMessage,
@@ -130,6 +131,8 @@ const written = new MessageBytes<WireTurn>(
     a.msgs.length === b.msgs.length &&
     a.msgs.every((m, i) => sameMessage(m, b.msgs[i] as ChatMessage)),
 );
+/** The offered tools' JSON, kept from call to call. */
+const toolJson = new ToolJson((t) => ({ name: t.name, description: t.description, input_schema: t.parameters }));
 
 /**
  * The request body for `request`, as the bytes to send: system messages lifted out, same-role
@@ -155,12 +158,9 @@ function anthropicBody(model: string, request: ChatRequest): Uint8Array {
     stream: true,
   };
   if (system.length > 0) body.system = system.join("\n\n");
-  if (request.tools && request.tools.length > 0) {
-    body.tools = request.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters }));
-  }
   if (request.temperature !== undefined) body.temperature = request.temperature;
   // Messages last, each turn's JSON written once and reused while the turn is unchanged.
-  return written.encode(turns, `${JSON.stringify(body).slice(0, -1)},"messages":[`, "]}");
+  return written.encode(turns, toolJson.head(body, request.tools), "]}");
 }
 
 /**

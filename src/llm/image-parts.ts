@@ -29,9 +29,24 @@ export function dataUrl(image: ChatImage & { data: string }): string {
   return `data:${image.mime};base64,${image.data}`;
 }
 
+/**
+ * Message lists known to send no image: a request passes through layers that each ask (the image
+ * fallback, the provider), and at 10k events its list is ~6,700 messages. A list is not changed
+ * once it is a request's.
+ */
+const sendsNone = new WeakSet<readonly ChatMessage[]>();
+
 /** True when any message sends an image. */
 export function sendsImages(messages: readonly ChatMessage[]): boolean {
-  return messages.some((m) => carriesImages(m) && sentImages(m).length > 0);
+  if (sendsNone.has(messages)) return false;
+  if (messages.some((m) => carriesImages(m) && sentImages(m).length > 0)) return true;
+  sendsNone.add(messages);
+  return false;
+}
+
+/** Tell `sendsImages` that `messages` sends none, as the one who filled in their bytes knows. */
+export function sendsNoImages(messages: readonly ChatMessage[]): void {
+  sendsNone.add(messages);
 }
 
 /** The same messages with every image's bytes dropped (each becomes its "omitted" line). */

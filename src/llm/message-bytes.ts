@@ -92,7 +92,8 @@ export class MessageBytes<U extends object = ChatMessage> {
     let j = 0;
     for (let i = 0; i < n; i++) {
       const m = messages[i] as U;
-      let at = prev ? this.find(prev.msgs, j, m) : -1;
+      // Most messages are the very one at the same place in the previous request.
+      let at = prev ? (prev.msgs[j] === m ? j : this.find(prev.msgs, j, m)) : -1;
       if (prev && at < 0 && ++misses > LOOK_AHEAD && prev.msgs.length - j > LOOK_AHEAD + 1) {
         where ??= new Map(prev.msgs.map((k, x) => [k, x]));
         const k = where.get(m) ?? -1;

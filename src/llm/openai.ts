@@ -4,9 +4,10 @@
  */
 import * as v from "valibot";
 import { finishWithError, postStream, providerComplaint, streamError, trimBase } from "./http.ts";
-import { dataUrl, sentImages, textWithOmitted } from "./image-parts.ts";
+import { dataUrl, sendsImages, sentImages, textWithOmitted } from "./image-parts.ts";
 import { MessageBytes, sameMessage } from "./message-bytes.ts";
 import { parseSse } from "./sse.ts";
+import { ToolJson } from "./tool-json.ts";
 import {
   LlmError,
   type ChatMessage,
@@ -52,6 +53,8 @@ const Chunk = v.looseObject({
 
 /** Recent requests' messages as written, for the next request of the same conversation. */
 const written = new MessageBytes<ChatMessage>((m) => JSON.stringify(toOpenAIMessage(m)), sameMessage);
+/** The offered tools' JSON, kept from call to call. */
+const toolJson = new ToolJson(toOpenAITool);
 
 /** The chat completions body for `request`, as the bytes to send. */
 function openAIBody(model: string, request: ChatRequest): string | Uint8Array {
@@ -60,18 +63,19 @@ function openAIBody(model: string, request: ChatRequest): string | Uint8Array {
     stream: true,
     stream_options: { include_usage: true },
   };
-  if (request.tools && request.tools.length > 0) body.tools = request.tools.map(toOpenAITool);
   // `max_tokens`, not `max_completion_tokens`: every compatible server understands it.
   if (request.maxOutputTokens !== undefined) body.max_tokens = request.maxOutputTokens;
   if (request.temperature !== undefined) body.temperature = request.temperature;
   // Tool images sent with their bytes add a message after their run of tool messages: such a
   // request is written whole. Otherwise each message's JSON is its own, and most were written
   // for the previous request already.
-  if (!request.messages.some((m) => m.role === "tool" && sentImages(m).length > 0))
-    return written.encode(request.messages, `${JSON.stringify(body).slice(0, -1)},"messages":[`, "]}");
+  const messages = request.messages;
+  if (!sendsImages(messages) || !messages.some((m) => m.role === "tool" && sentImages(m).length > 0))
+    return written.encode(request.messages, toolJson.head(body, request.tools), "]}");
   // Messages last: JavaScriptCore writes JSON as Latin-1 until it meets a character beyond it,
   // then converts everything written so far; a 550 KB context followed by one "…" in a tool
   // description took 3 ms instead of 1.
+  if (request.tools && request.tools.length > 0) body.tools = request.tools.map(toOpenAITool);
   body.messages = toOpenAIMessages(request.messages);
   return JSON.stringify(body);
 }
