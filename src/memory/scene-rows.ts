@@ -170,16 +170,26 @@ export class SceneRows {
   }
 
   update(row: SceneRow): void {
+    const features = JSON.stringify({ ...row.features, counts: row.counts });
+    const settings = JSON.stringify(row.settings);
     this.db
       .query("UPDATE scenes SET status = ?, features = ?, strength = ?, last_seen = ?, settings = ? WHERE id = ?")
-      .run(
-        row.status,
-        JSON.stringify({ ...row.features, counts: row.counts }),
-        row.strength,
-        row.lastSeen,
-        JSON.stringify(row.settings),
-        row.id,
-      );
+      .run(row.status, features, row.strength, row.lastSeen, settings, row.id);
+    // A turn that joins a scene changes its features: what was written is kept as a read would
+    // parse it, so the next turn does not parse it again. Settings rarely change; when they do,
+    // the next read parses them.
+    const kept = this.parsed.get(row.id);
+    if (kept?.settings !== settings) return;
+    const { channel, partner, tools, topic, hour, words } = row.features;
+    this.parsed.set(row.id, {
+      features,
+      settings,
+      cols: {
+        features: { channel, partner, tools, topic, hour, words: words ?? {} },
+        counts: row.counts,
+        settings: kept.cols.settings,
+      },
+    });
   }
 
   addMember(id: number, m: { turn: string; conv: string; ts: number; firstEvent: number; lastEvent: number }): void {

@@ -175,7 +175,7 @@ export class Scenes {
     const now = this.now();
     const fp = this.fingerprint(t, t.tools, now);
     const member = { turn: t.turn, conv: t.conv, ts: now, firstEvent: t.firstEvent, lastEvent: t.lastEvent };
-    const joined: number[] = [];
+    const joined: { id: number; status: SceneRow["status"] }[] = [];
     const key = t.scene ?? "";
     const pool = this.rows.comparable(key);
     if (key) {
@@ -199,7 +199,7 @@ export class Scenes {
     if (scene && scene.sim >= JOIN_THRESHOLD) joined.push(this.recur(scene.row, fp, now, member));
     else if (candidate && candidate.sim >= SAME_FINGERPRINT) joined.push(this.recur(candidate.row, fp, now, member));
     else this.make({ key: "", parentKey: key, fp, counts: countsOf(fp.topic), now }, member);
-    return joined.filter((id) => this.rows.byId(id)?.status === "scene");
+    return joined.filter((j) => j.status === "scene").map((j) => j.id);
   }
 
   private shapeOf(row: SceneRow): SceneShape {
@@ -224,13 +224,16 @@ export class Scenes {
     this.rows.addMember(id, member);
   }
 
-  /** A recurrence: strength (decayed) + 1, a candidate seen MIN_SCENE_EVIDENCE times becomes a scene. */
+  /**
+   * A recurrence: strength (decayed) + 1, a candidate seen MIN_SCENE_EVIDENCE times becomes a
+   * scene. Returns the row's id and its status now.
+   */
   private recur(
     row: SceneRow,
     fp: Fingerprint | null,
     now: number,
     member: Parameters<SceneRows["addMember"]>[1],
-  ): number {
+  ): { id: number; status: SceneRow["status"] } {
     const next: SceneRow = { ...row, strength: this.strengthNow(row, now) + 1, lastSeen: now };
     if (fp) {
       const counts = new Map(Object.entries(row.counts));
@@ -240,7 +243,7 @@ export class Scenes {
     this.rows.addMember(row.id, member);
     if (row.status === "candidate" && this.rows.memberCount(row.id) >= MIN_SCENE_EVIDENCE) next.status = "scene";
     this.rows.update(next);
-    return row.id;
+    return { id: row.id, status: next.status };
   }
 
   /** Every scene (not candidates), strongest first. */

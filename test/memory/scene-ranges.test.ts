@@ -65,4 +65,49 @@ describe("scene ranges", () => {
     expect(new SceneRows(db).memberRanges(id)).toEqual(ranges);
     db.close();
   });
+
+  test("a row updated is read back as another reader parses it, over random updates", () => {
+    const db = new Database(":memory:");
+    migrate(db, ":memory:");
+    const rows = new SceneRows(db);
+    const rand = mulberry32(5);
+    const ids = [0, 1, 2].map((i) =>
+      rows.insert({
+        status: "candidate",
+        key: "",
+        parentKey: "",
+        features: { channel: "cli", partner: "", tools: [], topic: [`t${i}`], hour: i, words: {} },
+        counts: {},
+        strength: 1,
+        createdAt: 0,
+        lastSeen: 0,
+        settings: { persona: "", tools: null },
+      }),
+    );
+    for (let step = 0; step < 200; step++) {
+      const id = ids[Math.floor(rand() * ids.length)] as number;
+      const row = rows.byId(id);
+      if (!row) throw new Error("row gone");
+      const w = `w${Math.floor(rand() * 20)}`;
+      const r = rand();
+      // Features without `words` (rows from before it was kept), new tools, settings changed.
+      const { words: _w, ...bare } = row.features;
+      const features =
+        r < 0.2
+          ? bare
+          : { ...row.features, topic: [...row.features.topic, w].slice(-8), words: { [w]: w.toUpperCase() } };
+      rows.update({
+        ...row,
+        status: rand() < 0.5 ? "candidate" : "scene",
+        features: r > 0.9 ? { ...features, tools: [...features.tools, "shell"] } : features,
+        counts: { ...row.counts, [w]: (row.counts[w] ?? 0) + 1 },
+        strength: row.strength + 1,
+        lastSeen: step,
+        settings: rand() < 0.1 ? { persona: `p${step}`, tools: null } : row.settings,
+      });
+      for (const x of ids) expect(rows.byId(x)).toEqual(new SceneRows(db).byId(x));
+      expect(rows.comparable("")).toEqual(new SceneRows(db).comparable(""));
+    }
+    db.close();
+  });
 });
