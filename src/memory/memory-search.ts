@@ -92,6 +92,7 @@ export class MemorySearch {
     const forgotten = this.store.forgottenBounds();
     const remembered = (id: number, conv: string) => id > (forgotten.get(conv) ?? 0);
     const ranked = this.memory.search(scope, query, k * OVERFETCH * (boost ? SCENE_OVERFETCH : 1), remembered, accept);
+    if (ranked.length === 0) return [];
     const score = new Map(ranked.map((r) => [r.id, r.score]));
     // Ranked with the boost; the score shown stays the match's own.
     const rank = new Map(
