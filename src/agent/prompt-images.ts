@@ -24,10 +24,8 @@ export function withImageData(
   let left = read ? keep : 0;
   for (let i = out.length - 1; i >= 0; i--) {
     const m = out[i] as ChatMessage;
-    // A tool's images (a screenshot) and a person's (an attached photo) alike. Most messages have
-    // none: the field is read first, once.
-    if (!(m as { images?: unknown[] }).images?.length) continue;
-    if ((m.role !== "tool" && m.role !== "user") || !m.images) continue;
+    // A tool's images (a screenshot) and a person's (an attached photo) alike.
+    if ((m.role !== "tool" && m.role !== "user") || !m.images?.length) continue;
     // Nothing to add or take away: the message stays the same object (a provider reuses the
     // bytes it wrote for it last time, src/llm/message-bytes.ts).
     if (left === 0 && m.images.every((i) => i.data === undefined)) continue;
