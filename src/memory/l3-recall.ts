@@ -48,11 +48,11 @@ export class L3Recall {
   constructor(
     readonly graph: L3Graph,
     private readonly tokens: (text: string) => string[],
-    private readonly forgotten: () => Map<string, number>,
+    private readonly forgotten: () => ReadonlyMap<string, number>,
   ) {}
 
   /** Each conversation's forgotten bound now (an event id at or below it is forgotten). */
-  forgottenBounds(): Map<string, number> {
+  forgottenBounds(): ReadonlyMap<string, number> {
     return this.forgotten();
   }
 

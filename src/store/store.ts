@@ -35,6 +35,8 @@ const fromRow = (r: EventRow): StoredEvent => ({ ...r, untrusted: r.untrusted ==
 
 export class Store {
   readonly db: Database;
+  /** forgottenBounds, read once; null after a conversation is forgotten. */
+  private bounds: Map<string, number> | null = null;
   private readonly insertEvent;
   private readonly insertState;
 
@@ -296,6 +298,7 @@ export class Store {
    * Returns how many events were forgotten.
    */
   forgetConversation(conv: string, now = Date.now()): { events: number } {
+    this.bounds = null;
     return this.db.transaction(() => {
       const last = this.db
         .query<{ upto: number | null; n: number }, [string]>(
@@ -306,18 +309,26 @@ export class Store {
         .query("UPDATE conversations SET forgotten_upto = ?, forgotten_at = ? WHERE id = ?")
         .run(last?.upto ?? 0, now, conv);
       if (r.changes === 0) throw new HomedError("not_found", `no conversation ${conv}`, { conv });
+      this.bounds = null;
       return { events: last?.n ?? 0 };
     })();
   }
 
-  /** The forgotten events' bound per conversation: an event of `conv` with id <= the bound is forgotten. */
-  forgottenBounds(): Map<string, number> {
-    const rows = this.db
-      .query<{ id: string; upto: number }, []>(
-        "SELECT id, forgotten_upto AS upto FROM conversations WHERE forgotten_upto IS NOT NULL",
-      )
-      .all();
-    return new Map(rows.map((r) => [r.id, r.upto]));
+  /**
+   * The forgotten events' bound per conversation: an event of `conv` with id <= the bound is
+   * forgotten. Read once and kept until a conversation is forgotten (forgetConversation is the
+   * only writer): a turn asks two or three times.
+   */
+  forgottenBounds(): ReadonlyMap<string, number> {
+    this.bounds ??= new Map(
+      this.db
+        .query<{ id: string; upto: number }, []>(
+          "SELECT id, forgotten_upto AS upto FROM conversations WHERE forgotten_upto IS NOT NULL",
+        )
+        .all()
+        .map((r) => [r.id, r.upto]),
+    );
+    return this.bounds;
   }
 
   /** Tokens each of `turns` used, by turn id (turns not finished or unknown are absent). */

@@ -45,6 +45,28 @@ describe("conversation titles and forgetting", () => {
     store.close();
   });
 
+  test("the forgotten bounds follow each forgetting, read before and after", () => {
+    using dir = tempDir();
+    const store = Store.open(join(dir.path, "homed.db"));
+    say(store, "c1", "one", "t1");
+    say(store, "c2", "two", "t2");
+    expect([...store.forgottenBounds()]).toEqual([]);
+    store.forgetConversation("c1");
+    const first = store.recentConversationEvents("c2", 1)[0]?.id ?? 0;
+    expect([...store.forgottenBounds()]).toEqual([["c1", first - 1]]);
+    say(store, "c1", "three", "t3");
+    store.forgetConversation("c1");
+    store.forgetConversation("c2");
+    const bounds = store.forgottenBounds();
+    expect(bounds.get("c1")).toBe(first + 1);
+    expect(bounds.get("c2")).toBe(first);
+    // Another reader of the same file agrees.
+    const other = Store.open(join(dir.path, "homed.db"));
+    expect([...other.forgottenBounds()].sort()).toEqual([...bounds].sort());
+    other.close();
+    store.close();
+  });
+
   test("the newest events leave out the kinds asked, so a long file's chunks take no place of what was said", () => {
     using dir = tempDir();
     const store = Store.open(join(dir.path, "homed.db"));
