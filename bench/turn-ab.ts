@@ -13,15 +13,8 @@
  * /proc/stat, as a share of both cores): on this machine it explains most of the spread between
  * runs of one binary (docs/BENCHMARKS.md, 2026-12-02 morning).
  */
-import { readFileSync } from "node:fs";
 import { median } from "./report.ts";
 import { turnRun } from "./turn.ts";
-
-/** Clock ticks of all CPUs: [steal, total], from the first line of /proc/stat. */
-function cpuTicks(): [number, number] {
-  const f = (readFileSync("/proc/stat", "utf8").split("\n")[0] ?? "").trim().split(/\s+/).slice(1).map(Number);
-  return [f[7] ?? 0, f.reduce((a, b) => a + b, 0)];
-}
 
 const [rounds, turns, warmup, ...bins] = process.argv.slice(2);
 if (!rounds || !turns || !warmup || bins.length === 0) {
@@ -31,14 +24,11 @@ if (!rounds || !turns || !warmup || bins.length === 0) {
 const results = new Map<string, { median: number; cpu: number }[]>(bins.map((b) => [b, []]));
 for (let r = 0; r < Number(rounds); r++)
   for (const bin of bins) {
-    const [s0, t0] = cpuTicks();
     const r1 = await turnRun(10_000, Number(turns), Number(warmup), bin);
-    const [s1, t1] = cpuTicks();
     const x = { median: median(r1.samples), cpu: r1.cpuMs / Number(turns) };
     results.get(bin)?.push(x);
-    const steal = (100 * (s1 - s0)) / Math.max(1, t1 - t0);
     console.log(
-      `round ${r + 1} ${bin}: median ${x.median.toFixed(2)} ms, daemon CPU ${x.cpu.toFixed(2)} ms a turn, steal ${steal.toFixed(1)} %`,
+      `round ${r + 1} ${bin}: median ${x.median.toFixed(2)} ms, daemon CPU ${x.cpu.toFixed(2)} ms a turn, steal ${r1.stealPct.toFixed(1)} %`,
     );
   }
 for (const [bin, xs] of results) {

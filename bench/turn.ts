@@ -24,6 +24,11 @@ export interface TurnRun {
   samples: number[];
   /** The daemon's user + system CPU over the measured turns, in ms (/proc clock ticks). */
   cpuMs: number;
+  /**
+   * CPU time the hypervisor took from this VM over the measured turns, as a share of all cores'
+   * time (`steal` in /proc/stat): the main cause of the spread between runs here (docs/BENCHMARKS.md).
+   */
+  stealPct: number;
 }
 
 /**
@@ -68,15 +73,24 @@ export async function turnRun(history: number, turns: number, warmup = WARMUP_TU
     }
     const samples: number[] = [];
     let cpu0 = 0;
+    let ticks0: [number, number] = [0, 0];
     for (let i = 0; i < turns + warmup; i++) {
-      if (i === warmup) cpu0 = cpuMs(daemon.pid);
+      if (i === warmup) {
+        cpu0 = cpuMs(daemon.pid);
+        ticks0 = cpuTicks();
+      }
       model.take();
       const t0 = performance.now();
       await client.peer.request("chat.send", { conv: "bench", text: `turn ${i}: what should I plant?` });
       const total = performance.now() - t0;
       if (i >= warmup) samples.push(total - model.spent());
     }
-    return { samples, cpuMs: cpuMs(daemon.pid) - cpu0 };
+    const [steal, all] = cpuTicks();
+    return {
+      samples,
+      cpuMs: cpuMs(daemon.pid) - cpu0,
+      stealPct: (100 * (steal - ticks0[0])) / Math.max(1, all - ticks0[1]),
+    };
   } finally {
     await daemon.stop();
     model.stop();
@@ -89,7 +103,15 @@ function cpuMs(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
+/** Clock ticks of all CPUs so far: [steal, every state], from the first line of /proc/stat. */
+function cpuTicks(): [number, number] {
+  const f = (readFileSync("/proc/stat", "utf8").split("\n")[0] ?? "").trim().split(/\s+/).slice(1).map(Number);
+  return [f[7] ?? 0, f.reduce((a, b) => a + b, 0)];
+}
+
 export async function benchTurn(): Promise<void> {
-  report("turn.overhead_ms", median((await turnRun(10_000, 100)).samples), "ms", 2);
+  const run = await turnRun(10_000, 100);
+  report("turn.overhead_ms", median(run.samples), "ms", 2);
+  report("turn.steal_pct", run.stealPct, "%", 1);
   report("turn.overhead_ms_1k", median((await turnRun(1_000, 100)).samples), "ms", 2);
 }
