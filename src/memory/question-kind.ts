@@ -16,7 +16,7 @@
  *     later "switched to swimming"). A matching turn counts up to 1.2 times, in proportion to
  *     its place in the conversation (oldest × 1, newest × 1.2). Only the question's words
  *     decide: "the current job", "from earliest to latest" ask for no present state; "these days",
- *     "so far", "at the moment" leave the query (see withoutPresentPhrases). Without
+ *     "so far", "at the moment" leave the query (see withoutTimeFraming). Without
  *     such words newer turns are not favoured: a recency prior for every question lost a
  *     LongMemEval question from the top 10 (docs/BENCHMARKS.md, 2026-12-02).
  * All only reorder turns that already match; none brings in a turn that shares no word.
@@ -35,6 +35,11 @@ const PRESENT_STATE =
   /\b(?:currently|now|these\s+days|nowadays|still|at\s+the\s+moment|so\s+far|most\s+recent(?:ly)?)\b|现在|目前|如今|最近|还在/i;
 /** The phrases of those that say only "now": they place the question in time, like "two weeks ago". */
 const PRESENT_PHRASE = /\b(?:these\s+days|nowadays|at\s+the\s+moment|so\s+far)\b/gi;
+/**
+ * Words that say only "before now" ("we discussed it earlier", "lately", "recently"): they place
+ * the question in time too, and a turn that happens to say "earlier" is not what it asks about.
+ */
+const BEFORE_WORD = /\b(?:earlier|lately|recently|previously)\b/gi;
 /** A question in the first person. */
 const FIRST_PERSON = /\b(?:i|me|my|mine|myself)\b|我/i;
 /** The assistant's speaker name as the index holds it (stemmed, like every name's terms). */
@@ -48,12 +53,13 @@ export interface AnswerWeights {
 }
 
 /**
- * The question without the phrases that only say "now" ("these days" would otherwise look for
- * turns that say "day"), as a named span's phrase leaves it (time.ts withoutTimePhrases). Words
- * that also name what is asked ("currently keep", "still") stay.
+ * The question without the phrases that only place it in time, as a named span's phrase leaves
+ * it (time.ts withoutTimePhrases): those that say "now" ("these days" would otherwise look for
+ * turns that say "day") and those that say "before now" ("earlier", "lately"). Words that also
+ * name what is asked ("currently keep", "still") stay.
  */
-export function withoutPresentPhrases(question: string): string {
-  return question.replace(PRESENT_PHRASE, " ");
+export function withoutTimeFraming(question: string): string {
+  return question.replace(PRESENT_PHRASE, " ").replace(BEFORE_WORD, " ");
 }
 
 /** Scale `scores` (one per document of `ci`) by what `question` asks for; in place. */

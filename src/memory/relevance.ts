@@ -43,7 +43,7 @@ import { type ConvIndex, type Postings, PostingsCursor } from "./conv-index.ts";
 import type { LexicalIndex, Scored } from "./lexical-index.ts";
 import { hanParts } from "./han-parts.ts";
 import { lendToNeighbours } from "./neighbours.ts";
-import { favourAnswers, withoutPresentPhrases } from "./question-kind.ts";
+import { favourAnswers, withoutTimeFraming } from "./question-kind.ts";
 import { timeWindow, withoutTimePhrases } from "./time.ts";
 
 /**
@@ -97,7 +97,8 @@ export interface LexicalParams {
   assistant: number;
   /**
    * Boost of the newest matching turn (× 1 + this, the oldest × 1, in between by position) when
-   * the query asks for the present state ("these days", "currently", 现在).
+   * the query asks for the present state ("these days", "currently", 现在). Above 0, words that
+   * only place the query in time ("these days", "earlier") also leave it (question-kind.ts).
    */
   current: number;
   /**
@@ -323,7 +324,7 @@ export function rankEvents(index: LexicalIndex, conv: string, text: string, opts
         ? { ...PLAIN_BM25, concepts: 0.5, sharedConcepts: 0.5 }
         : (opts.params ?? DEFAULT_PARAMS);
   const span = params.time > 0 && typeof opts.time === "number" ? timeWindow(text, opts.time) : null;
-  const asked = params.current > 0 ? withoutPresentPhrases(text) : text;
+  const asked = params.current > 0 ? withoutTimeFraming(text) : text;
   const { words, concepts } = index.analyse(span ? withoutTimePhrases(asked) : asked);
   const scores = lexicalScores(ci, words, concepts, params);
   favourAnswers(ci, text, params, scores);

@@ -5,7 +5,8 @@
  * each other meaning, a question's "two weeks ago" prefers what was said then (what says
  * "today" above all), a question for a quantity prefers a number, a person's question prefers
  * what they said and one about what the assistant said prefers that, a question about the
- * present state ("these days") prefers the newer of two matching turns, a Chinese word the
+ * present state ("these days") prefers the newer of two matching turns, words that only place a
+ * question in time ("earlier") match nothing, a Chinese word the
  * segmenter joined to its neighbour (王芳订, 狗叫) meets the words the turns use (王芳 and 订,
  * 小狗), English words meet across inflections (irregular verbs too), and a data dir indexed in
  * an older layout is re-indexed from the log.
@@ -313,6 +314,40 @@ describe("default scorer", () => {
     ).toEqual([
       ["swim", "yoga"],
       ["yoga", "swim"],
+    ]);
+  });
+
+  test("'earlier', 'lately' and 'recently' only place a question in time: turns that say them are not what it asks about", async () => {
+    const turn = (id: string, speaker: string, session: string, text: string) => ({
+      op: "index",
+      conv: "f",
+      id,
+      text,
+      speaker,
+      session,
+    });
+    const turns = [
+      turn("ask", "user", "s1", "Brainstorm some ideas for my aunt, she is retired."),
+      turn(
+        "jobs",
+        "assistant",
+        "s1",
+        "Work from home jobs for seniors: 1. Virtual assistant 2. Tutor 3. Transcriptionist 4. Bookkeeper 5. Customer support 6. Online surveys 7. Pet sitting coordinator",
+      ),
+      turn("walk", "user", "s2", "I walked the dog earlier."),
+      turn("rain", "user", "s2", "It rained lately, so we stayed in."),
+      turn("pasta", "user", "s2", "Recently I cooked pasta twice."),
+    ];
+    expect(
+      await ranked(
+        "hybrid",
+        ...turns,
+        { op: "query", conv: "f", text: "We discussed jobs for seniors earlier, what was the 7th one?", k: 3 },
+        { op: "query", conv: "f", text: "What have I cooked lately or recently?", k: 3 },
+      ),
+    ).toEqual([
+      ["jobs", "ask"],
+      ["pasta", "jobs", "ask"],
     ]);
   });
 
