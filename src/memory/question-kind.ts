@@ -16,7 +16,7 @@
  *     later "switched to swimming"). A matching turn counts up to 1.2 times, in proportion to
  *     its place in the conversation (oldest × 1, newest × 1.2). Only the question's words
  *     decide: "the current job", "from earliest to latest" ask for no present state; "these days",
- *     "so far", "at the moment" leave the query (see withoutTimeFraming). Without
+ *     "so far", "at the moment" leave the query (see withoutFraming). Without
  *     such words newer turns are not favoured: a recency prior for every question lost a
  *     LongMemEval question from the top 10 (docs/BENCHMARKS.md, 2026-12-02).
  * All only reorder turns that already match; none brings in a turn that shares no word.
@@ -53,13 +53,21 @@ export interface AnswerWeights {
 }
 
 /**
- * The question without the phrases that only place it in time, as a named span's phrase leaves
- * it (time.ts withoutTimePhrases): those that say "now" ("these days" would otherwise look for
- * turns that say "day") and those that say "before now" ("earlier", "lately"). Words that also
- * name what is asked ("currently keep", "still") stay.
+ * A request for advice addressed to the assistant ("Can you suggest …", "Any tips?"): it says how
+ * the question is asked, not what it is about, and a person's messages to an assistant are full
+ * of it. "Which book did Tom recommend?" asks about a recommendation and keeps its word.
  */
-export function withoutTimeFraming(question: string): string {
-  return question.replace(PRESENT_PHRASE, " ").replace(BEFORE_WORD, " ");
+const ADVICE_REQUEST =
+  /\b(?:can|could|would)\s+you\s+(?:suggest|recommend)\b|\bany\s+(?:tips|suggestions|recommendations|ideas|advice)\b/gi;
+
+/**
+ * The question without the words that only frame it: those that place it in time, as a named
+ * span's phrase leaves it (time.ts withoutTimePhrases) — "now" ("these days" would otherwise look
+ * for turns that say "day") and "before now" ("earlier", "lately") — and a request for advice.
+ * Words that also name what is asked ("currently keep", "still") stay.
+ */
+export function withoutFraming(question: string): string {
+  return question.replace(PRESENT_PHRASE, " ").replace(BEFORE_WORD, " ").replace(ADVICE_REQUEST, " ");
 }
 
 /** Scale `scores` (one per document of `ci`) by what `question` asks for; in place. */

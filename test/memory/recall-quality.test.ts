@@ -5,8 +5,8 @@
  * each other meaning, a question's "two weeks ago" prefers what was said then (what says
  * "today" above all), a question for a quantity prefers a number, a person's question prefers
  * what they said and one about what the assistant said prefers that, a question about the
- * present state ("these days") prefers the newer of two matching turns, words that only place a
- * question in time ("earlier") match nothing, a Chinese word the
+ * present state ("these days") prefers the newer of two matching turns, words that only frame a
+ * question ("earlier", "can you suggest") match nothing, a Chinese word the
  * segmenter joined to its neighbour (王芳订, 狗叫) meets the words the turns use (王芳 and 订,
  * 小狗), English words meet across inflections (irregular verbs too), and a data dir indexed in
  * an older layout is re-indexed from the log.
@@ -349,6 +349,31 @@ describe("default scorer", () => {
       ["jobs", "ask"],
       ["pasta", "jobs", "ask"],
     ]);
+  });
+
+  test("'Can you suggest …' and 'any tips' only ask for advice: turns that ask for advice too are not what it asks about", async () => {
+    const turn = (id: string, session: string, text: string) => ({
+      op: "index",
+      conv: "h",
+      id,
+      text,
+      speaker: "user",
+      session,
+    });
+    const turns = [
+      turn("podcast", "s1", "I listen to history podcasts on my commute, forty minutes each way."),
+      turn("recipe", "s2", "Can you suggest a quick recipe for dinner tonight?"),
+      turn("hotel", "s3", "Can you recommend a hotel near the station? Any tips for Rome?"),
+      turn("book", "s4", "Tom recommended the novel Dune to me, I loved it."),
+    ];
+    expect(
+      await ranked(
+        "hybrid",
+        ...turns,
+        { op: "query", conv: "h", text: "Can you suggest some things to do on my commute? Any tips?", k: 3 },
+        { op: "query", conv: "h", text: "Which book did Tom recommend?", k: 3 },
+      ),
+    ).toEqual([["podcast"], ["book", "hotel"]]);
   });
 
   test("a Chinese query word no turn uses meets the turns' words that make it up; plain BM25 cannot", async () => {

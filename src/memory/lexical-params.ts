@@ -1,0 +1,113 @@
+/**
+ * The lexical scorer's parameters (src/memory/relevance.ts): textbook BM25, and the default
+ * scorer with what each signal weighs (docs/BENCHMARKS.md says what each gained).
+ */
+
+/**
+ * hybrid: what the agent uses. bm25: plain BM25 over words (the classic baseline).
+ * bm25c: BM25 over words and concepts. recent: newest first.
+ */
+export type ScorerName = "hybrid" | "bm25" | "bm25c" | "recent";
+
+export interface LexicalParams {
+  k1: number;
+  b: number;
+  /** Weight of a query word met by the turn's speaker name, relative to one met in its text. */
+  speaker: number;
+  /** Weight of a concept bridge (a query word's concept met by a turn's word, or the reverse). */
+  concepts: number;
+  /** Weight of a concept that the query's words and a turn's words both stand for. */
+  sharedConcepts: number;
+  /** Share of each adjacent turn's (same session) score a turn receives. */
+  neighbours: number;
+  /**
+   * Turn length (words) at which a turn takes half the neighbours' share: a short turn ("Yes! We
+   * went last week.") means what its neighbours say, a long one stands on its own. 0: every turn
+   * takes the full share.
+   */
+  neighbourLen: number;
+  /**
+   * Share (× the neighbours' share) a turn takes from the turn two away, through a short turn
+   * between that links both ("Where to?"), scaled like a neighbour's share by that turn's length.
+   */
+  twoHop: number;
+  /** Weight of the session's own BM25 (the session as one document), normalised, beside the turn's. */
+  session: number;
+  /**
+   * Average turn length (indexed words) above which the session weighs more, up to twice at
+   * twice this length; 0: always `session`.
+   */
+  sessionLen: number;
+  /** Boost (× 1 + this) of a turn said within the span the query names ("two weeks ago"). */
+  time: number;
+  /** What a turn said within that span gains regardless of its words, as a share of the best score. */
+  timeFloor: number;
+  /** Further boost (× 1 + this) of a turn said within that span that says "today" (time.ts saysToday). */
+  today: number;
+  /** Boost (× 1 + this) of a turn stating a number when the query asks how many or how much. */
+  quantity: number;
+  /**
+   * Cut (× 1 − this) of the assistant's turns when the query, in the first person, does not
+   * address the assistant, and of the other turns when it asks what the assistant said
+   * (src/memory/question-kind.ts).
+   */
+  assistant: number;
+  /**
+   * Boost of the newest matching turn (× 1 + this, the oldest × 1, in between by position) when
+   * the query asks for the present state ("these days", "currently", 现在).
+   */
+  current: number;
+  /**
+   * Weight (relative to a whole word) of the conversation's words that stand in for a Chinese
+   * query word it never uses (src/memory/han-parts.ts: 王芳订 → 王芳, 订; 狗 → 小狗).
+   */
+  hanParts: number;
+  /**
+   * 1: the words that only frame the query leave it ("these days", "earlier", "can you suggest";
+   * src/memory/question-kind.ts withoutFraming); 0: every word counts.
+   */
+  framing: number;
+}
+
+/** Textbook BM25 over words (Robertson's k1 and b), nothing else. */
+export const PLAIN_BM25: LexicalParams = {
+  k1: 1.2,
+  b: 0.75,
+  speaker: 0,
+  concepts: 0,
+  sharedConcepts: 0,
+  neighbours: 0,
+  neighbourLen: 0,
+  twoHop: 0,
+  session: 0,
+  sessionLen: 0,
+  time: 0,
+  timeFloor: 0,
+  today: 0,
+  quantity: 0,
+  assistant: 0,
+  current: 0,
+  hanParts: 0,
+  framing: 0,
+};
+
+export const DEFAULT_PARAMS: LexicalParams = {
+  k1: 1.2,
+  b: 0.75,
+  speaker: 0.3,
+  concepts: 0.2,
+  sharedConcepts: 0.1,
+  neighbours: 0.5,
+  neighbourLen: 10,
+  twoHop: 0.2,
+  session: 0.1,
+  sessionLen: 12,
+  time: 1,
+  timeFloor: 0.3,
+  today: 1,
+  quantity: 0.3,
+  assistant: 0.5,
+  current: 0.2,
+  hanParts: 0.5,
+  framing: 1,
+};
