@@ -61,13 +61,26 @@ const ADVICE_REQUEST =
   /\b(?:can|could|would)\s+you\s+(?:suggest|recommend)\b|\bany\s+(?:tips|suggestions|recommendations|ideas|advice)\b/gi;
 
 /**
+ * The person's hedges around what they ask ("I've been thinking about …", "I'm looking for …",
+ * "but I'm not sure which one to choose"): a person's messages to an assistant are full of them,
+ * and another message's "I'm not sure which one to choose" is not what this one is about. Only
+ * in the first person: "What is Caroline thinking about doing next?" keeps its words.
+ */
+const HEDGE =
+  /\b(?:i[’']?m|i\s+am|i[’']?ve\s+been|i\s+was)\s+(?:looking\s+for|trying\s+to|thinking\s+(?:of|about)|wondering|not\s+sure)\b|\bnot\s+sure\b|\bwhich\s+one\s+to\s+choose\b/gi;
+
+/**
  * The question without the words that only frame it: those that place it in time, as a named
  * span's phrase leaves it (time.ts withoutTimePhrases) — "now" ("these days" would otherwise look
- * for turns that say "day") and "before now" ("earlier", "lately") — and a request for advice.
- * Words that also name what is asked ("currently keep", "still") stay.
+ * for turns that say "day") and "before now" ("earlier", "lately") — a request for advice, and
+ * the person's hedges. Words that also name what is asked ("currently keep", "still") stay.
  */
 export function withoutFraming(question: string): string {
-  return question.replace(PRESENT_PHRASE, " ").replace(BEFORE_WORD, " ").replace(ADVICE_REQUEST, " ");
+  return question
+    .replace(PRESENT_PHRASE, " ")
+    .replace(BEFORE_WORD, " ")
+    .replace(ADVICE_REQUEST, " ")
+    .replace(HEDGE, " ");
 }
 
 /** Scale `scores` (one per document of `ci`) by what `question` asks for; in place. */

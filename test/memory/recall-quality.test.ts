@@ -6,10 +6,10 @@
  * "today" above all), a question for a quantity prefers a number, a person's question prefers
  * what they said and one about what the assistant said prefers that, a question about the
  * present state ("these days") prefers the newer of two matching turns, words that only frame a
- * question ("earlier", "can you suggest") match nothing, a Chinese word the
- * segmenter joined to its neighbour (王芳订, 狗叫) meets the words the turns use (王芳 and 订,
- * 小狗), English words meet across inflections (irregular verbs too), and a data dir indexed in
- * an older layout is re-indexed from the log.
+ * question ("earlier", "can you suggest", "I'm not sure which one to choose") match nothing, a
+ * Chinese word the segmenter joined to its neighbour (王芳订, 狗叫) meets the words the turns use
+ * (王芳 and 订, 小狗), English words meet across inflections (irregular verbs too), and a data dir
+ * indexed in an older layout is re-indexed from the log.
  */
 import { describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
@@ -374,6 +374,35 @@ describe("default scorer", () => {
         { op: "query", conv: "h", text: "Which book did Tom recommend?", k: 3 },
       ),
     ).toEqual([["podcast"], ["book", "hotel"]]);
+  });
+
+  test("a person's hedges ('I've been thinking about', 'not sure which one to choose') are not what they ask about", async () => {
+    const turn = (id: string, session: string, text: string) => ({
+      op: "index",
+      conv: "k",
+      id,
+      text,
+      speaker: "user",
+      session,
+    });
+    const turns = [
+      turn("gin", "s1", "I made a gin cocktail with cucumber last week and loved it."),
+      turn("offers", "s2", "I got two job offers and I'm not sure which one to choose."),
+      turn("move", "s3", "I've been thinking about moving closer to the office."),
+    ];
+    expect(
+      await ranked(
+        "hybrid",
+        ...turns,
+        {
+          op: "query",
+          conv: "k",
+          text: "I've been thinking about making a cocktail for a party, but I'm not sure which one to choose.",
+          k: 3,
+        },
+        { op: "query", conv: "k", text: "Which job offers did I get?", k: 3 },
+      ),
+    ).toEqual([["gin"], ["offers"]]);
   });
 
   test("a Chinese query word no turn uses meets the turns' words that make it up; plain BM25 cannot", async () => {
