@@ -67,20 +67,29 @@ const ADVICE_REQUEST =
  * in the first person: "What is Caroline thinking about doing next?" keeps its words.
  */
 const HEDGE =
-  /\b(?:i[’']?m|i\s+am|i[’']?ve\s+been|i\s+was)\s+(?:looking\s+for|trying\s+to|thinking\s+(?:of|about)|wondering|not\s+sure)\b|\bnot\s+sure\b|\bwhich\s+one\s+to\s+choose\b/gi;
+  /\b(?:i[’']?m|i\s+am|i[’']?ve\s+been|i\s+was)\s+(?:looking\s+for|trying\s+to|thinking\s+(?:of|about)|wondering|not\s+sure|having\s+trouble(?:\s+with)?)\b|\bnot\s+sure\b|\bwhich\s+one\s+to\s+choose\b/gi;
+
+/**
+ * "different types of", "kinds of": the question asks for the members of a kind the next words
+ * name ("How many different types of citrus fruits …"); another turn's "different types of
+ * plant-based milk" is not one of them.
+ */
+const KINDS_OF = /\b(?:different\s+)?(?:types|kinds|sorts)\s+of\b/gi;
 
 /**
  * The question without the words that only frame it: those that place it in time, as a named
  * span's phrase leaves it (time.ts withoutTimePhrases) — "now" ("these days" would otherwise look
- * for turns that say "day") and "before now" ("earlier", "lately") — a request for advice, and
- * the person's hedges. Words that also name what is asked ("currently keep", "still") stay.
+ * for turns that say "day") and "before now" ("earlier", "lately") — a request for advice, the
+ * person's hedges, and "types of". Words that also name what is asked ("currently keep", "still")
+ * stay.
  */
 export function withoutFraming(question: string): string {
   return question
     .replace(PRESENT_PHRASE, " ")
     .replace(BEFORE_WORD, " ")
     .replace(ADVICE_REQUEST, " ")
-    .replace(HEDGE, " ");
+    .replace(HEDGE, " ")
+    .replace(KINDS_OF, " ");
 }
 
 /** Scale `scores` (one per document of `ci`) by what `question` asks for; in place. */

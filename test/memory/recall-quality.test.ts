@@ -376,7 +376,7 @@ describe("default scorer", () => {
     ).toEqual([["podcast"], ["book", "hotel"]]);
   });
 
-  test("a person's hedges ('I've been thinking about', 'not sure which one to choose') are not what they ask about", async () => {
+  test("a person's hedges ('I've been thinking about', 'not sure which one to choose') and 'types of' are not what they ask about", async () => {
     const turn = (id: string, session: string, text: string) => ({
       op: "index",
       conv: "k",
@@ -389,6 +389,10 @@ describe("default scorer", () => {
       turn("gin", "s1", "I made a gin cocktail with cucumber last week and loved it."),
       turn("offers", "s2", "I got two job offers and I'm not sure which one to choose."),
       turn("move", "s3", "I've been thinking about moving closer to the office."),
+      turn("brakes", "s4", "The brakes on my road bike squeal when it rains."),
+      turn("homework", "s5", "I'm having trouble with my Python homework."),
+      turn("gouda", "s6", "I tried a smoked gouda cheese at the market."),
+      turn("yoga", "s7", "My gym has different types of yoga classes."),
     ];
     expect(
       await ranked(
@@ -401,8 +405,10 @@ describe("default scorer", () => {
           k: 3,
         },
         { op: "query", conv: "k", text: "Which job offers did I get?", k: 3 },
+        { op: "query", conv: "k", text: "I've been having trouble with my bike's brakes. Any tips?", k: 3 },
+        { op: "query", conv: "k", text: "How many different types of cheese have I tried?", k: 3 },
       ),
-    ).toEqual([["gin"], ["offers"]]);
+    ).toEqual([["gin"], ["offers"], ["brakes"], ["gouda"]]);
   });
 
   test("a Chinese query word no turn uses meets the turns' words that make it up; plain BM25 cannot", async () => {
