@@ -76,12 +76,15 @@ const HEDGE =
  */
 const KINDS_OF = /\b(?:different\s+)?(?:types|kinds|sorts)\s+of\b/gi;
 
+/** "How many", "how much", "how long" …: the question's form (QUANTITY_QUESTION reads it from the whole text), not its topic. */
+const QUANTITY_FORM = /\bhow\s+(?:many|much|long|often|old|far)\b/gi;
+
 /**
  * The question without the words that only frame it: those that place it in time, as a named
  * span's phrase leaves it (time.ts withoutTimePhrases) — "now" ("these days" would otherwise look
  * for turns that say "day") and "before now" ("earlier", "lately") — a request for advice, the
- * person's hedges, and "types of". Words that also name what is asked ("currently keep", "still")
- * stay.
+ * person's hedges, "types of" and "how many". Words that also name what is asked ("currently
+ * keep", "still") stay.
  */
 export function withoutFraming(question: string): string {
   return question
@@ -89,7 +92,8 @@ export function withoutFraming(question: string): string {
     .replace(BEFORE_WORD, " ")
     .replace(ADVICE_REQUEST, " ")
     .replace(HEDGE, " ")
-    .replace(KINDS_OF, " ");
+    .replace(KINDS_OF, " ")
+    .replace(QUANTITY_FORM, " ");
 }
 
 /** Scale `scores` (one per document of `ci`) by what `question` asks for; in place. */

@@ -376,7 +376,7 @@ describe("default scorer", () => {
     ).toEqual([["podcast"], ["book", "hotel"]]);
   });
 
-  test("a person's hedges ('I've been thinking about', 'not sure which one to choose') and 'types of' are not what they ask about", async () => {
+  test("a person's hedges ('I've been thinking about', 'not sure which one to choose') 'types of' and 'how many' are not what they ask about", async () => {
     const turn = (id: string, session: string, text: string) => ({
       op: "index",
       conv: "k",
@@ -393,6 +393,8 @@ describe("default scorer", () => {
       turn("homework", "s5", "I'm having trouble with my Python homework."),
       turn("gouda", "s6", "I tried a smoked gouda cheese at the market."),
       turn("yoga", "s7", "My gym has different types of yoga classes."),
+      turn("climb", "s8", "Went to the climbing wall on Monday and again on Thursday."),
+      turn("mall", "s9", "So many people at the mall, far too much noise."),
     ];
     expect(
       await ranked(
@@ -407,8 +409,15 @@ describe("default scorer", () => {
         { op: "query", conv: "k", text: "Which job offers did I get?", k: 3 },
         { op: "query", conv: "k", text: "I've been having trouble with my bike's brakes. Any tips?", k: 3 },
         { op: "query", conv: "k", text: "How many different types of cheese have I tried?", k: 3 },
+        {
+          op: "query",
+          conv: "k",
+          // After the wall only what a concept bridges ("climb" meets "moving"), not the mall's "so many".
+          text: "How many times did I visit the climbing wall?",
+          k: 2,
+        },
       ),
-    ).toEqual([["gin"], ["offers"], ["brakes"], ["gouda"]]);
+    ).toEqual([["gin"], ["offers"], ["brakes"], ["gouda"], ["climb", "move"]]);
   });
 
   test("a Chinese query word no turn uses meets the turns' words that make it up; plain BM25 cannot", async () => {
