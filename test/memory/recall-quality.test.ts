@@ -36,6 +36,16 @@ async function recall(dir: string, scorer: string, ...ops: unknown[]) {
 }
 
 /** `recall` in a fresh data dir of its own. */
+/** A builder of the person's turns in conversation `conv`: (id, session, text) → an index op. */
+const userTurn = (conv: string) => (id: string, session: string, text: string) => ({
+  op: "index",
+  conv,
+  id,
+  text,
+  speaker: "user",
+  session,
+});
+
 async function ranked(scorer: string, ...ops: unknown[]) {
   using dir = tempDir();
   return await recall(dir.path, scorer, ...ops);
@@ -289,14 +299,7 @@ describe("default scorer", () => {
   });
 
   test("a question about the present state prefers the newer of two matching turns, 'these days' matching no day; others do not", async () => {
-    const turn = (id: string, session: string, text: string) => ({
-      op: "index",
-      conv: "e",
-      id,
-      text,
-      speaker: "user",
-      session,
-    });
+    const turn = userTurn("e");
     const turns = [
       turn("yoga", "s1", "Yoga every morning is my exercise."),
       turn("office", "s2", "Long days at the office."),
@@ -352,14 +355,7 @@ describe("default scorer", () => {
   });
 
   test("'Can you suggest …' and 'any tips' only ask for advice: turns that ask for advice too are not what it asks about", async () => {
-    const turn = (id: string, session: string, text: string) => ({
-      op: "index",
-      conv: "h",
-      id,
-      text,
-      speaker: "user",
-      session,
-    });
+    const turn = userTurn("h");
     const turns = [
       turn("podcast", "s1", "I listen to history podcasts on my commute, forty minutes each way."),
       turn("recipe", "s2", "Can you suggest a quick recipe for dinner tonight?"),
@@ -376,15 +372,8 @@ describe("default scorer", () => {
     ).toEqual([["podcast"], ["book", "hotel"]]);
   });
 
-  test("a person's hedges ('I've been thinking about', 'not sure which one to choose') 'types of' and 'how many' are not what they ask about", async () => {
-    const turn = (id: string, session: string, text: string) => ({
-      op: "index",
-      conv: "k",
-      id,
-      text,
-      speaker: "user",
-      session,
-    });
+  test("a person's hedges ('I've been thinking about', 'not sure which one to choose'), 'types of' and 'how many' are not what they ask about", async () => {
+    const turn = userTurn("k");
     const turns = [
       turn("gin", "s1", "I made a gin cocktail with cucumber last week and loved it."),
       turn("offers", "s2", "I got two job offers and I'm not sure which one to choose."),
