@@ -136,7 +136,11 @@ describe("waiter, the full-screen chat", () => {
 
     // The plugin table, and back.
     await t.press("C-p");
-    s = await t.waitFor("Plugins (Ctrl-P back to the conversation)", "the plugin table");
+    // The whole table: a capture taken while it is being drawn has only its first rows.
+    s = await t.waitFor(
+      /Plugins \(Ctrl-P back to the conversation\)[\s\S]*│agent\s+ready[\s\S]*│cli +listening/,
+      "the whole plugin table",
+    );
     expect(s).toMatch(/│agent\s+ready\s+\d+/);
     // The channels under it: this waiter is the one client on the cli channel.
     expect(s).toMatch(/│cli +listening +via control socket: 1 connected \(waiter 1\) · \d+ conversations?, la/);
