@@ -221,26 +221,13 @@ export class SceneRows {
     return kept;
   }
 
-  /** The member turns of `ids`, newest first (at most `limit` per call). */
-  members(
-    ids: readonly number[],
-    limit = 10_000,
-  ): { sceneId: number; turn: string; conv: string; ts: number; firstEvent: number; lastEvent: number }[] {
-    if (ids.length === 0) return [];
+  /** A scene's newest `limit` member turns, newest first. */
+  recentMembers(id: number, limit: number): { turn: string; conv: string; ts: number }[] {
     return this.db
-      .query<
-        { scene_id: number; turn: string; conv: string; ts: number; first_event: number; last_event: number },
-        [string, number]
-      >("SELECT * FROM scene_members WHERE scene_id IN (SELECT value FROM json_each(?)) ORDER BY ts DESC LIMIT ?")
-      .all(JSON.stringify(ids), limit)
-      .map((r) => ({
-        sceneId: r.scene_id,
-        turn: r.turn,
-        conv: r.conv,
-        ts: r.ts,
-        firstEvent: r.first_event,
-        lastEvent: r.last_event,
-      }));
+      .query<{ turn: string; conv: string; ts: number }, [number, number]>(
+        "SELECT turn, conv, ts FROM scene_members WHERE scene_id = ? ORDER BY ts DESC LIMIT ?",
+      )
+      .all(id, limit);
   }
 
   memberCount(id: number): number {

@@ -259,7 +259,7 @@ export class Scenes {
   get(id: number): (SceneView & { recent: { turn: string; conv: string; ts: number }[] }) | null {
     const row = this.rows.byId(id);
     if (row?.status !== "scene") return null;
-    const recent = this.rows.members([id], 50).map((m) => ({ turn: m.turn, conv: m.conv, ts: m.ts }));
+    const recent = this.rows.recentMembers(id, 50);
     return { ...this.view(row, this.now()), recent };
   }
 

@@ -66,6 +66,33 @@ describe("scene ranges", () => {
     db.close();
   });
 
+  test("a scene's recent members are its own, newest first, at most the limit", () => {
+    const db = new Database(":memory:");
+    migrate(db, ":memory:");
+    const rows = new SceneRows(db);
+    const scene = () =>
+      rows.insert({
+        status: "scene",
+        key: "",
+        parentKey: "",
+        features: { channel: "cli", partner: "", tools: [], topic: [], hour: null, words: {} },
+        counts: {},
+        strength: 1,
+        createdAt: 0,
+        lastSeen: 0,
+        settings: { persona: "", tools: null },
+      });
+    const [a, b] = [scene(), scene()];
+    for (let i = 1; i <= 4; i++)
+      rows.addMember(i % 2 ? a : b, { turn: `t${i}`, conv: `c${i}`, ts: i, firstEvent: i * 10, lastEvent: i * 10 + 1 });
+    expect(rows.recentMembers(a, 50)).toEqual([
+      { turn: "t3", conv: "c3", ts: 3 },
+      { turn: "t1", conv: "c1", ts: 1 },
+    ]);
+    expect(rows.recentMembers(b, 1)).toEqual([{ turn: "t4", conv: "c4", ts: 4 }]);
+    db.close();
+  });
+
   test("a row updated is read back as another reader parses it, over random updates", () => {
     const db = new Database(":memory:");
     migrate(db, ":memory:");
