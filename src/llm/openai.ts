@@ -71,12 +71,12 @@ function openAIBody(model: string, request: ChatRequest): string | Uint8Array {
   // for the previous request already.
   const messages = request.messages;
   if (!sendsImages(messages) || !messages.some((m) => m.role === "tool" && sentImages(m).length > 0))
-    return written.encode(request.messages, toolJson.head(body, request.tools), "]}");
+    return written.encode(messages, toolJson.head(body, request.tools), "]}");
   // Messages last: JavaScriptCore writes JSON as Latin-1 until it meets a character beyond it,
   // then converts everything written so far; a 550 KB context followed by one "…" in a tool
   // description took 3 ms instead of 1.
   if (request.tools && request.tools.length > 0) body.tools = request.tools.map(toOpenAITool);
-  body.messages = toOpenAIMessages(request.messages);
+  body.messages = toOpenAIMessages(messages);
   return JSON.stringify(body);
 }
 

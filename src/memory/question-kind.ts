@@ -63,8 +63,9 @@ const ADVICE_REQUEST =
 /**
  * The person's hedges around what they ask ("I've been thinking about …", "I'm looking for …",
  * "but I'm not sure which one to choose"): a person's messages to an assistant are full of them,
- * and another message's "I'm not sure which one to choose" is not what this one is about. Only
- * in the first person: "What is Caroline thinking about doing next?" keeps its words.
+ * and another message's "I'm not sure which one to choose" is not what this one is about. The
+ * verbs only after "I": "What is Caroline thinking about doing next?" keeps its words; "not sure"
+ * and "which one to choose" go whoever says them.
  */
 const HEDGE =
   /\b(?:i[’']?m|i\s+am|i[’']?ve\s+been|i\s+was)\s+(?:looking\s+for|trying\s+to|thinking\s+(?:of|about)|wondering|not\s+sure|having\s+trouble(?:\s+with)?)\b|\bnot\s+sure\b|\bwhich\s+one\s+to\s+choose\b/gi;

@@ -298,7 +298,6 @@ export class Store {
    * Returns how many events were forgotten.
    */
   forgetConversation(conv: string, now = Date.now()): { events: number } {
-    this.bounds = null;
     return this.db.transaction(() => {
       const last = this.db
         .query<{ upto: number | null; n: number }, [string]>(
