@@ -46,6 +46,10 @@ const userTurn = (conv: string) => (id: string, session: string, text: string) =
   session,
 });
 
+/** Query ops of `conv`, each [text, k]. */
+const queries = (conv: string, ...asked: [string, number][]) =>
+  asked.map(([text, k]) => ({ op: "query", conv, text, k }));
+
 async function ranked(scorer: string, ...ops: unknown[]) {
   using dir = tempDir();
   return await recall(dir.path, scorer, ...ops);
@@ -311,8 +315,7 @@ describe("default scorer", () => {
       await ranked(
         "hybrid",
         ...turns,
-        { op: "query", conv: "e", text: "What exercise do I do these days?", k: 2 },
-        { op: "query", conv: "e", text: "What is my exercise?", k: 2 },
+        ...queries("e", ["What exercise do I do these days?", 2], ["What is my exercise?", 2]),
       ),
     ).toEqual([
       ["swim", "yoga"],
@@ -345,8 +348,11 @@ describe("default scorer", () => {
       await ranked(
         "hybrid",
         ...turns,
-        { op: "query", conv: "f", text: "We discussed jobs for seniors earlier, what was the 7th one?", k: 3 },
-        { op: "query", conv: "f", text: "What have I cooked lately or recently?", k: 3 },
+        ...queries(
+          "f",
+          ["We discussed jobs for seniors earlier, what was the 7th one?", 3],
+          ["What have I cooked lately or recently?", 3],
+        ),
       ),
     ).toEqual([
       ["jobs", "ask"],
@@ -366,8 +372,11 @@ describe("default scorer", () => {
       await ranked(
         "hybrid",
         ...turns,
-        { op: "query", conv: "h", text: "Can you suggest some things to do on my commute? Any tips?", k: 3 },
-        { op: "query", conv: "h", text: "Which book did Tom recommend?", k: 3 },
+        ...queries(
+          "h",
+          ["Can you suggest some things to do on my commute? Any tips?", 3],
+          ["Which book did Tom recommend?", 3],
+        ),
       ),
     ).toEqual([["podcast"], ["book", "hotel"]]);
   });
@@ -389,22 +398,15 @@ describe("default scorer", () => {
       await ranked(
         "hybrid",
         ...turns,
-        {
-          op: "query",
-          conv: "k",
-          text: "I've been thinking about making a cocktail for a party, but I'm not sure which one to choose.",
-          k: 3,
-        },
-        { op: "query", conv: "k", text: "Which job offers did I get?", k: 3 },
-        { op: "query", conv: "k", text: "I've been having trouble with my bike's brakes. Any tips?", k: 3 },
-        { op: "query", conv: "k", text: "How many different types of cheese have I tried?", k: 3 },
-        {
-          op: "query",
-          conv: "k",
+        ...queries(
+          "k",
+          ["I've been thinking about making a cocktail for a party, but I'm not sure which one to choose.", 3],
+          ["Which job offers did I get?", 3],
+          ["I've been having trouble with my bike's brakes. Any tips?", 3],
+          ["How many different types of cheese have I tried?", 3],
           // After the wall only what a concept bridges ("climb" meets "moving"), not the mall's "so many".
-          text: "How many times did I visit the climbing wall?",
-          k: 2,
-        },
+          ["How many times did I visit the climbing wall?", 2],
+        ),
       ),
     ).toEqual([["gin"], ["offers"], ["brakes"], ["gouda"], ["climb", "move"]]);
   });
