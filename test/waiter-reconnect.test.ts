@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { WAITER, tempDir } from "./harness/binary.ts";
 import { startAgentRig } from "./harness/agent-daemon.ts";
-import { startDaemon } from "./harness/daemon.ts";
+import { startDaemon, webUrlOf } from "./harness/daemon.ts";
 import { startTmux } from "./harness/tmux.ts";
 
 const TERM_ENV = { TERM: "xterm-256color", LANG: "C.UTF-8" };
@@ -89,6 +89,38 @@ describe("waiter -connect across a restart, and with nothing to connect to", () 
     expect(await t.waitExit()).toBe(0);
     await again.stop();
   }, 60_000);
+
+  test("quitting while the remote server no longer answers ends the waiter at once", async () => {
+    using dir = tempDir();
+    await using rig = await startAgentRig(dir.path, { plugin: false });
+    // Between the waiter and the web listener: a server that, once frozen, takes requests and
+    // never answers them, as a machine whose network went away does.
+    let frozen = false;
+    const target = await webUrlOf(rig.daemon);
+    using proxy = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      idleTimeout: 0,
+      fetch: (req) => {
+        if (frozen) return new Promise<Response>(() => {});
+        const url = new URL(req.url);
+        return fetch(new URL(url.pathname + url.search, target), {
+          method: req.method,
+          headers: req.headers,
+          body: req.body,
+        });
+      },
+    });
+    await using t = await startTmux(dir.path, [WAITER, "-connect", `http://127.0.0.1:${proxy.port}`], TERM_ENV);
+    await t.waitFor("● connected", "the first connection");
+    frozen = true;
+    // A status poll goes out every 2 s: wait until one is left hanging.
+    await Bun.sleep(2_500);
+    const asked = Date.now();
+    await t.press("C-d");
+    expect(await t.waitExit("the waiter to quit")).toBe(0);
+    expect(Date.now() - asked).toBeLessThan(3_000);
+  }, 30_000);
 
   test("with no daemon at the start the full-screen chat says so in one line and exits 69", async () => {
     using dir = tempDir();

@@ -42,7 +42,7 @@ export function remoteLink(base: URL, token: string | null): OpenLink {
   });
 
   /** One request; a refusal or an unreachable server is a HomedError in words a person can act on. */
-  const request = async (path: string, body?: unknown, signal?: AbortSignal): Promise<Response> => {
+  const request = async (path: string, body: unknown, signal: AbortSignal): Promise<Response> => {
     let res: Response;
     try {
       res = await fetch(new URL(path, base), {
@@ -67,8 +67,8 @@ export function remoteLink(base: URL, token: string | null): OpenLink {
     if (res.status === 429) throw new HomedError("forbidden", `${where}: ${why}`);
     throw new HomedError(res.status >= 500 ? "upstream" : "invalid_params", `${where}: ${why}`);
   };
-  const getJson = async <S extends v.GenericSchema>(path: string, schema: S, body?: unknown) => {
-    const res = await request(path, body);
+  const getJson = async <S extends v.GenericSchema>(path: string, schema: S, body: unknown, signal: AbortSignal) => {
+    const res = await request(path, body, signal);
     const r = v.safeParse(schema, safeJson(await res.text()));
     if (!r.success)
       throw new HomedError("upstream", `${where} sent a malformed ${path} answer: ${describeIssues(r.issues)}`);
@@ -78,7 +78,14 @@ export function remoteLink(base: URL, token: string | null): OpenLink {
   return async (handlers: ChatHandlers): Promise<WaiterLink> => {
     /** The streams of the turns this link runs or follows, so Stop can name them. */
     const streams = new Set<string>();
-    const aborts = new Set<AbortController>();
+    /**
+     * Every request of this link ends with it: a request still waiting when the person quits (a
+     * status poll to a server that stopped answering) would otherwise keep the waiter alive.
+     */
+    const closed = new AbortController();
+    const call = (path: string, body?: unknown) => request(path, body, closed.signal);
+    const json = <S extends v.GenericSchema>(path: string, schema: S, body?: unknown) =>
+      getJson(path, schema, body, closed.signal);
 
     /** Read one turn's event stream to its end; its result, or an error if it ends without one. */
     const follow = async (res: Response): Promise<TurnResultView> => {
@@ -102,7 +109,7 @@ export function remoteLink(base: URL, token: string | null): OpenLink {
             void handlers
               .approve(q.output)
               .then((approved) =>
-                request("api/approve", { stream: s, callId: q.output.callId, approved: approved === true }).catch(
+                call("api/approve", { stream: s, callId: q.output.callId, approved: approved === true }).catch(
                   () => {},
                 ),
               );
@@ -126,40 +133,31 @@ export function remoteLink(base: URL, token: string | null): OpenLink {
       }
       throw new HomedError("not_running", `lost the connection to ${where} before the turn ended`);
     };
-    const watch = async (start: (signal: AbortSignal) => Promise<Response>): Promise<TurnResultView | null> => {
-      const ac = new AbortController();
-      aborts.add(ac);
-      try {
-        const res = await start(ac.signal);
-        return res.status === 204 ? null : await follow(res);
-      } finally {
-        aborts.delete(ac);
-      }
+    const watch = async (res: Promise<Response>): Promise<TurnResultView | null> => {
+      const r = await res;
+      return r.status === 204 ? null : await follow(r);
     };
 
     // Check the address and the token now, so a wrong one is the first thing said.
-    await getJson("api/status", StatusResult);
+    await json("api/status", StatusResult);
     return {
       where,
-      status: () => getJson("api/status", StatusResult),
-      conversations: () => getJson("api/conversations", v.array(ConversationSummary)),
-      messages: (conv) => getJson(`api/conversations/${encodeURIComponent(conv)}`, v.array(TranscriptItem)),
-      send: async (text, conv) =>
-        (await watch((signal) => request("api/chat", { conv, text, client: "waiter" }, signal))) as TurnResultView,
-      attach: (conv) => watch((signal) => request(`api/chat/live?conv=${encodeURIComponent(conv)}`, undefined, signal)),
+      status: () => json("api/status", StatusResult),
+      conversations: () => json("api/conversations", v.array(ConversationSummary)),
+      messages: (conv) => json(`api/conversations/${encodeURIComponent(conv)}`, v.array(TranscriptItem)),
+      send: async (text, conv) => (await watch(call("api/chat", { conv, text, client: "waiter" }))) as TurnResultView,
+      attach: (conv) => watch(call(`api/chat/live?conv=${encodeURIComponent(conv)}`)),
       cancel: async () => {
         let n = 0;
         for (const stream of [...streams]) {
-          const r = await getJson("api/cancel", v.object({ cancelled: v.boolean() }), { stream });
+          const r = await json("api/cancel", v.object({ cancelled: v.boolean() }), { stream });
           if (r.cancelled) n++;
         }
         return n;
       },
-      allowTool: async (tool) => void (await request("api/settings/allow-tool", { tool })),
+      allowTool: async (tool) => void (await call("api/settings/allow-tool", { tool })),
       onClose: () => () => {},
-      close: () => {
-        for (const ac of aborts) ac.abort();
-      },
+      close: () => closed.abort(),
     };
   };
 }

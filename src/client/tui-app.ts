@@ -222,9 +222,11 @@ export async function runTui(open: OpenLink, firstConv: string, term: TuiTermina
     try {
       l = await open(handlers);
     } catch {
-      retry = setTimeout(reconnect, RETRY_MS);
+      if (!leaving) retry = setTimeout(reconnect, RETRY_MS);
       return;
     }
+    // Left while the link was opening: a link kept now would hold the process open for ever.
+    if (leaving) return l.close();
     attachLink(l);
     const items = await l.messages(conv).catch(() => null);
     // Lost again meanwhile: lost() has scheduled the next try.
@@ -247,6 +249,7 @@ export async function runTui(open: OpenLink, firstConv: string, term: TuiTermina
     if (retry) clearTimeout(retry);
     dropAsks();
     link?.close();
+    link = null;
     term.input.off("data", onData);
     try {
       if (term.input.isTTY) term.input.setRawMode(false);
