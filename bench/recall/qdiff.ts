@@ -1,5 +1,5 @@
 /**
- * Development aid (not part of `make bench`): LongMemEval dev questions whose R@5 differs between
+ * Development aid (not part of `make bench`): LongMemEval dev questions whose R@5 (or R@k) differs between
  * two parameter sets, e.g. `bun bench/recall/qdiff.ts user '{}' '{"prior":2}'`.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -10,7 +10,8 @@ import { Store } from "../../src/store/store.ts";
 import { Tokenizer } from "../../src/embed/tokenizer.ts";
 import { RecallSession } from "../../src/memory/recall-session.ts";
 import { DEFAULT_PARAMS, type LexicalParams } from "../../src/memory/relevance.ts";
-import { lmeOps, loadLongMemEval, scoreLme } from "./longmemeval.ts";
+import { type LmeCase, lmeOps, loadLongMemEval } from "./longmemeval.ts";
+import { recallAt } from "./harness.ts";
 
 const roles = (process.argv[2] ?? "user") as "user" | "all";
 const [a, b] = [process.argv[3] ?? "{}", process.argv[4] ?? "{}"].map(
@@ -29,11 +30,10 @@ try {
     else session.handle(op);
   }
   session.commit();
+  // HOMED_QDIFF_K=10 compares R@10 instead of R@5.
+  const k = Number(process.env.HOMED_QDIFF_K ?? 5);
   const run = (p: LexicalParams) =>
-    scoreLme(
-      cases,
-      queries.map((q) => session.query(q, "hybrid", p)),
-    ).perQuestion;
+    queries.map((q, i) => recallAt(session.query(q, "hybrid", p), (cases[i] as LmeCase).evidence, k));
   // HOMED_QDIFF_SAVE=file keeps the first set's results; HOMED_QDIFF_BASE=file compares them
   // with this run's first set (another lexicon, another build).
   const ra = process.env.HOMED_QDIFF_BASE

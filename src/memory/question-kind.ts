@@ -4,8 +4,10 @@
  *   - a question for a quantity ("How many hours…", "What is the total…", 多少) is answered by a
  *     turn that states a number ("I spent around 70 hours…"), in digits or in words;
  *   - a question in the person's own voice that does not address the assistant ("What did I buy…",
- *     not "What did you recommend…") is answered by what the person said: the assistant's replies
- *     echo the topic at length and rarely hold the person's facts. The other way round, a question
+ *     not "What did you recommend…"), or any question that does not ("How many babies were born
+ *     to friends …?"; a request such as "Continue the story." is left alone), is answered by what
+ *     the person said: the assistant's replies echo the topic at length and rarely hold the
+ *     person's facts. The other way round, a question
  *     about what the assistant said ("the list you provided", "what did you say") is answered by
  *     the assistant's turns, and the person's count less. Both only act where a speaker is named
  *     "assistant" (LongMemEval's roles, OpenAI's and the recall protocol's); people's names in a
@@ -42,6 +44,11 @@ const PRESENT_PHRASE = /\b(?:these\s+days|nowadays|at\s+the\s+moment|so\s+far)\b
 const BEFORE_WORD = /\b(?:earlier|lately|recently|previously)\b/gi;
 /** A question in the first person. */
 const FIRST_PERSON = /\b(?:i|me|my|mine|myself)\b|我/i;
+/**
+ * A question, whoever it is about ("How many babies were born to friends …?"), as opposed to a
+ * request ("Continue the story."), which is about the assistant's own turns without naming them.
+ */
+const QUESTION = /[?？]|^\s*(?:what|when|where|which|who|whose|why|how)\b|什么|哪|谁|几|多少|怎么|吗/i;
 /** The assistant's speaker name as the index holds it (stemmed, like every name's terms). */
 const ASSISTANT_TERM = "assist";
 
@@ -110,7 +117,7 @@ export function favourAnswers(ci: ConvIndex, question: string, w: AnswerWeights,
   }
   if (w.assistant <= 0) return;
   const theirs = ASSISTANT_SAID.test(question);
-  if (!theirs && !(FIRST_PERSON.test(question) && !TO_ASSISTANT.test(question))) return;
+  if (!theirs && !((FIRST_PERSON.test(question) || QUESTION.test(question)) && !TO_ASSISTANT.test(question))) return;
   const p = ci.speakers.get(ASSISTANT_TERM);
   if (!p) return;
   const f = 1 - w.assistant;

@@ -282,6 +282,34 @@ describe("default scorer", () => {
     ).toEqual([["assistant", "user"]]);
   });
 
+  test("a question about someone else, not addressed to the assistant, prefers what the person said; a request does not", async () => {
+    const turns = [
+      userTurn("q")(
+        "user",
+        "a",
+        "My sister named her puppy Max, after our grandfather, who loved dogs, the river and the old mill.",
+      ),
+      {
+        op: "index",
+        conv: "q",
+        id: "assistant",
+        text: "Puppy names matter: a puppy learns its name fast.",
+        speaker: "assistant",
+        session: "b",
+      },
+    ];
+    expect(
+      await ranked(
+        "hybrid",
+        ...turns,
+        ...queries("q", ["What was the puppy named?", 2], ["Give me more puppy names.", 2]),
+      ),
+    ).toEqual([
+      ["user", "assistant"],
+      ["assistant", "user"],
+    ]);
+  });
+
   test("a question about what the assistant said prefers its turns over the person's", async () => {
     const turn = (id: string, speaker: string, text: string) => ({
       op: "index",
