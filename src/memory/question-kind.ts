@@ -7,9 +7,10 @@
  *     not "What did you recommend…"), or any question that does not ("How many babies were born
  *     to friends …?"; a request such as "Continue the story." is left alone), is answered by what
  *     the person said: the assistant's replies echo the topic at length and rarely hold the
- *     person's facts. The other way round, a question
- *     about what the assistant said ("the list you provided", "what did you say") is answered by
- *     the assistant's turns, and the person's count less. Both only act where a speaker is named
+ *     person's facts. "Can you suggest a hotel for my trip?" asks for advice that fits what the
+ *     person said: its "you" only frames the request. The other way round, a question about what
+ *     the assistant said ("the list you provided", "what did you say") is answered by the
+ *     assistant's turns, and the person's count less. Both only act where a speaker is named
  *     "assistant" (LongMemEval's roles, OpenAI's and the recall protocol's); people's names in a
  *     dialogue between people are never touched;
  *   - a question about the present state ("What exercise does she do these days?", "Where do I
@@ -117,7 +118,10 @@ export function favourAnswers(ci: ConvIndex, question: string, w: AnswerWeights,
   }
   if (w.assistant <= 0) return;
   const theirs = ASSISTANT_SAID.test(question);
-  if (!theirs && !((FIRST_PERSON.test(question) || QUESTION.test(question)) && !TO_ASSISTANT.test(question))) return;
+  // "Can you suggest a hotel for my trip?" asks for advice that fits what the person said: its
+  // "you" only frames the request (ADVICE_REQUEST), it does not ask what the assistant said.
+  const toAssistant = TO_ASSISTANT.test(question.replace(ADVICE_REQUEST, " "));
+  if (!theirs && !((FIRST_PERSON.test(question) || QUESTION.test(question)) && !toAssistant)) return;
   const p = ci.speakers.get(ASSISTANT_TERM);
   if (!p) return;
   const f = 1 - w.assistant;

@@ -25,8 +25,9 @@
  *     happened then, and counts double again;
  *   - what the question asks for (src/memory/question-kind.ts): a turn stating a number counts
  *     1.3 times for "how many/much", the assistant's turns half for a question in the person's
- *     own voice, or any question, that does not address the assistant (LongMemEval all turns
- *     .842 → .848 for any question, R@10 .915 → .921), the person's half for one about what the
+ *     own voice, or any question, that does not address the assistant ("Can you suggest …" only
+ *     frames a request for advice: its "you" does not count; LongMemEval all turns .842 → .848 for
+ *     any question, → .857 for the request, R@10 .915 → .934), the person's half for one about what the
  *     assistant said; a question about the present state ("these days", "currently", 现在) favours
  *     the newer of the turns that match, up to 1.2 times for the newest (one chat question of two
  *     conversations gained, LongMemEval unchanged; 0.1–0.5 measured the same);

@@ -310,6 +310,23 @@ describe("default scorer", () => {
     ]);
   });
 
+  test("a request for advice ('Can you suggest …') prefers what the person said: its 'you' only frames it", async () => {
+    const turns = [
+      userTurn("r")("user", "a", "For my puppies I like short, old-fashioned names, like my grandfather's dog Rex."),
+      {
+        op: "index",
+        conv: "r",
+        id: "assistant",
+        text: "Puppy names matter: a puppy learns its name fast.",
+        speaker: "assistant",
+        session: "b",
+      },
+    ];
+    expect(await ranked("hybrid", ...turns, ...queries("r", ["Can you suggest a name for my new puppy?", 2]))).toEqual([
+      ["user", "assistant"],
+    ]);
+  });
+
   test("a question about what the assistant said prefers its turns over the person's", async () => {
     const turn = (id: string, speaker: string, text: string) => ({
       op: "index",
