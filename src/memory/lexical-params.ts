@@ -44,8 +44,13 @@ export interface LexicalParams {
   timeFloor: number;
   /** Further boost (× 1 + this) of a turn said within that span that says "today" (time.ts saysToday). */
   today: number;
-  /** Boost (× 1 + this) of a turn stating a number when the query asks how many or how much. */
+  /** Boost (× 1 + this) of a turn stating a number when the query asks how many ("How many babies …"). */
   quantity: number;
+  /**
+   * The same boost when the query asks for a measure, which is answered by a number said
+   * ("How many hours …", "how much", "the total amount"; src/memory/question-kind.ts).
+   */
+  measure: number;
   /**
    * Cut (× 1 − this) of the assistant's turns when the query, in the first person, does not
    * address the assistant, and of the other turns when it asks what the assistant said
@@ -85,6 +90,7 @@ export const PLAIN_BM25: LexicalParams = {
   timeFloor: 0,
   today: 0,
   quantity: 0,
+  measure: 0,
   assistant: 0,
   current: 0,
   hanParts: 0,
@@ -106,6 +112,7 @@ export const DEFAULT_PARAMS: LexicalParams = {
   timeFloor: 0.3,
   today: 1,
   quantity: 0.3,
+  measure: 0.6,
   assistant: 0.5,
   current: 0.2,
   hanParts: 0.5,

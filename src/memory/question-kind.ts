@@ -2,7 +2,9 @@
  * What a question asks for, read from its wording, and the turns that could answer it favoured
  * accordingly (answer-type matching, as passage retrieval for question answering does it):
  *   - a question for a quantity ("How many hours…", "What is the total…", 多少) is answered by a
- *     turn that states a number ("I spent around 70 hours…"), in digits or in words;
+ *     turn that states a number ("I spent around 70 hours…"), in digits or in words: a turn
+ *     stating one counts 1.6 times for a measure (hours, days, money, "how much", "total"), 1.3
+ *     times for a count of things ("How many babies …", whose turns need state no number);
  *   - a question in the person's own voice that does not address the assistant ("What did I buy…",
  *     not "What did you recommend…"), or any question that does not ("How many babies were born
  *     to friends …?"; a request such as "Continue the story." is left alone), is answered by what
@@ -28,6 +30,13 @@ import { type ConvIndex, PostingsCursor } from "./conv-index.ts";
 
 /** A question whose answer is a number. */
 const QUANTITY_QUESTION = /\bhow\s+(?:many|much|long|often|old|far)\b|\btotal\b|\bnumber\s+of\b|多少|几/i;
+/**
+ * Of those, a question for a measure ("How many hours …", "how much", "the total amount", 多少钱):
+ * its answer is a number someone said. "How many babies were born …" counts what was told, and
+ * the turns that tell it ("David had a baby boy") need state no number.
+ */
+const MEASURE_QUESTION =
+  /\bhow\s+(?:much|long|often|old|far)\b|\bhow\s+many\s+(?:[\w-]+\s+)?(?:hours?|days?|weeks?|months?|years?|minutes?|seconds?|times|miles?|kilometers?|km|pounds?|kilos?|kilograms?|dollars?|euros?|percent|pages?|steps?|calories|points?)\b|\btotal\b|多少(?:钱|小时|天|年|公里|分钟)|几(?:天|年|小时|次|个月|公里|分钟)/i;
 /** A question addressed to the assistant ("you", "your"). */
 const TO_ASSISTANT = /\byou(?:r|rs|rself)?\b|你|您/i;
 /** A question about what the assistant said before. */
@@ -53,9 +62,10 @@ const QUESTION = /[?？]|^\s*(?:what|when|where|which|who|whose|why|how)\b|什�
 /** The assistant's speaker name as the index holds it (stemmed, like every name's terms). */
 const ASSISTANT_TERM = "assist";
 
-/** Weights of the three (see LexicalParams.quantity, .assistant and .current). */
+/** Weights of the three (see LexicalParams.quantity, .measure, .assistant and .current). */
 export interface AnswerWeights {
   quantity: number;
+  measure: number;
   assistant: number;
   current: number;
 }
@@ -107,9 +117,9 @@ export function withoutFraming(question: string): string {
 
 /** Scale `scores` (one per document of `ci`) by what `question` asks for; in place. */
 export function favourAnswers(ci: ConvIndex, question: string, w: AnswerWeights, scores: Float64Array): void {
-  if (w.quantity > 0 && QUANTITY_QUESTION.test(question)) {
-    const f = 1 + w.quantity;
-    for (let d = 0; d < ci.size; d++) if (ci.numeric[d] === 1) scores[d] = (scores[d] as number) * f;
+  if (QUANTITY_QUESTION.test(question)) {
+    const f = 1 + (MEASURE_QUESTION.test(question) ? w.measure : w.quantity);
+    if (f !== 1) for (let d = 0; d < ci.size; d++) if (ci.numeric[d] === 1) scores[d] = (scores[d] as number) * f;
   }
   if (w.current > 0 && ci.size > 1 && PRESENT_STATE.test(question)) {
     // Documents are in the order they were said: the newest gains the whole weight.

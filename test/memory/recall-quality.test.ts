@@ -3,7 +3,7 @@
  * harness uses it: a reply means what it answers (and an answer after a short follow-up
  * question, what the turn before the question says), a user's separate messages do not lend
  * each other meaning, a question's "two weeks ago" prefers what was said then (what says
- * "today" above all), a question for a quantity prefers a number, a person's question prefers
+ * "today" above all), a question for a quantity prefers a number (a measure more than a count), a person's question prefers
  * what they said and one about what the assistant said prefers that, a question about the
  * present state ("these days") prefers the newer of two matching turns, words that only frame a
  * question ("earlier", "can you suggest", "I'm not sure which one to choose") match nothing, a
@@ -244,6 +244,25 @@ describe("default scorer", () => {
     expect(await recall(dir.path, "hybrid", ...turns, ask)).toEqual([["hours"]]);
     using plain = tempDir();
     expect(await recall(plain.path, "bm25", ...turns, ask)).toEqual([["games"]]);
+  });
+
+  test("a number weighs more for a measure ('how much') than for a count of things ('how many clubs')", async () => {
+    const turn = userTurn("m");
+    const turns = [
+      turn("club", "s1", "Our swim club is the best swim club in town, I love the swim club."),
+      turn("fee", "s2", "The swim club fee is 40 dollars a month, paid by card, with a form."),
+      turn("traffic", "s3", "Traffic was bad."),
+    ];
+    expect(
+      await ranked(
+        "hybrid",
+        ...turns,
+        ...queries("m", ["How much is the swim club?", 2], ["How many swim clubs are there?", 2]),
+      ),
+    ).toEqual([
+      ["fee", "club"],
+      ["club", "fee"],
+    ]);
   });
 
   test("a question in the first person prefers what the person said; one to the assistant, what it said", async () => {
