@@ -112,7 +112,7 @@ export const DEFAULT_PARAMS: LexicalParams = {
   timeFloor: 0.3,
   today: 1,
   quantity: 0.3,
-  measure: 0.6,
+  measure: 0.7,
   assistant: 0.5,
   current: 0.2,
   hanParts: 0.5,

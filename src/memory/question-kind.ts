@@ -3,7 +3,7 @@
  * accordingly (answer-type matching, as passage retrieval for question answering does it):
  *   - a question for a quantity ("How many hours…", "What is the total…", 多少) is answered by a
  *     turn that states a number ("I spent around 70 hours…"), in digits or in words: a turn
- *     stating one counts 1.6 times for a measure (hours, days, money, "how much", "total"), 1.3
+ *     stating one counts 1.7 times for a measure (hours, days, money, "how much", "total"), 1.3
  *     times for a count of things ("How many babies …", whose turns need state no number);
  *   - a question in the person's own voice that does not address the assistant ("What did I buy…",
  *     not "What did you recommend…"), or any question that does not ("How many babies were born
@@ -37,6 +37,13 @@ const QUANTITY_QUESTION = /\bhow\s+(?:many|much|long|often|old|far)\b|\btotal\b|
  */
 const MEASURE_QUESTION =
   /\bhow\s+(?:much|long|often|old|far)\b|\bhow\s+many\s+(?:[\w-]+\s+)?(?:hours?|days?|weeks?|months?|years?|minutes?|seconds?|times|miles?|kilometers?|km|pounds?|kilos?|kilograms?|dollars?|euros?|percent|pages?|steps?|calories|points?)\b|\btotal\b|多少(?:钱|小时|天|年|公里|分钟)|几(?:天|年|小时|次|个月|公里|分钟)/i;
+/**
+ * A measure of the time between two things ("How many days before I bought the iPhone did I
+ * attend the market?", "how long ago"): answered from when each was said, not from a number
+ * said, so it weighs a number as a count does.
+ */
+const TIME_BETWEEN =
+  /\bhow\s+many\s+(?:days|weeks|months|years)\b(?:\s+\w+){0,2}\s+(?:before|after|ago|between|since|passed|earlier|later)\b|\bhow\s+long\s+ago\b|\bhow\s+long\s+(?:had|has)\s+it\s+been\b/i;
 /** A question addressed to the assistant ("you", "your"). */
 const TO_ASSISTANT = /\byou(?:r|rs|rself)?\b|你|您/i;
 /** A question about what the assistant said before. */
@@ -118,7 +125,7 @@ export function withoutFraming(question: string): string {
 /** Scale `scores` (one per document of `ci`) by what `question` asks for; in place. */
 export function favourAnswers(ci: ConvIndex, question: string, w: AnswerWeights, scores: Float64Array): void {
   if (QUANTITY_QUESTION.test(question)) {
-    const f = 1 + (MEASURE_QUESTION.test(question) ? w.measure : w.quantity);
+    const f = 1 + (MEASURE_QUESTION.test(question) && !TIME_BETWEEN.test(question) ? w.measure : w.quantity);
     if (f !== 1) for (let d = 0; d < ci.size; d++) if (ci.numeric[d] === 1) scores[d] = (scores[d] as number) * f;
   }
   if (w.current > 0 && ci.size > 1 && PRESENT_STATE.test(question)) {

@@ -265,6 +265,29 @@ describe("default scorer", () => {
     ]);
   });
 
+  test("the time between two things is told by when they were said, not by a number: it weighs one as a count does", async () => {
+    const turn = userTurn("d");
+    const turns = [
+      turn("market", "s1", "Off to the Holiday Market!"),
+      turn("stall", "s2", "The Holiday Market stall had 12 candles."),
+      turn("traffic", "s3", "Traffic was bad."),
+    ];
+    expect(
+      await ranked(
+        "hybrid",
+        ...turns,
+        ...queries(
+          "d",
+          ["How many days before Christmas did I go to the Holiday Market?", 2],
+          ["How many hours did I spend at the Holiday Market?", 2],
+        ),
+      ),
+    ).toEqual([
+      ["market", "stall"],
+      ["stall", "market"],
+    ]);
+  });
+
   test("a question in the first person prefers what the person said; one to the assistant, what it said", async () => {
     const turns = [
       {
