@@ -55,6 +55,10 @@ async function ranked(scorer: string, ...ops: unknown[]) {
   return await recall(dir.path, scorer, ...ops);
 }
 
+/** What the default scorer answers, in a fresh data dir, to `asked` of `conv` once `turns` are indexed. */
+const rankedFor = (turns: unknown[], conv: string, ...asked: [string, number][]) =>
+  ranked("hybrid", ...turns, ...queries(conv, ...asked));
+
 describe("default scorer", () => {
   test("a short reply is found through the turn it answers; plain BM25 cannot", async () => {
     const chat = [
@@ -254,11 +258,7 @@ describe("default scorer", () => {
       turn("traffic", "s3", "Traffic was bad."),
     ];
     expect(
-      await ranked(
-        "hybrid",
-        ...turns,
-        ...queries("m", ["How much is the swim club?", 2], ["How many swim clubs are there?", 2]),
-      ),
+      await rankedFor(turns, "m", ["How much is the swim club?", 2], ["How many swim clubs are there?", 2]),
     ).toEqual([
       ["fee", "club"],
       ["club", "fee"],
@@ -273,14 +273,11 @@ describe("default scorer", () => {
       turn("traffic", "s3", "Traffic was bad."),
     ];
     expect(
-      await ranked(
-        "hybrid",
-        ...turns,
-        ...queries(
-          "d",
-          ["How many days before Christmas did I go to the Holiday Market?", 2],
-          ["How many hours did I spend at the Holiday Market?", 2],
-        ),
+      await rankedFor(
+        turns,
+        "d",
+        ["How many days before Christmas did I go to the Holiday Market?", 2],
+        ["How many hours did I spend at the Holiday Market?", 2],
       ),
     ).toEqual([
       ["market", "stall"],
@@ -340,13 +337,7 @@ describe("default scorer", () => {
         session: "b",
       },
     ];
-    expect(
-      await ranked(
-        "hybrid",
-        ...turns,
-        ...queries("q", ["What was the puppy named?", 2], ["Give me more puppy names.", 2]),
-      ),
-    ).toEqual([
+    expect(await rankedFor(turns, "q", ["What was the puppy named?", 2], ["Give me more puppy names.", 2])).toEqual([
       ["user", "assistant"],
       ["assistant", "user"],
     ]);
@@ -364,7 +355,7 @@ describe("default scorer", () => {
         session: "b",
       },
     ];
-    expect(await ranked("hybrid", ...turns, ...queries("r", ["Can you suggest a name for my new puppy?", 2]))).toEqual([
+    expect(await rankedFor(turns, "r", ["Can you suggest a name for my new puppy?", 2])).toEqual([
       ["user", "assistant"],
     ]);
   });
@@ -398,13 +389,7 @@ describe("default scorer", () => {
       turn("train", "s3", "The train was late again today."),
       turn("swim", "s4", "Switched to swimming after work, my exercise for the back."),
     ];
-    expect(
-      await ranked(
-        "hybrid",
-        ...turns,
-        ...queries("e", ["What exercise do I do these days?", 2], ["What is my exercise?", 2]),
-      ),
-    ).toEqual([
+    expect(await rankedFor(turns, "e", ["What exercise do I do these days?", 2], ["What is my exercise?", 2])).toEqual([
       ["swim", "yoga"],
       ["yoga", "swim"],
     ]);
@@ -432,14 +417,11 @@ describe("default scorer", () => {
       turn("pasta", "user", "s2", "Recently I cooked pasta twice."),
     ];
     expect(
-      await ranked(
-        "hybrid",
-        ...turns,
-        ...queries(
-          "f",
-          ["We discussed jobs for seniors earlier, what was the 7th one?", 3],
-          ["What have I cooked lately or recently?", 3],
-        ),
+      await rankedFor(
+        turns,
+        "f",
+        ["We discussed jobs for seniors earlier, what was the 7th one?", 3],
+        ["What have I cooked lately or recently?", 3],
       ),
     ).toEqual([
       ["jobs", "ask"],
@@ -456,14 +438,11 @@ describe("default scorer", () => {
       turn("book", "s4", "Tom recommended the novel Dune to me, I loved it."),
     ];
     expect(
-      await ranked(
-        "hybrid",
-        ...turns,
-        ...queries(
-          "h",
-          ["Can you suggest some things to do on my commute? Any tips?", 3],
-          ["Which book did Tom recommend?", 3],
-        ),
+      await rankedFor(
+        turns,
+        "h",
+        ["Can you suggest some things to do on my commute? Any tips?", 3],
+        ["Which book did Tom recommend?", 3],
       ),
     ).toEqual([["podcast"], ["book", "hotel"]]);
   });
@@ -482,18 +461,15 @@ describe("default scorer", () => {
       turn("mall", "s9", "So many people at the mall, far too much noise."),
     ];
     expect(
-      await ranked(
-        "hybrid",
-        ...turns,
-        ...queries(
-          "k",
-          ["I've been thinking about making a cocktail for a party, but I'm not sure which one to choose.", 3],
-          ["Which job offers did I get?", 3],
-          ["I've been having trouble with my bike's brakes. Any tips?", 3],
-          ["How many different types of cheese have I tried?", 3],
-          // After the wall only what a concept bridges ("climb" meets "moving"), not the mall's "so many".
-          ["How many times did I visit the climbing wall?", 2],
-        ),
+      await rankedFor(
+        turns,
+        "k",
+        ["I've been thinking about making a cocktail for a party, but I'm not sure which one to choose.", 3],
+        ["Which job offers did I get?", 3],
+        ["I've been having trouble with my bike's brakes. Any tips?", 3],
+        ["How many different types of cheese have I tried?", 3],
+        // After the wall only what a concept bridges ("climb" meets "moving"), not the mall's "so many".
+        ["How many times did I visit the climbing wall?", 2],
       ),
     ).toEqual([["gin"], ["offers"], ["brakes"], ["gouda"], ["climb", "move"]]);
   });
