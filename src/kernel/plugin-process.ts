@@ -142,6 +142,10 @@ export class PluginProcess {
         cwd: launch.cwd,
         env,
         stdio: ["pipe", "pipe", "pipe", ...extra],
+        // A session of its own: the terminal's Ctrl-C and hang-up reach the kernel, which stops
+        // or reloads, not the plugins, which it stops in order (a plugin outliving a killed
+        // kernel sees its stdin end and exits).
+        detached: true,
       }) as Subprocess<"pipe", "pipe", "pipe">;
     } catch (err) {
       this.segment?.close();

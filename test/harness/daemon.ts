@@ -28,7 +28,13 @@ const DISPOSE_GRACE_MS = 5000;
  */
 export function spawnDaemon(
   dataDir: string,
-  opts: { args?: string[]; env?: Record<string, string>; bin?: string[] } = {},
+  opts: {
+    args?: string[];
+    env?: Record<string, string>;
+    bin?: string[];
+    /** In a process group of its own, as a daemon in a terminal is (signals to -pid reach it all). */
+    detached?: boolean;
+  } = {},
 ): Daemon {
   const args = opts.args ?? [];
   const listen = args.some((a) => /^--?listen/.test(a)) || opts.env?.HOMED_LISTEN ? [] : ["-listen", "127.0.0.1:0"];
@@ -37,6 +43,7 @@ export function spawnDaemon(
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe",
+    detached: opts.detached === true,
   });
   let err = "";
   const waiters: { match: string | RegExp; resolve: () => void }[] = [];
