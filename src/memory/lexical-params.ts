@@ -52,9 +52,9 @@ export interface LexicalParams {
    */
   measure: number;
   /**
-   * Cut (× 1 − this) of the assistant's turns when the query, in the first person, does not
-   * address the assistant, and of the other turns when it asks what the assistant said
-   * (src/memory/question-kind.ts).
+   * Cut (× 1 − this) of the assistant's turns when the query, a question or in the first person,
+   * does not address the assistant ("Can you suggest …" does not count), and of the other turns
+   * when it asks what the assistant said (src/memory/question-kind.ts).
    */
   assistant: number;
   /**

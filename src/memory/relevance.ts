@@ -25,12 +25,13 @@
  *     happened then, and counts double again;
  *   - what the question asks for (src/memory/question-kind.ts): a turn stating a number counts
  *     1.7 times for a measure ("how many hours", "how much", "total"; LongMemEval user turns
- *     .868 → .881, all turns .857 → .864, R@10 of all turns .934 → .931), 1.3 times for a count of things ("how many
- *     babies") and for the time between two things ("how many days before …"), the assistant's turns half for a question in the person's
- *     own voice, or any question, that does not address the assistant ("Can you suggest …" only
- *     frames a request for advice: its "you" does not count; LongMemEval all turns .842 → .848 for
- *     any question, → .857 for the request, R@10 .915 → .934), the person's half for one about what the
- *     assistant said; a question about the present state ("these days", "currently", 现在) favours
+ *     .868 → .881, all turns .857 → .864, R@10 of all turns .934 → .931), 1.3 times for a count
+ *     of things ("how many babies") and for the time between two things ("how many days
+ *     before …"); the assistant's turns count half for a question in the person's own voice, or
+ *     any question, that does not address the assistant ("Can you suggest …" only frames a
+ *     request for advice: its "you" does not count; LongMemEval all turns .842 → .848 for any
+ *     question, → .857 for the request, R@10 .915 → .934), the person's half for one about what
+ *     the assistant said; a question about the present state ("these days", "currently", 现在) favours
  *     the newer of the turns that match, up to 1.2 times for the newest (one chat question of two
  *     conversations gained, LongMemEval unchanged; 0.1–0.5 measured the same);
  *   - words that only frame the question leave it, as a span's phrase does: "these days", "so

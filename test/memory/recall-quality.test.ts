@@ -3,8 +3,9 @@
  * harness uses it: a reply means what it answers (and an answer after a short follow-up
  * question, what the turn before the question says), a user's separate messages do not lend
  * each other meaning, a question's "two weeks ago" prefers what was said then (what says
- * "today" above all), a question for a quantity prefers a number (a measure more than a count), a person's question prefers
- * what they said and one about what the assistant said prefers that, a question about the
+ * "today" above all), a question for a quantity prefers a number (a measure more than a count),
+ * a person's question, or any question not addressed to the assistant, prefers what the person
+ * said and one about what the assistant said prefers that, a question about the
  * present state ("these days") prefers the newer of two matching turns, words that only frame a
  * question ("earlier", "can you suggest", "I'm not sure which one to choose") match nothing, a
  * Chinese word the segmenter joined to its neighbour (王芳订, 狗叫) meets the words the turns use
