@@ -37,15 +37,21 @@ async function recall(dir: string, scorer: string, ...ops: unknown[]) {
 }
 
 /** `recall` in a fresh data dir of its own. */
-/** A builder of the person's turns in conversation `conv`: (id, session, text) → an index op. */
-const userTurn = (conv: string) => (id: string, session: string, text: string) => ({
+/** A builder of turns in conversation `conv`: (id, speaker, session, text) → an index op. */
+const said = (conv: string) => (id: string, speaker: string, session: string, text: string) => ({
   op: "index",
   conv,
   id,
   text,
-  speaker: "user",
+  speaker,
   session,
 });
+
+/** A builder of the person's turns in conversation `conv`: (id, session, text) → an index op. */
+const userTurn = (conv: string) => (id: string, session: string, text: string) => said(conv)(id, "user", session, text);
+
+/** The assistant's reply the puppy tests share: it says "puppy" and "name" twice each, and nothing of the person. */
+const PUPPY_ADVICE = "Puppy names matter: a puppy learns its name fast.";
 
 /** Query ops of `conv`, each [text, k]. */
 const queries = (conv: string, ...asked: [string, number][]) =>
@@ -287,56 +293,38 @@ describe("default scorer", () => {
   });
 
   test("a question in the first person prefers what the person said; one to the assistant, what it said", async () => {
+    const turn = said("p");
     const turns = [
-      {
-        op: "index",
-        conv: "p",
-        id: "user",
-        text: "We named the puppy Max, after my grandfather, who loved dogs, the river and the old mill.",
-        speaker: "user",
-        session: "a",
-      },
-      {
-        op: "index",
-        conv: "p",
-        id: "assistant",
-        text: "Puppy names matter: a puppy learns its name fast.",
-        speaker: "assistant",
-        session: "b",
-      },
+      turn(
+        "user",
+        "user",
+        "a",
+        "We named the puppy Max, after my grandfather, who loved dogs, the river and the old mill.",
+      ),
+      turn("assistant", "assistant", "b", PUPPY_ADVICE),
     ];
     expect(
-      await ranked(
-        "hybrid",
-        ...turns,
-        { op: "query", conv: "p", text: "What did I name my puppy?", k: 2 },
-        { op: "query", conv: "p", text: "What did you tell me about naming my puppy?", k: 2 },
-      ),
+      await rankedFor(turns, "p", ["What did I name my puppy?", 2], ["What did you tell me about naming my puppy?", 2]),
     ).toEqual([
       ["user", "assistant"],
       ["assistant", "user"],
     ]);
     using plain = tempDir();
-    expect(
-      await recall(plain.path, "bm25", ...turns, { op: "query", conv: "p", text: "What did I name my puppy?", k: 2 }),
-    ).toEqual([["assistant", "user"]]);
+    expect(await recall(plain.path, "bm25", ...turns, ...queries("p", ["What did I name my puppy?", 2]))).toEqual([
+      ["assistant", "user"],
+    ]);
   });
 
   test("a question about someone else, not addressed to the assistant, prefers what the person said; a request does not", async () => {
+    const turn = said("q");
     const turns = [
-      userTurn("q")(
+      turn(
+        "user",
         "user",
         "a",
         "My sister named her puppy Max, after our grandfather, who loved dogs, the river and the old mill.",
       ),
-      {
-        op: "index",
-        conv: "q",
-        id: "assistant",
-        text: "Puppy names matter: a puppy learns its name fast.",
-        speaker: "assistant",
-        session: "b",
-      },
+      turn("assistant", "assistant", "b", PUPPY_ADVICE),
     ];
     expect(await rankedFor(turns, "q", ["What was the puppy named?", 2], ["Give me more puppy names.", 2])).toEqual([
       ["user", "assistant"],
@@ -345,16 +333,10 @@ describe("default scorer", () => {
   });
 
   test("a request for advice ('Can you suggest …') prefers what the person said: its 'you' only frames it", async () => {
+    const turn = said("r");
     const turns = [
-      userTurn("r")("user", "a", "For my puppies I like short, old-fashioned names, like my grandfather's dog Rex."),
-      {
-        op: "index",
-        conv: "r",
-        id: "assistant",
-        text: "Puppy names matter: a puppy learns its name fast.",
-        speaker: "assistant",
-        session: "b",
-      },
+      turn("user", "user", "a", "For my puppies I like short, old-fashioned names, like my grandfather's dog Rex."),
+      turn("assistant", "assistant", "b", PUPPY_ADVICE),
     ];
     expect(await rankedFor(turns, "r", ["Can you suggest a name for my new puppy?", 2])).toEqual([
       ["user", "assistant"],
@@ -397,14 +379,7 @@ describe("default scorer", () => {
   });
 
   test("'earlier', 'lately' and 'recently' only place a question in time: turns that say them are not what it asks about", async () => {
-    const turn = (id: string, speaker: string, session: string, text: string) => ({
-      op: "index",
-      conv: "f",
-      id,
-      text,
-      speaker,
-      session,
-    });
+    const turn = said("f");
     const turns = [
       turn("ask", "user", "s1", "Brainstorm some ideas for my aunt, she is retired."),
       turn(
