@@ -172,16 +172,4 @@ describe("import boundaries", () => {
     }
     expect(bad).toEqual([]);
   });
-
-  test("no source file of the daemon, its plugins or its build is over 400 lines (generated ones aside)", () => {
-    const long: string[] = [];
-    for (const dir of ["src", "plugins", "scripts"])
-      for (const f of files(join(ROOT, dir))) {
-        const rel = relative(ROOT, f);
-        if (rel.includes("/generated/")) continue;
-        const lines = readFileSync(f, "utf8").split("\n").length - 1;
-        if (lines > 400) long.push(`${rel}: ${lines} lines`);
-      }
-    expect(long).toEqual([]);
-  });
 });

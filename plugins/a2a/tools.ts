@@ -25,6 +25,7 @@ export const TOOLS = {
       ),
     }),
     risk: "network",
+    sendsOut: true,
     untrustedOutput: true,
   },
 } satisfies Record<string, ToolSpec>;

@@ -66,6 +66,7 @@ export const TOOLS = {
       timezone: v.optional(Tz),
     }),
     risk: "read",
+    untrustedOutput: true,
   },
   calendar_update: {
     name: "calendar_update",
@@ -129,5 +130,6 @@ export const TOOLS = {
       ),
     }),
     risk: "write",
+    untrustedOutput: true,
   },
 } satisfies Record<string, ToolSpec>;

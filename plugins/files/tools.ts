@@ -38,6 +38,7 @@ export const TOOLS = {
       ),
     }),
     risk: "read",
+    untrustedOutput: true,
   },
   files_write: {
     name: "files_write",
@@ -74,6 +75,7 @@ export const TOOLS = {
       path: v.optional(Path),
     }),
     risk: "read",
+    untrustedOutput: true,
   },
   files_glob: {
     name: "files_glob",
@@ -96,6 +98,7 @@ export const TOOLS = {
       limit: v.optional(v.pipe(Count("limit", 1000), v.description("How many paths to show at most. Default 200."))),
     }),
     risk: "read",
+    untrustedOutput: true,
   },
   files_grep: {
     name: "files_grep",
@@ -128,6 +131,7 @@ export const TOOLS = {
       ),
     }),
     risk: "read",
+    untrustedOutput: true,
   },
   files_move: {
     name: "files_move",

@@ -44,6 +44,7 @@ export const TOOLS = {
       last_page: v.optional(v.pipe(Int("last_page", 1, 1_000_000), v.description("PDF only: last page to read."))),
     }),
     risk: "read",
+    untrustedOutput: true,
   },
   media_pdf_page: {
     name: "media_pdf_page",
@@ -55,6 +56,7 @@ export const TOOLS = {
       size: v.optional(v.pipe(Int("size", 200, 3000), v.description("Longer side in pixels. Default 1400."))),
     }),
     risk: "read",
+    untrustedOutput: true,
   },
   media_ocr: {
     name: "media_ocr",
@@ -71,6 +73,7 @@ export const TOOLS = {
       ),
     }),
     risk: "read",
+    untrustedOutput: true,
   },
   media_say: {
     name: "media_say",
@@ -100,6 +103,7 @@ export const TOOLS = {
       "Turn speech in an audio file (WAV, MP3, OGG, M4A, WebM...) into text: through the configured speech API, or offline with pocketsphinx (English only, rough).",
     input: v.strictObject({ path: Path("The audio file") }),
     risk: "read",
+    untrustedOutput: true,
   },
   media_video_frames: {
     name: "media_video_frames",

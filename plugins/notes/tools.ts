@@ -31,6 +31,7 @@ export const TOOLS = {
     description: "Read a note: its Markdown text, the notes it links to ([[...]]) and the notes that link to it.",
     input: v.strictObject({ name: Name }),
     risk: "read",
+    untrustedOutput: true,
   },
   notes_edit: {
     name: "notes_edit",
@@ -61,12 +62,14 @@ export const TOOLS = {
       ),
     }),
     risk: "read",
+    untrustedOutput: true,
   },
   notes_list: {
     name: "notes_list",
     description: "List the notes: name, size, last change, newest first.",
     input: v.strictObject({}),
     risk: "read",
+    untrustedOutput: true,
   },
   notes_links: {
     name: "notes_links",
@@ -74,6 +77,7 @@ export const TOOLS = {
       "The wiki links of a note: the notes it links to with [[name]] (and which of them do not exist yet) and its backlinks (notes linking to it).",
     input: v.strictObject({ name: Name }),
     risk: "read",
+    untrustedOutput: true,
   },
   notes_delete: {
     name: "notes_delete",

@@ -22,11 +22,13 @@ export interface ToolSpec<S extends v.GenericSchema = v.GenericSchema> {
   /** "ask": a person should approve each call unless the policy says otherwise. */
   approval?: "auto" | "ask";
   /**
-   * Its results carry content from outside (web pages, search results, feeds): logged as
-   * untrusted, and after one of them the turn runs no `write`, `exec` or `secret` tool without a
-   * person's yes.
+   * Its results carry content from outside the person's own words (web pages, feeds, files,
+   * notes): they carry the untrusted mark, and while they are in what the model is sent no
+   * `write`, `exec`, `secret` or sending tool runs without a person's yes.
    */
   untrustedOutput?: boolean;
+  /** It sends what the model gives it to someone else: asked about while the conversation is marked. */
+  sendsOut?: boolean;
 }
 
 /** The definition the kernel and the model see. */
@@ -40,5 +42,6 @@ export function toolDefinition(spec: ToolSpec): ToolDefinition {
     risk: spec.risk,
     approval: spec.approval ?? "auto",
     untrustedOutput: spec.untrustedOutput ?? false,
+    sendsOut: spec.sendsOut ?? false,
   };
 }

@@ -7,6 +7,7 @@ import {
   ContextView,
   LlmModelsResult,
   ConversationSummary,
+  ClearMarkResult,
   ForgetResult,
   MemoryHit,
   TranscriptItem,
@@ -103,6 +104,11 @@ export function apiRoutes(plugin: Plugin, hub: ChatHub, security: Security): Hon
   api.post("/conversations/:id/forget", async (c) => {
     const conv = v.parse(ConvId, c.req.param("id"));
     return c.json(await plugin.call(ChannelMethod.ConversationsForget, { conv }, ForgetResult));
+  });
+  // The person trusts the untrusted text in view so far: side effects stop asking because of it (logged).
+  api.post("/conversations/:id/clear-mark", async (c) => {
+    const conv = v.parse(ConvId, c.req.param("id"));
+    return c.json(await plugin.call(ChannelMethod.ConversationsClearMark, { conv, by: "web" }, ClearMarkResult));
   });
   api.get("/conversations/:id/export", async (c) => {
     const conv = v.parse(ConvId, c.req.param("id"));

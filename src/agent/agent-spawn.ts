@@ -14,7 +14,7 @@
  */
 import * as v from "valibot";
 import { toJsonSchema } from "@valibot/to-json-schema";
-import type { RunToolResult, ToolDefinition } from "../protocol/agent.ts";
+import { capMark, type RunToolResult, type ToolDefinition } from "../protocol/agent.ts";
 import { describeIssues } from "../protocol/jsonrpc.ts";
 import type { LocalTool, LocalToolContext } from "./tools.ts";
 import type { TurnInput, TurnResult, TurnSink } from "./turn.ts";
@@ -56,6 +56,7 @@ export const AGENT_SPAWN_TOOL: ToolDefinition = {
   risk: "exec",
   approval: "auto",
   untrustedOutput: false,
+  sendsOut: false,
 };
 
 export interface AgentSpawnDeps {
@@ -132,17 +133,21 @@ export function agentSpawnTool(d: AgentSpawnDeps): LocalTool {
           channel: "agent",
           text: p.output.task,
           untrusted: ctx.untrusted,
+          mark: ctx.tainted ?? null,
           origin: ctx.origin,
           subAgent: { tools, maxIterations, depth },
         },
         sink,
         signal,
       );
-      if (r.stopReason === "done") return { content: r.text, isError: false };
+      // The child's answer was written with untrusted text in view: it carries that mark to the parent.
+      const mark = r.mark ? { mark: capMark(`sub-agent ${conv} read ${r.mark}`) } : {};
+      if (r.stopReason === "done") return { content: r.text, isError: false, ...mark };
       const note = `[the sub-agent (${conv}) stopped: ${r.stopReason}${r.error ? `, ${r.error}` : ""}]`;
       return {
         content: r.text ? `${r.text}\n\n${note}` : note,
         isError: r.stopReason === "error" || r.stopReason === "cancelled",
+        ...mark,
       };
     },
   };

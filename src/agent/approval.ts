@@ -21,6 +21,11 @@ export interface ApprovalConfig {
   ask: string[];
   deny: string[];
   untrusted_deny: string[];
+  /**
+   * Tools whose output the owner trusts (`[trust] tools`, globs): what they return does not mark
+   * the conversation, though the tool says it comes from outside (a folder of the owner's notes).
+   */
+  trusted_output?: string[];
 }
 
 /** What the policy needs to know of a tool. */
@@ -29,6 +34,8 @@ export interface ToolTraits {
   risk: RiskClass;
   /** The tool itself asks for a person's approval on every call. */
   wantsApproval: boolean;
+  /** It sends what it is given to someone else (ToolDefinition.sendsOut). */
+  sendsOut?: boolean;
 }
 
 type Matcher = (t: ToolTraits) => boolean;
@@ -55,7 +62,7 @@ export function isPolicyPattern(pattern: string): boolean {
   return risk ? RISK_CLASSES.includes(risk[1] as RiskClass) : pattern.length > 0;
 }
 
-/** Risk classes asked about after untrusted content even when a rule allows them. */
+/** Risk classes asked about while untrusted text is in view even when a rule allows them (so are sending tools). */
 const TAINT_ASKS: ReadonlySet<RiskClass> = new Set(["write", "exec", "secret"]);
 
 export class ApprovalPolicy {
@@ -63,20 +70,28 @@ export class ApprovalPolicy {
   private readonly ask: Matcher[];
   private readonly deny: Matcher[];
   private readonly untrustedDeny: Matcher[];
+  private readonly trustedOutput: Matcher[];
 
   constructor(readonly config: ApprovalConfig) {
     this.allow = config.allow.map(matcher);
     this.ask = config.ask.map(matcher);
     this.deny = config.deny.map(matcher);
     this.untrustedDeny = config.untrusted_deny.map(matcher);
+    this.trustedOutput = (config.trusted_output ?? []).map(matcher);
+  }
+
+  /** Whether the owner trusts what `tool` returns (`[trust] tools`): its output carries no mark. */
+  trustsOutput(tool: ToolTraits): boolean {
+    return this.trustedOutput.some((m) => m(tool));
   }
 
   /**
-   * `tainted`: the tool whose untrusted output the turn has read (a web page, say), or null. A
-   * tainted turn is held to `untrusted_deny`, and a `write`, `exec` or `secret` tool that `allow`
-   * lets run unasked is asked about instead: content from outside never changes files, runs code
-   * or touches credentials unseen. `read` and `network` tools the owner allowed keep running
-   * (reading on and following links is what browsing is).
+   * `tainted`: where the untrusted text in the model's view came from (a web page, a file, an
+   * untrusted channel's message, what the model wrote with one of them in view), or null. A
+   * marked turn is held to `untrusted_deny`, and a `write`, `exec`, `secret` or sending tool that
+   * `allow` lets run unasked is asked about instead: text from outside never changes files, runs
+   * code, touches credentials or sends data out unseen. `read` and other `network` tools the
+   * owner allowed keep running (reading on and following links is what browsing is).
    */
   decide(tool: ToolTraits, untrusted: boolean, tainted: string | null = null): Decision {
     const hit = (list: Matcher[]) => list.some((m) => m(tool));
@@ -86,10 +101,10 @@ export class ApprovalPolicy {
     if (tainted && hit(this.untrustedDeny))
       return {
         kind: "deny",
-        reason: `this turn has read untrusted content (from ${tainted}), after which ${tool.name} may not run ([approval] untrusted_deny)`,
+        reason: `untrusted text is in view (from ${tainted}), and ${tool.name} may not run then ([approval] untrusted_deny)`,
       };
     const d = this.decideTrusted(tool, hit);
-    if (tainted && d.kind === "allow" && TAINT_ASKS.has(tool.risk)) return { kind: "ask" };
+    if (tainted && d.kind === "allow" && (TAINT_ASKS.has(tool.risk) || tool.sendsOut)) return { kind: "ask" };
     return d;
   }
 

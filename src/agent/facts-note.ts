@@ -24,14 +24,26 @@ export function withFacts(
     return {
       entry: {
         message: { role: "system", content: facts.content },
-        item: { layer: "L3", recalled: true, filled: false, reason: "relevant", score: 1, pinned: false, turn: "" },
+        item: {
+          layer: "L3",
+          recalled: true,
+          filled: false,
+          reason: "relevant",
+          score: 1,
+          pinned: false,
+          turn: "",
+          mark: facts.mark,
+        },
       },
       tokens: facts.tokens,
     };
   const content = `${facts.content}\n\n${across.entry.message.content}`;
   return {
     // One message, facts first: the memory page tags it L3 (the quotes of L2 follow in it).
-    entry: { item: { ...across.entry.item, layer: "L3" }, message: { role: "system", content } },
+    entry: {
+      item: { ...across.entry.item, layer: "L3", mark: across.entry.item.mark ?? facts.mark },
+      message: { role: "system", content },
+    },
     tokens: across.tokens + facts.tokens,
   };
 }

@@ -12,7 +12,7 @@
  */
 import * as v from "valibot";
 import { toJsonSchema } from "@valibot/to-json-schema";
-import type { RunToolResult, ToolDefinition } from "../protocol/agent.ts";
+import { capMark, type RunToolResult, type ToolDefinition } from "../protocol/agent.ts";
 import { describeIssues } from "../protocol/jsonrpc.ts";
 import type { FoundEvent, MemorySearch } from "../memory/memory-search.ts";
 import { formatTime, snippetOf, sourceOf } from "../memory/memory-search.ts";
@@ -61,6 +61,7 @@ export const MEMORY_SEARCH_TOOL: ToolDefinition = {
   risk: "read",
   approval: "auto",
   untrustedOutput: false,
+  sendsOut: false,
 };
 
 export interface MemoryToolDeps {
@@ -84,6 +85,12 @@ const oneLine = (text: string) => text.replace(/\s+/g, " ").trim();
 /** " · image block 12: a red bike…" for each block an event holds (what a picture shows, if said). */
 const blocksNote = (f: FoundEvent) =>
   (f.blocks ?? []).map((b) => ` · ${b.kind} block ${b.id}${b.text ? `: ${cut(oneLine(b.text), 80)}` : ""}`).join("");
+
+/** Quoting marked text (a page, what the model wrote with one in view) carries its mark on to the turn. */
+function markOfFound(found: readonly FoundEvent[]): { mark?: string } {
+  const f = found.find((e) => e.mark !== null);
+  return f?.mark ? { mark: capMark(`memory of ${f.mark}`) } : {};
+}
 
 export function memoryTool(d: MemoryToolDeps): LocalTool {
   return {
@@ -112,6 +119,7 @@ export function memoryTool(d: MemoryToolDeps): LocalTool {
         return {
           content: `${found.length} memories match "${query}", best first. To bring some into context, call ${MEMORY_SEARCH} with {"ids": [...]}.\n${lines.join("\n")}`,
           isError: false,
+          ...markOfFound(found),
         };
       }
       const wanted = [...new Set(ids)];
@@ -135,6 +143,7 @@ export function memoryTool(d: MemoryToolDeps): LocalTool {
       return {
         content: `Brought back ${events.length} event${events.length === 1 ? "" : "s"} from memory, oldest first:\n${body.join("\n")}`,
         isError: false,
+        ...markOfFound(events),
       };
     },
   };

@@ -8,7 +8,7 @@
  * call is an error the model can correct, never an exception.
  */
 import * as v from "valibot";
-import { AgentMethod, RunToolResult, type ExecutionOrigin, type ToolCallView } from "../protocol/agent.ts";
+import { AgentMethod, capMark, RunToolResult, type ExecutionOrigin, type ToolCallView } from "../protocol/agent.ts";
 import { RpcErrorCode } from "../protocol/jsonrpc.ts";
 import { RpcError } from "../protocol/errors.ts";
 import type { StoredImage } from "../protocol/images.ts";
@@ -61,7 +61,7 @@ export interface ApprovalQuestion {
   tool: string;
   arguments: unknown;
   callId: string;
-  /** Why this call is asked about although a rule allows it (the turn read untrusted content). */
+  /** Why this call is asked about although a rule allows it (untrusted text is in view, and where from). */
   note?: string;
 }
 
@@ -80,7 +80,10 @@ export interface ExecContext {
   allowed?: ReadonlySet<string> | null;
   /** A notice on the turn's channel (what a sub-agent is doing). */
   notice?: (text: string) => void;
-  /** The tool whose untrusted output this turn has read, or null (approval.ts: a tainted turn). */
+  /**
+   * Where the untrusted text in the model's view came from, or null (approval.ts): what the
+   * call writes (its event) carries the same mark.
+   */
   tainted?: string | null;
 }
 
@@ -96,8 +99,11 @@ export interface ToolExecution {
   arguments: unknown;
   /** Images the tool returned, stored as blocks (the model gets them when it takes images). */
   images?: StoredImage[];
-  /** It ran and returned content from outside (its definition says so): the turn is tainted from here. */
-  untrustedOutput?: boolean;
+  /**
+   * Its result brought text from outside the person's own words, and where from ("fetch_url
+   * https://…"): the conversation is marked while the result is in what the model is sent.
+   */
+  mark?: string;
 }
 
 export interface ToolExecutorDeps {
@@ -128,6 +134,7 @@ export class ToolExecutor {
       conv: ctx.conv,
       actor: "agent",
       untrusted: ctx.untrusted,
+      mark: ctx.tainted ?? null,
       ...eventOf("tool-call", {
         turn: ctx.turn,
         callId: call.id,
@@ -151,16 +158,30 @@ export class ToolExecutor {
       arguments: result.arguments,
       ...(result.images?.length ? { images: result.images } : {}),
     });
-    const fromOutside = result.status === "ok" && this.d.tools.get(call.name)?.def.untrustedOutput === true;
+    const mark = this.markOf(call.name, result);
     const stored = this.d.store.append({
       conv: ctx.conv,
       actor: this.d.tools.get(call.name)?.plugin ?? "kernel",
-      untrusted: ctx.untrusted || fromOutside,
+      untrusted: ctx.untrusted || mark !== null,
+      mark: mark ?? ctx.tainted ?? null,
       ...event,
     });
     if (this.d.tools.get(call.name)?.local?.remember !== false)
       this.d.remember?.(stored.id, ctx.conv, bodyText(event) ?? "");
-    return { ...result, content: forModel, ...(fromOutside ? { untrustedOutput: true } : {}) };
+    return { ...result, content: forModel, ...(mark ? { mark } : {}) };
+  }
+
+  /**
+   * Where the result's text came from when it is from outside the person's own words, or null:
+   * the tool's definition says so of every result it returns (unless the owner trusts the tool),
+   * or the result itself carries a mark (a sub-agent's answer, memory quoting marked text).
+   */
+  private markOf(name: string, result: ToolExecution): string | null {
+    if (result.mark) return result.mark;
+    const tool = this.d.tools.get(name);
+    if (result.status !== "ok" || tool?.def.untrustedOutput !== true) return null;
+    const traits = { name, risk: tool.def.risk, wantsApproval: tool.def.approval === "ask" };
+    return this.d.policy.trustsOutput(traits) ? null : sourceOf(name, result.arguments);
   }
 
   private async decideAndRun(call: ToolCall, ctx: ExecContext): Promise<ToolExecution> {
@@ -239,15 +260,20 @@ export class ToolExecutor {
         args,
       );
 
-    const traits = { name: call.name, risk: tool.def.risk, wantsApproval: tool.def.approval === "ask" };
+    const traits = {
+      name: call.name,
+      risk: tool.def.risk,
+      wantsApproval: tool.def.approval === "ask",
+      sendsOut: tool.def.sendsOut,
+    };
     const tainted = ctx.tainted ?? null;
     const decision = this.d.policy.decide(traits, ctx.untrusted, tainted);
     if (decision.kind === "deny") return out("denied", `denied: ${decision.reason}`, args);
     if (decision.kind === "ask") {
-      // Asked only because the turn read untrusted content: say so, to the person and in a denial.
+      // Asked only because untrusted text is in view: say so and where it came from, to the person and in a denial.
       const note =
         tainted && this.d.policy.decide(traits, ctx.untrusted).kind === "allow"
-          ? `asked although allowed: this turn has read untrusted content (from ${tainted})`
+          ? `asked although allowed: untrusted text is in view (from ${tainted})`
           : undefined;
       // Never "the user declined" when nobody was asked: the policy said no.
       if (ctx.untrusted || !ctx.ask) {
@@ -276,6 +302,7 @@ export class ToolExecutor {
             ask: ctx.ask,
             signal: ctx.signal,
             notice: ctx.notice,
+            tainted: ctx.tainted ?? null,
           })
         : this.d.caller.call(
             tool.plugin,
@@ -333,7 +360,8 @@ export class ToolExecutor {
           : { payload: p },
     );
     content = redacted.result.content;
-    const done = out(parsed.output.isError ? "error" : "ok", content, args);
+    const reported = parsed.output.mark ? { mark: capMark(`${call.name}: ${parsed.output.mark}`) } : {};
+    const done = { ...out(parsed.output.isError ? "error" : "ok", content, args), ...reported };
     return stored.images.length ? { ...done, images: stored.images } : done;
   }
 
@@ -369,4 +397,14 @@ export class ToolExecutor {
       ac.abort();
     }
   }
+}
+
+/** Argument fields that say where a tool's text came from, in the order they are looked for. */
+const SOURCE_FIELDS = ["url", "path", "file", "query", "name", "agent", "uid", "from"] as const;
+
+/** "fetch_url https://example.com/page": the tool and what it read, from its arguments. */
+export function sourceOf(name: string, args: unknown): string {
+  const a = args && typeof args === "object" ? (args as Record<string, unknown>) : {};
+  const field = SOURCE_FIELDS.map((f) => a[f]).find((x) => typeof x === "string" || typeof x === "number");
+  return capMark(field === undefined ? name : `${name} ${String(field)}`);
 }

@@ -24,6 +24,8 @@ export interface LocalToolContext {
   signal?: AbortSignal;
   /** Tell the calling turn's channel something (a notice in its stream). */
   notice?: (text: string) => void;
+  /** Where the untrusted text in the calling turn's view came from, or null (a sub-agent inherits it). */
+  tainted?: string | null;
 }
 
 /**

@@ -6,7 +6,8 @@
 import type { ExecutionOrigin, StageName, StagePayloads } from "../protocol/agent.ts";
 import { type EventKind, eventOf } from "../protocol/event-bodies.ts";
 import type { ChatMessage, LanguageModel, ToolCall, ToolSpec, Usage } from "../llm/types.ts";
-import type { ContextItem } from "../memory/context.ts";
+import type { ContextEntry, ContextItem } from "../memory/context.ts";
+import type { TextMark } from "../memory/turn-log.ts";
 import { estimateTokens } from "../memory/tokens.ts";
 import { attachmentChunkEvents } from "../memory/attachment-chunks.ts";
 import { type FoldStep, foldStage, runStage } from "./stages.ts";
@@ -33,7 +34,12 @@ export interface TurnScope {
   allowed: ReadonlySet<string> | null;
   /** Sub-agent depth: 0 for a turn a person or a job started. */
   depth: number;
-  /** The tool whose untrusted output (a web page…) the turn has read; null while it has read none. */
+  /**
+   * Where the untrusted text in the model's view came from (a page, a file, an untrusted
+   * channel's words, what the model wrote with such text in view), or null while there is none.
+   * Everything the turn appends from then on carries it as its mark, so the mark stays with the
+   * conversation for as long as that text is in what the model is sent (src/agent/approval.ts).
+   */
   tainted: string | null;
 }
 
@@ -60,7 +66,8 @@ export function beginTurn(d: TurnDeps, input: TurnInput, sink: TurnSink, signal:
     clientTools: new Map((input.clientTools ?? []).map((t) => [t.name, t])),
     allowed: input.subAgent?.tools ?? null,
     depth: input.subAgent?.depth ?? 0,
-    tainted: null,
+    // Untrusted input counts from its first word; a sub-agent starts with its parent's mark.
+    tainted: input.untrusted ? `untrusted input on ${input.channel}` : (input.mark ?? null),
   };
   d.store.beginTurn(s.turn, s.conv, s.channel, Date.now(), input.scene);
   sink.event({ type: "turn-start", turn: s.turn, conv: s.conv });
@@ -81,7 +88,7 @@ export function beginTurn(d: TurnDeps, input: TurnInput, sink: TurnSink, signal:
 
 /** Append one of the turn's events; `text`, when given, is what memory indexes of it. */
 function append(s: TurnScope, event: { kind: EventKind; body: unknown }, actor = "agent", text?: string): void {
-  const r = s.d.store.append({ conv: s.conv, actor, untrusted: s.untrusted, ...event });
+  const r = s.d.store.append({ conv: s.conv, actor, untrusted: s.untrusted, mark: s.tainted, ...event });
   if (text !== undefined) s.d.remember?.(r.id, s.conv, text);
 }
 
@@ -178,6 +185,7 @@ export async function assembleContext(
     payload: p,
     acc: [...acc, ...(o.result?.inject ?? []).map((text) => `[from plugin ${o.handler.plugin}]\n${text}`)],
   }));
+  markFromContext(s, [...(context?.history ?? []), context?.recalledNote], across);
   const system = [s.cfg.systemPrompt, ...injected.acc].filter(Boolean).join("\n\n");
   const entry = (message: ChatMessage): PromptEntry => ({ message, item: null });
   const lead = given ? given.findIndex((m) => m.role !== "system") : 0;
@@ -191,6 +199,34 @@ export async function assembleContext(
     ...(context?.history ?? past),
     ...tail.map(entry),
   ];
+}
+
+/**
+ * The turn starts marked when the context it was given holds untrusted text: a turn of this
+ * conversation (unless the person cleared the mark after it), or a quote from memory of another
+ * conversation, the graph's facts included. The channel is told once, with where the text came from.
+ */
+function markFromContext(
+  s: TurnScope,
+  own: readonly (ContextEntry | null | undefined)[],
+  across: { entry: ContextEntry } | null,
+): void {
+  if (s.tainted) return;
+  let found: TextMark | null = null;
+  let cleared: number | null = null;
+  for (const e of own) {
+    const m = e?.item.mark;
+    if (!m || (found && found.event >= m.event)) continue;
+    cleared ??= s.d.store.markCleared(s.conv);
+    if (m.event > cleared) found = m;
+  }
+  found ??= across?.entry.item.mark ?? null;
+  if (!found) return;
+  s.tainted = found.source;
+  s.sink.event({
+    type: "notice",
+    text: `untrusted text is in view (from ${found.source}): tools that write, run code, touch secrets or send data out are asked about first`,
+  });
 }
 
 export interface ModelOutput {
@@ -326,7 +362,7 @@ export async function runTools(
       notice: (text) => s.sink.event({ type: "notice", text }),
       tainted: s.tainted,
     });
-    if (r.untrustedOutput) s.tainted ??= call.name;
+    if (r.mark) s.tainted ??= r.mark;
     const images = r.images?.length ? { images: r.images } : {};
     s.sink.event({
       type: "tool-result",
@@ -391,6 +427,7 @@ export async function finish(
     turn: s.turn,
     conv,
     text: shaped.text,
+    ...(s.tainted ? { mark: s.tainted } : {}),
     stopReason,
     iterations: s.iterations,
     usage: s.usage,

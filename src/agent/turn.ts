@@ -70,6 +70,8 @@ export interface TurnInput {
    */
   attachments?: Attachment[];
   untrusted?: boolean;
+  /** Untrusted text already in view where the turn starts (a sub-agent's parent's mark): see TurnScope.tainted. */
+  mark?: string | null;
   /** The scene key the channel declared (src/protocol/channel.ts SceneKey). */
   scene?: string;
   origin?: ExecutionOrigin;
@@ -101,6 +103,8 @@ export interface TurnResult {
   turn: string;
   conv: string;
   text: string;
+  /** The text was written with untrusted text in view, and where that came from (TurnScope.tainted). */
+  mark?: string;
   stopReason: TurnStopReason;
   iterations: number;
   usage: Usage;

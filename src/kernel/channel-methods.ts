@@ -17,6 +17,7 @@ import {
   ContextParams,
   ConvParams,
   ConversationModelParams,
+  ClearMarkParams,
   ForgetParams,
   RenameParams,
   MemorySearchParams,
@@ -194,6 +195,12 @@ export function channelMethods(k: KernelServices): Record<string, (params: unkno
       const r = k.store.forgetConversation(p.conv);
       k.agent.forgetContext(p.conv);
       return { forgotten: r.events };
+    },
+    [ChannelMethod.ConversationsClearMark]: (params, plugin) => {
+      builtinOnly(plugin, "clearing a conversation's untrusted mark");
+      const p = parseParams(ClearMarkParams, params);
+      const clearedUpto = k.store.clearMark(p.conv, p.by);
+      return { clearedUpto };
     },
     [ChannelMethod.ContextGet]: (params): ContextView => {
       const c = k.agent.lastContext(parseParams(ContextParams, params).conv);

@@ -6,7 +6,7 @@
  * path is reported as needing a restart and left as it was.
  */
 import type { Agent } from "../agent/agent.ts";
-import type { Config } from "./config.ts";
+import { approvalOf, type Config } from "./config.ts";
 import type { Logger } from "./log.ts";
 import type { Supervisor } from "./supervisor.ts";
 import { changedPaths } from "./ui-settings.ts";
@@ -28,6 +28,7 @@ export function applyLiveChanges(
   const live = (p: string) =>
     p.startsWith("llm.") ||
     p.startsWith("approval.") ||
+    p.startsWith("trust.") ||
     p.startsWith("mcp.") ||
     (p.startsWith("channels.qq.") && next.channels.qq.enabled) ||
     (p.startsWith("agent.") && p !== "agent.tool_timeout_ms") ||
@@ -40,7 +41,8 @@ export function applyLiveChanges(
   c.agent.system_prompt = next.agent.system_prompt;
   c.agent.max_iterations = next.agent.max_iterations;
   Object.assign(c.approval, next.approval);
-  deps.agent.setApproval(c.approval);
+  c.trust.tools = next.trust.tools;
+  deps.agent.setApproval(approvalOf(c));
   c.memory.recall_untrusted = next.memory.recall_untrusted;
   c.memory.scenes.half_life_days = next.memory.scenes.half_life_days;
   if (applied.some((p) => p.startsWith("mcp."))) {

@@ -77,15 +77,22 @@ default = "ask"
 # How long a question waits for an answer; no answer = denied.
 timeout_ms = 120000
 # Glob patterns on tool names, e.g. ["shell_*"], or risk:<class> for every tool of a class,
-# e.g. ["risk:network"]. deny wins, then untrusted_deny (for input from untrusted sources
-# such as group chats, and for the rest of a turn once a tool brought in content from outside,
-# e.g. a web page), then allow, then ask. After such content, write, exec and secret tools are
-# asked about even when allowed. Where nobody can be asked (untrusted input, the /v1 API,
-# background and scheduled jobs) "ask" means deny: "denied by policy (no one to ask)".
+# e.g. ["risk:network"]. deny wins, then untrusted_deny (while untrusted text is in view:
+# input from untrusted sources such as group chats, pages, feeds, files, notes, other agents,
+# and what the model wrote with them in view), then allow, then ask. While untrusted text is
+# in view, write, exec, secret and sending tools are asked about even when allowed. Where
+# nobody can be asked (untrusted input, the /v1 API, background and scheduled jobs) "ask"
+# means deny: "denied by policy (no one to ask)".
 allow = []
 ask = []
 deny = []
 untrusted_deny = []
+
+[trust]
+# Tools whose output you trust although it comes from outside your own words (globs or
+# risk:<class>), e.g. ["notes_*"] for your own notes: what they return does not mark the
+# conversation as holding untrusted text.
+tools = []
 
 # MCP servers whose tools the agent may use (started and supervised by the mcp plugin):
 # [[mcp.servers]]

@@ -17,7 +17,7 @@ import { HomedError } from "../protocol/errors.ts";
 import { LOG_LEVELS } from "../protocol/logfmt.ts";
 import { parseListen } from "../protocol/listen.ts";
 import { RISK_CLASSES, RiskClass } from "../protocol/agent.ts";
-import { isPolicyPattern } from "../agent/approval.ts";
+import { type ApprovalConfig, isPolicyPattern } from "../agent/approval.ts";
 import { ToolsConfig } from "./tools-config.ts";
 import { A2aConfig } from "./a2a-config.ts";
 import { QqConfig } from "./qq-config.ts";
@@ -113,6 +113,11 @@ export const ConfigSchema = v.strictObject({
     }),
     {},
   ),
+  /**
+   * Origins the owner trusts although they are outside the person's own words: `tools` (globs or
+   * risk:<class>) whose output carries no untrusted mark, e.g. ["notes_*"] for one's own notes.
+   */
+  trust: v.optional(v.strictObject({ tools: v.optional(v.array(PolicyPattern), []) }), {}),
   mcp: v.optional(
     v.strictObject({
       servers: v.optional(
@@ -322,4 +327,9 @@ export function loadConfig(opts: LoadConfigOptions): Config {
     throw new HomedError("config", `${where}: ${reason}`, { field: path, source: where });
   }
   return result.output;
+}
+
+/** The approval policy's settings: `[approval]` with the tools whose output `[trust]` names. */
+export function approvalOf(config: Pick<Config, "approval" | "trust">): ApprovalConfig {
+  return { ...config.approval, trusted_output: config.trust.tools };
 }

@@ -44,6 +44,7 @@ export interface KernelServices {
     | "recentConversationEvents"
     | "renameConversation"
     | "forgetConversation"
+    | "clearMark"
     | "setConversationModel"
     | "conversationModel"
     | "turnUsage"

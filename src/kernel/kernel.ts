@@ -9,7 +9,7 @@ import { VERSION } from "../version.ts";
 import { Store } from "../store/store.ts";
 import { kernelBlocks, pluginBulk } from "./plugin-bulk.ts";
 import { BlockStore } from "../store/blocks.ts";
-import { loadConfig, type Config } from "./config.ts";
+import { approvalOf, loadConfig, type Config } from "./config.ts";
 import { controlHandler } from "./control.ts";
 import { ControlClients } from "./channel-status.ts";
 import { kernelStatus } from "./kernel-status.ts";
@@ -119,7 +119,7 @@ export class Kernel {
         // 4000-token model would leave no room for the conversation at all.
         maxOutputTokens: Math.min(this.llm.maxOutputTokens, Math.floor(this.llm.contextWindow / 4)),
       }),
-      approval: config.approval,
+      approval: approvalOf(config),
       toolTimeoutMs: config.agent.tool_timeout_ms,
       memory: this.memory,
       scenes: kernelScenes(store, tokenizer, config.memory),

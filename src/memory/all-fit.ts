@@ -78,6 +78,7 @@ export class AllFit {
         score: null,
         pinned: false,
         turn: t.id,
+        mark: t.mark,
       };
       const into = i < stable ? added : after;
       for (const message of this.log.messages(t).msgs) into.push({ message, item });

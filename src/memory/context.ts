@@ -17,7 +17,7 @@ import type { Memory } from "./memory.ts";
 import { SCENE_BOOST } from "./memory-search.ts";
 import { prune } from "./prune.ts";
 import { cutToTokens, estimateTokens } from "./tokens.ts";
-import { TurnLog, type ContextMessage, type EventText, type LoggedTurn } from "./turn-log.ts";
+import { TurnLog, type ContextMessage, type EventText, type LoggedTurn, type TextMark } from "./turn-log.ts";
 
 /**
  * A turn counts as relevant to the input — it enters context before recent turns do — when it
@@ -62,6 +62,8 @@ export interface ContextItem {
   score: number | null;
   pinned: boolean;
   turn: string;
+  /** Untrusted text in it (the newest marked event and its source); null: trusted. */
+  mark: TextMark | null;
 }
 
 export interface ContextEntry {
@@ -109,6 +111,8 @@ interface Snippet {
   text: string;
   score: number;
   id: number;
+  /** Its turn's mark: a quote of untrusted text marks the note. */
+  mark: TextMark | null;
 }
 
 export class ConversationContext {
@@ -160,6 +164,7 @@ export class ConversationContext {
         score: null,
         pinned: false,
         turn: t.id,
+        mark: t.mark,
       }));
       return { history, recalledNote: null, evicted: 0, recalled: cold.length };
     }
@@ -224,6 +229,7 @@ export class ConversationContext {
         score: scores ? turnScore(t, scores) : null,
         pinned: reason === "pinned",
         turn: t.id,
+        mark: t.mark,
       };
     });
     return { history, recalledNote: recalledNote(snippets), evicted: gone.length, recalled: back.length };
@@ -301,7 +307,7 @@ function quote(
       .sort((a, b) => b.s - a.s || a.id - b.id);
     for (const x of ranked) {
       const ev = textOf(t, x.id);
-      if (ev) return { role: ev.role, text: ev.text, score: x.s, id: x.id };
+      if (ev) return { role: ev.role, text: ev.text, score: x.s, id: x.id, mark: t.mark };
     }
     return null;
   };
@@ -343,6 +349,7 @@ function recalledNote(snippets: readonly Snippet[]): ContextEntry | null {
       score: Math.max(...snippets.map((x) => x.score)),
       pinned: false,
       turn: "",
+      mark: snippets.find((x) => x.mark)?.mark ?? null,
     },
   };
 }

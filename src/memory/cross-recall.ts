@@ -12,6 +12,7 @@ import type { Memory } from "./memory.ts";
 import { formatTime, type MemorySearch, sourceOf } from "./memory-search.ts";
 import type { RecallScope } from "./recall-scope.ts";
 import { cutToTokens, estimateTokens } from "./tokens.ts";
+import type { TextMark } from "./turn-log.ts";
 
 /**
  * An event of another conversation is quoted only if it matches at least this well (the best of
@@ -66,6 +67,7 @@ export function crossRecallNote(
   const lines: string[] = [];
   const quoted: number[] = [];
   let best = 0;
+  let mark: TextMark | null = null;
   const said = new Set<string>();
   for (const f of found.sort((a, b) => a.ts - b.ts || a.id - b.id)) {
     // The same words said twice (a message sent again after a failed turn) are quoted once.
@@ -81,6 +83,8 @@ export function crossRecallNote(
     room -= estimateTokens(line) + 1;
     quoted.push(f.id);
     best = Math.max(best, f.score ?? 0);
+    // Quoting untrusted text, or what the model wrote with it in view, marks the turn that reads it.
+    if (f.mark !== null) mark = { event: f.id, source: f.mark };
   }
   if (lines.length === 0) return null;
   memory.touch(quoted);
@@ -88,7 +92,16 @@ export function crossRecallNote(
   return {
     entry: {
       message: { role: "system", content },
-      item: { layer: "L2", recalled: true, filled: false, reason: "relevant", score: best, pinned: false, turn: "" },
+      item: {
+        layer: "L2",
+        recalled: true,
+        filled: false,
+        reason: "relevant",
+        score: best,
+        pinned: false,
+        turn: "",
+        mark,
+      },
     },
     tokens: estimateTokens(content) + 4,
   };

@@ -23,6 +23,7 @@ export function bodyText(e: ReadEventBody): string | null {
       return `${e.body.name}\n${e.body.content.slice(0, MAX_INDEXED_TEXT_CHARS)}`;
     case "tool-call":
     case "plugin-record":
+    case "mark-clear":
       return null;
     case "other":
       return e.body.text ?? null;

@@ -11,6 +11,7 @@
  * source (or the person's own corrections), untrusted ones too with recall_untrusted. A fact
  * whose every source is in a forgotten part of a conversation is hidden with it.
  */
+import type { TextMark } from "./turn-log.ts";
 import type { Fact, FactSource, L3Graph } from "../store/l3-graph.ts";
 import { formatTime } from "./memory-search.ts";
 import type { RecallScope } from "./recall-scope.ts";
@@ -130,13 +131,15 @@ export class L3Recall {
   }
 
   /** The note for `req` and its cost in tokens; null when no fact is relevant or none fits. */
-  note(req: FactsRequest): { content: string; tokens: number; facts: number[] } | null {
+  note(req: FactsRequest): { content: string; tokens: number; facts: number[]; mark: TextMark | null } | null {
     if (!req.input.trim()) return null;
     let room = Math.floor(req.budgetTokens * BUDGET_SHARE) - estimateTokens(L3_HEADER) - 4;
     if (room < 24) return null;
     const lines: string[] = [];
     const ids: number[] = [];
     const said = new Set<string>();
+    // A fact distilled from marked text (a page, what the model wrote with it in view) marks the turn too.
+    let mark: TextMark | null = null;
     for (const r of this.facts(req)) {
       const line = factLine(r);
       const key = line.slice(0, line.indexOf(" ("));
@@ -147,10 +150,12 @@ export class L3Recall {
       lines.push(line);
       ids.push(r.fact.id);
       room -= cost;
+      const marked = r.sources.find((x) => x.mark !== null);
+      if (marked?.mark) mark = { event: marked.eventId, source: marked.mark };
     }
     if (lines.length === 0) return null;
     const content = `${L3_HEADER}\n${lines.join("\n")}`;
-    return { content, tokens: estimateTokens(content) + 4, facts: ids };
+    return { content, tokens: estimateTokens(content) + 4, facts: ids, mark };
   }
 
   private nodeIndex(): NodeIndex {

@@ -23,6 +23,8 @@ export interface FoundEvent {
   /** The channel the conversation started on ("web", "cli", …; "" when unknown). */
   channel: string;
   untrusted: boolean;
+  /** Where its text came from when outside the person's own words, or what was in view when the model wrote it. */
+  mark: string | null;
   /** user, assistant, tool <name>, or attachment <name> · <anchor> (a long attachment's chunk). */
   role: string;
   text: string;
@@ -140,6 +142,7 @@ export class MemorySearch {
           conv: e.conv,
           channel: channels.get(e.conv) ?? "",
           untrusted: e.untrusted,
+          mark: e.mark,
           role: roleOf(e),
           text,
           score: null,

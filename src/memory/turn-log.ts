@@ -68,6 +68,15 @@ interface TurnContent {
   final: { msgs: ContextMessage[]; cost: number } | null;
 }
 
+/**
+ * The newest event of a turn that carries the untrusted mark (Store: events.mark), and where its
+ * text came from: while the turn is in what the model is sent, the conversation is marked.
+ */
+export interface TextMark {
+  event: number;
+  source: string;
+}
+
 export interface LoggedTurn {
   readonly id: string;
   readonly conv: string;
@@ -81,6 +90,8 @@ export interface LoggedTurn {
   content: TurnContent | null;
   /** Estimated tokens of its messages, kept when the content is dropped. */
   cost: number | null;
+  /** Its newest marked event (null: all of it is trusted), kept when the content is dropped. */
+  mark: TextMark | null;
 }
 
 interface LoggedConversation {
@@ -210,7 +221,16 @@ export class TurnLog {
       if (!turnId) continue;
       let t = c.turns.get(turnId);
       if (!t) {
-        t = { id: turnId, conv, index: c.list.length, events: [], layer: 1, content: emptyContent(), cost: null };
+        t = {
+          id: turnId,
+          conv,
+          index: c.list.length,
+          events: [],
+          layer: 1,
+          content: emptyContent(),
+          cost: null,
+          mark: null,
+        };
         c.turns.set(turnId, t);
         c.list.push(t);
       }
@@ -219,6 +239,7 @@ export class TurnLog {
       t.content ??= this.read(t);
       t.cost = null;
       t.events.push(e.id);
+      if (e.mark !== null) t.mark = { event: e.id, source: e.mark };
       if (e.layer === 2 || e.layer === 3) t.layer = Math.max(t.layer, e.layer) as 2 | 3;
       applyEvent(t.content, e);
       changed.add(t);

@@ -61,11 +61,18 @@ export const ToolDefinition = v.strictObject({
   /** The plugin's own view: "ask" = a person should confirm each call unless policy says otherwise. */
   approval: v.optional(v.picklist(["auto", "ask"]), "auto"),
   /**
-   * What it returns comes from outside (web pages, search results): its result is logged as
-   * untrusted, and the rest of the turn is tainted — no `write`, `exec` or `secret` tool runs
-   * without a person's yes, and `[approval] untrusted_deny` applies (src/agent/approval.ts).
+   * What it returns comes from outside the person's own words (web pages, feeds, files, notes,
+   * other agents): its result carries the untrusted mark, and so does the conversation while the
+   * result is in what the model is sent — no `write`, `exec` or `secret` tool, nor one that
+   * sends data out, runs without a person's yes, and `[approval] untrusted_deny` applies
+   * (src/agent/approval.ts). The owner may trust a tool's output (`[trust] tools`).
    */
   untrustedOutput: v.optional(v.boolean(), false),
+  /**
+   * It sends what the model gives it to someone else (a message to another agent, text typed
+   * into a page): asked about while the conversation is marked, like `write` and `exec`.
+   */
+  sendsOut: v.optional(v.boolean(), false),
 });
 export type ToolDefinition = v.InferOutput<typeof ToolDefinition>;
 
@@ -179,8 +186,22 @@ export const ToolImageFrame = v.strictObject({
   alt: v.optional(v.pipe(v.string(), v.maxLength(MAX_IMAGE_ALT_CHARS))),
 });
 
+/** A mark's source is a line a person reads in an approval question. */
+export const MAX_MARK_CHARS = 300;
+
+/** `source` cut to MAX_MARK_CHARS. */
+export function capMark(source: string): string {
+  return source.length > MAX_MARK_CHARS ? `${source.slice(0, MAX_MARK_CHARS - 1)}…` : source;
+}
+
 export const RunToolResult = v.object({
   content: v.string(),
+  /**
+   * The result carries text from outside the person's own words although the tool's definition
+   * does not say so for every call: where it came from ("a page of other-agent"). It marks the
+   * conversation as `untrustedOutput` does. A tool can only add a mark, never remove one.
+   */
+  mark: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(MAX_MARK_CHARS))),
   isError: v.optional(v.boolean(), false),
   /** The kernel keeps the first MAX_TOOL_IMAGES and drops the rest with a note; past 64 the answer is malformed. */
   images: v.optional(v.pipe(v.array(ToolImageFrame), v.maxLength(64))),

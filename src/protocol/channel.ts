@@ -21,6 +21,11 @@ export const ChannelMethod = {
   ConversationsRename: "conversations/rename",
   /** Forget a conversation: hidden and out of recall; its events stay in the append-only log. */
   ConversationsForget: "conversations/forget",
+  /**
+   * The person clears a conversation's untrusted mark: the untrusted text in it so far no longer
+   * makes side effects ask (logged as a mark-clear event; src/store/store.ts clearMark).
+   */
+  ConversationsClearMark: "conversations/clear-mark",
   /** Choose the model a conversation runs on (checked against the provider's list). */
   ConversationsModel: "conversations/model",
   ContextGet: "context/get",
@@ -148,6 +153,10 @@ export const ConversationModelParams = v.strictObject({
   model: v.pipe(v.string(), v.maxLength(200)),
 });
 export const ForgetResult = v.object({ forgotten: v.number() });
+/** `by`: the surface the person cleared it from, as the log records it. */
+export const ClearMarkParams = v.strictObject({ conv: ConvId, by: v.pipe(v.string(), v.regex(/^[a-z0-9-]{1,32}$/)) });
+/** The event up to which the conversation's mark is cleared. */
+export const ClearMarkResult = v.object({ clearedUpto: v.number() });
 export const MemorySearchParams = v.strictObject({
   query: v.pipe(v.string(), v.trim(), v.minLength(1, "query is empty"), v.maxLength(500)),
   k: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100)), 20),

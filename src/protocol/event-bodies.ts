@@ -101,6 +101,11 @@ export const EventBodies = {
     error: v.optional(v.string()),
   }),
   /**
+   * The person cleared the conversation's untrusted mark: its events up to `upto` no longer mark
+   * it (src/store/store.ts clearMark). `by`: the surface that asked (web, cli, control).
+   */
+  "mark-clear": v.object({ upto: v.number(), by: v.string() }),
+  /**
    * A plugin's own record (records/append): state a plugin keeps in the log, e.g. the schedule
    * plugin's jobs. `type` and `data` are the plugin's; it parses `data` with its own schema when
    * it reads its records back. The event's actor is the plugin, its conversation

@@ -39,6 +39,8 @@ export interface FactSource {
   conv: string;
   ts: number;
   untrusted: boolean;
+  /** The source event's untrusted mark (events.mark); null for trusted text. */
+  mark: string | null;
 }
 
 export interface Fact {
@@ -369,15 +371,18 @@ export class L3Graph {
   private withSources(rows: readonly FactRow[]): Fact[] {
     if (rows.length === 0) return [];
     const src = this.db
-      .query<{ fact_id: number; event_id: number; conv: string; ts: number; untrusted: number }, [string]>(
-        `SELECT s.fact_id, s.event_id, e.conv, e.ts, e.untrusted FROM l3_sources s JOIN events e ON e.id = s.event_id
+      .query<
+        { fact_id: number; event_id: number; conv: string; ts: number; untrusted: number; mark: string | null },
+        [string]
+      >(
+        `SELECT s.fact_id, s.event_id, e.conv, e.ts, e.untrusted, e.mark FROM l3_sources s JOIN events e ON e.id = s.event_id
          WHERE s.fact_id IN (SELECT value FROM json_each(?)) ORDER BY s.event_id`,
       )
       .all(JSON.stringify(rows.map((r) => r.id)));
     const by = new Map<number, FactSource[]>();
     for (const s of src) {
       const list = by.get(s.fact_id) ?? [];
-      list.push({ eventId: s.event_id, conv: s.conv, ts: s.ts, untrusted: s.untrusted === 1 });
+      list.push({ eventId: s.event_id, conv: s.conv, ts: s.ts, untrusted: s.untrusted === 1, mark: s.mark });
       by.set(s.fact_id, list);
     }
     return rows.map((r) => ({

@@ -307,6 +307,20 @@ export const MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 13,
+    name: "the untrusted mark follows the text",
+    sql: `
+      -- Where an event's text came from when that was outside the person's own words, or what
+      -- untrusted text was in the model's view when the model wrote it ("fetch_url https://…",
+      -- "a2a (anonymous)"); NULL for trusted text. A conversation whose context holds a marked
+      -- event has side effects asked about (src/agent/approval.ts).
+      ALTER TABLE events ADD COLUMN mark TEXT;
+      -- The person cleared the mark: events of the conversation up to this id no longer mark it
+      -- (each clearing is also logged as a mark-clear event).
+      ALTER TABLE conversations ADD COLUMN mark_cleared INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

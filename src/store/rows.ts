@@ -7,6 +7,11 @@ export interface AppendEvent {
   kind: string;
   actor: string;
   untrusted?: boolean;
+  /**
+   * Where the text came from when outside the person's own words, or the untrusted text the
+   * model had in view when it wrote this. Absent: trusted, or "untrusted input" when `untrusted`.
+   */
+  mark?: string | null;
   body: unknown;
   /** Defaults to now. */
   ts?: number;
@@ -19,6 +24,8 @@ export interface StoredEvent {
   kind: string;
   actor: string;
   untrusted: boolean;
+  /** See AppendEvent.mark; null for trusted text. */
+  mark: string | null;
   body: string;
   /** The memory layer the event is in now (1 context, 2 cold, 3 distilled). */
   layer?: number;
@@ -32,6 +39,7 @@ export interface EventRow {
   kind: string;
   actor: string;
   untrusted: number;
+  mark: string | null;
   body: string;
   layer: number | null;
 }

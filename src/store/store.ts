@@ -20,7 +20,7 @@ export interface StoreOptions {
 }
 
 const SELECT_EVENTS =
-  "SELECT e.id, e.ts, e.conv, e.kind, e.actor, e.untrusted, e.body, s.layer FROM events e LEFT JOIN event_state s ON s.event_id = e.id";
+  "SELECT e.id, e.ts, e.conv, e.kind, e.actor, e.untrusted, e.mark, e.body, s.layer FROM events e LEFT JOIN event_state s ON s.event_id = e.id";
 
 /** A title made from a first message: one line, at most this many characters (no model call). */
 export const TITLE_CHARS = 60;
@@ -45,8 +45,8 @@ export class Store {
     db: Database,
   ) {
     this.db = db;
-    this.insertEvent = db.prepare<{ id: number }, [number, string, string, string, number, string]>(
-      "INSERT INTO events (ts, conv, kind, actor, untrusted, body) VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
+    this.insertEvent = db.prepare<{ id: number }, [number, string, string, string, number, string | null, string]>(
+      "INSERT INTO events (ts, conv, kind, actor, untrusted, mark, body) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
     );
     this.insertState = db.prepare<unknown, [number, number]>(
       "INSERT INTO event_state (event_id, layer, changed_at) VALUES (?, 1, ?)",
@@ -86,7 +86,8 @@ export class Store {
     const ts = ev.ts ?? Date.now();
     const body = JSON.stringify(ev.body ?? null);
     return this.db.transaction(() => {
-      const row = this.insertEvent.get(ts, ev.conv, ev.kind, ev.actor, ev.untrusted ? 1 : 0, body);
+      const mark = ev.mark ?? (ev.untrusted ? "untrusted input" : null);
+      const row = this.insertEvent.get(ts, ev.conv, ev.kind, ev.actor, ev.untrusted ? 1 : 0, mark, body);
       if (!row) throw new HomedError("store", "insert returned no id");
       this.insertState.run(row.id, ts);
       insertBlocks(this.db, row.id, blocksOfEvent(ev.kind, body));
@@ -293,6 +294,31 @@ export class Store {
   }
 
   /**
+   * The person cleared the conversation's untrusted mark: its events up to now no longer mark
+   * it. Logged as a mark-clear event (who and up to which event) in the same transaction.
+   * Returns the event id the mark is cleared up to.
+   */
+  clearMark(conv: string, by: string, now = Date.now()): number {
+    return this.db.transaction(() => {
+      const last = this.db
+        .query<{ id: number | null }, [string]>("SELECT max(id) AS id FROM events WHERE conv = ?")
+        .get(conv);
+      const upto = last?.id ?? 0;
+      this.append({ conv, actor: by, ts: now, ...eventOf("mark-clear", { upto, by }) });
+      this.db.query("UPDATE conversations SET mark_cleared = ? WHERE id = ?").run(upto, conv);
+      return upto;
+    })();
+  }
+
+  /** The id up to which the person cleared the conversation's mark (0: never). */
+  markCleared(conv: string): number {
+    return (
+      this.db.query<{ upto: number }, [string]>("SELECT mark_cleared AS upto FROM conversations WHERE id = ?").get(conv)
+        ?.upto ?? 0
+    );
+  }
+
+  /**
    * Forget a conversation: its events so far leave the list, searches, recall and its own
    * context. Nothing is deleted — the log stays append-only; this is a state on the conversation.
    * Returns how many events were forgotten.
@@ -345,10 +371,19 @@ export class Store {
   recentConversationEvents(conv: string, limit: number, except: readonly string[] = []): StoredEvent[] {
     return this.db
       .query<
-        { id: number; ts: number; conv: string; kind: string; actor: string; untrusted: number; body: string },
+        {
+          id: number;
+          ts: number;
+          conv: string;
+          kind: string;
+          actor: string;
+          untrusted: number;
+          mark: string | null;
+          body: string;
+        },
         [string, string, string, number]
       >(
-        `SELECT * FROM (SELECT id, ts, conv, kind, actor, untrusted, body FROM events
+        `SELECT * FROM (SELECT id, ts, conv, kind, actor, untrusted, mark, body FROM events
            WHERE conv = ? AND id > COALESCE((SELECT forgotten_upto FROM conversations WHERE id = ?), 0)
              AND kind NOT IN (SELECT value FROM json_each(?))
            ORDER BY id DESC LIMIT ?) ORDER BY id`,

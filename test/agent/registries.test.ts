@@ -40,6 +40,7 @@ describe("ToolRegistry", () => {
       risk: "read",
       approval: "auto",
       untrustedOutput: false,
+      sendsOut: false,
     });
     expect(() =>
       t.register("p2", {
@@ -49,6 +50,7 @@ describe("ToolRegistry", () => {
         risk: "read",
         approval: "auto",
         untrustedOutput: false,
+        sendsOut: false,
       }),
     ).toThrow("already registered by plugin p1");
     expect(() =>
@@ -59,6 +61,7 @@ describe("ToolRegistry", () => {
         risk: "read",
         approval: "auto",
         untrustedOutput: false,
+        sendsOut: false,
       }),
     ).toThrow("does not compile");
     expect(t.unregister("p1")).toBe(1);

@@ -33,7 +33,14 @@ describe("a tainted turn", () => {
     const shell = { name: "shell_run", risk: "exec" as const, wantsApproval: false };
     expect(policy({ allow: ["shell_run"], untrusted_deny: ["shell_*"] }).decide(shell, false).kind).toBe("allow");
     const d = policy({ allow: ["shell_run"], untrusted_deny: ["shell_*"] }).decide(shell, false, "browser_read");
-    expect(d).toEqual({ kind: "deny", reason: expect.stringContaining("untrusted content (from browser_read)") });
+    expect(d).toEqual({
+      kind: "deny",
+      reason: expect.stringContaining("untrusted text is in view (from browser_read)"),
+    });
+    // A tool that sends data out (a message to another agent) is asked about too, though allowed.
+    const send = { name: "a2a_send", risk: "network" as const, wantsApproval: false, sendsOut: true };
+    expect(policy({ allow: ["a2a_send"] }).decide(send, false).kind).toBe("allow");
+    expect(policy({ allow: ["a2a_send"] }).decide(send, false, "fetch_url").kind).toBe("ask");
     // deny still wins, and an untainted ask stays an ask.
     expect(policy({ deny: ["files_write"] }).decide(write, false, "fetch_url").kind).toBe("deny");
     expect(p.decide({ ...write, name: "other" }, false).kind).toBe("ask");
@@ -72,7 +79,7 @@ describe("a tainted turn", () => {
       ]);
       const r = await rig.chat("summarise my notes page", { conv: "page", stdin: "n\n" });
       expect(r.exitCode).toBe(0);
-      expect(r.stderr).toContain("asked although allowed: this turn has read untrusted content (from fetch_url)");
+      expect(r.stderr).toContain("asked although allowed: untrusted text is in view (from fetch_url http://127.0.0.1:");
       expect(existsSync(join(dir.path, "workspace", "pwned.txt"))).toBe(false);
       // The web UI's approval card gets the same reason with its question.
       rig.llm.script([
@@ -85,7 +92,10 @@ describe("a tainted turn", () => {
         (e) => e !== undefined,
         { timeoutMs: 20_000, intervalMs: 50, what: "the web turn's approval question" },
       );
-      expect(question).toMatchObject({ tool: "files_write", note: expect.stringContaining("(from fetch_url)") });
+      expect(question).toMatchObject({
+        tool: "files_write",
+        note: expect.stringContaining("(from fetch_url http://127.0.0.1:"),
+      });
       await fetch(`${await webUrlOf(rig.daemon)}api/approve`, {
         method: "POST",
         headers: { "content-type": "application/json", "x-homed": "1" },

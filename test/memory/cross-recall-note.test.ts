@@ -9,6 +9,7 @@ const hit = (id: number, ts: number, text: string, score: number): FoundEvent =>
   conv: "a",
   channel: "cli",
   untrusted: false,
+  mark: null,
   role: "user",
   text,
   score,

@@ -59,7 +59,7 @@ describe("L3 graph", () => {
       ["London", paris.id],
       ["Paris", null],
     ]);
-    expect(hist[0]?.sources).toEqual([{ eventId: e1, conv: "c1", ts: T0, untrusted: false }]);
+    expect(hist[0]?.sources).toEqual([{ eventId: e1, conv: "c1", ts: T0, untrusted: false, mark: null }]);
     expect(graph.list().map((f) => f.object.label)).toEqual(["Paris"]);
     expect(graph.list({ includeSuperseded: true }).map((f) => f.object.label)).toEqual(["Paris", "London"]);
     expect(graph.logOf(london.id).map((l) => l.action)).toEqual(["add", "supersede"]);

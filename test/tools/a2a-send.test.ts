@@ -67,7 +67,10 @@ describe("a2a_send", () => {
       },
       { text: "About two million." },
     ]);
-    expect((await caller.chat("and the population?")).exitCode).toBe(0);
+    // The other agent's reply is in view: sending it more is asked about, naming that reply.
+    const more = await caller.chat("and the population?", { stdin: "y\n" });
+    expect(more.exitCode).toBe(0);
+    expect(more.stderr).toContain("asked although allowed: untrusted text is in view (from a2a_send laptop)");
     expect(JSON.stringify(callee.llm.requests[1]!.body)).toContain("What is the capital of France?");
 
     // A name the owner did not list is refused, and says which names exist.
@@ -75,7 +78,7 @@ describe("a2a_send", () => {
       { toolCalls: [{ name: "a2a_send", arguments: { agent: "somewhere-else", text: "hi" } }] },
       { text: "could not" },
     ]);
-    await caller.chat("ask somewhere else");
+    await caller.chat("ask somewhere else", { stdin: "y\n" });
     const refused = (caller.llm.requests.at(-1)!.body as Sent).messages.at(-1)!;
     expect(refused.content).toContain("no agent named somewhere-else is configured (known: laptop)");
     expect(callee.llm.requests).toHaveLength(2);

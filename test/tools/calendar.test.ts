@@ -55,7 +55,7 @@ describe("calendar plugin in the daemon", () => {
     using dir = tempDir();
     await Bun.write(
       join(dir.path, "config.toml"),
-      `[approval]\nallow = ["calendar_*", "schedule_*"]\n\n[tools.calendar]\ntimezone = "Europe/Berlin"\n`,
+      `[approval]\nallow = ["calendar_*", "schedule_*"]\n\n# The owner's own calendar: what it lists carries no untrusted mark.\n[trust]\ntools = ["calendar_*"]\n\n[tools.calendar]\ntimezone = "Europe/Berlin"\n`,
     );
     mkdirSync(join(dir.path, "workspace"), { recursive: true });
     writeFileSync(join(dir.path, "workspace", "team.ics"), TEAM_ICS);

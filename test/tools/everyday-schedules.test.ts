@@ -57,15 +57,21 @@ describe("everyday tools on a schedule", () => {
       prompt: 'Reminder: "Dentist" starts at 2030-06-01 10:00 UTC.',
       title: "reminder: Dentist",
     });
-    const b = await toolTurn(rig, [
+    // In a conversation of their own: the feed's title from rss_subscribe marks the first one, so
+    // there the allowed schedule_create would be asked about first.
+    const b = await toolTurn(
+      rig,
       [
-        { name: "schedule_create", arguments: remind },
-        {
-          name: "schedule_create",
-          arguments: { prompt: "Give me my feed digest.", every: { every: "day", at: "08:00" }, title: "digest" },
-        },
+        [
+          { name: "schedule_create", arguments: remind },
+          {
+            name: "schedule_create",
+            arguments: { prompt: "Give me my feed digest.", every: { every: "day", at: "08:00" }, title: "digest" },
+          },
+        ],
       ],
-    ]);
+      { conv: "schedules" },
+    );
     expect(b.results[0]).toContain("Next run: 2030-06-01 09:30 UTC.");
     expect(b.results[1]).toContain("Next run: 2026-06-01 08:00 UTC.");
 

@@ -44,7 +44,7 @@ describe("media plugin in the daemon", () => {
     });
     writeFileSync(
       join(dir.path, "config.toml"),
-      `[tools.media]\nspeech_url = "http://127.0.0.1:${api.port}/v1"\nspeech_key_secret = "speech"\n\n[approval]\nallow = ["media_read_doc", "media_say"]\n`,
+      `[tools.media]\nspeech_url = "http://127.0.0.1:${api.port}/v1"\nspeech_key_secret = "speech"\n\n[approval]\nallow = ["media_read_doc", "media_say"]\n\n# The owner's own minutes: what media_read_doc returns carries no untrusted mark.\n[trust]\ntools = ["media_read_doc"]\n`,
     );
     writeFileSync(join(dir.path, "secrets.json"), JSON.stringify({ values: { speech: KEY } }), { mode: 0o600 });
     mkdirSync(join(dir.path, "workspace"));

@@ -15,7 +15,10 @@ import { toolTurn } from "./tool-turns.ts";
 describe("notes plugin in the daemon", () => {
   test("every notes tool runs; notes link, back-link and reach memory", async () => {
     using dir = tempDir();
-    await Bun.write(join(dir.path, "config.toml"), `[approval]\nallow = ["notes_*"]\n`);
+    await Bun.write(
+      join(dir.path, "config.toml"),
+      `[approval]\nallow = ["notes_*"]\n\n# The owner's own notes: what they say carries no untrusted mark.\n[trust]\ntools = ["notes_*"]\n`,
+    );
     // memory/add is for built-in plugins: an installed one is refused.
     const outsider = join(dir.path, "outsider.json");
     installBunPlugin(dir.path, "outsider", "kernel-call.ts", {}, [

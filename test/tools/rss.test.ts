@@ -128,13 +128,18 @@ describe("rss plugin in the daemon", () => {
     expect(state.feeds[0].items.map((i: { key: string }) => i.key).sort()).toEqual(["g1", "g2", "g3"]);
 
     const garden = /- ([a-f0-9]{8}) · "Garden News"/.exec(feeds as string)?.[1] as string;
-    const d = await toolTurn(rig, [
+    const d = await toolTurn(
+      rig,
       [
-        { name: "rss_unsubscribe", arguments: { feed: garden } },
-        { name: "rss_read", arguments: { item: "000000000000" } },
-        { name: "rss_unsubscribe", arguments: { feed: "nope" } },
+        [
+          { name: "rss_unsubscribe", arguments: { feed: garden } },
+          { name: "rss_read", arguments: { item: "000000000000" } },
+          { name: "rss_unsubscribe", arguments: { feed: "nope" } },
+        ],
+        // Feed text is in view in this conversation: each allowed unsubscribe is asked about first.
       ],
-    ]);
+      { stdin: "y\ny\n" },
+    );
     expect(d.results[0]).toBe(`Unsubscribed from "Garden News" (${base}/feed.xml); its 3 items are forgotten.`);
     expect(d.results[1]).toBe("error: there is no item 000000000000; rss_items lists them");
     expect(d.results[2]).toContain("error: there is no feed nope; subscribed: ");
@@ -159,7 +164,8 @@ describe("rss polling", () => {
     const url = `http://127.0.0.1:${server.port}/feed.xml`;
     await toolTurn(rig, [[{ name: "rss_subscribe", arguments: { url } }]]);
     await rig.daemon.waitFor(/msg="plugin keep-running" component=supervisor plugin=rss on=true/);
-    await toolTurn(rig, [[{ name: "rss_unsubscribe", arguments: { feed: url } }]]);
+    // The subscription's answer (the feed's title) is in view: the allowed unsubscribe is asked about.
+    await toolTurn(rig, [[{ name: "rss_unsubscribe", arguments: { feed: url } }]], { stdin: "y\n" });
     await rig.daemon.waitFor(/msg="plugin keep-running" component=supervisor plugin=rss on=false/);
   }, 60_000);
 });

@@ -12,6 +12,9 @@ import { copyText, copyButton, flash, usageText, bubble, toolCard, type ToolImag
 import type { Usage } from "./chat-parts.ts";
 import { AttachTray, type AttachmentView } from "./attach.ts";
 
+/** How the kernel's notice that untrusted text is in view begins (src/agent/turn-steps.ts). */
+const MARK_NOTICE = "untrusted text is in view";
+
 interface TranscriptItem {
   id: number;
   kind: "user" | "assistant" | "tool-call" | "tool-result";
@@ -337,7 +340,7 @@ export class ChatPane {
               cards.get(String(e.callId))?.result(e.approved ? "approved" : "denied", "");
               break;
             case "notice":
-              this.list.append(h("div", { class: "notice" }, String(e.text)));
+              this.list.append(this.notice(String(e.text)));
               break;
             case "done": {
               const r = e.result as {
@@ -378,6 +381,32 @@ export class ChatPane {
     }
     // A conversation's next turn may have been waiting in line behind this one.
     if (attached) void this.attach();
+  }
+
+  /**
+   * A notice of the turn; the one that says untrusted text is in view (src/agent/turn-steps.ts
+   * markFromContext) offers to trust it: the conversation's mark is cleared, and the log says so.
+   */
+  private notice(text: string): HTMLElement {
+    const el = h("div", { class: "notice" }, text);
+    if (!text.startsWith(MARK_NOTICE)) return el;
+    const trust = h(
+      "button",
+      {
+        class: "clear-mark",
+        title: "I have read it: stop asking about side effects because of the text so far",
+        onclick: () => {
+          trust.setAttribute("disabled", "");
+          void api(`/api/conversations/${encodeURIComponent(this.conv)}/clear-mark`, {}).then(
+            () => trust.replaceWith(h("span", { class: "approval-note" }, "mark cleared")),
+            (err: Error) => trust.replaceWith(h("span", { class: "error" }, err.message)),
+          );
+        },
+      },
+      "Trust this text",
+    );
+    el.append(" ", trust);
+    return el;
   }
 
   /** Remove the last bubble of the person's `text` and everything after it. */
