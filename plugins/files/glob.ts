@@ -3,7 +3,7 @@
  * shown with "N more". At most GLOB_SCAN_MAX matches are collected before sorting, so a pattern
  * like "**" over a huge tree answers quickly and says it stopped.
  */
-import { lstatSync } from "node:fs";
+import { closeSync, lstatSync } from "node:fs";
 import { type Confinement, FilesError } from "../sdk/confine.ts";
 import { checkPattern, walk } from "./walk.ts";
 
@@ -21,8 +21,15 @@ export async function filesGlob(c: Confinement, args: GlobArgs, signal?: AbortSi
   checkPattern(args.pattern, "pattern");
   const { real } = c.existing(args.path ?? ".");
   const where = c.display(real);
-  if (!lstatSync(real).isDirectory()) throw new FilesError(`${where} is a file; path must be a folder to search under`);
-  const { paths, truncated } = await walk({ pattern: args.pattern, dir: real, max: GLOB_SCAN_MAX, signal });
+  const dirFd = c.openFolder(real, args.path ?? ".");
+  if (dirFd === undefined) throw new FilesError(`${where} is a file; path must be a folder to search under`);
+  let found: Awaited<ReturnType<typeof walk>>;
+  try {
+    found = await walk({ pattern: args.pattern, dir: real, dirFd, max: GLOB_SCAN_MAX, signal });
+  } finally {
+    closeSync(dirFd);
+  }
+  const { paths, truncated } = found;
   if (paths.length === 0) return `no files match ${JSON.stringify(args.pattern)} under ${where}`;
   const rows = paths.map((p) => {
     let mtime = 0;
