@@ -3,7 +3,7 @@
  * shown with "N more". At most GLOB_SCAN_MAX matches are collected before sorting, so a pattern
  * like "**" over a huge tree answers quickly and says it stopped.
  */
-import { closeSync, lstatSync } from "node:fs";
+import { closeSync } from "node:fs";
 import { type Confinement, FilesError } from "../sdk/confine.ts";
 import { checkPattern, walk } from "./walk.ts";
 
@@ -19,7 +19,7 @@ export interface GlobArgs {
 
 export async function filesGlob(c: Confinement, args: GlobArgs, signal?: AbortSignal): Promise<string> {
   checkPattern(args.pattern, "pattern");
-  const { real } = c.existing(args.path ?? ".");
+  const { real, root } = c.existing(args.path ?? ".");
   const where = c.display(real);
   const dirFd = c.openFolder(real, args.path ?? ".");
   if (dirFd === undefined) throw new FilesError(`${where} is a file; path must be a folder to search under`);
@@ -34,7 +34,9 @@ export async function filesGlob(c: Confinement, args: GlobArgs, signal?: AbortSi
   const rows = paths.map((p) => {
     let mtime = 0;
     try {
-      mtime = lstatSync(p).mtimeMs;
+      // Looked up in its folder opened beneath the root, like every other use of a path.
+      using e = c.entryAt(p, root, p);
+      mtime = e.lstat()?.mtimeMs ?? 0;
     } catch {}
     return { shown: c.display(p), mtime };
   });
