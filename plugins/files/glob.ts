@@ -31,15 +31,20 @@ export async function filesGlob(c: Confinement, args: GlobArgs, signal?: AbortSi
   }
   const { paths, truncated } = found;
   if (paths.length === 0) return `no files match ${JSON.stringify(args.pattern)} under ${where}`;
-  const rows = paths.map((p) => {
-    let mtime = 0;
+  // Bun.Glob descends by name, so a folder swapped for a symlink mid-walk can lead it out:
+  // each match is looked up again in its folder opened beneath the root, and one whose folder
+  // is not there (outside, or gone) is dropped.
+  const rows = paths.flatMap((p) => {
     try {
-      // Looked up in its folder opened beneath the root, like every other use of a path.
       using e = c.entryAt(p, root, p);
-      mtime = e.lstat()?.mtimeMs ?? 0;
-    } catch {}
-    return { shown: c.display(p), mtime };
+      const st = e.lstat();
+      return st ? [{ shown: c.display(p), mtime: st.mtimeMs }] : [];
+    } catch (err) {
+      if (err instanceof FilesError) return [];
+      return [{ shown: c.display(p), mtime: 0 }];
+    }
   });
+  if (rows.length === 0) return `no files match ${JSON.stringify(args.pattern)} under ${where}`;
   if ((args.sort ?? "mtime") === "mtime") rows.sort((a, b) => b.mtime - a.mtime || cmp(a.shown, b.shown));
   else rows.sort((a, b) => cmp(a.shown, b.shown));
   const limit = args.limit ?? DEFAULT_LIMIT;

@@ -2,7 +2,10 @@
  * Walking a folder for files_glob and files_grep with Bun.Glob, kept inside it: patterns with
  * `..` segments or a leading `/` are refused, symlinked folders are not descended
  * (followSymlinks: false), and every result is checked to lie under the folder. The walk starts
- * in the folder as opened beneath its root (`/proc/self/fd/N`), not at its name. It yields
+ * in the folder as opened beneath its root (`/proc/self/fd/N`), not at its name; below it
+ * Bun.Glob descends by name, so a folder swapped for a symlink mid-walk can lead it out, and
+ * the callers look each result up again beneath the root (glob drops what is not there, grep
+ * opens every file through the confinement). It yields
  * to the event loop now and then, so a long one still answers the kernel's pings and a cancel.
  */
 import { isAbsolute, join, relative, sep } from "node:path";

@@ -94,3 +94,43 @@ export async function filesRace(dataDir: string, calls: number, env: Record<stri
   result.seconds = (performance.now() - t0) / 1000;
   return result;
 }
+
+/**
+ * files_glob and files_grep over the workspace while `top/r2` is swapped with a symlink to a
+ * folder holding only `only-outside.txt` (text "secret"): how many of `calls` answers of each
+ * named that file. A walk may step through the link mid-swap; nothing it finds there may be shown.
+ */
+export async function walkRace(
+  dataDir: string,
+  calls: number,
+  env: Record<string, string> = {},
+): Promise<{ globLeaks: number; grepLeaks: number; globFound: number }> {
+  const ws = join(dataDir, "workspace");
+  const outside = join(dataDir, "outside");
+  mkdirSync(join(ws, "top"), { recursive: true });
+  mkdirSync(outside);
+  writeFileSync(join(outside, "only-outside.txt"), "secret\n");
+  await using rig = await startMediaPlugin(dataDir, {}, ["workspace"], process.env.PATH, "files", env);
+  const swapper = Bun.spawn([BUN, join(ROOT, "test/fixtures/link-swapper.ts"), join(ws, "top/r2"), outside], {
+    stdout: "pipe",
+    stderr: "inherit",
+  });
+  const out = { globLeaks: 0, grepLeaks: 0, globFound: 0 };
+  try {
+    const reader = swapper.stdout.getReader();
+    await reader.read();
+    reader.releaseLock();
+    writeFileSync(join(ws, "top/inside.txt"), "secret too\n");
+    for (let i = 0; i < calls; i++) {
+      const glob = await rig.tool("files_glob", { pattern: "**/*.txt" });
+      if (glob.content.includes("only-outside")) out.globLeaks++;
+      if (glob.content.includes("top/inside.txt")) out.globFound++;
+      const grep = await rig.tool("files_grep", { pattern: "secret" });
+      if (grep.content.includes("only-outside")) out.grepLeaks++;
+    }
+  } finally {
+    swapper.kill();
+    await swapper.exited;
+  }
+  return out;
+}

@@ -6,7 +6,7 @@
  * calls that won the race did their work inside, so the test is not passing by refusing all.
  */
 import { afterEach, beforeEach, expect, test } from "bun:test";
-import { filesRace } from "../harness/files-race.ts";
+import { filesRace, walkRace } from "../harness/files-race.ts";
 import { tempDir } from "../harness/binary.ts";
 
 /** Against the code before the fix (a73b84d), 4,000 calls let 40–200 of them change the outside. */
@@ -27,3 +27,8 @@ for (const way of ["openat2", "walk"] as const) {
     expect(r.calls - r.refused).toBeGreaterThan(CALLS / 50);
   }, 60_000);
 }
+
+test("files_glob and files_grep walking through a folder swapped for a symlink show nothing from outside", async () => {
+  const r = await walkRace(dir.path, 500);
+  expect(r).toEqual({ globLeaks: 0, grepLeaks: 0, globFound: 500 });
+}, 60_000);
