@@ -3,6 +3,8 @@
 #include "shim.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <string.h>
 #include <fcntl.h>
 #include <linux/futex.h>
 #include <stddef.h>
@@ -189,4 +191,114 @@ int32_t shim_futex_wake(int64_t addr, int32_t count) {
   if (!aligned(addr, 4) || count < 0) return -EINVAL;
   long r = syscall(SYS_futex, P32(addr), FUTEX_WAKE, count, NULL, NULL, 0);
   return r >= 0 ? (int32_t)r : NEG_ERRNO();
+}
+
+/* Declared here rather than taken from <linux/openat2.h>, which older and cross toolchains lack;
+ * the layout is the kernel's ABI (three u64). 437 is openat2's number on every architecture. */
+struct shim_open_how {
+  uint64_t flags;
+  uint64_t mode;
+  uint64_t resolve;
+};
+#ifndef SYS_openat2
+#define SYS_openat2 437
+#endif
+#define SHIM_RESOLVE_NO_MAGICLINKS 0x02
+#define SHIM_RESOLVE_BENEATH 0x08
+
+/* A folder is first opened O_PATH (so a symlink, a FIFO or a device is looked at, never opened
+ * for real), then reopened through its own "." once fstat says it is a folder. */
+static int beneath_flags(int32_t mode) {
+  if (mode == SHIM_BENEATH_DIR) return O_PATH;
+  if (mode == SHIM_BENEATH_READ) return O_RDONLY | O_NONBLOCK | O_NOCTTY;
+  return -1;
+}
+
+/* The O_PATH fd of a folder as a readable folder fd (consumed); -ELOOP for a symlink, -ENOTDIR
+ * for anything else that is not a folder. */
+static int32_t reopen_folder(int32_t fd) {
+  struct stat st;
+  int32_t r;
+  if (fstat(fd, &st) != 0) r = NEG_ERRNO();
+  else if (S_ISLNK(st.st_mode)) r = -ELOOP;
+  else if (!S_ISDIR(st.st_mode)) r = -ENOTDIR;
+  else {
+    int dir = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    r = dir >= 0 ? dir : NEG_ERRNO();
+  }
+  close(fd);
+  return r;
+}
+
+/* The fallback: each component but the last opened O_PATH | O_NOFOLLOW from the one before and
+ * refused unless it is a folder; the last opened with the caller's flags and O_NOFOLLOW. */
+static int32_t walk_beneath(int32_t dirfd, const char *path, int flags) {
+  char buf[PATH_MAX];
+  size_t len = strlen(path);
+  if (len >= sizeof buf) return -ENAMETOOLONG;
+  memcpy(buf, path, len + 1);
+  int cur = dirfd;
+  char *name = buf;
+  for (;;) {
+    while (*name == '/') name++;
+    char *slash = strchr(name, '/');
+    if (slash != NULL) *slash = '\0';
+    char *rest = slash != NULL ? slash + 1 : NULL;
+    while (rest != NULL && *rest == '/') rest++;
+    int last = rest == NULL || *rest == '\0';
+    if (strcmp(name, "..") == 0) {
+      if (cur != dirfd) close(cur);
+      return -EXDEV;
+    }
+    const char *at = (*name == '\0') ? "." : name;
+    if (last) {
+      int fd = openat(cur, at, flags | O_NOFOLLOW | O_CLOEXEC);
+      int32_t r = fd >= 0 ? fd : NEG_ERRNO();
+      if (cur != dirfd) close(cur);
+      return r;
+    }
+    /* O_PATH: a symlink is looked at rather than followed, and told apart from a file. */
+    int next = openat(cur, at, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    int32_t err = next >= 0 ? 0 : NEG_ERRNO();
+    struct stat st;
+    if (next >= 0) {
+      if (fstat(next, &st) != 0) err = NEG_ERRNO();
+      else if (S_ISLNK(st.st_mode)) err = -ELOOP;
+      else if (!S_ISDIR(st.st_mode)) err = -ENOTDIR;
+      if (err != 0) close(next);
+    }
+    if (cur != dirfd) close(cur);
+    if (err != 0) return err;
+    cur = next;
+    name = rest;
+  }
+}
+
+static int32_t open_beneath(int32_t dirfd, const char *path, int32_t how) {
+  if (path[0] == '/') return -EXDEV;
+  int flags = beneath_flags(how & ~SHIM_BENEATH_WALK);
+  if (!(how & SHIM_BENEATH_WALK)) {
+    struct shim_open_how oh = {
+        .flags = (uint64_t)(flags | O_NOFOLLOW | O_CLOEXEC),
+        .mode = 0,
+        .resolve = SHIM_RESOLVE_BENEATH | SHIM_RESOLVE_NO_MAGICLINKS,
+    };
+    const char *p = path[0] == '\0' ? "." : path;
+    for (int tries = 0; tries < 8; tries++) {
+      long fd = syscall(SYS_openat2, dirfd, p, &oh, sizeof oh);
+      if (fd >= 0) return (int32_t)fd;
+      if (errno == EAGAIN || errno == EINTR) continue;
+      if (errno != ENOSYS) return NEG_ERRNO();
+      break;
+    }
+    if (errno != ENOSYS) return NEG_ERRNO();
+  }
+  return walk_beneath(dirfd, path, flags);
+}
+
+int32_t shim_open_beneath(int32_t dirfd, const char *path, int32_t how) {
+  if (path == NULL || beneath_flags(how & ~SHIM_BENEATH_WALK) < 0) return -EINVAL;
+  int32_t fd = open_beneath(dirfd, path, how);
+  if (fd < 0 || (how & ~SHIM_BENEATH_WALK) != SHIM_BENEATH_DIR) return fd;
+  return reopen_folder(fd);
 }

@@ -17,7 +17,7 @@
 
 #include <stdint.h>
 
-#define SHIM_ABI_VERSION 2
+#define SHIM_ABI_VERSION 3
 
 /* flags for shim_memfd_create / shim_shm_open */
 #define SHIM_CLOEXEC 1u   /* the fd is not inherited by exec'd children unless cleared */
@@ -29,6 +29,11 @@
 /* op for shim_flock */
 #define SHIM_LOCK_EX_NB 1   /* exclusive, fail with -EWOULDBLOCK if held */
 #define SHIM_LOCK_UN 2
+
+/* how for shim_open_beneath (a mode, optionally or-ed with SHIM_BENEATH_WALK) */
+#define SHIM_BENEATH_DIR 1      /* a directory, O_RDONLY | O_DIRECTORY */
+#define SHIM_BENEATH_READ 2     /* any inode, O_RDONLY | O_NONBLOCK | O_NOCTTY (the caller fstats it) */
+#define SHIM_BENEATH_WALK 0x100 /* skip openat2 and use the component walk (tests of the fallback) */
 
 int32_t shim_abi_version(void);
 
@@ -81,5 +86,16 @@ int32_t shim_atomic_cas64(int64_t addr, uint64_t expected, uint64_t desired, uin
  * wake: wakes up to `count` waiters; returns how many were woken. */
 int32_t shim_futex_wait(int64_t addr, uint32_t expected, int64_t timeout_ns);
 int32_t shim_futex_wake(int64_t addr, int32_t count);
+
+/* Open `path` (relative) beneath the directory `dirfd`, close-on-exec, in one resolution that
+ * cannot leave it: openat2(2) with RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS, so an absolute
+ * symlink, a `..` that climbs above dirfd (in the path or in a symlink) and /proc magic links
+ * all fail (-EXDEV or -ELOOP); a relative symlink that stays beneath dirfd is followed. The
+ * final component is never followed (O_NOFOLLOW: a symlink there is -ELOOP). "" and "." open
+ * dirfd itself. Where the kernel has no openat2 (-ENOSYS), or SHIM_BENEATH_WALK is set, the
+ * path is walked one component at a time with openat(O_NOFOLLOW | O_DIRECTORY): stricter, it
+ * follows no symlink at all (-ELOOP) and refuses every `..` (-EXDEV). A concurrent rename that
+ * makes openat2 answer -EAGAIN is retried a few times. Returns the new fd or -errno. */
+int32_t shim_open_beneath(int32_t dirfd, const char *path, int32_t how);
 
 #endif

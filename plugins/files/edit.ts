@@ -6,10 +6,10 @@
  */
 import { closeSync, constants } from "node:fs";
 import { type Confinement, FilesError } from "../sdk/confine.ts";
+import { readAll, writeAtomicAt } from "../sdk/dir-entry.ts";
 import { numbered } from "./read.ts";
-import { readAll } from "../sdk/confine.ts";
 import { decodeText, formatSize, lineNumbersAt } from "./text.ts";
-import { existingTarget, writeAtomic } from "./write.ts";
+import { existingTarget } from "./write.ts";
 
 export interface EditArgs {
   path: string;
@@ -27,10 +27,12 @@ export function filesEdit(c: Confinement, args: EditArgs, maxWriteKb: number): s
     throw new FilesError("old_string is empty; to create a file or replace all of it use files_write");
   if (args.old_string === args.new_string)
     throw new FilesError("old_string and new_string are the same; nothing would change");
-  const { real } = c.existing(args.path);
+  const { real, root } = c.existing(args.path);
   const what = c.display(real);
   const cap = maxWriteKb * 1024;
-  const { fd, stat } = c.openChecked(real, what, constants.O_RDONLY);
+  // Read and written through the one folder opened here, so both touch the same file.
+  using e = c.entryAt(real, root, args.path);
+  const { fd, stat } = e.openFile(what, constants.O_RDONLY);
   let text: string;
   try {
     if (stat.size > cap)
@@ -68,11 +70,10 @@ export function filesEdit(c: Confinement, args: EditArgs, maxWriteKb: number): s
       `the edited ${what} would be ${formatSize(bytes.length)}, over ${formatSize(cap)} (max_write_kb)`,
     );
 
-  const target = c.forWrite(args.path);
-  const old = existingTarget(target, what);
+  const old = existingTarget(e, what);
   if (!old || old.ino !== stat.ino || old.size !== stat.size || old.mtimeMs !== stat.mtimeMs)
     throw new FilesError(`${what} changed while it was being edited; read it again and retry`);
-  writeAtomic(c, target, bytes, what, old);
+  writeAtomicAt(e, bytes, old.mode);
 
   const count = starts.length;
   // The text before the first match is unchanged, so its line number holds in the new text.

@@ -3,7 +3,7 @@
  * shown with "N more". At most GLOB_SCAN_MAX matches are collected before sorting, so a pattern
  * like "**" over a huge tree answers quickly and says it stopped.
  */
-import { lstatSync } from "node:fs";
+import { closeSync } from "node:fs";
 import { type Confinement, FilesError } from "../sdk/confine.ts";
 import { checkPattern, walk } from "./walk.ts";
 
@@ -19,18 +19,32 @@ export interface GlobArgs {
 
 export async function filesGlob(c: Confinement, args: GlobArgs, signal?: AbortSignal): Promise<string> {
   checkPattern(args.pattern, "pattern");
-  const { real } = c.existing(args.path ?? ".");
+  const { real, root } = c.existing(args.path ?? ".");
   const where = c.display(real);
-  if (!lstatSync(real).isDirectory()) throw new FilesError(`${where} is a file; path must be a folder to search under`);
-  const { paths, truncated } = await walk({ pattern: args.pattern, dir: real, max: GLOB_SCAN_MAX, signal });
+  const dirFd = c.openFolder(real, args.path ?? ".");
+  if (dirFd === undefined) throw new FilesError(`${where} is a file; path must be a folder to search under`);
+  let found: Awaited<ReturnType<typeof walk>>;
+  try {
+    found = await walk({ pattern: args.pattern, dir: real, dirFd, max: GLOB_SCAN_MAX, signal });
+  } finally {
+    closeSync(dirFd);
+  }
+  const { paths, truncated } = found;
   if (paths.length === 0) return `no files match ${JSON.stringify(args.pattern)} under ${where}`;
-  const rows = paths.map((p) => {
-    let mtime = 0;
+  // Bun.Glob descends by name, so a folder swapped for a symlink mid-walk can lead it out:
+  // each match is looked up again in its folder opened beneath the root, and one whose folder
+  // is not there (outside, or gone) is dropped.
+  const rows = paths.flatMap((p) => {
     try {
-      mtime = lstatSync(p).mtimeMs;
-    } catch {}
-    return { shown: c.display(p), mtime };
+      using e = c.entryAt(p, root, p);
+      const st = e.lstat();
+      return st ? [{ shown: c.display(p), mtime: st.mtimeMs }] : [];
+    } catch (err) {
+      if (err instanceof FilesError) return [];
+      return [{ shown: c.display(p), mtime: 0 }];
+    }
   });
+  if (rows.length === 0) return `no files match ${JSON.stringify(args.pattern)} under ${where}`;
   if ((args.sort ?? "mtime") === "mtime") rows.sort((a, b) => b.mtime - a.mtime || cmp(a.shown, b.shown));
   else rows.sort((a, b) => cmp(a.shown, b.shown));
   const limit = args.limit ?? DEFAULT_LIMIT;

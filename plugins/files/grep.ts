@@ -9,9 +9,9 @@
  * regex engine gives up on (GREP_LINE_TIME_MS) stops the file rather than count as no match; the walk stops
  * at GREP_FILES_MAX files or GREP_TIME_MS, saying so, with what it found until then.
  */
-import { closeSync, constants, lstatSync } from "node:fs";
+import { closeSync, constants } from "node:fs";
 import { type Confinement, FilesError } from "../sdk/confine.ts";
-import { readAll } from "../sdk/confine.ts";
+import { readAll } from "../sdk/dir-entry.ts";
 import { nulOffset, strictDecoder } from "./text.ts";
 import { RegexRunner } from "./regex-worker.ts";
 import { checkPattern, walk } from "./walk.ts";
@@ -50,11 +50,22 @@ export async function filesGrep(c: Confinement, args: GrepArgs, signal?: AbortSi
   if (args.glob !== undefined) checkPattern(args.glob, "glob");
   const { real } = c.existing(args.path ?? ".");
   const where = c.display(real);
-  const st = lstatSync(real);
+  const dirFd = c.openFolder(real, args.path ?? ".");
+  const isFolder = dirFd !== undefined;
   let files: string[];
   let truncated = false;
-  if (st.isDirectory()) {
-    ({ paths: files, truncated } = await walk({ pattern: args.glob ?? "**", dir: real, max: GREP_FILES_MAX, signal }));
+  if (dirFd !== undefined) {
+    try {
+      ({ paths: files, truncated } = await walk({
+        pattern: args.glob ?? "**",
+        dir: real,
+        dirFd,
+        max: GREP_FILES_MAX,
+        signal,
+      }));
+    } finally {
+      closeSync(dirFd);
+    }
     files.sort();
   } else {
     files = [real];
@@ -78,7 +89,7 @@ export async function filesGrep(c: Confinement, args: GrepArgs, signal?: AbortSi
         stopped = `(stopped after ${GREP_TIME_MS / 1000} s with ${searched} files searched; narrow path or glob)`;
         break;
       }
-      const text = readText(c, file, skipped, !st.isDirectory());
+      const text = readText(c, file, skipped, !isFolder);
       if (text === undefined) continue;
       searched++;
       const shown = c.display(file);

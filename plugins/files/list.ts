@@ -1,11 +1,12 @@
 /**
  * files_list: one folder's entries with type, size and modification time (UTC), folders first,
  * then by name; at most LIST_MAX entries. Entries are lstat-ed, never followed: a symlink shows
- * as `link` with the text it points to, whether or not that lies inside a root.
+ * as `link` with the text it points to, whether or not that lies inside a root. The folder is
+ * opened beneath its root and its entries are looked up in that open folder.
  */
-import { lstatSync, readdirSync, readlinkSync, type Stats } from "node:fs";
-import { join } from "node:path";
+import { closeSync, lstatSync, readdirSync, readlinkSync, type Stats } from "node:fs";
 import { type Confinement, FilesError } from "../sdk/confine.ts";
+import { at } from "../sdk/dir-entry.ts";
 import { formatSize } from "./text.ts";
 
 /** Enough for any folder a person keeps by hand; bigger ones want files_glob. */
@@ -28,13 +29,21 @@ function kind(st: Stats): string {
 export function filesList(c: Confinement, args: { path?: string }): string {
   const { real } = c.existing(args.path ?? ".");
   const what = c.display(real);
-  const st = lstatSync(real);
-  if (!st.isDirectory()) throw new FilesError(`${what} is a file, not a folder; use files_read to read it`);
-  const names = readdirSync(real);
+  const dir = c.openFolder(real, args.path ?? ".");
+  if (dir === undefined) throw new FilesError(`${what} is a file, not a folder; use files_read to read it`);
+  try {
+    return listing(dir, what);
+  } finally {
+    closeSync(dir);
+  }
+}
+
+function listing(dir: number, what: string): string {
+  const names = readdirSync(at(dir));
   if (names.length === 0) return `${what} is empty`;
   const entries: { name: string; st: Stats | undefined }[] = names.map((name) => {
     try {
-      return { name, st: lstatSync(join(real, name)) };
+      return { name, st: lstatSync(at(dir, name)) };
     } catch {
       return { name, st: undefined }; // removed since readdir
     }
@@ -51,7 +60,7 @@ export function filesList(c: Confinement, args: { path?: string }): string {
     let shown = e.isDirectory() ? `${name}/` : name;
     if (e.isSymbolicLink()) {
       try {
-        shown += ` -> ${readlinkSync(join(real, name))}`;
+        shown += ` -> ${readlinkSync(at(dir, name))}`;
       } catch {}
     }
     return `${type}${size}  ${formatTime(e.mtimeMs)}  ${shown}`;

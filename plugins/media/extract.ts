@@ -5,7 +5,7 @@
  * files under DATA/blocks); the bytes are sniffed, the claimed type only breaks ties.
  */
 import { closeSync, constants, fstatSync, openSync, realpathSync, writeFileSync } from "node:fs";
-import { readAll } from "../sdk/confine.ts";
+import { readAll } from "../sdk/dir-entry.ts";
 import { sep } from "node:path";
 // What the kernel keeps of an attachment's text: more would cross the pipe to be thrown away,
 // and the note would name a cut that is not the one stored.

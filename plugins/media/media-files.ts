@@ -3,25 +3,14 @@
  * An input is opened once through the confinement's checks and copied into a private temporary
  * folder, and the programs run on that copy: a symlink swapped in after the check cannot point
  * them elsewhere, and a file changing underneath a slow program does not matter. Outputs are
- * written beside their target and renamed into place (whole or not at all).
+ * written beside their target, in its folder as opened beneath its root, and renamed into
+ * place (whole or not at all).
  */
-import {
-  closeSync,
-  constants,
-  fsyncSync,
-  lstatSync,
-  mkdtempSync,
-  openSync,
-  renameSync,
-  rmSync,
-  unlinkSync,
-  writeFileSync,
-  writeSync,
-} from "node:fs";
-import { randomBytes } from "node:crypto";
+import { closeSync, constants, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, dirname, extname, join } from "node:path";
-import { type Confinement, readAll, refuseIrregular } from "../sdk/confine.ts";
+import { extname, join } from "node:path";
+import type { Confinement } from "../sdk/confine.ts";
+import { readAll, refuseIrregular, writeAtomicAt } from "../sdk/dir-entry.ts";
 import { MediaError } from "./media-error.ts";
 
 export const mib = (n: number) => `${(n / 1048576).toFixed(1)} MiB`;
@@ -73,30 +62,12 @@ export function readInput(c: Confinement, path: string, maxBytes: number, scratc
 export function writeOutput(c: Confinement, path: string, bytes: Uint8Array, overwrite: boolean): string {
   const target = c.forWrite(path);
   const what = c.display(target.real);
-  if (target.exists) {
-    refuseIrregular(lstatSync(target.real), what);
+  using e = c.writeEntry(target, path);
+  const old = e.lstat();
+  if (old) {
+    refuseIrregular(old, what);
     if (!overwrite) throw new MediaError(`${what} already exists; give another path or overwrite: true`);
-  } else c.makeParents(target);
-  const tmp = join(dirname(target.real), `.${basename(target.real)}.${randomBytes(6).toString("hex")}.homed-tmp`);
-  const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
-  let done = false;
-  try {
-    c.checkDescriptor(fd, what);
-    let at = 0;
-    while (at < bytes.length) at += writeSync(fd, bytes, at, bytes.length - at);
-    fsyncSync(fd);
-    closeSync(fd);
-    renameSync(tmp, target.real);
-    done = true;
-  } finally {
-    if (!done) {
-      try {
-        closeSync(fd);
-      } catch {}
-      try {
-        unlinkSync(tmp);
-      } catch {}
-    }
   }
+  writeAtomicAt(e, bytes);
   return what;
 }

@@ -3,35 +3,29 @@
  * [tools.files] roots and nothing else. Shared in the SDK because plugins never import each other.
  *
  * A path the model gives is relative to the first root or absolute inside a root. It is checked
- * twice: lexically (no `..` out of a root), then on disk — `realpath` resolves every symlink
- * component and the result must still lie inside a root (any root: a link from one root into
- * another is fine). Paths that do not exist yet (a file to write) are resolved through their
- * deepest existing ancestor. /proc, /sys and /dev are refused even under a root of "/".
+ * twice, for the answer the model gets: lexically (no `..` out of a root), then on disk —
+ * `realpath` resolves every symlink component and the result must still lie inside a root (any
+ * root: a link from one root into another is fine). Paths that do not exist yet (a file to
+ * write) are resolved through their deepest existing ancestor. /proc, /sys and /dev are refused
+ * even under a root of "/".
  *
- * Opening repeats the check on what was actually opened: O_NOFOLLOW, the same inode as was
- * checked, and the kernel's own name for the descriptor (/proc/self/fd/N) inside a root, so a
- * symlink swapped in between check and open is caught. Regular files only (no FIFOs, devices,
- * sockets), and none with more than one hard link: a hard link is indistinguishable from the
- * file it shares, which may live outside every root.
+ * The check is not what confines: a folder swapped for a symlink right after it would pass.
+ * What is opened is the checked real path, relative to its root's descriptor (held from first
+ * use), in one resolution the kernel keeps beneath the root (openat2 RESOLVE_BENEATH, or an
+ * O_NOFOLLOW walk; src/ipc/shim.ts openBeneath): what comes back is the parent folder of the
+ * entry, and every operation then acts on a single name in that open folder (dir-entry.ts).
+ * A way out found at open time is refused as outside the roots. Regular files only (no FIFOs,
+ * devices, sockets), and none with more than one hard link: a hard link is indistinguishable
+ * from the file it shares, which may live outside every root.
  */
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  readSync,
-  readlinkSync,
-  realpathSync,
-  type Stats,
-} from "node:fs";
+import { closeSync, constants, lstatSync, mkdirSync, openSync, readlinkSync, realpathSync, type Stats } from "node:fs";
+import { constants as osConstants } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { errnoName, openBeneath, ShimError } from "../../src/ipc/shim.ts";
+import { at, DirEntry } from "./dir-entry.ts";
+import { FilesError } from "./files-error.ts";
 
-/** A failure the model can act on; the tool wrapper prefixes the tool's name. */
-export class FilesError extends Error {
-  override name = "FilesError";
-}
+export { FilesError };
 
 export interface Root {
   /** As the owner wrote it in config.toml. */
@@ -53,14 +47,23 @@ export interface Resolved {
 /** Kernel filesystems no files tool touches, whatever the roots say. */
 const FORBIDDEN_TREES = ["/proc", "/sys", "/dev"];
 
+const { EXDEV, ELOOP, ENOENT } = osConstants.errno;
+
 const within = (path: string, dir: string) => path === dir || path.startsWith(dir.endsWith(sep) ? dir : dir + sep);
 
 function errno(err: unknown): string | undefined {
   return (err as NodeJS.ErrnoException | undefined)?.code;
 }
 
+/** A system error with node:fs's `code`, so describeFsError words it like any other. */
+function systemError(code: string, call: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(`${code}: ${call}`), { code });
+}
+
 export class Confinement {
   private resolvedRoots: Root[] | undefined;
+  /** Each root's folder, opened once on first use: what every path is opened beneath. */
+  private readonly rootFds = new Map<Root, number>();
 
   /**
    * @param roots as configured: absolute, or relative to `dataDir`; made on first use.
@@ -92,7 +95,9 @@ export class Confinement {
         throw new FilesError(
           `the root ${label} (${real}) is inside ${FORBIDDEN_TREES.join(", ")}, which files tools never touch`,
         );
-      out.push({ label, given, real });
+      const root = { label, given, real };
+      out.push(root);
+      this.rootFds.set(root, openSync(real, constants.O_RDONLY | constants.O_DIRECTORY));
     }
     this.resolvedRoots = out;
     return out;
@@ -213,63 +218,121 @@ export class Confinement {
   }
 
   /**
-   * A directory entry itself, for moving or deleting it: its parent folder resolved and checked
-   * (made when `makeParent`), its own name not followed — a symlink is the link, not its target.
-   * A root itself is never an entry.
+   * A directory entry itself, for moving or deleting it: its parent folder resolved, checked
+   * and opened beneath its root (made when `makeParent`), its own name not followed — a symlink
+   * is the link, not its target. A root itself is never an entry. The caller disposes it.
    */
-  entry(input: string, makeParent = false): { real: string; root: Root; what: string } {
+  entry(input: string, makeParent = false): DirEntry {
     const abs = this.lexical(input);
     if (this.allRoots().some((r) => abs === r.real))
       throw new FilesError(`${input} is an allowed root itself; files tools do not move or delete a root`);
     const parent = this.forWrite(dirname(abs));
-    if (!parent.exists) {
-      if (!makeParent)
-        throw new FilesError(`${input} does not exist (its folder ${this.display(parent.real)} does not)`);
-      mkdirSync(parent.real, { recursive: true, mode: 0o755 });
-      if (realpathSync(parent.real) !== parent.real || !this.rootOf(parent.real))
-        throw new FilesError(`${this.display(parent.real)} changed while it was being made; try again`);
-    }
-    const real = join(parent.real, basename(abs));
-    return { real, root: parent.root, what: this.display(real) };
-  }
-
-  /** Make the missing folders above a write target and check they did not land elsewhere. */
-  makeParents(target: Resolved): void {
-    const dir = dirname(target.real);
-    mkdirSync(dir, { recursive: true, mode: 0o755 });
-    const real = realpathSync(dir);
-    if (real !== dir || !this.rootOf(real))
-      throw new FilesError(`${this.display(dir)} changed while it was being made; try again`);
+    if (!parent.exists && !makeParent)
+      throw new FilesError(`${input} does not exist (its folder ${this.display(parent.real)} does not)`);
+    return this.entryAt(join(parent.real, basename(abs)), parent.root, input, !parent.exists);
   }
 
   /**
-   * Refuse anything but a regular file with one link. `what` is how the model named it.
-   * Returns the lstat of the real path.
+   * The checked real path `real` (inside `root`) as its parent folder opened beneath the root
+   * plus its name; `make` makes the missing folders on the way, each inside the one before.
    */
-  regularFile(real: string, what: string): Stats {
-    const st = lstatSync(real);
-    refuseIrregular(st, what);
-    return st;
+  entryAt(real: string, root: Root, input: string, make = false): DirEntry {
+    // A root has no parent inside the roots to open; as an entry it could only be read or
+    // written as a file, which a folder is not.
+    if (real === root.real)
+      throw new FilesError(`${this.display(real)} is a folder; use files_list or files_glob for folders`);
+    const dir = make ? this.makeFolders(dirname(real), root, input) : this.openBeneath(dirname(real), root, input);
+    return new DirEntry(dir, basename(real), real, root);
+  }
+
+  /** The entry a checked write target names, its missing parent folders made. */
+  writeEntry(target: Resolved, input: string): DirEntry {
+    return this.entryAt(target.real, target.root, input, !target.exists);
   }
 
   /**
-   * Open a checked regular file (flags from node:fs constants). The descriptor is verified to
-   * be the inode that was checked and to lie inside a root; the caller closes it.
+   * The folder at the checked real path `real`, opened beneath its root; undefined when it is
+   * not a folder. The caller closes it.
    */
-  openChecked(real: string, what: string, flags: number): { fd: number; stat: Stats } {
-    const before = this.regularFile(real, what);
-    const fd = openSync(real, flags | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY);
+  openFolder(real: string, input: string): number | undefined {
+    const root = this.rootOf(real);
+    if (!root) throw this.outside(input);
     try {
-      const stat = fstatSync(fd);
-      if (stat.ino !== before.ino || stat.dev !== before.dev)
-        throw new FilesError(`${what} changed while it was being opened; try again`);
-      refuseIrregular(stat, what);
-      this.checkDescriptor(fd, what);
-      return { fd, stat };
+      return this.openBeneath(real, root, input);
+    } catch (err) {
+      if (errno(err) === "ENOTDIR") return undefined;
+      throw err;
+    }
+  }
+
+  /** A folder of `root` by its real path, opened beneath the root's descriptor and checked. */
+  private openBeneath(real: string, root: Root, input: string): number {
+    const rel = relative(root.real, real);
+    const rootFd = this.rootFds.get(root);
+    if (rootFd === undefined || rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel))
+      throw this.outside(input);
+    let fd: number;
+    try {
+      fd = openBeneath(rootFd, rel, "dir");
+    } catch (err) {
+      if (!(err instanceof ShimError)) throw err;
+      // EXDEV: a `..` or an absolute symlink on the way; ELOOP: a symlink where the checked
+      // path had none, or a /proc magic link. Either way the path led out when it was opened.
+      if (err.errno === EXDEV || err.errno === ELOOP) throw this.outside(input);
+      throw systemError(errnoName(err.errno), "open");
+    }
+    try {
+      this.checkDescriptor(fd, input);
     } catch (err) {
       closeSync(fd);
       throw err;
     }
+    return fd;
+  }
+
+  /** Make the folders of `realDir` missing under `root`, one name at a time in the open folder above. */
+  private makeFolders(realDir: string, root: Root, input: string): number {
+    const names = relative(root.real, realDir)
+      .split(sep)
+      .filter((n) => n !== "");
+    let cur = this.openBeneath(root.real, root, input);
+    try {
+      for (const name of names) {
+        let next: number | undefined;
+        for (let tries = 0; next === undefined; tries++) {
+          try {
+            next = openBeneath(cur, name, "dir");
+          } catch (err) {
+            if (!(err instanceof ShimError)) throw err;
+            if (err.errno === ELOOP || err.errno === EXDEV) throw this.outside(input);
+            if (err.errno !== ENOENT || tries > 2) throw systemError(errnoName(err.errno), "open");
+            try {
+              mkdirSync(at(cur, name), { mode: 0o755 });
+            } catch (made) {
+              if (errno(made) !== "EEXIST") throw made;
+            }
+          }
+        }
+        closeSync(cur);
+        cur = next;
+      }
+      this.checkDescriptor(cur, input);
+      return cur;
+    } catch (err) {
+      closeSync(cur);
+      throw err;
+    }
+  }
+
+  /**
+   * Open a checked regular file (flags from node:fs constants): its folder beneath its root,
+   * then its name alone in that folder (DirEntry.openFile). The caller closes the descriptor.
+   */
+  openChecked(real: string, what: string, flags: number): { fd: number; stat: Stats } {
+    const root = this.rootOf(real);
+    if (!root) throw this.outside(what);
+    using e = this.entryAt(real, root, what);
+    return e.openFile(what, flags);
   }
 
   /** The kernel's name for an open descriptor must lie inside a root (skipped only without /proc). */
@@ -295,32 +358,4 @@ function existsProc(): boolean {
     }
   }
   return procMounted;
-}
-
-/** The refusal for anything but a regular file with a single link. */
-export function refuseIrregular(st: Stats, what: string): void {
-  if (st.isDirectory()) throw new FilesError(`${what} is a folder; use files_list or files_glob for folders`);
-  if (st.isSymbolicLink()) throw new FilesError(`${what} is a symlink; give the path it points to`);
-  if (st.isFIFO())
-    throw new FilesError(`${what} is a FIFO (named pipe); files tools read and write regular files only`);
-  if (st.isCharacterDevice() || st.isBlockDevice())
-    throw new FilesError(`${what} is a device file; files tools read and write regular files only`);
-  if (st.isSocket()) throw new FilesError(`${what} is a socket; files tools read and write regular files only`);
-  if (!st.isFile()) throw new FilesError(`${what} is not a regular file`);
-  if (st.nlink > 1)
-    throw new FilesError(
-      `${what} has ${st.nlink} hard links; a hard-linked file may be shared with a place outside the allowed roots, so files tools refuse it (the owner can replace it with a copy)`,
-    );
-}
-
-/** The whole of an open file (of `size` bytes) as bytes. */
-export function readAll(fd: number, size: number): Uint8Array {
-  const buf = new Uint8Array(size);
-  let at = 0;
-  while (at < size) {
-    const n = readSync(fd, buf, at, size - at, at);
-    if (n === 0) break;
-    at += n;
-  }
-  return buf.subarray(0, at);
 }

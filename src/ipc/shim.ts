@@ -12,13 +12,16 @@ import { HomedError } from "../protocol/errors.ts";
 import shimPath from "../../dist/native/libhomed-shim.so" with { type: "file" };
 
 /** The ABI version this binding was written for (SHIM_ABI_VERSION in native/shim.h). */
-export const SHIM_ABI_VERSION = 2;
+export const SHIM_ABI_VERSION = 3;
 
 export const SHIM_CLOEXEC = 1;
 export const SHIM_PROT_READ = 1;
 export const SHIM_PROT_RW = 3;
 export const SHIM_LOCK_EX_NB = 1;
 export const SHIM_LOCK_UN = 2;
+export const SHIM_BENEATH_DIR = 1;
+export const SHIM_BENEATH_READ = 2;
+export const SHIM_BENEATH_WALK = 0x100;
 
 const { i32, i64, i64_fast, u32, u64, ptr } = FFIType;
 
@@ -46,6 +49,7 @@ const symbols = {
   shim_atomic_cas64: { args: [i64, u64, u64, ptr], returns: i32 },
   shim_futex_wait: { args: [i64, u32, i64], returns: i32 },
   shim_futex_wake: { args: [i64, i32], returns: i32 },
+  shim_open_beneath: { args: [i32, ptr, i32], returns: i32 },
 } as const;
 
 type ShimSymbols = ReturnType<typeof dlopen<typeof symbols>>["symbols"];
@@ -136,4 +140,23 @@ export function socketPair(opts: { nonBlockingFirst?: boolean } = {}): [number, 
 /** Close an fd this process owns. */
 export function closeFd(fd: number): void {
   check("close", shim().shim_close(fd));
+}
+
+/**
+ * Open `path` (relative) beneath the directory `dirFd` in one resolution that cannot leave it
+ * (native/shim.h, shim_open_beneath): "dir" opens a folder to act in, "read" any inode for the
+ * caller to fstat. The final component is never followed. `walk` forces the component walk the
+ * shim falls back to without openat2; HOMED_OPEN_BENEATH=walk in the environment forces it for
+ * the whole process (tests of the fallback only). Throws ShimError (EXDEV or ELOOP for a way
+ * out, ENOENT, ENOTDIR, …); the caller owns and closes the fd.
+ */
+export function openBeneath(dirFd: number, path: string, mode: "dir" | "read", walk = forcedWalk()): number {
+  const how = (mode === "dir" ? SHIM_BENEATH_DIR : SHIM_BENEATH_READ) | (walk ? SHIM_BENEATH_WALK : 0);
+  return check("open_beneath", shim().shim_open_beneath(dirFd, cString(path), how));
+}
+
+let walkForced: boolean | undefined;
+function forcedWalk(): boolean {
+  walkForced ??= process.env.HOMED_OPEN_BENEATH === "walk";
+  return walkForced;
 }

@@ -3,7 +3,8 @@
  * over its stdin/stdout (stdio transport): hello, config/get "tools" (the settings the test
  * gives), tool registration and readiness are answered; then the test runs tools (`tool/run`)
  * and `media/extract` exactly as the kernel sends them, and sees the plugin's answers as they are
- * (images inline as base64). The plugin's stderr is kept for the test to look at.
+ * (images inline as base64). The plugin's stderr is kept for the test to look at. Any other
+ * built-in plugin that reads only "tools" settings (the files plugin) runs the same way.
  */
 import { HOMED, streamText } from "./binary.ts";
 
@@ -35,19 +36,22 @@ export interface MediaRig extends AsyncDisposable {
 
 /**
  * Start the plugin; `media` and `roots` become config/get's answer for "tools"; `path` is its
- * PATH (a test hides a program by leaving its folder out).
+ * PATH (a test hides a program by leaving its folder out); `plugin` is which built-in to run.
  */
 export async function startMediaPlugin(
   dataDir: string,
   media: Record<string, unknown> = {},
   roots: string[] = ["workspace"],
   path = process.env.PATH ?? "/usr/bin:/bin",
+  plugin = "media",
+  env: Record<string, string> = {},
 ): Promise<MediaRig> {
-  const proc = Bun.spawn([HOMED, "plugin", "media"], {
+  const proc = Bun.spawn([HOMED, "plugin", plugin], {
     env: {
+      ...env,
       PATH: path,
       HOME: process.env.HOME ?? "/root",
-      HOMED_PLUGIN_NAME: "media",
+      HOMED_PLUGIN_NAME: plugin,
       HOMED_PLUGIN_TRANSPORT: "stdio",
     },
     stdin: "pipe",
@@ -117,13 +121,13 @@ export async function startMediaPlugin(
   })();
   const exited = proc.exited.then(() => readyResolve());
   await ready;
-  if (proc.exitCode !== null) throw new Error(`the media plugin exited (${proc.exitCode}): ${err.text()}`);
+  if (proc.exitCode !== null) throw new Error(`the ${plugin} plugin exited (${proc.exitCode}): ${err.text()}`);
   let next = 0;
   const request = (method: string, params: unknown) =>
     new Promise<MediaFrame>((resolve, reject) => {
       const id = `k${++next}`;
       pending.set(id, resolve);
-      proc.exited.then(() => reject(new Error(`the media plugin exited: ${err.text()}`)));
+      proc.exited.then(() => reject(new Error(`the ${plugin} plugin exited: ${err.text()}`)));
       send({ id, method, params });
     });
   return {

@@ -207,10 +207,10 @@ describe("files_glob", () => {
     };
     put("src/old.ts", "2026-01-01T00:00:00Z");
     put("src/deep/new.ts", "2026-06-01T00:00:00Z");
-    put("src/mid.ts", "2026-03-01T00:00:00Z");
+    put("src/mid.ts", "2026-06-15T00:00:00Z"); // newest, though not first by name
     put("src/.hidden.ts", "2026-07-01T00:00:00Z");
     put("src/readme.md", "2026-07-01T00:00:00Z");
-    expect(await filesGlob(c, { pattern: "**/*.ts" })).toBe("src/deep/new.ts\nsrc/mid.ts\nsrc/old.ts");
+    expect(await filesGlob(c, { pattern: "**/*.ts" })).toBe("src/mid.ts\nsrc/deep/new.ts\nsrc/old.ts");
     expect(await filesGlob(c, { pattern: "**/*.ts", sort: "name" })).toBe("src/deep/new.ts\nsrc/mid.ts\nsrc/old.ts");
     expect(await filesGlob(c, { pattern: "*.ts", path: "src", sort: "name", limit: 1 })).toBe(
       "src/mid.ts\n… and 1 more (raise limit or narrow the pattern)",
