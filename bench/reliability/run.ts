@@ -1,11 +1,12 @@
 /**
  * `make bench-reliability`: the long campaigns, in the `bench: NAME VALUE UNIT` format of
  * `make bench` — kill -9 with turns in flight, fuzz at both doors, the files tools under a
- * symlink-swapping race, the ten-minute soak. About 15–20 minutes on a 2-core machine, most of
+ * symlink-swapping race, injection chains against the untrusted mark, the ten-minute soak. About 15–20 minutes on a 2-core machine, most of
  * it the soak.
  */
 import { benchFilesRace } from "./files-race.ts";
 import { benchFuzz } from "./fuzz.ts";
+import { benchInjection } from "./injection.ts";
 import { benchKill9 } from "./kill9.ts";
 import { benchSoak } from "./soak.ts";
 
@@ -13,5 +14,6 @@ const t0 = performance.now();
 await benchKill9();
 await benchFuzz();
 await benchFilesRace();
+await benchInjection();
 await benchSoak();
 console.error(`bench-reliability finished in ${((performance.now() - t0) / 60_000).toFixed(1)} min`);
