@@ -14,6 +14,9 @@
  * - CSRF: a request that changes something and is not authenticated by a bearer token must carry
  *   `X-Homed: 1` (/api) or `Content-Type: application/json` (/v1) — neither can be sent cross-site
  *   without a CORS preflight, which we never answer — and a foreign Origin is refused outright.
+ * - No request the person did not make: every response carries CONTENT_SECURITY_POLICY, so even
+ *   markup that slipped past the UI's rendering cannot load an image, style, script or frame
+ *   from elsewhere, nor connect anywhere but here.
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
@@ -61,6 +64,23 @@ export function tooManyAttempts(c: Context, seconds: number): Response {
   c.header("retry-after", String(seconds));
   return refuse(c, 429, `too many wrong tokens from this address; try again in ${seconds} s`);
 }
+
+/**
+ * What the UI may load: its own script, stylesheet, API and blocks; images also from data: and
+ * blob: URLs (pasted and recorded attachments). No inline script or style attribute is needed:
+ * the UI builds its DOM through createElement and styles through app.css. Links may still be
+ * followed, since that is a request the person makes.
+ */
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "img-src 'self' data: blob:",
+  "media-src 'self' blob:",
+  "connect-src 'self'",
+  "frame-ancestors 'none'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+].join("; ");
 
 const mutating = (method: string) => !["GET", "HEAD", "OPTIONS"].includes(method);
 
@@ -153,6 +173,7 @@ export function createSecurity(opts: SecurityOptions): Security {
     c.header("x-content-type-options", "nosniff");
     c.header("referrer-policy", "no-referrer");
     c.header("x-frame-options", "DENY");
+    c.header("content-security-policy", CONTENT_SECURITY_POLICY);
   };
 
   return {
