@@ -1,14 +1,17 @@
 /**
  * `make bench-reliability`: the long campaigns, in the `bench: NAME VALUE UNIT` format of
- * `make bench` — kill -9 with turns in flight, fuzz at both doors, the ten-minute soak. About
- * 15–20 minutes on a 2-core machine, most of it the soak.
+ * `make bench` — kill -9 with turns in flight, fuzz at both doors, the web surface's security
+ * figures (security.ts), the ten-minute soak. About 15–20 minutes on a 2-core machine, most of
+ * it the soak.
  */
 import { benchFuzz } from "./fuzz.ts";
 import { benchKill9 } from "./kill9.ts";
+import { benchSecurity } from "./security.ts";
 import { benchSoak } from "./soak.ts";
 
 const t0 = performance.now();
 await benchKill9();
 await benchFuzz();
+await benchSecurity();
 await benchSoak();
 console.error(`bench-reliability finished in ${((performance.now() - t0) / 60_000).toFixed(1)} min`);
