@@ -98,7 +98,7 @@ export interface SecurityOptions {
   bindHost: string;
   /** Host names besides loopback ones that a loopback bind answers (`[web] allowed_hosts`). */
   allowedHosts: readonly string[];
-  /** The client's source address (Bun's server.requestIP), the unit the login rate limit counts. */
+  /** The client's source address (from the socket, never a header), the unit the guess limit counts. */
   clientAddress(req: Request): string;
 }
 

@@ -123,6 +123,8 @@ token = ""
 allowed_hosts = []
 # Largest HTTP request body accepted (KiB).
 max_body_kb = 10240
+# Seconds a client has to send a request's body; an idle connection is closed after as long.
+request_timeout_s = 30
 
 [plugins]
 # Shared-memory segment per plugin (MiB): bulk data and event rings. Pages are only
