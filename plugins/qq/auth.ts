@@ -1,9 +1,22 @@
 /**
  * Checks on what connects to homed: the access token (`Authorization: Bearer …`, or
  * `?access_token=` as OneBot v11 also allows) and the X-Signature of an HTTP-POST report
- * (`sha1=` + hex HMAC-SHA1 of the raw body). Both compare in constant time.
+ * (`sha1=` + hex HMAC-SHA1 of the raw body). Both compare in constant time, and both are guesses
+ * counted per client by the listener's GuessLimiter: after 5 wrong ones a client gets 429 with
+ * Retry-After before anything it sends is looked at.
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
+import type { GuessLimiter } from "../sdk/index.ts";
+
+/** 429 with Retry-After when `address` must wait before its credentials are checked; else null. */
+export function guessesBlocked(limiter: GuessLimiter, address: string): Response | null {
+  const seconds = limiter.retryAfter(address);
+  if (seconds === 0) return null;
+  return new Response(`too many wrong access tokens from this address; try again in ${seconds} s\n`, {
+    status: 429,
+    headers: { "retry-after": String(seconds) },
+  });
+}
 
 function same(a: string, b: string): boolean {
   const x = Buffer.from(a);

@@ -6,7 +6,8 @@
  */
 import type { Server } from "bun";
 import * as v from "valibot";
-import { signatureOk, tokenOk } from "./auth.ts";
+import { GuessLimiter } from "../sdk/index.ts";
+import { guessesBlocked, signatureOk, tokenOk } from "./auth.ts";
 import { ApiResponse, apiResult, AnyEvent } from "./onebot.ts";
 import { API_TIMEOUT_MS } from "./api-calls.ts";
 import { authHeaders, type OneBotTransport, type TransportOptions } from "./transport.ts";
@@ -16,6 +17,7 @@ const MAX_REPORT_BYTES = 4 * 1024 * 1024;
 
 export class HttpTransport implements OneBotTransport {
   private server: Server<undefined> | null = null;
+  private readonly guesses = new GuessLimiter();
 
   constructor(private readonly o: TransportOptions) {}
 
@@ -25,19 +27,25 @@ export class HttpTransport implements OneBotTransport {
       hostname: o.host,
       port: o.port,
       maxRequestBodySize: MAX_REPORT_BYTES,
-      fetch: async (req) => {
+      fetch: async (req, server) => {
         if (req.method !== "POST")
           return new Response("OneBot v11 HTTP-POST receiver: POST events here\n", { status: 405 });
+        const from = server.requestIP(req)?.address ?? "unknown";
+        const wait = guessesBlocked(this.guesses, from);
+        if (wait) return wait;
         const body = new Uint8Array(await req.arrayBuffer());
         if (!signatureOk(req.headers.get("x-signature"), o.secret, body)) {
+          this.guesses.failed(from);
           o.log.warn("qq report refused: X-Signature does not match");
           return new Response("signature mismatch\n", { status: 403 });
         }
         // Reports carry no token when a secret signs them; without a secret the token must be there.
         if (!o.secret && !tokenOk(req, o.accessToken)) {
+          this.guesses.failed(from);
           o.log.warn("qq report refused: wrong or missing access token");
           return new Response("access token required\n", { status: 401 });
         }
+        if (o.secret || o.accessToken) this.guesses.succeeded(from);
         let raw: unknown;
         try {
           raw = JSON.parse(new TextDecoder().decode(body));

@@ -6,7 +6,8 @@
  */
 import type { Server, ServerWebSocket } from "bun";
 import { ApiCalls } from "./api-calls.ts";
-import { tokenOk } from "./auth.ts";
+import { GuessLimiter } from "../sdk/index.ts";
+import { guessesBlocked, tokenOk } from "./auth.ts";
 import type { OneBotTransport, TransportOptions } from "./transport.ts";
 
 interface Conn {
@@ -18,6 +19,7 @@ export class ReverseWs implements OneBotTransport {
   private server: Server<Conn> | null = null;
   private readonly conns: ServerWebSocket<Conn>[] = [];
   private readonly calls: ApiCalls;
+  private readonly guesses = new GuessLimiter();
 
   constructor(private readonly o: TransportOptions) {
     this.calls = new ApiCalls(o.onEvent, o.log);
@@ -29,12 +31,15 @@ export class ReverseWs implements OneBotTransport {
       hostname: o.host,
       port: o.port,
       fetch: (req, server) => {
+        const from = server.requestIP(req)?.address ?? "unknown";
+        const wait = guessesBlocked(this.guesses, from);
+        if (wait) return wait;
         if (!tokenOk(req, o.accessToken)) {
-          o.log.warn("qq connection refused: wrong or missing access token", {
-            from: server.requestIP(req)?.address ?? "",
-          });
+          this.guesses.failed(from);
+          o.log.warn("qq connection refused: wrong or missing access token", { from });
           return new Response("access token required\n", { status: 401 });
         }
+        this.guesses.succeeded(from);
         const role = req.headers.get("x-client-role") ?? "Universal";
         const selfId = req.headers.get("x-self-id") ?? "";
         if (server.upgrade(req, { data: { role, selfId } })) return undefined;

@@ -26,6 +26,7 @@ export { type ToolSpec, toolDefinition } from "./tool-spec.ts";
 
 export { runProcess, type ProcessResult, type RunProcessOptions } from "./run-process.ts";
 export { getBlock } from "./blocks.ts";
+export { clientKey, type GuessCheck, GuessLimiter } from "./guess-limiter.ts";
 export { PLUGIN_EXIT_CONFIG } from "../../src/protocol/plugin.ts";
 export { EventType } from "../../src/protocol/events.ts";
 export {

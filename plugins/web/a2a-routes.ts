@@ -4,9 +4,10 @@
  *
  * Who calls: a bearer token from [channels.a2a] peers names that peer; otherwise, where the
  * listener needs a login (beyond loopback, or a token the owner set) the login token (or the web
- * UI's session cookie) is required and names its holder "owner" — wrong tokens count against the
- * same per-address limit as the login form; on an open loopback listener a caller without
- * credentials is "anon". Cross-site safety: the body must be application/json (a browser cannot
+ * UI's session cookie) is required and names its holder "owner"; on an open loopback listener a
+ * caller without credentials, or with a bearer token that names nobody, is "anon". Every bearer
+ * token and cookie counts against the listener's one per-client guess limit (a peer token is
+ * worth guessing even where anyone may call as "anon"). Cross-site safety: the body must be application/json (a browser cannot
  * send that cross-site without a preflight, which is never answered) and the security
  * middleware refuses a foreign Origin.
  */
@@ -22,7 +23,7 @@ import { TaskBook } from "./a2a-tasks.ts";
 import { METHODS, RpcRequest } from "./a2a-wire.ts";
 import type { ChatHub } from "./chat-hub.ts";
 import { isJsonContentType } from "./http-util.ts";
-import type { Security } from "./security.ts";
+import { type Security, tooManyAttempts } from "./security.ts";
 
 function sameBytes(a: string, b: string): boolean {
   const x = Buffer.from(a);
@@ -53,22 +54,38 @@ export function a2aRoutes(o: A2aOptions): Hono {
   const trusted = new Set(config.trusted_peers);
   const caller = (peer: string): A2aCaller => ({ peer, trusted: trusted.has(peer) });
 
-  /** The caller, or the refusal to send. */
+  /** The peer a bearer token names: a listed peer, the owner (the login token), or none. */
+  const peerOf = (bearer: string): string | null => {
+    let found: string | null = null;
+    for (const p of config.peers) if (sameBytes(p.token, bearer)) found = p.name;
+    return found ?? (sameBytes(bearer, o.token) ? A2A_OWNER_PEER : null);
+  };
+
+  /**
+   * The caller, or the refusal to send. A bearer token is a guess at a peer's or the owner's
+   * token on every bind, open loopback too (a peer may be trusted with more than "anon"), so it
+   * is checked under the listener's guess limit: blocked clients get 429 before any comparison.
+   */
   const identify = async (c: Context): Promise<A2aCaller | Response> => {
     const h = c.req.header("authorization") ?? "";
     const bearer = h.toLowerCase().startsWith("bearer ") ? h.slice(7).trim() : null;
     if (bearer !== null) {
-      let found: string | null = null;
-      for (const p of config.peers) if (sameBytes(p.token, bearer)) found = p.name;
-      if (found !== null) return caller(found);
+      let peer: string | null = null;
+      const r = await security.guard(c, () => {
+        peer = peerOf(bearer);
+        return peer !== null;
+      });
+      if (r.result === "blocked") return tooManyAttempts(c, r.retryAfter);
+      if (peer !== null) return caller(peer);
     }
     if (security.loginRequired) {
-      if (await security.authenticated(c)) return caller(A2A_OWNER_PEER);
+      // No bearer: the web UI's session cookie, counted the same way.
+      if (bearer === null && (await security.authenticated(c))) return caller(A2A_OWNER_PEER);
       c.header("www-authenticate", 'Bearer realm="homed"');
       // Plain HTTP 401, not a JSON-RPC error: clients then report it as the HTTP auth failure it is.
       return c.json({ error: "A2A here needs a token: homed's login token or one from [channels.a2a] peers" }, 401);
     }
-    return caller(bearer !== null && sameBytes(bearer, o.token) ? A2A_OWNER_PEER : A2A_ANON_PEER);
+    return caller(A2A_ANON_PEER);
   };
 
   app.get(CARD_PATH, (c) => {

@@ -4,6 +4,7 @@ import { parseListen } from "../../src/protocol/listen.ts";
 import { PluginMethod, WebConfig } from "../../src/protocol/plugin.ts";
 import { ChannelsConfig } from "../../src/protocol/a2a.ts";
 import { createApp } from "./app.ts";
+import { guardConnections, idleTimeoutFor, MAX_OPEN_REQUESTS_PER_CLIENT } from "./connection-guard.ts";
 import { createSecurity } from "./security.ts";
 
 const plugin = await connectPlugin();
@@ -17,24 +18,31 @@ const { host, port } =
   (await giveUp("listen address is not HOST:PORT", { listen: plugin.hello.listen }));
 const web = await plugin.call(PluginMethod.ConfigGet, { section: "web" }, WebConfig);
 const channels = await plugin.call(PluginMethod.ConfigGet, { section: "channels" }, ChannelsConfig);
-let server: ReturnType<typeof Bun.serve> | null = null;
+/** Each request's client address, as connection-guard.ts read it from the socket. */
+const addresses = new WeakMap<Request, string>();
 const security = createSecurity({
   token: web.token,
   tokenSet: web.token_set,
   bindHost: host,
   allowedHosts: web.allowed_hosts,
-  clientAddress: (req) => server?.requestIP(req)?.address ?? "unknown",
+  clientAddress: (req) => addresses.get(req) ?? "unknown",
 });
 const app = createApp(plugin, security, web.max_body_kb * 1024, { token: web.token, config: channels.a2a });
+const guarded = guardConnections({
+  timeoutS: web.request_timeout_s,
+  maxOpen: MAX_OPEN_REQUESTS_PER_CLIENT,
+  handle: (req, address) => {
+    addresses.set(req, address);
+    return app.fetch(req);
+  },
+});
 let listening: ReturnType<typeof Bun.serve>;
 try {
-  // idleTimeout 0: a turn's event stream may stay quiet while a person reads an approval question.
-  listening = Bun.serve({ hostname: host, port, fetch: app.fetch, idleTimeout: 0 });
+  listening = Bun.serve({ hostname: host, port, fetch: guarded, idleTimeout: idleTimeoutFor(web.request_timeout_s) });
 } catch (err) {
   // Another program holds the port, or the address is not ours: restarting will not help.
   listening = await giveUp("cannot listen", { listen: plugin.hello.listen, err });
 }
-server = listening;
 plugin.onShutdown(() => listening.stop(true));
 plugin.log.info("web listening", {
   url: `http://${host.includes(":") ? `[${host}]` : host}:${listening.port}/`,

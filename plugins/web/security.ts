@@ -9,18 +9,22 @@
  *   everything but the page shell (which is the login page) and a bare /healthz needs the
  *   token — `Authorization: Bearer <token>` (API clients) or the session cookie that
  *   POST /api/login sets (the browser). No default password exists anywhere. Wrong tokens are
- *   rate-limited per client (login-limiter.ts: 429 with Retry-After). When no token is required
+ *   rate-limited per client (plugins/sdk/guess-limiter.ts: 429 with Retry-After), together with
+ *   every other secret this listener checks (A2A peer tokens, through `guard`). When no token is required
  *   credentials are not looked at, so a client's made-up API key neither counts nor matters.
  * - CSRF: a request that changes something and is not authenticated by a bearer token must carry
  *   `X-Homed: 1` (/api) or `Content-Type: application/json` (/v1) — neither can be sent cross-site
  *   without a CORS preflight, which we never answer — and a foreign Origin is refused outright.
+ * - No request the person did not make: every response carries CONTENT_SECURITY_POLICY, so even
+ *   markup that slipped past the UI's rendering cannot load an image, style, script or frame
+ *   from elsewhere, nor connect anywhere but here.
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { isLoopback } from "../../src/protocol/listen.ts";
+import { type GuessCheck, GuessLimiter } from "../sdk/index.ts";
 import { hostHeaderName, loopbackHostAllowed } from "./host-check.ts";
 import { isJsonContentType } from "./http-util.ts";
-import { LoginLimiter } from "./login-limiter.ts";
 import { isOpenAiPath, openAiErrorBody } from "./openai-error.ts";
 
 export const SESSION_COOKIE = "homed_session";
@@ -37,7 +41,7 @@ function sameBytes(a: string, b: string): boolean {
 }
 
 /** What a check of presented credentials found; blocked: not checked (too many wrong ones). */
-export type CredentialCheck = { result: "none" | "ok" | "wrong" } | { result: "blocked"; retryAfter: number };
+export type CredentialCheck = { result: "none" } | GuessCheck;
 
 export interface Security {
   /** Bound beyond loopback. */
@@ -49,6 +53,11 @@ export interface Security {
   login(c: Context, token: string): Promise<CredentialCheck>;
   /** Whether the request's bearer token or cookie is right (a wrong one counts as a guess). */
   authenticated(c: Context): Promise<boolean>;
+  /**
+   * Check some other secret the request presents (an A2A peer token) against the same per-client
+   * limit: `verify` runs only when the client is not blocked, and its answer counts.
+   */
+  guard(c: Context, verify: () => boolean | Promise<boolean>): Promise<GuessCheck>;
 }
 
 /** A refusal: `{ error }`, or OpenAI's error shape under /v1 (its clients read that one). */
@@ -62,6 +71,23 @@ export function tooManyAttempts(c: Context, seconds: number): Response {
   return refuse(c, 429, `too many wrong tokens from this address; try again in ${seconds} s`);
 }
 
+/**
+ * What the UI may load: its own script, stylesheet, API and blocks; images also from data: and
+ * blob: URLs (pasted and recorded attachments). No inline script or style attribute is needed:
+ * the UI builds its DOM through createElement and styles through app.css. Links may still be
+ * followed, since that is a request the person makes.
+ */
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "img-src 'self' data: blob:",
+  "media-src 'self' blob:",
+  "connect-src 'self'",
+  "frame-ancestors 'none'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+].join("; ");
+
 const mutating = (method: string) => !["GET", "HEAD", "OPTIONS"].includes(method);
 
 export interface SecurityOptions {
@@ -72,7 +98,7 @@ export interface SecurityOptions {
   bindHost: string;
   /** Host names besides loopback ones that a loopback bind answers (`[web] allowed_hosts`). */
   allowedHosts: readonly string[];
-  /** The client's source address (Bun's server.requestIP), the unit the login rate limit counts. */
+  /** The client's source address (from the socket, never a header), the unit the guess limit counts. */
   clientAddress(req: Request): string;
 }
 
@@ -82,7 +108,7 @@ export function createSecurity(opts: SecurityOptions): Security {
   const loginRequired = exposed || opts.tokenSet;
   const allowedHosts = new Set(opts.allowedHosts.map((h) => h.toLowerCase()));
   const sessionValue = sha256(`homed-session:${token}`);
-  const limiter = new LoginLimiter();
+  const limiter = new GuessLimiter();
 
   type Credential = { kind: "bearer" | "login" | "cookie"; value: string };
   const credential = (c: Context): Credential | null => {
@@ -94,13 +120,9 @@ export function createSecurity(opts: SecurityOptions): Security {
   /** Every credential check goes through here, so each one counts against the client's limit. */
   const check = async (c: Context, cred: Credential | null): Promise<CredentialCheck> => {
     if (cred === null) return { result: "none" };
-    const address = opts.clientAddress(c.req.raw);
-    const retryAfter = limiter.retryAfter(address);
-    if (retryAfter > 0) return { result: "blocked", retryAfter };
-    const right = cred.kind === "cookie" ? sameBytes(cred.value, await sessionValue) : sameBytes(cred.value, token);
-    if (right) limiter.succeeded(address);
-    else limiter.failed(address);
-    return { result: right ? "ok" : "wrong" };
+    return await limiter.check(opts.clientAddress(c.req.raw), async () =>
+      cred.kind === "cookie" ? sameBytes(cred.value, await sessionValue) : sameBytes(cred.value, token),
+    );
   };
 
   const middleware: MiddlewareHandler = async (c, next) => {
@@ -153,6 +175,7 @@ export function createSecurity(opts: SecurityOptions): Security {
     c.header("x-content-type-options", "nosniff");
     c.header("referrer-policy", "no-referrer");
     c.header("x-frame-options", "DENY");
+    c.header("content-security-policy", CONTENT_SECURITY_POLICY);
   };
 
   return {
@@ -160,6 +183,7 @@ export function createSecurity(opts: SecurityOptions): Security {
     loginRequired,
     middleware,
     authenticated: async (c) => (await check(c, credential(c))).result === "ok",
+    guard: (c, verify) => limiter.check(opts.clientAddress(c.req.raw), verify),
     async login(c, given) {
       const r = await check(c, { kind: "login", value: given });
       if (r.result === "ok")

@@ -29,6 +29,9 @@ import type { Plugin } from "../sdk/index.ts";
 const refuse = (status: ContentfulStatusCode, message: string) => new HTTPException(status, { message });
 
 const mib = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
+/** The refusal of a file over the limit, in bytes too: 16 MiB and one byte both round to "16.0 MiB". */
+const tooLarge = (what: string) =>
+  refuse(413, `${what}; at most ${MAX_ATTACHMENT_BYTES} bytes (${mib(MAX_ATTACHMENT_BYTES)}) are taken`);
 
 /** What homed takes, for the message that refuses anything else. */
 const TAKEN =
@@ -93,8 +96,7 @@ async function prepareImage(bytes: Uint8Array, mime: AttachmentMime): Promise<Pr
 /** Check and shape one upload; throws a 4xx HTTPException for anything homed does not take. */
 export async function prepareUpload(bytes: Uint8Array, name: string): Promise<PreparedUpload> {
   if (bytes.length === 0) throw refuse(400, "the file is empty");
-  if (bytes.length > MAX_ATTACHMENT_BYTES)
-    throw refuse(413, `the file is ${mib(bytes.length)}; at most ${mib(MAX_ATTACHMENT_BYTES)} is taken`);
+  if (bytes.length > MAX_ATTACHMENT_BYTES) throw tooLarge(`the file is ${bytes.length} bytes`);
   const mime = sniffAttachmentMime(bytes, name);
   if (!mime) throw refuse(415, `the file's bytes are none of the types homed takes: ${TAKEN}`);
   return kindOfMime(mime) === "image" ? prepareImage(bytes, mime) : { bytes, mime };
@@ -113,15 +115,13 @@ export async function storeUpload(plugin: Plugin, p: PreparedUpload, name: strin
 /** Read a request body of at most MAX_ATTACHMENT_BYTES (413 past it, whatever Content-Length said). */
 export async function readUploadBody(req: Request): Promise<Uint8Array> {
   const declared = Number(req.headers.get("content-length") ?? "0");
-  if (declared > MAX_ATTACHMENT_BYTES)
-    throw refuse(413, `the file is ${mib(declared)}; at most ${mib(MAX_ATTACHMENT_BYTES)} is taken`);
+  if (declared > MAX_ATTACHMENT_BYTES) throw tooLarge(`the file is ${declared} bytes`);
   if (!req.body) return new Uint8Array();
   const parts: Uint8Array[] = [];
   let total = 0;
   for await (const chunk of req.body) {
     total += chunk.length;
-    if (total > MAX_ATTACHMENT_BYTES)
-      throw refuse(413, `the file is over ${mib(MAX_ATTACHMENT_BYTES)}; at most that is taken`);
+    if (total > MAX_ATTACHMENT_BYTES) throw tooLarge(`the file is over ${MAX_ATTACHMENT_BYTES} bytes`);
     parts.push(chunk);
   }
   return new Uint8Array(Buffer.concat(parts));

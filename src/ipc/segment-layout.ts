@@ -15,6 +15,7 @@
  * false-share a line on every message.
  */
 import { HomedError } from "../protocol/errors.ts";
+import { BLOCK_HDR } from "./bulk-arena.ts";
 
 export const SEGMENT_MAGIC = 0x484d5347; // "HMSG"
 export const SEGMENT_LAYOUT_VERSION = 1;
@@ -82,6 +83,27 @@ export function planLayout(size: number): SegmentLayout {
     arenaK2P: { wait: Ctl.arenaWaitK2P, base: arenas, size: half },
     arenaP2K: { wait: Ctl.arenaWaitP2K, base: arenas + half, size: half },
   };
+}
+
+/**
+ * The segment size to create for a plugin: `configured` bytes, or more when its arenas would
+ * not each hold one payload of `largestPayload` bytes (plus its block header) — a block of the
+ * largest size the kernel accepts must fit in one piece, whatever plugins.segment_mb says.
+ * Grows in whole MiB, so the answer stays a round figure.
+ */
+export function segmentBytesFor(configured: number, largestPayload: number): number {
+  const MIB = 1 << 20;
+  let size = Math.max(MIN_SEGMENT_BYTES, Math.ceil(configured / MIB) * MIB);
+  const need = BLOCK_HDR + Math.ceil(largestPayload / 8) * 8;
+  while (planLayout(size).arenaK2P.size < need) {
+    if (size + MIB > MAX_SEGMENT_BYTES)
+      throw new HomedError(
+        "native",
+        `no segment up to ${MAX_SEGMENT_BYTES} bytes holds a ${largestPayload}-byte payload`,
+      );
+    size += MIB;
+  }
+  return size;
 }
 
 /** Write the header of a fresh segment (kernel side). */

@@ -21,7 +21,7 @@ import { sniffAttachmentMime } from "../protocol/attachments.ts";
 import { parseParams } from "../protocol/parse-params.ts";
 import type { KernelServices, PluginServices } from "./kernel-services.ts";
 
-/** One image received on a channel; a larger one is refused (the plugin's arena is ~half of 32 MiB). */
+/** The largest block stored or read in one piece; every plugin's segment is sized so it fits (kernel.ts). */
 export const MAX_BLOCK_BYTES = 16 * 1024 * 1024;
 
 /** What the block methods use of the kernel (the IPC bench serves them with just this). */

@@ -130,10 +130,13 @@ token = ""
 allowed_hosts = []
 # Largest HTTP request body accepted (KiB).
 max_body_kb = 10240
+# Seconds a client has to send a request's body; an idle connection is closed after as long.
+request_timeout_s = 30
 
 [plugins]
 # Shared-memory segment per plugin (MiB): bulk data and event rings. Pages are only
-# resident once used, so a generous size costs little.
+# resident once used, so a generous size costs little. Made larger when needed so that a
+# 16 MiB block (the upload limit) fits in one piece each way.
 segment_mb = 32
 # A plugin that is not ready this long after it started is killed (and counts as a crash).
 start_timeout_ms = 30000

@@ -192,6 +192,11 @@ export const ConfigSchema = v.strictObject({
       ),
       /** Largest HTTP request body accepted, in KiB. */
       max_body_kb: v.optional(int(16, 1_048_576), 10_240),
+      /**
+       * Seconds a client has to send a request's body (and an idle connection stays open);
+       * slower ones are answered 408 and closed. At most 255 (the runtime's idle timer).
+       */
+      request_timeout_s: v.optional(int(1, 255), 30),
     }),
     {},
   ),

@@ -4,6 +4,8 @@
  */
 import { LiveChats } from "./live-chats.ts";
 import type { StatusResult } from "../protocol/control.ts";
+import { segmentBytesFor } from "../ipc/segment-layout.ts";
+import { MAX_BLOCK_BYTES } from "./block-methods.ts";
 import { listenUnixRpc, type RpcServer } from "../ipc/unix-rpc.ts";
 import { VERSION } from "../version.ts";
 import { Store } from "../store/store.ts";
@@ -324,7 +326,8 @@ export class Kernel {
         if (gone.stages || gone.tools) this.log.info("plugin registrations removed", { plugin: name, ...gone });
       },
       env: childEnv,
-      segmentBytes: pc.segment_mb * 1024 * 1024,
+      // A block of the largest size accepted crosses the arena in one piece (16 MiB uploads).
+      segmentBytes: segmentBytesFor(pc.segment_mb * 1024 * 1024, MAX_BLOCK_BYTES),
       frameRate: pc.frame_rate,
       // A stdio plugin's inline payload is base64 (4/3) inside a JSON frame.
       maxFrameBytes: Math.max(4 << 20, Math.ceil((pc.inline_bulk_kb * 1024 * 4) / 3) + 64 * 1024),

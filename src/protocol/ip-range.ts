@@ -71,15 +71,32 @@ const IPV6_BLOCKED: [Cidr, string][] = [
   [range("fe80::/10"), "link-local"],
   [range("fec0::/10"), "site-local"],
   [range("ff00::/8"), "multicast"],
+  [range("64:ff9b:1::/48"), "NAT64 local-use"],
+  [range("100::/64"), "discard-only"],
+  [range("2001:db8::/32"), "documentation"],
 ];
 
-/** IPv6 prefixes that carry an IPv4 address in their last 32 bits: judged by that address. */
-const IPV6_EMBEDDING_V4: Cidr[] = [range("::/96"), range("64:ff9b::/96"), range("64:ff9b:1::/48")];
+/**
+ * IPv6 prefixes that carry IPv4 addresses, each with where they are: a packet to such an address
+ * reaches (through a translator or tunnel) the IPv4 host it names, so it is judged by that
+ * address. IPv4-compatible ::/96, SIIT's IPv4-translated ::ffff:0:0:0/96 and the NAT64 well-known
+ * prefix 64:ff9b::/96 carry it in the last 32 bits; 6to4 (2002::/16) in bits 16–47; Teredo
+ * (2001::/32) the server in bits 32–63 and the client in the last 32, inverted (XOR 0xffffffff).
+ */
+const IPV6_EMBEDDING_V4: [Cidr, (ip: IpBytes) => IpBytes[]][] = [
+  [range("::/96"), (ip) => [ip.slice(12)]],
+  [range("::ffff:0:0:0/96"), (ip) => [ip.slice(12)]],
+  [range("64:ff9b::/96"), (ip) => [ip.slice(12)]],
+  [range("2002::/16"), (ip) => [ip.slice(2, 6)]],
+  [range("2001::/32"), (ip) => [ip.slice(4, 8), ip.slice(12).map((b) => b ^ 0xff)]],
+];
 
 /**
  * Why `ip` is not a public internet address ("loopback", "private", …), or null when it is.
- * IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d) and NAT64 (64:ff9b::a.b.c.d)
- * addresses are judged by the IPv4 address they carry, so 127.0.0.1 cannot hide inside IPv6.
+ * IPv6 addresses that carry an IPv4 one (IPv4-mapped ::ffff:a.b.c.d, and IPV6_EMBEDDING_V4)
+ * are judged by every IPv4 address they carry, so 127.0.0.1 cannot hide inside IPv6. The NAT64
+ * local-use prefix 64:ff9b:1::/48 places the IPv4 address where its operator chose, so all of it
+ * is refused.
  */
 export function nonPublicReason(ip: IpBytes): string | null {
   if (ip.length === 4) return IPV4_BLOCKED.find(([r]) => inCidr(ip, r))?.[1] ?? null;
@@ -89,7 +106,13 @@ export function nonPublicReason(ip: IpBytes): string | null {
   for (let i = 0; i < 16; i += 2) groups.push(((ip[i] as number) << 8) | (ip[i + 1] as number));
   const mapped = mappedIPv4(groups);
   if (mapped) return nonPublicReason(mapped);
-  if (IPV6_EMBEDDING_V4.some((r) => inCidr(ip, r))) return nonPublicReason(ip.slice(12));
+  for (const [r, carried] of IPV6_EMBEDDING_V4) {
+    if (!inCidr(ip, r)) continue;
+    for (const v4 of carried(ip)) {
+      const why = nonPublicReason(v4);
+      if (why) return why;
+    }
+  }
   return null;
 }
 

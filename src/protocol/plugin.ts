@@ -116,6 +116,7 @@ export const WebConfig = v.object({
   token_set: v.boolean(),
   max_body_kb: v.number(),
   allowed_hosts: v.array(v.string()),
+  request_timeout_s: v.number(),
 });
 
 /**

@@ -35,6 +35,18 @@ describe("nonPublicReason", () => {
     ["::127.0.0.1", "loopback"],
     ["64:ff9b::7f00:1", "loopback"],
     ["64:ff9b::192.168.0.1", "private"],
+    // SIIT's IPv4-translated form, 6to4, Teredo (client inverted, and server), NAT64 local-use.
+    ["::ffff:0:127.0.0.1", "loopback"],
+    ["::ffff:0:a00:1", "private"],
+    ["2002:7f00:1::1", "loopback"],
+    ["2002:a9fe:a9fe::", "link-local"],
+    ["2001:0:808:808:0:0:80ff:fffe", "loopback"],
+    ["2001::808:808:0:0:f5ff:fffe", "private"],
+    ["2001:0:7f00:1::f7f7:f7f7", "loopback"],
+    ["64:ff9b:1::808:808", "NAT64 local-use"],
+    ["64:ff9b:1:ffff::1", "NAT64 local-use"],
+    ["2001:db8::1", "documentation"],
+    ["100::1", "discard-only"],
   ])("%s is %s", (addr, why) => {
     expect(reason(addr)).toBe(why);
   });
@@ -49,6 +61,10 @@ describe("nonPublicReason", () => {
     "2606:4700::1111",
     "::ffff:8.8.8.8",
     "64:ff9b::808:808",
+    "::ffff:0:808:808",
+    "2002:808:808::1",
+    "2001:0:808:808::f7f7:f7f7",
+    "2001:4860:4860::8888",
   ])("%s is public", (addr) => {
     expect(reason(addr)).toBeNull();
   });

@@ -212,6 +212,29 @@ describe("attachments", () => {
     expect(md.headers.get("content-disposition")).toBe('attachment; filename="notes.md"');
   });
 
+  test("exactly 16 MiB is taken and can be read back; one byte more is a 413 that says the limit", async () => {
+    using dir = tempDir();
+    await using rig = await startAgentRig(dir.path, {
+      env: { HOMED_WEB_TOKEN: TOKEN, HOMED_PLUGINS_DISABLED: "media" },
+    });
+    const web = await webUrlOf(rig.daemon);
+    const limit = 16 * 1024 * 1024;
+    const full = new Uint8Array(limit).fill(66);
+    const taken = await upload(web, full, "full.txt");
+    expect({ status: taken.status, bytes: taken.body.bytes, sha256: taken.body.sha256 }).toEqual({
+      status: 200,
+      bytes: limit,
+      sha256: sha(full),
+    });
+    const back = new Uint8Array(await (await fetch(`${web}api/blocks/${sha(full)}`, { headers: auth })).arrayBuffer());
+    expect({ length: back.length, sha256: sha(back) }).toEqual({ length: limit, sha256: sha(full) });
+    const over = await upload(web, new Uint8Array(limit + 1).fill(66), "over.txt");
+    expect([over.status, over.body.error]).toEqual([
+      413,
+      "the file is 16777217 bytes; at most 16777216 bytes (16.0 MiB) are taken",
+    ]);
+  }, 60_000);
+
   test("bad uploads are clear 4xx answers, store nothing, and the daemon keeps serving", async () => {
     using dir = tempDir();
     await using rig = await startAgentRig(dir.path, {

@@ -1,8 +1,10 @@
 /**
  * Model output as HTML, safe by configuration: markdown-it with raw HTML off (every `<` in the
- * text is escaped, so no tag or attribute the model writes reaches the page), links limited to
+ * text is escaped, so no tag, style or SVG the model writes reaches the page), links limited to
  * http(s) and mailto (images also to data:image of the raster kinds) — `javascript:` and friends
- * stay plain text. Code blocks are highlighted by highlight.js core with a few common languages
+ * stay plain text. Nothing rendered makes a request by itself: an image from anywhere but a
+ * data: URL is shown as a link the person may open, since fetching it would hand its URL — which
+ * the model may have filled with secrets from the conversation — to whoever serves it. Code blocks are highlighted by highlight.js core with a few common languages
  * (the full set would triple the bundle) and carry a copy button the chat pane wires up.
  */
 import hljs from "highlight.js/lib/core";
@@ -62,6 +64,15 @@ md.renderer.rules.link_open = (tokens, idx, options, env, self) => {
   token?.attrSet("target", "_blank");
   token?.attrSet("rel", "noopener noreferrer");
   return defaultLink(tokens, idx, options, env, self);
+};
+
+md.renderer.rules.image = (tokens, idx) => {
+  const token = tokens[idx];
+  if (!token) return "";
+  const src = token.attrGet("src") ?? "";
+  const alt = token.content || "image";
+  if (SAFE_IMAGE_DATA.test(src)) return `<img src="${esc(src)}" alt="${esc(alt)}">`;
+  return `<a class="remote-image" href="${esc(src)}" target="_blank" rel="noopener noreferrer" title="${esc(src)}">${esc(`image: ${alt}`)}</a>`;
 };
 
 export function escapeHtml(text: string): string {

@@ -1,6 +1,8 @@
 /**
- * Slows down guessing the login token. Per client, the first FREE_FAILURES wrong credentials
- * (bearer token, session cookie, POST /api/login) cost nothing; each one after that blocks the
+ * Slows down guessing a secret a listener checks: the web login token (bearer, session cookie,
+ * POST /api/login), A2A peer tokens, the QQ channel's access token. One limiter per listener
+ * counts every kind of credential it checks together, so guessing through two doors is no
+ * faster than through one. Per client, the first FREE_FAILURES wrong credentials cost nothing; each one after that blocks the
  * client for twice as long as the last, from BASE_BLOCK_MS up to MAX_BLOCK_MS. While a client is
  * blocked its credentials are not checked at all (429 with Retry-After), so a guess during the
  * block tells it nothing. A right credential clears its record; a record is forgotten after
@@ -12,6 +14,9 @@
  * forwarded-for headers are not trusted, since anyone can send them.
  */
 import { mappedIPv4, parseIPv4, parseIPv6 } from "../../src/protocol/ip-address.ts";
+
+/** What a guarded check found; blocked: not checked at all (too many wrong ones before). */
+export type GuessCheck = { result: "ok" | "wrong" } | { result: "blocked"; retryAfter: number };
 
 const FREE_FAILURES = 5;
 const BASE_BLOCK_MS = 1000;
@@ -40,7 +45,7 @@ export function clientKey(address: string): string {
     .join(":")}::/64`;
 }
 
-export class LoginLimiter {
+export class GuessLimiter {
   /** Oldest failure first: a record is re-inserted on every failure. */
   private readonly clients = new Map<string, Client>();
 
@@ -51,6 +56,19 @@ export class LoginLimiter {
     const c = this.clients.get(clientKey(address));
     const left = c ? c.blockedUntil - this.now() : 0;
     return left > 0 ? Math.ceil(left / 1000) : 0;
+  }
+
+  /**
+   * Run `verify` for a credential `address` presented, unless the address is blocked; a right
+   * one clears the address's record, a wrong one counts against it.
+   */
+  async check(address: string, verify: () => boolean | Promise<boolean>): Promise<GuessCheck> {
+    const retryAfter = this.retryAfter(address);
+    if (retryAfter > 0) return { result: "blocked", retryAfter };
+    const right = await verify();
+    if (right) this.succeeded(address);
+    else this.failed(address);
+    return { result: right ? "ok" : "wrong" };
   }
 
   failed(address: string): void {

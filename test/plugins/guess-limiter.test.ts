@@ -2,17 +2,18 @@
  * White-box on purpose: the limiter's timing (doubling, cap, forgetting) and its memory bound
  * play out over minutes and ten thousand clients, which a black-box test cannot wait for or
  * produce. Driven through its public methods with an injected clock. The daemon-level behaviour
- * (429, Retry-After, per-client, reset) is in security.test.ts.
+ * (429, Retry-After, per-client, reset, each door) is in test/web/security.test.ts and
+ * test/web/guess-doors.test.ts.
  */
 import { describe, expect, test } from "bun:test";
-import { clientKey, LoginLimiter } from "../../plugins/web/login-limiter.ts";
+import { clientKey, GuessLimiter } from "../../plugins/sdk/guess-limiter.ts";
 
 function limiterAt() {
   const clock = { t: 1_000_000 };
-  return { clock, limiter: new LoginLimiter(() => clock.t) };
+  return { clock, limiter: new GuessLimiter(() => clock.t) };
 }
 
-describe("LoginLimiter", () => {
+describe("GuessLimiter", () => {
   test("5 free failures, then blocks that double up to 15 minutes", () => {
     const { clock, limiter } = limiterAt();
     const waits: number[] = [];

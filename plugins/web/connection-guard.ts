@@ -1,0 +1,112 @@
+/**
+ * What keeps slow and greedy clients from holding the web listener's file descriptors, around
+ * the app's fetch handler:
+ *
+ * - Deadlines. Bun's idle timer (Bun.serve idleTimeout) runs from the request's start and is not
+ *   reset by bytes either way, so it bounds a whole exchange: it is `timeoutS` while a request
+ *   arrives — a body not complete by then is answered 408 and the connection closed — lifted
+ *   once the body is in (a turn may take minutes, an event stream may stay quiet while a person
+ *   reads an approval question, a 16 MiB block may go slowly to a phone), and set again to
+ *   `timeoutS` once the response has been handed over, so an idle keep-alive connection goes.
+ *   Headers that never finish are closed by Bun itself after about ten seconds.
+ * - A cap per client (clientKey: an address, an IPv6 /64): at most `maxOpen` requests in
+ *   progress; the next gets 429 with Retry-After and `Connection: close`, so its descriptor is
+ *   freed at once. A person's browser uses a handful; a reverse proxy on this machine shares one
+ *   address for everyone behind it, which is why the cap is generous.
+ */
+import { clientKey } from "../sdk/index.ts";
+
+/** The part of Bun's server this needs. */
+export interface GuardedServer {
+  requestIP(req: Request): { address: string } | null;
+  timeout(req: Request, seconds: number): void;
+}
+
+export interface ConnectionGuardOptions {
+  /** Seconds for a request's body to arrive and for an idle connection to stay ([web] request_timeout_s). */
+  timeoutS: number;
+  /** Requests in progress per client. */
+  maxOpen: number;
+  /** Handle a request; `address` is the client's source address. */
+  handle(req: Request, address: string): Promise<Response> | Response;
+}
+
+/** Requests in progress at most per client, past which 429: see the file comment. */
+export const MAX_OPEN_REQUESTS_PER_CLIENT = 256;
+
+/**
+ * Bun's idle timer for a `timeoutS` deadline: a little longer, so a late body gets this file's
+ * 408 rather than a silent close (the timer fires up to a few seconds late anyway).
+ */
+export function idleTimeoutFor(timeoutS: number): number {
+  return Math.min(255, timeoutS + 5);
+}
+
+const json = (status: number, error: string, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify({ error }), {
+    status,
+    headers: { "content-type": "application/json", connection: "close", ...headers },
+  });
+
+/** `stream` passed through, `done` called once it has been read to its end. */
+function watched(stream: ReadableStream<Uint8Array>, done: () => void): ReadableStream<Uint8Array> {
+  return stream.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({ flush: done }));
+}
+
+/** The fetch handler for Bun.serve. */
+export function guardConnections(o: ConnectionGuardOptions) {
+  const open = new Map<string, number>();
+  return async (req: Request, server: GuardedServer): Promise<Response> => {
+    const address = server.requestIP(req)?.address ?? "unknown";
+    const key = clientKey(address);
+    const count = open.get(key) ?? 0;
+    if (count >= o.maxOpen)
+      return json(429, `more than ${o.maxOpen} requests at once from this address`, { "retry-after": "1" });
+    open.set(key, count + 1);
+    const setTimer = (seconds: number) => {
+      try {
+        server.timeout(req, seconds);
+      } catch {
+        // The connection is already gone: nothing left to time.
+      }
+    };
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      let forward = req;
+      let late: Promise<Response> | null = null;
+      if (req.body) {
+        let arrived = false;
+        forward = new Request(req, {
+          body: watched(req.body, () => {
+            arrived = true;
+            clearTimeout(timer);
+            setTimer(0);
+          }),
+          duplex: "half",
+        } as RequestInit);
+        late = new Promise((resolve) => {
+          timer = setTimeout(() => {
+            if (!arrived)
+              resolve(json(408, `the request body did not arrive within ${o.timeoutS} s; send it in one go`));
+          }, o.timeoutS * 1000);
+        });
+      } else setTimer(0);
+      const handled = Promise.resolve(o.handle(forward, address));
+      const res = await (late ? Promise.race([handled, late]) : handled);
+      const idle = idleTimeoutFor(o.timeoutS);
+      if (!res.body) {
+        setTimer(idle);
+        return res;
+      }
+      return new Response(
+        watched(res.body, () => setTimer(idle)),
+        res,
+      );
+    } finally {
+      clearTimeout(timer);
+      const left = (open.get(key) ?? 1) - 1;
+      if (left === 0) open.delete(key);
+      else open.set(key, left);
+    }
+  };
+}
