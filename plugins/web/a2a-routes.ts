@@ -7,9 +7,9 @@
  * UI's session cookie) is required and names its holder "owner"; on an open loopback listener a
  * caller without credentials, or with a bearer token that names nobody, is "anon". Every bearer
  * token and cookie counts against the listener's one per-client guess limit (a peer token is
- * worth guessing even where anyone may call as "anon"). Cross-site safety: the body must be application/json (a browser cannot
- * send that cross-site without a preflight, which is never answered) and the security
- * middleware refuses a foreign Origin.
+ * worth guessing even where anyone may call as "anon"). Cross-site safety: the body must be
+ * application/json (a browser cannot send that cross-site without a preflight, which is never
+ * answered) and the security middleware refuses a foreign Origin.
  */
 import { Hono, type Context } from "hono";
 import { streamSSE } from "hono/streaming";
@@ -70,12 +70,9 @@ export function a2aRoutes(o: A2aOptions): Hono {
     const h = c.req.header("authorization") ?? "";
     const bearer = h.toLowerCase().startsWith("bearer ") ? h.slice(7).trim() : null;
     if (bearer !== null) {
-      let peer: string | null = null;
-      const r = await security.guard(c, () => {
-        peer = peerOf(bearer);
-        return peer !== null;
-      });
+      const r = await security.guard(c, () => peerOf(bearer) !== null);
       if (r.result === "blocked") return tooManyAttempts(c, r.retryAfter);
+      const peer = r.result === "ok" ? peerOf(bearer) : null;
       if (peer !== null) return caller(peer);
     }
     if (security.loginRequired) {

@@ -2,13 +2,15 @@
  * What keeps slow and greedy clients from holding the web listener's file descriptors, around
  * the app's fetch handler:
  *
- * - Deadlines. Bun's idle timer (Bun.serve idleTimeout) runs from the request's start and is not
- *   reset by bytes either way, so it bounds a whole exchange: it is `timeoutS` while a request
- *   arrives — a body not complete by then is answered 408 and the connection closed — lifted
- *   once the body is in (a turn may take minutes, an event stream may stay quiet while a person
- *   reads an approval question, a 16 MiB block may go slowly to a phone), and set again to
- *   `timeoutS` once the response has been handed over, so an idle keep-alive connection goes.
- *   Headers that never finish are closed by Bun itself after about ten seconds.
+ * - Deadlines. Bun's idle timer (Bun.serve idleTimeout) is not reset by body bytes nor by
+ *   response bytes (measured: a trickled body, an event stream writing every second and a slow
+ *   download were all cut), so it bounds a whole exchange. A body must have arrived `timeoutS`
+ *   after the request began, or the client gets 408 and the connection is closed; once it is in
+ *   (at once for a request without one) the timer is lifted, since a turn may take minutes, an
+ *   event stream may stay quiet while a person reads an approval question and a 16 MiB block
+ *   may go slowly to a phone; it is set again once the response has been handed over, so an
+ *   idle keep-alive connection is closed. Headers that never finish are closed by Bun itself
+ *   after about ten seconds.
  * - A cap per client (clientKey: an address, an IPv6 /64): at most `maxOpen` requests in
  *   progress; the next gets 429 with Retry-After and `Connection: close`, so its descriptor is
  *   freed at once. A person's browser uses a handful; a reverse proxy on this machine shares one
@@ -48,9 +50,39 @@ const json = (status: number, error: string, headers: Record<string, string> = {
     headers: { "content-type": "application/json", connection: "close", ...headers },
   });
 
-/** `stream` passed through, `done` called once it has been read to its end. */
-function watched(stream: ReadableStream<Uint8Array>, done: () => void): ReadableStream<Uint8Array> {
-  return stream.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({ flush: done }));
+/**
+ * Bytes of a request body read ahead of the handler. A body that fits has arrived whether or not
+ * the handler reads it (POST /api/provider/test gets `{}` and waits on the model); a larger one
+ * counts as arrived once the handler has read it all, so an unread body of someone who is not
+ * let in never fills memory.
+ */
+const READ_AHEAD_BYTES = 64 * 1024;
+
+/** A request body passed through with READ_AHEAD_BYTES read ahead; `arrived` once it has all come in. */
+function arriving(body: ReadableStream<Uint8Array>, arrived: () => void): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(into) {
+        try {
+          const { value, done } = await reader.read();
+          if (done) {
+            arrived();
+            into.close();
+          } else into.enqueue(value);
+        } catch (err) {
+          into.error(err);
+        }
+      },
+      cancel: (reason) => reader.cancel(reason),
+    },
+    new ByteLengthQueuingStrategy({ highWaterMark: READ_AHEAD_BYTES }),
+  );
+}
+
+/** A response body passed through, `sent` called once the server has taken all of it. */
+function handedOver(body: ReadableStream<Uint8Array>, sent: () => void): ReadableStream<Uint8Array> {
+  return body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({ flush: sent }));
 }
 
 /** The fetch handler for Bun.serve. */
@@ -77,7 +109,7 @@ export function guardConnections(o: ConnectionGuardOptions) {
       if (req.body) {
         let arrived = false;
         forward = new Request(req, {
-          body: watched(req.body, () => {
+          body: arriving(req.body, () => {
             arrived = true;
             clearTimeout(timer);
             setTimer(0);
@@ -99,7 +131,7 @@ export function guardConnections(o: ConnectionGuardOptions) {
         return res;
       }
       return new Response(
-        watched(res.body, () => setTimer(idle)),
+        handedOver(res.body, () => setTimer(idle)),
         res,
       );
     } finally {

@@ -227,6 +227,21 @@ describe("fetch_url's SSRF guard", () => {
       );
   });
 
+  test("IPv6 forms that carry a loopback IPv4 (SIIT, 6to4, Teredo, NAT64) are refused, as is a name resolving to one", async () => {
+    const teredo = "[2001:0:808:808::80ff:fffe]"; // client 127.0.0.1, inverted in the last 32 bits
+    for (const host of ["[::ffff:0:127.0.0.1]", "[2002:7f00:1::1]", teredo, "[64:ff9b::127.0.0.1]"])
+      expect({ host, msg: await failure(fetchUrl({ url: `http://${host}:9/` }, deps({}))) }).toEqual({
+        host,
+        msg: expect.stringContaining("is not a public address (loopback)"),
+      });
+    const msg = await failure(
+      fetchUrl({ url: "http://sixtofour.test:9/" }, deps({}, { resolve: async () => ["2002:7f00:1::1"] })),
+    );
+    expect(msg).toStartWith(
+      "fetch_url: sixtofour.test resolves to 2002:7f00:1:0:0:0:0:1, which is not a public address",
+    );
+  });
+
   test("a redirect into a private address is refused at that hop", async () => {
     using inner = startSite("127.0.0.1");
     using outer = startSite("127.0.0.2", {

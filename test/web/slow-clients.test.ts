@@ -47,7 +47,10 @@ describe("slow clients", () => {
     const url = await webUrlOf(rig.daemon);
     // A turn whose model stalls well past the deadline, watched as the web UI does: the event
     // stream of POST /api/chat and, from another tab, GET /api/chat/live.
-    rig.llm.script([{ text: "worth the wait", stall: true }]);
+    rig.llm.script([
+      { text: "worth the wait", stall: true },
+      { text: "ok", stall: true },
+    ]);
     const events = (res: Promise<Response>) =>
       res
         .then(async (r) => ({ status: r.status, text: await r.text() }))
@@ -61,6 +64,15 @@ describe("slow clients", () => {
     );
     await rig.llm.received(1);
     const watched = events(fetch(`${url}api/chat/live?conv=slow-turn`));
+    // A call whose handler never reads its (small) body and waits on the model as long.
+    const tested = events(
+      fetch(`${url}api/provider/test`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-homed": "1" },
+        body: "{}",
+      }),
+    );
+    await rig.llm.received(2);
 
     using slow = holdSlowBodies(url, { count: 3, from: ["127.0.0.2", "127.0.0.3"], path: "/api/uploads?name=a.txt" });
     await slow.sent;
@@ -93,5 +105,8 @@ describe("slow clients", () => {
       expect(stream.status).toBe(200);
       expect(stream.text).toContain("worth the wait");
     }
+    const test = await tested;
+    expect(test.status).toBe(200);
+    expect(test.text).toContain('"ok":true');
   }, 60_000);
 });
