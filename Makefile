@@ -93,6 +93,7 @@ install: dist/homed dist/waiter
 
 run: dist/homed
 	@echo "starting dist/homed -data ./.homed -listen 127.0.0.1:8080 (Ctrl-C stops it)"
+	@echo "  it prints the link that logs your browser in; another: dist/homed open -data ./.homed"
 	@echo "  status: dist/homed status -data ./.homed"
 	dist/homed -data ./.homed -listen 127.0.0.1:8080
 

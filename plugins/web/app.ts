@@ -6,7 +6,7 @@ import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import { StatusResult } from "../../src/protocol/control.ts";
 import { ERROR_MAPPING, errorCodeOf, HomedError, RpcError } from "../../src/protocol/errors.ts";
-import { PluginMethod } from "../../src/protocol/plugin.ts";
+import { PluginMethod, WebLoginRedeemResult } from "../../src/protocol/plugin.ts";
 import type { A2aChannelConfig } from "../../src/protocol/a2a.ts";
 import type { Plugin } from "../sdk/index.ts";
 import { a2aRoutes } from "./a2a-routes.ts";
@@ -14,7 +14,7 @@ import { apiRoutes } from "./api.ts";
 import { ChatHub } from "./chat-hub.ts";
 import { openAiRoutes } from "./openai-api.ts";
 import { isOpenAiPath, openAiErrorBody } from "./openai-error.ts";
-import type { Security } from "./security.ts";
+import { type Security, tooManyAttempts } from "./security.ts";
 import { APP_CSS, APP_JS, INDEX_HTML } from "./generated/assets.ts";
 
 /** Plugin states that count as healthy: running, or deliberately not running. */
@@ -62,6 +62,22 @@ export function createApp(
   app.route("/v1", openAiRoutes(hub, plugin));
   app.route("/", a2aRoutes({ plugin, hub, security, ...a2a }));
 
+  // A one-time login link (`homed open`, or the one the daemon printed): a session, then the UI.
+  app.get("/login", async (c) => {
+    if (!security.loginRequired) return c.redirect("/", 303);
+    const code = c.req.query("code") ?? "";
+    const r = await security.guard(c, async () =>
+      code === "" ? false : (await plugin.call(PluginMethod.WebLoginRedeem, { code }, WebLoginRedeemResult)).ok,
+    );
+    if (r.result === "blocked") return tooManyAttempts(c, r.retryAfter);
+    if (r.result !== "ok")
+      return c.text(
+        "This login link was used already, has expired or is not one: run `homed open` on the daemon's machine for a new one, or log in with the token from DATA/web-token.\n",
+        401,
+      );
+    await security.startSession(c);
+    return c.redirect("/", 303);
+  });
   app.get("/", (c) => c.html(INDEX_HTML));
   app.get("/favicon.ico", (c) => c.body(null, 204));
   app.get("/assets/app.js", (c) =>

@@ -1,4 +1,5 @@
 /** The `web` plugin: Hono on Bun.serve at the daemon's listen address. HTTP never runs in the kernel. */
+import * as v from "valibot";
 import { connectPlugin, PLUGIN_EXIT_CONFIG } from "../sdk/index.ts";
 import { parseListen } from "../../src/protocol/listen.ts";
 import { PluginMethod, WebConfig } from "../../src/protocol/plugin.ts";
@@ -23,6 +24,7 @@ const addresses = new WeakMap<Request, string>();
 const security = createSecurity({
   token: web.token,
   tokenSet: web.token_set,
+  auth: web.auth,
   bindHost: host,
   allowedHosts: web.allowed_hosts,
   clientAddress: (req) => addresses.get(req) ?? "unknown",
@@ -49,6 +51,17 @@ plugin.log.info("web listening", {
   login: security.loginRequired ? "token required" : "loopback, no login",
   a2a: channels.a2a.enabled ? "/a2a" : "off",
 });
+// Where a person on this machine opens the UI (a wildcard bind is reached on loopback): the
+// kernel prints it, with a one-time login link where a login is needed.
+const reach = host === "0.0.0.0" ? "127.0.0.1" : host === "::" ? "::1" : host;
+await plugin.call(
+  PluginMethod.WebListening,
+  {
+    origin: `http://${reach.includes(":") ? `[${reach}]` : reach}:${listening.port}`,
+    loginRequired: security.loginRequired,
+  },
+  v.object({ ok: v.boolean() }),
+);
 await plugin.ready("channel.web");
 await plugin.ready("channel.api");
 // Announced even when [channels.a2a] enabled = false: the channel is then there and refuses.

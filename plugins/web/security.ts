@@ -51,6 +51,8 @@ export interface Security {
   middleware: MiddlewareHandler;
   /** Check a token from the login form; when right, the session cookie is set. */
   login(c: Context, token: string): Promise<CredentialCheck>;
+  /** Set the session cookie: the request proved itself another way (a one-time login link). */
+  startSession(c: Context): Promise<void>;
   /** Whether the request's bearer token or cookie is right (a wrong one counts as a guess). */
   authenticated(c: Context): Promise<boolean>;
   /**
@@ -94,6 +96,12 @@ export interface SecurityOptions {
   token: string;
   /** The owner set the token; it is then required on a loopback bind too. */
   tokenSet: boolean;
+  /**
+   * `[web] auth`: "token" (the default) asks for a login on a loopback bind too — another account
+   * on the same machine reaches 127.0.0.1 as well; "none" is the owner's opt-out, trusting every
+   * local client. Beyond loopback the token is always required.
+   */
+  auth: "token" | "none";
   /** The address the server binds; anything but loopback is "exposed". */
   bindHost: string;
   /** Host names besides loopback ones that a loopback bind answers (`[web] allowed_hosts`). */
@@ -105,7 +113,7 @@ export interface SecurityOptions {
 export function createSecurity(opts: SecurityOptions): Security {
   const { token } = opts;
   const exposed = !isLoopback(opts.bindHost);
-  const loginRequired = exposed || opts.tokenSet;
+  const loginRequired = exposed || opts.tokenSet || opts.auth === "token";
   const allowedHosts = new Set(opts.allowedHosts.map((h) => h.toLowerCase()));
   const sessionValue = sha256(`homed-session:${token}`);
   const limiter = new GuessLimiter();
@@ -123,6 +131,16 @@ export function createSecurity(opts: SecurityOptions): Security {
     return await limiter.check(opts.clientAddress(c.req.raw), async () =>
       cred.kind === "cookie" ? sameBytes(cred.value, await sessionValue) : sameBytes(cred.value, token),
     );
+  };
+
+  const startSession = async (c: Context) => {
+    setCookie(c, SESSION_COOKIE, await sessionValue, {
+      httpOnly: true,
+      sameSite: "Strict",
+      path: "/",
+      secure: c.req.url.startsWith("https:"),
+      maxAge: 60 * 60 * 24 * 30,
+    });
   };
 
   const middleware: MiddlewareHandler = async (c, next) => {
@@ -186,15 +204,9 @@ export function createSecurity(opts: SecurityOptions): Security {
     guard: (c, verify) => limiter.check(opts.clientAddress(c.req.raw), verify),
     async login(c, given) {
       const r = await check(c, { kind: "login", value: given });
-      if (r.result === "ok")
-        setCookie(c, SESSION_COOKIE, await sessionValue, {
-          httpOnly: true,
-          sameSite: "Strict",
-          path: "/",
-          secure: c.req.url.startsWith("https:"),
-          maxAge: 60 * 60 * 24 * 30,
-        });
+      if (r.result === "ok") await startSession(c);
       return r;
     },
+    startSession,
   };
 }

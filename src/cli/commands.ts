@@ -10,6 +10,7 @@ import {
   LlmSettingsView,
   LlmTestResult,
   StatusResult,
+  WebLoginUrlResult,
   type LlmSettingField,
 } from "../protocol/control.ts";
 import { stdinLines } from "../client/stdin-lines.ts";
@@ -111,6 +112,23 @@ export const status: Subcommand = {
     const paths = dataPaths(resolveDataDir(values));
     const st = await callDaemon(paths.socket, ControlMethod.Status, {}, StatusResult);
     process.stdout.write(values.json ? `${JSON.stringify(st)}\n` : `${formatStatus(st)}\n`);
+    return 0;
+  },
+};
+
+export const open: Subcommand = {
+  name: "open",
+  summary: "print a link that logs a browser into the web UI once (and open it where there is a desktop)",
+  flags: [DATA_FLAG, { name: "print", kind: "bool", usage: "only print the link, open no browser" }],
+  async run(values, rest) {
+    noArgs("open", rest);
+    const paths = dataPaths(resolveDataDir(values));
+    const r = await callDaemon(paths.socket, ControlMethod.WebLoginUrl, {}, WebLoginUrlResult);
+    process.stdout.write(`${r.url}\n`);
+    // A desktop session opens it in the person's browser; over ssh the printed link is the way.
+    const opener = Bun.which("xdg-open");
+    if (values.print !== true && opener && (process.env.DISPLAY || process.env.WAYLAND_DISPLAY))
+      Bun.spawn([opener, r.url], { stdio: ["ignore", "ignore", "ignore"] }).unref();
     return 0;
   },
 };
@@ -338,6 +356,7 @@ export const plugin: Subcommand = {
 export const SUBCOMMANDS: readonly Subcommand[] = [
   initconfig,
   status,
+  open,
   chat,
   acp,
   provider,

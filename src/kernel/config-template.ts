@@ -119,10 +119,14 @@ tools = []
 # header_secrets = { Authorization = "github" }
 
 [web]
-# Login token for the web UI and the HTTP APIs. Set here (or by HOMED_WEB_TOKEN), it is
-# required on every address, loopback included. Empty: one is generated at first start into
-# DATA/web-token (0600), required only when listen is not a loopback address, and printed
-# once if it is not.
+# Who may use the web UI and the HTTP APIs on a loopback address. "token": a login is needed
+# there too, since other accounts on this machine reach 127.0.0.1 as well; the daemon prints a
+# one-time login link when it starts, and "homed open" makes another. "none": trust every
+# local client (a machine nobody else uses). Beyond loopback the token is always required.
+auth = "token"
+# Login token for the web UI and the HTTP APIs (Authorization: Bearer for API clients). Set
+# here (or by HOMED_WEB_TOKEN), or empty: one is generated at first start into DATA/web-token
+# (0600), printed once when listen is not a loopback address.
 token = ""
 # While listen is a loopback address, requests are answered only for the Host names 127.x.x.x,
 # [::1] and localhost (so no web page can reach homed through DNS rebinding). Add the names a

@@ -169,7 +169,14 @@ export const ConfigSchema = v.strictObject({
   ),
   web: v.optional(
     v.strictObject({
-      /** Set: required on every bind. Empty: generated at first start into DATA/web-token, required only beyond loopback. */
+      /**
+       * "token" (the default): the web UI and the HTTP APIs need a login on a loopback address
+       * too, since another account on the same machine can reach it. "none": the owner's explicit
+       * opt-out for a machine nobody else uses; loopback clients are trusted (beyond loopback the
+       * token is always required).
+       */
+      auth: v.optional(v.picklist(["token", "none"], 'must be "token" or "none"'), "token"),
+      /** Set: required on every bind. Empty: generated at first start into DATA/web-token. */
       token: v.optional(
         v.pipe(
           v.string(),

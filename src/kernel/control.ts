@@ -51,6 +51,8 @@ export function controlMethods(k: KernelServices): ControlMethods {
       if (typeof text === "string") k.memory.add(r.id, p.conv, text);
       return r;
     },
+    // The socket is the owner's (0600): whoever can use it may log a browser in.
+    [ControlMethod.WebLoginUrl]: () => ({ url: k.webLogin.url(), loginRequired: k.webLogin.loginRequired }),
     [ControlMethod.PluginRestart]: (params) => k.plugins.restart(parseParams(PluginRestartParams, params).name),
     [ControlMethod.LlmGet]: () => k.llm.view(),
     [ControlMethod.LlmSet]: (params) => k.llm.set(parseParams(LlmSetParams, params)),

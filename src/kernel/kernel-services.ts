@@ -4,6 +4,7 @@
  * handler's reach is visible in one place. `Kernel.services()` builds it.
  */
 import type { LiveChats } from "./live-chats.ts";
+import type { WebLogin } from "./web-login.ts";
 import type { Supervisor } from "./supervisor.ts";
 import type { ControlClients } from "./channel-status.ts";
 import type { Agent } from "../agent/agent.ts";
@@ -80,6 +81,8 @@ export interface KernelServices {
   };
   /** The web login token in force (config.toml, or DATA/web-token). */
   readonly webToken: string;
+  /** Where the web UI listens, and its one-time login links (`homed open`). */
+  readonly webLogin: WebLogin;
   /** The values of these daemon environment variables that are set (an MCP server's env_passthrough). */
   passThrough(names: readonly string[]): Record<string, string>;
   /** The UI's settings (DATA/settings.json over config.toml) and the reload a save or SIGHUP does. */

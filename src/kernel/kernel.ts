@@ -41,6 +41,7 @@ import { applyLiveChanges } from "./config-reload.ts";
 import { pluginMethods } from "./plugin-methods.ts";
 import { type KernelServices, pluginServices } from "./kernel-services.ts";
 import { ensureWebToken } from "./web-token.ts";
+import { WebLogin } from "./web-login.ts";
 import { checkListen } from "./listen-check.ts";
 import { eventText, Memory } from "../memory/memory.ts";
 import { kernelScenes } from "./scenes-config.ts";
@@ -71,6 +72,8 @@ export class Kernel {
   readonly memory: Memory;
   /** The login token of the web UI and HTTP APIs (config.toml, or DATA/web-token). */
   webToken = "";
+  /** Where the web UI listens and its one-time login links. */
+  private readonly webLogin = new WebLogin();
   readonly agent: Agent;
   private watchdog: RssWatchdog | null = null;
   /** DATA/blocks: tool-result images and images received on channels. */
@@ -354,6 +357,7 @@ export class Kernel {
       get webToken() {
         return kernel.webToken;
       },
+      webLogin: this.webLogin,
       blocks: kernelBlocks(this.bulk, this.blocks, this.store.db),
       passThrough: (names) => passThrough(env, names),
       secretValues: () => readSecretValues(this.paths.dir, this.log),

@@ -11,7 +11,14 @@
  *
  * The control socket's methods are all in control.ts.
  */
-import { ConfigGetParams, PluginMethod, RecordsAppendParams, RecordsListParams } from "../protocol/plugin.ts";
+import {
+  ConfigGetParams,
+  PluginMethod,
+  RecordsAppendParams,
+  RecordsListParams,
+  WebListeningParams,
+  WebLoginRedeemParams,
+} from "../protocol/plugin.ts";
 import { HomedError } from "../protocol/errors.ts";
 import { parseParams } from "../protocol/parse-params.ts";
 import type { Agent } from "../agent/agent.ts";
@@ -27,6 +34,12 @@ export type PluginMethodTable = Record<string, (params: unknown, plugin: string)
  * the plugin's own records in the log (a plugin reads and writes only its own: the name is the
  * caller's, as the supervisor knows it, never a parameter).
  */
+/** The login methods serve the built-in web plugin alone: no other plugin may mint a way in. */
+function builtinWeb(k: KernelServices, plugin: string): void {
+  if (plugin !== "web" || !k.plugins.isBuiltin(plugin))
+    throw new HomedError("forbidden", "web login links are the built-in web plugin's alone");
+}
+
 function kernelMethods(k: KernelServices): PluginMethodTable {
   return {
     [PluginMethod.KernelStatus]: () => k.status(),
@@ -37,6 +50,16 @@ function kernelMethods(k: KernelServices): PluginMethodTable {
     [PluginMethod.RecordsList]: (params, plugin) => {
       const p = parseParams(RecordsListParams, params);
       return k.store.pluginRecords(plugin, p.after, p.limit);
+    },
+    [PluginMethod.WebListening]: (params, plugin) => {
+      builtinWeb(k, plugin);
+      const p = parseParams(WebListeningParams, params);
+      k.webLogin.listening(p.origin, p.loginRequired);
+      return { ok: true };
+    },
+    [PluginMethod.WebLoginRedeem]: (params, plugin) => {
+      builtinWeb(k, plugin);
+      return { ok: k.webLogin.redeem(parseParams(WebLoginRedeemParams, params).code) };
     },
     [PluginMethod.ConfigGet]: (params, plugin) => {
       const { section } = parseParams(ConfigGetParams, params);

@@ -229,7 +229,12 @@ export const ControlMethod = {
   ConversationsMessages: "conversations.messages",
   ApprovalAllow: "approval.allow",
   ClientHello: "client.hello",
+  /** A link that logs a browser into the web UI once (`homed open`). */
+  WebLoginUrl: "web.login-url",
   /** daemon → client notifications and requests while a chat.send is running */
   ChatEvent: "chat.event",
   ChatApprove: "chat.approve",
 } as const;
+
+/** `url`: the web UI, with a one-time login code when a login is needed. */
+export const WebLoginUrlResult = v.object({ url: v.string(), loginRequired: v.boolean() });

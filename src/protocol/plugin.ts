@@ -37,6 +37,14 @@ export const PluginMethod = {
   BlocksPut: "blocks/put",
   /** A block record by id with its bytes as bulk (src/protocol/blocks.ts); built-in plugins only. */
   BlocksGet: "blocks/get",
+  /**
+   * The built-in web plugin is listening at `origin` (as a person on this machine reaches it):
+   * the kernel prints the link to open, with a one-time login code where a login is needed, and
+   * `homed open` makes more of them for that origin.
+   */
+  WebListening: "web/listening",
+  /** The built-in web plugin redeems a one-time login code (src/kernel/login-links.ts). */
+  WebLoginRedeem: "web/login-redeem",
   /** kernel → plugin: please exit cleanly. */
   Shutdown: "plugin/shutdown",
   /** kernel → plugin: liveness check. */
@@ -114,6 +122,8 @@ export const ConfigGetParams = v.strictObject({
 export const WebConfig = v.object({
   token: v.string(),
   token_set: v.boolean(),
+  /** "token": a login is needed on loopback too; "none": the owner trusts every local client. */
+  auth: v.picklist(["token", "none"]),
   max_body_kb: v.number(),
   allowed_hosts: v.array(v.string()),
   request_timeout_s: v.number(),
@@ -190,3 +200,10 @@ export const BlocksPutParams = v.strictObject({
   data: BulkRefSchema,
   as: v.optional(v.picklist(["image", "attachment"]), "image"),
 });
+
+export const WebListeningParams = v.strictObject({
+  origin: v.pipe(v.string(), v.regex(/^http:\/\/\S+:\d+$/)),
+  loginRequired: v.boolean(),
+});
+export const WebLoginRedeemParams = v.strictObject({ code: v.pipe(v.string(), v.maxLength(64)) });
+export const WebLoginRedeemResult = v.object({ ok: v.boolean() });

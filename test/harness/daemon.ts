@@ -34,12 +34,23 @@ export function spawnDaemon(
     bin?: string[];
     /** In a process group of its own, as a daemon in a terminal is (signals to -pid reach it all). */
     detached?: boolean;
+    /**
+     * Keep the daemon's default loopback login ([web] auth = "token"). Without it the suites talk
+     * to the web API as the owner on a machine of their own (HOMED_WEB_AUTH=none), and the
+     * login on loopback has suites of its own (test/web/loopback-login.test.ts).
+     */
+    loopbackLogin?: boolean;
   } = {},
 ): Daemon {
   const args = opts.args ?? [];
   const listen = args.some((a) => /^--?listen/.test(a)) || opts.env?.HOMED_LISTEN ? [] : ["-listen", "127.0.0.1:0"];
   const proc = Bun.spawn([...(opts.bin ?? [HOMED]), "-data", dataDir, ...listen, ...args], {
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/root", ...opts.env },
+    env: {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: process.env.HOME ?? "/root",
+      ...(opts.loopbackLogin ? {} : { HOMED_WEB_AUTH: "none" }),
+      ...opts.env,
+    },
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe",

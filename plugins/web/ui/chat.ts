@@ -398,7 +398,7 @@ export class ChatPane {
         onclick: () => {
           trust.setAttribute("disabled", "");
           void api(`/api/conversations/${encodeURIComponent(this.conv)}/clear-mark`, {}).then(
-            () => trust.replaceWith(h("span", { class: "approval-note" }, "mark cleared")),
+            () => trust.replaceWith(h("b", { class: "mark-cleared" }, "— you trusted it: the mark is cleared")),
             (err: Error) => trust.replaceWith(h("span", { class: "error" }, err.message)),
           );
         },

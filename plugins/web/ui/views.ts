@@ -40,7 +40,7 @@ export function loginView(exposed: boolean, onDone: () => void): HTMLElement {
       { class: "hint" },
       exposed
         ? "This homed listens beyond this machine, so it needs its login token. It was printed when the daemon first started and is kept in DATA/web-token (unless config.toml or HOMED_WEB_TOKEN sets it)."
-        : "This homed has a login token set by its owner ([web] token in config.toml, or HOMED_WEB_TOKEN), so it needs it even on this machine.",
+        : "Other accounts on this machine can reach homed too, so it asks who you are. Open the link the daemon printed when it started, or run `homed open` for a new one; or paste the token from DATA/web-token (or [web] token in config.toml) here.",
     ),
     token,
     h("button", { class: "primary", type: "submit" }, "Log in"),

@@ -1,0 +1,39 @@
+/**
+ * The way into the web UI for the person at this machine: where the web plugin listens, the link
+ * printed when it starts listening, and the links `homed open` asks for (src/kernel/login-links.ts
+ * makes and redeems their one-time codes). The link goes to the daemon's stderr directly, never
+ * through the logger, so no code lands in DATA/logs.
+ */
+import { HomedError } from "../protocol/errors.ts";
+import { LoginLinks, loginUrl } from "./login-links.ts";
+
+export class WebLogin {
+  private readonly links = new LoginLinks();
+  private at: { origin: string; loginRequired: boolean } | null = null;
+
+  constructor(private readonly print: (line: string) => void = (line) => process.stderr.write(line)) {}
+
+  /** The web plugin listens at `origin` now: say where to open it. */
+  listening(origin: string, loginRequired: boolean): void {
+    this.at = { origin, loginRequired };
+    this.print(
+      loginRequired
+        ? `\nopen ${this.url()} to log in to homed's web UI (the link works once; \`homed open\` makes another)\n\n`
+        : `\nhomed's web UI: ${this.url()} (no login on this machine: [web] auth = "none")\n\n`,
+    );
+  }
+
+  /** A link to the web UI: with a new one-time code when a login is needed. */
+  url(): string {
+    if (!this.at) throw new HomedError("unavailable", "the web UI is not listening (yet): see `homed status`");
+    return loginUrl(this.at.origin, this.at.loginRequired ? this.links.mint() : null);
+  }
+
+  get loginRequired(): boolean {
+    return this.at?.loginRequired ?? true;
+  }
+
+  redeem(code: string): boolean {
+    return this.links.redeem(code);
+  }
+}
