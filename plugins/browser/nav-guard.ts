@@ -21,7 +21,8 @@ import { formatIp, nonPublicReason, parseIp } from "../../src/protocol/ip-range.
 /** Resolves a host name to every address it has. */
 export type Resolve = (host: string) => Promise<string[]>;
 
-const systemResolve: Resolve = async (host) =>
+/** The system's resolver (getaddrinfo: /etc/hosts, then DNS). */
+export const systemResolve: Resolve = async (host) =>
   (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
 /** Why `url` may not be opened (a sentence for the model), or null when it may. */
@@ -50,6 +51,16 @@ export async function refusalOf(
       return `cannot resolve ${host}: ${(err as Error).message}`;
     }
   }
+  return addressRefusal(host, addresses, allowPrivate);
+}
+
+/**
+ * Why `host`, which has `addresses`, may not be reached (a sentence for the model), or null when
+ * every address is public or the owner allows private ones. One non-public address refuses the
+ * host: the connection could go to any of them.
+ */
+export function addressRefusal(host: string, addresses: readonly string[], allowPrivate: boolean): string | null {
+  if (allowPrivate) return null;
   for (const a of addresses) {
     const ip = parseIp(a);
     const why = ip ? nonPublicReason(ip) : "not an address";
