@@ -52,10 +52,16 @@ export const CHROMIUM_ARGS = [
 
 /**
  * Everything Chromium fetches goes through the guard's proxy, loopback included (Chromium
- * otherwise exempts it): Chromium never resolves a page's host, the proxy does, once.
+ * otherwise exempts it): Chromium never resolves a page's host, the proxy does, once. WebRTC
+ * would still send UDP (STUN, TURN) to any address a page names, since no HTTP proxy carries
+ * UDP: it is held to what can go through the proxy.
  */
 function proxyArgs(port: number): string[] {
-  return [`--proxy-server=http://127.0.0.1:${port}`, "--proxy-bypass-list=<-loopback>"];
+  return [
+    `--proxy-server=http://127.0.0.1:${port}`,
+    "--proxy-bypass-list=<-loopback>",
+    "--webrtc-ip-handling-policy=disable_non_proxied_udp",
+  ];
 }
 
 /** The only variables Chromium sees (no secrets of the daemon's environment). */

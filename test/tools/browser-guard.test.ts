@@ -10,9 +10,11 @@
  * changes between lookups (rebinding): what the page reaches for goes to a counting server on
  * 127.0.0.2 if it gets through at all. Each session also tells Chromium's own resolver
  * (--host-resolver-rules) what an attacker's DNS would tell it: the browser must never ask it.
+ * WebRTC's STUN and TURN packets (UDP, which no proxy carries) must not reach it either.
  * Also here: a missing Chromium's message and a page whose load event never comes.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createSocket } from "node:dgram";
 import { createServer } from "node:net";
 import { BrowserSession } from "../../plugins/browser/session.ts";
 import { tempDir } from "../harness/binary.ts";
@@ -237,6 +239,28 @@ describe("browser navigation guard", () => {
         expect(counter.requests).toContain(line);
     } finally {
       await s.close();
+    }
+  }, 120_000);
+
+  test("WebRTC on a public page sends no UDP to a loopback STUN/TURN server", async () => {
+    using dir = tempDir();
+    const packets: Buffer[] = [];
+    const udp = createSocket("udp4");
+    udp.on("message", (m) => packets.push(m));
+    await new Promise<void>((resolve) => udp.bind(0, "127.0.0.2", resolve));
+    const s = session(dir.path);
+    try {
+      await s.open(`http://public.test/webrtc?stun=127.0.0.2:${udp.address().port}`);
+      // Unproxied, the first STUN request arrives long before gathering gives up.
+      await poll(
+        () => s.read(),
+        (snap) => snap.text.includes("ice: gathered") || packets.length > 0,
+        { timeoutMs: 60_000, what: "ICE gathering to end" },
+      );
+      expect(packets.map((p) => p.subarray(0, 2).toString("hex"))).toEqual([]);
+    } finally {
+      await s.close();
+      udp.close();
     }
   }, 120_000);
 
