@@ -189,7 +189,13 @@ export async function startGuardProxy(o: GuardProxyOptions): Promise<GuardProxy>
       });
       upstream.setTimeout(idleMs, () => upstream.destroy(new Error(`nothing for ${idleMs} ms`)));
       upstream.on("response", (up) => {
-        res.writeHead(up.statusCode ?? 502, up.statusMessage, endToEnd(up.headers));
+        try {
+          res.writeHead(up.statusCode ?? 502, up.statusMessage, endToEnd(up.headers));
+        } catch {
+          // A head this side cannot repeat is the site's failure, never the plugin's crash.
+          upstream.destroy();
+          return answer(502, `${url.host} sent a response head that cannot be passed on`);
+        }
         up.pipe(res);
         up.on("error", () => res.destroy());
       });
