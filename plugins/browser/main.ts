@@ -19,6 +19,7 @@ const session = new BrowserSession({
   profileDir: join(plugin.hello.dataDir, "browser"),
   allowPrivate: config.allow_private,
   timeoutMs: config.timeout_ms,
+  log: plugin.log,
 });
 plugin.onShutdown(() => session.close());
 

@@ -1,18 +1,22 @@
 /**
  * The browser's SSRF guard, the same rule as fetch_url's: a page on a private, loopback,
  * link-local (or otherwise non-public, src/protocol/ip-range.ts) address is refused unless the
- * owner sets [tools.browser] allow_private. Checked twice: the URL browser_open is given, before
- * anything is sent; and every request the browser makes — a document (main frame or frame, the
- * first one and each redirect hop, a link clicked, a form sent, a script's location change) and
- * everything a page loads (images, scripts, styles, fetch/XHR, beacons) — paused over CDP (Fetch
- * domain, request stage) until its host has been resolved and judged. So a public page cannot
- * make the browser reach the router, homed's own web UI or a cloud metadata address for it.
+ * owner sets [tools.browser] allow_private. Checked here twice: the URL browser_open is given,
+ * before anything is sent; and every request the browser makes — a document (main frame or frame,
+ * the first one and each redirect hop, a link clicked, a form sent, a script's location change)
+ * and everything a page loads (images, scripts, styles, fetch/XHR, beacons) — paused over CDP
+ * (Fetch domain, request stage) until its host has been resolved and judged. With the proxy
+ * below, a public page cannot make the browser reach the router, homed's own web UI or a cloud
+ * metadata address for it.
  * A refused document is what the tool reports; a refused subresource just fails, as an ad
  * blocker's would, and is counted.
  *
- * Limits: Chromium resolves the name again itself, so a host whose DNS answer changes between
- * the two lookups (rebinding) is not caught here; fetch_url pins the address, a browser cannot.
- * WebSocket connections are not seen by the Fetch domain.
+ * Limits: this check judges its own lookup, not the connection, and the Fetch domain does not
+ * see WebSockets. What enforces is guard-proxy.ts, which every request of the browser goes
+ * through: it judges addresses with addressRefusal and connects to the very address it judged,
+ * so a host whose DNS answer changes after a check (rebinding) gains nothing. This check stays
+ * because only it knows a request is a document, and so can tell the model why a page did not
+ * open.
  */
 import { lookup } from "node:dns/promises";
 import type { CDPSession } from "playwright-core";
@@ -21,7 +25,8 @@ import { formatIp, nonPublicReason, parseIp } from "../../src/protocol/ip-range.
 /** Resolves a host name to every address it has. */
 export type Resolve = (host: string) => Promise<string[]>;
 
-const systemResolve: Resolve = async (host) =>
+/** The system's resolver (getaddrinfo: /etc/hosts, then DNS). */
+export const systemResolve: Resolve = async (host) =>
   (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
 /** Why `url` may not be opened (a sentence for the model), or null when it may. */
@@ -50,6 +55,16 @@ export async function refusalOf(
       return `cannot resolve ${host}: ${(err as Error).message}`;
     }
   }
+  return addressRefusal(host, addresses, allowPrivate);
+}
+
+/**
+ * Why `host`, which has `addresses`, may not be reached (a sentence for the model), or null when
+ * every address is public or the owner allows private ones. One non-public address refuses the
+ * host: the connection could go to any of them.
+ */
+export function addressRefusal(host: string, addresses: readonly string[], allowPrivate: boolean): string | null {
+  if (allowPrivate) return null;
   for (const a of addresses) {
     const ip = parseIp(a);
     const why = ip ? nonPublicReason(ip) : "not an address";

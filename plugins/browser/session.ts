@@ -8,7 +8,9 @@
  */
 import { existsSync, mkdirSync } from "node:fs";
 import { chromium, type BrowserContext, type Locator, type Page } from "playwright-core";
-import { guardNavigations, refusalOf, type Resolve } from "./nav-guard.ts";
+import type { PluginLogger } from "../sdk/index.ts";
+import { type GuardProxy, type Route, startGuardProxy } from "./guard-proxy.ts";
+import { cachedResolve, guardNavigations, refusalOf, type Resolve, systemResolve } from "./nav-guard.ts";
 import {
   MAX_ELEMENTS,
   type PageSnapshot,
@@ -25,8 +27,12 @@ export interface BrowserOptions {
   timeoutMs: number;
   /** Name resolution for the guard (tests inject one; default the system's). */
   resolve?: Resolve;
-  /** Extra Chromium flags (tests map names with --host-resolver-rules). */
+  /** Where the guard's proxy connects for a checked address (tests stand the local site in for a public one). */
+  route?: Route;
+  /** Extra Chromium flags. */
   extraArgs?: string[];
+  /** Where refusals are logged. */
+  log?: PluginLogger;
 }
 
 /** A tool's failure, worded for the model. */
@@ -44,6 +50,20 @@ export const CHROMIUM_ARGS = [
   "--block-new-web-contents",
 ];
 
+/**
+ * Everything Chromium fetches goes through the guard's proxy, loopback included (Chromium
+ * otherwise exempts it): Chromium never resolves a page's host, the proxy does, once. WebRTC
+ * would still send UDP (STUN, TURN) to any address a page names, since no HTTP proxy carries
+ * UDP: it is held to what can go through the proxy.
+ */
+function proxyArgs(port: number): string[] {
+  return [
+    `--proxy-server=http://127.0.0.1:${port}`,
+    "--proxy-bypass-list=<-loopback>",
+    "--webrtc-ip-handling-policy=disable_non_proxied_udp",
+  ];
+}
+
 /** The only variables Chromium sees (no secrets of the daemon's environment). */
 function cleanEnv(): Record<string, string> {
   const env: Record<string, string> = {};
@@ -53,6 +73,8 @@ function cleanEnv(): Record<string, string> {
 
 export class BrowserSession {
   private context: BrowserContext | null = null;
+  /** The guard's proxy the running browser sends everything through. */
+  private proxy: GuardProxy | null = null;
   private starting: Promise<BrowserContext> | null = null;
   private page: Page | null = null;
   /** What each number of the latest reading was, per page. */
@@ -61,14 +83,21 @@ export class BrowserSession {
   private readonly marker = `data-homed-${crypto.randomUUID().slice(0, 8)}`;
   /** The last navigation the guard refused: browser_open says why. */
   private refused: { url: string; why: string } | null = null;
-  /** Subresources the guard stopped since the last browser_open, per host. */
+  /** Requests the guard stopped since the last browser_open, per host (documents the proxy refused too). */
   private blocked: Record<string, number> = {};
+  /** The last request the proxy refused: browser_open names it when its page did not open. */
+  private proxyRefused: { host: string; why: string } | null = null;
 
   constructor(private readonly o: BrowserOptions) {}
 
   /** What the guard refused since the action began (set from its CDP listener). */
   private lastRefusal(): { url: string; why: string } | null {
     return this.refused;
+  }
+
+  /** What the proxy refused since the action began (set from its callback). */
+  private lastProxyRefusal(): { host: string; why: string } | null {
+    return this.proxyRefused;
   }
 
   /** The browser, started on first use. */
@@ -86,28 +115,52 @@ export class BrowserSession {
         `Chromium is not installed at ${this.o.executable}: install Debian's chromium package, or set [tools.browser] executable`,
       );
     mkdirSync(this.o.profileDir, { recursive: true, mode: 0o700 });
-    const context = await chromium.launchPersistentContext(this.o.profileDir, {
-      executablePath: this.o.executable,
-      headless: true,
-      args: [...CHROMIUM_ARGS, ...(this.o.extraArgs ?? [])],
-      env: cleanEnv(),
-      viewport: { width: 1280, height: 800 },
-      timeout: Math.max(this.o.timeoutMs, 30_000),
-      // The plugin's own shutdown closes the browser; Playwright must not exit the process on signals.
-      handleSIGINT: false,
-      handleSIGTERM: false,
-      handleSIGHUP: false,
+    const proxy = await startGuardProxy({
+      allowPrivate: this.o.allowPrivate,
+      resolve: cachedResolve(this.o.resolve ?? systemResolve),
+      route: this.o.route,
+      onRefused: (host, why) => {
+        this.proxyRefused = { host, why };
+        this.count(host, why, "proxy");
+      },
     });
+    let context: BrowserContext;
+    try {
+      context = await chromium.launchPersistentContext(this.o.profileDir, {
+        executablePath: this.o.executable,
+        headless: true,
+        args: [...CHROMIUM_ARGS, ...proxyArgs(proxy.port), ...(this.o.extraArgs ?? [])],
+        env: cleanEnv(),
+        viewport: { width: 1280, height: 800 },
+        timeout: Math.max(this.o.timeoutMs, 30_000),
+        // The plugin's own shutdown closes the browser; Playwright must not exit the process on signals.
+        handleSIGINT: false,
+        handleSIGTERM: false,
+        handleSIGHUP: false,
+      });
+    } catch (err) {
+      await proxy.close();
+      throw err;
+    }
     context.setDefaultTimeout(this.o.timeoutMs);
     context.setDefaultNavigationTimeout(this.o.timeoutMs);
     context.on("close", () => {
       if (this.context === context) {
         this.context = null;
         this.page = null;
+        this.proxy = null;
       }
+      void proxy.close();
     });
     this.context = context;
+    this.proxy = proxy;
     return context;
+  }
+
+  /** Count a refused request under its host, and log it. */
+  private count(host: string, why: string, by: "proxy" | "cdp"): void {
+    this.blocked[host] = (this.blocked[host] ?? 0) + 1;
+    this.o.log?.info("browser request refused", { host, by, reason: why });
   }
 
   /** The page the tools act on (the profile's first tab, guarded). */
@@ -123,12 +176,10 @@ export class BrowserSession {
         false,
         (url, why) => {
           this.refused = { url, why };
+          this.o.log?.info("browser navigation refused", { url: url.slice(0, 200), reason: why });
         },
         this.o.resolve,
-        (url) => {
-          const host = URL.canParse(url) ? new URL(url).host : url.slice(0, 80);
-          this.blocked[host] = (this.blocked[host] ?? 0) + 1;
-        },
+        (url, why) => this.count(URL.canParse(url) ? new URL(url).host : url.slice(0, 80), why, "cdp"),
       );
     }
     this.page = page;
@@ -147,6 +198,7 @@ export class BrowserSession {
     if (why) throw new BrowserError(`browser_open: ${why}`);
     const page = await this.current();
     this.refused = null;
+    this.proxyRefused = null;
     this.blocked = {};
     try {
       await page.goto(url, { waitUntil: "domcontentloaded" });
@@ -154,7 +206,9 @@ export class BrowserSession {
       const refused = this.lastRefusal();
       if (refused) await backFromError(page);
       if (refused) throw new BrowserError(`browser_open: the page went to ${refused.url}, and ${refused.why}`);
-      throw new BrowserError(`browser_open: ${url} did not open: ${firstLine(err)}`);
+      const byProxy = this.lastProxyRefusal();
+      const why = byProxy ? ` (the browser's guard refused ${byProxy.host}: ${byProxy.why})` : "";
+      throw new BrowserError(`browser_open: ${url} did not open: ${firstLine(err)}${why}`);
     }
     await settle(page);
     return await this.read(page);
@@ -241,9 +295,12 @@ export class BrowserSession {
   /** Close the browser (the plugin stops); the profile stays. */
   async close(): Promise<void> {
     const context = this.context ?? (await this.starting?.catch(() => null)) ?? null;
+    const proxy = this.proxy;
     this.context = null;
     this.page = null;
+    this.proxy = null;
     await context?.close().catch(() => {});
+    await proxy?.close();
   }
 }
 

@@ -1,14 +1,21 @@
 /**
  * The browser's SSRF guard on redirects and clicks, where only an in-process session can set the
- * stage: a name the guard resolves to a public address while Chromium maps it to the local test
- * site (--host-resolver-rules), so the first hop passes and the redirect to 127.0.0.1 — or a
- * link to it — must be stopped in the browser, before the request leaves. White-box by necessity
- * (it builds a BrowserSession with an injected resolver instead of going through dist/homed);
+ * stage: a name the guard resolves to a public address (PUBLIC) while the test routes that
+ * address to the local site, so the first hop passes and the redirect to 127.0.0.1 — or a link
+ * to it — must be stopped in the browser, before the request leaves. White-box by necessity
+ * (it builds a BrowserSession with an injected resolver and route instead of going through
+ * dist/homed, where nothing can stand in for a public address);
  * the daemon-level behaviour is in browser.test.ts. Also the subresources of a public page that
- * reach into loopback. Also here: a missing Chromium's message and a
- * page whose load event never comes.
+ * reach into loopback, by address and by name, WebSockets included, and a DNS answer that
+ * changes between lookups (rebinding): what the page reaches for goes to a counting server on
+ * 127.0.0.2 if it gets through at all. Each session also tells Chromium's own resolver
+ * (--host-resolver-rules) what an attacker's DNS would tell it: the browser must never ask it.
+ * WebRTC's STUN and TURN packets (UDP, which no proxy carries) must not reach it either.
+ * Also here: a missing Chromium's message and a page whose load event never comes.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createSocket } from "node:dgram";
+import { createServer } from "node:net";
 import { BrowserSession } from "../../plugins/browser/session.ts";
 import { tempDir } from "../harness/binary.ts";
 import { poll } from "../harness/poll.ts";
@@ -21,16 +28,76 @@ beforeAll(() => {
 });
 afterAll(() => site.stop());
 
-function session(profileDir: string): BrowserSession {
+/** A documentation address: public to the guard; the test's route takes it to the local site. */
+const PUBLIC = "93.184.216.34";
+
+interface Naming {
+  /** The guard's answer for a name (called once per lookup); undefined: the default. */
+  resolve?: (host: string) => string | undefined;
+  /** Chromium's own resolver rules, what it would connect to if it resolved names itself. */
+  chromiumRules?: string[];
+  allowPrivate?: boolean;
+  /** Collects what the session logs at info level. */
+  logged?: { msg: string; fields?: Record<string, unknown> }[];
+}
+
+function session(profileDir: string, naming: Naming = {}): BrowserSession {
+  const rules = [`MAP public.test 127.0.0.1:${site.port}`, ...(naming.chromiumRules ?? [])];
   return new BrowserSession({
     executable: "/usr/bin/chromium",
     profileDir,
-    allowPrivate: false,
+    allowPrivate: naming.allowPrivate ?? false,
     timeoutMs: 60_000,
-    // public.test is "public" to the guard (a documentation address) but is the local site to Chromium.
-    resolve: async (host) => (host === "public.test" ? ["93.184.216.34"] : ["127.0.0.1"]),
-    extraArgs: [`--host-resolver-rules=MAP public.test 127.0.0.1:${site.port}`],
+    // A name the test does not know has no address (as without DNS): Chromium's own background
+    // requests through the proxy fail, and are not refusals a page's result would count.
+    resolve: async (host) => {
+      const address = naming.resolve?.(host) ?? (host === "public.test" ? PUBLIC : undefined);
+      if (!address) throw new Error(`${host}: no such name here`);
+      return [address];
+    },
+    // The stand-in for the internet: PUBLIC port 80 is the local site, other ports the same port on 127.0.0.1.
+    route: (address, port) =>
+      address === PUBLIC ? { address: "127.0.0.1", port: port === 80 ? site.port : port } : { address, port },
+    extraArgs: [`--host-resolver-rules=${rules.join(", ")}`],
+    log: {
+      debug: () => {},
+      info: (msg, fields) => naming.logged?.push({ msg, fields }),
+      warn: () => {},
+      error: () => {},
+    },
   });
+}
+
+/** A TCP server on 127.0.0.2 that notes each connection's request line and closes it. */
+async function startCounter(): Promise<{ port: number; requests: string[]; [Symbol.dispose](): void }> {
+  const requests: string[] = [];
+  const server = createServer((socket) => {
+    socket.on("error", () => {});
+    socket.once("data", (d) => {
+      requests.push(d.toString("latin1").split("\r\n")[0] as string);
+      socket.destroy();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.2", resolve));
+  const port = (server.address() as { port: number }).port;
+  return { port, requests, [Symbol.dispose]: () => server.close() };
+}
+
+/** /reach-out on public.test, reaching for `host:port` by image, fetch and WebSocket. */
+function reachOut(origin: string, img: string, fetchUrl: string, ws: string): string {
+  const q = new URLSearchParams({ img, fetch: fetchUrl, ws });
+  return `${origin}/reach-out?${q}`;
+}
+
+/** Read the page until the image, fetch and both WebSockets have ended. */
+async function ended(s: BrowserSession) {
+  return await poll(
+    () => s.read(),
+    (snap) =>
+      !snap.text.includes(": waiting") &&
+      ["img: ", "fetch: ", "ws: ", "own-ws: echo hi"].every((t) => snap.text.includes(t)),
+    { timeoutMs: 30_000, what: "the page's image, fetch and WebSockets to end" },
+  );
 }
 
 describe("browser navigation guard", () => {
@@ -95,6 +162,105 @@ describe("browser navigation guard", () => {
       );
     } finally {
       await s.close();
+    }
+  }, 120_000);
+
+  test("a page reaching by name for an address the guard sees as loopback — image, fetch, WebSocket — connects nowhere; its own WebSocket works", async () => {
+    using dir = tempDir();
+    using counter = await startCounter();
+    const logged: { msg: string; fields?: Record<string, unknown> }[] = [];
+    const s = session(dir.path, {
+      resolve: (host) => (host === "inside.test" ? "127.0.0.2" : undefined),
+      chromiumRules: ["MAP inside.test 127.0.0.2"],
+      logged,
+    });
+    try {
+      const inside = `inside.test:${counter.port}`;
+      await s.open(
+        reachOut("http://public.test", `http://${inside}/img`, `http://${inside}/fetch`, `ws://${inside}/ws`),
+      );
+      const snap = await ended(s);
+      expect(snap.text).toContain("own-ws: echo hi");
+      expect(snap.text).toContain("img: failed");
+      expect(snap.text).toContain("fetch: failed");
+      expect(snap.text).toContain("ws: closed unopened");
+      expect(counter.requests).toEqual([]);
+      // The WebSocket is counted with the image and the fetch, and each refusal is logged.
+      expect(snap.blocked).toEqual({ [inside]: 3 });
+      const refusals = logged.filter((l) => l.msg === "browser request refused" && l.fields?.host === inside);
+      expect(refusals.map((l) => l.fields?.by).sort()).toEqual(["cdp", "cdp", "proxy"]);
+      expect(refusals[0]?.fields?.reason).toContain(
+        "inside.test resolves to 127.0.0.2, which is not a public address (loopback)",
+      );
+    } finally {
+      await s.close();
+    }
+  }, 120_000);
+
+  test("a name whose DNS answer turns from public to loopback (rebinding) never reaches loopback", async () => {
+    using dir = tempDir();
+    using counter = await startCounter();
+    const lookups = new Map<string, number>();
+    const s = session(dir.path, {
+      // The first answer is public, every later one loopback: whoever checks and then asks again loses.
+      resolve: (host) => {
+        if (!host.startsWith("rebind-")) return undefined;
+        const n = (lookups.get(host) ?? 0) + 1;
+        lookups.set(host, n);
+        return n === 1 ? PUBLIC : "127.0.0.2";
+      },
+      chromiumRules: ["MAP rebind-*.test 127.0.0.2"],
+    });
+    try {
+      const at = (name: string) => `rebind-${name}.test:${counter.port}`;
+      await s.open(
+        reachOut("http://public.test", `http://${at("img")}/img`, `http://${at("fetch")}/fetch`, `ws://${at("ws")}/ws`),
+      );
+      const snap = await ended(s);
+      expect(snap.text).toContain("own-ws: echo hi");
+      expect(counter.requests).toEqual([]);
+      // The WebSocket's name was looked up once, and that answer is where it went (nothing listens there).
+      expect(lookups.get(at("ws").split(":")[0] as string)).toBe(1);
+      expect(snap.text).toContain("ws: closed unopened");
+    } finally {
+      await s.close();
+    }
+  }, 120_000);
+
+  test("with allow_private the same page reaches loopback: image, fetch and WebSocket all connect", async () => {
+    using dir = tempDir();
+    using counter = await startCounter();
+    const s = session(dir.path, { allowPrivate: true });
+    try {
+      const inside = `127.0.0.2:${counter.port}`;
+      await s.open(reachOut(site.origin, `http://${inside}/img`, `http://${inside}/fetch`, `ws://${inside}/ws`));
+      await ended(s);
+      for (const line of ["GET /img HTTP/1.1", "GET /fetch HTTP/1.1", "GET /ws HTTP/1.1"])
+        expect(counter.requests).toContain(line);
+    } finally {
+      await s.close();
+    }
+  }, 120_000);
+
+  test("WebRTC on a public page sends no UDP to a loopback STUN/TURN server", async () => {
+    using dir = tempDir();
+    const packets: Buffer[] = [];
+    const udp = createSocket("udp4");
+    udp.on("message", (m) => packets.push(m));
+    await new Promise<void>((resolve) => udp.bind(0, "127.0.0.2", resolve));
+    const s = session(dir.path);
+    try {
+      await s.open(`http://public.test/webrtc?stun=127.0.0.2:${udp.address().port}`);
+      // Unproxied, the first STUN request arrives long before gathering gives up.
+      await poll(
+        () => s.read(),
+        (snap) => snap.text.includes("ice: gathered") || packets.length > 0,
+        { timeoutMs: 60_000, what: "ICE gathering to end" },
+      );
+      expect(packets.map((p) => p.subarray(0, 2).toString("hex"))).toEqual([]);
+    } finally {
+      await s.close();
+      udp.close();
     }
   }, 120_000);
 

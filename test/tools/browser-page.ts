@@ -3,6 +3,9 @@
  * whose script writes a greeting), an about page, and a redirect to a "secret" page whose
  * visits are counted (so a test can prove the browser never reached it), a page linking to it,
  * a public page whose image, stylesheet and fetch() reach into loopback, a long page (30 kB of text, many screens), a page that pretends to approve tools, and one whose image never arrives.
+ * Also a WebSocket echo (/ws) and a page (/reach-out) that loads the image, fetch() and WebSocket
+ * its query names and writes down how each ended, next to a WebSocket to its own /ws; and a page
+ * (/webrtc) whose RTCPeerConnection asks the STUN and TURN servers its query names.
  */
 export interface TestSite {
   origin: string;
@@ -22,16 +25,62 @@ export const GREETER_HTML = `<!doctype html><html><head><title>Greeter</title></
 <p style="display:none">hidden text never read</p>
 </body></html>`;
 
+/**
+ * Loads ?img=, ?fetch= and ?ws= and says how each ended ("img: failed", "ws: closed unopened"…);
+ * "own-ws: echo hi" shows a WebSocket to the page's own site works meanwhile.
+ */
+const REACH_OUT_HTML = `<!doctype html><title>Reach out</title><h1>Reaching out</h1>
+<p id="img">img: waiting</p><p id="fetch">fetch: waiting</p><p id="ws">ws: waiting</p><p id="own-ws">own-ws: waiting</p>
+<script>
+const q = new URLSearchParams(location.search);
+const out = (id, text) => { document.getElementById(id).textContent = id + ": " + text; };
+const img = new Image();
+img.onload = () => out("img", "loaded");
+img.onerror = () => out("img", "failed");
+img.src = q.get("img");
+fetch(q.get("fetch")).then(() => out("fetch", "fetched"), () => out("fetch", "failed"));
+let opened = false;
+const ws = new WebSocket(q.get("ws"));
+ws.onopen = () => { opened = true; };
+ws.onclose = () => out("ws", opened ? "opened, then closed" : "closed unopened");
+const own = new WebSocket("ws://" + location.host + "/ws");
+own.onopen = () => own.send("hi");
+own.onmessage = (e) => out("own-ws", e.data);
+</script>`;
+
+/** ICE gathering against ?stun=host:port (and TURN over UDP there); "ice: gathered" once it is over. */
+const WEBRTC_HTML = `<!doctype html><title>WebRTC</title><p id="ice">ice: waiting</p>
+<script>
+const at = new URLSearchParams(location.search).get("stun");
+const pc = new RTCPeerConnection({ iceServers: [
+  { urls: "stun:" + at },
+  { urls: "turn:" + at + "?transport=udp", username: "u", credential: "c" },
+] });
+pc.createDataChannel("x");
+pc.onicegatheringstatechange = () => {
+  if (pc.iceGatheringState === "complete") document.getElementById("ice").textContent = "ice: gathered";
+};
+pc.createOffer().then((offer) => pc.setLocalDescription(offer));
+</script>`;
+
 export function startTestSite(): TestSite {
   const hits = new Map<string, number>();
   const html = (body: string) => new Response(body, { headers: { "content-type": "text/html; charset=utf-8" } });
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
-    fetch(req): Response | Promise<Response> {
+    websocket: {
+      message(ws, message) {
+        ws.send(`echo ${message}`);
+      },
+    },
+    fetch(req, srv): Response | Promise<Response> | undefined {
       const path = new URL(req.url).pathname;
       hits.set(path, (hits.get(path) ?? 0) + 1);
       if (path === "/") return html(GREETER_HTML);
+      if (path === "/ws") return srv.upgrade(req) ? undefined : new Response("a WebSocket only", { status: 400 });
+      if (path === "/reach-out") return html(REACH_OUT_HTML);
+      if (path === "/webrtc") return html(WEBRTC_HTML);
       if (path === "/about") return html("<title>About</title><h1>About page</h1><p>We test browsers.</p>");
       if (path === "/to-secret")
         return new Response(null, { status: 302, headers: { location: `http://127.0.0.1:${server.port}/secret` } });
