@@ -177,6 +177,11 @@ export class BenchDaemon {
     return this.web;
   }
 
+  /** What an API client sends to /v1 and /api: the login token of DATA/web-token as a bearer token. */
+  bearer(): { authorization: string } {
+    return { authorization: `Bearer ${readFileSync(join(this.data, "web-token"), "utf8").trim()}` };
+  }
+
   /** A new control-socket connection (closed with the daemon). */
   async connect(opts: Parameters<typeof connectUnixRpc>[2] = {}): Promise<RpcClient> {
     const c = await connectUnixRpc(this.socket, quietRpcLog, { timeoutMs: 60_000, ...opts });

@@ -38,10 +38,10 @@ export interface LoadResult {
 }
 
 /** One streamed completion; resolves with the text the client assembled from the chunks. */
-async function streamTurn(url: string, user: string, text: string): Promise<string> {
+async function streamTurn(url: string, auth: Record<string, string>, user: string, text: string): Promise<string> {
   const res = await fetch(`${url}/v1/chat/completions`, {
     method: "POST",
-    headers: { "content-type": "application/json" },
+    headers: { "content-type": "application/json", ...auth },
     body: JSON.stringify({ model: "homed", stream: true, user, messages: [{ role: "user", content: text }] }),
   });
   if (!res.ok || !res.body) throw new Error(`HTTP ${res.status}: ${(await res.text()).slice(0, 200)}`);
@@ -87,6 +87,7 @@ export async function runLoad(
 ): Promise<LoadResult> {
   const n = opts.conversations ?? LOAD_CONVERSATIONS;
   const url = daemon.webUrl();
+  const auth = daemon.bearer();
   const r: LoadResult = { turns: 0, failures: 0, seconds: 0, latencies: [], errors: [] };
   const t0 = performance.now();
   const end = t0 + opts.durationMs;
@@ -95,7 +96,7 @@ export async function runLoad(
   if (opts.via === "mixed") for (let i = 1; i < n; i += 2) control.set(i, await daemon.connect());
   const turnOf = async (i: number, name: string, input: string): Promise<string> => {
     const c = control.get(i);
-    if (!c) return await streamTurn(url, name, input);
+    if (!c) return await streamTurn(url, auth, name, input);
     return ((await c.peer.request("chat.send", { conv: name, text: input })) as { text: string }).text;
   };
   const worker = async (i: number) => {

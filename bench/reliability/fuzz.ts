@@ -452,7 +452,8 @@ export async function benchFuzz(
   const seed = opts.seed ?? 1;
   const r = rng(seed);
   const model = startFakeModel({ chunks: 4 });
-  const daemon = await BenchDaemon.start({ model });
+  // The fuzz reaches the handlers, as a logged-in client's requests do: no login on loopback.
+  const daemon = await BenchDaemon.start({ model, env: { HOMED_WEB_AUTH: "none" } });
   let crashes = 0;
   const compare = async (phase: string, before: Awaited<ReturnType<typeof identity>>) => {
     if (!daemon.alive) {
@@ -490,7 +491,7 @@ export async function benchFuzz(
     await fresh.peer.request("status");
     const res = await fetch(`${daemon.webUrl()}/v1/chat/completions`, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": "application/json", ...daemon.bearer() },
       body: JSON.stringify({ messages: [{ role: "user", content: "still there?" }] }),
     });
     if (!res.ok) {

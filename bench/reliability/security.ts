@@ -9,41 +9,94 @@
  *   the login form, a /v1 bearer token, an A2A peer token and the QQ channel's access token
  *   (goal ≤ 5 each; 100 means no limit was met).
  * - slow_conns_healthz_ms: the slowest of 20 authenticated GET /healthz from 127.0.0.1 while
- *   SLOW_PER_ADDRESS connections from each of 127.0.0.2–127.0.0.9 sit on a request body they
- *   never finish (goal ≤ 1000).
+ *   SLOW_CONNECTIONS connections from 127.0.0.2 and up (SLOW_ADDRESSES of them), opened by
+ *   HOLDERS processes (slow-holder.ts), sit on a request body they never finish (goal ≤ 1000);
+ *   slow_conns_open: how many of them the server still held open then. By default the slow
+ *   clients have no token and are refused at once; the _noauth figures are the same with
+ *   [web] auth = "none", where the per-client cap and the budget for all clients hold them.
  */
 import { tempDir } from "../../test/harness/binary.ts";
 import { launchBrowser } from "../../test/harness/browser.ts";
 import { startDaemon, webUrlOf } from "../../test/harness/daemon.ts";
 import { probeExfil } from "../../test/harness/exfil-probe.ts";
 import { DOOR_KINDS, guessesBefore429, openDoor } from "../../test/harness/guess-doors.ts";
-import { holdSlowBodies } from "../../test/harness/slow-clients.ts";
+import { join } from "node:path";
 import { report } from "../report.ts";
 
-const SLOW_PER_ADDRESS = 300;
+const SLOW_CONNECTIONS = 20_000;
+const SLOW_ADDRESSES = 100;
+const HOLDERS = 4;
 const TOKEN = "bench-security-token-0123456789";
 
-async function slowConnsHealthzMs(): Promise<number> {
+async function slowConnsHealthzMs(env: Record<string, string>): Promise<{ worstMs: number; open: number }> {
   using dir = tempDir();
-  await using d = await startDaemon(dir.path, { env: { HOMED_WEB_TOKEN: TOKEN } });
+  await using d = await startDaemon(dir.path, { env, loopbackLogin: true });
   const url = await webUrlOf(d);
-  const from = Array.from({ length: 8 }, (_, i) => `127.0.0.${i + 2}`);
-  using slow = holdSlowBodies(url, { count: SLOW_PER_ADDRESS * from.length, from, path: "/api/uploads?name=a.txt" });
-  await slow.sent;
-  let worst = 0;
-  for (let i = 0; i < 20; i++) {
-    const t0 = performance.now();
-    const res = await fetch(`${url}healthz`, {
-      headers: { authorization: `Bearer ${TOKEN}` },
-      signal: AbortSignal.timeout(30_000),
-    });
-    const body = (await res.json()) as { kernel?: unknown };
-    if (res.status !== 200 || !body.kernel) throw new Error(`/healthz answered ${res.status} without the details`);
-    worst = Math.max(worst, performance.now() - t0);
+  const addresses = Array.from(
+    { length: SLOW_ADDRESSES },
+    (_, i) => `127.0.${Math.floor((i + 2) / 256)}.${(i + 2) % 256}`,
+  );
+  const per = SLOW_ADDRESSES / HOLDERS;
+  const holders = Array.from({ length: HOLDERS }, (_, h) =>
+    Bun.spawn(
+      [
+        process.execPath,
+        join(import.meta.dir, "slow-holder.ts"),
+        url,
+        String(SLOW_CONNECTIONS / HOLDERS),
+        ...addresses.slice(h * per, (h + 1) * per),
+      ],
+      { stdin: "pipe", stdout: "pipe", stderr: "inherit" },
+    ),
+  );
+  try {
+    const lines = holders.map((p) => lineReader(p.stdout));
+    for (const next of lines) if ((await next()) !== "sent") throw new Error("a slow holder did not start");
+    let worst = 0;
+    for (let i = 0; i < 20; i++) {
+      const t0 = performance.now();
+      const res = await fetch(`${url}healthz`, {
+        headers: env.HOMED_WEB_TOKEN ? { authorization: `Bearer ${env.HOMED_WEB_TOKEN}` } : {},
+        signal: AbortSignal.timeout(30_000),
+      });
+      const body = (await res.json()) as { kernel?: unknown };
+      if (res.status !== 200 || !body.kernel) throw new Error(`/healthz answered ${res.status} without the details`);
+      worst = Math.max(worst, performance.now() - t0);
+    }
+    let open = 0;
+    for (const [i, p] of holders.entries()) {
+      p.stdin.write("stats\n");
+      open += (JSON.parse((await lines[i]?.()) ?? "{}") as { open: number }).open;
+    }
+    console.error(`security: ${open} of ${SLOW_CONNECTIONS} slow connections still open while /healthz was asked`);
+    return { worstMs: worst, open };
+  } finally {
+    for (const p of holders) {
+      p.stdin.end();
+      p.kill();
+    }
+    await Promise.all(holders.map((p) => p.exited));
   }
-  const held = slow.conns.filter((c) => !c.closed).length;
-  console.error(`security: ${held} of ${slow.conns.length} slow connections still open while /healthz was asked`);
-  return worst;
+}
+
+/** The lines of a child's stdout, one per call. */
+function lineReader(stream: ReadableStream<Uint8Array>): () => Promise<string> {
+  const reader = stream.getReader();
+  const dec = new TextDecoder();
+  let buf = "";
+  return async () => {
+    for (;;) {
+      const nl = buf.indexOf("\n");
+      if (nl >= 0) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        return line;
+      }
+      const { value, done } = await reader.read();
+      if (done) return buf;
+      buf += dec.decode(value, { stream: true });
+    }
+  };
 }
 
 export async function benchSecurity(): Promise<void> {
@@ -59,7 +112,15 @@ export async function benchSecurity(): Promise<void> {
     const { wrong } = await guessesBefore429(door, 100);
     report(`security.guesses_before_429.${kind}`, wrong, "guesses", 0);
   }
-  report("security.slow_conns_healthz_ms", await slowConnsHealthzMs(), "ms", 1);
+  // The default: the slow clients have no token, so each is answered 401 and closed at once.
+  const slow = await slowConnsHealthzMs({ HOMED_WEB_TOKEN: TOKEN });
+  report("security.slow_conns_healthz_ms", slow.worstMs, "ms", 1);
+  report("security.slow_conns_open", slow.open, "connections", 0);
+  // [web] auth = "none": every local client is let in, so the slow bodies reach the upload
+  // handler and only the per-client cap and the budget for all clients hold them back.
+  const trusting = await slowConnsHealthzMs({ HOMED_WEB_AUTH: "none" });
+  report("security.slow_conns_healthz_ms_noauth", trusting.worstMs, "ms", 1);
+  report("security.slow_conns_open_noauth", trusting.open, "connections", 0);
 }
 
 if (import.meta.main) await benchSecurity();

@@ -15,7 +15,13 @@
  *   progress; the next gets 429 with Retry-After and `Connection: close`, so its descriptor is
  *   freed at once. A person's browser uses a handful; a reverse proxy on this machine shares one
  *   address for everyone behind it, which is why the cap is generous.
+ * - A budget for all clients together (`totalMax`, from the process's descriptor limit): once
+ *   that many requests are in progress, a client holding its fair share (the budget divided
+ *   among the clients that hold any) or more gets the same 429. Many addresses each under the
+ *   per-client cap cannot take every descriptor, and a client holding none — the owner's
+ *   browser, a health check — always gets in.
  */
+import { readFileSync } from "node:fs";
 import { clientKey } from "../sdk/index.ts";
 
 /** The part of Bun's server this needs. */
@@ -29,12 +35,32 @@ export interface ConnectionGuardOptions {
   timeoutS: number;
   /** Requests in progress per client. */
   maxOpen: number;
+  /** Requests in progress for all clients together, past which each gets its fair share. */
+  totalMax: number;
   /** Handle a request; `address` is the client's source address. */
   handle(req: Request, address: string): Promise<Response> | Response;
 }
 
 /** Requests in progress at most per client, past which 429: see the file comment. */
 export const MAX_OPEN_REQUESTS_PER_CLIENT = 256;
+
+/** Requests in progress at most across clients, whatever the descriptor limit. */
+const MAX_TOTAL_REQUESTS = 8192;
+
+/**
+ * The budget for all clients: half the process's open-file limit (a slow request holds one
+ * descriptor, and the plugin needs the rest for its own files, sockets and pipes), at most
+ * MAX_TOTAL_REQUESTS; 512 where the limit cannot be read.
+ */
+export function requestBudget(limits = "/proc/self/limits"): number {
+  try {
+    const soft = /^Max open files\s+(\d+)/m.exec(readFileSync(limits, "utf8"))?.[1];
+    if (soft) return Math.max(64, Math.min(MAX_TOTAL_REQUESTS, Math.floor(Number(soft) / 2)));
+  } catch {
+    // Not Linux, or no /proc: the small budget.
+  }
+  return 512;
+}
 
 /**
  * Bun's idle timer for a `timeoutS` deadline: a little longer, so a late body gets this file's
@@ -80,6 +106,13 @@ function arriving(body: ReadableStream<Uint8Array>, arrived: () => void): Readab
   );
 }
 
+/** `res` with `Connection: close` (a copy: some responses' headers cannot be changed). */
+function closing(res: Response): Response {
+  const headers = new Headers(res.headers);
+  headers.set("connection", "close");
+  return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
+}
+
 /** A response body passed through, `sent` called once the server has taken all of it. */
 function handedOver(body: ReadableStream<Uint8Array>, sent: () => void): ReadableStream<Uint8Array> {
   return body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({ flush: sent }));
@@ -88,13 +121,17 @@ function handedOver(body: ReadableStream<Uint8Array>, sent: () => void): Readabl
 /** The fetch handler for Bun.serve. */
 export function guardConnections(o: ConnectionGuardOptions) {
   const open = new Map<string, number>();
+  let total = 0;
   return async (req: Request, server: GuardedServer): Promise<Response> => {
     const address = server.requestIP(req)?.address ?? "unknown";
     const key = clientKey(address);
     const count = open.get(key) ?? 0;
     if (count >= o.maxOpen)
       return json(429, `more than ${o.maxOpen} requests at once from this address`, { "retry-after": "1" });
+    if (total >= o.totalMax && count > 0 && count >= Math.floor(o.totalMax / open.size))
+      return json(429, "the server is busy with other clients' requests; try again", { "retry-after": "1" });
     open.set(key, count + 1);
+    total++;
     const setTimer = (seconds: number) => {
       try {
         server.timeout(req, seconds);
@@ -106,8 +143,8 @@ export function guardConnections(o: ConnectionGuardOptions) {
     try {
       let forward = req;
       let late: Promise<Response> | null = null;
+      let arrived = !req.body;
       if (req.body) {
-        let arrived = false;
         forward = new Request(req, {
           body: arriving(req.body, () => {
             arrived = true;
@@ -124,7 +161,10 @@ export function guardConnections(o: ConnectionGuardOptions) {
         });
       } else setTimer(0);
       const handled = Promise.resolve(o.handle(forward, address));
-      const res = await (late ? Promise.race([handled, late]) : handled);
+      let res = await (late ? Promise.race([handled, late]) : handled);
+      // Answered before its body came in (refused, a 401): the rest of the body is not waited
+      // for, and the connection is closed with the answer instead of held until the idle timer.
+      if (!arrived) res = closing(res);
       const idle = idleTimeoutFor(o.timeoutS);
       if (!res.body) {
         setTimer(idle);
@@ -136,6 +176,7 @@ export function guardConnections(o: ConnectionGuardOptions) {
       );
     } finally {
       clearTimeout(timer);
+      total--;
       const left = (open.get(key) ?? 1) - 1;
       if (left === 0) open.delete(key);
       else open.set(key, left);

@@ -5,7 +5,12 @@ import { parseListen } from "../../src/protocol/listen.ts";
 import { PluginMethod, WebConfig } from "../../src/protocol/plugin.ts";
 import { ChannelsConfig } from "../../src/protocol/a2a.ts";
 import { createApp } from "./app.ts";
-import { guardConnections, idleTimeoutFor, MAX_OPEN_REQUESTS_PER_CLIENT } from "./connection-guard.ts";
+import {
+  guardConnections,
+  idleTimeoutFor,
+  MAX_OPEN_REQUESTS_PER_CLIENT,
+  requestBudget,
+} from "./connection-guard.ts";
 import { createSecurity } from "./security.ts";
 
 const plugin = await connectPlugin();
@@ -33,6 +38,7 @@ const app = createApp(plugin, security, web.max_body_kb * 1024, { token: web.tok
 const guarded = guardConnections({
   timeoutS: web.request_timeout_s,
   maxOpen: MAX_OPEN_REQUESTS_PER_CLIENT,
+  totalMax: requestBudget(),
   handle: (req, address) => {
     addresses.set(req, address);
     return app.fetch(req);

@@ -300,6 +300,8 @@ export class Store {
    */
   clearMark(conv: string, by: string, now = Date.now()): number {
     return this.db.transaction(() => {
+      if (!this.db.query("SELECT 1 FROM conversations WHERE id = ?").get(conv))
+        throw new HomedError("not_found", `there is no conversation ${conv}`, { conv });
       const last = this.db
         .query<{ id: number | null }, [string]>("SELECT max(id) AS id FROM events WHERE conv = ?")
         .get(conv);

@@ -69,6 +69,11 @@ describe("the untrusted mark follows the text", () => {
         headers: { "x-homed": "1" },
       });
       expect(cleared.status).toBe(200);
+      const none = await fetch(`${web}api/conversations/nowhere/clear-mark`, {
+        method: "POST",
+        headers: { "x-homed": "1" },
+      });
+      expect(none.status).toBe(404);
       rig.llm.script([write("ok.txt"), { text: "done" }]);
       const after = await rig.chat("write ok.txt", { conv: "later" });
       expect(after.stderr).not.toContain("asked although allowed");

@@ -20,6 +20,8 @@ export interface SlowClients {
   conns: SlowConnection[];
   /** Resolves once every connection is established and has sent its bytes. */
   sent: Promise<void>;
+  /** Resolves once every connection has sent its bytes or failed to (the server refused it). */
+  tried: Promise<void>;
   [Symbol.dispose](): void;
 }
 
@@ -65,6 +67,7 @@ export function holdSlowBodies(url: string, opts: { count: number; from: string[
   return {
     conns,
     sent: Promise.all(sent).then(() => {}),
+    tried: Promise.allSettled(sent).then(() => {}),
     [Symbol.dispose]() {
       for (const s of sockets) s.destroy();
     },

@@ -8,7 +8,7 @@
 import { describe, expect, test } from "bun:test";
 import { connect } from "node:net";
 import { startAgentRig } from "../harness/agent-daemon.ts";
-import { tempDir } from "../harness/binary.ts";
+import { HOMED, tempDir } from "../harness/binary.ts";
 import { startDaemon, webUrlOf } from "../harness/daemon.ts";
 import { poll } from "../harness/poll.ts";
 import { holdSlowBodies } from "../harness/slow-clients.ts";
@@ -39,6 +39,47 @@ describe("slow clients", () => {
     const health = await healthzMs(url);
     expect(health.status).toBe(200);
     expect(health.ms).toBeLessThan(1000);
+  }, 30_000);
+
+  test("many addresses each under the cap share one budget; a client holding none still gets in", async () => {
+    using dir = tempDir();
+    // A descriptor limit of 600 gives a budget of 300 requests in progress for all clients.
+    await using d = await startDaemon(dir.path, {
+      bin: ["bash", "-c", 'ulimit -n 600 && exec "$0" "$@"', HOMED],
+    });
+    const url = await webUrlOf(d);
+    const from = ["127.0.0.2", "127.0.0.3"];
+    using slow = holdSlowBodies(url, { count: 400, from, path: "/api/uploads?name=a.txt" });
+    await slow.tried;
+    // 200 from each address, under the per-client cap: past the budget of 300, each client gets
+    // its fair share (150) and the rest are refused and closed.
+    await poll(
+      () => slow.conns.filter((c) => c.status === 429 && c.closed).length,
+      (n) => n >= 90,
+      { what: "requests past the budget refused", timeoutMs: 10_000 },
+    );
+    for (const a of from) {
+      const held = slow.conns.filter((c) => c.from === a && c.status === null && !c.closed).length;
+      expect(held).toBeGreaterThanOrEqual(140);
+      expect(held).toBeLessThanOrEqual(160);
+    }
+    expect(slow.conns.find((c) => c.status === 429)?.received).toContain("busy with other clients");
+    const health = await healthzMs(url);
+    expect(health.status).toBe(200);
+    expect(health.ms).toBeLessThan(1000);
+  }, 30_000);
+
+  test("a body nobody waits for (a refused request) does not hold its connection", async () => {
+    using dir = tempDir();
+    await using d = await startDaemon(dir.path, { loopbackLogin: true });
+    const url = await webUrlOf(d);
+    using slow = holdSlowBodies(url, { count: 20, from: ["127.0.0.2"], path: "/api/uploads?name=a.txt" });
+    await slow.tried;
+    await poll(
+      () => slow.conns.filter((c) => c.status === 401 && c.closed).length,
+      (n) => n === 20,
+      { what: "unauthenticated slow bodies answered 401 and closed", timeoutMs: 5_000 },
+    );
   }, 30_000);
 
   test("a late body gets 408 and is closed, an idle connection is closed, a long turn is still answered", async () => {
