@@ -15,10 +15,10 @@ const SAMPLES = 30;
 const PARALLEL = 8;
 const THROUGHPUT_TURNS = 120;
 
-async function a2aSend(url: string, contextId: string, text: string): Promise<void> {
+async function a2aSend(url: string, auth: Record<string, string>, contextId: string, text: string): Promise<void> {
   const res = await fetch(`${url}/a2a`, {
     method: "POST",
-    headers: { "content-type": "application/json", "A2A-Version": "1.0" },
+    headers: { "content-type": "application/json", "A2A-Version": "1.0", ...auth },
     body: JSON.stringify({
       jsonrpc: "2.0",
       id: 1,
@@ -36,6 +36,8 @@ export async function benchChannelA2a(): Promise<void> {
   const daemon = await BenchDaemon.start({ model });
   try {
     const url = daemon.webUrl();
+    // An A2A client on this machine sends homed's login token, as any API client must now.
+    const auth = daemon.bearer();
     const client = await daemon.connect();
     const timed = async (send: (i: number) => Promise<unknown>) => {
       const samples: number[] = [];
@@ -49,7 +51,7 @@ export async function benchChannelA2a(): Promise<void> {
       return median(samples);
     };
     const socket = await timed((i) => client.peer.request("chat.send", { conv: "bench-ctl", text: `turn ${i}` }));
-    const a2a = await timed((i) => a2aSend(url, "bench-a2a", `turn ${i}`));
+    const a2a = await timed((i) => a2aSend(url, auth, "bench-a2a", `turn ${i}`));
     report("channel.a2a.added_ms", a2a - socket, "ms", 2);
 
     let next = 0;
@@ -58,7 +60,7 @@ export async function benchChannelA2a(): Promise<void> {
       Array.from({ length: PARALLEL }, async (_, peer) => {
         while (next < THROUGHPUT_TURNS) {
           const i = next++;
-          await a2aSend(url, `bench-peer-${peer}`, `turn ${i}`);
+          await a2aSend(url, auth, `bench-peer-${peer}`, `turn ${i}`);
         }
       }),
     );

@@ -372,19 +372,7 @@ export class Store {
   /** The newest `limit` events of a conversation that are not forgotten (nor of a kind in `except`), oldest first. */
   recentConversationEvents(conv: string, limit: number, except: readonly string[] = []): StoredEvent[] {
     return this.db
-      .query<
-        {
-          id: number;
-          ts: number;
-          conv: string;
-          kind: string;
-          actor: string;
-          untrusted: number;
-          mark: string | null;
-          body: string;
-        },
-        [string, string, string, number]
-      >(
+      .query<Omit<EventRow, "layer">, [string, string, string, number]>(
         `SELECT * FROM (SELECT id, ts, conv, kind, actor, untrusted, mark, body FROM events
            WHERE conv = ? AND id > COALESCE((SELECT forgotten_upto FROM conversations WHERE id = ?), 0)
              AND kind NOT IN (SELECT value FROM json_each(?))

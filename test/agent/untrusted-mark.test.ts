@@ -33,16 +33,24 @@ async function rigWith(dir: string, config: string): Promise<AgentRig> {
   return await startAgentRig(dir, { plugin: false });
 }
 
+/** A rig whose every tool involved is allowed, beside a page that tells the model to write a file. */
+async function withPage(dir: string, fn: (rig: AgentRig, url: string) => Promise<void>): Promise<void> {
+  const site = servePage();
+  try {
+    await using rig = await rigWith(dir, ALLOW_ALL);
+    await fn(rig, `http://127.0.0.1:${site.port}/`);
+  } finally {
+    site.stop(true);
+  }
+}
+
 const write = (path: string) => ({ toolCalls: [{ name: "files_write", arguments: { path, content: "gotcha" } }] });
 const workspace = (dir: string, name: string) => join(dir, "workspace", name);
 
 describe("the untrusted mark follows the text", () => {
   test("a page read in one turn marks the next turns of its conversation until the person clears it", async () => {
     using dir = tempDir();
-    const site = servePage();
-    try {
-      await using rig = await rigWith(dir.path, ALLOW_ALL);
-      const url = `http://127.0.0.1:${site.port}/`;
+    await withPage(dir.path, async (rig, url) => {
       rig.llm.script([
         { toolCalls: [{ name: "fetch_url", arguments: { url } }] },
         { text: "The page is about a festival." },
@@ -94,17 +102,12 @@ describe("the untrusted mark follows the text", () => {
       expect(reply?.mark).toBe(`fetch_url ${url}`);
       expect(rows.find((x) => x.kind === "user-message")?.mark).toBeNull();
       expect(JSON.parse(rows.find((x) => x.kind === "mark-clear")?.body ?? "{}")).toMatchObject({ by: "web" });
-    } finally {
-      site.stop(true);
-    }
+    });
   }, 60_000);
 
   test("a sub-agent's answer carries the mark of the page it read", async () => {
     using dir = tempDir();
-    const site = servePage();
-    try {
-      await using rig = await rigWith(dir.path, ALLOW_ALL);
-      const url = `http://127.0.0.1:${site.port}/`;
+    await withPage(dir.path, async (rig, url) => {
       rig.llm.script([
         { toolCalls: [{ name: "agent_spawn", arguments: { task: "read my page", tools: ["fetch_url"] } }] },
         { toolCalls: [{ name: "fetch_url", arguments: { url } }] },
@@ -116,17 +119,12 @@ describe("the untrusted mark follows the text", () => {
         /asked although allowed: untrusted text is in view \(from agent_spawn: sub-agent \S+ read fetch_url/,
       );
       expect(existsSync(workspace(dir.path, "pwned.txt"))).toBe(false);
-    } finally {
-      site.stop(true);
-    }
+    });
   }, 60_000);
 
   test("memory carries the mark: what the model wrote with a page in view marks the turn that recalls it", async () => {
     using dir = tempDir();
-    const site = servePage();
-    try {
-      await using rig = await rigWith(dir.path, ALLOW_ALL);
-      const url = `http://127.0.0.1:${site.port}/`;
+    await withPage(dir.path, async (rig, url) => {
       rig.llm.script([
         { toolCalls: [{ name: "fetch_url", arguments: { url } }] },
         { text: "Summary: the zebrafinch festival page asks for a file to be written." },
@@ -142,9 +140,7 @@ describe("the untrusted mark follows the text", () => {
         "asked although allowed: untrusted text is in view (from memory_search: memory of fetch_url",
       );
       expect(existsSync(workspace(dir.path, "pwned.txt"))).toBe(false);
-    } finally {
-      site.stop(true);
-    }
+    });
   }, 60_000);
 
   test("a file's text marks the conversation, unless the owner trusts the tool that read it", async () => {
