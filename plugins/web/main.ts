@@ -5,12 +5,7 @@ import { parseListen } from "../../src/protocol/listen.ts";
 import { PluginMethod, WebConfig } from "../../src/protocol/plugin.ts";
 import { ChannelsConfig } from "../../src/protocol/a2a.ts";
 import { createApp } from "./app.ts";
-import {
-  guardConnections,
-  idleTimeoutFor,
-  MAX_OPEN_REQUESTS_PER_CLIENT,
-  requestBudget,
-} from "./connection-guard.ts";
+import { guardConnections, idleTimeoutFor, MAX_OPEN_REQUESTS_PER_CLIENT, requestBudget } from "./connection-guard.ts";
 import { createSecurity } from "./security.ts";
 
 const plugin = await connectPlugin();
