@@ -91,11 +91,14 @@ install: dist/homed dist/waiter
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 dist/homed dist/waiter $(DESTDIR)$(PREFIX)/bin/
 
+# make run PORT=9000 DATA=/tmp/ha: another port or data dir than the defaults.
+PORT ?= 8080
+DATA ?= ./.homed
 run: dist/homed
-	@echo "starting dist/homed -data ./.homed -listen 127.0.0.1:8080 (Ctrl-C stops it)"
-	@echo "  it prints the link that logs your browser in; another: dist/homed open -data ./.homed"
-	@echo "  status: dist/homed status -data ./.homed"
-	dist/homed -data ./.homed -listen 127.0.0.1:8080
+	@echo "starting dist/homed -data $(DATA) -listen 127.0.0.1:$(PORT) (Ctrl-C stops it)"
+	@echo "  it prints the link that logs your browser in; another: dist/homed open -data $(DATA)"
+	@echo "  status: dist/homed status -data $(DATA)"
+	dist/homed -data $(DATA) -listen 127.0.0.1:$(PORT)
 
 typecheck: node_modules/.installed src/generated/builtin-plugins.ts plugins/web/generated/assets.ts src/generated/lexicon.txt src/generated/lemmas.txt dist/native/libhomed-shim.so
 	node_modules/.bin/tsc --noEmit

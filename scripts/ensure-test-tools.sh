@@ -33,8 +33,25 @@ command -v Xvfb >/dev/null || need+=(xvfb)
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   echo "installing ${need[*]}" >&2
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+  # Another apt run (unattended-upgrades, a second terminal) may hold a lock: wait for it, up to
+  # ten minutes, rather than fail at once. dpkg's lock is waited for by apt itself
+  # (DPkg::Lock::Timeout); the package lists' lock is not, so a held one is retried here.
+  apt_waiting() {
+    local waited=0 out
+    while :; do
+      if out=$(DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 "$@" 2>&1); then return 0; fi
+      if grep -q "Could not get lock" <<<"$out" && [ "$waited" -lt 600 ]; then
+        [ "$waited" -eq 0 ] && echo "another apt run holds its lock; waiting for it (up to 10 minutes)" >&2
+        sleep 5
+        waited=$((waited + 5))
+        continue
+      fi
+      echo "$out" >&2
+      return 1
+    done
+  }
+  apt_waiting update -qq
+  apt_waiting install -y -qq "${need[@]}"
 else
   echo "missing Debian packages for the tests: ${need[*]} (install them with apt-get)" >&2
 fi
