@@ -49,6 +49,7 @@ const FLAGS: FlagSpec[] = [
     arg: "PATH",
     usage: "desktop: the Chromium, Chrome or Edge to open (default $HOMED_BROWSER, else the first one found)",
   },
+  { name: "version", kind: "bool", usage: "print the version and exit" },
 ];
 
 function usage(): string {
@@ -60,7 +61,7 @@ function usage(): string {
     "  waiter [-data DIR | -connect URL] -p TEXT [-conv ID] ask once, print the reply",
     "  waiter [-data DIR | -connect URL] [-json] status    show the daemon's status",
     "  waiter [-data DIR | -connect URL] desktop           open the web UI in a window, logged in",
-    "  waiter version                                       print the version",
+    "  waiter version (or -version)                         print the version",
     "",
     "Flags:",
     formatFlags(FLAGS),
@@ -179,9 +180,11 @@ async function ask(open: OpenLink, text: string, conv: string, json: boolean): P
 
 async function main(argv: string[]): Promise<number> {
   try {
-    const { values, rest } = parseFlags(argv, FLAGS);
+    // Flags before or after the command, as homed takes them: `waiter status -data DIR` too.
+    const { values, rest } = parseFlags(argv, FLAGS, { anywhere: true });
     const tty = process.stdin.isTTY === true && process.stdout.isTTY === true;
-    const command = rest[0] ?? (typeof values.p === "string" ? "ask" : tty ? "chat" : "status");
+    const command =
+      rest[0] ?? (values.version === true ? "version" : typeof values.p === "string" ? "ask" : tty ? "chat" : "status");
     if (rest.length > 1) throw new HomedError("usage", `unexpected argument "${rest[1]}"`);
     if (command === "version") {
       process.stdout.write(`waiter ${VERSION} (${process.platform}/${process.arch})\n`);

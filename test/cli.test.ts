@@ -22,12 +22,37 @@ describe("homed command line", () => {
     }
   });
 
-  test("an unknown flag prints usage on stderr and exits 2", async () => {
-    const r = await run([HOMED, "-bogus"]);
-    expect(r.exitCode).toBe(2);
-    expect(r.stderr).toContain("flag provided but not defined: -bogus");
-    expect(r.stderr).toContain("Usage:");
-    expect(r.stdout).toBe("");
+  test("an unknown flag or command is one line and a hint on stderr, exit 2", async () => {
+    for (const [args, said] of [
+      [["-bogus"], "homed: flag provided but not defined: -bogus"],
+      [["frobnicate"], 'homed: unknown command "frobnicate"'],
+      [["status", "-bogus"], "homed: flag provided but not defined: -bogus"],
+    ] as const) {
+      const r = await run([HOMED, ...args]);
+      expect(r.exitCode).toBe(2);
+      expect(r.stderr).toBe(`${said}\nrun "homed help" for its commands and flags\n`);
+      expect(r.stdout).toBe("");
+    }
+    const w = await run([WAITER, "-bogus"]);
+    expect(w.exitCode).toBe(2);
+    expect(w.stderr).toBe(
+      'waiter: flag provided but not defined: -bogus\nrun "waiter help" for its commands and flags\n',
+    );
+  });
+
+  test("waiter takes its flags before or after the command, and -version as homed does", async () => {
+    using dir = tempDir();
+    await using d = await startDaemon(dir.path);
+    const before = await run([WAITER, "-data", dir.path, "-json", "status"]);
+    const after = await run([WAITER, "status", "-data", dir.path, "-json"]);
+    expect(before.exitCode).toBe(0);
+    expect(after.exitCode).toBe(0);
+    expect((JSON.parse(after.stdout) as { pid: number }).pid).toBe(d.proc.pid);
+    for (const v of ["-version", "--version", "version"]) {
+      const r = await run([WAITER, v]);
+      expect(r.exitCode).toBe(0);
+      expect(r.stdout).toMatch(/^waiter \d+\.\d+\.\d+ /);
+    }
   });
 
   test("a flag missing its value exits 2", async () => {

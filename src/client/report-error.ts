@@ -1,7 +1,8 @@
 /**
  * The one mapping from an error to what a command prints and its exit status, shared by homed
- * and waiter: usage errors print usage (help goes to stdout, exit 0) — one line only when the
- * error names the `flag` whose value is wrong; expected errors one line; the daemon's refusals
+ * and waiter: help goes to stdout (exit 0); a usage error is one line and, unless it names the
+ * `flag` whose value is wrong, a second that says where the usage is (exit 2) — the whole usage
+ * would bury the line that matters; expected errors one line; the daemon's refusals
  * (JSON-RPC errors) one line, with the status of the HomedError code they carry; anything else
  * — a bug — the stack as a log line.
  */
@@ -15,7 +16,9 @@ export function reportError(prog: string, err: unknown, usage: () => string, asL
       return ExitCode.Ok;
     }
     process.stderr.write(
-      typeof err.data.flag === "string" ? `${prog}: ${err.message}\n` : `${prog}: ${err.message}\n\n${usage()}`,
+      typeof err.data.flag === "string"
+        ? `${prog}: ${err.message}\n`
+        : `${prog}: ${err.message}\nrun "${prog} help" for its commands and flags\n`,
     );
     return ExitCode.Usage;
   }
