@@ -114,4 +114,31 @@ describe("homed provider", () => {
     expect(chat.stdout).toBe("hello\n");
     expect(llm.requests[0]?.headers.authorization).toBe("Bearer sk-kept-9876");
   });
+
+  test("-test with new settings keeps them only when the test passes; a failed one keeps the earlier settings", async () => {
+    using dir = tempDir();
+    await using llm = await startFakeLlm();
+    await using _d = await startDaemon(dir.path);
+    const provider = (args: string[], stdin?: string) =>
+      run([HOMED, "provider", "-data", dir.path, ...args], stdin === undefined ? {} : { stdin });
+    llm.script([{ text: "ok" }]);
+    let r = await provider(
+      ["-kind", "openai", "-base-url", llm.url, "-model", "m", "-key-stdin", "-test"],
+      "sk-good-1234\n",
+    );
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toContain("ok: ");
+
+    // A base URL nothing answers and a new key: the test fails, and neither stays.
+    r = await provider(["-base-url", "http://127.0.0.1:9/v1", "-key-stdin", "-test"], "sk-typo-0000\n");
+    expect(r.exitCode).toBe(1);
+    expect(r.stdout).toContain("; the earlier settings are kept");
+    expect(table(r.stdout)).toMatchObject({ "base URL": [llm.url, "llm.json"], "API key": ["…1234", "secrets.json"] });
+    r = await provider([]);
+    expect(table(r.stdout)).toMatchObject({ "base URL": [llm.url, "llm.json"], "API key": ["…1234", "secrets.json"] });
+
+    // Without -test a change is taken as given, as before.
+    r = await provider(["-model", "other"]);
+    expect(table(r.stdout).model).toEqual(["other", "llm.json"]);
+  });
 });

@@ -9,6 +9,7 @@ import {
   LlmSetParams,
   LlmSettingsView,
   LlmTestResult,
+  LlmSetTestedResult,
   StatusResult,
   WebLoginUrlResult,
   type LlmSettingField,
@@ -257,7 +258,20 @@ export const provider: Subcommand = {
       if (!checked.success) throw badProviderFlag(checked.issues[0], values);
       let apiKey: string | undefined;
       if (values["key-stdin"]) apiKey = ((await stdinLines()()) ?? "").trim();
-      view = await callDaemon(paths.socket, ControlMethod.LlmSet, { ...checked.output, apiKey }, LlmSettingsView);
+      const params = { ...checked.output, apiKey };
+      if (values.test) {
+        // Tested before they stay: a failed test keeps the settings that were there.
+        const r = await callDaemon(paths.socket, ControlMethod.LlmSetTested, params, LlmSetTestedResult, {
+          timeoutMs: 60_000,
+        });
+        process.stdout.write(values.json ? `${JSON.stringify(r.view)}\n` : `${formatProvider(r.view)}\n`);
+        const t = r.test;
+        process.stdout.write(
+          `${t.ok ? "ok" : "failed"}: ${t.message} (${t.latencyMs} ms)${r.kept ? "" : "; the earlier settings are kept"}\n`,
+        );
+        return t.ok ? 0 : 1;
+      }
+      view = await callDaemon(paths.socket, ControlMethod.LlmSet, params, LlmSettingsView);
     } else {
       view = await callDaemon(paths.socket, ControlMethod.LlmGet, {}, LlmSettingsView);
     }

@@ -57,6 +57,8 @@ export function controlMethods(k: KernelServices): ControlMethods {
     [ControlMethod.LlmGet]: () => k.llm.view(),
     [ControlMethod.LlmSet]: (params) => k.llm.set(parseParams(LlmSetParams, params)),
     [ControlMethod.LlmTest]: () => checkModel(k.llm),
+    [ControlMethod.LlmSetTested]: (params) =>
+      k.llm.setTested(parseParams(LlmSetParams, params), () => checkModel(k.llm)),
     // The client is a person at a terminal: it can always be asked.
     [ControlMethod.ChatSend]: async (params, ctx) => {
       const p = parseParams(ChatSendParams, params);

@@ -58,7 +58,7 @@ export interface KernelServices {
   readonly l3: Pick<KernelL3, "graph" | "recall" | "runNow">;
   /** Running turns by conversation, for clients that re-attach (`chat.attach`). */
   readonly live: LiveChats;
-  readonly llm: Pick<LlmSettings, "view" | "set" | "model">;
+  readonly llm: Pick<LlmSettings, "view" | "set" | "setTested" | "model">;
   /** The configured model and the provider's list, cached. */
   readonly models: Pick<ProviderModels, "list">;
   readonly plugins: PluginServices;

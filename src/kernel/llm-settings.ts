@@ -8,11 +8,17 @@
  * logged and never returned in full — `view()` shows the last four characters.
  */
 import * as v from "valibot";
-import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { HomedError } from "../protocol/errors.ts";
 import { describeIssues } from "../protocol/jsonrpc.ts";
-import type { LlmSettingField, LlmSettingSource, LlmSettingsView, LlmSetParams } from "../protocol/control.ts";
+import type {
+  LlmSettingField,
+  LlmSettingSource,
+  LlmSettingsView,
+  LlmSetParams,
+  LlmTestResult,
+} from "../protocol/control.ts";
 import { createLanguageModel, maskKey } from "../llm/provider.ts";
 import { ImageRefusals } from "../llm/image-fallback.ts";
 import type { LanguageModel, ProviderKind } from "../llm/types.ts";
@@ -226,6 +232,30 @@ export class LlmSettings {
       key: view.keyHint || "none",
     });
     return view;
+  }
+
+  /**
+   * `set`, then `test` the result; when the test fails, the settings and keys are put back as
+   * they were (llm.json and secrets.json byte for byte), so a mistyped URL or key never replaces
+   * settings that worked. The view returned is of the settings in force afterwards.
+   */
+  async setTested(
+    p: LlmSetParams,
+    test: () => Promise<LlmTestResult>,
+  ): Promise<{ view: LlmSettingsView; test: LlmTestResult; kept: boolean }> {
+    const files = [this.runtimeFile, this.secretsFile];
+    const saved = files.map((f) => (existsSync(f) ? readFileSync(f, "utf8") : null));
+    this.set(p);
+    const result = await test();
+    if (result.ok) return { view: this.view(), test: result, kept: true };
+    files.forEach((f, i) => {
+      const text = saved[i];
+      if (text === null || text === undefined) rmSync(f, { force: true });
+      else writePrivate(f, text, 0o600);
+    });
+    this.cached = null;
+    this.log.info("llm provider test failed; the earlier settings are back", { reason: result.message });
+    return { view: this.view(), test: result, kept: false };
   }
 
   /**

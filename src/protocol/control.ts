@@ -141,6 +141,8 @@ export type LlmSetParams = v.InferOutput<typeof LlmSetParams>;
 
 export const LlmTestResult = v.object({ ok: v.boolean(), message: v.string(), latencyMs: v.number() });
 export type LlmTestResult = v.InferOutput<typeof LlmTestResult>;
+/** `kept`: the new settings passed the test and stay; false: the earlier ones are back (`view`). */
+export const LlmSetTestedResult = v.object({ view: LlmSettingsView, test: LlmTestResult, kept: v.boolean() });
 
 export const ChatSendParams = v.strictObject({
   text: v.pipe(v.string(), v.minLength(1, "message is empty"), v.maxLength(1_000_000)),
@@ -221,6 +223,8 @@ export const ControlMethod = {
   LlmGet: "llm.get",
   LlmSet: "llm.set",
   LlmTest: "llm.test",
+  /** llm.set, then llm.test; a failed test puts the earlier settings back. */
+  LlmSetTested: "llm.set-tested",
   ChatSend: "chat.send",
   ChatCancel: "chat.cancel",
   ChatAttach: "chat.attach",
