@@ -47,11 +47,7 @@ try {
   listening = await giveUp("cannot listen", { listen: plugin.hello.listen, err });
 }
 plugin.onShutdown(() => listening.stop(true));
-plugin.log.info("web listening", {
-  url: `http://${host.includes(":") ? `[${host}]` : host}:${listening.port}/`,
-  login: security.loginRequired ? "token required" : "loopback, no login",
-  a2a: channels.a2a.enabled ? "/a2a" : "off",
-});
+
 // Where a person on this machine opens the UI (a wildcard bind is reached on loopback): the
 // kernel prints it, with a one-time login link where a login is needed.
 const reach = host === "0.0.0.0" ? "127.0.0.1" : host === "::" ? "::1" : host;
@@ -67,3 +63,10 @@ await plugin.ready("channel.web");
 await plugin.ready("channel.api");
 // Announced even when [channels.a2a] enabled = false: the channel is then there and refuses.
 await plugin.ready("channel.a2a");
+// Logged once every channel is ready: whoever waits for this line (a test, a bench) finds the
+// plugin ready too, not merely listening.
+plugin.log.info("web listening", {
+  url: `http://${host.includes(":") ? `[${host}]` : host}:${listening.port}/`,
+  login: security.loginRequired ? "token required" : "loopback, no login",
+  a2a: channels.a2a.enabled ? "/a2a" : "off",
+});
