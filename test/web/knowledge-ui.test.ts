@@ -190,6 +190,9 @@ describe("knowledge (L3)", () => {
     );
     expect(lyon?.hiddenAt).toBeGreaterThan(0);
     expect(lyon?.hiddenBy).toBe("web");
+    // Distilling again with nothing cold says so, rather than nothing at all.
+    await page.locator("button", { hasText: "Distill now" }).click();
+    await page.locator(".distill-outcome", { hasText: "Nothing to distill" }).waitFor();
     expect(errors).toEqual([]);
     await page.close();
     c.close();

@@ -71,6 +71,8 @@ describe("web UI", () => {
     await page.fill("#prompt", "please delete /tmp/junk");
     await page.click("#send");
     await page.waitForSelector(".approval button.approve");
+    // The new chat is in the sidebar while its first turn waits on the person.
+    await page.waitForSelector("#conv-list [data-conv]", { timeout: 5_000 });
     await shot(page, "03-approval");
     await page.click(".approval button.approve");
     await page.waitForSelector(".msg.assistant .meta");

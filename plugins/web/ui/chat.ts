@@ -46,6 +46,10 @@ export class ChatPane {
 
   constructor(
     private conv: string,
+    /**
+     * The conversation list may have changed: a turn ended (it may have named the conversation),
+     * or a new conversation's first turn waits on the person (it is in the log, so in the list).
+     */
     private readonly onTurnDone: () => void,
   ) {
     this.list = h("div", { class: "messages", id: "messages" });
@@ -263,6 +267,7 @@ export class ChatPane {
       this.scroll();
     };
     let attached = false;
+    let listed = false;
     try {
       attached = await open(
         this.conv,
@@ -316,6 +321,11 @@ export class ChatPane {
                 );
               break;
             case "approval": {
+              // A new chat waiting on its first approval belongs in the sidebar already.
+              if (!listed) {
+                listed = true;
+                this.onTurnDone();
+              }
               const card = cards.get(String(e.callId));
               const answerWith = (approved: boolean) => () => {
                 void api("/api/approve", { stream: running.stream, callId: e.callId, approved });

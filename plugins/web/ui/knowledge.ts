@@ -195,6 +195,8 @@ export function knowledgeView(): HTMLElement {
   const q = h("input", { type: "search", placeholder: "Search facts" });
   const old = h("input", { type: "checkbox" });
   const status = h("span", { class: "form-msg" });
+  /** What the last "Distill now" did, in words: kept apart from the counts that load() writes. */
+  const outcome = h("p", { class: "hint distill-outcome" });
   const load = async () => {
     const params = new URLSearchParams({ q: q.value, superseded: old.checked ? "1" : "0" });
     try {
@@ -218,12 +220,14 @@ export function knowledgeView(): HTMLElement {
     }
   };
   const distill = async () => {
-    status.textContent = "Distilling…";
+    outcome.textContent = "Distilling…";
     const r = await api<{ facts: number; turns: number; stopped: string }>("/api/facts/distill", {}).catch((err) => {
-      status.textContent = (err as ApiError).message;
+      outcome.textContent = (err as ApiError).message;
       return null;
     });
-    if (r) await load();
+    if (!r) return;
+    outcome.textContent = distillOutcome(r);
+    await load();
   };
   void load();
   return h(
@@ -250,7 +254,22 @@ export function knowledgeView(): HTMLElement {
       h("button", { class: "small", type: "button", onclick: () => void distill() }, "Distill now"),
     ),
     status,
+    outcome,
     previewForm(),
     body,
   );
+}
+
+/** "Distill now" in words, nothing done included: an empty result says why, not nothing. */
+function distillOutcome(r: { facts: number; turns: number; stopped: string }): string {
+  const why =
+    r.stopped === "budget"
+      ? " It stopped at its token budget; the rest goes in the next run."
+      : r.stopped === "model_failed"
+        ? " The model failed; nothing was removed, and it is tried again later."
+        : "";
+  if (r.turns === 0)
+    return `Nothing to distill: no turn has been cold long enough yet ([memory.distill] idle_hours).${why}`;
+  const turns = `${r.turns} cold turn${r.turns === 1 ? "" : "s"}`;
+  return `Distilled ${turns} into ${r.facts} new fact${r.facts === 1 ? "" : "s"}.${why}`;
 }
