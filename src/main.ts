@@ -1,4 +1,4 @@
-/** `homed`: argv → the subcommands of DESIGN §1; nothing else. */
+/** `homed`: argv → the subcommands; nothing else. */
 import { HomedError, ExitCode } from "./protocol/errors.ts";
 import { reportError } from "./client/report-error.ts";
 import { parseFlags } from "./client/flags.ts";

@@ -1,12 +1,12 @@
 /**
- * Layers point one way (STYLE §2, DESIGN §8). Scans every import in the tree:
+ * Layers point one way. Scans every import in the tree:
  *   - plugins import only src/protocol, src/ipc and plugins/sdk (and packages); the one shared
  *     module between plugins is the sandbox (plugins/code imports plugins/shell/sandbox.ts), and
  *     fetch's guarded GET, which plugins/rss fetches feeds through;
  *   - src/protocol imports nothing of ours;
  *   - src/memory never imports src/llm;
  *   - only src/ipc touches bun:ffi;
- *   - src folders import only those below them (DESIGN §8), client between ipc and cli.
+ *   - src folders import only those below them, client between ipc and cli.
  *   - only the command line imports the Kernel class (no import cycle through the method tables).
  */
 import { describe, expect, test } from "bun:test";
@@ -60,7 +60,7 @@ const under = (target: string | null, ...prefixes: string[]) =>
   target !== null && prefixes.some((p) => target === p || target.startsWith(`${p}/`));
 
 /**
- * The folder order of DESIGN §8, lowest first; a folder may import its own rank and below.
+ * The folder order, lowest first; a folder may import its own rank and below.
  * `src/client` ranks with ipc's users (it may import protocol and ipc, and cli may import it).
  * The version constant and generated tables are leaves anyone may import.
  */

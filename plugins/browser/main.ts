@@ -1,5 +1,5 @@
 /**
- * The `browser` plugin: a real Chromium the agent drives (DESIGN §1: browsers belong to plugins).
+ * The `browser` plugin: a real Chromium the agent drives (browsers belong to plugins, not the kernel).
  * Lazy: the kernel starts it on the first browser_* call and stops it when idle; the browser
  * starts with the first call and closes with the plugin. Everything a page says comes back
  * marked as untrusted data (a page cannot approve anything: approvals come only from the

@@ -1,5 +1,5 @@
 /**
- * What a TypeScript plugin imports to join the kernel (DESIGN §2, §3).
+ * What a TypeScript plugin imports to join the kernel.
  *
  *   const plugin = await connectPlugin();
  *   plugin.handle("my/method", (params) => ...);

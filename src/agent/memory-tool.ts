@@ -1,5 +1,5 @@
 /**
- * `memory_search`: the model searches memory itself (DESIGN §5), over what its conversation may
+ * `memory_search`: the model searches memory itself, over what its conversation may
  * see (src/memory/recall-scope.ts). Two calls, never one that takes and deletes:
  *   - Peek, `{query}`: candidates — event id, time, conversation, snippet, score — best first.
  *     Nothing moves; each candidate counts an access (Memory.touch).

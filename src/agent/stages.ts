@@ -1,5 +1,5 @@
 /**
- * The seven stages (DESIGN §4): handlers live in plugins, registered with a priority (lower
+ * The seven stages: handlers live in plugins, registered with a priority (lower
  * first) and a deadline. Running a stage calls each handler in order over RPC; a handler that
  * errs, answers garbage or misses its deadline is skipped and logged — a slow plugin cannot
  * hang a turn. Callers decide what a skipped critical handler means (before_toolcall denies).

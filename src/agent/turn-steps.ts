@@ -418,7 +418,7 @@ export async function finish(
   );
   const { inputTokens, outputTokens } = s.usage;
   s.d.store.finishTurn(s.turn, { iterations: s.iterations, inputTokens, outputTokens, stopReason });
-  // Statistics, after the reply is sent (DESIGN §4): the reply does not wait for it.
+  // Statistics, after the reply is sent: the reply does not wait for it.
   const after = { conv, channel, text: shaped.text, usage: s.usage };
   void runStage(s.d.stages, s.d.caller, s.d.log, "after_output", after).catch((err: unknown) =>
     s.d.log.warn("after_output failed", { turn: s.turn, err }),

@@ -1,5 +1,5 @@
 /**
- * One turn (DESIGN §4): a message comes in on a channel, the model thinks, tools run, an answer
+ * One turn: a message comes in on a channel, the model thinks, tools run, an answer
  * goes out — with plugins acting at each of the seven stages.
  *
  *   on_input → context → pre_action → [model → post_action → (before_toolcall → run →

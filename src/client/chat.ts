@@ -8,7 +8,7 @@
 import type { TurnResultView } from "../protocol/control.ts";
 import { type ApprovalQuestion, type ChatEvent, type ChatHandlers, ChatConnection } from "./chat-connection.ts";
 
-/** The scene `homed chat` declares for its turns (DESIGN §6): the owner at a terminal. */
+/** The scene `homed chat` declares for its turns: the owner at a terminal. */
 export const CHAT_SCENE = "chan:cli/peer:terminal";
 
 export interface ChatIO {

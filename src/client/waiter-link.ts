@@ -11,7 +11,7 @@ import { HomedError } from "../protocol/errors.ts";
 import { SettingsSaveResult } from "../protocol/settings.ts";
 import { ChatConnection, type ChatHandlers } from "./chat-connection.ts";
 
-/** The scene a local waiter declares for the conversations it starts (DESIGN §6). */
+/** The scene a local waiter declares for the conversations it starts. */
 export const WAITER_SCENE = "chan:cli/peer:waiter";
 /** The channel a local waiter's turns are on (the same as `homed chat`'s: a person at a terminal). */
 export const WAITER_CHANNEL = "cli";

@@ -1,5 +1,5 @@
 /**
- * Dense embedders behind one interface (DESIGN §5). `id` names the model and its version so every
+ * Dense embedders behind one interface. `id` names the model and its version so every
  * stored vector records what made it: a vector from another id is never compared, and a model
  * change is detectable (and old vectors re-embeddable).
  */

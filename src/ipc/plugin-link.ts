@@ -1,7 +1,7 @@
 /**
  * The data path between the kernel and one plugin, the same on both sides: events, bulk
  * payloads, and their release. Two implementations: `ShmPluginLink` (rings and arenas in the
- * shared segment, DESIGN §2) and `StdioPluginLink` (base64 inside JSON-RPC frames, for plugins
+ * shared segment) and `StdioPluginLink` (base64 inside JSON-RPC frames, for plugins
  * in any language). Control (requests, replies) is JSON-RPC on stdio either way and is not
  * part of the link.
  *

@@ -1,5 +1,5 @@
 /**
- * The data dir (DESIGN §1): created 0700, it holds everything a daemon owns. One daemon per data
+ * The data dir: created 0700, it holds everything a daemon owns. One daemon per data
  * dir, enforced by an flock on homed.lock — the kernel drops the lock when the process dies,
  * kill -9 included, so a crash never leaves a stale lock behind. The holder's pid is written
  * into the file so a refused second daemon can name it.

@@ -1,4 +1,4 @@
-/** Where things live inside a data dir (DESIGN §1). Pure: no I/O, safe for clients to import. */
+/** Where things live inside a data dir. Pure: no I/O, safe for clients to import. */
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 

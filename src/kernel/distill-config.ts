@@ -1,5 +1,5 @@
 /**
- * [memory.distill] of config.toml (DESIGN §5 "Cooling", src/memory/distill.ts): when cold turns
+ * [memory.distill] of config.toml (src/memory/distill.ts): when cold turns
  * are distilled into L3 facts by the configured model, and how much a run may spend. Its part of
  * `homed initconfig`'s template parses to exactly the defaults (test/kernel/config.test.ts).
  */

@@ -1,5 +1,5 @@
 /**
- * [memory.scenes] of config.toml (DESIGN §6, src/memory/scenes.ts): how fast a scene that stops
+ * [memory.scenes] of config.toml (src/memory/scenes.ts): how fast a scene that stops
  * recurring fades. Its part of `homed initconfig`'s template parses to exactly the defaults
  * (test/kernel/config.test.ts).
  */

@@ -1,6 +1,6 @@
 /**
  * Starts plugins as soon as what they require is ready, restarts them when they crash, and
- * stops them (DESIGN §3). What plugins ask of the kernel is answered in `plugin-rpc.ts`; the
+ * stops them. What plugins ask of the kernel is answered in `plugin-rpc.ts`; the
  * states and the moves between them are the table in `plugin-states.ts`.
  *
  * Crash policy, from the original: restart after 1 s, 2 s, 3 s; the 4th crash within 5 minutes

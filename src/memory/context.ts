@@ -1,5 +1,5 @@
 /**
- * L1 context for a turn (DESIGN §5), assembled by memory: the agent gives the conversation, the
+ * L1 context for a turn, assembled by memory: the agent gives the conversation, the
  * input and a token budget; memory decides what of the past the model sees.
  *
  * The budget is filled, never wasted (src/memory/prune.ts): when every past turn fits, all come;

@@ -1,5 +1,5 @@
 /**
- * Recall across conversations (DESIGN §5, "one person, one memory"): for a trusted turn, the
+ * Recall across conversations ("one person, one memory"): for a trusted turn, the
  * events of the person's other conversations that match the input are quoted into the context
  * as one system note — with when and where each was said, and "untrusted" where it applies.
  * They are quoted, not moved: another conversation's layers are that conversation's business,

@@ -1,5 +1,5 @@
 /**
- * One person, one memory (DESIGN §5): a lexical index over every conversation of the data dir,
+ * One person, one memory: a lexical index over every conversation of the data dir,
  * so that a fact told in one web chat is found from a CLI chat. Scores of different
  * per-conversation indexes are not comparable (each has its own document frequencies and
  * normalisation), so cross-conversation ranking uses one collection: BM25 statistics over

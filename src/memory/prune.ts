@@ -1,5 +1,5 @@
 /**
- * What of the past fits the context budget (DESIGN §5). When everything fits, everything stays.
+ * What of the past fits the context budget. When everything fits, everything stays.
  * Otherwise, in this order, each taking what still fits:
  *   1. pinned: the newest N, N = min(configured N, half the budget ÷ average tokens per item);
  *   2. relevant: items scoring at least `minScore` against the current input, best first;

@@ -1,5 +1,5 @@
 /**
- * What a turn's recall may see (DESIGN §5, "one person, one memory"). A turn from a trusted
+ * What a turn's recall may see ("one person, one memory"). A turn from a trusted
  * surface — the web UI, the CLI, the /v1 API (which needs the token or loopback) — recalls from
  * every conversation's trusted events, and with `[memory] recall_untrusted = true` from the
  * untrusted ones as well (quoted with their source and marked untrusted). A turn marked

@@ -1,5 +1,5 @@
 /**
- * The fingerprint of a turn and how alike two are (DESIGN §6, the original's numbers): channel
+ * The fingerprint of a turn and how alike two are (the original's numbers): channel
  * 1.0, conversation partner 1.0, tools used 0.8, topic 0.4, time of day 0.2. Pure functions, no
  * store: src/memory/scenes.ts keeps the scenes.
  *

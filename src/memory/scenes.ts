@@ -1,5 +1,5 @@
 /**
- * Scenes (DESIGN §6): recurring situations — a weekly call, a group chat, a daily routine —
+ * Scenes: recurring situations — a weekly call, a group chat, a daily routine —
  * found from the turns themselves, with the original's numbers (src/memory/scene-fingerprint.ts).
  *
  * Two entry points side by side. A channel declares a key (`chan:qq/peer:group_1`): that key's

@@ -1,6 +1,6 @@
 /**
  * The turn's wire contracts: how plugins register tools and stage handlers, what the kernel
- * sends them when a stage runs or a tool is called, and what they may answer (DESIGN §4).
+ * sends them when a stage runs or a tool is called, and what they may answer.
  * Every answer is validated; an answer that does not parse is treated like no answer (the
  * handler is skipped and logged) — except for critical plugins at before_toolcall, where it
  * denies.
@@ -42,7 +42,7 @@ export const ToolName = v.pipe(
 );
 
 /**
- * What a tool can do to the world, declared by whoever registers it (DESIGN §4). `read` has no
+ * What a tool can do to the world, declared by whoever registers it. `read` has no
  * side effects and may run unasked; the others are asked about unless the owner allows them:
  * `write` changes files or data, `exec` runs code or commands, `network` reaches other hosts,
  * `secret` touches credentials.

@@ -1,5 +1,5 @@
 /**
- * Block records (DESIGN §5): a per-event record with its own stable id — kind, the sha256 of its
+ * Block records: a per-event record with its own stable id — kind, the sha256 of its
  * bytes in DATA/blocks when it has bytes, type, size, and the text it carries (caption, file
  * name, alt text) — whose one holder is its event's memory layer. The shapes `blocks/get`
  * answers with, and the image tag a channel writes into a message's text for a stored image

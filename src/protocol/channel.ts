@@ -47,7 +47,7 @@ const ConvId = v.pipe(v.string(), v.minLength(1), v.maxLength(200));
 
 /**
  * Where a conversation happens, as the channel names it for the scenes that cluster recurring
- * situations (DESIGN §6): `chan:<channel>/peer:<who>`, e.g. `chan:qq/peer:group_123`,
+ * situations: `chan:<channel>/peer:<who>`, e.g. `chan:qq/peer:group_123`,
  * `chan:acp/peer:zed`. Recorded on the conversation at its first turn.
  */
 export const SceneKey = v.pipe(

@@ -2,7 +2,7 @@
  * The environment a child of the daemon starts with: plugins, MCP servers and whatever they
  * spawn. Never the daemon's whole environment — it may hold HOMED_WEB_TOKEN, cloud keys and the
  * like, and a tool that prints its environment would hand them to the model. Children get the
- * few variables a program needs to run (DESIGN §4), plus what the caller adds on purpose.
+ * few variables a program needs to run, plus what the caller adds on purpose.
  */
 
 /** The variables passed through from the parent, when set. */

@@ -2,7 +2,7 @@
  * The bodies of the events homed writes to its log, one valibot schema per kind, and the one
  * reader every consumer parses them with (the turn's history, memory's index, the transcript a
  * person reads; memory II, L3 and blocks will read them here too). A body is JSON read back
- * from sqlite, so it is parsed, never cast (STYLE §9).
+ * from sqlite, so it is parsed, never cast.
  *
  * `event.append` may import events of any kind with any body: a known kind whose body does not
  * match its schema reads as null and every reader skips it alike; an unknown kind reads as

@@ -1,5 +1,5 @@
 /**
- * Scenes as the kernel serves them to built-in plugins (DESIGN §6, src/memory/scenes.ts):
+ * Scenes as the kernel serves them to built-in plugins (src/memory/scenes.ts):
  * `scenes/list` (every scene, strongest first), `scenes/get` (one, with its newest member turns),
  * `scenes/set` (the owner's settings: a persona, the tools its turns may use — a scene only
  * narrows what the approval policy allows, never widens it).

@@ -1,9 +1,10 @@
 /**
  * Versioned schema of homed.db. `PRAGMA user_version` records how many migrations ran. A
  * migration is appended here and never edited once released: a database that has run it must
- * mean the same thing to every later binary.
+ * mean the same thing to every later binary (so the SQL comments of released migrations keep
+ * their old wording, "DESIGN §5" included: they name the design notes of their time).
  *
- * The `events` table is the append-only log of DESIGN §5. Triggers make UPDATE and DELETE on it
+ * The `events` table is the append-only log. Triggers make UPDATE and DELETE on it
  * fail inside sqlite itself, so no code path — ours or a future one — can rewrite history.
  * Layer and access state live beside it in `event_state`.
  */

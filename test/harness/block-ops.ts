@@ -1,5 +1,5 @@
 /**
- * The one-holder property of block records (DESIGN §5), checked the hard way: random appends
+ * The one-holder property of block records, checked the hard way: random appends
  * (turns whose user messages name channel images and whose tool results carry images), prunes
  * (context assembly at random budgets, which moves turns to L2 and back), recalls (the Remove
  * step of memory_search, ConversationContext.restore) and forgets, on a real Store, Memory and

@@ -1,5 +1,5 @@
 /**
- * Block records with one holder (DESIGN §5, issue 15): random append / prune / recall (Remove) /
+ * Block records with one holder (issue 15): random append / prune / recall (Remove) /
  * distill / forget operations on a real Store + Memory + BlockStore, every block audited after each
  * (test/harness/block-ops.ts); the audit catches a lost block; records cannot be changed or
  * deleted; a database of schema 8 adopts the images it already logged as block records.
