@@ -2,6 +2,7 @@
  * A conversation as a file the person keeps: Markdown to read, JSON to process. Both hold what
  * the transcript shows (messages, tool calls and results, token usage), not the model's drafts.
  */
+import { tokenWords } from "../../src/protocol/usage.ts";
 import type { ConversationSummary, TranscriptItem } from "../../src/protocol/channel.ts";
 
 /** A fence longer than any run of backticks in `text`, so the text cannot close it. */
@@ -24,7 +25,7 @@ export function exportMarkdown(
       ? [
           `- channel: ${summary.channel}`,
           `- started: ${iso(summary.createdAt)}`,
-          `- turns: ${summary.turns}, tokens: ${summary.inputTokens} in / ${summary.outputTokens} out`,
+          `- turns: ${summary.turns}, tokens: ${tokenWords(summary)}`,
         ]
       : []),
     `- exported: ${iso(Date.now())}`,
@@ -40,7 +41,7 @@ export function exportMarkdown(
     } else if (it.kind === "assistant") {
       const ended = it.status && it.status !== "done" ? ` (${it.status})` : "";
       out.push(`## homed · ${iso(it.ts)}${ended}`, "", it.text, "");
-      if (it.usage) out.push(`_${it.usage.inputTokens} in / ${it.usage.outputTokens} out tokens_`, "");
+      if (it.usage) out.push(`_${tokenWords(it.usage)} tokens_`, "");
     } else {
       const f = fence(it.text);
       const head = it.kind === "tool-call" ? `Tool call \`${it.name ?? "tool"}\`` : `Tool result (${it.status ?? ""})`;

@@ -51,6 +51,8 @@ const usageOf = (r: TurnResultView) => ({
   prompt_tokens: r.usage.inputTokens,
   completion_tokens: r.usage.outputTokens,
   total_tokens: r.usage.inputTokens + r.usage.outputTokens,
+  // What the provider read from its cache, in OpenAI's own words, for clients that show it.
+  ...(r.usage.cachedInputTokens ? { prompt_tokens_details: { cached_tokens: r.usage.cachedInputTokens } } : {}),
 });
 
 /** OpenAI's finish_reason for how the turn ended; a plugin blocking the input is a content filter. */

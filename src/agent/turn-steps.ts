@@ -267,6 +267,8 @@ export async function callModel(
     else if (ev.type === "usage") {
       s.usage.inputTokens += ev.usage.inputTokens;
       s.usage.outputTokens += ev.usage.outputTokens;
+      if (ev.usage.cachedInputTokens)
+        s.usage.cachedInputTokens = (s.usage.cachedInputTokens ?? 0) + ev.usage.cachedInputTokens;
     } else if (ev.type === "finish") {
       if (ev.stopReason === "aborted") out.end = "aborted";
       else if (ev.stopReason === "error") {
@@ -416,8 +418,8 @@ export async function finish(
     // A failure's reply is for the person; memory does not quote it back.
     fromModel || error ? undefined : shaped.text,
   );
-  const { inputTokens, outputTokens } = s.usage;
-  s.d.store.finishTurn(s.turn, { iterations: s.iterations, inputTokens, outputTokens, stopReason });
+  const { inputTokens, outputTokens, cachedInputTokens } = s.usage;
+  s.d.store.finishTurn(s.turn, { iterations: s.iterations, inputTokens, outputTokens, cachedInputTokens, stopReason });
   // Statistics, after the reply is sent: the reply does not wait for it.
   const after = { conv, channel, text: shaped.text, usage: s.usage };
   void runStage(s.d.stages, s.d.caller, s.d.log, "after_output", after).catch((err: unknown) =>

@@ -2,6 +2,7 @@
  * `homed chat`: a message from the arguments or stdin, the answer streamed; with neither, at a
  * terminal, the interactive session (src/client/chat-session.ts).
  */
+import { tokenWords } from "../protocol/usage.ts";
 import { chatOnce } from "../client/chat.ts";
 import { readAllStdin, stdinLines } from "../client/stdin-lines.ts";
 import { HomedError } from "../protocol/errors.ts";
@@ -42,7 +43,7 @@ export async function runChat(
   if (values.json) process.stdout.write(`${JSON.stringify(result)}\n`);
   const c = result.conversation;
   process.stderr.write(
-    `[${result.stopReason}; ${result.usage.inputTokens} in / ${result.usage.outputTokens} out tokens${c ? `; conversation: ${c.turns} ${c.turns === 1 ? "turn" : "turns"}, ${c.inputTokens} in / ${c.outputTokens} out` : ""}]\n`,
+    `[${result.stopReason}; ${tokenWords(result.usage)} tokens${c ? `; conversation: ${c.turns} ${c.turns === 1 ? "turn" : "turns"}, ${tokenWords(c)}` : ""}]\n`,
   );
   return result.stopReason === "error" ? 1 : 0;
 }

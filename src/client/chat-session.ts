@@ -7,6 +7,7 @@
  * and two Ctrl-C in a row at the prompt. Built on node:readline and `ChatConnection` only, so a
  * full-screen client can take the same pieces.
  */
+import { tokenWords } from "../protocol/usage.ts";
 import { createInterface } from "node:readline";
 import type { TurnResultView } from "../protocol/control.ts";
 import { HomedError } from "../protocol/errors.ts";
@@ -22,7 +23,7 @@ export interface SessionTerminal {
 export function turnSummary(r: TurnResultView): string {
   const c = r.conversation;
   const how = r.stopReason === "error" && r.error ? `error: ${r.error}` : r.stopReason;
-  return `[${how}; ${r.usage.inputTokens} in / ${r.usage.outputTokens} out tokens${c ? `; conversation: ${c.turns} ${c.turns === 1 ? "turn" : "turns"}` : ""}]`;
+  return `[${how}; ${tokenWords(r.usage)} tokens${c ? `; conversation: ${c.turns} ${c.turns === 1 ? "turn" : "turns"}` : ""}]`;
 }
 
 /**

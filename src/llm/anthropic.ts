@@ -157,7 +157,14 @@ function anthropicBody(model: string, request: ChatRequest): Uint8Array {
     max_tokens: request.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
     stream: true,
   };
-  if (system.length > 0) body.system = system.join("\n\n");
+  // One text block per system message. The first is homed's own system prompt, the same from
+  // turn to turn: a cache breakpoint after it lets the provider serve the tools and that prompt
+  // from its prompt cache (Anthropic caches only up to a breakpoint; what follows — the recall
+  // note — changes from turn to turn).
+  if (system.length > 0)
+    body.system = system.map((text, i) =>
+      i === 0 ? { type: "text", text, cache_control: { type: "ephemeral" } } : { type: "text", text },
+    );
   if (request.temperature !== undefined) body.temperature = request.temperature;
   // Messages last, each turn's JSON written once and reused while the turn is unchanged.
   return written.encode(turns, toolJson.head(body, request.tools), "]}");
@@ -239,6 +246,8 @@ async function* streamAnthropic(
   let sawCalls = false;
   let input: number | null = null;
   let output: number | null = null;
+  /** Of the input, tokens read from the prompt cache. */
+  let cached = 0;
   let ended = false;
 
   function* emit(index: number): Generator<StreamEvent> {
@@ -268,8 +277,10 @@ async function* streamAnthropic(
       switch (ev.type) {
         case "message_start": {
           const u = ev.message.usage;
-          if (u)
+          if (u) {
             input = (u.input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0);
+            cached = u.cache_read_input_tokens ?? 0;
+          }
           break;
         }
         case "content_block_start": {
@@ -311,8 +322,11 @@ async function* streamAnthropic(
     yield finishWithError(err);
     return;
   }
-  if (input !== null || output !== null)
-    yield { type: "usage", usage: { inputTokens: input ?? 0, outputTokens: output ?? 0 } satisfies Usage };
+  if (input !== null || output !== null) {
+    const usage: Usage = { inputTokens: input ?? 0, outputTokens: output ?? 0 };
+    if (cached > 0) usage.cachedInputTokens = cached;
+    yield { type: "usage", usage };
+  }
   if (sawCalls && (stop === null || stop === "stop")) stop = "tool_calls";
   yield { type: "finish", stopReason: stop ?? "stop" };
 }

@@ -47,7 +47,13 @@ const Chunk = v.looseObject({
     ),
   ),
   // Counts are optional: a server that reports only some of them still streams a good answer.
-  usage: v.nullish(v.looseObject({ prompt_tokens: v.nullish(v.number()), completion_tokens: v.nullish(v.number()) })),
+  usage: v.nullish(
+    v.looseObject({
+      prompt_tokens: v.nullish(v.number()),
+      completion_tokens: v.nullish(v.number()),
+      prompt_tokens_details: v.nullish(v.looseObject({ cached_tokens: v.nullish(v.number()) })),
+    }),
+  ),
   error: v.optional(v.unknown()),
 });
 
@@ -235,8 +241,14 @@ async function* streamOpenAI(
       if (chunk.error !== undefined && chunk.error !== null) {
         throw streamError(settings, providerComplaint(JSON.stringify({ error: chunk.error })));
       }
-      if (chunk.usage)
-        usage = { inputTokens: chunk.usage.prompt_tokens ?? 0, outputTokens: chunk.usage.completion_tokens ?? 0 };
+      if (chunk.usage) {
+        const cached = chunk.usage.prompt_tokens_details?.cached_tokens ?? 0;
+        usage = {
+          inputTokens: chunk.usage.prompt_tokens ?? 0,
+          outputTokens: chunk.usage.completion_tokens ?? 0,
+          ...(cached > 0 ? { cachedInputTokens: cached } : {}),
+        };
+      }
       const choice = chunk.choices?.[0];
       if (!choice) continue;
       const delta = choice.delta;

@@ -61,6 +61,8 @@ export interface ChatRequest {
 export interface Usage {
   inputTokens: number;
   outputTokens: number;
+  /** Of inputTokens, those the provider read from its prompt cache (billed at a fraction). */
+  cachedInputTokens?: number;
 }
 
 export type StopReason = "stop" | "tool_calls" | "length" | "error" | "aborted";

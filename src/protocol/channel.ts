@@ -3,6 +3,7 @@
  * streamed events and approval questions, list conversations and their transcripts, show what
  * the model was sent, and manage the model provider.
  */
+import { TokenUsage } from "./usage.ts";
 import * as v from "valibot";
 import { BlockHash, ImageMimeSchema, StoredImage } from "./images.ts";
 import { BlockRecordSchema } from "./blocks.ts";
@@ -211,6 +212,8 @@ export const ConversationSummary = v.object({
   turns: v.number(),
   inputTokens: v.number(),
   outputTokens: v.number(),
+  /** Of inputTokens, those read from the provider's prompt cache. */
+  cachedInputTokens: v.optional(v.number(), 0),
   title: v.string(),
   /** The model chosen for this conversation; null: the configured one. */
   model: v.optional(v.nullable(v.string()), null),
@@ -230,7 +233,7 @@ export const TranscriptItem = v.object({
   callId: v.optional(v.string()),
   untrusted: v.boolean(),
   /** A reply's turn: the tokens it used, once finished. */
-  usage: v.optional(v.object({ inputTokens: v.number(), outputTokens: v.number() })),
+  usage: v.optional(TokenUsage),
   /** A tool result's images (GET /api/blocks/<sha256> serves them). */
   images: v.optional(v.array(StoredImage)),
   /** A person's message's attachments (without their text: the memory page shows that). */

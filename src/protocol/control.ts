@@ -3,6 +3,7 @@
  * subcommands may ask the running daemon. Params are validated by the daemon, results by the
  * client — both sides of the socket parse what they receive.
  */
+import { TokenUsage } from "./usage.ts";
 import * as v from "valibot";
 import { PluginList, RestartParams } from "./plugin.ts";
 import { ConvParams, SceneKey } from "./channel.ts";
@@ -159,13 +160,13 @@ export const TurnResultSchema = v.object({
   text: v.string(),
   stopReason: v.string(),
   iterations: v.number(),
-  usage: v.object({ inputTokens: v.number(), outputTokens: v.number() }),
+  usage: TokenUsage,
   error: v.optional(v.string()),
   /** Why the turn failed: an LLM error kind (rate_limit, server, …) or "no_model". */
   errorKind: v.optional(v.string()),
   /** With stopReason "tool_calls": the calls to the client's own tools, for the client to run. */
   toolCalls: v.optional(v.array(v.object({ id: v.string(), name: v.string(), arguments: v.string() }))),
-  conversation: v.nullable(v.object({ turns: v.number(), inputTokens: v.number(), outputTokens: v.number() })),
+  conversation: v.nullable(v.object({ turns: v.number(), ...TokenUsage.entries })),
 });
 export type TurnResultView = v.InferOutput<typeof TurnResultSchema>;
 

@@ -322,6 +322,15 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE conversations ADD COLUMN mark_cleared INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 14,
+    name: "cached input tokens",
+    sql: `
+      -- Of input_tokens, those the provider read from its prompt cache (billed at a fraction).
+      ALTER TABLE turns ADD COLUMN cached_tokens INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE conversations ADD COLUMN cached_tokens INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

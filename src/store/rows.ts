@@ -53,6 +53,8 @@ export interface ConversationRow {
   turns: number;
   inputTokens: number;
   outputTokens: number;
+  /** Of inputTokens, those read from the provider's prompt cache. */
+  cachedInputTokens: number;
   title: string;
   /** The model chosen for this conversation; null: the configured one. */
   model: string | null;

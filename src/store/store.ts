@@ -177,31 +177,47 @@ export class Store {
   /** Close a turn's accounting and add its tokens to the conversation. */
   finishTurn(
     turn: string,
-    t: { iterations: number; inputTokens: number; outputTokens: number; stopReason: string },
+    t: {
+      iterations: number;
+      inputTokens: number;
+      outputTokens: number;
+      cachedInputTokens?: number;
+      stopReason: string;
+    },
     now = Date.now(),
   ): void {
+    const cached = t.cachedInputTokens ?? 0;
     this.db.transaction(() => {
       const row = this.db
-        .query<{ conv: string }, [number, number, number, number, string, string]>(
-          "UPDATE turns SET finished_at = ?, iterations = ?, input_tokens = ?, output_tokens = ?, stop_reason = ? WHERE id = ? RETURNING conv",
+        .query<{ conv: string }, [number, number, number, number, number, string, string]>(
+          "UPDATE turns SET finished_at = ?, iterations = ?, input_tokens = ?, output_tokens = ?, cached_tokens = ?, stop_reason = ? WHERE id = ? RETURNING conv",
         )
-        .get(now, t.iterations, t.inputTokens, t.outputTokens, t.stopReason, turn);
+        .get(now, t.iterations, t.inputTokens, t.outputTokens, cached, t.stopReason, turn);
       if (!row) return;
       this.db
         .query(
-          "UPDATE conversations SET updated_at = ?, turns = turns + 1, input_tokens = input_tokens + ?, output_tokens = output_tokens + ? WHERE id = ?",
+          "UPDATE conversations SET updated_at = ?, turns = turns + 1, input_tokens = input_tokens + ?, output_tokens = output_tokens + ?, cached_tokens = cached_tokens + ? WHERE id = ?",
         )
-        .run(now, t.inputTokens, t.outputTokens, row.conv);
+        .run(now, t.inputTokens, t.outputTokens, cached, row.conv);
     })();
   }
 
-  conversationUsage(conv: string): { turns: number; inputTokens: number; outputTokens: number } | null {
+  conversationUsage(
+    conv: string,
+  ): { turns: number; inputTokens: number; outputTokens: number; cachedInputTokens: number } | null {
     const row = this.db
-      .query<{ turns: number; input_tokens: number; output_tokens: number }, [string]>(
-        "SELECT turns, input_tokens, output_tokens FROM conversations WHERE id = ?",
+      .query<{ turns: number; input_tokens: number; output_tokens: number; cached_tokens: number }, [string]>(
+        "SELECT turns, input_tokens, output_tokens, cached_tokens FROM conversations WHERE id = ?",
       )
       .get(conv);
-    return row ? { turns: row.turns, inputTokens: row.input_tokens, outputTokens: row.output_tokens } : null;
+    return row
+      ? {
+          turns: row.turns,
+          inputTokens: row.input_tokens,
+          outputTokens: row.output_tokens,
+          cachedInputTokens: row.cached_tokens,
+        }
+      : null;
   }
 
   /** Per channel: how many conversations it started and when its latest turn ended (null: none yet). */
@@ -230,6 +246,7 @@ export class Store {
           turns: number;
           input_tokens: number;
           output_tokens: number;
+          cached_tokens: number;
           title: string | null;
           model: string | null;
           scene: string;
@@ -258,6 +275,7 @@ export class Store {
         turns: r.turns,
         inputTokens: r.input_tokens,
         outputTokens: r.output_tokens,
+        cachedInputTokens: r.cached_tokens,
         title: r.title ?? ((first && titleFrom(first)) || r.id),
         model: r.model,
         scene: r.scene,
@@ -359,14 +377,21 @@ export class Store {
   }
 
   /** Tokens each of `turns` used, by turn id (turns not finished or unknown are absent). */
-  turnUsage(turns: readonly string[]): Map<string, { inputTokens: number; outputTokens: number }> {
+  turnUsage(
+    turns: readonly string[],
+  ): Map<string, { inputTokens: number; outputTokens: number; cachedInputTokens: number }> {
     if (turns.length === 0) return new Map();
     const rows = this.db
-      .query<{ id: string; input_tokens: number; output_tokens: number }, [string]>(
-        "SELECT id, input_tokens, output_tokens FROM turns WHERE finished_at IS NOT NULL AND id IN (SELECT value FROM json_each(?))",
+      .query<{ id: string; input_tokens: number; output_tokens: number; cached_tokens: number }, [string]>(
+        "SELECT id, input_tokens, output_tokens, cached_tokens FROM turns WHERE finished_at IS NOT NULL AND id IN (SELECT value FROM json_each(?))",
       )
       .all(JSON.stringify(turns));
-    return new Map(rows.map((r) => [r.id, { inputTokens: r.input_tokens, outputTokens: r.output_tokens }]));
+    return new Map(
+      rows.map((r) => [
+        r.id,
+        { inputTokens: r.input_tokens, outputTokens: r.output_tokens, cachedInputTokens: r.cached_tokens },
+      ]),
+    );
   }
 
   /** The newest `limit` events of a conversation that are not forgotten (nor of a kind in `except`), oldest first. */

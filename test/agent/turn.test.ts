@@ -428,7 +428,10 @@ describe("Anthropic Messages", () => {
     const first = rig.llm.requests[0]!;
     expect(first.path).toBe("/v1/messages");
     expect(first.headers["x-api-key"]).toBe("sk-test-secret-key-1234");
-    expect(typeof first.body.system).toBe("string");
+    expect((first.body.system as { type: string }[])[0]).toMatchObject({
+      type: "text",
+      cache_control: { type: "ephemeral" },
+    });
     const second = rig.llm.requests[1]!.body as {
       messages: { role: string; content: { type: string; content?: string; tool_use_id?: string }[] }[];
     };

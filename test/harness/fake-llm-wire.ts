@@ -63,7 +63,12 @@ export function openAIFrames(model: string, reply: Reply, usage: FakeUsage | nul
   });
   frames.push(chunk({}, calls.length > 0 ? "tool_calls" : (reply.finish ?? "stop")));
   if (usage) {
-    const u = { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output };
+    const u = {
+      prompt_tokens: usage.input,
+      completion_tokens: usage.output,
+      total_tokens: usage.input + usage.output,
+      ...(usage.cached ? { prompt_tokens_details: { cached_tokens: usage.cached } } : {}),
+    };
     frames.push(`data: ${JSON.stringify({ ...base, choices: [], usage: u })}\n\n`);
   }
   frames.push("data: [DONE]\n\n");
@@ -88,9 +93,10 @@ export function anthropicFrames(model: string, reply: Reply, usage: FakeUsage): 
         stop_reason: null,
         stop_sequence: null,
         usage: {
-          input_tokens: usage.input,
+          // Anthropic counts cache reads apart from input_tokens; their sum is the prompt.
+          input_tokens: usage.input - (usage.cached ?? 0),
           cache_creation_input_tokens: 0,
-          cache_read_input_tokens: 0,
+          cache_read_input_tokens: usage.cached ?? 0,
           output_tokens: 1,
         },
       },

@@ -23,6 +23,8 @@ export interface FakeToolCall {
 export interface FakeUsage {
   input: number;
   output: number;
+  /** Of `input`, tokens the provider says it read from its prompt cache. */
+  cached?: number;
 }
 
 /** One scripted answer; each request takes the next step in order. */

@@ -83,7 +83,7 @@ describe("anthropic streaming", () => {
     expect(events.find((e) => e.type === "tool-call")).toMatchObject({ call: { name: "clock", arguments: "{}" } });
   });
 
-  test("input usage includes cached prompt tokens", async () => {
+  test("input usage includes cached prompt tokens, and says how many were read from the cache", async () => {
     const body = sse(
       {
         type: "message_start",
@@ -97,7 +97,7 @@ describe("anthropic streaming", () => {
     llm.script([{ status: 200, body }]);
     const events = await collect(model().stream(hello));
     expect(events).toEqual([
-      { type: "usage", usage: { inputTokens: 1105, outputTokens: 9 } },
+      { type: "usage", usage: { inputTokens: 1105, outputTokens: 9, cachedInputTokens: 1000 } },
       { type: "finish", stopReason: "stop" },
     ]);
   });
@@ -159,7 +159,11 @@ describe("anthropic request", () => {
       model: "claude-test",
       max_tokens: 4096,
       stream: true,
-      system: "You are terse.\n\nAnswer in French.",
+      // The first system message (homed's own prompt) ends the prefix the provider may cache.
+      system: [
+        { type: "text", text: "You are terse.", cache_control: { type: "ephemeral" } },
+        { type: "text", text: "Answer in French." },
+      ],
       messages: [
         { role: "user", content: "Weather in Paris and Tokyo?" },
         {
@@ -206,7 +210,7 @@ describe("anthropic request", () => {
     ];
     const send = async (system: string, messages: ChatMessage[]) => {
       await collect(model().stream({ messages: [{ role: "system", content: system }, ...messages] }));
-      return llm.requests.at(-1)?.body as { system: string; messages: unknown[] };
+      return llm.requests.at(-1)?.body as { system: unknown; messages: unknown[] };
     };
     const first = [
       { role: "user", content: "Time?" },
@@ -218,7 +222,7 @@ describe("anthropic request", () => {
     // The same turns again, one more said: the old ones as before.
     const two = await send("Be brief.", [...past, { role: "user", content: "Thanks — 谢谢" }]);
     expect(two).toMatchObject({
-      system: "Be brief.",
+      system: [{ type: "text", text: "Be brief.", cache_control: { type: "ephemeral" } }],
       messages: [...first, { role: "user", content: "Thanks — 谢谢" }],
     });
     // The result replaced by a failed one, and a user message right after it: one user turn.
@@ -230,7 +234,7 @@ describe("anthropic request", () => {
       { role: "user", content: "Retry?" },
     ]);
     expect(three).toMatchObject({
-      system: "Be briefer.",
+      system: [{ type: "text", text: "Be briefer.", cache_control: { type: "ephemeral" } }],
       messages: [
         first[0],
         first[1],

@@ -6,7 +6,7 @@ import { clear, h } from "./dom.ts";
 import { renderMarkdown } from "./markdown.ts";
 import { attachmentList, type AttachmentView } from "./attach.ts";
 
-export type Usage = { inputTokens: number; outputTokens: number };
+export type Usage = { inputTokens: number; outputTokens: number; cachedInputTokens?: number };
 
 /** An image a tool returned, stored by the kernel as a block. */
 export type ToolImageRef = { sha256: string; mime: string };
@@ -58,8 +58,9 @@ export function flash(b: HTMLElement): void {
   }, 1200);
 }
 
+/** A turn's tokens as the other channels word them (src/protocol/usage.ts tokenWords), cached input included. */
 export const usageText = (u: Usage, stopReason = "done") =>
-  `${stopReason === "done" ? "" : `${stopReason === "cancelled" ? "stopped" : stopReason.replace(/_/g, " ")} · `}${u.inputTokens} in / ${u.outputTokens} out tokens`;
+  `${stopReason === "done" ? "" : `${stopReason === "cancelled" ? "stopped" : stopReason.replace(/_/g, " ")} · `}${u.inputTokens} in${u.cachedInputTokens ? ` (${u.cachedInputTokens} cached)` : ""} / ${u.outputTokens} out tokens`;
 
 export function pretty(json: string): string {
   try {

@@ -1,0 +1,19 @@
+/** Tokens a turn (or a conversation) used, as every channel shows them. */
+import * as v from "valibot";
+
+export const TokenUsage = v.object({
+  inputTokens: v.number(),
+  outputTokens: v.number(),
+  /**
+   * Of `inputTokens`, those the provider read from its prompt cache (OpenAI's `cached_tokens`,
+   * Anthropic's `cache_read_input_tokens`), billed at a fraction; absent when it reported none.
+   */
+  cachedInputTokens: v.optional(v.number()),
+});
+export type TokenUsage = v.InferOutput<typeof TokenUsage>;
+
+/** "1200 in (800 cached) / 40 out": the words every channel uses for a usage. */
+export function tokenWords(u: TokenUsage): string {
+  const cached = u.cachedInputTokens ? ` (${u.cachedInputTokens} cached)` : "";
+  return `${u.inputTokens} in${cached} / ${u.outputTokens} out`;
+}
