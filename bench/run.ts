@@ -18,6 +18,7 @@ import { benchL3 } from "./l3.ts";
 import { benchImageVectors } from "./image-vectors.ts";
 import { benchAttach } from "./attach.ts";
 import { benchAudioFeatures } from "./audio-features.ts";
+import { benchCost } from "./cost.ts";
 
 const t0 = performance.now();
 await benchStartup();
@@ -39,4 +40,5 @@ await benchL3();
 await benchImageVectors();
 await benchAttach();
 await benchAudioFeatures();
+await benchCost();
 console.error(`bench run finished in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
