@@ -16,6 +16,7 @@
  *   clients have no token and are refused at once; the _noauth figures are the same with
  *   [web] auth = "none", where the per-client cap and the budget for all clients hold them.
  */
+import { linesOf } from "../../src/client/stdin-lines.ts";
 import { tempDir } from "../../test/harness/binary.ts";
 import { launchBrowser } from "../../test/harness/browser.ts";
 import { startDaemon, webUrlOf } from "../../test/harness/daemon.ts";
@@ -51,7 +52,7 @@ async function slowConnsHealthzMs(env: Record<string, string>): Promise<{ worstM
     ),
   );
   try {
-    const lines = holders.map((p) => lineReader(p.stdout));
+    const lines = holders.map((p) => linesOf(p.stdout));
     for (const next of lines) if ((await next()) !== "sent") throw new Error("a slow holder did not start");
     const openNow = async () => {
       let n = 0;
@@ -91,26 +92,6 @@ async function slowConnsHealthzMs(env: Record<string, string>): Promise<{ worstM
     }
     await Promise.all(holders.map((p) => p.exited));
   }
-}
-
-/** The lines of a child's stdout, one per call. */
-function lineReader(stream: ReadableStream<Uint8Array>): () => Promise<string> {
-  const reader = stream.getReader();
-  const dec = new TextDecoder();
-  let buf = "";
-  return async () => {
-    for (;;) {
-      const nl = buf.indexOf("\n");
-      if (nl >= 0) {
-        const line = buf.slice(0, nl);
-        buf = buf.slice(nl + 1);
-        return line;
-      }
-      const { value, done } = await reader.read();
-      if (done) return buf;
-      buf += dec.decode(value, { stream: true });
-    }
-  };
 }
 
 export async function benchSecurity(): Promise<void> {

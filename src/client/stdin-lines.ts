@@ -2,9 +2,19 @@
 
 /** Lines typed on stdin, read lazily; null once stdin has ended (or was never there). */
 export function stdinLines(): () => Promise<string | null> {
+  let next: (() => Promise<string | null>) | null = null;
+  // stdin is opened on the first read only: a command that never reads it leaves it alone.
+  return async () => {
+    next ??= linesOf(Bun.stdin.stream());
+    return await next();
+  };
+}
+
+/** The lines of `stream`, one per call (the last one even without its newline); null at its end. */
+export function linesOf(stream: ReadableStream<Uint8Array>): () => Promise<string | null> {
   let buffered = "";
   let ended = false;
-  let reader: ReadableStreamDefaultReader<Uint8Array> | null = null;
+  const reader = stream.getReader();
   const dec = new TextDecoder();
   return async () => {
     for (;;) {
@@ -15,7 +25,6 @@ export function stdinLines(): () => Promise<string | null> {
         return line;
       }
       if (ended) return null;
-      reader ??= Bun.stdin.stream().getReader() as ReadableStreamDefaultReader<Uint8Array>;
       const { value, done } = await reader.read();
       if (done) {
         ended = true;
