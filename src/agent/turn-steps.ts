@@ -3,7 +3,7 @@
  * stage, records what it must in the log, and returns what the loop decides on — a verdict is a
  * return value, never state a callback set.
  */
-import type { ExecutionOrigin, StageName, StagePayloads } from "../protocol/agent.ts";
+import { capMark, type ExecutionOrigin, type StageName, type StagePayloads } from "../protocol/agent.ts";
 import { type EventKind, eventOf } from "../protocol/event-bodies.ts";
 import type { ChatMessage, LanguageModel, ToolCall, ToolSpec, Usage } from "../llm/types.ts";
 import type { ContextEntry, ContextItem } from "../memory/context.ts";
@@ -66,8 +66,9 @@ export function beginTurn(d: TurnDeps, input: TurnInput, sink: TurnSink, signal:
     clientTools: new Map((input.clientTools ?? []).map((t) => [t.name, t])),
     allowed: input.subAgent?.tools ?? null,
     depth: input.subAgent?.depth ?? 0,
-    // Untrusted input counts from its first word; a sub-agent starts with its parent's mark.
-    tainted: input.untrusted ? `untrusted input on ${input.channel}` : (input.mark ?? null),
+    // Untrusted input counts from its first word; a sub-agent starts with its parent's mark; an
+    // API client's own tools brought their results from outside (pages, files), as ours do.
+    tainted: input.untrusted ? `untrusted input on ${input.channel}` : (input.mark ?? clientToolMark(input)),
   };
   d.store.beginTurn(s.turn, s.conv, s.channel, Date.now(), input.scene);
   sink.event({ type: "turn-start", turn: s.turn, conv: s.conv });
@@ -84,6 +85,17 @@ export function beginTurn(d: TurnDeps, input: TurnInput, sink: TurnSink, signal:
       r.content,
     );
   return s;
+}
+
+/**
+ * Where the client's tool results came from, when the turn carries any (the /v1 API: results
+ * of the client's own tools, new or in the history it sends), or null.
+ */
+function clientToolMark(input: Pick<TurnInput, "toolResults" | "history">): string | null {
+  const names = new Set<string>();
+  for (const r of input.toolResults ?? []) names.add(r.name);
+  for (const m of input.history ?? []) if (m.role === "tool") names.add(m.name);
+  return names.size ? capMark(`the API client's tools ${[...names].join(", ")}`) : null;
 }
 
 /** Append one of the turn's events; `text`, when given, is what memory indexes of it. */
