@@ -21,6 +21,10 @@ function table(stdout: string): Record<string, [string, string]> {
   return out;
 }
 
+/** `homed provider` on `data` with these flags, and `stdin` (a key) when given. */
+const providerIn = (data: string) => (args: string[], stdin?: string) =>
+  run([HOMED, "provider", "-data", data, ...args], stdin === undefined ? {} : { stdin });
+
 describe("homed provider", () => {
   test("says where each value comes from; a flag given alone changes only its setting", async () => {
     using dir = tempDir();
@@ -98,8 +102,7 @@ describe("homed provider", () => {
     using dir = tempDir();
     await using llm = await startFakeLlm();
     await using _d = await startDaemon(dir.path);
-    const provider = (args: string[], stdin?: string) =>
-      run([HOMED, "provider", "-data", dir.path, ...args], stdin === undefined ? {} : { stdin });
+    const provider = providerIn(dir.path);
     let r = await provider(["-kind", "openai", "-base-url", llm.url, "-model", "m", "-key-stdin"], "sk-kept-9876\n");
     expect(table(r.stdout)["API key"]).toEqual(["…9876", "secrets.json"]);
 
@@ -119,8 +122,7 @@ describe("homed provider", () => {
     using dir = tempDir();
     await using llm = await startFakeLlm();
     await using _d = await startDaemon(dir.path);
-    const provider = (args: string[], stdin?: string) =>
-      run([HOMED, "provider", "-data", dir.path, ...args], stdin === undefined ? {} : { stdin });
+    const provider = providerIn(dir.path);
     llm.script([{ text: "ok" }]);
     let r = await provider(
       ["-kind", "openai", "-base-url", llm.url, "-model", "m", "-key-stdin", "-test"],
