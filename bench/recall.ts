@@ -6,6 +6,8 @@
  *                            (the figure that decides; per question type below it)
  *   recall.lme_dev_r5_all    the same with every turn indexed
  *   recall.lme_dev_r5_bm25   plain BM25 over words, user turns (and _all_bm25)
+ *   recall.locomo_dev_r10    the LoCoMo dev conversations (../shared/data/locomo-dev, read from
+ *                            there): R@10 of every turn indexed, and its plain BM25 (_bm25)
  *   recall.chat_r10_en/_zh   the generated two-person chat set (bench/recall/chat.ts), R@10,
  *                            default and plain BM25
  *   recall.r10*              the generated personal-facts set (bench/recall/dataset.ts): share
@@ -24,6 +26,7 @@ import { factsSet } from "./recall/dataset.ts";
 import { chatSet } from "./recall/chat.ts";
 import { lmeOps, loadLongMemEval, scoreLme } from "./recall/longmemeval.ts";
 import { recallAt, runBinary } from "./recall/harness.ts";
+import { loadLocomo, locomoOps, scoreLocomo } from "./recall/locomo.ts";
 import { Tokenizer } from "../src/embed/tokenizer.ts";
 import { LexicalIndex } from "../src/memory/lexical-index.ts";
 import { rankEvents } from "../src/memory/relevance.ts";
@@ -59,6 +62,29 @@ async function longMemEval(): Promise<void> {
       `% (n=${x.n}, bm25 ${((bm25.byType[type]?.r5 ?? 0) * 100).toFixed(1)} %, all turns ${((hybridAll.byType[type]?.r5 ?? 0) * 100).toFixed(1)} %)`,
     );
   }
+}
+
+/** The LoCoMo dev conversations, read from ../shared/data (never copied here); skipped with a line when absent. */
+async function locomo(): Promise<void> {
+  const data = loadLocomo();
+  if (!data) {
+    console.log("recall.locomo_dev skipped (../shared/data/locomo-dev is not beside this checkout)");
+    return;
+  }
+  const { ops, cases } = locomoOps(data);
+  const hybrid = scoreLocomo(cases, await runBinary(ops, "hybrid"));
+  const bm25 = scoreLocomo(cases, await runBinary(ops, "bm25"));
+  report("recall.locomo_dev_r10", hybrid.r10 * 100, "%");
+  report("recall.locomo_dev_r10_bm25", bm25.r10 * 100, "%");
+  report("recall.locomo_dev_r5", hybrid.r5 * 100, "%");
+  report("recall.locomo_dev_r20", hybrid.r20 * 100, "%");
+  report("recall.locomo_dev_mrr", hybrid.mrr, "", 3);
+  for (const [cat, x] of Object.entries(hybrid.byCategory))
+    report(
+      `recall.locomo_dev_r10.c${cat}`,
+      x.r10 * 100,
+      `% (n=${x.n}, bm25 ${((bm25.byCategory[Number(cat)]?.r10 ?? 0) * 100).toFixed(1)} %)`,
+    );
 }
 
 async function chat(): Promise<void> {
@@ -223,6 +249,7 @@ export function pruneMs(n: number): number {
 
 export async function benchRecall(): Promise<void> {
   await longMemEval();
+  await locomo();
   await chat();
   await facts();
   report("recall.index_events_s", indexRate(), "events/s", 0);

@@ -16,6 +16,7 @@ import { lmeOps, loadLongMemEval, scoreLme, type LmeCase } from "./longmemeval.t
 import { chatSet, type ChatCase } from "./chat.ts";
 import { recallAt } from "./harness.ts";
 import { factsSet, type FactsCase } from "./dataset.ts";
+import { loadLocomo, locomoOps, scoreLocomo } from "./locomo.ts";
 
 export function tuneOn(
   ops: readonly RecallOp[],
@@ -94,15 +95,31 @@ if (import.meta.main) {
             const x = factsSet();
             return { ops: x.ops, evaluate: (a: (string | number)[][]) => factsSummary(x.cases, a) };
           })()
-        : set === "chat"
+        : set === "locomo"
           ? (() => {
-              const x = chatSet();
-              return { ops: x.ops, evaluate: (a: (string | number)[][]) => chatSummary(x.cases, a) };
+              const data = loadLocomo();
+              if (!data) throw new Error("../shared/data/locomo-dev is not beside this checkout");
+              const x = locomoOps(data);
+              return {
+                ops: x.ops,
+                evaluate: (a: (string | number)[][]) => {
+                  const r = scoreLocomo(x.cases, a);
+                  const cats = Object.entries(r.byCategory)
+                    .map(([c, v]) => `c${c}=${v.r10.toFixed(2)}`)
+                    .join(" ");
+                  return `R@10 ${r.r10.toFixed(3)} R@5 ${r.r5.toFixed(3)} R@20 ${r.r20.toFixed(3)} MRR ${r.mrr.toFixed(3)} | ${cats}`;
+                },
+              };
             })()
-          : (() => {
-              const x = lmeOps(loadLongMemEval(), set as "user" | "all");
-              return { ops: x.ops, evaluate: (a: (string | number)[][]) => lmeSummary(x.cases, a) };
-            })();
+          : set === "chat"
+            ? (() => {
+                const x = chatSet();
+                return { ops: x.ops, evaluate: (a: (string | number)[][]) => chatSummary(x.cases, a) };
+              })()
+            : (() => {
+                const x = lmeOps(loadLongMemEval(), set as "user" | "all");
+                return { ops: x.ops, evaluate: (a: (string | number)[][]) => lmeSummary(x.cases, a) };
+              })();
     const variants = [
       { name: "bm25", scorer: "bm25" as const },
       ...process.argv.slice(3).map((j) => ({
