@@ -54,7 +54,7 @@ async function perEvent(dir: string, model: string, images: Uint8Array[]): Promi
         images: [{ sha256: blocks.put(bytes), mime: "image/jpeg" as const, bytes: bytes.length }],
       };
       const { id } = store.append({ conv: "c", kind: "tool-result", actor: "tool", body });
-      memory.add(id, "c", `camera\nphoto ${i}`);
+      memory.add(id);
     }
     await dense.idle();
     return { ms: (performance.now() - t0) / images.length, made: dense.imagesMade };

@@ -77,7 +77,7 @@ async function runQuestion(q: LmeQuestion, mode: "rules" | "scripted", tokenizer
           body: { turn: `${si}:${ti}`, text: t.content },
           ts,
         });
-        memory.add(e.id, conv, t.content);
+        memory.add(e.id);
         if (t.has_answer) {
           evidence.set(e.id, ts);
           latest = Math.max(latest, ts);
@@ -119,7 +119,7 @@ async function runQuestion(q: LmeQuestion, mode: "rules" | "scripted", tokenizer
     );
     const run = await job.run();
     const scope = { kind: "conversation", conv } as const;
-    const base = memory.search(scope, q.question, K).map((f) => f.id);
+    const base = memory.search(scope, q.question, { limit: K }).map((f) => f.id);
     const fromL3: number[] = [];
     for (const r of recall.facts({ input: q.question, scope }, K))
       for (const s of [...r.sources].reverse())

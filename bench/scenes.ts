@@ -80,7 +80,7 @@ export async function benchScenes(): Promise<void> {
         kind: "user-message",
         body: { turn, text: item.text, channel: item.channel },
       }).id;
-      memory.add(first, item.conv, item.text);
+      memory.add(first);
       const last = store.append({
         conv: item.conv,
         actor: "agent",

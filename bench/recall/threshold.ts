@@ -14,7 +14,6 @@ import type { RecallOp } from "../../src/protocol/recall.ts";
 import { Store } from "../../src/store/store.ts";
 import { Tokenizer } from "../../src/embed/tokenizer.ts";
 import { RecallSession } from "../../src/memory/recall-session.ts";
-import { rankEvents } from "../../src/memory/relevance.ts";
 import { parseTime } from "../../src/memory/time.ts";
 import { chatSet } from "./chat.ts";
 import { lmeOps, loadLongMemEval } from "./longmemeval.ts";
@@ -37,14 +36,6 @@ function tally(ops: readonly RecallOp[], evidence: readonly (readonly (string | 
   const t: Tally = { turns: BANDS.map(() => 0), evidence: BANDS.map(() => 0), all: 0, allEvidence: 0, zeroEvidence: 0 };
   try {
     const session = new RecallSession(store, new Tokenizer());
-    // The session's per-conversation state (ids in order, the caller's ids) is private; a
-    // measurement reads it rather than widen the session's interface for one script.
-    const state = (conv: string) =>
-      (
-        session as unknown as {
-          state(c: string): { minId: number; ids: number[]; userIds: Map<number, string | number> };
-        }
-      ).state(conv);
     let q = 0;
     for (const op of ops) {
       if (op.op !== "query") {
@@ -52,13 +43,15 @@ function tally(ops: readonly RecallOp[], evidence: readonly (readonly (string | 
         continue;
       }
       session.commit();
-      const s = state(op.conv);
+      const refs = session.refsOf(op.conv);
       const ev = new Set((evidence[q++] ?? []).map(String));
+      const scope = { kind: "conversation", conv: op.conv } as const;
       const scored = new Map(
-        rankEvents(session.index, op.conv, op.text, { minId: s.minId, ids: s.ids, time: parseTime(op.time) }).map(
-          (x) => [x.id, x.score],
-        ),
+        session.memory
+          .search(scope, op.text, { limit: refs.size, time: parseTime(op.time) })
+          .map((x) => [x.id, x.score]),
       );
+      const s = { ids: [...refs.keys()], userIds: refs };
       for (const id of s.ids) {
         const score = scored.get(id) ?? 0;
         const isEv = ev.has(String(s.userIds.get(id)));

@@ -103,7 +103,7 @@ export class Agent {
       store: d.store,
       log: d.log,
       toolTimeoutMs: d.toolTimeoutMs,
-      remember: (id, conv, text) => this.remember(id, conv, text),
+      remember: (id) => this.remember(id),
       blocks: d.blocks,
     });
     const subAgents = d.subAgents;
@@ -181,7 +181,7 @@ export class Agent {
         model: this.d.model,
         config: this.d.config,
         onContext: (conv, turn, messages, tools, items) => this.rememberContext(conv, turn, messages, tools, items),
-        remember: (id, conv, text) => this.remember(id, conv, text),
+        remember: (id) => this.remember(id),
         readBlock: this.d.blocks ? (sha) => this.d.blocks?.read(sha) ?? null : undefined,
         sceneBoost: boost,
         recallAcross: (req) => {
@@ -265,9 +265,9 @@ export class Agent {
   }
 
   /** Index an event for memory; a failure costs recall quality, never the turn. */
-  private remember(id: number, conv: string, text: string): void {
+  private remember(id: number): void {
     try {
-      this.d.memory?.add(id, conv, text);
+      this.d.memory?.add(id);
     } catch (err) {
       this.d.log.warn("memory indexing failed", { event: id, err });
     }

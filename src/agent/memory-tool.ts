@@ -18,8 +18,9 @@ import type { FoundEvent, MemorySearch } from "../memory/memory-search.ts";
 import { formatTime, snippetOf, sourceOf } from "../memory/memory-search.ts";
 import { recallScope } from "../memory/recall-scope.ts";
 import type { LocalTool, LocalToolContext } from "./tools.ts";
+import { MEMORY_SEARCH } from "../memory/event-text.ts";
 
-export const MEMORY_SEARCH = "memory_search";
+export { MEMORY_SEARCH };
 
 /** Ids brought back per call at most: a handful of events, not a conversation dump. */
 const MAX_IDS = 20;

@@ -14,7 +14,6 @@ import { RpcError } from "../protocol/errors.ts";
 import type { StoredImage } from "../protocol/images.ts";
 import { eventOf, MAX_TOOL_OUTPUT_CHARS } from "../protocol/event-bodies.ts";
 import { describeIssues } from "../protocol/jsonrpc.ts";
-import { bodyText } from "../memory/event-text.ts";
 import type { ToolCall } from "../llm/types.ts";
 import type { Store } from "../store/store.ts";
 import type { ApprovalPolicy } from "./approval.ts";
@@ -114,8 +113,8 @@ export interface ToolExecutorDeps {
   store: Store;
   log: StageLog;
   toolTimeoutMs: number;
-  /** Indexes a tool result's text for memory. */
-  remember?: (eventId: number, conv: string, text: string) => void;
+  /** Indexes a logged tool result for memory. */
+  remember?: (eventId: number) => void;
   /** Where tool-result images are stored; without it images are dropped with a note. */
   blocks?: BlockSink;
 }
@@ -166,8 +165,7 @@ export class ToolExecutor {
       mark: mark ?? ctx.tainted ?? null,
       ...event,
     });
-    if (this.d.tools.get(call.name)?.local?.remember !== false)
-      this.d.remember?.(stored.id, ctx.conv, bodyText(event) ?? "");
+    if (this.d.tools.get(call.name)?.local?.remember !== false) this.d.remember?.(stored.id);
     return { ...result, content: forModel, ...(mark ? { mark } : {}) };
   }
 

@@ -75,14 +75,13 @@ export function beginTurn(d: TurnDeps, input: TurnInput, sink: TurnSink, signal:
   const words = userMessageText(input.text, input.attachments);
   const attachments = input.attachments?.length ? { attachments: input.attachments } : {};
   const said = { turn: s.turn, text: input.text, channel: s.channel, ...attachments };
-  if (words) append(s, eventOf("user-message", said), "user", words);
-  for (const c of attachmentChunkEvents(s.turn, input.attachments)) append(s, c.event, "user", c.text);
+  if (words) append(s, eventOf("user-message", said), "user");
+  for (const c of attachmentChunkEvents(s.turn, input.attachments)) append(s, c.event, "user");
   for (const r of input.toolResults ?? [])
     append(
       s,
       eventOf("tool-result", { turn: s.turn, callId: r.callId, name: r.name, status: "ok", content: r.content }),
       "user",
-      r.content,
     );
   return s;
 }
@@ -98,10 +97,13 @@ function clientToolMark(input: Pick<TurnInput, "toolResults" | "history">): stri
   return names.size ? capMark(`the API client's tools ${[...names].join(", ")}`) : null;
 }
 
-/** Append one of the turn's events; `text`, when given, is what memory indexes of it. */
-function append(s: TurnScope, event: { kind: EventKind; body: unknown }, actor = "agent", text?: string): void {
+/**
+ * Append one of the turn's events, and index it for memory: what it indexes of each kind, and
+ * which it leaves out (a failure's reply, a discarded output), is memory's (src/memory/event-text.ts).
+ */
+function append(s: TurnScope, event: { kind: EventKind; body: unknown }, actor = "agent"): void {
   const r = s.d.store.append({ conv: s.conv, actor, untrusted: s.untrusted, mark: s.tainted, ...event });
-  if (text !== undefined) s.d.remember?.(r.id, s.conv, text);
+  s.d.remember?.(r.id);
 }
 
 /** Run one of the turn's stages, folding its handlers' answers into a value (see foldStage). */
@@ -290,7 +292,6 @@ export async function callModel(
       }
     }
   }
-  const memoryText = [out.text, ...out.calls.map((c) => `${c.name} ${c.arguments}`)].join("\n");
   append(
     s,
     eventOf("model-output", {
@@ -301,7 +302,6 @@ export async function callModel(
       failed: out.end !== "finished",
     }),
     "agent",
-    memoryText,
   );
   return out;
 }
@@ -427,8 +427,6 @@ export async function finish(
       ...(error ? { error: error.message } : {}),
     }),
     "agent",
-    // A failure's reply is for the person; memory does not quote it back.
-    fromModel || error ? undefined : shaped.text,
   );
   const { inputTokens, outputTokens, cachedInputTokens } = s.usage;
   s.d.store.finishTurn(s.turn, { iterations: s.iterations, inputTokens, outputTokens, cachedInputTokens, stopReason });

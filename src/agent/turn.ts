@@ -146,8 +146,8 @@ export interface TurnDeps {
   }) => { entry: ContextEntry; tokens: number } | null;
   /** How well the scenes this turn is in claim a memory (none: no boost); src/memory/scenes.ts. */
   sceneBoost?: (id: number, conv: string) => number;
-  /** Indexes an event's text for memory as the turn appends it. */
-  remember?: (eventId: number, conv: string, text: string) => void;
+  /** Indexes a logged event for memory as the turn appends it (memory skips events without text). */
+  remember?: (eventId: number) => void;
   /** Reads a stored block (a tool-result image) for the model; absent: images are not sent. */
   readBlock?: (sha256: string) => Uint8Array | null;
   /**

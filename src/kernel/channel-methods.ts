@@ -243,7 +243,7 @@ export function channelMethods(k: KernelServices): Record<string, (params: unkno
         untrusted: p.untrusted,
         ...eventOf("plugin-text", { key: p.key, text: p.text }),
       });
-      k.memory.add(r.id, conv, p.text);
+      k.memory.add(r.id);
       return { id: r.id, conv };
     },
     ...sceneMethods(k, builtinOnly),

@@ -47,8 +47,7 @@ export function controlMethods(k: KernelServices): ControlMethods {
       const p = parseParams(EventAppendParams, params);
       const r = k.store.append(p);
       // Imported events join memory like the turn's own: their text is indexed.
-      const text = typeof p.body === "object" && p.body !== null ? (p.body as { text?: unknown }).text : undefined;
-      if (typeof text === "string") k.memory.add(r.id, p.conv, text);
+      k.memory.add(r.id);
       return r;
     },
     // The socket is the owner's (0600): whoever can use it may log a browser in.

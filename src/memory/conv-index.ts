@@ -92,7 +92,7 @@ export interface IndexedEvent {
   concepts: readonly string[];
   /** Terms of the speaker's name ("Caroline", "user"), when known. */
   speaker: readonly string[];
-  /** A session key: consecutive events with the same key form one session. */
+  /** A session key: events with the same key form one session (src/memory/sessions.ts). */
   session: string | null;
   /** Epoch milliseconds, when known. */
   time: number | null;
@@ -141,7 +141,7 @@ export class ConvIndex {
   ids = new Float64Array(16);
   /** Words per document (for BM25's length normalisation). */
   lens = new Int32Array(16);
-  /** Session ordinal per document (a new one whenever the key changes; -1 when unknown). */
+  /** Session ordinal per document (-1 when unknown). */
   sessions = new Int32Array(16);
   /** Epoch milliseconds per document (NaN when unknown). */
   times = new Float64Array(16);
@@ -161,7 +161,11 @@ export class ConvIndex {
   readonly hanChars = new Map<string, string[]>();
   totalLen = 0;
   sessionCount = 0;
-  private lastSessionKey: string | null = null;
+  /**
+   * Session keys → ordinals. By key, not by run: in a person-wide index the conversations'
+   * events interleave, and a session goes on after another conversation's event.
+   */
+  private readonly sessionIds = new Map<string, number>();
 
   constructor(
     /** Only events with id >= minId belong here (a conversation's current generation). */
@@ -196,9 +200,12 @@ export class ConvIndex {
     this.totalLen += e.words.length;
     if (e.session === null) this.sessions[doc] = -1;
     else {
-      if (e.session !== this.lastSessionKey || this.sessionCount === 0) this.sessionCount++;
-      this.lastSessionKey = e.session;
-      this.sessions[doc] = this.sessionCount - 1;
+      let s = this.sessionIds.get(e.session);
+      if (s === undefined) {
+        s = this.sessionCount++;
+        this.sessionIds.set(e.session, s);
+      }
+      this.sessions[doc] = s;
     }
     this.times[doc] = e.time ?? Number.NaN;
     const who = e.speaker.join(" ");

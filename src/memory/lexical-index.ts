@@ -11,9 +11,20 @@ import type { Database } from "bun:sqlite";
 import type { Tokenizer } from "../embed/tokenizer.ts";
 import { ConvIndex, type IndexedEvent } from "./conv-index.ts";
 import { readEventBody } from "../protocol/event-bodies.ts";
-import { bodyText } from "./event-text.ts";
-import { saysToday } from "./time.ts";
+import { bodyText, eventSpeaker } from "./event-text.ts";
+import { SessionClock } from "./sessions.ts";
+import { parseTime, saysToday } from "./time.ts";
 import { blockTexts, withBlockTexts } from "../store/block-records.ts";
+
+/** An event as the log holds it (what indexing it needs). */
+export interface LoggedEvent {
+  id: number;
+  ts: number;
+  conv: string;
+  kind: string;
+  actor: string;
+  body: string;
+}
 
 export interface Scored {
   id: number;
@@ -30,10 +41,11 @@ export interface EventMeta {
 
 /**
  * The layout of `event_terms.terms`, and of the words the tokenizer makes (3: irregular past forms
- * as their verb; 4: with the texts of the event's blocks); rows of another layout are re-made
+ * as their verb; 4: with the texts of the event's blocks; 5: every event with its speaker, session
+ * and time, src/memory/sessions.ts); rows of another layout are re-made
  * from the log.
  */
-const FORMAT = "4";
+const FORMAT = "5";
 
 interface StoredTerms {
   /** Words, space-separated (no term holds a space). */
@@ -60,6 +72,7 @@ export const CACHED_POSTINGS = 4_000_000;
 export class LexicalIndex {
   private readonly convs = new Map<string, ConvIndex>();
   private readonly insert;
+  private readonly sessions: SessionClock;
 
   constructor(
     private readonly db: Database,
@@ -67,6 +80,7 @@ export class LexicalIndex {
     /** See CACHED_POSTINGS (tests set a small one). */
     private readonly maxPostings = CACHED_POSTINGS,
   ) {
+    this.sessions = new SessionClock(db);
     this.insert = db.query("INSERT OR REPLACE INTO event_terms (event_id, conv, tokens, terms) VALUES (?, ?, ?, ?)");
     const format = db.query<{ value: string }, []>("SELECT value FROM meta WHERE key = 'lexical_format'").get()?.value;
     if (format !== FORMAT) this.rebuild();
@@ -79,33 +93,44 @@ export class LexicalIndex {
    */
   private rebuild(): void {
     const rows = this.db
-      .query<{ id: number; conv: string; kind: string; actor: string; body: string }, []>(
-        "SELECT e.id, e.conv, e.kind, e.actor, e.body FROM event_terms t JOIN events e ON e.id = t.event_id ORDER BY e.id",
+      .query<LoggedEvent, []>(
+        "SELECT e.id, e.ts, e.conv, e.kind, e.actor, e.body FROM event_terms t JOIN events e ON e.id = t.event_id ORDER BY e.id",
       )
       .all();
     this.db.transaction(() => {
       this.db.exec("DELETE FROM event_terms; DELETE FROM event_fts; DELETE FROM term_df");
-      for (const r of rows) {
-        const e = readEventBody(r.kind, r.body);
-        const text = e ? bodyText(e) : null;
-        if (e === null || text === null) continue;
-        let meta: EventMeta = {};
-        if (e.kind === "recall-turn") {
-          const b = e.body;
-          meta = {
-            speaker: b.speaker,
-            session: b.session,
-            time: typeof b.time === "number" ? b.time : typeof b.time === "string" ? Date.parse(b.time) : null,
-          };
-        }
-        this.add(r.id, r.conv, withBlockTexts(text, blockTexts(this.db, r.id)), meta);
-      }
+      this.sessions.clear();
+      for (const r of rows) this.addEvent(r);
       this.db
         .query(
           "INSERT INTO meta (key, value) VALUES ('lexical_format', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
         )
         .run(FORMAT);
     })();
+  }
+
+  /**
+   * Index a logged event as memory knows it: its text (with what its blocks carry: a caption, a
+   * file name, alt text, so "the photo of the red bike" finds the photo), who said it, its
+   * session and its time — the same for a chat turn, an imported message, a `homed recall` index
+   * op and a rebuild. Returns the text indexed, or null for an event memory does not index.
+   * Call in id order within a conversation, inside the transaction that appended it or after.
+   */
+  addEvent(e: LoggedEvent): string | null {
+    const r = readEventBody(e.kind, e.body);
+    const text = r ? bodyText(r) : null;
+    if (r === null || text === null) return null;
+    const full = withBlockTexts(text, blockTexts(this.db, e.id));
+    // A turn of an earlier `homed recall` data dir carries its time in its body.
+    const time = r.kind === "recall-turn" ? (parseTime(r.body.time) ?? Number.NaN) : e.ts;
+    const named =
+      r.kind === "recall-turn" || r.kind === "user-message" || r.kind === "agent-reply" ? r.body.session : null;
+    this.add(e.id, e.conv, full, {
+      speaker: eventSpeaker(r, e.actor),
+      session: this.sessions.key(e.conv, e.id, time, named),
+      time: Number.isNaN(time) ? null : time,
+    });
+    return full;
   }
 
   /** The words of a text and the concepts they stand for (see Tokenizer); concepts exclude the words. */

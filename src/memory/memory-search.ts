@@ -8,7 +8,7 @@
 import type { Store, StoredEvent } from "../store/store.ts";
 import { readEventBody } from "../protocol/event-bodies.ts";
 import { bodyText } from "./event-text.ts";
-import type { Memory } from "./memory.ts";
+import type { Memory, SearchOptions } from "./memory.ts";
 import { inScope, type RecallScope } from "./recall-scope.ts";
 import { BlockRecords } from "../store/block-records.ts";
 import type { BlockRecord } from "../protocol/blocks.ts";
@@ -49,7 +49,7 @@ const SCENE_OVERFETCH = 4;
 
 function roleOf(e: StoredEvent): string {
   const r = readEventBody(e.kind, e.body);
-  if (r?.kind === "user-message") return "user";
+  if (r?.kind === "user-message") return r.body.speaker || "user";
   if (r?.kind === "tool-result") return `tool ${r.body.name}`;
   if (r?.kind === "attachment-chunk") return chunkRole(r.body);
   if (r?.kind === "recall-turn") return r.body.speaker || "user";
@@ -86,14 +86,19 @@ export class MemorySearch {
       accept?: (conv: string) => boolean;
       /** How well the scene an event is a memory of matches the turn (0: none); those rank first. */
       boost?: (id: number, conv: string) => number;
-    } = {},
+    } & Pick<SearchOptions, "time" | "scorer" | "params"> = {},
   ): FoundEvent[] {
-    const accept = opts.accept;
     const boost = opts.boost;
     // Forgotten events are no candidates at all, so they cannot crowd out what may be found.
     const forgotten = this.store.forgottenBounds();
-    const remembered = (id: number, conv: string) => id > (forgotten.get(conv) ?? 0);
-    const ranked = this.memory.search(scope, query, k * OVERFETCH * (boost ? SCENE_OVERFETCH : 1), remembered, accept);
+    const ranked = this.memory.search(scope, query, {
+      limit: k * OVERFETCH * (boost ? SCENE_OVERFETCH : 1),
+      accept: (id, conv) => id > (forgotten.get(conv) ?? 0),
+      acceptConv: opts.accept,
+      time: opts.time,
+      scorer: opts.scorer,
+      params: opts.params,
+    });
     if (ranked.length === 0) return [];
     const score = new Map(ranked.map((r) => [r.id, r.score]));
     // Ranked with the boost; the score shown stays the match's own.

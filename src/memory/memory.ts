@@ -7,11 +7,10 @@
 import type { Store } from "../store/store.ts";
 import type { Tokenizer } from "../embed/tokenizer.ts";
 import { LexicalIndex } from "./lexical-index.ts";
-import { rankEvents, type IdSet } from "./relevance.ts";
+import { rankEvents, type IdSet, type LexicalParams, type ScorerName } from "./relevance.ts";
 import type { DenseIndex } from "./dense-index.ts";
 import { PersonIndex } from "./person-index.ts";
 import type { RecallScope } from "./recall-scope.ts";
-import { blockTexts, withBlockTexts } from "../store/block-records.ts";
 
 export { eventText } from "./event-text.ts";
 
@@ -44,6 +43,19 @@ export function sortedIds(ids: readonly number[]): IdSet {
   };
 }
 
+/** How Memory.search ranks. */
+export interface SearchOptions {
+  limit: number;
+  /** When the query is asked (for "last week"), epoch milliseconds; absent: now; null: unknown. */
+  time?: number | null;
+  accept?: (id: number, conv: string) => boolean;
+  acceptConv?: (conv: string) => boolean;
+  /** Another scorer than the one the agent uses (`homed recall`'s baselines only). */
+  scorer?: ScorerName;
+  /** Other lexical weights (tuning runs only). */
+  params?: LexicalParams;
+}
+
 export class Memory {
   readonly index: LexicalIndex;
   /** Every conversation's events in one collection, for recall across conversations. */
@@ -60,18 +72,28 @@ export class Memory {
   }
 
   /**
-   * Index an event's text (empty text is fine: it simply matches nothing), with what its blocks
-   * carry (a caption, a file name, alt text), so "the photo of the red bike" finds the photo.
+   * Index a logged event for memory (src/memory/lexical-index.ts addEvent: its text with what its
+   * blocks carry, who said it, its session and time): every event any path appends — a turn's,
+   * an import's, a plugin's note — comes in here. Events without text are skipped.
    */
-  add(eventId: number, conv: string, text: string): void {
-    const full = withBlockTexts(text, blockTexts(this.store.db, eventId));
-    this.index.add(eventId, conv, full, { time: Date.now() });
-    this.dense?.enqueue(eventId, conv, full);
+  add(eventId: number): void {
+    const e = this.store.event(eventId);
+    const full = e ? this.index.addEvent(e) : null;
+    if (e && full !== null) this.dense?.enqueue(eventId, e.conv, full);
   }
 
   /** Before scoring for `text`: embed it once, if a dense model is in use. */
   async prepare(text: string): Promise<void> {
     await this.dense?.prepareQuery(text);
+  }
+
+  /**
+   * The first event id of `conv` that memory may still rank: events up to a forgotten bound
+   * (Store.forgetConversation; `homed recall`'s reset) are out of its statistics too.
+   */
+  private minId(conv: string): number {
+    const bound = this.store.forgottenBounds().get(conv);
+    return bound === undefined ? 0 : bound + 1;
   }
 
   /** Relevance of each of `ids` to `text` (0 for those that share nothing with it). */
@@ -80,7 +102,14 @@ export class Memory {
     const dense = this.dense?.cosines(conv, text, ids) ?? null;
     // Only `ids` compete, so the ranking makes no entry for the rest of the conversation (the
     // scores are normalised by the whole conversation's best either way).
-    for (const s of rankEvents(this.index, conv, text, { ids, dense, time: Date.now(), among: sortedIds(ids) }))
+    const among = sortedIds(ids);
+    for (const s of rankEvents(this.index, conv, text, {
+      ids,
+      dense,
+      time: Date.now(),
+      among,
+      minId: this.minId(conv),
+    }))
       out.set(s.id, s.score);
     return out;
   }
@@ -94,30 +123,35 @@ export class Memory {
       time: Date.now(),
       among: sortedIds(l2Ids),
       limit: k,
+      minId: this.minId(conv),
     });
   }
 
   /**
-   * The events of `scope` that best match `text`, best first, with the conversation each is from.
-   * A person scope is one collection (src/memory/person-index.ts), so scores of different
-   * conversations compare; it is ranked lexically (dense vectors are kept per conversation).
-   * `accept` narrows the candidates (not the normalisation: the best of the scope scores 1);
-   * `acceptConv` narrows them by conversation, and when it accepts none of the scope's
-   * conversations nothing is ranked (a person with one conversation asks for the others).
+   * The events of `scope` that best match `text`, best first, with the conversation each is from:
+   * the one ranking behind the recall note, `memory_search`, the memory page's search and `homed
+   * recall`. A person scope is one collection (src/memory/person-index.ts), so scores of
+   * different conversations compare; it is ranked lexically (dense vectors are kept per
+   * conversation). `accept` narrows the candidates (not the normalisation: the best of the scope
+   * scores 1); `acceptConv` narrows them by conversation, and when it accepts none of the
+   * scope's conversations nothing is ranked (a person with one conversation asks for the others).
    */
-  search(
-    scope: RecallScope,
-    text: string,
-    limit: number,
-    accept?: (id: number, conv: string) => boolean,
-    acceptConv?: (conv: string) => boolean,
-  ): { id: number; conv: string; score: number }[] {
-    const time = Date.now();
+  search(scope: RecallScope, text: string, opts: SearchOptions): { id: number; conv: string; score: number }[] {
+    const { limit, accept, acceptConv, scorer, params } = opts;
+    const time = opts.time === undefined ? Date.now() : opts.time;
     if (scope.kind === "conversation") {
       const conv = scope.conv;
       if (acceptConv && !acceptConv(conv)) return [];
       const among = accept ? { has: (id: number) => accept(id, conv) } : undefined;
-      return rankEvents(this.index, conv, text, { ids: [], time, limit, among }).map((s) => ({ ...s, conv }));
+      return rankEvents(this.index, conv, text, {
+        ids: [],
+        time,
+        limit,
+        among,
+        scorer,
+        params,
+        minId: this.minId(conv),
+      }).map((s) => ({ ...s, conv }));
     }
     const { index, convOf, convs } = this.person.scope(scope.includeUntrusted);
     if (acceptConv && !convs.some(acceptConv)) return [];
@@ -130,7 +164,7 @@ export class Memory {
             },
           }
         : undefined;
-    return rankEvents(this.index, "", text, { ids: [], time, limit, among, index }).map((s) => ({
+    return rankEvents(this.index, "", text, { ids: [], time, limit, among, index, scorer, params }).map((s) => ({
       ...s,
       conv: convOf(s.id) ?? "",
     }));

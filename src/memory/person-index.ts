@@ -65,7 +65,9 @@ export class PersonIndex {
       s.lastSeen = r.event_id;
       if (r.untrusted === 1 && !includeUntrusted) continue;
       const before = s.index.size;
-      s.index.add(this.lexical.fromStored(r.event_id, r.terms));
+      const e = this.lexical.fromStored(r.event_id, r.terms);
+      // Sessions are a conversation's own: two conversations may name theirs alike.
+      s.index.add(e.session === null ? e : { ...e, session: `${r.conv}\u0000${e.session}` });
       if (s.index.size === before) continue;
       let c = s.convIds.get(r.conv);
       if (c === undefined) {

@@ -1,34 +1,39 @@
 /**
- * The memory side of `homed recall --stdio` (src/cli/recall.ts): each `conv` an isolated memory
- * whose turns are appended to the log as `recall-turn` events and indexed, queries ranked by
- * the scorer the agent uses. Kept apart from the stdin loop so a benchmark can drive exactly the
+ * The memory side of `homed recall --stdio` (src/cli/recall.ts), a thin client of the live
+ * path: an `index` op appends an ordinary message to its conversation (the person's, another
+ * speaker's, or the assistant's, with the caller's id as its `ref`, its time and session) and
+ * memory indexes it as it indexes a chat turn (Memory.add); a `query` is answered by the search
+ * behind the recall note and `memory_search` (MemorySearch.find), scoped to that conversation;
+ * a `reset` forgets the conversation (Store.forgetConversation), so each `conv` is an isolated
+ * memory that starts empty. Kept apart from the stdin loop so a benchmark drives exactly the
  * same code in process.
  */
 import type { Store } from "../store/store.ts";
 import type { Tokenizer } from "../embed/tokenizer.ts";
-import { eventOf, readBodyOf } from "../protocol/event-bodies.ts";
+import { readEventBody } from "../protocol/event-bodies.ts";
+import { ingestMessage } from "./ingest.ts";
 import type { RecallOp } from "../protocol/recall.ts";
-import { LexicalIndex } from "./lexical-index.ts";
-import { rankEvents, type LexicalParams, type ScorerName } from "./relevance.ts";
+import { Memory } from "./memory.ts";
+import { MemorySearch } from "./memory-search.ts";
+import type { LexicalParams, ScorerName } from "./relevance.ts";
 import { parseTime } from "./time.ts";
 
-/** ISO-8601 when it parses, otherwise kept exactly as given. */
-function normaliseTime(t: string | number | undefined): string | number | null {
-  if (t === undefined) return null;
-  if (typeof t === "number") return t;
-  const ms = parseTime(t);
-  return ms === null ? t : new Date(ms).toISOString();
-}
+/** The channel conversations made by `homed recall` are listed under. */
+export const RECALL_CHANNEL = "recall";
 
-interface ConvState {
-  minId: number;
-  ids: number[];
-  userIds: Map<number, string | number>;
+/** The caller's id of a logged message, if it carries one. */
+function refOf(kind: string, body: string): string | number | undefined {
+  const r = readEventBody(kind, body);
+  if (r?.kind === "user-message" || r?.kind === "agent-reply") return r.body.ref;
+  if (r?.kind === "recall-turn") return r.body.id;
+  return undefined;
 }
 
 export class RecallSession {
-  readonly index: LexicalIndex;
-  private readonly convs = new Map<string, ConvState>();
+  readonly memory: Memory;
+  private readonly search: MemorySearch;
+  /** Per conversation: the caller's id of each of its event ids since its last reset. */
+  private readonly refMaps = new Map<string, Map<number, string | number>>();
   private inTx = false;
 
   constructor(
@@ -38,7 +43,8 @@ export class RecallSession {
     /** Lexical weights other than the defaults (tuning runs only). */
     private readonly params?: LexicalParams,
   ) {
-    this.index = new LexicalIndex(store.db, tokenizer);
+    this.memory = new Memory(store, tokenizer);
+    this.search = new MemorySearch(store, this.memory);
   }
 
   private begin(): void {
@@ -52,36 +58,39 @@ export class RecallSession {
     this.inTx = false;
   }
 
-  private state(conv: string): ConvState {
-    let s = this.convs.get(conv);
-    if (s) return s;
-    const minId = Number(
-      this.store.db.query<{ value: string }, [string]>("SELECT value FROM meta WHERE key = ?").get(`recall_gen:${conv}`)
-        ?.value ?? 0,
-    );
-    s = { minId, ids: [], userIds: new Map() };
-    for (const e of this.store.conversationEventsAfter(conv, minId - 1)) {
-      const body = e.kind === "recall-turn" ? readBodyOf("recall-turn", e.body) : null;
-      if (!body) continue;
-      s.ids.push(e.id);
-      s.userIds.set(e.id, body.id);
+  /** The caller's id of each of `conv`'s event ids since its last reset, in order. */
+  refsOf(conv: string): ReadonlyMap<number, string | number> {
+    return this.refMap(conv);
+  }
+
+  private refMap(conv: string): Map<number, string | number> {
+    let refs = this.refMaps.get(conv);
+    if (refs) return refs;
+    refs = new Map();
+    this.store.ensureConversation(conv, RECALL_CHANNEL);
+    const bound = this.store.forgottenBounds().get(conv) ?? 0;
+    for (const e of this.store.conversationEventsAfter(conv, bound)) {
+      const ref = refOf(e.kind, e.body);
+      if (ref !== undefined) refs.set(e.id, ref);
     }
-    this.convs.set(conv, s);
-    return s;
+    this.refMaps.set(conv, refs);
+    return refs;
   }
 
   /** The caller's ids of the best `op.k` turns for a query, best first. */
   query(op: Extract<RecallOp, { op: "query" }>, scorer: ScorerName, params?: LexicalParams): (string | number)[] {
-    const s = this.state(op.conv);
-    const ranked = rankEvents(this.index, op.conv, op.text, {
-      minId: s.minId,
+    const refs = this.refsOf(op.conv);
+    const found = this.search.find({ kind: "conversation", conv: op.conv }, op.text, op.k, {
+      time: parseTime(op.time),
       scorer,
       params,
-      ids: s.ids,
-      time: parseTime(op.time),
-      limit: op.k,
     });
-    return ranked.map((r) => s.userIds.get(r.id) as string | number);
+    const out: (string | number)[] = [];
+    for (const f of found) {
+      const ref = refs.get(f.id);
+      if (ref !== undefined) out.push(ref);
+    }
+    return out;
   }
 
   /** Apply one op; a query returns the caller's ids of the best `k` turns, best first. */
@@ -89,38 +98,27 @@ export class RecallSession {
     switch (op.op) {
       case "reset": {
         this.commit();
-        const next =
-          (this.store.db.query<{ m: number | null }, []>("SELECT max(id) AS m FROM events").get()?.m ?? 0) + 1;
-        this.store.db
-          .query("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
-          .run(`recall_gen:${op.conv}`, String(next));
-        this.convs.set(op.conv, { minId: next, ids: [], userIds: new Map() });
+        this.store.ensureConversation(op.conv, RECALL_CHANNEL);
+        this.store.forgetConversation(op.conv);
+        this.refMaps.set(op.conv, new Map());
         return undefined;
       }
       case "index": {
-        const s = this.state(op.conv);
+        const refs = this.refMap(op.conv);
         this.begin();
-        const body = {
-          id: op.id,
-          text: op.text,
-          speaker: op.speaker,
-          time: normaliseTime(op.time),
-          session: op.session ?? null,
-          seq: op.seq ?? null,
-          caption: op.caption ?? null,
-        };
-        const { id } = this.store.append({
+        const at = parseTime(op.time);
+        const id = ingestMessage(this.store, this.memory, {
           conv: op.conv,
-          actor: op.speaker || "unknown",
-          ...eventOf("recall-turn", body),
+          role: op.speaker === "assistant" ? "assistant" : "user",
+          // The person is "user"; anyone else is named ("" when the caller did not say).
+          ...(op.speaker === "user" || op.speaker === "assistant" ? {} : { speaker: op.speaker }),
+          text: op.text,
+          ref: op.id,
+          ...(op.session !== undefined ? { session: op.session } : {}),
+          ...(at !== null ? { time: at } : op.time !== undefined ? { said: String(op.time) } : {}),
+          ...(op.caption ? { caption: op.caption } : {}),
         });
-        this.index.add(id, op.conv, op.caption ? `${op.text}\n${op.caption}` : op.text, {
-          speaker: op.speaker,
-          session: op.session ?? null,
-          time: parseTime(op.time),
-        });
-        s.ids.push(id);
-        s.userIds.set(id, op.id);
+        refs.set(id, op.id);
         return undefined;
       }
       case "commit":

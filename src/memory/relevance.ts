@@ -69,7 +69,7 @@ export interface RankOptions {
   minId?: number;
   scorer?: ScorerName;
   params?: LexicalParams;
-  /** Every event id of the conversation in order (for the "recent" scorer). */
+  /** Event ids of the conversation in order (the "recent" scorer; empty: all the index holds). */
   ids: readonly number[];
   /** Only the best `limit` (all when absent): a cold query needs a few, pruning needs every score. */
   limit?: number;
@@ -222,11 +222,12 @@ function byScore(a: Scored, b: Scored): number {
 export function rankEvents(index: LexicalIndex, conv: string, text: string, opts: RankOptions): Scored[] {
   const minId = opts.minId ?? 0;
   const scorer = opts.scorer ?? "hybrid";
+  const ci = opts.index ?? index.conv(conv, minId);
   if (scorer === "recent") {
-    const ids = opts.ids.filter((id) => id >= minId && (!opts.among || opts.among.has(id))).reverse();
+    const all = opts.ids.length ? opts.ids : Array.from(ci.ids.subarray(0, ci.size));
+    const ids = all.filter((id) => id >= minId && (!opts.among || opts.among.has(id))).reverse();
     return ids.slice(0, opts.limit ?? ids.length).map((id, i) => ({ id, score: 1 / (i + 1) }));
   }
-  const ci = opts.index ?? index.conv(conv, minId);
   const params =
     scorer === "bm25"
       ? PLAIN_BM25

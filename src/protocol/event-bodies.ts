@@ -32,6 +32,19 @@ export const ToolCallBody = v.object({ id: v.string(), name: v.string(), argumen
 
 const TimeValue = v.nullable(v.union([v.string(), v.number()]));
 
+/**
+ * Where a message that did not come through a turn came from (`homed import`, `homed recall`'s
+ * index ops): the source's id for it, and the session the source put it in. A message without a
+ * session is placed in one by time (src/memory/sessions.ts).
+ */
+const MessageOrigin = {
+  /** The source's id of the message: importing it again adds nothing; `homed recall` answers with it. */
+  ref: v.optional(v.union([v.string(), v.number()])),
+  session: v.optional(v.union([v.string(), v.number()])),
+  /** When the source said it was said, kept as given when it is no time the daemon reads ("last week"). */
+  said: v.optional(v.string()),
+};
+
 /** One schema per kind of event homed writes. */
 export const EventBodies = {
   /** What a person said, as the turn received it (before on_input rewrote it). */
@@ -41,6 +54,14 @@ export const EventBodies = {
     channel: v.optional(v.string()),
     /** Files sent with it (src/protocol/attachments.ts), stored as blocks, with the text read from them. */
     attachments: v.optional(v.array(Attachment)),
+    ...MessageOrigin,
+    /**
+     * Who said it, when not the person the daemon serves speaking to it: a name in a dialogue
+     * between people ("Caroline"), "" when the source did not say. Absent: the person ("user").
+     */
+    speaker: v.optional(v.string()),
+    /** What an image the speaker shared showed, when only a description of it came (an imported chat). */
+    caption: v.optional(v.string()),
   }),
   /**
    * A piece of a long attachment's text (src/memory/attachment-chunks.ts), logged right after
@@ -97,6 +118,7 @@ export const EventBodies = {
     turn: TurnId,
     text: v.string(),
     fromModel: v.boolean(),
+    ...MessageOrigin,
     stopReason: v.optional(v.string()),
     error: v.optional(v.string()),
   }),
@@ -114,7 +136,10 @@ export const EventBodies = {
   "plugin-record": v.object({ type: v.string(), data: v.unknown() }),
   /** Text a built-in plugin gave memory (memory/add: a note, say), in the conversation `<plugin>:<key>`. */
   "plugin-text": v.object({ key: v.string(), text: v.string() }),
-  /** A turn of an isolated `homed recall --stdio` memory; `id` is the caller's. */
+  /**
+   * A turn of a `homed recall --stdio` memory as earlier data dirs hold it (index ops
+   * now append ordinary messages); `id` is the caller's. Still read and indexed.
+   */
   "recall-turn": v.object({
     id: v.union([v.string(), v.number()]),
     text: v.string(),

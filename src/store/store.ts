@@ -151,6 +151,12 @@ export class Store {
       .map(fromRow);
   }
 
+  /** One event, or null when there is none with that id. */
+  event(id: number): StoredEvent | null {
+    const r = this.db.query<EventRow, [number]>(`${SELECT_EVENTS} WHERE e.id = ?`).get(id);
+    return r ? fromRow(r) : null;
+  }
+
   /** The events of `ids` that exist, oldest first, with their layer (re-reading a turn). */
   eventsByIds(ids: readonly number[]): StoredEvent[] {
     if (ids.length === 0) return [];
@@ -160,15 +166,20 @@ export class Store {
       .map(fromRow);
   }
 
+  /** Create a conversation unless it exists (messages that come without a turn: an import). */
+  ensureConversation(conv: string, channel: string, now = Date.now()): void {
+    this.db
+      .query("INSERT OR IGNORE INTO conversations (id, channel, created_at, updated_at) VALUES (?, ?, ?, ?)")
+      .run(conv, channel, now, now);
+  }
+
   /**
    * Record that a turn started (creating the conversation on its first turn). A scene key is
    * kept from the first turn that declares one.
    */
   beginTurn(turn: string, conv: string, channel: string, now = Date.now(), scene = ""): void {
     this.db.transaction(() => {
-      this.db
-        .query("INSERT OR IGNORE INTO conversations (id, channel, created_at, updated_at) VALUES (?, ?, ?, ?)")
-        .run(conv, channel, now, now);
+      this.ensureConversation(conv, channel, now);
       if (scene) this.db.query("UPDATE conversations SET scene = ? WHERE id = ? AND scene = ''").run(scene, conv);
       this.db.query("INSERT INTO turns (id, conv, started_at) VALUES (?, ?, ?)").run(turn, conv, now);
     })();
@@ -296,9 +307,7 @@ export class Store {
    */
   setConversationModel(conv: string, channel: string, model: string | null, now = Date.now()): void {
     this.db.transaction(() => {
-      this.db
-        .query("INSERT OR IGNORE INTO conversations (id, channel, created_at, updated_at) VALUES (?, ?, ?, ?)")
-        .run(conv, channel, now, now);
+      this.ensureConversation(conv, channel, now);
       this.db.query("UPDATE conversations SET model = ? WHERE id = ?").run(model, conv);
     })();
   }

@@ -64,9 +64,10 @@ describe("the untrusted mark follows the text", () => {
       expect(r.stderr).toContain(`asked although allowed: untrusted text is in view (from fetch_url ${url})`);
       expect(existsSync(workspace(dir.path, "pwned.txt"))).toBe(false);
 
-      // Another conversation never saw the page: the same write runs unasked.
+      // Another conversation never saw the page (nor recalls from it: its input shares no word
+      // with what was said there): the same write runs unasked.
       rig.llm.script([write("elsewhere.txt"), { text: "done" }]);
-      const other = await rig.chat("write elsewhere.txt", { conv: "clean" });
+      const other = await rig.chat("please keep a copy", { conv: "clean" });
       expect(other.stderr).not.toContain("untrusted text is in view");
       expect(existsSync(workspace(dir.path, "elsewhere.txt"))).toBe(true);
 

@@ -80,7 +80,7 @@ describe("dense memory", () => {
     const ids: number[] = [];
     for (const text of ["hello world", "cat", "你好"]) {
       const { id } = store.append({ conv: "c", kind: "user-message", actor: "u", body: { text } });
-      memory.add(id, "c", text);
+      memory.add(id);
       ids.push(id);
     }
     expect(memory.score("c", "play", ids).size).toBe(0); // lexically, nothing matches "play"

@@ -126,7 +126,7 @@ export async function runBlockOps(
     const stored = store.eventsByIds([r.id])[0];
     if (stored) events.set(r.id, { conv, body: stored.body });
     const text = stored ? eventText(kind, stored.body) : null;
-    if (text !== null) memory.add(r.id, conv, text);
+    if (text !== null) memory.add(r.id);
     return r.id;
   };
 

@@ -22,7 +22,7 @@ function rig(dir: string) {
   const say = (conv: string, turn: string, kind: "user-message" | "model-output", text: string) => {
     const body = kind === "user-message" ? { turn, text } : { turn, text, toolCalls: [] };
     const { id } = store.append({ conv, actor: kind === "user-message" ? "user" : "agent", ...eventOf(kind, body) });
-    memory.add(id, conv, text);
+    memory.add(id);
     return id;
   };
   return { store, memory, say };

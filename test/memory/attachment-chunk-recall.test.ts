@@ -35,7 +35,7 @@ function turn(store: Store, memory: Memory, id: string, text: string, reply: str
   const add = (kind: string, actor: string, body: unknown) => {
     const r = store.append({ conv: "c", actor, kind, body });
     const t = eventText(kind, JSON.stringify(body));
-    if (t !== null) memory.add(r.id, "c", t);
+    if (t !== null) memory.add(r.id);
   };
   add("user-message", "user", { turn: id, text, ...(files.length ? { attachments: files } : {}) });
   for (const c of attachmentChunkEvents(id, files)) add(c.event.kind, "user", c.event.body);

@@ -43,7 +43,7 @@ function log(dir: string) {
     }));
     const body = { turn: "t", text, ...(attachments.length ? { attachments } : {}) };
     const { id } = store.append({ conv: "c", kind: "user-message", actor: "user", body });
-    memory.add(id, "c", eventText("user-message", JSON.stringify(body)) ?? "");
+    memory.add(id);
     return id;
   };
   return { store, blocks, memory, say };

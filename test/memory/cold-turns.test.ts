@@ -17,7 +17,7 @@ import { TurnLog } from "../../src/memory/turn-log.ts";
 function say(store: Store, memory: Memory, conv: string, turn: string, user: string, reply: string, tool = false) {
   store.beginTurn(turn, conv, "test");
   const u = store.append({ conv, actor: "user", kind: "user-message", body: { turn, text: user } });
-  memory.add(u.id, conv, user);
+  memory.add(u.id);
   if (tool) {
     const call = { id: `call-${turn}`, name: "lookup", arguments: '{"q":"x"}' };
     store.append({ conv, actor: "agent", kind: "model-output", body: { turn, text: "", toolCalls: [call] } });
@@ -27,10 +27,10 @@ function say(store: Store, memory: Memory, conv: string, turn: string, user: str
       kind: "tool-result",
       body: { turn, callId: call.id, name: "lookup", status: "ok", content: `result of ${turn}` },
     });
-    memory.add(r.id, conv, `result of ${turn}`);
+    memory.add(r.id);
   }
   const m = store.append({ conv, actor: "agent", kind: "model-output", body: { turn, text: reply } });
-  memory.add(m.id, conv, reply);
+  memory.add(m.id);
   store.append({ conv, actor: "agent", kind: "agent-reply", body: { turn, text: reply, fromModel: true } });
 }
 

@@ -49,7 +49,7 @@ async function world(dir: string) {
     const images = image ? [{ sha256: blocks.put(image), mime: "image/png" as const, bytes: image.length }] : undefined;
     const body = { turn: "t", callId: `c${ids.length}`, name, status: "ok", content: "", images };
     const { id } = store.append({ conv: "c", kind: "tool-result", actor: "tool", body });
-    memory.add(id, "c", eventText("tool-result", JSON.stringify(body)) ?? "");
+    memory.add(id);
     ids.push(id);
     return id;
   };
@@ -106,7 +106,7 @@ describe("image block vectors", () => {
       images: [{ sha256: w.blocks.put(bytes), mime: "image/png" as const, bytes: bytes.length }],
     };
     const { id } = w.store.append({ conv: "c", kind: "tool-result", actor: "tool", body });
-    w.memory.add(id, "c", "hello\n");
+    w.memory.add(id);
     await clip.idle();
     expect(clip.imagesMade).toBe(3);
     expect(clip.cosines("c", QUERY, [id])?.get(id)).toBeGreaterThan(0.7);
@@ -126,7 +126,7 @@ describe("image block vectors", () => {
       const images = parts.map((b) => ({ sha256: blocks.put(b), mime: "image/png" as const, bytes: b.length }));
       const body = { turn: "t", callId: "x", name: "hello", status: "ok", content: "", images };
       const { id } = store.append({ conv: "c", kind: "tool-result", actor: "tool", body });
-      memory.add(id, "c", "hello\n");
+      memory.add(id);
       return id;
     };
     const inner = await OnnxEmbedder.load(join(dir.path, "clip"));
@@ -215,7 +215,7 @@ describe("image block vectors", () => {
       logs,
       new BlockStore(dir.path),
     );
-    memory.add(id, "c", "hello\n");
+    memory.add(id);
     await memory.dense.idle();
     expect(vectorRows(store).map((r) => [r.dim, r.has])).toEqual([[0, 0]]);
     expect(logs.lines.filter((l) => l.startsWith("warn")).join("\n")).toContain("is not in the block store");

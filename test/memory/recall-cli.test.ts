@@ -63,14 +63,23 @@ describe("homed recall --stdio", () => {
         .split("\n")
         .map((l) => JSON.parse(l)),
     ).toEqual([{ ids: ["t1"] }, { ids: ["t2"] }, { ids: [] }]);
-    // Each turn is an event in the log: a parseable time is stored as ISO-8601, another as given.
+    // Each turn is an ordinary message in the log, the assistant's a reply, with the caller's id:
+    // a time that parses is the event's time, another is kept as given.
     const db = new Database(join(dir.path, "homed.db"), { readonly: true });
-    const times = db
-      .query<{ body: string }, []>("SELECT body FROM events WHERE kind = 'recall-turn' ORDER BY id")
+    const rows = db
+      .query<{ kind: string; ts: number; body: string }, []>(
+        "SELECT kind, ts, body FROM events WHERE kind IN ('user-message', 'agent-reply') ORDER BY id",
+      )
       .all()
-      .map((r) => JSON.parse(r.body).time);
+      .map((r) => ({ kind: r.kind, ts: r.ts, ...JSON.parse(r.body) }));
     db.close();
-    expect(times).toEqual(["2025-01-02T10:00:00.000Z", "last week", null, null]);
+    expect(rows.map((r) => [r.kind, r.ref, r.said])).toEqual([
+      ["user-message", "t1", undefined],
+      ["user-message", "t2", "last week"],
+      ["agent-reply", "t3", undefined],
+      ["user-message", "t4", undefined],
+    ]);
+    expect(rows[0]?.ts).toBe(Date.parse("2025-01-02T10:00:00Z"));
   });
 
   test("bad lines go to stderr and the stream goes on; a bad query still answers one line", async () => {
