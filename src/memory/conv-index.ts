@@ -98,6 +98,8 @@ export interface IndexedEvent {
   time: number | null;
   /** Whether the text places what it tells on the day it is said ("today", 今天). */
   saysToday?: boolean;
+  /** Whether the text asks (a question, src/memory/past-askings.ts). */
+  asks?: boolean;
 }
 
 /** Number words as the index holds them, Porter-stemmed ("one" is "on", itself a stop word). */
@@ -153,6 +155,10 @@ export class ConvIndex {
   numeric = new Uint8Array(16);
   /** 1 when a document places what it tells on the day it is said ("I planted tomatoes today"). */
   today = new Uint8Array(16);
+  /** 1 when a document asks (src/memory/past-askings.ts). */
+  asks = new Uint8Array(16);
+  /** Distinct words per document. */
+  distinct = new Int32Array(16);
   private readonly speakerIds = new Map<string, number>();
   readonly words = new Map<string, Postings>();
   readonly concepts = new Map<string, Postings>();
@@ -193,6 +199,8 @@ export class ConvIndex {
       this.speakerOf = grown(this.speakerOf, doc + 1);
       this.numeric = grown(this.numeric, doc + 1);
       this.today = grown(this.today, doc + 1);
+      this.asks = grown(this.asks, doc + 1);
+      this.distinct = grown(this.distinct, doc + 1);
     }
     this.size++;
     this.ids[doc] = e.id;
@@ -227,6 +235,8 @@ export class ConvIndex {
     }
     this.numeric[doc] = numeric;
     this.today[doc] = e.saysToday ? 1 : 0;
+    this.asks[doc] = e.asks ? 1 : 0;
+    this.distinct[doc] = counts.size;
     for (const [t, c] of counts)
       if (post(this.words, t, doc, c) && SHORT_HAN.test(t))
         for (const ch of new Set(t)) {

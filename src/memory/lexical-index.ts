@@ -13,6 +13,7 @@ import { ConvIndex, type IndexedEvent } from "./conv-index.ts";
 import { readEventBody } from "../protocol/event-bodies.ts";
 import { bodyText, eventSpeaker } from "./event-text.ts";
 import { SessionClock } from "./sessions.ts";
+import { asks } from "./past-askings.ts";
 import { parseTime, saysToday } from "./time.ts";
 import { blockTexts, withBlockTexts } from "../store/block-records.ts";
 
@@ -42,10 +43,10 @@ export interface EventMeta {
 /**
  * The layout of `event_terms.terms`, and of the words the tokenizer makes (3: irregular past forms
  * as their verb; 4: with the texts of the event's blocks; 5: every event with its speaker, session
- * and time, src/memory/sessions.ts); rows of another layout are re-made
+ * and time, src/memory/sessions.ts; 6: whether it asks, past-askings.ts); rows of another layout are re-made
  * from the log.
  */
-const FORMAT = "5";
+const FORMAT = "6";
 
 interface StoredTerms {
   /** Words, space-separated (no term holds a space). */
@@ -57,6 +58,8 @@ interface StoredTerms {
   t?: number;
   /** 1 when the text places what it tells on the day it is said ("today", 今天: time.ts). */
   td?: number;
+  /** 1 when the text asks (past-askings.ts). */
+  q?: number;
 }
 
 /** Conversations kept in memory at once (least recently queried dropped first). */
@@ -154,6 +157,7 @@ export class LexicalIndex {
     const stored: StoredTerms = { w: words.join(" "), c: concepts.join(" ") };
     if (meta.speaker) stored.sp = meta.speaker;
     if (saysToday(text)) stored.td = 1;
+    if (asks(text)) stored.q = 1;
     if (meta.session !== undefined && meta.session !== null) stored.se = String(meta.session);
     if (typeof meta.time === "number" && Number.isFinite(meta.time)) stored.t = meta.time;
     this.insert.run(eventId, conv, words.length, JSON.stringify(stored));
@@ -174,6 +178,7 @@ export class LexicalIndex {
       session: s.se ?? null,
       time: s.t ?? null,
       saysToday: s.td === 1,
+      asks: s.q === 1,
     };
   }
 

@@ -72,6 +72,15 @@ export interface LexicalParams {
    * src/memory/question-kind.ts withoutFraming); 0: every word counts.
    */
   framing: number;
+  /**
+   * Cut (× 1 − this) of a turn that asks what the query asks, or of an assistant's turn that only
+   * echoes it: past questions are not answers (src/memory/past-askings.ts).
+   */
+  pastAsking: number;
+  /** Share of a turn's distinct words that the query holds, from which the turn only restates it. */
+  echo: number;
+  /** Share of the query's distinct words the turn must hold too (it asks the same thing). */
+  restates: number;
 }
 
 /** Textbook BM25 over words (Robertson's k1 and b), nothing else. */
@@ -95,6 +104,9 @@ export const PLAIN_BM25: LexicalParams = {
   current: 0,
   hanParts: 0,
   framing: 0,
+  pastAsking: 0,
+  echo: 1,
+  restates: 1,
 };
 
 export const DEFAULT_PARAMS: LexicalParams = {
@@ -117,4 +129,7 @@ export const DEFAULT_PARAMS: LexicalParams = {
   current: 0.2,
   hanParts: 0.5,
   framing: 1,
+  pastAsking: 0.99,
+  echo: 0.5,
+  restates: 0.67,
 };

@@ -85,6 +85,12 @@ export interface AnswerWeights {
 const ADVICE_REQUEST =
   /\b(?:can|could|would)\s+you\s+(?:suggest|recommend)\b|\bany\s+(?:tips|suggestions|recommendations|ideas|advice)\b/gi;
 
+/** Whether a question asks for advice ("Can you suggest …", "Any tips?"). */
+export function asksAdvice(question: string): boolean {
+  ADVICE_REQUEST.lastIndex = 0;
+  return ADVICE_REQUEST.test(question);
+}
+
 /**
  * The person's hedges around what they ask ("I've been thinking about …", "I'm looking for …",
  * "but I'm not sure which one to choose"): a person's messages to an assistant are full of them,

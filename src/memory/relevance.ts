@@ -40,6 +40,13 @@
  *     person's hedges; a person's messages to an assistant are full of both), "different types
  *     of", "how many": LongMemEval all turns .829 → .842, user turns .853 → .868 (R@10 .924 →
  *     .931), chat EN .811 → .819.
+ *   - past questions are not answers (src/memory/past-askings.ts): a turn that asks what the query
+ *     asks (half its words or more are the query's, and it holds two thirds of the query's), or
+ *     an assistant's turn made that way (an echo), counts a hundredth, below any turn that tells
+ *     something; not for a request for advice, whose earlier askings say what the person cares
+ *     about (with them: LongMemEval user turns −0.5, dev 2026-12-05). LongMemEval, LoCoMo and
+ *     the chat sets unchanged at R@10 (LoCoMo MRR .468 → .471); at a half or a tenth the
+ *     earlier asking still came first over a statement met only through concept bridges.
  * Tried and rejected on the same measurements: pseudo-relevance feedback (RM3-like, +1 on
  * LongMemEval, −1 to −10 on the chat sets), session diversification of the top (−2 to −4 on
  * LongMemEval), b = 0.5 (+0.5 on LongMemEval user turns, −4 with all turns); and (2026-12-02)
@@ -53,8 +60,9 @@ import { type ConvIndex, type Postings, PostingsCursor } from "./conv-index.ts";
 import type { LexicalIndex, Scored } from "./lexical-index.ts";
 import { hanParts } from "./han-parts.ts";
 import { lendToNeighbours } from "./neighbours.ts";
-import { favourAnswers, withoutFraming } from "./question-kind.ts";
+import { asksAdvice, favourAnswers, withoutFraming } from "./question-kind.ts";
 import { timeWindow, withoutTimePhrases } from "./time.ts";
+import { cutPastAskings } from "./past-askings.ts";
 import { DEFAULT_PARAMS, type LexicalParams, PLAIN_BM25, type ScorerName } from "./lexical-params.ts";
 
 export { DEFAULT_PARAMS, type LexicalParams, PLAIN_BM25, type ScorerName };
@@ -239,6 +247,8 @@ export function rankEvents(index: LexicalIndex, conv: string, text: string, opts
   const { words, concepts } = index.analyse(span ? withoutTimePhrases(asked) : asked);
   const scores = lexicalScores(ci, words, concepts, params);
   favourAnswers(ci, text, params, scores);
+  // A request for advice is answered by what the person said about it, asking included.
+  if (!asksAdvice(text)) cutPastAskings(ci, words, params, scores);
   if (span) {
     // A turn said then counts even when it shares no word with the question ("What did I do in
     // the garden two weeks ago?" — "I planted tomatoes today"): a floor of a share of the best,

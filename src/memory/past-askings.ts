@@ -1,0 +1,61 @@
+/**
+ * Past questions are not answers. A person who asks "What colour is my bicycle?" in one chat and
+ * again in another would otherwise be shown the first asking — it holds every word of the
+ * question — and the assistant's reply that only echoed it ("I don't know what colour your
+ * bicycle is"), not the turn that says "my bike is a red Gazelle". A turn that asks and holds
+ * little besides the query's own words asks what the query asks; an assistant's turn made of the
+ * query's words echoes it. Either counts less, so the statement comes first. A turn that asks
+ * and also tells ("I bought a scarf for my sister, can you suggest wrapping?") holds words of its
+ * own and is left alone.
+ */
+import { type ConvIndex, PostingsCursor } from "./conv-index.ts";
+
+/** A question: ends with a question mark, or in Chinese with 吗 / 呢. */
+const ASKS = /[?？]\s*["'”’)）]*\s*$|[吗呢][。.!！]?\s*$/u;
+
+/** Whether a text asks (indexed per event). */
+export function asks(text: string): boolean {
+  return ASKS.test(text.trim());
+}
+
+/** The assistant's speaker name as the index holds it (stemmed). */
+const ASSISTANT_TERM = "assist";
+
+/** Weights: see LexicalParams.pastAsking, .echo and .restates. */
+export interface PastAskingWeights {
+  pastAsking: number;
+  echo: number;
+  restates: number;
+}
+
+/** Cut, in `scores`, the turns that only restate the query `words` (distinct index terms). */
+export function cutPastAskings(
+  ci: ConvIndex,
+  words: readonly string[],
+  w: PastAskingWeights,
+  scores: Float64Array,
+): void {
+  if (w.pastAsking <= 0 || words.length === 0) return;
+  const shared = new Int32Array(ci.size);
+  for (const t of new Set(words)) {
+    const p = ci.words.get(t);
+    if (!p) continue;
+    const c = new PostingsCursor(p);
+    while (c.next()) shared[c.doc] = (shared[c.doc] as number) + 1;
+  }
+  const assistant = new Uint8Array(ci.size);
+  const a = ci.speakers.get(ASSISTANT_TERM);
+  if (a) {
+    const c = new PostingsCursor(a);
+    while (c.next()) assistant[c.doc] = 1;
+  }
+  const f = 1 - w.pastAsking;
+  const asked = new Set(words).size;
+  for (let d = 0; d < ci.size; d++) {
+    const n = ci.distinct[d] as number;
+    if (n === 0 || (scores[d] as number) <= 0 || (ci.asks[d] !== 1 && assistant[d] !== 1)) continue;
+    // Mostly the query's words, and most of the query's words: the same question again.
+    const s = shared[d] as number;
+    if (s / n >= w.echo && s / asked >= w.restates) scores[d] = (scores[d] as number) * f;
+  }
+}
