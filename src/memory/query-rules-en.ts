@@ -118,7 +118,7 @@ export const QUERY_RULES_EN: readonly QueryRule[] = [
     means: "earlier, lately, recently, previously: before now",
     why: "They place the question in time too; another turn that happens to say 'earlier' is not what it asks about.",
     measured: "Off: LongMemEval all turns R@5 .864 → .855 (R@10 .931 → .923); LoCoMo unchanged; chat unchanged.",
-    counterpart: { none: "no Chinese wording yet" },
+    counterpart: "zh.before-now",
   },
   {
     name: "en.advice-request",
@@ -131,7 +131,7 @@ export const QUERY_RULES_EN: readonly QueryRule[] = [
       "assistant are full of it. 'Which book did Tom recommend?' asks about a recommendation and keeps its word.",
     measured:
       "Off: LongMemEval user turns R@5 .881 → .876, all turns R@5 .864 → .851 (R@10 .931 → .910); LoCoMo unchanged; chat unchanged.",
-    counterpart: { none: "no Chinese wording yet" },
+    counterpart: "zh.advice-request",
   },
   {
     name: "en.hedge",

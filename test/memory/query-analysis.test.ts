@@ -66,6 +66,44 @@ describe("English", () => {
   });
 });
 
+describe("Chinese", () => {
+  test("你能推荐 / 你可以建议 / 有什么建议 ask for advice: the words leave, and their 你 does not address the assistant", () => {
+    expect(found("你能推荐一家适合带孩子去的餐厅吗？")).not.toContain("addressesAssistant");
+    expect(unframed("你能推荐一家适合带孩子去的餐厅吗？")).toBe("一家适合带孩子去的餐厅吗？");
+    expect(unframed("你可以建议我怎么安排周末吗？")).toBe("我怎么安排周末吗？");
+    expect(found("你可以给我推荐几本书吗？")).toEqual(["firstPerson", "isQuestion"]);
+    expect(unframed("去杭州玩有什么建议？")).toBe("去杭州玩 ？");
+    // What the assistant recommended is asked about, not asked for: it keeps its words.
+    expect(found("你推荐过哪本书？")).toEqual(["addressesAssistant", "asksWhatAssistantSaid", "isQuestion"]);
+    expect(unframed("你推荐过哪本书？")).toBe("你推荐过哪本书？");
+    expect(unframed("汤姆推荐了哪本书？")).toBe("汤姆推荐了哪本书？");
+  });
+
+  test("最近 alone frames the question like 'recently'; 最近的 (nearest, most recent) and a span (最近两个月) stay", () => {
+    expect(unframed("我最近在读什么书？")).toBe("我 在读什么书？");
+    expect(found("我最近在读什么书？")).toContain("asksPresentState");
+    expect(unframed("离我家最近的超市是哪家？")).toBe("离我家最近的超市是哪家？");
+    expect(unframed("我最近一次去北京是什么时候？")).toBe("我最近一次去北京是什么时候？");
+    // time.ts reads the span and takes the phrase out itself when the time is known.
+    expect(unframed("我最近两个月去了哪里？")).toBe("我最近两个月去了哪里？");
+  });
+
+  test("几 asks a quantity before a measure word (几个, 几天, 几次, 有几); 几乎, 几何, 前几天, 这几天, 好几 do not", () => {
+    for (const q of ["我养了几只猫？", "我有几个表姐？", "我去了几次健身房？", "我们家有几口人？"])
+      expect(found(q)).toContain("asksQuantity");
+    expect(found("我去了几天海边？")).toContain("asksMeasure");
+    for (const q of [
+      "我几乎每天都跑步吗？",
+      "我的几何课在星期几？",
+      "我前几天买了什么？",
+      "我这几天在忙什么？",
+      "我去过好几次的那家店叫什么？",
+    ])
+      expect(found(q)).not.toContain("asksQuantity");
+    expect(found("他几乎不吃肉。")).toEqual([]);
+  });
+});
+
 describe("the tables", () => {
   test("names are unique and prefixed by their language; a framing pattern is global (every occurrence leaves)", () => {
     const names = QUERY_RULES.map((r) => r.name);
