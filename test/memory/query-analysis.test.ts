@@ -67,6 +67,49 @@ describe("English", () => {
 });
 
 describe("Chinese", () => {
+  test("a quantity, a measure, the time between two things", () => {
+    expect(found("朋友们一共生了几个宝宝？")).toEqual(["asksMeasure", "asksQuantity", "isQuestion"]);
+    expect(found("我玩游戏花了多少个小时？")).toEqual(["asksMeasure", "asksQuantity", "firstPerson", "isQuestion"]);
+    expect(found("我的狗多大了？")).toContain("asksMeasure");
+    expect(found("我养了几只猫？")).not.toContain("asksMeasure");
+    expect(found("买iPhone之后多少天我去了集市？")).toContain("asksTimeBetween");
+    expect(found("我多久以前换的工作？")).toEqual([
+      "asksMeasure",
+      "asksQuantity",
+      "asksTimeBetween",
+      "firstPerson",
+      "isQuestion",
+    ]);
+    // 很多大学 is "many universities", not 多大 "how old".
+    expect(found("我去过很多大学。")).toEqual(["firstPerson"]);
+  });
+
+  test("the assistant addressed, its words asked for; a request for advice only frames", () => {
+    expect(found("你之前给我列的清单里第七个是什么？")).toEqual([
+      "addressesAssistant",
+      "asksWhatAssistantSaid",
+      "firstPerson",
+      "isQuestion",
+    ]);
+    expect(found("你觉得我应该养猫吗？")).toEqual(["addressesAssistant", "firstPerson", "isQuestion"]);
+    expect(found("你推荐什么书？")).toEqual(["isQuestion"]);
+    expect(found("继续讲这个故事。")).toEqual([]);
+  });
+
+  test("framing words leave the question; what it is about stays", () => {
+    expect(unframed("我这段时间在做什么运动？")).toBe("我 在做什么运动？");
+    expect(found("我这段时间在做什么运动？")).toContain("asksPresentState");
+    expect(unframed("到目前为止我去过哪些国家？")).toBe("我去过哪些国家？");
+    expect(unframed("我们之前聊过的那本书叫什么？")).toBe("我们 聊过的那本书叫什么？");
+    expect(unframed("三天以前我买了什么？")).toBe("三天以前我买了什么？");
+    expect(unframed("我在考虑办一个派对，但不知道选哪个鸡尾酒好。")).toBe("办一个派对，但 鸡尾酒好。");
+    expect(unframed("小美在考虑什么？")).toBe("小美在考虑什么？");
+    expect(unframed("我尝过几种不同的奶酪？")).toBe("我尝过 奶酪？");
+    expect(unframed("我养了几只猫？")).toBe("我养了 猫？");
+    expect(unframed("我一共去了几次健身房？")).toBe("我一共去了 次健身房？");
+    expect(unframed("我花了多少钱？")).toBe("我花了 钱？");
+  });
+
   test("你能推荐 / 你可以建议 / 有什么建议 ask for advice: the words leave, and their 你 does not address the assistant", () => {
     expect(found("你能推荐一家适合带孩子去的餐厅吗？")).not.toContain("addressesAssistant");
     expect(unframed("你能推荐一家适合带孩子去的餐厅吗？")).toBe("一家适合带孩子去的餐厅吗？");
@@ -112,6 +155,20 @@ describe("the tables", () => {
       expect(r.name).toMatch(/^(?:en|zh)\.[a-z-]+$/);
       if (r.does === "frame") expect(r.pattern.global).toBe(true);
       expect(r.means.length * r.why.length * r.measured.length).toBeGreaterThan(0);
+    }
+  });
+
+  test("every English rule has a Chinese counterpart that finds the same or frames, and the other way round", () => {
+    const byName = new Map(QUERY_RULES.map((r) => [r.name, r]));
+    for (const r of QUERY_RULES) {
+      if (typeof r.counterpart !== "string") {
+        expect(r.counterpart.none.length).toBeGreaterThan(0);
+        continue;
+      }
+      const other = byName.get(r.counterpart);
+      expect(other?.does).toBe(r.does);
+      expect(other?.counterpart).toBe(r.name);
+      expect(r.counterpart.slice(0, 3)).not.toBe(r.name.slice(0, 3));
     }
   });
 });
