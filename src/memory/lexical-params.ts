@@ -48,13 +48,13 @@ export interface LexicalParams {
   quantity: number;
   /**
    * The same boost when the query asks for a measure, which is answered by a number said
-   * ("How many hours …", "how much", "the total amount"; src/memory/question-kind.ts).
+   * ("How many hours …", "how much", "the total amount"; src/memory/query-analysis.ts).
    */
   measure: number;
   /**
    * Cut (× 1 − this) of the assistant's turns when the query, a question or in the first person,
    * does not address the assistant ("Can you suggest …" does not count), and of the other turns
-   * when it asks what the assistant said (src/memory/question-kind.ts).
+   * when it asks what the assistant said (src/memory/query-analysis.ts).
    */
   assistant: number;
   /**
@@ -69,7 +69,7 @@ export interface LexicalParams {
   hanParts: number;
   /**
    * 1: the words that only frame the query leave it ("these days", "earlier", "can you suggest";
-   * src/memory/question-kind.ts withoutFraming); 0: every word counts.
+   * src/memory/query-analysis.ts); 0: every word counts.
    */
   framing: number;
   /**
@@ -81,6 +81,11 @@ export interface LexicalParams {
   echo: number;
   /** Share of the query's distinct words the turn must hold too (it asks the same thing). */
   restates: number;
+  /**
+   * Query-analysis rules to skip, by name ("en.hedge"; src/memory/query-rules-en.ts,
+   * query-rules-zh.ts): how a benchmark measures what one rule adds. None by default.
+   */
+  rulesOff: readonly string[];
 }
 
 /** Textbook BM25 over words (Robertson's k1 and b), nothing else. */
@@ -107,6 +112,7 @@ export const PLAIN_BM25: LexicalParams = {
   pastAsking: 0,
   echo: 1,
   restates: 1,
+  rulesOff: [],
 };
 
 export const DEFAULT_PARAMS: LexicalParams = {
@@ -132,4 +138,5 @@ export const DEFAULT_PARAMS: LexicalParams = {
   pastAsking: 0.99,
   echo: 0.5,
   restates: 0.67,
+  rulesOff: [],
 };

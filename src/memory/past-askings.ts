@@ -4,7 +4,8 @@
  * question — and the assistant's reply that only echoed it ("I don't know what colour your
  * bicycle is"), not the turn that says "my bike is a red Gazelle". A turn that asks and holds
  * little besides the query's own words asks what the query asks; an assistant's turn made of the
- * query's words echoes it. Either counts less, so the statement comes first. A turn that asks
+ * query's words echoes it. Either counts a hundredth, so the statement comes first; an asking
+ * that someone answered with something of their own stays, as half of that exchange. A turn that asks
  * and also tells ("I bought a scarf for my sister, can you suggest wrapping?") holds words of its
  * own and is left alone.
  */
@@ -51,11 +52,17 @@ export function cutPastAskings(
   }
   const f = 1 - w.pastAsking;
   const asked = new Set(words).size;
-  for (let d = 0; d < ci.size; d++) {
+  // Mostly the query's words, and most of the query's words: the same question again, or its echo.
+  const restates = (d: number) => {
     const n = ci.distinct[d] as number;
-    if (n === 0 || (scores[d] as number) <= 0 || (ci.asks[d] !== 1 && assistant[d] !== 1)) continue;
-    // Mostly the query's words, and most of the query's words: the same question again.
     const s = shared[d] as number;
-    if (s / n >= w.echo && s / asked >= w.restates) scores[d] = (scores[d] as number) * f;
+    return n > 0 && s / n >= w.echo && s / asked >= w.restates;
+  };
+  for (let d = 0; d < ci.size; d++) {
+    if ((scores[d] as number) <= 0 || (ci.asks[d] !== 1 && assistant[d] !== 1) || !restates(d)) continue;
+    // An asking answered by someone who told something ("Did you try that gym?" — "Yes! We went
+    // last Saturday.") is half of an exchange that holds the answer: it stays.
+    if (ci.asks[d] === 1 && ci.adjacent(d, d + 1) && !restates(d + 1)) continue;
+    scores[d] = (scores[d] as number) * f;
   }
 }

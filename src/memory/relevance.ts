@@ -23,7 +23,7 @@
  *     the same, 0.2 a question less); the phrase's own words ("weeks", "ago") are left out of the
  *     query; of those turns, one that says "today" ("I planted tomatoes today") tells what
  *     happened then, and counts double again;
- *   - what the question asks for (src/memory/question-kind.ts): a turn stating a number counts
+ *   - what the question asks for (src/memory/query-analysis.ts): a turn stating a number counts
  *     1.7 times for a measure ("how many hours", "how much", "total"; LongMemEval user turns
  *     .868 → .881, all turns .857 → .864, R@10 of all turns .934 → .931), 1.3 times for a count
  *     of things ("how many babies") and for the time between two things ("how many days
@@ -60,7 +60,8 @@ import { type ConvIndex, type Postings, PostingsCursor } from "./conv-index.ts";
 import type { LexicalIndex, Scored } from "./lexical-index.ts";
 import { hanParts } from "./han-parts.ts";
 import { lendToNeighbours } from "./neighbours.ts";
-import { asksAdvice, favourAnswers, withoutFraming } from "./question-kind.ts";
+import { favourAnswers } from "./favour-answers.ts";
+import { analyseQuery } from "./query-analysis.ts";
 import { timeWindow, withoutTimePhrases } from "./time.ts";
 import { cutPastAskings } from "./past-askings.ts";
 import { DEFAULT_PARAMS, type LexicalParams, PLAIN_BM25, type ScorerName } from "./lexical-params.ts";
@@ -243,12 +244,13 @@ export function rankEvents(index: LexicalIndex, conv: string, text: string, opts
         ? { ...PLAIN_BM25, concepts: 0.5, sharedConcepts: 0.5 }
         : (opts.params ?? DEFAULT_PARAMS);
   const span = params.time > 0 && typeof opts.time === "number" ? timeWindow(text, opts.time) : null;
-  const asked = params.framing > 0 ? withoutFraming(text) : text;
+  const query = analyseQuery(text, params.rulesOff);
+  const asked = params.framing > 0 ? query.unframed : text;
   const { words, concepts } = index.analyse(span ? withoutTimePhrases(asked) : asked);
   const scores = lexicalScores(ci, words, concepts, params);
-  favourAnswers(ci, text, params, scores);
+  favourAnswers(ci, query, params, scores);
   // A request for advice is answered by what the person said about it, asking included.
-  if (!asksAdvice(text)) cutPastAskings(ci, words, params, scores);
+  if (!query.asksAdvice) cutPastAskings(ci, words, params, scores);
   if (span) {
     // A turn said then counts even when it shares no word with the question ("What did I do in
     // the garden two weeks ago?" — "I planted tomatoes today"): a floor of a share of the best,

@@ -87,12 +87,13 @@ describe("one path into memory", () => {
       { speaker: "Caroline", text: "It was powerful. I painted a sunrise after.", session: 2 },
     ];
     session.handle({ op: "reset", conv: "d" });
-    lines.forEach((l, i) => session.handle({ op: "index", conv: "d", id: `D${i}`, time: T0 + i * 86_400_000, ...l }));
+    for (const [i, l] of lines.entries())
+      session.handle({ op: "index", conv: "d", id: `D${i}`, time: T0 + i * 86_400_000, ...l });
     const viaRecall = session.handle({ op: "query", conv: "d", text: "When did Caroline paint a sunrise?", k: 3 });
     expect(viaRecall?.[0]).toBe("D2");
 
     store.ensureConversation("e", "import");
-    lines.forEach((l, i) =>
+    for (const [i, l] of lines.entries())
       ingestMessage(store, session.memory, {
         conv: "e",
         role: "user",
@@ -101,8 +102,7 @@ describe("one path into memory", () => {
         session: l.session,
         time: T0 + i * 86_400_000,
         ref: `D${i}`,
-      }),
-    );
+      });
     const viaImport = session.memory
       .search({ kind: "conversation", conv: "e" }, "When did Caroline paint a sunrise?", { limit: 3, time: null })
       .map((f) => f.id);

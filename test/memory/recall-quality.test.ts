@@ -7,10 +7,10 @@
  * a person's question, or any question not addressed to the assistant, prefers what the person
  * said and one about what the assistant said prefers that, a question about the
  * present state ("these days") prefers the newer of two matching turns, words that only frame a
- * question ("earlier", "can you suggest", "I'm not sure which one to choose") match nothing, a
- * Chinese word the segmenter joined to its neighbour (王芳订, 狗叫) meets the words the turns use
- * (王芳 and 订, 小狗), English words meet across inflections (irregular verbs too), and a data dir
- * indexed in an older layout is re-indexed from the log.
+ * question ("earlier", "can you suggest", "I'm not sure which one to choose"; 最近, 你能推荐)
+ * match nothing, a Chinese word the segmenter joined to its neighbour (王芳订, 狗叫) meets the
+ * words the turns use (王芳 and 订, 小狗), English words meet across inflections (irregular verbs
+ * too), and a data dir indexed in an older layout is re-indexed from the log.
  */
 import { describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
@@ -448,6 +448,30 @@ describe("default scorer", () => {
         ["How many times did I visit the climbing wall?", 2],
       ),
     ).toEqual([["gin"], ["offers"], ["brakes"], ["gouda"], ["climb", "move"]]);
+  });
+
+  test("你能推荐… asks for advice that fits what the person said: its 你 only frames the request", async () => {
+    const turn = said("zr");
+    const turns = [
+      turn("user", "user", "a", "我家小狗的名字我喜欢简短老派的，像爷爷的狗叫旺财。"),
+      turn("assistant", "assistant", "b", "小狗的名字很重要：小狗很快就能记住自己的名字。"),
+    ];
+    expect(
+      await rankedFor(turns, "zr", ["你能推荐一个小狗的名字吗？", 2], ["你可以给我推荐几个小狗的名字吗？", 2]),
+    ).toEqual([
+      ["user", "assistant"],
+      ["user", "assistant"],
+    ]);
+  });
+
+  test("最近 only places a question in time, like 'recently': a turn that says it is not what the question asks about", async () => {
+    const turn = userTurn("zj");
+    const turns = [
+      turn("busy", "a", "最近工作很忙，最近老是加班，没空读书。"),
+      turn("book", "b", "我在看《三体》，这本书真好看。"),
+      turn("rain", "c", "今天下雨了。"),
+    ];
+    expect(await rankedFor(turns, "zj", ["我最近在看什么书？", 2])).toEqual([["book"]]);
   });
 
   test("a Chinese query word no turn uses meets the turns' words that make it up; plain BM25 cannot", async () => {
