@@ -182,8 +182,16 @@ export async function assembleContext(
   // A sub-agent's context is its task: no quotes from the person's other conversations.
   const across = input.subAgent
     ? null
-    : (s.d.recallAcross?.({ conv: s.conv, turn: s.turn, input: query, untrusted: s.untrusted, budgetTokens, known }) ??
-      null);
+    : (s.d.recallAcross?.({
+        conv: s.conv,
+        turn: s.turn,
+        input: query,
+        untrusted: s.untrusted,
+        budgetTokens,
+        known,
+        // A client that brings its own history may leave out earlier turns: memory brings them.
+        includeOwn: given !== null,
+      }) ?? null);
   const context = given
     ? null
     : await s.d.context.assemble({

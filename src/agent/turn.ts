@@ -143,6 +143,8 @@ export interface TurnDeps {
     budgetTokens: number;
     /** Texts the prompt already carries (a stateless client's history), not to be quoted again. */
     known?: ReadonlySet<string>;
+    /** The conversation's own earlier events are candidates too (a stateless client's turn). */
+    includeOwn?: boolean;
   }) => { entry: ContextEntry; tokens: number } | null;
   /** How well the scenes this turn is in claim a memory (none: no boost); src/memory/scenes.ts. */
   sceneBoost?: (id: number, conv: string) => number;

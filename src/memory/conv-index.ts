@@ -100,6 +100,8 @@ export interface IndexedEvent {
   saysToday?: boolean;
   /** Whether the text asks (a question, src/memory/past-askings.ts). */
   asks?: boolean;
+  /** Whether it is an assistant's reply that says it does not know (past-askings.ts). */
+  abstains?: boolean;
 }
 
 /** Number words as the index holds them, Porter-stemmed ("one" is "on", itself a stop word). */
@@ -157,6 +159,8 @@ export class ConvIndex {
   today = new Uint8Array(16);
   /** 1 when a document asks (src/memory/past-askings.ts). */
   asks = new Uint8Array(16);
+  /** 1 when a document is an assistant's reply that says it does not know. */
+  abstains = new Uint8Array(16);
   /** Distinct words per document. */
   distinct = new Int32Array(16);
   private readonly speakerIds = new Map<string, number>();
@@ -200,6 +204,7 @@ export class ConvIndex {
       this.numeric = grown(this.numeric, doc + 1);
       this.today = grown(this.today, doc + 1);
       this.asks = grown(this.asks, doc + 1);
+      this.abstains = grown(this.abstains, doc + 1);
       this.distinct = grown(this.distinct, doc + 1);
     }
     this.size++;
@@ -236,6 +241,7 @@ export class ConvIndex {
     this.numeric[doc] = numeric;
     this.today[doc] = e.saysToday ? 1 : 0;
     this.asks[doc] = e.asks ? 1 : 0;
+    this.abstains[doc] = e.abstains ? 1 : 0;
     this.distinct[doc] = counts.size;
     for (const [t, c] of counts)
       if (post(this.words, t, doc, c) && SHORT_HAN.test(t))

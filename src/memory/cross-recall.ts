@@ -9,7 +9,7 @@
  */
 import type { ContextEntry } from "./context.ts";
 import type { Memory } from "./memory.ts";
-import { formatTime, type MemorySearch, sourceOf } from "./memory-search.ts";
+import { type FoundEvent, formatTime, type MemorySearch, sourceOf } from "./memory-search.ts";
 import type { RecallScope } from "./recall-scope.ts";
 import { cutToTokens, estimateTokens } from "./tokens.ts";
 import type { TextMark } from "./turn-log.ts";
@@ -27,6 +27,9 @@ const QUOTE_TOKENS = 160;
 const BUDGET_SHARE = 0.25;
 
 export const CROSS_RECALL_HEADER = "From your other conversations (quoted from memory; not said in this conversation):";
+/** The header when the conversation's own earlier turns may be quoted too (a client that sent only some). */
+export const RECALL_HEADER_WITH_OWN =
+  "From memory (quoted; earlier turns of this conversation that are not in these messages, and your other conversations):";
 
 export interface CrossRecallRequest {
   conv: string;
@@ -43,6 +46,11 @@ export interface CrossRecallRequest {
   known?: ReadonlySet<string>;
   /** Memories of the scenes the turn is in rank first (src/memory/scenes.ts TurnScenes.memoryOf). */
   boost?: (id: number, conv: string) => number;
+  /**
+   * The conversation's own events are candidates too: a client that sends its history itself
+   * (the /v1 API) may send only the newest message, and what it left out is memory's to bring.
+   */
+  includeOwn?: boolean;
 }
 
 /** The note for `req` and its cost in tokens; null (cost 0) when nothing matches or it may not look. */
@@ -55,26 +63,29 @@ export function crossRecallNote(
   let room = Math.floor(req.budgetTokens * BUDGET_SHARE);
   if (room < 32) return null;
   const known = req.known ?? new Set<string>();
-  // Asked for more when some may be known already, so up to MAX_QUOTES new ones remain.
-  const found = search
-    .find(req.scope, req.input, MAX_QUOTES + Math.min(known.size, MAX_QUOTES), {
-      excludeTurn: req.turn,
-      accept: (conv) => conv !== req.conv,
-      boost: req.boost,
-    })
-    .filter((f) => (f.score ?? 0) >= CROSS_RECALL_MIN_SCORE && !known.has(f.text))
-    .slice(0, MAX_QUOTES);
+  // Asked for more, so up to MAX_QUOTES remain when some are known already or said twice.
+  const kept = new Map<string, FoundEvent>();
+  for (const f of search.find(req.scope, req.input, 2 * MAX_QUOTES + Math.min(known.size, MAX_QUOTES), {
+    excludeTurn: req.turn,
+    accept: req.includeOwn ? undefined : (conv) => conv !== req.conv,
+    boost: req.boost,
+  })) {
+    if ((f.score ?? 0) < CROSS_RECALL_MIN_SCORE || known.has(f.text)) continue;
+    // The same words said twice (a message sent again after a failed turn, a question asked in
+    // two chats) are quoted once, from the first time, and leave their place to the next.
+    const key = `${f.role}\u0000${f.text.trim()}`;
+    const same = kept.get(key);
+    if (!same) kept.set(key, f);
+    else if (f.ts < same.ts) kept.set(key, { ...f, score: same.score });
+  }
+  const found = [...kept.values()].slice(0, MAX_QUOTES);
   const lines: string[] = [];
   const quoted: number[] = [];
   let best = 0;
   let mark: TextMark | null = null;
-  const said = new Set<string>();
   for (const f of found.sort((a, b) => a.ts - b.ts || a.id - b.id)) {
-    // The same words said twice (a message sent again after a failed turn) are quoted once.
-    const key = `${f.role}\u0000${f.text.trim()}`;
-    if (said.has(key)) continue;
-    said.add(key);
-    const head = `- [${formatTime(f.ts)} · ${sourceOf(f)}] ${f.role}: `;
+    const where = f.conv === req.conv ? "this conversation" : sourceOf(f);
+    const head = `- [${formatTime(f.ts)} · ${where}] ${f.role}: `;
     const left = Math.min(QUOTE_TOKENS, room - estimateTokens(head) - 2);
     if (left < 8) continue;
     const text = cutToTokens(f.text, left);
@@ -88,7 +99,7 @@ export function crossRecallNote(
   }
   if (lines.length === 0) return null;
   memory.touch(quoted);
-  const content = `${CROSS_RECALL_HEADER}\n${lines.join("\n")}`;
+  const content = `${req.includeOwn ? RECALL_HEADER_WITH_OWN : CROSS_RECALL_HEADER}\n${lines.join("\n")}`;
   return {
     entry: {
       message: { role: "system", content },

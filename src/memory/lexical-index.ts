@@ -13,7 +13,7 @@ import { ConvIndex, type IndexedEvent } from "./conv-index.ts";
 import { readEventBody } from "../protocol/event-bodies.ts";
 import { bodyText, eventSpeaker } from "./event-text.ts";
 import { SessionClock } from "./sessions.ts";
-import { asks } from "./past-askings.ts";
+import { abstains, asks } from "./past-askings.ts";
 import { parseTime, saysToday } from "./time.ts";
 import { blockTexts, withBlockTexts } from "../store/block-records.ts";
 
@@ -43,7 +43,7 @@ export interface EventMeta {
 /**
  * The layout of `event_terms.terms`, and of the words the tokenizer makes (3: irregular past forms
  * as their verb; 4: with the texts of the event's blocks; 5: every event with its speaker, session
- * and time, src/memory/sessions.ts; 6: whether it asks, past-askings.ts); rows of another layout are re-made
+ * and time, src/memory/sessions.ts; 6: whether it asks or says it does not know, past-askings.ts); rows of another layout are re-made
  * from the log.
  */
 const FORMAT = "6";
@@ -60,6 +60,8 @@ interface StoredTerms {
   td?: number;
   /** 1 when the text asks (past-askings.ts). */
   q?: number;
+  /** 1 when it is an assistant's reply that says it does not know (past-askings.ts). */
+  ab?: number;
 }
 
 /** Conversations kept in memory at once (least recently queried dropped first). */
@@ -158,6 +160,7 @@ export class LexicalIndex {
     if (meta.speaker) stored.sp = meta.speaker;
     if (saysToday(text)) stored.td = 1;
     if (asks(text)) stored.q = 1;
+    if (meta.speaker === "assistant" && abstains(text)) stored.ab = 1;
     if (meta.session !== undefined && meta.session !== null) stored.se = String(meta.session);
     if (typeof meta.time === "number" && Number.isFinite(meta.time)) stored.t = meta.time;
     this.insert.run(eventId, conv, words.length, JSON.stringify(stored));
@@ -179,6 +182,7 @@ export class LexicalIndex {
       time: s.t ?? null,
       saysToday: s.td === 1,
       asks: s.q === 1,
+      abstains: s.ab === 1,
     };
   }
 

@@ -41,12 +41,14 @@
  *     of", "how many": LongMemEval all turns .829 → .842, user turns .853 → .868 (R@10 .924 →
  *     .931), chat EN .811 → .819.
  *   - past questions are not answers (src/memory/past-askings.ts): a turn that asks what the query
- *     asks (half its words or more are the query's, and it holds two thirds of the query's), or
- *     an assistant's turn made that way (an echo), counts a hundredth, below any turn that tells
- *     something; not for a request for advice, whose earlier askings say what the person cares
- *     about (with them: LongMemEval user turns −0.5, dev 2026-12-05). LongMemEval, LoCoMo and
- *     the chat sets unchanged at R@10 (LoCoMo MRR .468 → .471); at a half or a tenth the
- *     earlier asking still came first over a statement met only through concept bridges.
+ *     asks (half its words or more are the query's, and it holds two thirds of the query's) and
+ *     was not answered with something of its own, an assistant's turn made that way (an echo),
+ *     and an assistant's reply that says it does not know count a hundredth, below any turn that
+ *     tells something; not for a request for advice, whose earlier askings say what the person
+ *     cares about (with them: LongMemEval user turns −0.5, dev 2026-12-05). LongMemEval, LoCoMo
+ *     and the chat sets unchanged; at a half or a tenth the earlier asking still came first over
+ *     a statement met only through concept bridges; every question left unanswered cut, not only
+ *     those that restate the query, cost LongMemEval all turns R@10 .931 → .927.
  * Tried and rejected on the same measurements: pseudo-relevance feedback (RM3-like, +1 on
  * LongMemEval, −1 to −10 on the chat sets), session diversification of the top (−2 to −4 on
  * LongMemEval), b = 0.5 (+0.5 on LongMemEval user turns, −4 with all turns); and (2026-12-02)

@@ -12,7 +12,7 @@ import { MemorySearch } from "../../src/memory/memory-search.ts";
 import { Tokenizer } from "../../src/embed/tokenizer.ts";
 import { eventOf } from "../../src/protocol/event-bodies.ts";
 import { crossRecallNote } from "../../src/memory/cross-recall.ts";
-import { asks } from "../../src/memory/past-askings.ts";
+import { abstains, asks } from "../../src/memory/past-askings.ts";
 
 const CASES = [
   {
@@ -46,6 +46,16 @@ describe("past questions are not answers", () => {
     expect(asks("你去过杭州吗")).toBe(true);
     expect(asks("My bike is red.")).toBe(false);
     expect(asks("我的单车是红色的。")).toBe(false);
+  });
+
+  test("a reply that says it does not know is told from one that answers", () => {
+    expect(abstains("I don't know what colour your bicycle is.")).toBe(true);
+    expect(abstains("You haven't told me which bike you have.")).toBe(true);
+    expect(abstains("我不知道你的自行车是什么颜色。")).toBe(true);
+    expect(abstains("你还没有告诉过我。")).toBe(true);
+    expect(abstains("Your bike is a red Gazelle.")).toBe(false);
+    expect(abstains("I know a good bike shop in Utrecht.")).toBe(false);
+    expect(abstains("你的单车是红色的。")).toBe(false);
   });
 
   for (const c of CASES)
