@@ -12,7 +12,8 @@
  * system and tool messages, an assistant's calls to a tool (`recipient` other than "all"),
  * hidden ones (`weight` 0, `metadata.is_visually_hidden_from_conversation`), content that is
  * not text (code, execution output, thoughts …) and empty ones are left out and counted. Of a
- * multimodal message the text parts are kept and the others (images, files) counted.
+ * multimodal message the text parts are kept and the others (images, files) counted, and so
+ * are the messages of the other branches.
  */
 import * as v from "valibot";
 import { ImportedConversation, type ImportedMessage, MAX_IMPORTED_TITLE_CHARS } from "../protocol/import.ts";
@@ -134,6 +135,13 @@ export function chatgptConversation(raw: unknown, line: number): ImportRecord {
       ...(t !== undefined ? { time: t } : {}),
     });
   }
+  // Messages of the branches left behind by edits and regenerated replies: counted, not read.
+  const onBranch = new Set(ids);
+  let elsewhere = 0;
+  for (const [id, node] of Object.entries(c.output.mapping))
+    if (!onBranch.has(id) && typeof node === "object" && node !== null && (node as { message?: unknown }).message)
+      elsewhere++;
+  leave(left, "on other branches", elsewhere);
   const title = titleOf(c.output.title, MAX_IMPORTED_TITLE_CHARS);
   const conv = v.safeParse(ImportedConversation, {
     conv: `${CHATGPT_CONV_PREFIX}${id}`,

@@ -76,6 +76,7 @@ describe("ChatGPT export", () => {
       "content thoughts": 1,
       empty: 1,
       "non-text parts": 1, // the photo beside "Is this boat fine?"
+      "on other branches": 3, // the first wording and its answer, the regenerated reply
     });
   });
 
