@@ -18,10 +18,10 @@ export interface BatchLimits {
 }
 
 /**
- * Measured with bench/import.ts (docs/BENCHMARKS.md, "2026-12-05 import"): 1,000 messages a
- * call is 0.1–0.3 s of the daemon's time, short enough for a chat turn to wait, long enough
- * that per-call costs vanish. Bytes are estimated at 3 per character (UTF-8 of CJK text), so
- * the hard limit keeps a frame under the socket's 4 MiB.
+ * A call of 1,000 messages takes the daemon about 50 ms (150 ms for its first, before the JIT
+ * warms up): short enough for a chat turn to wait behind, and 250 or 4,000 a call import no
+ * faster (docs/BENCHMARKS.md, "2026-12-05, import"). Bytes are estimated at 3 per character
+ * (UTF-8 of CJK text), so the hard limit keeps a frame under the socket's 4 MiB.
  */
 export const DEFAULT_BATCH_LIMITS: BatchLimits = {
   messages: 1000,
