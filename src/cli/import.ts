@@ -169,7 +169,14 @@ export function formatImportSummary(s: ImportSummary): string {
     .sort((a, b) => b[1] - a[1]);
   const parts = s.leftOut["non-text parts"] ?? 0;
   const left = [
-    ...(whole.length ? [`${whole.map(([why, x]) => `${n(x)} ${why}`).join(", ")} messages`] : []),
+    ...(whole.length
+      ? [
+          `${plural(
+            whole.reduce((t, [, x]) => t + x, 0),
+            "message",
+          )} (${whole.map(([why, x]) => `${n(x)} ${why}`).join(", ")})`,
+        ]
+      : []),
     ...(parts ? [`${plural(parts, "non-text part")} (images, files, tool calls) of messages kept`] : []),
   ];
   const rate = s.seconds > 0 ? Math.round((s.added + s.already) / s.seconds) : 0;

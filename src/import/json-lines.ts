@@ -16,7 +16,7 @@ import { epochMs } from "./times.ts";
 
 const Line = v.object({
   conv: v.string(),
-  role: v.optional(v.picklist(["user", "assistant"], 'role must be "user" or "assistant"')),
+  role: v.optional(v.picklist(["user", "assistant"], 'must be "user" or "assistant"')),
   speaker: v.optional(v.string()),
   text: v.string(),
   time: v.optional(v.nullable(v.union([v.string(), v.number()]))),

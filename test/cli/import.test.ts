@@ -91,7 +91,9 @@ describe("homed import", () => {
     expect(plain.exitCode).toBe(0);
     expect(plain.stdout).toContain("conversations.json as a ChatGPT export, into the data dir");
     expect(plain.stdout).toMatch(/^already there +6 messages$/m);
-    expect(plain.stdout).toMatch(/^left out +3 on other branches, 2 tool, .* messages; 1 non-text part \(images/m);
+    expect(plain.stdout).toMatch(
+      /^left out +9 messages \(3 on other branches, 2 tool, 1 system, .*\); 1 non-text part \(images, files, tool calls\) of messages kept$/m,
+    );
 
     await using daemon = await startDaemon(data);
     const web = await webUrlOf(daemon);
