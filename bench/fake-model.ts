@@ -16,6 +16,8 @@ export interface FakeModel {
   url: string;
   /** Requests answered so far. */
   readonly requests: number;
+  /** The body of the latest request (what the daemon sent the model), "" before the first. */
+  readonly lastBody: string;
   /** Milliseconds spent serving since the last `take()`. */
   spent(): number;
   /** Forget the time spent so far. */
@@ -31,6 +33,7 @@ export function startFakeModel(opts: FakeModelOptions = {}): FakeModel {
   const encoder = new TextEncoder();
   let spentMs = 0;
   let requests = 0;
+  let lastBody = "";
   const frames = (): string[] => {
     const out: string[] = [];
     for (let i = 0; i < chunks; i++) {
@@ -49,7 +52,7 @@ export function startFakeModel(opts: FakeModelOptions = {}): FakeModel {
     async fetch(req) {
       const t0 = performance.now();
       requests++;
-      await req.text();
+      lastBody = await req.text();
       const parts = frames();
       if (chunks === 1 && delay === 0) {
         const res = new Response(parts.join(""), { headers: { "content-type": "text/event-stream" } });
@@ -80,6 +83,9 @@ export function startFakeModel(opts: FakeModelOptions = {}): FakeModel {
     url: `http://127.0.0.1:${server.port}/v1`,
     get requests() {
       return requests;
+    },
+    get lastBody() {
+      return lastBody;
     },
     spent: () => spentMs,
     take: () => {

@@ -19,6 +19,7 @@ import { benchImageVectors } from "./image-vectors.ts";
 import { benchAttach } from "./attach.ts";
 import { benchAudioFeatures } from "./audio-features.ts";
 import { benchCost } from "./cost.ts";
+import { benchImport } from "./import.ts";
 
 const t0 = performance.now();
 await benchStartup();
@@ -41,4 +42,5 @@ await benchImageVectors();
 await benchAttach();
 await benchAudioFeatures();
 await benchCost();
+await benchImport();
 console.error(`bench run finished in ${((performance.now() - t0) / 1000).toFixed(1)} s`);

@@ -61,12 +61,14 @@ const under = (target: string | null, ...prefixes: string[]) =>
 
 /**
  * The folder order, lowest first; a folder may import its own rank and below.
- * `src/client` ranks with ipc's users (it may import protocol and ipc, and cli may import it).
+ * `src/client` ranks with ipc's users (it may import protocol and ipc, and cli may import it), and
+ * so do the export readers of `src/import` (protocol and ipc only: parsing, no store).
  * The version constant and generated tables are leaves anyone may import.
  */
 const LAYERS = [
   "src/protocol",
   "src/ipc",
+  "src/import",
   "src/client",
   "src/store",
   "src/embed",
@@ -76,7 +78,8 @@ const LAYERS = [
   "src/kernel",
   "src/cli",
 ];
-const LAYER_RANK = new Map(LAYERS.map((l, i) => [l, l === "src/client" ? 1.5 : i]));
+const BETWEEN: Record<string, number> = { "src/import": 1.25, "src/client": 1.5 };
+const LAYER_RANK = new Map(LAYERS.map((l, i) => [l, BETWEEN[l] ?? i]));
 function rankOf(target: string | null): number | null {
   if (target === null || under(target, "src/version.ts", "src/generated", "src/types", "package.json", "dist"))
     return null;
@@ -123,7 +126,7 @@ describe("import boundaries", () => {
     expect(violations("src/memory", (t) => !under(t, "src/llm"))).toEqual([]);
   });
 
-  test("src folders import only folders below them: protocol ← ipc ← store ← embed ← memory ← llm ← agent ← kernel ← cli", () => {
+  test("src folders import only folders below them: protocol ← ipc ← import, client ← store ← embed ← memory ← llm ← agent ← kernel ← cli", () => {
     const bad: string[] = [];
     for (const [folder, rank] of LAYER_RANK) {
       for (const v of violations(folder, (t) => {

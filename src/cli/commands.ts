@@ -298,6 +298,37 @@ export const recall: Subcommand = {
   },
 };
 
+const IMPORT_FORMATS_TEXT = "chatgpt, claude or jsonl";
+
+export const importHistory: Subcommand = {
+  name: "import",
+  summary:
+    "bring in past chats: a ChatGPT or Claude export's conversations.json, or JSON lines {conv, role|speaker, text, time}",
+  flags: [
+    DATA_FLAG,
+    {
+      name: "format",
+      kind: "string",
+      arg: "F",
+      usage: `the file's format: ${IMPORT_FORMATS_TEXT} (default: told by its content)`,
+    },
+    JSON_FLAG,
+  ],
+  flagsAnywhere: true,
+  async run(values, rest) {
+    const file = rest[0];
+    if (!file || rest.length > 1) throw new HomedError("usage", "import takes one file");
+    const format = values.format;
+    if (format !== undefined && format !== "chatgpt" && format !== "claude" && format !== "jsonl")
+      throw new HomedError("usage", `-format ${JSON.stringify(format)}: must be ${IMPORT_FORMATS_TEXT}`, {
+        flag: "format",
+      });
+    // Loaded on demand, like recall: the readers and (offline) memory are not every command's.
+    const { runImport } = await import("./import.ts");
+    return await runImport(dataPaths(resolveDataDir(values)), file, { format, json: values.json === true });
+  },
+};
+
 export const models: Subcommand = {
   name: "models",
   summary:
@@ -374,6 +405,7 @@ export const SUBCOMMANDS: readonly Subcommand[] = [
   chat,
   acp,
   provider,
+  importHistory,
   recall,
   models,
   tools,
@@ -394,7 +426,7 @@ export function usage(): string {
     `  homed ${synopsis(runDaemon)}`,
     `      ${runDaemon.summary}`,
     ...visible.flatMap((c) => [
-      `  homed ${c.name}${c.flags.length ? ` ${synopsis(c)}` : ""}${c === chat ? ' ["message"]' : c === pluginRestart ? " NAME" : ""}`,
+      `  homed ${c.name}${c.flags.length ? ` ${synopsis(c)}` : ""}${c === chat ? ' ["message"]' : c === pluginRestart ? " NAME" : c === importHistory ? " FILE" : ""}`,
       `      ${c.summary}`,
     ]),
     "",

@@ -24,6 +24,7 @@ import type { RequestContext, RequestHandler, RpcPeer } from "../ipc/rpc-peer.ts
 import { RpcError } from "../protocol/errors.ts";
 import { RpcErrorCode } from "../protocol/jsonrpc.ts";
 import { parseParams } from "../protocol/parse-params.ts";
+import { MemoryImportParams, type MemoryImportResult } from "../protocol/import.ts";
 import { askPeer, runChatTurn } from "./chat-turn.ts";
 import type { LiveEvent } from "./live-chats.ts";
 import type { ApprovalQuestion } from "../agent/tool-executor.ts";
@@ -121,6 +122,11 @@ export function controlMethods(k: KernelServices): ControlMethods {
     [ControlMethod.ClientHello]: (params, ctx) => {
       k.clients.hello(ctx.peer, parseParams(ClientHelloParams, params).client);
       return { ok: true };
+    },
+    // One transaction per call; the client keeps calls small enough not to hold up turns (src/cli/import.ts).
+    [ControlMethod.MemoryImport]: (params): MemoryImportResult => {
+      const p = parseParams(MemoryImportParams, params);
+      return k.importConversations(p.channel, p.conversations);
     },
     [ControlMethod.MemoryPeek]: async (params) => {
       const p = parseParams(MemoryPeekParams, params);

@@ -11,6 +11,7 @@ import type { Agent } from "../agent/agent.ts";
 import type { RpcPeer } from "../ipc/rpc-peer.ts";
 import type { Memory } from "../memory/memory.ts";
 import type { StatusResult } from "../protocol/control.ts";
+import type { ImportedConversation, MemoryImportResult } from "../protocol/import.ts";
 import type { BulkRefFrame, PluginInfo } from "../protocol/plugin.ts";
 import type { BlockRecord } from "../protocol/blocks.ts";
 import type { Store } from "../store/store.ts";
@@ -53,6 +54,8 @@ export interface KernelServices {
     | "pluginRecords"
   >;
   readonly memory: Pick<Memory, "add" | "layerIds" | "peekCold" | "prepare">;
+  /** A batch of a person's past conversations into the log and memory (src/memory/import-conversations.ts). */
+  importConversations(channel: string, conversations: readonly ImportedConversation[]): MemoryImportResult;
   readonly agent: Pick<Agent, "run" | "lastContext" | "searchMemory" | "forgetContext" | "scenes">;
   /** The stable graph (L3): facts, their history, corrections; the distillation job. */
   readonly l3: Pick<KernelL3, "graph" | "recall" | "runNow">;

@@ -44,6 +44,7 @@ import { ensureWebToken } from "./web-token.ts";
 import { WebLogin } from "./web-login.ts";
 import { checkListen } from "./listen-check.ts";
 import { eventText, Memory } from "../memory/memory.ts";
+import { importConversations } from "../memory/import-conversations.ts";
 import { kernelScenes } from "./scenes-config.ts";
 import { Tokenizer } from "../embed/tokenizer.ts";
 import { processRss, RssWatchdog } from "./rss-watchdog.ts";
@@ -348,6 +349,8 @@ export class Kernel {
     return {
       store: this.store,
       memory: this.memory,
+      importConversations: (channel, conversations) =>
+        importConversations(this.store, this.memory, channel, conversations),
       agent: this.agent,
       l3: this.l3,
       live: this.live,

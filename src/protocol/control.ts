@@ -230,6 +230,8 @@ export const ControlMethod = {
   ChatCancel: "chat.cancel",
   ChatAttach: "chat.attach",
   MemoryPeek: "memory.peek",
+  /** A batch of a person's past conversations (`homed import`; src/protocol/import.ts). */
+  MemoryImport: "memory.import",
   ConversationsList: "conversations.list",
   ConversationsMessages: "conversations.messages",
   ApprovalAllow: "approval.allow",

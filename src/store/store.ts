@@ -174,6 +174,47 @@ export class Store {
   }
 
   /**
+   * The source ids (`ref`) of a conversation's messages that came without a turn (`homed import`,
+   * `homed recall`), as the source gave them (string or number). Forgotten events are left out:
+   * importing a forgotten conversation again brings it back.
+   */
+  conversationRefs(conv: string): Set<string | number> {
+    const rows = this.db
+      .query<{ ref: string | number }, [string, string]>(
+        `SELECT ref FROM (SELECT json_extract(body, '$.ref') AS ref FROM events
+           WHERE conv = ? AND kind IN ('user-message', 'agent-reply')
+             AND id > COALESCE((SELECT forgotten_upto FROM conversations WHERE id = ?), 0))
+         WHERE ref IS NOT NULL`,
+      )
+      .all(conv, conv);
+    return new Set(rows.map((r) => r.ref));
+  }
+
+  /**
+   * Create, or bring up to date, a conversation that past messages are being imported into
+   * (before they are appended): it was started when its first message was said (`firstAt`) and
+   * last active when its last was (`lastAt`) — the list orders by that, so an old chat sorts
+   * among old ones. Its title is set only when it has none (a person's own rename stays), and
+   * `exchanges` (the person's messages added) count as its turns, as a chat's do in the list.
+   */
+  recordImport(
+    conv: string,
+    channel: string,
+    at: { firstAt: number; lastAt: number; title?: string; exchanges: number },
+  ): void {
+    const title = at.title?.replace(/\s+/g, " ").trim() || null;
+    this.db.transaction(() => {
+      this.ensureConversation(conv, channel, at.firstAt);
+      this.db
+        .query(
+          `UPDATE conversations SET created_at = min(created_at, ?1), updated_at = max(updated_at, ?2),
+             title = COALESCE(title, ?3), turns = turns + ?4 WHERE id = ?5`,
+        )
+        .run(at.firstAt, at.lastAt, title, at.exchanges, conv);
+    })();
+  }
+
+  /**
    * Record that a turn started (creating the conversation on its first turn). A scene key is
    * kept from the first turn that declares one.
    */

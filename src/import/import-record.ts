@@ -1,0 +1,46 @@
+/**
+ * What an export reader makes of one record of its file (a conversation of a ChatGPT or Claude
+ * export, a line of JSON lines): the conversation — with what was left out of it on purpose —
+ * or, for a record that does not parse or validate, its line and the reason. A bad record is
+ * never partly imported.
+ */
+import * as v from "valibot";
+import type { ImportedConversation } from "../protocol/import.ts";
+
+/**
+ * Counts of what a reader leaves out on purpose, by reason: whole messages ("system", "tool",
+ * "hidden", "empty", "content code" …) and the non-text parts of messages whose text is kept
+ * ("non-text parts": images, files, tool calls).
+ */
+export type LeftOut = Record<string, number>;
+
+export type ImportRecord =
+  | { kind: "conversation"; line: number; conversation: ImportedConversation; left: LeftOut }
+  | { kind: "bad"; line: number; reason: string };
+
+/** The formats `homed import` reads. */
+export const IMPORT_FORMATS = ["chatgpt", "claude", "jsonl"] as const;
+export type ImportFormat = (typeof IMPORT_FORMATS)[number];
+
+/** Add one to a reason's count. */
+export function leave(left: LeftOut, reason: string, n = 1): void {
+  if (n > 0) left[reason] = (left[reason] ?? 0) + n;
+}
+
+/** A title as the list shows it: one line, cut to `max` characters. */
+export function titleOf(raw: string | null | undefined, max: number): string | undefined {
+  const t = (raw ?? "").replace(/\s+/g, " ").trim();
+  if (!t) return undefined;
+  return t.length > max ? `${t.slice(0, max - 1).trimEnd()}…` : t;
+}
+
+/** A record's validation issues as a reason, each path under `prefix` ("mapping.n3.message"). */
+export function issuesAt(prefix: string, issues: readonly v.BaseIssue<unknown>[]): string {
+  return issues
+    .slice(0, 3)
+    .map((issue) => {
+      const path = [prefix, v.getDotPath(issue)].filter(Boolean).join(".");
+      return path ? `${path}: ${issue.message}` : issue.message;
+    })
+    .join("; ");
+}

@@ -1,0 +1,76 @@
+/**
+ * JSON lines, one message per line, for histories from anywhere else (a script's output, another
+ * tool's export): `{conv, role, text, time?, session?, id?}`, where `role` is "user" or
+ * "assistant" — or instead `speaker`, a name: someone in a dialogue, taken as a person speaking
+ * ("user" and "assistant" as a speaker mean those roles). `time` is ISO 8601 or epoch seconds or
+ * milliseconds. `conv` is the conversation's id as it is (lines of one conversation need not be
+ * together). `id` is the message's id in the source; without one, a hash of the conversation and
+ * the line stands for it, so importing the same file again adds nothing (and the same line twice
+ * is one message). Blank lines are skipped; other keys are ignored.
+ */
+import * as v from "valibot";
+import { createHash } from "node:crypto";
+import { ImportedConversation } from "../protocol/import.ts";
+import { type ImportRecord, issuesAt, type LeftOut } from "./import-record.ts";
+import { epochMs } from "./times.ts";
+
+const Line = v.object({
+  conv: v.string(),
+  role: v.optional(v.picklist(["user", "assistant"], 'must be "user" or "assistant"')),
+  speaker: v.optional(v.string()),
+  text: v.string(),
+  time: v.optional(v.nullable(v.union([v.string(), v.number()]))),
+  session: v.optional(v.union([v.string(), v.number()])),
+  id: v.optional(v.union([v.pipe(v.string(), v.minLength(1), v.maxLength(200)), v.number()])),
+});
+
+/** The ref of a line without an id: stable across imports of the same file. */
+function lineRef(conv: string, text: string): string {
+  return `line:${createHash("sha256").update(conv).update("\n").update(text).digest("hex").slice(0, 32)}`;
+}
+
+/** Read one line (1-based `line`); null for a blank one. */
+export function jsonLine(text: string, line: number): ImportRecord | null {
+  const trimmed = text.trim();
+  if (!trimmed) return null;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(trimmed);
+  } catch (err) {
+    return { kind: "bad", line, reason: `not JSON (${(err as Error).message})` };
+  }
+  const p = v.safeParse(Line, raw);
+  if (!p.success) return { kind: "bad", line, reason: issuesAt("", p.issues) };
+  const l = p.output;
+  let role = l.role;
+  let speaker: string | undefined;
+  if (l.speaker !== undefined && l.speaker !== "user" && l.speaker !== "assistant") {
+    if (role !== "assistant") speaker = l.speaker;
+  } else role ??= l.speaker as "user" | "assistant" | undefined;
+  if (role === undefined && speaker === undefined) return { kind: "bad", line, reason: "role or speaker: missing" };
+  let time: number | undefined;
+  if (l.time != null) {
+    const t = epochMs(l.time);
+    if (t === null) return { kind: "bad", line, reason: `time: not a time: ${JSON.stringify(l.time)}` };
+    time = t;
+  }
+  const empty = !l.text.trim();
+  const conv = v.safeParse(ImportedConversation, {
+    conv: l.conv,
+    messages: empty
+      ? []
+      : [
+          {
+            role: role ?? "user",
+            ...(speaker !== undefined ? { speaker } : {}),
+            text: l.text,
+            ...(time !== undefined ? { time } : {}),
+            ...(l.session !== undefined ? { session: l.session } : {}),
+            ref: l.id ?? lineRef(l.conv, trimmed),
+          },
+        ],
+  });
+  if (!conv.success) return { kind: "bad", line, reason: issuesAt("", conv.issues).replace(/^messages\.0\./, "") };
+  const left: LeftOut = empty ? { empty: 1 } : {};
+  return { kind: "conversation", line, conversation: conv.output, left };
+}

@@ -1,0 +1,318 @@
+/**
+ * The export readers (src/import) on files the test writes, read as `homed import` reads them
+ * (a stream of the file's bytes): the current branch of a ChatGPT tree in order, what each
+ * format leaves out and counts, Claude's content blocks, JSON lines' roles, speakers, times and
+ * refs, bad records named by the line they start on with the rest still read, and the format
+ * told by the content. The binary's own use of them is test/cli/import.test.ts.
+ */
+import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { tempDir } from "../harness/binary.ts";
+import { readExport } from "../../src/import/read-export.ts";
+import type { ImportFormat, ImportRecord } from "../../src/import/import-record.ts";
+import { HomedError } from "../../src/protocol/errors.ts";
+import { branchingChatgpt, chatgptConversation, claudeConversation, elementLines, pretty } from "./fixtures.ts";
+
+async function readFile(path: string, format?: ImportFormat) {
+  const reading = await readExport(Bun.file(path).stream(), format);
+  const records: ImportRecord[] = [];
+  for await (const r of reading.records) records.push(r);
+  return { format: reading.format, records };
+}
+
+async function readText(text: string, format?: ImportFormat) {
+  using dir = tempDir();
+  const path = join(dir.path, "export.json");
+  await Bun.write(path, text);
+  return await readFile(path, format);
+}
+
+/** The same text cut into chunks of 1–7 bytes, as a slow pipe would deliver it. */
+async function readInPieces(text: string, format?: ImportFormat) {
+  const bytes = new TextEncoder().encode(text);
+  async function* pieces() {
+    for (let i = 0, k = 1; i < bytes.length; i += k, k = (k % 7) + 1) yield bytes.slice(i, i + k);
+  }
+  const reading = await readExport(pieces(), format);
+  const records: ImportRecord[] = [];
+  for await (const r of reading.records) records.push(r);
+  return { format: reading.format, records };
+}
+
+const conversations = (records: ImportRecord[]) =>
+  records.flatMap((r) => (r.kind === "conversation" ? [r.conversation] : []));
+const bad = (records: ImportRecord[]) =>
+  records.flatMap((r) => (r.kind === "bad" ? [{ line: r.line, reason: r.reason }] : []));
+
+describe("ChatGPT export", () => {
+  test("only the current branch, in order, with the ids, times and title; the rest left out and counted", async () => {
+    const { format, records } = await readText(pretty([branchingChatgpt()]));
+    expect(format).toBe("chatgpt");
+    expect(records.length).toBe(1);
+    const r = records[0] as Extract<ImportRecord, { kind: "conversation" }>;
+    expect(r.kind).toBe("conversation");
+    expect(r.line).toBe(2);
+    const t = 1_700_000_000_000;
+    expect(r.conversation).toEqual({
+      conv: "chatgpt-conv-branch",
+      title: "Kayak trip planning",
+      messages: [
+        { role: "user", text: "Where should I kayak in June, near Oslo?", ref: "msg-u1", time: t + 30_000 },
+        {
+          role: "assistant",
+          text: "Try the Oslofjord islands.\nBring a spray skirt.",
+          ref: "msg-a1",
+          time: t + 50_000,
+        },
+        // No create_time of its own: the conversation's.
+        { role: "user", text: "Is this boat fine?", ref: "msg-u2", time: t },
+        { role: "assistant", text: "Yes, a sea kayak is fine.", ref: "msg-a2", time: t + 70_000 },
+      ],
+    });
+    expect(r.left).toEqual({
+      system: 1,
+      tool: 2, // the browser call and its result
+      hidden: 1,
+      "content thoughts": 1,
+      empty: 1,
+      "non-text parts": 1, // the photo beside "Is this boat fine?"
+      "on other branches": 3, // the first wording and its answer, the regenerated reply
+    });
+  });
+
+  test("without a current_node the newest child is followed from the root; conversation_id stands in for id", async () => {
+    const c = chatgptConversation(
+      "",
+      "Old export",
+      1_600_000_000,
+      [
+        { id: "root", parent: null },
+        { id: "u", parent: "root", role: "user", text: ["first question"] },
+        { id: "a-old", parent: "u", role: "assistant", text: ["first answer"] },
+        { id: "a-new", parent: "u", role: "assistant", text: ["regenerated answer"] },
+      ],
+      null,
+    );
+    c.id = undefined;
+    c.conversation_id = "legacy-1";
+    const [conv] = conversations((await readText(pretty([c]))).records);
+    expect(conv?.conv).toBe("chatgpt-legacy-1");
+    expect(conv?.messages.map((m) => m.text)).toEqual(["first question", "regenerated answer"]);
+  });
+
+  test("a bad conversation is reported at the line it starts on and skipped whole; the others are read", async () => {
+    const good1 = chatgptConversation(
+      "g1",
+      "one",
+      1,
+      [
+        { id: "r", parent: null },
+        { id: "u", parent: "r", role: "user", text: ["hello one"] },
+      ],
+      "u",
+    );
+    const noMapping = { id: "bad1", title: "no mapping", create_time: 1 };
+    // One readable message, then one whose author is not an object: the conversation goes whole.
+    const halfBad = chatgptConversation(
+      "bad2",
+      "half",
+      1,
+      [
+        { id: "r", parent: null },
+        { id: "u", parent: "r", role: "user", text: ["this must not be imported"] },
+        { id: "a", parent: "u", role: "assistant", text: ["x"], extra: { author: "assistant" } },
+      ],
+      "a",
+    );
+    const loop = chatgptConversation(
+      "bad3",
+      "loop",
+      1,
+      [
+        { id: "x", parent: "y", role: "user", text: ["a"] },
+        { id: "y", parent: "x", role: "user", text: ["b"] },
+      ],
+      "x",
+    );
+    const good2 = chatgptConversation(
+      "g2",
+      "two",
+      1,
+      [
+        { id: "r", parent: null },
+        { id: "u", parent: "r", role: "user", text: ["hello two"] },
+      ],
+      "u",
+    );
+    const text = pretty([good1, noMapping, halfBad, loop, good2]);
+    const lines = elementLines(text);
+    const { records } = await readText(text);
+    expect(conversations(records).map((c) => c.conv)).toEqual(["chatgpt-g1", "chatgpt-g2"]);
+    expect(bad(records)).toEqual([
+      { line: lines[1] as number, reason: expect.stringContaining("mapping") },
+      { line: lines[2] as number, reason: expect.stringContaining("mapping.a.message.author") },
+      { line: lines[3] as number, reason: expect.stringContaining("circle") },
+    ]);
+    expect(JSON.stringify(records)).not.toContain("this must not be imported");
+  });
+
+  test("an element that is not JSON is skipped and the next one read; a file cut short says so", async () => {
+    const a = chatgptConversation(
+      "a",
+      "a",
+      1,
+      [
+        { id: "r", parent: null },
+        { id: "u", parent: "r", role: "user", text: ["a"] },
+      ],
+      "u",
+    );
+    const b = chatgptConversation(
+      "b",
+      "b",
+      1,
+      [
+        { id: "r", parent: null },
+        { id: "u", parent: "r", role: "user", text: ["b"] },
+      ],
+      "u",
+    );
+    const text = `[\n${JSON.stringify(a)},\n{"id": oops, "mapping": {}},\n${JSON.stringify(b)},\n${JSON.stringify(b).slice(0, 40)}`;
+    const { records } = await readText(text);
+    expect(conversations(records).map((c) => c.conv)).toEqual(["chatgpt-a", "chatgpt-b"]);
+    expect(bad(records)).toEqual([
+      { line: 3, reason: expect.stringContaining("not JSON") },
+      { line: 5, reason: expect.stringContaining("does not end") },
+    ]);
+  });
+
+  test("read in pieces of a few bytes, the same records come out", async () => {
+    const text = `\uFEFF${pretty([branchingChatgpt(), { id: "x", mapping: 3 }, branchingChatgpt()])}`;
+    const whole = await readText(text);
+    const pieces = await readInPieces(text);
+    expect(pieces).toEqual(whole);
+    expect(whole.records.map((r) => r.kind)).toEqual(["conversation", "bad", "conversation"]);
+  });
+});
+
+describe("Claude export", () => {
+  test("content blocks' text, else the text field; other blocks and empty messages counted", async () => {
+    const { format, records } = await readText(pretty([claudeConversation()]));
+    expect(format).toBe("claude");
+    const r = records[0] as Extract<ImportRecord, { kind: "conversation" }>;
+    expect(r.conversation).toEqual({
+      conv: "claude-c-uuid-1",
+      title: "Sourdough starter",
+      messages: [
+        {
+          role: "user",
+          text: "My starter smells like acetone, is it dead?",
+          ref: "m1",
+          time: Date.parse("2024-05-01T08:00:05.000Z"),
+        },
+        {
+          role: "assistant",
+          text: "No, it is hungry.\n\nFeed it twice a day.",
+          ref: "m2",
+          time: Date.parse("2024-05-01T08:00:09.000Z"),
+        },
+        { role: "user", text: "Thanks, naming it Bubbles.", ref: "m3", time: Date.parse("2024-05-01T08:01:00.000Z") },
+      ],
+    });
+    expect(r.left).toEqual({ "non-text parts": 2, empty: 1 });
+  });
+
+  test("a message with a time that is no time makes its conversation bad", async () => {
+    const c = claudeConversation();
+    (c.chat_messages as { created_at: string }[])[2]!.created_at = "yesterday-ish";
+    const { records } = await readText(pretty([c]));
+    expect(bad(records)).toEqual([{ line: 2, reason: expect.stringContaining("chat_messages.2.created_at") }]);
+  });
+});
+
+describe("JSON lines", () => {
+  const lines = [
+    { conv: "trip", role: "user", text: "We leave for Lisbon on the 3rd.", time: "2024-06-01T10:00:00Z", id: "t1" },
+    { conv: "trip", role: "assistant", text: "Noted: Lisbon on the 3rd.", time: 1717236060 },
+    { conv: "book-club", speaker: "Maria", text: "Next month we read Pessoa.", time: 1717236120000, session: 4 },
+    { conv: "book-club", speaker: "assistant", text: "I will remind you." },
+  ];
+
+  test("roles, speakers, times in three forms, sessions; refs from the id or a stable hash of the line", async () => {
+    const text = `${lines.map((l) => JSON.stringify(l)).join("\n")}\n\n`;
+    const first = await readText(text);
+    expect(first.format).toBe("jsonl");
+    const msgs = conversations(first.records).map((c) => ({ conv: c.conv, ...c.messages[0] }));
+    expect(msgs).toEqual([
+      { conv: "trip", role: "user", text: lines[0]!.text, time: Date.parse("2024-06-01T10:00:00Z"), ref: "t1" },
+      {
+        conv: "trip",
+        role: "assistant",
+        text: lines[1]!.text,
+        time: 1717236060_000,
+        ref: expect.stringMatching(/^line:[0-9a-f]{32}$/),
+      },
+      {
+        conv: "book-club",
+        role: "user",
+        speaker: "Maria",
+        text: lines[2]!.text,
+        time: 1717236120000,
+        session: 4,
+        ref: expect.stringMatching(/^line:/),
+      },
+      { conv: "book-club", role: "assistant", text: lines[3]!.text, ref: expect.stringMatching(/^line:/) },
+    ]);
+    // The same file read again gives the same refs: importing it twice adds nothing.
+    expect(conversations((await readText(text)).records)).toEqual(conversations(first.records));
+  });
+
+  test("bad lines are named by their number and skipped; the others are read", async () => {
+    const text = [
+      JSON.stringify(lines[0]),
+      "{not json",
+      JSON.stringify({ conv: "trip", text: "who said it?" }),
+      JSON.stringify({ conv: "trip", role: "robot", text: "beep" }),
+      "",
+      JSON.stringify({ conv: "trip", role: "user", text: "when?", time: "someday" }),
+      JSON.stringify({ conv: "plugin:notes", role: "user", text: "into a plugin's records" }),
+      JSON.stringify({ conv: "trip", role: "user", text: "   " }),
+      JSON.stringify(lines[1]),
+    ].join("\n");
+    const { records } = await readText(text);
+    expect(bad(records)).toEqual([
+      { line: 2, reason: expect.stringContaining("not JSON") },
+      { line: 3, reason: "role or speaker: missing" },
+      { line: 4, reason: 'role: must be "user" or "assistant"' },
+      { line: 6, reason: 'time: not a time: "someday"' },
+      { line: 7, reason: expect.stringContaining('may not start with "plugin:"') },
+    ]);
+    const read = records.filter((r) => r.kind === "conversation");
+    expect(read.map((r) => r.line)).toEqual([1, 8, 9]);
+    expect(read.map((r) => (r.kind === "conversation" ? r.conversation.messages.length : -1))).toEqual([1, 0, 1]);
+  });
+});
+
+describe("format", () => {
+  test("told by the content, or forced; an unknown shape is refused with a way out", async () => {
+    expect((await readText(pretty([claudeConversation(), branchingChatgpt()]))).format).toBe("claude");
+    expect((await readText("")).format).toBeNull();
+    expect((await readText("[]")).records).toEqual([]);
+    // A bad first element does not decide: the next readable one does.
+    const mixed = await readText(`[\n{"broken": },\n${JSON.stringify(branchingChatgpt())}\n]`);
+    expect(mixed.format).toBe("chatgpt");
+    expect(mixed.records.map((r) => r.kind)).toEqual(["bad", "conversation"]);
+    // Forced: a Claude conversation read as ChatGPT's is a bad record, not a guess.
+    const forced = await readText(pretty([claudeConversation()]), "chatgpt");
+    expect(forced.format).toBe("chatgpt");
+    expect(bad(forced.records)).toEqual([{ line: 2, reason: expect.stringContaining("mapping") }]);
+
+    for (const text of ['[{"hello": 1}]', "hello", "42"]) {
+      const err = await readText(text).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(HomedError);
+      expect((err as HomedError).code).toBe("invalid_params");
+    }
+    const notArray = await readText('{"conv": "x", "role": "user", "text": "hi"}', "claude").catch((e: unknown) => e);
+    expect((notArray as HomedError).message).toContain("not a JSON array");
+  });
+});
