@@ -102,6 +102,8 @@ export interface IndexedEvent {
   asks?: boolean;
   /** Whether it is an assistant's reply that says it does not know (past-askings.ts). */
   abstains?: boolean;
+  /** Whether it is an assistant's turn that says back the turn before it (past-askings.ts). */
+  echoesBefore?: boolean;
 }
 
 /** Number words as the index holds them, Porter-stemmed ("one" is "on", itself a stop word). */
@@ -161,6 +163,8 @@ export class ConvIndex {
   asks = new Uint8Array(16);
   /** 1 when a document is an assistant's reply that says it does not know. */
   abstains = new Uint8Array(16);
+  /** 1 when a document is an assistant's turn that says back the turn before it. */
+  echoesBefore = new Uint8Array(16);
   /** Distinct words per document. */
   distinct = new Int32Array(16);
   private readonly speakerIds = new Map<string, number>();
@@ -205,6 +209,7 @@ export class ConvIndex {
       this.today = grown(this.today, doc + 1);
       this.asks = grown(this.asks, doc + 1);
       this.abstains = grown(this.abstains, doc + 1);
+      this.echoesBefore = grown(this.echoesBefore, doc + 1);
       this.distinct = grown(this.distinct, doc + 1);
     }
     this.size++;
@@ -242,6 +247,7 @@ export class ConvIndex {
     this.today[doc] = e.saysToday ? 1 : 0;
     this.asks[doc] = e.asks ? 1 : 0;
     this.abstains[doc] = e.abstains ? 1 : 0;
+    this.echoesBefore[doc] = e.echoesBefore ? 1 : 0;
     this.distinct[doc] = counts.size;
     for (const [t, c] of counts)
       if (post(this.words, t, doc, c) && SHORT_HAN.test(t))

@@ -43,7 +43,8 @@ export interface EventMeta {
 /**
  * The layout of `event_terms.terms`, and of the words the tokenizer makes (3: irregular past forms
  * as their verb; 4: with the texts of the event's blocks; 5: every event with its speaker, session
- * and time, src/memory/sessions.ts; 6: whether it asks or says it does not know, past-askings.ts); rows of another layout are re-made
+ * and time, src/memory/sessions.ts; 6: whether it asks, says it does not know or says back the turn
+ * before, past-askings.ts); rows of another layout are re-made
  * from the log.
  */
 const FORMAT = "6";
@@ -62,6 +63,8 @@ interface StoredTerms {
   q?: number;
   /** 1 when it is an assistant's reply that says it does not know (past-askings.ts). */
   ab?: number;
+  /** 1 when it is an assistant's turn that says back the person's turn before it (echoes). */
+  eo?: number;
 }
 
 /** Conversations kept in memory at once (least recently queried dropped first). */
@@ -78,6 +81,9 @@ export class LexicalIndex {
   private readonly convs = new Map<string, ConvIndex>();
   private readonly insert;
   private readonly sessions: SessionClock;
+  /** Per conversation, the last event indexed: who said it, its session and words (see echoes). */
+  private readonly previous = new Map<string, { speaker: string; session: string | null; words: Set<string> }>();
+  private readonly lastRow;
 
   constructor(
     private readonly db: Database,
@@ -86,6 +92,9 @@ export class LexicalIndex {
     private readonly maxPostings = CACHED_POSTINGS,
   ) {
     this.sessions = new SessionClock(db);
+    this.lastRow = db.query<{ terms: string }, [string]>(
+      "SELECT terms FROM event_terms WHERE conv = ? ORDER BY event_id DESC LIMIT 1",
+    );
     this.insert = db.query("INSERT OR REPLACE INTO event_terms (event_id, conv, tokens, terms) VALUES (?, ?, ?, ?)");
     const format = db.query<{ value: string }, []>("SELECT value FROM meta WHERE key = 'lexical_format'").get()?.value;
     if (format !== FORMAT) this.rebuild();
@@ -105,6 +114,7 @@ export class LexicalIndex {
     this.db.transaction(() => {
       this.db.exec("DELETE FROM event_terms; DELETE FROM event_fts; DELETE FROM term_df");
       this.sessions.clear();
+      this.previous.clear();
       for (const r of rows) this.addEvent(r);
       this.db
         .query(
@@ -161,10 +171,35 @@ export class LexicalIndex {
     if (saysToday(text)) stored.td = 1;
     if (asks(text)) stored.q = 1;
     if (meta.speaker === "assistant" && abstains(text)) stored.ab = 1;
+    if (meta.speaker === "assistant" && this.echoes(conv, words, meta.session)) stored.eo = 1;
     if (meta.session !== undefined && meta.session !== null) stored.se = String(meta.session);
     if (typeof meta.time === "number" && Number.isFinite(meta.time)) stored.t = meta.time;
     this.insert.run(eventId, conv, words.length, JSON.stringify(stored));
+    this.previous.delete(conv);
+    this.previous.set(conv, { speaker: meta.speaker ?? "", session: stored.se ?? null, words: new Set(words) });
+    if (this.previous.size > 1024) this.previous.delete(this.previous.keys().next().value as string);
     this.convs.get(conv)?.add(this.indexed(eventId, stored, words, concepts));
+  }
+
+  /**
+   * Whether an assistant's turn only says back what the person's turn before it said ("Nice
+   * bike!" after "My bike is a red Gazelle"): half or more of its words are that turn's.
+   */
+  private echoes(conv: string, words: readonly string[], session: string | number | null | undefined): boolean {
+    let prev = this.previous.get(conv);
+    if (!prev) {
+      const row = this.lastRow.get(conv);
+      if (!row) return false;
+      const t = JSON.parse(row.terms) as StoredTerms;
+      prev = { speaker: t.sp ?? "", session: t.se ?? null, words: new Set(t.w ? t.w.split(" ") : []) };
+    }
+    if (!prev.speaker || prev.speaker === "assistant" || prev.session !== (session == null ? null : String(session)))
+      return false;
+    const own = new Set(words);
+    if (own.size === 0) return false;
+    let shared = 0;
+    for (const w of own) if (prev.words.has(w)) shared++;
+    return shared / own.size >= 0.5;
   }
 
   /** An event as an index takes it, from its stored `event_terms.terms` (indexes over other scopes). */
@@ -183,6 +218,7 @@ export class LexicalIndex {
       saysToday: s.td === 1,
       asks: s.q === 1,
       abstains: s.ab === 1,
+      echoesBefore: s.eo === 1,
     };
   }
 

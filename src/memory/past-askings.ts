@@ -5,7 +5,9 @@
  * bicycle is"), not the turn that says "my bike is a red Gazelle". A turn that asks and holds
  * little besides the query's own words asks what the query asks; an assistant's turn made of the
  * query's words echoes it. Either counts a hundredth, so the statement comes first; an asking
- * that someone answered with something of their own stays, as half of that exchange. A turn that asks
+ * that someone answered with something of their own stays, as half of that exchange. An
+ * assistant's reply that only says back the person's turn before it ("Nice bike!") ranks after
+ * that turn, never above it. A turn that asks
  * and also tells ("I bought a scarf for my sister, can you suggest wrapping?") holds words of its
  * own and is left alone. Every asking counted less for a question (× 0.8, × 0.6) lost LongMemEval
  * user turns 0.8–1.0 points of R@5: a person's questions to an assistant carry their facts.
@@ -32,6 +34,9 @@ const ABSTAINS =
 export function abstains(text: string): boolean {
   return ABSTAINS.test(text);
 }
+
+/** What a reply that says back the turn before scores at most, as a share of that turn's score. */
+const ECHO_SHARE = 0.9;
 
 /** The assistant's speaker name as the index holds it (stemmed). */
 const ASSISTANT_TERM = "assist";
@@ -74,6 +79,11 @@ export function cutPastAskings(
   };
   for (let d = 0; d < ci.size; d++) {
     if ((scores[d] as number) <= 0) continue;
+    // A reply that says back the turn before ("Nice bike!") ranks after it, never above.
+    if (ci.echoesBefore[d] === 1 && d > 0 && ci.adjacent(d - 1, d)) {
+      const before = scores[d - 1] as number;
+      if (before > 0 && (scores[d] as number) > ECHO_SHARE * before) scores[d] = ECHO_SHARE * before;
+    }
     // A reply that says it does not know tells nothing.
     if (ci.abstains[d] === 1) {
       scores[d] = (scores[d] as number) * f;

@@ -48,7 +48,9 @@
  *     cares about (with them: LongMemEval user turns −0.5, dev 2026-12-05). LongMemEval, LoCoMo
  *     and the chat sets unchanged; at a half or a tenth the earlier asking still came first over
  *     a statement met only through concept bridges; every question left unanswered cut, not only
- *     those that restate the query, cost LongMemEval all turns R@10 .931 → .927.
+ *     those that restate the query, cost LongMemEval all turns R@10 .931 → .927; an assistant's
+ *     reply that says back the person's turn before it ("Nice bike!") scores at most 0.9 of that
+ *     turn (a short echo outranked the statement on the memory page; the sets unchanged).
  * Tried and rejected on the same measurements: pseudo-relevance feedback (RM3-like, +1 on
  * LongMemEval, −1 to −10 on the chat sets), session diversification of the top (−2 to −4 on
  * LongMemEval), b = 0.5 (+0.5 on LongMemEval user turns, −4 with all turns); and (2026-12-02)

@@ -96,4 +96,26 @@ describe("past questions are not answers", () => {
       expect(quoted).not.toContain(c.echo);
       store.close();
     });
+
+  test("an assistant's reply that says back the person's turn ranks after it", () => {
+    using dir = tempDir();
+    const store = Store.open(join(dir.path, "homed.db"));
+    const memory = new Memory(store, new Tokenizer());
+    const search = new MemorySearch(store, memory);
+    const add = (kind: "user-message" | "agent-reply", text: string) =>
+      memory.add(
+        store.append({
+          conv: "a",
+          actor: kind === "user-message" ? "user" : "agent",
+          ...(kind === "user-message"
+            ? eventOf("user-message", { text })
+            : eventOf("agent-reply", { text, fromModel: false })),
+        }).id,
+      );
+    add("user-message", "My bike is a red Gazelle I bought in Utrecht.");
+    add("agent-reply", "Nice bike!");
+    const found = search.find({ kind: "person", includeUntrusted: false }, "bicycle", 2);
+    expect(found.map((f) => f.text)).toEqual(["My bike is a red Gazelle I bought in Utrecht.", "Nice bike!"]);
+    store.close();
+  });
 });
