@@ -94,7 +94,7 @@ export function chatgptExport(): { json: string; turns: number } {
   return { json: JSON.stringify(convs), turns };
 }
 
-async function runImport(data: string, file: string): Promise<{ added: number; already: number; ms: number }> {
+export async function runImport(data: string, file: string): Promise<{ added: number; already: number; ms: number }> {
   const t0 = performance.now();
   const proc = Bun.spawn([HOMED, "import", "-data", data, "-json", file], { stdout: "pipe", stderr: "pipe" });
   const [out, err, code] = await Promise.all([

@@ -5,6 +5,9 @@
  *                            default scorer: share of a question's evidence turns in the top 5
  *                            (the figure that decides; per question type below it)
  *   recall.lme_dev_r5_all    the same with every turn indexed
+ *   recall.live_equals_stdio 20 of those questions imported with `homed import` into a running
+ *                            daemon and asked through memory.search, against homed recall
+ *                            --stdio: share with the same ordered top 10 (bench/recall/live.ts)
  *   recall.lme_dev_r5_bm25   plain BM25 over words, user turns (and _all_bm25)
  *   recall.locomo_dev_r10    the LoCoMo dev conversations (../shared/data/locomo-dev, read from
  *                            there): R@10 of every turn indexed, and its plain BM25 (_bm25)
@@ -27,6 +30,7 @@ import { chatSet } from "./recall/chat.ts";
 import { lmeOps, loadLongMemEval, scoreLme } from "./recall/longmemeval.ts";
 import { recallAt, runBinary } from "./recall/harness.ts";
 import { loadLocomo, locomoOps, scoreLocomo } from "./recall/locomo.ts";
+import { liveEqualsStdio } from "./recall/live.ts";
 import { Tokenizer } from "../src/embed/tokenizer.ts";
 import { LexicalIndex } from "../src/memory/lexical-index.ts";
 import { rankEvents } from "../src/memory/relevance.ts";
@@ -51,6 +55,12 @@ async function longMemEval(): Promise<void> {
   report("recall.lme_dev_r5_bm25", bm25.r5 * 100, "%");
   report("recall.lme_dev_r5_all_bm25", bm25All.r5 * 100, "%");
   report("recall.lme_dev_r10", hybrid.r10 * 100, "%");
+  const live = await liveEqualsStdio(questions);
+  report(
+    "recall.live_equals_stdio",
+    live.share * 100,
+    live.differ.length ? `% (differ: ${live.differ.join(" ")})` : "%",
+  );
   report("recall.lme_dev_ndcg10", hybrid.ndcg10, "", 3);
   const half = (h: number) => mean(hybrid.perQuestion.filter((_, i) => i % 2 === h)) * 100;
   report("recall.lme_dev_r5_even", half(0), "%");

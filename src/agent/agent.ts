@@ -144,8 +144,8 @@ export class Agent {
    * Search what a person on a trusted surface may see (the web UI's search box): every trusted
    * conversation, and untrusted ones too with recall_untrusted. Best first; [] without memory.
    */
-  searchMemory(query: string, k: number): FoundEvent[] {
-    return this.search?.find(this.scopeOf("", false), query, k) ?? [];
+  searchMemory(query: string, k: number, time?: number): FoundEvent[] {
+    return this.search?.find(this.scopeOf("", false), query, k, time === undefined ? {} : { time }) ?? [];
   }
 
   /** The recall scope of a turn from `conv`, trusted or not (src/memory/recall-scope.ts). */

@@ -15,6 +15,7 @@ import {
   EventAppendParams,
   LlmSetParams,
   MemoryPeekParams,
+  MemorySearchParams,
   PluginRestartParams,
   StatusParams,
   type EventAppendResult,
@@ -127,6 +128,14 @@ export function controlMethods(k: KernelServices): ControlMethods {
     [ControlMethod.MemoryImport]: (params): MemoryImportResult => {
       const p = parseParams(MemoryImportParams, params);
       return k.importConversations(p.channel, p.conversations);
+    },
+    [ControlMethod.MemorySearch]: (params) => {
+      const p = parseParams(MemorySearchParams, params);
+      return {
+        hits: k.agent
+          .searchMemory(p.query, p.k, p.time)
+          .map(({ id, conv, ts, role, text, score }) => ({ id, conv, ts, role, text, score })),
+      };
     },
     [ControlMethod.MemoryPeek]: async (params) => {
       const p = parseParams(MemoryPeekParams, params);

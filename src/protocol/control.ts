@@ -206,6 +206,29 @@ export const MemoryPeekResult = v.object({
   candidates: v.array(v.object({ id: v.number(), score: v.number(), kind: v.string(), preview: v.string() })),
 });
 
+/**
+ * Search the person's memory as the `memory_search` tool and the memory page do (trusted
+ * conversations, best first). `time`: when the question is asked, epoch milliseconds (for "last
+ * week"; default now), so a question from the past is answered as it was then.
+ */
+export const MemorySearchParams = v.strictObject({
+  query: v.pipe(v.string(), v.minLength(1), v.maxLength(4000)),
+  k: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100)), 10),
+  time: v.optional(v.pipe(v.number(), v.integer())),
+});
+export const MemorySearchResult = v.object({
+  hits: v.array(
+    v.object({
+      id: v.number(),
+      conv: v.string(),
+      ts: v.number(),
+      role: v.string(),
+      text: v.string(),
+      score: v.nullable(v.number()),
+    }),
+  ),
+});
+
 /** The conversation list as the web UI shows it (a local client's sidebar). */
 export const ConversationsListParams = v.optional(v.strictObject({}));
 /** One conversation as a person reads it (channel.ts TranscriptItem), newest `limit` events. */
@@ -230,6 +253,7 @@ export const ControlMethod = {
   ChatCancel: "chat.cancel",
   ChatAttach: "chat.attach",
   MemoryPeek: "memory.peek",
+  MemorySearch: "memory.search",
   /** A batch of a person's past conversations (`homed import`; src/protocol/import.ts). */
   MemoryImport: "memory.import",
   ConversationsList: "conversations.list",
