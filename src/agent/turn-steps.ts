@@ -41,6 +41,8 @@ export interface TurnScope {
    * conversation for as long as that text is in what the model is sent (src/agent/approval.ts).
    */
   tainted: string | null;
+  /** The first event this turn logged (its input), once it logged one. */
+  firstEvent?: number;
 }
 
 /** One message the model is sent, with what memory knows of it (null: system, input, this turn's own). */
@@ -103,6 +105,7 @@ function clientToolMark(input: Pick<TurnInput, "toolResults" | "history">): stri
  */
 function append(s: TurnScope, event: { kind: EventKind; body: unknown }, actor = "agent"): void {
   const r = s.d.store.append({ conv: s.conv, actor, untrusted: s.untrusted, mark: s.tainted, ...event });
+  s.firstEvent ??= r.id;
   s.d.remember?.(r.id);
 }
 
@@ -191,6 +194,7 @@ export async function assembleContext(
         known,
         // A client that brings its own history may leave out earlier turns: memory brings them.
         includeOwn: given !== null,
+        askedFrom: s.firstEvent,
       }) ?? null);
   const context = given
     ? null

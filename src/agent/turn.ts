@@ -145,6 +145,8 @@ export interface TurnDeps {
     known?: ReadonlySet<string>;
     /** The conversation's own earlier events are candidates too (a stateless client's turn). */
     includeOwn?: boolean;
+    /** The turn's first logged event: its events lend nothing to their neighbours. */
+    askedFrom?: number;
   }) => { entry: ContextEntry; tokens: number } | null;
   /** How well the scenes this turn is in claim a memory (none: no boost); src/memory/scenes.ts. */
   sceneBoost?: (id: number, conv: string) => number;

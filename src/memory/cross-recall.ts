@@ -51,6 +51,8 @@ export interface CrossRecallRequest {
    * (the /v1 API) may send only the newest message, and what it left out is memory's to bring.
    */
   includeOwn?: boolean;
+  /** The asking turn's first event id, once logged (RankOptions.askedFrom). */
+  askedFrom?: number;
 }
 
 /** The note for `req` and its cost in tokens; null (cost 0) when nothing matches or it may not look. */
@@ -69,6 +71,7 @@ export function crossRecallNote(
     excludeTurn: req.turn,
     accept: req.includeOwn ? undefined : (conv) => conv !== req.conv,
     boost: req.boost,
+    askedFrom: req.askedFrom,
   })) {
     if ((f.score ?? 0) < CROSS_RECALL_MIN_SCORE || known.has(f.text)) continue;
     // The same words said twice (a message sent again after a failed turn, a question asked in

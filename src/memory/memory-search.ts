@@ -86,7 +86,7 @@ export class MemorySearch {
       accept?: (conv: string) => boolean;
       /** How well the scene an event is a memory of matches the turn (0: none); those rank first. */
       boost?: (id: number, conv: string) => number;
-    } & Pick<SearchOptions, "time" | "scorer" | "params"> = {},
+    } & Pick<SearchOptions, "time" | "scorer" | "params" | "askedFrom"> = {},
   ): FoundEvent[] {
     const boost = opts.boost;
     // Forgotten events are no candidates at all, so they cannot crowd out what may be found.
@@ -98,6 +98,7 @@ export class MemorySearch {
       time: opts.time,
       scorer: opts.scorer,
       params: opts.params,
+      askedFrom: opts.askedFrom,
     });
     if (ranked.length === 0) return [];
     const score = new Map(ranked.map((r) => [r.id, r.score]));

@@ -54,6 +54,8 @@ export interface SearchOptions {
   scorer?: ScorerName;
   /** Other lexical weights (tuning runs only). */
   params?: LexicalParams;
+  /** The asking turn's first event id (RankOptions.askedFrom). */
+  askedFrom?: number;
 }
 
 export class Memory {
@@ -137,7 +139,7 @@ export class Memory {
    * scope's conversations nothing is ranked (a person with one conversation asks for the others).
    */
   search(scope: RecallScope, text: string, opts: SearchOptions): { id: number; conv: string; score: number }[] {
-    const { limit, accept, acceptConv, scorer, params } = opts;
+    const { limit, accept, acceptConv, scorer, params, askedFrom } = opts;
     const time = opts.time === undefined ? Date.now() : opts.time;
     if (scope.kind === "conversation") {
       const conv = scope.conv;
@@ -150,6 +152,7 @@ export class Memory {
         among,
         scorer,
         params,
+        askedFrom,
         minId: this.minId(conv),
       }).map((s) => ({ ...s, conv }));
     }
@@ -164,10 +167,12 @@ export class Memory {
             },
           }
         : undefined;
-    return rankEvents(this.index, "", text, { ids: [], time, limit, among, index, scorer, params }).map((s) => ({
-      ...s,
-      conv: convOf(s.id) ?? "",
-    }));
+    return rankEvents(this.index, "", text, { ids: [], time, limit, among, index, scorer, params, askedFrom }).map(
+      (s) => ({
+        ...s,
+        conv: convOf(s.id) ?? "",
+      }),
+    );
   }
 
   /** Count an access (a recall that did not move the events), for cooling decisions. */

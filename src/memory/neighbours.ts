@@ -18,8 +18,18 @@ export interface NeighbourWeights {
   twoHop: number;
 }
 
-/** `out` (a buffer other than `turn`) = `turn` plus what each turn lends the turns around it. */
-export function lendToNeighbours(ci: ConvIndex, turn: Float64Array, out: Float64Array, w: NeighbourWeights): void {
+/**
+ * `out` (a buffer other than `turn`) = `turn` plus what each turn lends the turns around it.
+ * Events from id `askedFrom` on (the asking turn's own: its input matches itself best) lend
+ * nothing: the turn before a question is not relevant for having been followed by it.
+ */
+export function lendToNeighbours(
+  ci: ConvIndex,
+  turn: Float64Array,
+  out: Float64Array,
+  w: NeighbourWeights,
+  askedFrom = Number.POSITIVE_INFINITY,
+): void {
   out.set(turn);
   const len = w.neighbourLen;
   const share = (d: number) => (len > 0 ? (w.neighbours * len) / (len + (ci.lens[d] as number)) : w.neighbours);
@@ -28,7 +38,7 @@ export function lendToNeighbours(ci: ConvIndex, turn: Float64Array, out: Float64
   const link = ci.linkNext;
   for (let d = 0; d < ci.size; d++) {
     const s = turn[d] as number;
-    if (s === 0) continue;
+    if (s === 0 || (ci.ids[d] as number) >= askedFrom) continue;
     if (d > 0 && link[d - 1] === 1) {
       out[d - 1] = (out[d - 1] as number) + share(d - 1) * s;
       if (w.twoHop > 0 && d > 1 && link[d - 2] === 1)

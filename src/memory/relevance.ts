@@ -92,6 +92,12 @@ export interface RankOptions {
   index?: ConvIndex;
   /** When the query is asked, epoch milliseconds (for "last week"); unknown: no time-awareness. */
   time?: number | null;
+  /**
+   * The first event id of the turn asking, when it is logged already: its events still count in
+   * the normalisation (a match as good as the question itself scores 1), but lend nothing to
+   * the turns around them.
+   */
+  askedFrom?: number;
   /** Dense cosines of events with the query, when a model is installed. */
   dense?: ReadonlyMap<number, number> | null;
 }
@@ -165,6 +171,8 @@ export function lexicalScores(
   words: readonly string[],
   concepts: readonly string[],
   p: LexicalParams,
+  /** The asking turn's first event id: its events lend nothing to their neighbours. */
+  askedFrom?: number,
 ): Float64Array {
   const n = ci.size;
   const [turn, spare] = ci.scoreBuffers();
@@ -203,7 +211,7 @@ export function lexicalScores(
   if (p.neighbours > 0) {
     // Each matching turn lends a share of its score to the turns around it (src/memory/neighbours.ts).
     out = spare;
-    lendToNeighbours(ci, turn, out, p);
+    lendToNeighbours(ci, turn, out, p, askedFrom);
   }
   if (p.session > 0 && ci.sessionCount > 0) {
     const sess = sessionScores(ci, terms, p.k1, p.b);
@@ -251,7 +259,7 @@ export function rankEvents(index: LexicalIndex, conv: string, text: string, opts
   const query = analyseQuery(text, params.rulesOff);
   const asked = params.framing > 0 ? query.unframed : text;
   const { words, concepts } = index.analyse(span ? withoutTimePhrases(asked) : asked);
-  const scores = lexicalScores(ci, words, concepts, params);
+  const scores = lexicalScores(ci, words, concepts, params, opts.askedFrom);
   favourAnswers(ci, query, params, scores);
   // A request for advice is answered by what the person said about it, asking included.
   if (!query.asksAdvice) cutPastAskings(ci, words, params, scores);
