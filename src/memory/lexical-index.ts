@@ -43,11 +43,11 @@ export interface EventMeta {
 /**
  * The layout of `event_terms.terms`, and of the words the tokenizer makes (3: irregular past forms
  * as their verb; 4: with the texts of the event's blocks; 5: every event with its speaker, session
- * and time, src/memory/sessions.ts; 6: whether it asks, says it does not know or says back the turn
- * before, past-askings.ts); rows of another layout are re-made
+ * and time, src/memory/sessions.ts; 6: whether it asks or says it does not know; 7: whether it says
+ * back the turn before, past-askings.ts); rows of another layout are re-made
  * from the log.
  */
-const FORMAT = "6";
+const FORMAT = "7";
 
 interface StoredTerms {
   /** Words, space-separated (no term holds a space). */
