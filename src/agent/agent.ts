@@ -29,6 +29,8 @@ import { recallScope } from "../memory/recall-scope.ts";
 import { MEMORY_SEARCH_TOOL, memoryTool } from "./memory-tool.ts";
 import { AGENT_SPAWN_TOOL, agentSpawnTool } from "./agent-spawn.ts";
 import { ConversationQueue } from "./conversation-queue.ts";
+import { ToolIndex, type WeightedText } from "../memory/tool-index.ts";
+import { TOOLS_FIND_TOOL, toolsFindTool } from "./tools-find.ts";
 import { runTurn, type TurnConfig, type TurnInput, type TurnResult, type TurnSink } from "./turn.ts";
 
 export interface AgentDeps {
@@ -85,6 +87,8 @@ export class Agent {
   readonly scenes: Scenes | null;
   /** Turns of one conversation run one after another, whatever channel they come from. */
   private readonly queue = new ConversationQueue();
+  /** The registered tools as memory indexes them, and the registry generation it was made at. */
+  private toolIndex: { generation: number; index: ToolIndex } | null = null;
 
   /** New approval rules for every call from now on (a reload). */
   setApproval(config: ApprovalConfig): void {
@@ -138,6 +142,31 @@ export class Agent {
           sceneBoost: (conv) => this.activeScenes.get(conv)?.memoryOf,
         }),
       );
+    if (memory)
+      this.tools.register(
+        "kernel",
+        TOOLS_FIND_TOOL,
+        toolsFindTool({
+          rank: (query, k, among) => this.rankTools([{ text: query, weight: 1 }], k, among),
+          describe: (name) => this.tools.get(name)?.def.description,
+          names: () => this.tools.list().map((t) => t.def.name),
+        }),
+      );
+  }
+
+  /**
+   * The registered tools best matching `texts` (src/agent/tool-offer.ts); [] without memory. The
+   * index is made again after the registry changed, on the next ranking.
+   */
+  private rankTools(texts: readonly WeightedText[], limit: number, among: ReadonlySet<string> | null): string[] {
+    const memory = this.d.memory;
+    if (!memory) return [];
+    const generation = this.tools.generation;
+    if (this.toolIndex?.generation !== generation) {
+      const docs = this.tools.list().map((t) => ({ name: t.def.name, description: t.def.description }));
+      this.toolIndex = { generation, index: new ToolIndex(docs, (text) => memory.index.analyse(text)) };
+    }
+    return this.toolIndex.index.rank(texts, limit, among);
   }
 
   /**
@@ -184,6 +213,7 @@ export class Agent {
         remember: (id) => this.remember(id),
         readBlock: this.d.blocks ? (sha) => this.d.blocks?.read(sha) ?? null : undefined,
         sceneBoost: boost,
+        rankTools: this.d.memory ? (texts, limit, among) => this.rankTools(texts, limit, among) : undefined,
         recallAcross: (req) => {
           const memory = this.d.memory;
           if (!memory || !this.search) return null;

@@ -84,6 +84,8 @@ export interface ExecContext {
    * call writes (its event) carries the same mark.
    */
   tainted?: string | null;
+  /** Offer tools on the turn's later model calls (LocalToolContext.offer). */
+  offer?: (names: readonly string[]) => void;
 }
 
 /** "cancelled": the turn was stopped while the tool ran; the plugin was told to stop it. */
@@ -301,6 +303,7 @@ export class ToolExecutor {
             signal: ctx.signal,
             notice: ctx.notice,
             tainted: ctx.tainted ?? null,
+            offer: ctx.offer,
           })
         : this.d.caller.call(
             tool.plugin,

@@ -26,6 +26,8 @@ export interface LocalToolContext {
   notice?: (text: string) => void;
   /** Where the untrusted text in the calling turn's view came from, or null (a sub-agent inherits it). */
   tainted?: string | null;
+  /** Offer these tools on the calling turn's later model calls (tools_find); absent: no turn to offer to. */
+  offer?: (names: readonly string[]) => void;
 }
 
 /**
@@ -51,6 +53,8 @@ export class ToolRegistry {
   private readonly ajv = new Ajv({ allErrors: true, strict: false });
   /** The tools by name, made again after a change only: every model call asks. */
   private sorted: RegisteredTool[] | null = null;
+  /** Counts changes: what is derived from the tools (their index, src/memory/tool-index.ts) is made again when it moves. */
+  generation = 0;
 
   /**
    * Add or replace `plugin`'s tool (`local`: the kernel's own, run in process). A name another
@@ -72,6 +76,7 @@ export class ToolRegistry {
     }
     this.tools.set(def.name, local ? { plugin, def, validate, local } : { plugin, def, validate });
     this.sorted = null;
+    this.generation++;
   }
 
   /** Remove `plugin`'s tools (all, or the named ones); returns how many were removed. */
@@ -81,6 +86,7 @@ export class ToolRegistry {
       if (t.plugin === plugin && (!names || names.includes(name))) {
         this.tools.delete(name);
         this.sorted = null;
+        this.generation++;
         n++;
       }
     }

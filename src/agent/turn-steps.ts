@@ -11,6 +11,7 @@ import type { TextMark } from "../memory/turn-log.ts";
 import { estimateTokens } from "../memory/tokens.ts";
 import { attachmentChunkEvents } from "../memory/attachment-chunks.ts";
 import { type FoldStep, foldStage, runStage } from "./stages.ts";
+import { offeredSpecs } from "./tool-offer.ts";
 import { inputMessages, inputQuery, withImageData } from "./prompt-images.ts";
 import { type Attachment, attachmentLine, userMessageText } from "../protocol/attachments.ts";
 import type { TurnConfig, TurnDeps, TurnInput, TurnResult, TurnSink, TurnStopReason } from "./turn.ts";
@@ -34,6 +35,11 @@ export interface TurnScope {
   allowed: ReadonlySet<string> | null;
   /** Sub-agent depth: 0 for a turn a person or a job started. */
   depth: number;
+  /**
+   * Homed's tools offered to the model (src/agent/tool-offer.ts), growing as tools_find finds
+   * more; null: every tool the turn may use. What it may call is `allowed`, offered or not.
+   */
+  offered: Set<string> | null;
   /**
    * Where the untrusted text in the model's view came from (a page, a file, an untrusted
    * channel's words, what the model wrote with such text in view), or null while there is none.
@@ -68,6 +74,7 @@ export function beginTurn(d: TurnDeps, input: TurnInput, sink: TurnSink, signal:
     clientTools: new Map((input.clientTools ?? []).map((t) => [t.name, t])),
     allowed: input.subAgent?.tools ?? null,
     depth: input.subAgent?.depth ?? 0,
+    offered: null,
     // Untrusted input counts from its first word; a sub-agent starts with its parent's mark; an
     // API client's own tools brought their results from outside (pages, files), as ours do.
     tainted: input.untrusted ? `untrusted input on ${input.channel}` : (input.mark ?? clientToolMark(input)),
@@ -273,9 +280,9 @@ export async function callModel(
   const out: ModelOutput = { text: "", calls: [], end: "finished", failure: "" };
   // A client's tool of the same name as one of homed's is the one offered: the client asked for it.
   const allowed = s.allowed;
-  const own = s.d.tools.specs().filter((t) => !s.clientTools.has(t.name) && (!allowed || allowed.has(t.name)));
-  const tools = [...own, ...s.clientTools.values()];
   const messages = prompt.map((e) => e.message);
+  const mayUse = s.d.tools.specs().filter((t) => !s.clientTools.has(t.name) && (!allowed || allowed.has(t.name)));
+  const tools = [...offeredSpecs(mayUse, s.offered, messages), ...s.clientTools.values()];
   s.d.onContext?.(
     s.conv,
     s.turn,
@@ -387,6 +394,9 @@ export async function runTools(
       allowed: s.allowed,
       notice: (text) => s.sink.event({ type: "notice", text }),
       tainted: s.tainted,
+      offer: (names) => {
+        for (const n of names) s.offered?.add(n);
+      },
     });
     if (r.mark) s.tainted ??= r.mark;
     const images = r.images?.length ? { images: r.images } : {};

@@ -23,6 +23,7 @@ import type { PluginCaller } from "./plugin-caller.ts";
 import type { StageLog, StageRegistry } from "./stages.ts";
 import type { ApprovalQuestion, ToolExecutor } from "./tool-executor.ts";
 import type { ToolRegistry } from "./tools.ts";
+import { firstOffer, type RankTools } from "./tool-offer.ts";
 import {
   assembleContext,
   beginTurn,
@@ -165,6 +166,11 @@ export interface TurnDeps {
     tools: readonly string[],
     items: readonly (ContextItem | null)[],
   ) => void;
+  /**
+   * Ranks homed's tools for a turn (src/agent/tool-offer.ts): only the core and the best matches
+   * are offered. Absent: every tool is.
+   */
+  rankTools?: RankTools;
   /** The configured model (or `id` of its provider), or an error message saying why there is none. */
   model(id?: string): LanguageModel | string;
   config(): TurnConfig;
@@ -180,6 +186,12 @@ export async function runTurn(d: TurnDeps, input: TurnInput, sink: TurnSink, sig
   const model = d.model(input.model);
   if (typeof model === "string") return await finish(s, model, "error", false, { message: model, kind: "no_model" });
   const prompt = await assembleContext(s, gate.text, input);
+  s.offered = firstOffer(
+    gate.text,
+    prompt.map((e) => e.message),
+    s.allowed,
+    d.rankTools,
+  );
 
   let lastText = "";
   for (;;) {

@@ -75,7 +75,7 @@ describe("agent_spawn", () => {
     config(dir.path, "[tools.agent]\nmax_depth = 2\nmax_iterations = 3\n");
     await using rig = await startAgentRig(dir.path);
     rig.llm.script([
-      { toolCalls: [{ name: "agent_spawn", arguments: { task: "level one", tools: ["*"] } }] },
+      { toolCalls: [{ name: "agent_spawn", arguments: { task: "level one", tools: ["echo_*", "agent_spawn"] } }] },
       { toolCalls: [{ name: "agent_spawn", arguments: { task: "level two", tools: ["*"] } }] },
       { toolCalls: [{ name: "agent_spawn", arguments: { task: "level three", tools: ["*"] } }] },
       { text: "deep" },
@@ -83,7 +83,7 @@ describe("agent_spawn", () => {
       { text: "top" },
     ]);
     const before = rig.llm.requests.length;
-    const r = await rig.chat("nest");
+    const r = await rig.chat("nest: hand the task to a sub-agent");
     expect(r.stdout).toContain("top");
     const [top, one, two, twoAgain, oneAgain] = rig.llm.requests.slice(before);
     expect(toolNames(top!)).toContain("agent_spawn");

@@ -110,10 +110,10 @@ describe("scenes in turns", () => {
     expect(results[0]).toMatch(/^denied/);
     expect(results[1]).toContain("agent_spawn is not one of the tools this turn may use: memory_search");
 
-    // Another scene's turn is not narrowed.
+    // Another scene's turn is not narrowed: a tool outside Bob's list is offered.
     rig.llm.script([{ text: "ok" }]);
     await send(rig, "hello", "cli-1", { channel: "cli", scene: "chan:cli/peer:owner" });
-    expect((lastReq(rig).tools ?? []).map((t) => t.function.name)).toContain("agent_spawn");
+    expect((lastReq(rig).tools ?? []).map((t) => t.function.name)).toContain("tools_find");
     expect(lastReq(rig).messages[0]?.content).not.toContain("captain");
   }, 60_000);
 

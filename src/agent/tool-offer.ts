@@ -1,0 +1,75 @@
+/**
+ * Which of homed's tools a model call is offered. Every tool's spec is sent with every call and
+ * the person pays for it as input: all of a default install's ~60 cost ~37 kB (~9k tokens) even
+ * for "hello". So a turn is offered:
+ *   - the core: what nearly any turn may need and costs little — memory_search, tools_find (to ask
+ *     for any other tool), files_read;
+ *   - the tools the input calls for, with the conversation's last few messages at half weight,
+ *     ranked by memory's index over each tool's name and description (src/memory/tool-index.ts);
+ *   - every tool whose call is in what the model is sent (used earlier in the conversation or in
+ *     this turn), and what tools_find returned during the turn.
+ * What the turn may call does not change: a call to a tool it was not offered passes the same
+ * gate as any other (src/agent/tool-executor.ts), and a scene's or a sub-agent's list still
+ * narrows what can be offered. A narrowed list that is short is offered whole, as it always was.
+ * A client's own tools (/v1) are the client's and always sent (src/agent/turn-steps.ts callModel).
+ * Without memory (no index) every tool is offered.
+ */
+import type { ChatMessage, ToolSpec } from "../llm/types.ts";
+import type { WeightedText } from "../memory/tool-index.ts";
+import { MEMORY_SEARCH } from "./memory-tool.ts";
+import { TOOLS_FIND } from "./tools-find.ts";
+
+/** Offered on every call the turn may make them. */
+export const CORE_TOOLS: readonly string[] = [MEMORY_SEARCH, TOOLS_FIND, "files_read"];
+/**
+ * Ranked tools offered beside the core: a task's tool and its neighbours (browser_open beside
+ * browser_screenshot) fit, and the core and these stay within a dozen specs.
+ */
+export const RANKED_TOOLS = 6;
+/** A scene's or sub-agent's list this short is offered whole. */
+export const OFFER_WHOLE = 12;
+/** The conversation's last messages (the person's and the model's words) that rank beside the input. */
+const RECENT_MESSAGES = 4;
+/** Their weight beside the input's: the turn is about the input, the messages before only steer. */
+const RECENT_WEIGHT = 0.5;
+
+/** Tools best matching the texts, at most `limit`, among `among` when given. */
+export type RankTools = (texts: readonly WeightedText[], limit: number, among: ReadonlySet<string> | null) => string[];
+
+/**
+ * The tools offered from the turn's start, or null when every tool the turn may use is (no index
+ * to rank with, or a narrowed list short enough to send whole).
+ */
+export function firstOffer(
+  input: string,
+  messages: readonly ChatMessage[],
+  allowed: ReadonlySet<string> | null,
+  rank: RankTools | undefined,
+): Set<string> | null {
+  if (!rank || (allowed && allowed.size <= OFFER_WHOLE)) return null;
+  const recent = messages
+    .filter((m) => (m.role === "user" || m.role === "assistant") && m.content)
+    .slice(-RECENT_MESSAGES)
+    .map((m) => m.content)
+    .join("\n");
+  const texts = [
+    { text: input, weight: 1 },
+    { text: recent, weight: RECENT_WEIGHT },
+  ];
+  return new Set([...CORE_TOOLS, ...rank(texts, RANKED_TOOLS, allowed)]);
+}
+
+/** The specs a model call is offered: those of `specs` in `offered` or called in `messages` (all when offered is null). */
+export function offeredSpecs(
+  specs: readonly ToolSpec[],
+  offered: ReadonlySet<string> | null,
+  messages: readonly ChatMessage[],
+): ToolSpec[] {
+  if (!offered) return [...specs];
+  const called = new Set<string>();
+  for (const m of messages) {
+    if (m.role === "assistant") for (const c of m.toolCalls ?? []) called.add(c.name);
+    else if (m.role === "tool") called.add(m.name);
+  }
+  return specs.filter((t) => offered.has(t.name) || called.has(t.name));
+}

@@ -1,0 +1,87 @@
+/**
+ * Tools by relevance (src/agent/tool-offer.ts), through dist/homed with the scripted model: what
+ * each model call is offered is in the fake LLM's record. A plain hello is offered the core only;
+ * an input that names a task is offered its tool; tools_find offers what it finds for the rest of
+ * the turn; a tool the conversation used stays offered; a call to a tool that was not offered
+ * meets the same gate as any other.
+ */
+import { describe, expect, test } from "bun:test";
+import { tempDir } from "../harness/binary.ts";
+import { startAgentRig } from "../harness/agent-daemon.ts";
+import type { RecordedRequest } from "../harness/fake-llm.ts";
+
+const offered = (r: RecordedRequest | undefined) =>
+  ((r?.body.tools as { function: { name: string } }[] | undefined) ?? []).map((t) => t.function.name).sort();
+
+describe("tools by relevance", () => {
+  test("a plain hello in a fresh default install is offered the core only, in a body under 12,000 bytes", async () => {
+    using dir = tempDir();
+    await using rig = await startAgentRig(dir.path, { plugin: false });
+    // Every built-in tool is registered (61 of them): offering is what changed, not registering.
+    expect((await rig.status()).tools.length).toBeGreaterThan(50);
+    rig.llm.script([{ text: "I can read files, search memory and find tools for a task." }]);
+    const r = await rig.chat("Hello, what can you do?");
+    expect(r.exitCode).toBe(0);
+    const req = rig.llm.requests[0];
+    expect(offered(req)).toEqual(["files_read", "memory_search", "tools_find"]);
+    expect(JSON.stringify(req?.body).length).toBeLessThanOrEqual(12_000);
+  }, 60_000);
+
+  test("an input that names a task is offered its tool beside the core, a dozen at most", async () => {
+    using dir = tempDir();
+    await using rig = await startAgentRig(dir.path, { plugin: false });
+    rig.llm.script([{ text: "ok" }]);
+    await rig.chat("take a screenshot of example page");
+    const names = offered(rig.llm.requests[0]);
+    expect(names).toContain("browser_screenshot");
+    expect(names).toEqual(expect.arrayContaining(["files_read", "memory_search", "tools_find"]));
+    expect(names.length).toBeLessThanOrEqual(12);
+    expect(names).not.toContain("music_play");
+  }, 60_000);
+
+  test("tools_find offers what it finds for the rest of the turn, and a tool used stays offered on the next", async () => {
+    using dir = tempDir();
+    await using rig = await startAgentRig(dir.path, { plugin: false });
+    rig.llm.script([
+      { toolCalls: [{ name: "tools_find", arguments: { query: "list my notes" } }] },
+      { toolCalls: [{ name: "notes_list", arguments: {} }] },
+      { text: "Done." },
+    ]);
+    const r = await rig.chat("hello there");
+    expect(r.stdout).toContain("Done.");
+    expect(r.stderr).toContain("← notes_list [ok]");
+    const [first, second, third] = rig.llm.requests;
+    expect(offered(first)).not.toContain("notes_list");
+    const sent = (second?.body.messages ?? []) as { role: string; content: string }[];
+    const found = sent.findLast((m) => m.role === "tool");
+    expect(found?.content).toContain("- notes_list: ");
+    expect(offered(second)).toContain("notes_list");
+    expect(offered(third)).toContain("notes_list");
+
+    // Nothing said in the conversation names notes: notes_list is offered because its call is in
+    // the history, and the other notes tools are not.
+    rig.llm.script([{ text: "You're welcome." }]);
+    await rig.chat("thanks");
+    const next = rig.llm.requests[3];
+    expect(offered(next)).toContain("notes_list");
+    expect(offered(next)).not.toContain("notes_create");
+  }, 60_000);
+
+  test("a call to a tool that was not offered passes the same gate: asked, declined, then allowed", async () => {
+    using dir = tempDir();
+    await using rig = await startAgentRig(dir.path);
+    // Every call of the round denied ends the turn: no second model call.
+    rig.llm.script([{ toolCalls: [{ name: "shell_exec", arguments: '{"cmd":"ls"}' }] }]);
+    const declined = await rig.chat("hello", { stdin: "n\n" });
+    expect(offered(rig.llm.requests[0])).not.toContain("shell_exec");
+    expect(declined.stderr).toContain("? allow shell_exec");
+    expect(declined.stderr).toContain("denied: the user declined shell_exec");
+    expect(rig.seen().some((s) => s.tool === "shell_exec")).toBe(false);
+
+    rig.llm.script([{ toolCalls: [{ name: "shell_exec", arguments: '{"cmd":"ls"}' }] }, { text: "ran" }]);
+    const approved = await rig.chat("hello again", { stdin: "y\n" });
+    expect(approved.stderr).toContain("? allow shell_exec");
+    expect(approved.stdout).toContain("ran");
+    expect(rig.seen().some((s) => s.tool === "shell_exec")).toBe(true);
+  }, 60_000);
+});
