@@ -4,6 +4,7 @@ import { RISK_CLASSES } from "../src/protocol/agent.ts";
 import { BUILTIN_PLUGINS } from "../src/generated/builtin-plugins.ts";
 import { MEMORY_SEARCH_TOOL } from "../src/agent/memory-tool.ts";
 import { AGENT_SPAWN_TOOL } from "../src/agent/agent-spawn.ts";
+import { TOOLS_FIND_TOOL } from "../src/agent/tools-find.ts";
 
 describe("homed tools list", () => {
   test("lists every built-in tool once, with its plugin and a risk class, without a daemon", async () => {
@@ -17,10 +18,14 @@ describe("homed tools list", () => {
       if (t.plugin !== "kernel") expect(t.name.startsWith(`${t.plugin}_`)).toBe(true);
     }
     const fromManifests = BUILTIN_PLUGINS.reduce((n, m) => n + m.tools.length, 0);
-    // The kernel's own tools: memory_search and agent_spawn (src/agent/).
-    expect(list.filter((t) => t.plugin === "kernel").map((t) => t.name)).toEqual(["agent_spawn", "memory_search"]);
+    // The kernel's own tools: memory_search, agent_spawn and tools_find (src/agent/).
+    expect(list.filter((t) => t.plugin === "kernel").map((t) => t.name)).toEqual([
+      "agent_spawn",
+      "memory_search",
+      "tools_find",
+    ]);
     expect(list.find((t) => t.name === "agent_spawn")).toMatchObject({ plugin: "kernel", risk: "exec" });
-    expect(list.length).toBe(fromManifests + 2);
+    expect(list.length).toBe(fromManifests + 3);
     const text = await run([HOMED, "tools", "list"]);
     expect(text.stdout).toContain("memory_search");
     expect(text.stdout).toContain(`${list.length} tools`);
@@ -28,7 +33,7 @@ describe("homed tools list", () => {
 
   test("every built-in tool is described in ASCII, so request bodies stay on JSON.stringify's Latin-1 path", () => {
     // One character beyond Latin-1 after a long context made stringifying a request 3 ms slower.
-    const defs = [...BUILTIN_PLUGINS.flatMap((m) => m.tools), MEMORY_SEARCH_TOOL, AGENT_SPAWN_TOOL];
+    const defs = [...BUILTIN_PLUGINS.flatMap((m) => m.tools), MEMORY_SEARCH_TOOL, AGENT_SPAWN_TOOL, TOOLS_FIND_TOOL];
     for (const d of defs)
       expect([d.name, [...JSON.stringify(d)].every((ch) => ch.charCodeAt(0) < 128)]).toEqual([d.name, true]);
   });
