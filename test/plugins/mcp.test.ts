@@ -51,7 +51,8 @@ describe("mcp plugin", () => {
       },
       { text: "done" },
     ]);
-    const r = await rig.chat("use the tools");
+    // Offered by relevance, as every tool beyond the core is: the input asks for both.
+    const r = await rig.chat("echo hello mcp, then get the sum of 2 and 3");
     expect(r.exitCode).toBe(0);
     const sent = (rig.llm.requests[1]!.body as { messages: { role: string; content: string }[] }).messages
       .filter((m) => m.role === "tool")

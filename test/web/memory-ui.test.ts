@@ -47,7 +47,7 @@ describe("memory page", () => {
     expect(await page.textContent("#brought .hit")).toContain("My bike is a red Brompton");
     // The tools offered fold away under one line instead of filling the summary.
     const offered = Number(/(\d+) tools offered/.exec((await page.textContent("#context-summary")) ?? "")?.[1]);
-    expect(offered).toBeGreaterThan(10);
+    expect(offered).toBeGreaterThanOrEqual(3);
     expect(await page.isVisible("#offered-tools p")).toBe(false);
     await page.click("#offered-tools summary");
     const names = ((await page.textContent("#offered-tools p")) ?? "").split(", ");
