@@ -92,6 +92,11 @@ export interface IndexedEvent {
   concepts: readonly string[];
   /** Terms of the speaker's name ("Caroline", "user"), when known. */
   speaker: readonly string[];
+  /**
+   * Whether the speaker is a person named in the dialogue ("Caroline"), not a role the daemon
+   * gives ("user", "assistant", "tool"; src/memory/event-text.ts eventSpeaker).
+   */
+  named?: boolean;
   /** A session key: events with the same key form one session (src/memory/sessions.ts). */
   session: string | null;
   /** Epoch milliseconds, when known. */
@@ -171,6 +176,11 @@ export class ConvIndex {
   readonly words = new Map<string, Postings>();
   readonly concepts = new Map<string, Postings>();
   readonly speakers = new Map<string, Postings>();
+  /**
+   * Terms of the names of the people who speak here (`IndexedEvent.named`): in a turn's text such
+   * a name mostly addresses that person ("Hey Caroline!"), see LexicalParams.nameInText.
+   */
+  readonly names = new Set<string>();
   /** Each Han character → the words of two or three Han characters it is in (src/memory/han-parts.ts). */
   readonly hanChars = new Map<string, string[]>();
   totalLen = 0;
@@ -266,6 +276,7 @@ export class ConvIndex {
     for (const t of new Set(e.speaker)) {
       post(this.speakers, t, doc, 1);
       this.postings++;
+      if (e.named) this.names.add(t);
     }
   }
 

@@ -54,6 +54,9 @@ export function eventText(kind: string, body: string): string | null {
   return e ? bodyText(e) : null;
 }
 
+/** The speakers eventSpeaker gives by role, not by name ("" when unknown). */
+export const ROLE_SPEAKERS: ReadonlySet<string> = new Set(["user", "assistant", "tool", ""]);
+
 /**
  * Who said an event's text, as memory indexes it (the speaker's name weighs in ranking, and two
  * adjacent turns of different speakers are one exchange): the person is "user", the model

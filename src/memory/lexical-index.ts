@@ -11,7 +11,7 @@ import type { Database } from "bun:sqlite";
 import type { Tokenizer } from "../embed/tokenizer.ts";
 import { ConvIndex, type IndexedEvent } from "./conv-index.ts";
 import { readEventBody } from "../protocol/event-bodies.ts";
-import { bodyText, eventSpeaker } from "./event-text.ts";
+import { bodyText, eventSpeaker, ROLE_SPEAKERS } from "./event-text.ts";
 import { SessionClock } from "./sessions.ts";
 import { abstains, asks } from "./past-askings.ts";
 import { parseTime, saysToday } from "./time.ts";
@@ -213,6 +213,7 @@ export class LexicalIndex {
       words: words ?? (s.w ? s.w.split(" ") : []),
       concepts: concepts ?? (s.c ? s.c.split(" ") : []),
       speaker: s.sp ? this.tokenizer.tokens(s.sp) : [],
+      named: s.sp !== undefined && !ROLE_SPEAKERS.has(s.sp),
       session: s.se ?? null,
       time: s.t ?? null,
       saysToday: s.td === 1,

@@ -14,6 +14,13 @@ export interface LexicalParams {
   b: number;
   /** Weight of a query word met by the turn's speaker name, relative to one met in its text. */
   speaker: number;
+  /**
+   * Weight, relative to another word, of a query word that is the name of a person who speaks in
+   * the conversation ("What did Caroline paint?"), met in a turn's text: there it mostly
+   * addresses that person ("Hey Caroline!", said by the other), and says nothing of what the
+   * turn is about. Roles ("user", "assistant") are words like any other.
+   */
+  nameInText: number;
   /** Weight of a concept bridge (a query word's concept met by a turn's word, or the reverse). */
   concepts: number;
   /** Weight of a concept that the query's words and a turn's words both stand for. */
@@ -93,6 +100,7 @@ export const PLAIN_BM25: LexicalParams = {
   k1: 1.2,
   b: 0.75,
   speaker: 0,
+  nameInText: 1,
   concepts: 0,
   sharedConcepts: 0,
   neighbours: 0,
@@ -119,6 +127,7 @@ export const DEFAULT_PARAMS: LexicalParams = {
   k1: 1.2,
   b: 0.75,
   speaker: 0.3,
+  nameInText: 0,
   concepts: 0.2,
   sharedConcepts: 0.1,
   neighbours: 0.5,
