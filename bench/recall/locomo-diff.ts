@@ -32,7 +32,8 @@ try {
   }
   session.commit();
   const k = Number(process.env.HOMED_QDIFF_K ?? 10);
-  const run = (p: LexicalParams) => queries.map((q, i) => recallAt(session.query(q, "hybrid", p), cases[i]?.evidence ?? [], k));
+  const run = (p: LexicalParams) =>
+    queries.map((q, i) => recallAt(session.query(q, "hybrid", p), cases[i]?.evidence ?? [], k));
   const ra = run(a as LexicalParams);
   const rb = run(b as LexicalParams);
   let up = 0;
