@@ -38,6 +38,17 @@ export interface LexicalParams {
    * between that links both ("Where to?"), scaled like a neighbour's share by that turn's length.
    */
   twoHop: number;
+  /**
+   * Turn length (words) at which the turn after a short question takes half the neighbours'
+   * share from it: an answer means what the question asks however long it runs, so this is far
+   * longer than neighbourLen. 0: it takes the share any neighbour takes.
+   */
+  answerLen: number;
+  /**
+   * Longest question (indexed words, the turn ending with "?") whose next turn takes the share by
+   * answerLen: a longer turn that ends with a question mostly tells ("… Would you like more tips?").
+   */
+  questionLen: number;
   /** Weight of the session's own BM25 (the session as one document), normalised, beside the turn's. */
   session: number;
   /**
@@ -106,6 +117,8 @@ export const PLAIN_BM25: LexicalParams = {
   neighbours: 0,
   neighbourLen: 0,
   twoHop: 0,
+  answerLen: 0,
+  questionLen: 0,
   session: 0,
   sessionLen: 0,
   time: 0,
@@ -133,6 +146,8 @@ export const DEFAULT_PARAMS: LexicalParams = {
   neighbours: 0.5,
   neighbourLen: 10,
   twoHop: 0.2,
+  answerLen: 100,
+  questionLen: 30,
   session: 0.1,
   sessionLen: 12,
   time: 1,

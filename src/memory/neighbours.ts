@@ -7,7 +7,12 @@
  * follow-up question ("Ugh, I sprained my ankle." — "Oh no, how?" — "Soccer on Sunday, stepped
  * on the ball."; "We're moving again." — "Where to?" — "Austin."): the turn two away takes a
  * further share through the turn between, scaled by how short that turn is, so a long reply
- * between (an assistant's answer between a person's messages) passes almost nothing on.
+ * between (an assistant's answer between a person's messages) passes almost nothing on. The turn
+ * after a short question answers it, and means what it asks however long it runs ("How often do
+ * you take the kids to the park?" — "Yeah, a few times a week. It's great for family bonding
+ * and letting them run around …"): it takes its share by a far longer length (answerLen). A
+ * long turn that ends with a question mostly tells (advice closing "Would you like more
+ * tips?"): the turn after it takes the usual share.
  */
 import type { ConvIndex } from "./conv-index.ts";
 
@@ -16,6 +21,8 @@ export interface NeighbourWeights {
   neighbours: number;
   neighbourLen: number;
   twoHop: number;
+  answerLen: number;
+  questionLen: number;
 }
 
 /** `out` (a buffer other than `turn`) = `turn` plus what each turn lends the turns around it. */
@@ -25,6 +32,11 @@ export function lendToNeighbours(ci: ConvIndex, turn: Float64Array, out: Float64
   const share = (d: number) => (len > 0 ? (w.neighbours * len) / (len + (ci.lens[d] as number)) : w.neighbours);
   // Through a turn between: the shorter it is, the more passes (a follow-up question).
   const through = (d: number) => (len > 0 ? (w.twoHop * len) / (len + (ci.lens[d] as number)) : w.twoHop);
+  // What the turn after a short question takes (see the file's header).
+  const answer = (q: number, d: number) =>
+    w.answerLen > 0 && ci.asks[q] === 1 && (ci.lens[q] as number) <= w.questionLen
+      ? (w.neighbours * w.answerLen) / (w.answerLen + (ci.lens[d] as number))
+      : share(d);
   const link = ci.linkNext;
   for (let d = 0; d < ci.size; d++) {
     const s = turn[d] as number;
@@ -35,7 +47,7 @@ export function lendToNeighbours(ci: ConvIndex, turn: Float64Array, out: Float64
         out[d - 2] = (out[d - 2] as number) + through(d - 1) * share(d - 2) * s;
     }
     if (link[d] === 1) {
-      out[d + 1] = (out[d + 1] as number) + share(d + 1) * s;
+      out[d + 1] = (out[d + 1] as number) + answer(d, d + 1) * s;
       if (w.twoHop > 0 && link[d + 1] === 1) out[d + 2] = (out[d + 2] as number) + through(d + 1) * share(d + 2) * s;
     }
   }
