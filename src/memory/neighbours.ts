@@ -9,8 +9,8 @@
  * further share through the turn between, scaled by how short that turn is, so a long reply
  * between (an assistant's answer between a person's messages) passes almost nothing on. The turn
  * after a short question answers it, and means what it asks however long it runs ("How often do
- * you take the kids to the park?" — "Yeah, a few times a week. It's great for family bonding
- * and letting them run around …"): it takes its share by a far longer length (answerLen). A
+ * you swim these days?" — "Most mornings before work. It clears my head, and my shoulder
+ * finally stopped hurting …"): it takes its share by a far longer length (answerLen). A
  * long turn that ends with a question mostly tells (advice closing "Would you like more
  * tips?"): the turn after it takes the usual share.
  */

@@ -9,8 +9,8 @@
  *     .790 → .819, ZH .803 → .839, LongMemEval unchanged (0.15–0.25 the same; at 0.3 all turns
  *     lose a question, and without the short turn between, 0.1 already did);
  *     the turn after a short question (ending with "?", at most 30 indexed words) answers it and
- *     takes its share by a length of 100 words, not 10 ("How often do you take the kids to the
- *     park?" — a 30-word "Yeah, a few times a week. It's great for family bonding …"): LoCoMo
+ *     takes its share by a length of 100 words, not 10 ("How often do you swim these days?" — a
+ *     30-word "Most mornings before work. It clears my head, and my shoulder finally …"): LoCoMo
  *     R@10 .706 → .758 (conv-26 .726 → .770, conv-41 .687 → .746; single-hop .74 → .83), chat
  *     R@10 EN .857 → .865, ZH .854 → .887, LongMemEval unchanged. After any turn that asks, the
  *     assistant's long answer to a person's question took so much that all turns lost R@5 .864 →
