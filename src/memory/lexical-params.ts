@@ -58,6 +58,12 @@ export interface LexicalParams {
   sessionLen: number;
   /** Boost (× 1 + this) of a turn said within the span the query names ("two weeks ago"). */
   time: number;
+  /**
+   * 1: a calendar date the query names ("on 13 October 2023", "in May 2023", 2023年5月) is such a
+   * span too, with or without the time the query is asked (src/memory/time.ts dateWindow); 0: only
+   * spans relative to that time.
+   */
+  dates: number;
   /** What a turn said within that span gains regardless of its words, as a share of the best score. */
   timeFloor: number;
   /** Further boost (× 1 + this) of a turn said within that span that says "today" (time.ts saysToday). */
@@ -122,6 +128,7 @@ export const PLAIN_BM25: LexicalParams = {
   session: 0,
   sessionLen: 0,
   time: 0,
+  dates: 0,
   timeFloor: 0,
   today: 0,
   quantity: 0,
@@ -151,6 +158,7 @@ export const DEFAULT_PARAMS: LexicalParams = {
   session: 0.1,
   sessionLen: 12,
   time: 1,
+  dates: 1,
   timeFloor: 0.3,
   today: 1,
   quantity: 0.3,
