@@ -21,6 +21,12 @@ export interface LexicalParams {
    * turn is about. Roles ("user", "assistant") are words like any other.
    */
   nameInText: number;
+  /**
+   * Boost (× 1 + this) of the turns said by a person the query names ("What did Caroline …"):
+   * in place of the speaker weight for a person's name (src/memory/named-speakers.ts). 0: a name
+   * takes the speaker weight as a role does.
+   */
+  named: number;
   /** Weight of a concept bridge (a query word's concept met by a turn's word, or the reverse). */
   concepts: number;
   /** Weight of a concept that the query's words and a turn's words both stand for. */
@@ -118,6 +124,7 @@ export const PLAIN_BM25: LexicalParams = {
   b: 0.75,
   speaker: 0,
   nameInText: 1,
+  named: 0,
   concepts: 0,
   sharedConcepts: 0,
   neighbours: 0,
@@ -148,6 +155,7 @@ export const DEFAULT_PARAMS: LexicalParams = {
   b: 0.75,
   speaker: 0.3,
   nameInText: 0,
+  named: 0.3,
   concepts: 0.2,
   sharedConcepts: 0.1,
   neighbours: 0.5,
