@@ -148,15 +148,19 @@ export class LexicalIndex {
     return full;
   }
 
-  /** The words of a text and the concepts they stand for (see Tokenizer); concepts exclude the words. */
-  analyse(text: string): { words: string[]; concepts: string[] } {
+  /**
+   * The words of a text and the concepts they stand for (see Tokenizer); concepts exclude the
+   * words. Terms in `names` (people's names) stand for no concept: Maya is not an illusion, nor
+   * John a toilet.
+   */
+  analyse(text: string, names?: ReadonlySet<string>): { words: string[]; concepts: string[] } {
     const ws = this.tokenizer.words(text);
     const words = ws.map((w) => w.term);
     const own = new Set(words);
     const concepts = new Set<string>();
     const seen = new Set<string>();
     for (const w of ws) {
-      if (seen.has(w.surface)) continue;
+      if (seen.has(w.surface) || names?.has(w.term)) continue;
       seen.add(w.surface);
       for (const c of this.tokenizer.concepts(w.surface)) if (!own.has(c)) concepts.add(c);
     }

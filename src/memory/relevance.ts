@@ -31,6 +31,10 @@
  *     not: LoCoMo R@10 .779 → .789 (conv-26 .780 → .793, conv-41 .778 → .785; R@5 .665 → .694,
  *     MRR .533 → .561; adversarial questions, which name the wrong person, .85 → .83), chat R@10
  *     EN .865 → .860, ZH .887 → .904, LongMemEval unchanged; 1.2–1.4 measured .788–.792;
+ *     such a name weighs nothing in a session's text either (chat R@10 EN .860 → .864, ZH .904
+ *     → .908, LoCoMo the same), and stands for no concept (Maya is no illusion, John no toilet;
+ *     src/memory/lexical-index.ts analyse): LoCoMo .789 → .791 (conv-41 .785 → .789), chat R@10
+ *     EN .864 → .889 (R@5 .761 → .788), ZH the same, LongMemEval unchanged;
  *   - concept bridges (WordNet, CC-CEDICT) at a fifth of a shared word, a tenth when only the
  *     concepts meet: at half weight they cost LongMemEval 4–5 points;
  *   - a Chinese query word no turn uses, which jieba made by joining a name or a character to
@@ -146,7 +150,13 @@ function accumulate(
 }
 
 /** Session-level BM25: each session's turns as one document. */
-function sessionScores(ci: ConvIndex, terms: readonly string[], k1: number, b: number): Float64Array {
+function sessionScores(
+  ci: ConvIndex,
+  terms: readonly string[],
+  k1: number,
+  b: number,
+  nameInText: number,
+): Float64Array {
   const n = ci.sessionCount;
   const out = new Float64Array(n);
   if (n === 0) return out;
@@ -171,7 +181,8 @@ function sessionScores(ci: ConvIndex, terms: readonly string[], k1: number, b: n
       if (tf[s] === 0) touched.push(s);
       tf[s] = (tf[s] as number) + c.tf;
     }
-    const idf = Math.log(1 + (n - touched.length + 0.5) / (touched.length + 0.5));
+    // A speaker's name weighs in a session's text as in a turn's (LexicalParams.nameInText).
+    const idf = Math.log(1 + (n - touched.length + 0.5) / (touched.length + 0.5)) * (ci.names.has(t) ? nameInText : 1);
     for (const s of touched) {
       const f = tf[s] as number;
       out[s] = (out[s] as number) + (idf * f * (k1 + 1)) / (f + k1 * (1 - b + (b * (len[s] as number)) / avg));
@@ -233,7 +244,7 @@ export function lexicalScores(
     lendToNeighbours(ci, turn, out, p);
   }
   if (p.session > 0 && ci.sessionCount > 0) {
-    const sess = sessionScores(ci, terms, p.k1, p.b);
+    const sess = sessionScores(ci, terms, p.k1, p.b, p.nameInText);
     // Sessions of long, self-contained turns (a person working one task through with an
     // assistant) are about one thing; sessions of short chat turns wander. The session's weight
     // grows from `session` to twice that as the average turn grows from sessionLen words to twice.
@@ -282,7 +293,10 @@ export function rankEvents(index: LexicalIndex, conv: string, text: string, opts
         (typeof opts.time === "number" ? timeWindow(text, opts.time) : null));
   const query = analyseQuery(text, params.rulesOff);
   const asked = params.framing > 0 ? query.unframed : text;
-  const { words, concepts } = index.analyse(span ? withoutTimePhrases(asked) : asked);
+  const { words, concepts } = index.analyse(
+    span ? withoutTimePhrases(asked) : asked,
+    params.nameInText < 1 ? ci.names : undefined,
+  );
   const scores = lexicalScores(ci, words, concepts, params);
   favourAnswers(ci, query, params, scores);
   favourNamedSpeakers(ci, words, params.named, params.hanParts > 0, scores);
