@@ -531,6 +531,79 @@ describe("default scorer", () => {
   });
 });
 
+describe("a dialogue between people", () => {
+  const turn = (id: string, speaker: string, session: number, text: string, time?: string) => ({
+    op: "index",
+    conv: "d",
+    id,
+    text,
+    speaker,
+    session,
+    ...(time ? { time } : {}),
+  });
+  const others = [
+    turn("traffic", "Jon", 3, "The traffic this morning was terrible."),
+    turn("coffee", "Maya", 4, "I need coffee so badly right now."),
+    turn("film", "Jon", 5, "We watched an old film about sailors last night."),
+  ];
+
+  test("a name said in the other's turn addresses them: what the named person said comes first; plain BM25 cannot", async () => {
+    const chat = [
+      turn("praise", "Jon", 1, "Maya, your pottery looked great at the fair!"),
+      turn("calm", "Maya", 2, "Pottery keeps me calm after work."),
+      ...others,
+    ];
+    const ask = { op: "query", conv: "d", text: "What does Maya think of pottery?", k: 2 };
+    using dir = tempDir();
+    expect((await recall(dir.path, "hybrid", ...chat, ask))[0]).toEqual(["calm", "praise"]);
+    using plain = tempDir();
+    expect((await recall(plain.path, "bm25", ...chat, ask))[0]?.[0]).toBe("praise");
+  });
+
+  test("the turn after a short question answers it, however long it runs", async () => {
+    const chat = [
+      turn("asks", "Jon", 1, "How often do you swim?"),
+      turn(
+        "answer",
+        "Maya",
+        1,
+        "Most mornings before work. It clears my head, my shoulder finally stopped hurting, and the pool " +
+          "near the office opens at six, so I go straight from there to my desk with wet hair.",
+      ),
+      turn("cousin", "Jon", 2, "My cousin swims in the lake every summer, rain or shine, with his old dog."),
+      turn("dog", "Maya", 2, "Ha, that dog is braver than me!"),
+      ...others,
+    ];
+    using dir = tempDir();
+    const [ids] = await recall(dir.path, "hybrid", ...chat, {
+      op: "query",
+      conv: "d",
+      text: "How often does Maya swim?",
+      k: 2,
+    });
+    expect(ids?.sort()).toEqual(["answer", "asks"]);
+  });
+
+  test("a calendar date in the question prefers what was said that day, with no time of asking", async () => {
+    const chat = [
+      turn("lake", "Maya", 1, "I painted the lake at dawn, finally!", "1:56 pm on 8 May, 2023"),
+      turn("wall", "Maya", 2, "I painted the kitchen wall blue.", "10:04 am on 20 June, 2023"),
+      ...others,
+    ];
+    const ask = (text: string) => ({ op: "query", conv: "d", text, k: 1 });
+    using dir = tempDir();
+    expect(
+      await recall(
+        dir.path,
+        "hybrid",
+        ...chat,
+        ask("What did Maya paint on 8 May, 2023?"),
+        ask("What did Maya paint?"),
+      ),
+    ).toEqual([["lake"], ["wall"]]);
+  });
+});
+
 describe("an index in an older layout", () => {
   // White-box on purpose: the only way to have an old layout is to write one.
   test("is re-made from the log on open", async () => {
