@@ -51,6 +51,11 @@ export interface LexicalParams {
    */
   answerLen: number;
   /**
+   * Share of a short question's score its answer takes (scaled by answerLen): the answer means
+   * what the question asks, so the whole of it, where another neighbour takes `neighbours`.
+   */
+  answerShare: number;
+  /**
    * Longest question (indexed words, the turn ending with "?") whose next turn takes the share by
    * answerLen: a longer turn that ends with a question mostly tells ("… Would you like more tips?").
    */
@@ -131,6 +136,7 @@ export const PLAIN_BM25: LexicalParams = {
   neighbourLen: 0,
   twoHop: 0,
   answerLen: 0,
+  answerShare: 0,
   questionLen: 0,
   session: 0,
   sessionLen: 0,
@@ -162,6 +168,7 @@ export const DEFAULT_PARAMS: LexicalParams = {
   neighbourLen: 10,
   twoHop: 0.2,
   answerLen: 100,
+  answerShare: 1,
   questionLen: 30,
   session: 0.1,
   sessionLen: 12,

@@ -10,9 +10,9 @@
  * between (an assistant's answer between a person's messages) passes almost nothing on. The turn
  * after a short question answers it, and means what it asks however long it runs ("How often do
  * you swim these days?" — "Most mornings before work. It clears my head, and my shoulder
- * finally stopped hurting …"): it takes its share by a far longer length (answerLen). A
- * long turn that ends with a question mostly tells (advice closing "Would you like more
- * tips?"): the turn after it takes the usual share.
+ * finally stopped hurting …"): it takes the question's whole score (answerShare), scaled by a
+ * far longer length (answerLen). A long turn that ends with a question mostly tells (advice
+ * closing "Would you like more tips?"): the turn after it takes the usual share.
  */
 import type { ConvIndex } from "./conv-index.ts";
 
@@ -22,6 +22,7 @@ export interface NeighbourWeights {
   neighbourLen: number;
   twoHop: number;
   answerLen: number;
+  answerShare: number;
   questionLen: number;
 }
 
@@ -35,7 +36,7 @@ export function lendToNeighbours(ci: ConvIndex, turn: Float64Array, out: Float64
   // What the turn after a short question takes (see the file's header).
   const answer = (q: number, d: number) =>
     w.answerLen > 0 && ci.asks[q] === 1 && (ci.lens[q] as number) <= w.questionLen
-      ? (w.neighbours * w.answerLen) / (w.answerLen + (ci.lens[d] as number))
+      ? (w.answerShare * w.answerLen) / (w.answerLen + (ci.lens[d] as number))
       : share(d);
   const link = ci.linkNext;
   for (let d = 0; d < ci.size; d++) {
