@@ -54,8 +54,14 @@ export function eventText(kind: string, body: string): string | null {
   return e ? bodyText(e) : null;
 }
 
-/** The speakers eventSpeaker gives by role, not by name ("" when unknown). */
-export const ROLE_SPEAKERS: ReadonlySet<string> = new Set(["user", "assistant", "tool", ""]);
+/**
+ * Whether eventSpeaker names a person of a dialogue between people ("Caroline": a message that
+ * says who sent it), not a role ("user", "assistant", "tool") nor a plugin's name ("notes").
+ */
+export function speakerIsPerson(e: ReadEventBody): boolean {
+  const who = e.kind === "user-message" || e.kind === "recall-turn" ? e.body.speaker : undefined;
+  return who !== undefined && who !== "" && who !== "user" && who !== "assistant";
+}
 
 /**
  * Who said an event's text, as memory indexes it (the speaker's name weighs in ranking, and two
