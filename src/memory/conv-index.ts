@@ -160,6 +160,8 @@ export class ConvIndex {
   linkNext = new Uint8Array(16);
   /** Speaker ordinal per document (-1 when unknown). */
   speakerOf = new Int32Array(16);
+  /** 1 when a document's speaker is a person named in a dialogue (IndexedEvent.named). */
+  person = new Uint8Array(16);
   /** 1 when a document states a quantity (a number, in digits or words). */
   numeric = new Uint8Array(16);
   /** 1 when a document places what it tells on the day it is said ("I planted tomatoes today"). */
@@ -215,6 +217,7 @@ export class ConvIndex {
       this.times = grown(this.times, doc + 1);
       this.linkNext = grown(this.linkNext, doc + 1);
       this.speakerOf = grown(this.speakerOf, doc + 1);
+      this.person = grown(this.person, doc + 1);
       this.numeric = grown(this.numeric, doc + 1);
       this.today = grown(this.today, doc + 1);
       this.asks = grown(this.asks, doc + 1);
@@ -243,6 +246,7 @@ export class ConvIndex {
       this.speakerIds.set(who, sp);
     }
     this.speakerOf[doc] = sp;
+    this.person[doc] = e.named ? 1 : 0;
     if (doc > 0 && this.sessions[doc - 1] === this.sessions[doc]) {
       const prev = this.speakerOf[doc - 1] as number;
       this.linkNext[doc - 1] = prev >= 0 && sp >= 0 && prev !== sp ? 1 : 0;

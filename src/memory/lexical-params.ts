@@ -45,21 +45,16 @@ export interface LexicalParams {
    */
   twoHop: number;
   /**
-   * Turn length (words) at which the turn after a short question takes half the neighbours'
-   * share from it: an answer means what the question asks however long it runs, so this is far
-   * longer than neighbourLen. 0: it takes the share any neighbour takes.
+   * Turn length (words) at which a person's turn after a question (in a dialogue between people)
+   * takes half of answerShare: an answer means what the question asks however long it runs, so
+   * this is far longer than neighbourLen. 0: it takes the share any neighbour takes.
    */
   answerLen: number;
   /**
-   * Share of a short question's score its answer takes (scaled by answerLen): the answer means
+   * Share of a question's score its answer takes (scaled by answerLen): the answer means
    * what the question asks, so the whole of it, where another neighbour takes `neighbours`.
    */
   answerShare: number;
-  /**
-   * Longest question (indexed words, the turn ending with "?") whose next turn takes the share by
-   * answerLen: a longer turn that ends with a question mostly tells ("… Would you like more tips?").
-   */
-  questionLen: number;
   /** Weight of the session's own BM25 (the session as one document), normalised, beside the turn's. */
   session: number;
   /**
@@ -137,7 +132,6 @@ export const PLAIN_BM25: LexicalParams = {
   twoHop: 0,
   answerLen: 0,
   answerShare: 0,
-  questionLen: 0,
   session: 0,
   sessionLen: 0,
   time: 0,
@@ -169,7 +163,6 @@ export const DEFAULT_PARAMS: LexicalParams = {
   twoHop: 0.2,
   answerLen: 100,
   answerShare: 1,
-  questionLen: 30,
   session: 0.1,
   sessionLen: 12,
   time: 1,

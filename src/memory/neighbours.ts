@@ -7,12 +7,13 @@
  * follow-up question ("Ugh, I sprained my ankle." — "Oh no, how?" — "Soccer on Sunday, stepped
  * on the ball."; "We're moving again." — "Where to?" — "Austin."): the turn two away takes a
  * further share through the turn between, scaled by how short that turn is, so a long reply
- * between (an assistant's answer between a person's messages) passes almost nothing on. The turn
- * after a short question answers it, and means what it asks however long it runs ("How often do
- * you swim these days?" — "Most mornings before work. It clears my head, and my shoulder
- * finally stopped hurting …"): it takes the question's whole score (answerShare), scaled by a
- * far longer length (answerLen). A long turn that ends with a question mostly tells (advice
- * closing "Would you like more tips?"): the turn after it takes the usual share.
+ * between (an assistant's answer between a person's messages) passes almost nothing on. Between
+ * people, the turn after a question answers it, and means what it asks however long it runs
+ * ("How often do you swim these days?" — "Most mornings before work. It clears my head, and my
+ * shoulder finally stopped hurting …"): it takes the question's whole score (answerShare),
+ * scaled by a far longer length (answerLen). Not an assistant's reply to a person's question:
+ * that is advice, or what it was told, and may not answer at all ("?"); it takes a neighbour's
+ * share, as before.
  */
 import type { ConvIndex } from "./conv-index.ts";
 
@@ -23,7 +24,6 @@ export interface NeighbourWeights {
   twoHop: number;
   answerLen: number;
   answerShare: number;
-  questionLen: number;
 }
 
 /** `out` (a buffer other than `turn`) = `turn` plus what each turn lends the turns around it. */
@@ -33,9 +33,9 @@ export function lendToNeighbours(ci: ConvIndex, turn: Float64Array, out: Float64
   const share = (d: number) => (len > 0 ? (w.neighbours * len) / (len + (ci.lens[d] as number)) : w.neighbours);
   // Through a turn between: the shorter it is, the more passes (a follow-up question).
   const through = (d: number) => (len > 0 ? (w.twoHop * len) / (len + (ci.lens[d] as number)) : w.twoHop);
-  // What the turn after a short question takes (see the file's header).
+  // What a person's turn after a question takes (see the file's header).
   const answer = (q: number, d: number) =>
-    w.answerLen > 0 && ci.asks[q] === 1 && (ci.lens[q] as number) <= w.questionLen
+    w.answerLen > 0 && ci.asks[q] === 1 && ci.person[d] === 1
       ? (w.answerShare * w.answerLen) / (w.answerLen + (ci.lens[d] as number))
       : share(d);
   const link = ci.linkNext;

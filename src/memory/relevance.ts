@@ -8,19 +8,17 @@
  *     two away takes a fifth of that through a short turn between ("Where to?"): chat R@10 EN
  *     .790 → .819, ZH .803 → .839, LongMemEval unchanged (0.15–0.25 the same; at 0.3 all turns
  *     lose a question, and without the short turn between, 0.1 already did);
- *     the turn after a short question (ending with "?", at most 30 indexed words) answers it and
- *     takes its share by a length of 100 words, not 10 ("How often do you swim these days?" — a
- *     30-word "Most mornings before work. It clears my head, and my shoulder finally …"): LoCoMo
- *     R@10 .706 → .758 (conv-26 .726 → .770, conv-41 .687 → .746; single-hop .74 → .83), chat
- *     R@10 EN .857 → .865, ZH .854 → .887, LongMemEval unchanged. After any turn that asks, the
- *     assistant's long answer to a person's question took so much that all turns lost R@5 .864 →
- *     .857 (R@10 .931 → .918): a long turn ending with a question mostly tells ("… Would you
- *     like more tips?"); LoCoMo the same at a question limit of 20 or 50, at lengths 50–200 .749
- *     to .760. It takes the question's whole score, not the half a neighbour takes (it means
- *     what the question asks): LoCoMo .791 → .804 (conv-26 .793 → .801, conv-41 .789 → .807;
- *     R@5 .692 → .714, MRR .559 → .598; open-domain .37 → .34, temporal .94 → .92), chat R@10
- *     EN .889 → .926, ZH .908 → .971, LongMemEval unchanged (all turns nDCG .795 → .793); three
- *     quarters measured .801;
+ *     between people, the turn after a question (a turn ending with "?") answers it: it takes
+ *     the question's whole score, not a neighbour's half, scaled by a length of 100 words, not
+ *     10 ("How often do you swim these days?" — a 30-word "Most mornings before work. It clears
+ *     my head …"): LoCoMo R@10 .706 → .804 (conv-26 .726 → .801, conv-41 .687 → .807; R@5 .624
+ *     → .714, MRR .481 → .598; single-hop .74 → .90, open-domain .37 → .34), chat R@10 EN .857
+ *     → .926, ZH .854 → .971, LongMemEval unchanged (measured in two steps: the length first,
+ *     .706 → .758, 50–200 words .749–.760; then the whole score, .791 → .804, three quarters
+ *     .801). Not for an assistant's reply to a person's question: given it, after any turn that
+ *     asks, LongMemEval all turns lost R@5 .864 → .857 (R@10 .931 → .918; a question limit of
+ *     30 words avoided that), and on the memory page the assistant's "?" and its answer quoting
+ *     a recalled turn rose above the turns that told the facts;
  *   - its session as one document (BM25), fused at a tenth of the turn's weight, up to a fifth
  *     when the conversation's turns are long and self-contained (sessions that work one task
  *     through): at a fifth for every kind of conversation, the chat sets lost 4–7 points;

@@ -488,8 +488,9 @@ describe("default scorer", () => {
       turn("ordered", "王芳", "已经订了一辆，小型电动车。"),
       turn("film", "李明", "我在看电影。"),
       turn("puppy", "李明", "不会吧，小狗？"),
-      turn("tired", "小雨", "我今天很累。"),
       turn("hike", "李明", "周末去爬山了。"),
+      // Not right after 小狗？: the turn after a short question answers it, and takes its score.
+      turn("tired", "小雨", "我今天很累。"),
     ];
     // jieba: 王芳订 / 车 and 小雨 / 狗叫 / 名字: neither 王芳订 nor 狗叫 is in any turn.
     const ask = [
