@@ -561,7 +561,7 @@ describe("a dialogue between people", () => {
     expect((await recall(plain.path, "bm25", ...chat, ask))[0]?.[0]).toBe("praise");
   });
 
-  test("the turn after a short question answers it, however long it runs", async () => {
+  test("a person's turn after a question answers it, however long it runs", async () => {
     const chat = [
       turn("asks", "Jon", 1, "How often do you swim?"),
       turn(
