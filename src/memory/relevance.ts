@@ -86,6 +86,13 @@
  * query-term coverage, BM25+ and BM25L, term proximity in the top 30–50, the noun phrase after
  * "how many / which" weighed up, session-level idf, a number before the unit "how many" names,
  * proper names weighed up, newer turns favoured for every question: none raised every set.
+ * And (2026-12-05, LoCoMo): the added speaker weight raised to 0.6–2 before the name became a
+ * factor (LoCoMo R@10 +.003 to +.021, chat EN −.008 to −.036); neighbours 0.6–0.7, neighbourLen
+ * 15–20, twoHop 0.4, session 0.15–0.2 (LoCoMo +.005 to +.017, but on one conversation only or
+ * at a cost of 1–2 points to chat EN); "would", "might", "likely", "probably", "considered"
+ * leaving a question as framing of a hypothetical ("likely" is stemmed to "like"): LoCoMo .789
+ * → .791, one question of one conversation, LongMemEval and chat unchanged, not worth a rule in
+ * each language; k1 0.9 / 1.6 and concepts 0.1 / 0.3 on LongMemEval user turns (±1 question).
  * With a dense model installed, dense cosine brings its own candidates and half of the score
  * (a first, untuned split: no real model has been measured yet).
  */
