@@ -35,6 +35,8 @@ interface LocomoConversation {
 
 export interface LocomoCase {
   conv: string;
+  /** The question as asked (development aids print it; scoring never reads it). */
+  question: string;
   category: number;
   evidence: string[];
 }
@@ -86,7 +88,7 @@ export function locomoOps(set: readonly LocomoConversation[]): { ops: RecallOp[]
       const evidence = q.evidence.filter((e) => known.has(e));
       if (evidence.length === 0) continue;
       ops.push({ op: "query", conv, text: q.question, k: 20 });
-      cases.push({ conv, category: q.category, evidence });
+      cases.push({ conv, question: q.question, category: q.category, evidence });
     }
   }
   return { ops, cases };

@@ -107,7 +107,14 @@ if (import.meta.main) {
                   const cats = Object.entries(r.byCategory)
                     .map(([c, v]) => `c${c}=${v.r10.toFixed(2)}`)
                     .join(" ");
-                  return `R@10 ${r.r10.toFixed(3)} R@5 ${r.r5.toFixed(3)} R@20 ${r.r20.toFixed(3)} MRR ${r.mrr.toFixed(3)} | ${cats}`;
+                  // By conversation, to see whether a gain holds on both (as LongMemEval's halves).
+                  const convs = [...new Set(x.cases.map((c) => c.conv))]
+                    .map((conv) => {
+                      const xs = r.perQuestion.filter((_, i) => x.cases[i]?.conv === conv);
+                      return `${conv} ${(xs.reduce((s, v) => s + v, 0) / xs.length).toFixed(3)}`;
+                    })
+                    .join(" ");
+                  return `R@10 ${r.r10.toFixed(3)} (${convs}) R@5 ${r.r5.toFixed(3)} R@20 ${r.r20.toFixed(3)} MRR ${r.mrr.toFixed(3)} | ${cats}`;
                 },
               };
             })()

@@ -92,6 +92,11 @@ export interface IndexedEvent {
   concepts: readonly string[];
   /** Terms of the speaker's name ("Caroline", "user"), when known. */
   speaker: readonly string[];
+  /**
+   * Whether the speaker is a person named in the dialogue ("Caroline"), not a role the daemon
+   * gives ("user", "assistant", "tool"; src/memory/event-text.ts eventSpeaker).
+   */
+  named?: boolean;
   /** A session key: events with the same key form one session (src/memory/sessions.ts). */
   session: string | null;
   /** Epoch milliseconds, when known. */
@@ -155,6 +160,8 @@ export class ConvIndex {
   linkNext = new Uint8Array(16);
   /** Speaker ordinal per document (-1 when unknown). */
   speakerOf = new Int32Array(16);
+  /** 1 when a document's speaker is a person named in a dialogue (IndexedEvent.named). */
+  person = new Uint8Array(16);
   /** 1 when a document states a quantity (a number, in digits or words). */
   numeric = new Uint8Array(16);
   /** 1 when a document places what it tells on the day it is said ("I planted tomatoes today"). */
@@ -171,6 +178,11 @@ export class ConvIndex {
   readonly words = new Map<string, Postings>();
   readonly concepts = new Map<string, Postings>();
   readonly speakers = new Map<string, Postings>();
+  /**
+   * Terms of the names of the people who speak here (`IndexedEvent.named`): in a turn's text such
+   * a name mostly addresses that person ("Hey Caroline!"), see LexicalParams.nameInText.
+   */
+  readonly names = new Set<string>();
   /** Each Han character → the words of two or three Han characters it is in (src/memory/han-parts.ts). */
   readonly hanChars = new Map<string, string[]>();
   totalLen = 0;
@@ -205,6 +217,7 @@ export class ConvIndex {
       this.times = grown(this.times, doc + 1);
       this.linkNext = grown(this.linkNext, doc + 1);
       this.speakerOf = grown(this.speakerOf, doc + 1);
+      this.person = grown(this.person, doc + 1);
       this.numeric = grown(this.numeric, doc + 1);
       this.today = grown(this.today, doc + 1);
       this.asks = grown(this.asks, doc + 1);
@@ -233,6 +246,7 @@ export class ConvIndex {
       this.speakerIds.set(who, sp);
     }
     this.speakerOf[doc] = sp;
+    this.person[doc] = e.named ? 1 : 0;
     if (doc > 0 && this.sessions[doc - 1] === this.sessions[doc]) {
       const prev = this.speakerOf[doc - 1] as number;
       this.linkNext[doc - 1] = prev >= 0 && sp >= 0 && prev !== sp ? 1 : 0;
@@ -266,6 +280,7 @@ export class ConvIndex {
     for (const t of new Set(e.speaker)) {
       post(this.speakers, t, doc, 1);
       this.postings++;
+      if (e.named) this.names.add(t);
     }
   }
 

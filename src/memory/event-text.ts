@@ -55,6 +55,15 @@ export function eventText(kind: string, body: string): string | null {
 }
 
 /**
+ * Whether eventSpeaker names a person of a dialogue between people ("Caroline": a message that
+ * says who sent it), not a role ("user", "assistant", "tool") nor a plugin's name ("notes").
+ */
+export function speakerIsPerson(e: ReadEventBody): boolean {
+  const who = e.kind === "user-message" || e.kind === "recall-turn" ? e.body.speaker : undefined;
+  return who !== undefined && who !== "" && who !== "user" && who !== "assistant";
+}
+
+/**
  * Who said an event's text, as memory indexes it (the speaker's name weighs in ranking, and two
  * adjacent turns of different speakers are one exchange): the person is "user", the model
  * "assistant", a tool's output "tool"; a message of a dialogue between people names its speaker.

@@ -11,7 +11,7 @@ import type { Database } from "bun:sqlite";
 import type { Tokenizer } from "../embed/tokenizer.ts";
 import { ConvIndex, type IndexedEvent } from "./conv-index.ts";
 import { readEventBody } from "../protocol/event-bodies.ts";
-import { bodyText, eventSpeaker } from "./event-text.ts";
+import { bodyText, eventSpeaker, speakerIsPerson } from "./event-text.ts";
 import { SessionClock } from "./sessions.ts";
 import { abstains, asks } from "./past-askings.ts";
 import { parseTime, saysToday } from "./time.ts";
@@ -38,16 +38,18 @@ export interface EventMeta {
   session?: string | number | null;
   /** Epoch milliseconds. */
   time?: number | null;
+  /** Whether `speaker` is a person's name, not a role or a plugin (event-text.ts speakerIsPerson). */
+  person?: boolean;
 }
 
 /**
  * The layout of `event_terms.terms`, and of the words the tokenizer makes (3: irregular past forms
  * as their verb; 4: with the texts of the event's blocks; 5: every event with its speaker, session
  * and time, src/memory/sessions.ts; 6: whether it asks or says it does not know; 7: whether it says
- * back the turn before, past-askings.ts); rows of another layout are re-made
- * from the log.
+ * back the turn before, past-askings.ts; 8: whether its speaker is a person named in a dialogue,
+ * not a role or a plugin); rows of another layout are re-made from the log.
  */
-const FORMAT = "7";
+const FORMAT = "8";
 
 interface StoredTerms {
   /** Words, space-separated (no term holds a space). */
@@ -65,6 +67,8 @@ interface StoredTerms {
   ab?: number;
   /** 1 when it is an assistant's turn that says back the person's turn before it (echoes). */
   eo?: number;
+  /** 1 when `sp` is a person's name, not a role or a plugin (IndexedEvent.named). */
+  nm?: number;
 }
 
 /** Conversations kept in memory at once (least recently queried dropped first). */
@@ -142,21 +146,26 @@ export class LexicalIndex {
       r.kind === "recall-turn" || r.kind === "user-message" || r.kind === "agent-reply" ? r.body.session : null;
     this.add(e.id, e.conv, full, {
       speaker: eventSpeaker(r, e.actor),
+      person: speakerIsPerson(r),
       session: this.sessions.key(e.conv, e.id, time, named),
       time: Number.isNaN(time) ? null : time,
     });
     return full;
   }
 
-  /** The words of a text and the concepts they stand for (see Tokenizer); concepts exclude the words. */
-  analyse(text: string): { words: string[]; concepts: string[] } {
+  /**
+   * The words of a text and the concepts they stand for (see Tokenizer); concepts exclude the
+   * words. Terms in `names` (people's names) stand for no concept: Maya is not an illusion, nor
+   * John a toilet.
+   */
+  analyse(text: string, names?: ReadonlySet<string>): { words: string[]; concepts: string[] } {
     const ws = this.tokenizer.words(text);
     const words = ws.map((w) => w.term);
     const own = new Set(words);
     const concepts = new Set<string>();
     const seen = new Set<string>();
     for (const w of ws) {
-      if (seen.has(w.surface)) continue;
+      if (seen.has(w.surface) || names?.has(w.term)) continue;
       seen.add(w.surface);
       for (const c of this.tokenizer.concepts(w.surface)) if (!own.has(c)) concepts.add(c);
     }
@@ -168,6 +177,7 @@ export class LexicalIndex {
     const { words, concepts } = this.analyse(text);
     const stored: StoredTerms = { w: words.join(" "), c: concepts.join(" ") };
     if (meta.speaker) stored.sp = meta.speaker;
+    if (meta.speaker && meta.person) stored.nm = 1;
     if (saysToday(text)) stored.td = 1;
     if (asks(text)) stored.q = 1;
     if (meta.speaker === "assistant" && abstains(text)) stored.ab = 1;
@@ -213,6 +223,7 @@ export class LexicalIndex {
       words: words ?? (s.w ? s.w.split(" ") : []),
       concepts: concepts ?? (s.c ? s.c.split(" ") : []),
       speaker: s.sp ? this.tokenizer.tokens(s.sp) : [],
+      named: s.nm === 1,
       session: s.se ?? null,
       time: s.t ?? null,
       saysToday: s.td === 1,

@@ -14,6 +14,19 @@ export interface LexicalParams {
   b: number;
   /** Weight of a query word met by the turn's speaker name, relative to one met in its text. */
   speaker: number;
+  /**
+   * Weight, relative to another word, of a query word that is the name of a person who speaks in
+   * the conversation ("What did Caroline paint?"), met in a turn's text: there it mostly
+   * addresses that person ("Hey Caroline!", said by the other), and says nothing of what the
+   * turn is about. Roles ("user", "assistant") are words like any other.
+   */
+  nameInText: number;
+  /**
+   * Boost (× 1 + this) of the turns said by a person the query names ("What did Caroline …"):
+   * in place of the speaker weight for a person's name (src/memory/named-speakers.ts). 0: a name
+   * takes the speaker weight as a role does.
+   */
+  named: number;
   /** Weight of a concept bridge (a query word's concept met by a turn's word, or the reverse). */
   concepts: number;
   /** Weight of a concept that the query's words and a turn's words both stand for. */
@@ -31,6 +44,17 @@ export interface LexicalParams {
    * between that links both ("Where to?"), scaled like a neighbour's share by that turn's length.
    */
   twoHop: number;
+  /**
+   * Turn length (words) at which a person's turn after a question (in a dialogue between people)
+   * takes half of answerShare: an answer means what the question asks however long it runs, so
+   * this is far longer than neighbourLen. 0: it takes the share any neighbour takes.
+   */
+  answerLen: number;
+  /**
+   * Share of a question's score its answer takes (scaled by answerLen): the answer means
+   * what the question asks, so the whole of it, where another neighbour takes `neighbours`.
+   */
+  answerShare: number;
   /** Weight of the session's own BM25 (the session as one document), normalised, beside the turn's. */
   session: number;
   /**
@@ -40,6 +64,12 @@ export interface LexicalParams {
   sessionLen: number;
   /** Boost (× 1 + this) of a turn said within the span the query names ("two weeks ago"). */
   time: number;
+  /**
+   * 1: a calendar date the query names ("on 13 October 2023", "in May 2023", 2023年5月) is such a
+   * span too, with or without the time the query is asked (src/memory/time.ts dateWindow); 0: only
+   * spans relative to that time.
+   */
+  dates: number;
   /** What a turn said within that span gains regardless of its words, as a share of the best score. */
   timeFloor: number;
   /** Further boost (× 1 + this) of a turn said within that span that says "today" (time.ts saysToday). */
@@ -93,14 +123,19 @@ export const PLAIN_BM25: LexicalParams = {
   k1: 1.2,
   b: 0.75,
   speaker: 0,
+  nameInText: 1,
+  named: 0,
   concepts: 0,
   sharedConcepts: 0,
   neighbours: 0,
   neighbourLen: 0,
   twoHop: 0,
+  answerLen: 0,
+  answerShare: 0,
   session: 0,
   sessionLen: 0,
   time: 0,
+  dates: 0,
   timeFloor: 0,
   today: 0,
   quantity: 0,
@@ -119,14 +154,19 @@ export const DEFAULT_PARAMS: LexicalParams = {
   k1: 1.2,
   b: 0.75,
   speaker: 0.3,
+  nameInText: 0,
+  named: 0.3,
   concepts: 0.2,
   sharedConcepts: 0.1,
   neighbours: 0.5,
   neighbourLen: 10,
   twoHop: 0.2,
+  answerLen: 100,
+  answerShare: 1,
   session: 0.1,
   sessionLen: 12,
   time: 1,
+  dates: 1,
   timeFloor: 0.3,
   today: 1,
   quantity: 0.3,

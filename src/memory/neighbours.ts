@@ -7,7 +7,13 @@
  * follow-up question ("Ugh, I sprained my ankle." — "Oh no, how?" — "Soccer on Sunday, stepped
  * on the ball."; "We're moving again." — "Where to?" — "Austin."): the turn two away takes a
  * further share through the turn between, scaled by how short that turn is, so a long reply
- * between (an assistant's answer between a person's messages) passes almost nothing on.
+ * between (an assistant's answer between a person's messages) passes almost nothing on. Between
+ * people, the turn after a question answers it, and means what it asks however long it runs
+ * ("How often do you swim these days?" — "Most mornings before work. It clears my head, and my
+ * shoulder finally stopped hurting …"): it takes the question's whole score (answerShare),
+ * scaled by a far longer length (answerLen). Not an assistant's reply to a person's question:
+ * that is advice, or what it was told, and may not answer at all ("?"); it takes a neighbour's
+ * share, as before.
  */
 import type { ConvIndex } from "./conv-index.ts";
 
@@ -16,6 +22,8 @@ export interface NeighbourWeights {
   neighbours: number;
   neighbourLen: number;
   twoHop: number;
+  answerLen: number;
+  answerShare: number;
 }
 
 /**
@@ -35,6 +43,11 @@ export function lendToNeighbours(
   const share = (d: number) => (len > 0 ? (w.neighbours * len) / (len + (ci.lens[d] as number)) : w.neighbours);
   // Through a turn between: the shorter it is, the more passes (a follow-up question).
   const through = (d: number) => (len > 0 ? (w.twoHop * len) / (len + (ci.lens[d] as number)) : w.twoHop);
+  // What a person's turn after a question takes (see the file's header).
+  const answer = (q: number, d: number) =>
+    w.answerLen > 0 && ci.asks[q] === 1 && ci.person[d] === 1
+      ? (w.answerShare * w.answerLen) / (w.answerLen + (ci.lens[d] as number))
+      : share(d);
   const link = ci.linkNext;
   for (let d = 0; d < ci.size; d++) {
     const s = turn[d] as number;
@@ -45,7 +58,7 @@ export function lendToNeighbours(
         out[d - 2] = (out[d - 2] as number) + through(d - 1) * share(d - 2) * s;
     }
     if (link[d] === 1) {
-      out[d + 1] = (out[d + 1] as number) + share(d + 1) * s;
+      out[d + 1] = (out[d + 1] as number) + answer(d, d + 1) * s;
       if (w.twoHop > 0 && link[d + 1] === 1) out[d + 2] = (out[d + 2] as number) + through(d + 1) * share(d + 2) * s;
     }
   }

@@ -8,10 +8,35 @@
  *     two away takes a fifth of that through a short turn between ("Where to?"): chat R@10 EN
  *     .790 → .819, ZH .803 → .839, LongMemEval unchanged (0.15–0.25 the same; at 0.3 all turns
  *     lose a question, and without the short turn between, 0.1 already did);
+ *     between people, the turn after a question (a turn ending with "?") answers it: it takes
+ *     the question's whole score, not a neighbour's half, scaled by a length of 100 words, not
+ *     10 ("How often do you swim these days?" — a 30-word "Most mornings before work. It clears
+ *     my head …"): LoCoMo R@10 .706 → .804 (conv-26 .726 → .801, conv-41 .687 → .807; R@5 .624
+ *     → .714, MRR .481 → .598; single-hop .74 → .90, open-domain .37 → .34), chat R@10 EN .857
+ *     → .926, ZH .854 → .971, LongMemEval unchanged (measured in two steps: the length first,
+ *     .706 → .758, 50–200 words .749–.760; then the whole score, .791 → .804, three quarters
+ *     .801). Not for an assistant's reply to a person's question: given it, after any turn that
+ *     asks, LongMemEval all turns lost R@5 .864 → .857 (R@10 .931 → .918; a question limit of
+ *     30 words avoided that), and on the memory page the assistant's "?" and its answer quoting
+ *     a recalled turn rose above the turns that told the facts;
  *   - its session as one document (BM25), fused at a tenth of the turn's weight, up to a fifth
  *     when the conversation's turns are long and self-contained (sessions that work one task
  *     through): at a fifth for every kind of conversation, the chat sets lost 4–7 points;
- *   - its speaker's name ("When did Caroline ...");
+ *   - its speaker's name ("When did Caroline ..."); a speaker's name in a turn's text counts
+ *     nothing (LexicalParams.nameInText): said there, it mostly addresses that person ("Hey
+ *     Caroline!", said by the other; in LoCoMo dev 611 of 612 turns that name a speaker are the
+ *     other's), so the question's name pointed at the wrong person's turns. LoCoMo R@10 .697 →
+ *     .706 (conv-26 .713 → .726, conv-41 .682 → .687), chat R@10 EN .819 → .857, ZH .839 →
+ *     .854, LongMemEval unchanged (roles, "user" and "assistant", are words as before); the
+ *     turns of a person the question names count 1.3 times (src/memory/named-speakers.ts), in
+ *     place of the added speaker weight, which lifted every turn of theirs alike, matching or
+ *     not: LoCoMo R@10 .779 → .789 (conv-26 .780 → .793, conv-41 .778 → .785; R@5 .665 → .694,
+ *     MRR .533 → .561; adversarial questions, which name the wrong person, .85 → .83), chat R@10
+ *     EN .865 → .860, ZH .887 → .904, LongMemEval unchanged; 1.2–1.4 measured .788–.792;
+ *     such a name weighs nothing in a session's text either (chat R@10 EN .860 → .864, ZH .904
+ *     → .908, LoCoMo the same), and stands for no concept (Maya is no illusion, John no toilet;
+ *     src/memory/lexical-index.ts analyse): LoCoMo .789 → .791 (conv-41 .785 → .789), chat R@10
+ *     EN .864 → .889 (R@5 .761 → .788), ZH the same, LongMemEval unchanged;
  *   - concept bridges (WordNet, CC-CEDICT) at a fifth of a shared word, a tenth when only the
  *     concepts meet: at half weight they cost LongMemEval 4–5 points;
  *   - a Chinese query word no turn uses, which jieba made by joining a name or a character to
@@ -22,7 +47,11 @@
  *     0.3 of the best score even when they share no word with the question (0.25–0.5 measured
  *     the same, 0.2 a question less); the phrase's own words ("weeks", "ago") are left out of the
  *     query; of those turns, one that says "today" ("I planted tomatoes today") tells what
- *     happened then, and counts double again;
+ *     happened then, and counts double again; a calendar date the question names ("on 13 October
+ *     2023", "in May 2023", 2023年5月; time.ts dateWindow) is such a span whether or not the time
+ *     of asking is known, and its words leave the query too: LoCoMo R@10 .758 → .779 (conv-26
+ *     .770 → .780, conv-41 .746 → .778; 8 questions up, none down; single-hop .83 → .88; 34 of
+ *     its 392 questions name a date), LongMemEval and chat unchanged (no question names one);
  *   - what the question asks for (src/memory/query-analysis.ts): a turn stating a number counts
  *     1.7 times for a measure ("how many hours", "how much", "total"; LongMemEval user turns
  *     .868 → .881, all turns .857 → .864, R@10 of all turns .934 → .931), 1.3 times for a count
@@ -57,6 +86,16 @@
  * query-term coverage, BM25+ and BM25L, term proximity in the top 30–50, the noun phrase after
  * "how many / which" weighed up, session-level idf, a number before the unit "how many" names,
  * proper names weighed up, newer turns favoured for every question: none raised every set.
+ * And (2026-12-05, LoCoMo): the added speaker weight raised to 0.6–2 before the name became a
+ * factor (LoCoMo R@10 +.003 to +.021, chat EN −.008 to −.036); neighbours 0.6–0.7, neighbourLen
+ * 15–20, twoHop 0.4, session 0.15–0.2 (LoCoMo +.005 to +.017, but on one conversation only or
+ * at a cost of 1–2 points to chat EN); "would", "might", "likely", "probably", "considered"
+ * leaving a question as framing of a hypothetical ("likely" is stemmed to "like"): LoCoMo .789
+ * → .791, one question of one conversation, LongMemEval and chat unchanged, not worth a rule in
+ * each language; k1 0.9 / 1.6 and concepts 0.1 / 0.3 on LongMemEval user turns (±1 question);
+ * the other's turns that say "you" to the named person (next to a turn of theirs) × 1.15 or
+ * × 1.3: LoCoMo .804 → .803 / .793, only the generated chat set gained (EN .926 → .956), where
+ * the asker's "Did you …?" is part of the evidence by construction.
  * With a dense model installed, dense cosine brings its own candidates and half of the score
  * (a first, untuned split: no real model has been measured yet).
  */
@@ -65,8 +104,9 @@ import type { LexicalIndex, Scored } from "./lexical-index.ts";
 import { hanParts } from "./han-parts.ts";
 import { lendToNeighbours } from "./neighbours.ts";
 import { favourAnswers } from "./favour-answers.ts";
+import { favourNamedSpeakers } from "./named-speakers.ts";
 import { analyseQuery } from "./query-analysis.ts";
-import { timeWindow, withoutTimePhrases } from "./time.ts";
+import { dateWindow, timeWindow, withoutTimePhrases } from "./time.ts";
 import { cutPastAskings } from "./past-askings.ts";
 import { DEFAULT_PARAMS, type LexicalParams, PLAIN_BM25, type ScorerName } from "./lexical-params.ts";
 
@@ -128,7 +168,13 @@ function accumulate(
 }
 
 /** Session-level BM25: each session's turns as one document. */
-function sessionScores(ci: ConvIndex, terms: readonly string[], k1: number, b: number): Float64Array {
+function sessionScores(
+  ci: ConvIndex,
+  terms: readonly string[],
+  k1: number,
+  b: number,
+  nameInText: number,
+): Float64Array {
   const n = ci.sessionCount;
   const out = new Float64Array(n);
   if (n === 0) return out;
@@ -153,7 +199,8 @@ function sessionScores(ci: ConvIndex, terms: readonly string[], k1: number, b: n
       if (tf[s] === 0) touched.push(s);
       tf[s] = (tf[s] as number) + c.tf;
     }
-    const idf = Math.log(1 + (n - touched.length + 0.5) / (touched.length + 0.5));
+    // A speaker's name weighs in a session's text as in a turn's (LexicalParams.nameInText).
+    const idf = Math.log(1 + (n - touched.length + 0.5) / (touched.length + 0.5)) * (ci.names.has(t) ? nameInText : 1);
     for (const s of touched) {
       const f = tf[s] as number;
       out[s] = (out[s] as number) + (idf * f * (k1 + 1)) / (f + k1 * (1 - b + (b * (len[s] as number)) / avg));
@@ -179,8 +226,11 @@ export function lexicalScores(
   const terms = [...new Set(words)];
   for (const t of terms) {
     const w = ci.words.get(t);
-    if (w) accumulate(ci, w, ci.idf(w.n), 1, p.k1, p.b, turn);
-    if (p.speaker > 0) {
+    // A speaker's name said in a turn mostly addresses them ("Hey Caroline!"): the turn is
+    // theirs when they say it (the speaker weight below), not when it names them.
+    if (w) accumulate(ci, w, ci.idf(w.n), ci.names.has(t) ? p.nameInText : 1, p.k1, p.b, turn);
+    // A person's name weighs as a factor instead (src/memory/named-speakers.ts); a role here.
+    if (p.speaker > 0 && !(p.named > 0 && ci.names.has(t))) {
       const s = ci.speakers.get(t);
       if (s) accumulate(ci, s, ci.idf(s.n), p.speaker, p.k1, 0, turn);
     }
@@ -194,7 +244,7 @@ export function lexicalScores(
     for (const part of hanParts(ci, terms)) {
       const w = ci.words.get(part);
       if (w) accumulate(ci, w, ci.idf(w.n), p.hanParts, p.k1, p.b, turn);
-      const s = p.speaker > 0 ? ci.speakers.get(part) : undefined;
+      const s = p.speaker > 0 && !(p.named > 0 && ci.names.has(part)) ? ci.speakers.get(part) : undefined;
       if (s) accumulate(ci, s, ci.idf(s.n), p.hanParts * p.speaker, p.k1, 0, turn);
     }
   if (p.concepts > 0) {
@@ -214,7 +264,7 @@ export function lexicalScores(
     lendToNeighbours(ci, turn, out, p, askedFrom);
   }
   if (p.session > 0 && ci.sessionCount > 0) {
-    const sess = sessionScores(ci, terms, p.k1, p.b);
+    const sess = sessionScores(ci, terms, p.k1, p.b, p.nameInText);
     // Sessions of long, self-contained turns (a person working one task through with an
     // assistant) are about one thing; sessions of short chat turns wander. The session's weight
     // grows from `session` to twice that as the average turn grows from sessionLen words to twice.
@@ -255,12 +305,21 @@ export function rankEvents(index: LexicalIndex, conv: string, text: string, opts
       : scorer === "bm25c"
         ? { ...PLAIN_BM25, concepts: 0.5, sharedConcepts: 0.5 }
         : (opts.params ?? DEFAULT_PARAMS);
-  const span = params.time > 0 && typeof opts.time === "number" ? timeWindow(text, opts.time) : null;
+  // A calendar date needs no "now" ("on 13 October 2023"); a relative span does ("last week").
+  const span =
+    params.time <= 0
+      ? null
+      : ((params.dates > 0 ? dateWindow(text) : null) ??
+        (typeof opts.time === "number" ? timeWindow(text, opts.time) : null));
   const query = analyseQuery(text, params.rulesOff);
   const asked = params.framing > 0 ? query.unframed : text;
-  const { words, concepts } = index.analyse(span ? withoutTimePhrases(asked) : asked);
+  const { words, concepts } = index.analyse(
+    span ? withoutTimePhrases(asked) : asked,
+    params.nameInText < 1 ? ci.names : undefined,
+  );
   const scores = lexicalScores(ci, words, concepts, params, opts.askedFrom);
   favourAnswers(ci, query, params, scores);
+  favourNamedSpeakers(ci, words, params.named, params.hanParts > 0, scores);
   // A request for advice is answered by what the person said about it, asking included.
   if (!query.asksAdvice) cutPastAskings(ci, words, params, scores);
   if (span) {

@@ -181,8 +181,52 @@ export function timeWindow(text: string, now: number): TimeWindow | null {
   return null;
 }
 
-/** Phrases that name a span relative to now: what timeWindow reads, not what the question is about. */
-const RELATIVE_PHRASES = [
+const MONTH = "(january|february|march|april|may|june|july|august|september|october|november|december)";
+/** "13 October 2023", "31 July, 2023". */
+const DAY_MONTH_YEAR = new RegExp(
+  `\\b(\\d{1,2})(?:st|nd|rd|th)?\\s+(?:of\\s+)?${MONTH},?\\s+((?:19|20)\\d\\d)\\b`,
+  "i",
+);
+/** "October 13, 2023", "October 13th 2023". */
+const MONTH_DAY_YEAR = new RegExp(`\\b${MONTH}\\s+(\\d{1,2})(?:st|nd|rd|th)?,?\\s+((?:19|20)\\d\\d)\\b`, "i");
+/** "May 2023", "May, 2023". */
+const MONTH_YEAR = new RegExp(`\\b${MONTH},?\\s+((?:19|20)\\d\\d)\\b`, "i");
+/** "2023-10-13". */
+const ISO_DATE = /\b((?:19|20)\d\d)-(\d{2})-(\d{2})\b/;
+/** 2023年10月13日, 2023年5月. */
+const HAN_DATE = /((?:19|20)\d\d)\s*年\s*(\d{1,2})\s*月(?:\s*(\d{1,2})\s*[日号])?/;
+
+/**
+ * The span a question's calendar date names ("on 13 October 2023", "in May 2023", 2023年5月),
+ * which needs no "now": the day with a day's slack on either side (a session dated late on one
+ * day, a time zone), or the month. Null when it names no full date or month and year.
+ */
+export function dateWindow(text: string): TimeWindow | null {
+  const day = (y: number, m: number, d: number): TimeWindow | null =>
+    m >= 0 && m < 12 && d >= 1 && d <= 31 ? { from: Date.UTC(y, m, d) - DAY, to: Date.UTC(y, m, d + 1) + DAY } : null;
+  const month = (y: number, m: number): TimeWindow | null =>
+    m >= 0 && m < 12 ? { from: Date.UTC(y, m, 1) - DAY, to: Date.UTC(y, m + 1, 1) + DAY } : null;
+  const monthOf = (name: string) => MONTH_INDEX[name.toLowerCase()] as number;
+  let m = DAY_MONTH_YEAR.exec(text);
+  if (m) return day(Number(m[3]), monthOf(m[2] as string), Number(m[1]));
+  m = MONTH_DAY_YEAR.exec(text);
+  if (m) return day(Number(m[3]), monthOf(m[1] as string), Number(m[2]));
+  m = ISO_DATE.exec(text);
+  if (m) return day(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
+  m = HAN_DATE.exec(text);
+  if (m) return m[3] ? day(Number(m[1]), Number(m[2]) - 1, Number(m[3])) : month(Number(m[1]), Number(m[2]) - 1);
+  m = MONTH_YEAR.exec(text);
+  if (m) return month(Number(m[2]), monthOf(m[1] as string));
+  return null;
+}
+
+/** Phrases that name a span: what timeWindow and dateWindow read, not what the question is about. */
+const TIME_PHRASES = [
+  new RegExp(DAY_MONTH_YEAR.source, "gi"),
+  new RegExp(MONTH_DAY_YEAR.source, "gi"),
+  new RegExp(MONTH_YEAR.source, "gi"),
+  new RegExp(ISO_DATE.source, "g"),
+  new RegExp(HAN_DATE.source, "g"),
   /\b(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a couple of|a few|several)\s+(?:day|week|month|year)s?\s+ago\b/gi,
   /\b(?:in|during|over|within)\s+the\s+(?:past|last)\s+(?:(?:\d+|two|three|four|five|six|seven|eight|nine|ten|couple of|few|several)\s+)?(?:day|week|month|year)s?\b/gi,
   /\byesterday\b/gi,
@@ -193,13 +237,14 @@ const RELATIVE_PHRASES = [
 ];
 
 /**
- * `text` without the phrases that place it in time ("two weeks ago", 上周六): once the span they
+ * `text` without the phrases that place it in time ("two weeks ago", 上周六, "on 13 October
+ * 2023"): once the span they
  * name is used to weigh turns by when they were said, their words ("weeks", "ago") would only
  * match turns that happen to say them.
  */
 export function withoutTimePhrases(text: string): string {
   let out = text;
-  for (const re of RELATIVE_PHRASES) out = out.replace(re, " ");
+  for (const re of TIME_PHRASES) out = out.replace(re, " ");
   return out;
 }
 

@@ -488,8 +488,9 @@ describe("default scorer", () => {
       turn("ordered", "王芳", "已经订了一辆，小型电动车。"),
       turn("film", "李明", "我在看电影。"),
       turn("puppy", "李明", "不会吧，小狗？"),
-      turn("tired", "小雨", "我今天很累。"),
       turn("hike", "李明", "周末去爬山了。"),
+      // Not right after 小狗？: the turn after a short question answers it, and takes its score.
+      turn("tired", "小雨", "我今天很累。"),
     ];
     // jieba: 王芳订 / 车 and 小雨 / 狗叫 / 名字: neither 王芳订 nor 狗叫 is in any turn.
     const ask = [
@@ -528,6 +529,79 @@ describe("default scorer", () => {
       { op: "query", conv: "s", text: "happy", k: 3 },
     );
     expect(ids).toEqual([["r"], ["h"]]);
+  });
+});
+
+describe("a dialogue between people", () => {
+  const turn = (id: string, speaker: string, session: number, text: string, time?: string) => ({
+    op: "index",
+    conv: "d",
+    id,
+    text,
+    speaker,
+    session,
+    ...(time ? { time } : {}),
+  });
+  const others = [
+    turn("traffic", "Jon", 3, "The traffic this morning was terrible."),
+    turn("coffee", "Maya", 4, "I need coffee so badly right now."),
+    turn("film", "Jon", 5, "We watched an old film about sailors last night."),
+  ];
+
+  test("a name said in the other's turn addresses them: what the named person said comes first; plain BM25 cannot", async () => {
+    const chat = [
+      turn("praise", "Jon", 1, "Maya, your pottery looked great at the fair!"),
+      turn("calm", "Maya", 2, "Pottery keeps me calm after work."),
+      ...others,
+    ];
+    const ask = { op: "query", conv: "d", text: "What does Maya think of pottery?", k: 2 };
+    using dir = tempDir();
+    expect((await recall(dir.path, "hybrid", ...chat, ask))[0]).toEqual(["calm", "praise"]);
+    using plain = tempDir();
+    expect((await recall(plain.path, "bm25", ...chat, ask))[0]?.[0]).toBe("praise");
+  });
+
+  test("a person's turn after a question answers it, however long it runs", async () => {
+    const chat = [
+      turn("asks", "Jon", 1, "How often do you swim?"),
+      turn(
+        "answer",
+        "Maya",
+        1,
+        "Most mornings before work. It clears my head, my shoulder finally stopped hurting, and the pool " +
+          "near the office opens at six, so I go straight from there to my desk with wet hair.",
+      ),
+      turn("cousin", "Jon", 2, "My cousin swims in the lake every summer, rain or shine, with his old dog."),
+      turn("dog", "Maya", 2, "Ha, that dog is braver than me!"),
+      ...others,
+    ];
+    using dir = tempDir();
+    const [ids] = await recall(dir.path, "hybrid", ...chat, {
+      op: "query",
+      conv: "d",
+      text: "How often does Maya swim?",
+      k: 2,
+    });
+    expect(ids?.sort()).toEqual(["answer", "asks"]);
+  });
+
+  test("a calendar date in the question prefers what was said that day, with no time of asking", async () => {
+    const chat = [
+      turn("lake", "Maya", 1, "I painted the lake at dawn, finally!", "1:56 pm on 8 May, 2023"),
+      turn("wall", "Maya", 2, "I painted the kitchen wall blue.", "10:04 am on 20 June, 2023"),
+      ...others,
+    ];
+    const ask = (text: string) => ({ op: "query", conv: "d", text, k: 1 });
+    using dir = tempDir();
+    expect(
+      await recall(
+        dir.path,
+        "hybrid",
+        ...chat,
+        ask("What did Maya paint on 8 May, 2023?"),
+        ask("What did Maya paint?"),
+      ),
+    ).toEqual([["lake"], ["wall"]]);
   });
 });
 

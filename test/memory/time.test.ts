@@ -1,6 +1,6 @@
 /** Times as conversation sets write them, and the spans questions name relative to when they are asked. */
 import { describe, expect, test } from "bun:test";
-import { parseTime, timeWindow, withoutTimePhrases } from "../../src/memory/time.ts";
+import { dateWindow, parseTime, timeWindow, withoutTimePhrases } from "../../src/memory/time.ts";
 
 const day = (iso: string) => Date.parse(`${iso}T00:00:00Z`);
 const span = (text: string, now: string) => {
@@ -34,6 +34,27 @@ describe("timeWindow", () => {
   });
 });
 
+describe("dateWindow", () => {
+  const dated = (text: string) => {
+    const w = dateWindow(text);
+    return w && [new Date(w.from).toISOString().slice(0, 10), new Date(w.to).toISOString().slice(0, 10)];
+  };
+  test("a calendar date is the day with a day either side, a month and year the month; no 'now' needed", () => {
+    expect(dated("What did Ana paint on October 13, 2023?")).toEqual(["2023-10-12", "2023-10-15"]);
+    expect(dated("What did Ana say on 31 July, 2023?")).toEqual(["2023-07-30", "2023-08-02"]);
+    expect(dated("the week before August 3rd 2023")).toEqual(["2023-08-02", "2023-08-05"]);
+    expect(dated("What was Ana doing in May 2023?")).toEqual(["2023-04-30", "2023-06-02"]);
+    expect(dated("minutes of 2024-02-29")).toEqual(["2024-02-28", "2024-03-02"]);
+    expect(dated("2023年10月13日安娜画了什么？")).toEqual(["2023-10-12", "2023-10-15"]);
+    expect(dated("2023年5月安娜在做什么？")).toEqual(["2023-04-30", "2023-06-02"]);
+  });
+  test("a month without a year, a year alone or a number are no date", () => {
+    expect(dated("What did Ana do in May?")).toBeNull();
+    expect(dated("Where did Ana live in 2019?")).toBeNull();
+    expect(dated("Is 13 a lucky number for Ana?")).toBeNull();
+  });
+});
+
 describe("withoutTimePhrases", () => {
   test("leaves out what names the span, keeps what the question is about", () => {
     const clean = (t: string) => withoutTimePhrases(t).replace(/\s+/g, " ").trim();
@@ -42,6 +63,8 @@ describe("withoutTimePhrases", () => {
     expect(clean("concerts in the past two months")).toBe("concerts");
     expect(withoutTimePhrases("我上周六去了哪里？").replace(/\s/g, "")).toBe("我去了哪里？");
     expect(withoutTimePhrases("三天前我买了什么？").trim()).toBe("我买了什么？");
+    expect(clean("What did Ana paint on October 13, 2023?")).toBe("What did Ana paint on ?");
+    expect(clean("What was Ana doing in May 2023?")).toBe("What was Ana doing in ?");
     expect(clean("How many days ago did I watch the Super Bowl?")).toBe(
       "How many days ago did I watch the Super Bowl?",
     );
