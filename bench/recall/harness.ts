@@ -34,6 +34,35 @@ export function runInProcess(ops: readonly RecallOp[], scorer: ScorerName): Answ
   }
 }
 
+/**
+ * A RecallSession in a fresh data dir with every op but the queries applied, and the queries in
+ * order, for development loops that ask the same indexed turns under several parameter sets.
+ * `close()` removes the data dir.
+ */
+export function indexedSession(ops: readonly RecallOp[]): {
+  session: RecallSession;
+  queries: Extract<RecallOp, { op: "query" }>[];
+  close(): void;
+} {
+  const dir = mkdtempSync(join(tmpdir(), "homed-bench-recall-"));
+  const store = Store.open(join(dir, "homed.db"));
+  const session = new RecallSession(store, new Tokenizer());
+  const queries: Extract<RecallOp, { op: "query" }>[] = [];
+  for (const op of ops) {
+    if (op.op === "query") queries.push(op);
+    else session.handle(op);
+  }
+  session.commit();
+  return {
+    session,
+    queries,
+    close() {
+      store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
 export async function runBinary(ops: readonly RecallOp[], scorer: ScorerName): Promise<Answers> {
   const dir = mkdtempSync(join(tmpdir(), "homed-bench-recall-"));
   try {

@@ -4,15 +4,8 @@
  * `bun bench/recall/locomo-diff.ts '{}' '{"neighbours":0.3}'` (HOMED_QDIFF_K=5 compares R@5).
  * Reads the set from ../shared/data like tune.ts; prints nothing of it but the questions that moved.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import type { RecallOp } from "../../src/protocol/recall.ts";
-import { Store } from "../../src/store/store.ts";
-import { Tokenizer } from "../../src/embed/tokenizer.ts";
-import { RecallSession } from "../../src/memory/recall-session.ts";
 import { DEFAULT_PARAMS, type LexicalParams } from "../../src/memory/relevance.ts";
-import { recallAt } from "./harness.ts";
+import { indexedSession, recallAt } from "./harness.ts";
 import { loadLocomo, locomoOps } from "./locomo.ts";
 
 const [a, b] = [process.argv[2] ?? "{}", process.argv[3] ?? "{}"].map(
@@ -21,16 +14,8 @@ const [a, b] = [process.argv[2] ?? "{}", process.argv[3] ?? "{}"].map(
 const data = loadLocomo();
 if (!data) throw new Error("../shared/data/locomo-dev is not beside this checkout");
 const { ops, cases } = locomoOps(data);
-const dir = mkdtempSync(join(tmpdir(), "homed-locomo-diff-"));
-const store = Store.open(join(dir, "homed.db"));
+const { session, queries, close } = indexedSession(ops);
 try {
-  const session = new RecallSession(store, new Tokenizer());
-  const queries: Extract<RecallOp, { op: "query" }>[] = [];
-  for (const op of ops) {
-    if (op.op === "query") queries.push(op);
-    else session.handle(op);
-  }
-  session.commit();
   const k = Number(process.env.HOMED_QDIFF_K ?? 10);
   const run = (p: LexicalParams) =>
     queries.map((q, i) => recallAt(session.query(q, "hybrid", p), cases[i]?.evidence ?? [], k));
@@ -48,6 +33,5 @@ try {
   });
   console.log(`${up} up, ${down} down`);
 } finally {
-  store.close();
-  rmSync(dir, { recursive: true, force: true });
+  close();
 }

@@ -2,16 +2,10 @@
  * Development aid (not part of `make bench`): LongMemEval dev questions whose R@5 (or R@k) differs between
  * two parameter sets, e.g. `bun bench/recall/qdiff.ts user '{}' '{"prior":2}'`.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import type { RecallOp } from "../../src/protocol/recall.ts";
-import { Store } from "../../src/store/store.ts";
-import { Tokenizer } from "../../src/embed/tokenizer.ts";
-import { RecallSession } from "../../src/memory/recall-session.ts";
+import { readFileSync, writeFileSync } from "node:fs";
 import { DEFAULT_PARAMS, type LexicalParams } from "../../src/memory/relevance.ts";
 import { type LmeCase, lmeOps, loadLongMemEval } from "./longmemeval.ts";
-import { recallAt } from "./harness.ts";
+import { indexedSession, recallAt } from "./harness.ts";
 
 const roles = (process.argv[2] ?? "user") as "user" | "all";
 const [a, b] = [process.argv[3] ?? "{}", process.argv[4] ?? "{}"].map(
@@ -20,16 +14,8 @@ const [a, b] = [process.argv[3] ?? "{}", process.argv[4] ?? "{}"].map(
 const questions = loadLongMemEval();
 const text = new Map(questions.map((q) => [q.question_id, q.question]));
 const { ops, cases } = lmeOps(questions, roles);
-const dir = mkdtempSync(join(tmpdir(), "homed-qdiff-"));
-const store = Store.open(join(dir, "homed.db"));
+const { session, queries, close } = indexedSession(ops);
 try {
-  const session = new RecallSession(store, new Tokenizer());
-  const queries: Extract<RecallOp, { op: "query" }>[] = [];
-  for (const op of ops) {
-    if (op.op === "query") queries.push(op);
-    else session.handle(op);
-  }
-  session.commit();
   // HOMED_QDIFF_K=10 compares R@10 instead of R@5.
   const k = Number(process.env.HOMED_QDIFF_K ?? 5);
   const run = (p: LexicalParams) =>
@@ -46,6 +32,5 @@ try {
       console.log(`${(ra[i] as number).toFixed(2)} → ${(rb[i] as number).toFixed(2)} ${c.type} ${text.get(c.qid)}`);
   });
 } finally {
-  store.close();
-  rmSync(dir, { recursive: true, force: true });
+  close();
 }

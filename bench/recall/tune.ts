@@ -1,20 +1,14 @@
 /**
- * Development loop (not part of `make bench`): LongMemEval dev indexed once in process (the
- * same code the binary runs), then queried under each parameter set given as JSON on the
- * command line, e.g. `bun bench/recall/tune.ts user '{"neighbours":0.1}'`. Halves are the even
- * and odd questions, to see whether a gain holds on both.
+ * Development loop (not part of `make bench`): a set indexed once in process (the same code the
+ * binary runs), then queried under each parameter set given as JSON on the command line, e.g.
+ * `bun bench/recall/tune.ts user,all,locomo,chat '{"neighbours":0.1}'`. Halves (LongMemEval's even
+ * and odd questions, LoCoMo's two conversations) show whether a gain holds on both.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { RecallOp } from "../../src/protocol/recall.ts";
-import { Store } from "../../src/store/store.ts";
-import { Tokenizer } from "../../src/embed/tokenizer.ts";
-import { RecallSession } from "../../src/memory/recall-session.ts";
 import { DEFAULT_PARAMS, PLAIN_BM25, type LexicalParams } from "../../src/memory/relevance.ts";
 import { lmeOps, loadLongMemEval, scoreLme, type LmeCase } from "./longmemeval.ts";
 import { chatSet, type ChatCase } from "./chat.ts";
-import { recallAt } from "./harness.ts";
+import { indexedSession, recallAt } from "./harness.ts";
 import { factsSet, type FactsCase } from "./dataset.ts";
 import { loadLocomo, locomoOps, scoreLocomo } from "./locomo.ts";
 
@@ -23,26 +17,17 @@ export function tuneOn(
   evaluate: (answers: (string | number)[][]) => string,
   variants: { name: string; scorer: "hybrid" | "bm25" | "bm25c"; params?: LexicalParams }[],
 ): void {
-  const dir = mkdtempSync(join(tmpdir(), "homed-tune-"));
-  const store = Store.open(join(dir, "homed.db"));
+  const t0 = performance.now();
+  const { session, queries, close } = indexedSession(ops);
+  console.log(`indexed in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   try {
-    const session = new RecallSession(store, new Tokenizer());
-    const queries: Extract<RecallOp, { op: "query" }>[] = [];
-    const t0 = performance.now();
-    for (const op of ops) {
-      if (op.op === "query") queries.push(op);
-      else session.handle(op);
-    }
-    session.commit();
-    console.log(`indexed in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     for (const v of variants) {
       const t1 = performance.now();
       const answers = queries.map((q) => session.query(q, v.scorer, v.params));
       console.log(`${v.name}: ${evaluate(answers)} | ${(performance.now() - t1).toFixed(0)} ms`);
     }
   } finally {
-    store.close();
-    rmSync(dir, { recursive: true, force: true });
+    close();
   }
 }
 
