@@ -118,4 +118,28 @@ describe("past questions are not answers", () => {
     expect(found.map((f) => f.text)).toEqual(["My bike is a red Gazelle I bought in Utrecht.", "Nice bike!"]);
     store.close();
   });
+
+  test("a question answered only by 'I don't know' ranks below the statement, for a search word too", () => {
+    using dir = tempDir();
+    const store = Store.open(join(dir.path, "homed.db"));
+    const memory = new Memory(store, new Tokenizer());
+    const search = new MemorySearch(store, memory);
+    const add = (conv: string, kind: "user-message" | "agent-reply", text: string) =>
+      memory.add(
+        store.append({
+          conv,
+          actor: kind === "user-message" ? "user" : "agent",
+          ...(kind === "user-message"
+            ? eventOf("user-message", { text })
+            : eventOf("agent-reply", { text, fromModel: false })),
+        }).id,
+      );
+    add("a", "user-message", "My bike is a red Gazelle I bought in Utrecht.");
+    add("a", "agent-reply", "Noted.");
+    add("b", "user-message", "Where is my bicycle from?");
+    add("b", "agent-reply", "I'm sorry, I don't know where your bicycle was made or bought.");
+    const found = search.find({ kind: "person", includeUntrusted: false }, "bicycle", 3);
+    expect(found[0]?.text).toBe("My bike is a red Gazelle I bought in Utrecht.");
+    store.close();
+  });
 });
