@@ -32,6 +32,7 @@ import { ConversationQueue } from "./conversation-queue.ts";
 import { ToolIndex, type WeightedText } from "../memory/tool-index.ts";
 import { TOOLS_FIND_TOOL, toolsFindTool } from "./tools-find.ts";
 import { runTurn, type TurnConfig, type TurnInput, type TurnResult, type TurnSink } from "./turn.ts";
+import type { KeptOffer } from "./tool-offer.ts";
 
 export interface AgentDeps {
   store: Store;
@@ -89,6 +90,8 @@ export class Agent {
   private readonly queue = new ConversationQueue();
   /** The registered tools as memory indexes them, and the registry generation it was made at. */
   private toolIndex: { generation: number; index: ToolIndex } | null = null;
+  /** Each conversation's tool offer, kept from turn to turn (src/agent/tool-offer.ts nextOffer). */
+  private readonly offers = new KeptOffers();
 
   /** New approval rules for every call from now on (a reload). */
   setApproval(config: ApprovalConfig): void {
@@ -214,6 +217,7 @@ export class Agent {
         readBlock: this.d.blocks ? (sha) => this.d.blocks?.read(sha) ?? null : undefined,
         sceneBoost: boost,
         rankTools: this.d.memory ? (texts, limit, among) => this.rankTools(texts, limit, among) : undefined,
+        offers: this.offers,
         recallAcross: (req) => {
           const memory = this.d.memory;
           if (!memory || !this.search) return null;
@@ -368,5 +372,22 @@ export class Agent {
     const gone = { stages: this.stages.unregisterPluginStages(plugin), tools: this.tools.unregister(plugin) };
     for (const t of this.declared.get(plugin) ?? []) this.tools.register(plugin, t);
     return gone;
+  }
+}
+
+/** Conversations whose tool offer is kept, the most recently used last; the oldest go first. */
+const KEPT_OFFERS = 256;
+
+class KeptOffers {
+  private readonly byConv = new Map<string, KeptOffer>();
+
+  get(conv: string): KeptOffer | undefined {
+    return this.byConv.get(conv);
+  }
+
+  set(conv: string, offer: KeptOffer): void {
+    this.byConv.delete(conv);
+    this.byConv.set(conv, offer);
+    if (this.byConv.size > KEPT_OFFERS) this.byConv.delete(this.byConv.keys().next().value as string);
   }
 }

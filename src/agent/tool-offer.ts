@@ -8,6 +8,15 @@
  *     ranked by memory's index over each tool's name and description (src/memory/tool-index.ts);
  *   - every tool whose call is in what the model is sent (used earlier in the conversation or in
  *     this turn), and what tools_find returned during the turn.
+ * The tool definitions come first in what the provider caches, so a conversation keeps its offer
+ * from turn to turn (nextOffer), grown only by what tools_find brought. It is chosen again when
+ * the cached prefix is lost anyway: memory planned the context again, or the conversation was
+ * quiet longer than a provider keeps its cache. Ranked afresh on every turn, ordinary chat was
+ * offered a different six tools each time (words of their descriptions matched) and no request
+ * began as the previous one did (cost.prefix_reuse_pct 3.2 %); tools whose family the input
+ * named ("my schedule", "the music") joining the kept offer still changed it on 6 of 30 turns
+ * of real chat (70.5 %, docs/BENCHMARKS.md). The model that needs another tool asks tools_find,
+ * as it would for one the offer never had.
  * What the turn may call does not change: a call to a tool it was not offered passes the same
  * gate as any other (src/agent/tool-executor.ts), and a scene's or a sub-agent's list still
  * narrows what can be offered. A narrowed list that is short is offered whole, as it always was.
@@ -35,6 +44,18 @@ const RECENT_WEIGHT = 0.5;
 
 /** Tools best matching the texts, at most `limit`, among `among` when given. */
 export type RankTools = (texts: readonly WeightedText[], limit: number, among: ReadonlySet<string> | null) => string[];
+/**
+ * A conversation quiet this long has lost its cached prefix (OpenAI keeps one 5–10 minutes of
+ * inactivity, Anthropic 5 minutes by default): its next turn's offer is chosen afresh.
+ */
+export const CACHE_LIFETIME_MS = 5 * 60_000;
+
+/** A conversation's offer as its last turn left it. */
+export interface KeptOffer {
+  offer: Set<string>;
+  /** When the turn that chose or kept it began (ms). */
+  at: number;
+}
 
 /**
  * The tools offered from the turn's start, or null when every tool the turn may use is (no index
@@ -57,6 +78,26 @@ export function firstOffer(
     { text: recent, weight: RECENT_WEIGHT },
   ];
   return new Set([...CORE_TOOLS, ...rank(texts, RANKED_TOOLS, allowed)]);
+}
+
+/**
+ * The offer of a conversation's turn: the one its previous turn left (`kept`, with what tools_find
+ * added), unless the cached prefix is lost anyway — the context was planned again (`replanned`),
+ * or the conversation was quiet past CACHE_LIFETIME_MS — or there is none yet: then the first
+ * offer for this input. Null when every tool the turn may use is.
+ */
+export function nextOffer(
+  kept: KeptOffer | undefined,
+  now: number,
+  replanned: boolean,
+  input: string,
+  messages: readonly ChatMessage[],
+  allowed: ReadonlySet<string> | null,
+  rank: RankTools | undefined,
+): Set<string> | null {
+  if (!rank || (allowed && allowed.size <= OFFER_WHOLE)) return null;
+  if (kept && !replanned && now - kept.at < CACHE_LIFETIME_MS) return kept.offer;
+  return firstOffer(input, messages, allowed, rank);
 }
 
 /** The specs a model call is offered: those of `specs` in `offered` or called in `messages` (all when offered is null). */

@@ -49,6 +49,12 @@ export interface TurnScope {
   tainted: string | null;
   /** The first event this turn logged (its input), once it logged one. */
   firstEvent?: number;
+  /** Messages at the start of the prompt that the conversation's previous request carried too (assembleContext). */
+  prefix: number;
+  /** Memory made the context's plan again for this turn: the previous request's prefix is gone anyway. */
+  replanned: boolean;
+  /** The reply's max tokens on this turn's calls: what the prompt leaves of the window, capped (assembleContext). */
+  replyTokens: number;
 }
 
 /** One message the model is sent, with what memory knows of it (null: system, input, this turn's own). */
@@ -75,6 +81,9 @@ export function beginTurn(d: TurnDeps, input: TurnInput, sink: TurnSink, signal:
     allowed: input.subAgent?.tools ?? null,
     depth: input.subAgent?.depth ?? 0,
     offered: null,
+    prefix: 0,
+    replanned: false,
+    replyTokens: 0,
     // Untrusted input counts from its first word; a sub-agent starts with its parent's mark; an
     // API client's own tools brought their results from outside (pages, files), as ours do.
     tainted: input.untrusted ? `untrusted input on ${input.channel}` : (input.mark ?? clientToolMark(input)),
@@ -163,24 +172,32 @@ export async function gateInput(
 const PROMPT_MARGIN_TOKENS = 256;
 
 /**
- * The prompt: the system prompt with what pre_action injects, then what memory assembles of the
- * past for this input (quotes from other conversations, recalled snippets, then past turns),
- * then the input. A stateless client's turn (`input.history`, the /v1 API) brings its own past:
- * its leading system messages follow homed's, then memory's note from other conversations, then
- * the rest of its history, then the new input (a message, or tool results).
+ * The prompt, laid out so that it extends the previous request of the conversation (providers
+ * read a repeated prefix from their cache, billed at a fraction):
+ *   1. homed's system prompt, the same on every turn;
+ *   2. the conversation so far as memory planned it (src/memory/context.ts: between plans it only
+ *      grows at its end) — or a stateless client's own history (`input.history`, the /v1 API),
+ *      its leading system messages first;
+ *   3. what changes from turn to turn: the scene's persona and what pre_action injects, memory's
+ *      quotes from other conversations, its quotes of this conversation's cold turns;
+ *   4. the input: a message, or tool results (which must follow the call they answer, so the
+ *      per-turn part goes after them).
+ * `s.prefix` is set to the length of 1–2: the part the previous request carried too.
  */
 export async function assembleContext(
   s: TurnScope,
   text: string,
   input: Pick<TurnInput, "history" | "toolResults" | "subAgent" | "attachments"> = {},
 ): Promise<PromptEntry[]> {
-  const { contextWindow, maxOutputTokens, systemPrompt } = s.cfg;
+  const { contextWindow, outputReserve, systemPrompt } = s.cfg;
+  const persona = s.cfg.persona ?? [];
   const given = input.history ?? null;
   const tail = inputMessages(text, input);
   const givenCost = (given ?? []).reduce((n, m) => n + estimateTokens(m.content) + 4, 0);
   const fixed =
-    maxOutputTokens +
+    outputReserve +
     estimateTokens(systemPrompt) +
+    persona.reduce((n, p) => n + estimateTokens(p), 0) +
     tail.reduce((n, m) => n + estimateTokens(m.content), 0) +
     givenCost +
     PROMPT_MARGIN_TOKENS;
@@ -219,19 +236,28 @@ export async function assembleContext(
     acc: [...acc, ...(o.result?.inject ?? []).map((text) => `[from plugin ${o.handler.plugin}]\n${text}`)],
   }));
   markFromContext(s, [...(context?.history ?? []), context?.recalledNote], across);
-  const system = [s.cfg.systemPrompt, ...injected.acc].filter(Boolean).join("\n\n");
+  // The reply may take what the prompt leaves of the window, up to the configured maximum.
+  const unused = budgetTokens - (across?.tokens ?? 0) - (context?.tokens ?? 0);
+  s.replyTokens = Math.min(s.cfg.maxOutputTokens, outputReserve + Math.max(0, unused));
   const entry = (message: ChatMessage): PromptEntry => ({ message, item: null });
   const lead = given ? given.findIndex((m) => m.role !== "system") : 0;
   const leading = given ? given.slice(0, lead === -1 ? given.length : lead) : [];
   const past = given ? given.slice(leading.length).map(entry) : [];
-  return [
-    ...(system ? [entry({ role: "system", content: system })] : []),
+  const stable = [
+    ...(systemPrompt ? [entry({ role: "system", content: systemPrompt })] : []),
     ...leading.map(entry),
+    ...(context?.history ?? past),
+  ];
+  const said = [...persona, ...injected.acc].filter(Boolean).join("\n\n");
+  const perTurn = [
+    ...(said ? [entry({ role: "system", content: said })] : []),
     ...(across ? [across.entry] : []),
     ...(context?.recalledNote ? [context.recalledNote] : []),
-    ...(context?.history ?? past),
-    ...tail.map(entry),
   ];
+  s.prefix = stable.length;
+  s.replanned = context !== null && context.evicted + context.recalled > 0;
+  const inputs = tail.map(entry);
+  return tail[0]?.role === "tool" ? [...stable, ...inputs, ...perTurn] : [...stable, ...perTurn, ...inputs];
 }
 
 /**
@@ -271,6 +297,14 @@ export interface ModelOutput {
   failureKind?: string;
 }
 
+/**
+ * The provider's cache key for a conversation (OpenAI's prompt_cache_key routes requests that
+ * share a prefix to the same cache): a hash, so the conversation's name stays home.
+ */
+function cacheKeyOf(conv: string): string {
+  return `homed-${new Bun.CryptoHasher("sha256").update(conv).digest("hex").slice(0, 24)}`;
+}
+
 /** One model call, streamed to the channel as it comes, and recorded whatever its end. */
 export async function callModel(
   s: TurnScope,
@@ -292,7 +326,14 @@ export async function callModel(
   );
   // The newest few images go with their bytes; what the memory page keeps has none.
   const sent = withImageData(messages, s.d.readBlock);
-  for await (const ev of model.stream({ messages: sent, tools, maxOutputTokens: s.cfg.maxOutputTokens }, s.signal)) {
+  const request = {
+    messages: sent,
+    tools,
+    maxOutputTokens: s.replyTokens || s.cfg.maxOutputTokens,
+    prefix: s.prefix,
+    cacheKey: cacheKeyOf(s.conv),
+  };
+  for await (const ev of model.stream(request, s.signal)) {
     if (ev.type === "text-delta") {
       out.text += ev.text;
       s.sink.event({ type: "text-delta", text: ev.text });

@@ -23,7 +23,7 @@ import type { PluginCaller } from "./plugin-caller.ts";
 import type { StageLog, StageRegistry } from "./stages.ts";
 import type { ApprovalQuestion, ToolExecutor } from "./tool-executor.ts";
 import type { ToolRegistry } from "./tools.ts";
-import { firstOffer, type RankTools } from "./tool-offer.ts";
+import { type KeptOffer, nextOffer, type RankTools } from "./tool-offer.ts";
 import {
   assembleContext,
   beginTurn,
@@ -120,7 +120,22 @@ export interface TurnConfig {
   systemPrompt: string;
   maxIterations: number;
   contextWindow: number;
+  /** The most a reply may take (the provider's max_tokens), when the window has that much room. */
   maxOutputTokens: number;
+  /** What the history budget leaves the reply (outputReserve): the reply gets at least this. */
+  outputReserve: number;
+  /** A scene's persona texts: per-turn instructions, sent after the history (src/agent/turn-steps.ts). */
+  persona?: readonly string[];
+}
+
+/**
+ * Tokens the history budget keeps for the reply: an eighth of the window, within [256, the
+ * configured maximum]. A quarter of a 16k window is 4k tokens held back on every turn for a reply
+ * that rarely needs them; the reply may still take more when the prompt leaves room
+ * (turn-steps.ts callModel sends what is actually left, up to the maximum).
+ */
+export function outputReserve(contextWindow: number, maxOutputTokens: number): number {
+  return Math.min(maxOutputTokens, Math.max(256, Math.floor(contextWindow / 8)));
 }
 
 export interface TurnDeps {
@@ -171,6 +186,8 @@ export interface TurnDeps {
    * are offered. Absent: every tool is.
    */
   rankTools?: RankTools;
+  /** Each conversation's offer, kept from turn to turn (src/agent/tool-offer.ts nextOffer). */
+  offers?: { get(conv: string): KeptOffer | undefined; set(conv: string, offer: KeptOffer): void };
   /** The configured model (or `id` of its provider), or an error message saying why there is none. */
   model(id?: string): LanguageModel | string;
   config(): TurnConfig;
@@ -186,12 +203,20 @@ export async function runTurn(d: TurnDeps, input: TurnInput, sink: TurnSink, sig
   const model = d.model(input.model);
   if (typeof model === "string") return await finish(s, model, "error", false, { message: model, kind: "no_model" });
   const prompt = await assembleContext(s, gate.text, input);
-  s.offered = firstOffer(
+  // A sub-agent's offer is its own: it does not replace its parent conversation's.
+  const offers = input.subAgent ? undefined : d.offers;
+  const now = Date.now();
+  s.offered = nextOffer(
+    offers?.get(s.conv),
+    now,
+    s.replanned,
     gate.text,
     prompt.map((e) => e.message),
     s.allowed,
     d.rankTools,
   );
+  // Kept as the turn's own set: what tools_find adds during the turn stays offered after it.
+  if (offers && s.offered) offers.set(s.conv, { offer: s.offered, at: now });
 
   let lastText = "";
   for (;;) {
@@ -236,11 +261,14 @@ export async function runTurn(d: TurnDeps, input: TurnInput, sink: TurnSink, sig
 
 const withNote = (text: string, note: string) => (text ? `${text}\n\n${note}` : note);
 
-/** A scene's persona joins the system prompt; its tools narrow what the turn may use, never widen it. */
+/**
+ * A scene's persona is said after the history, with what changes per turn (the system prompt
+ * stays the same, so the provider's cached prefix does); its tools narrow what the turn may use,
+ * never widen it.
+ */
 function applyScene(s: TurnScope, scene: TurnInput["sceneSettings"]): void {
   if (!scene) return;
-  if (scene.persona.length)
-    s.cfg = { ...s.cfg, systemPrompt: [s.cfg.systemPrompt, ...scene.persona].filter(Boolean).join("\n\n") };
+  if (scene.persona.length) s.cfg = { ...s.cfg, persona: scene.persona };
   const only = scene.tools;
   if (only) s.allowed = new Set(s.allowed ? [...s.allowed].filter((t) => only.has(t)) : only);
 }

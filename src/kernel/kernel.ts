@@ -26,6 +26,7 @@ import { configuredSpecs } from "./plugin-catalog.ts";
 import { KERNEL_FACILITIES } from "./plugin-graph.ts";
 import { Supervisor } from "./supervisor.ts";
 import { Agent } from "../agent/agent.ts";
+import { outputReserve } from "../agent/turn.ts";
 import { LlmSettings } from "./llm-settings.ts";
 import { readSecretValues } from "./secret-values.ts";
 import {
@@ -121,9 +122,10 @@ export class Kernel {
         systemPrompt: config.agent.system_prompt,
         maxIterations: config.agent.max_iterations,
         contextWindow: this.llm.contextWindow,
-        // The reply never takes more than a quarter of a small window: asking 4096 tokens of a
+        // The reply never takes more than half of a small window: asking 4096 tokens of a
         // 4000-token model would leave no room for the conversation at all.
-        maxOutputTokens: Math.min(this.llm.maxOutputTokens, Math.floor(this.llm.contextWindow / 4)),
+        maxOutputTokens: Math.min(this.llm.maxOutputTokens, Math.floor(this.llm.contextWindow / 2)),
+        outputReserve: outputReserve(this.llm.contextWindow, this.llm.maxOutputTokens),
       }),
       approval: approvalOf(config),
       toolTimeoutMs: config.agent.tool_timeout_ms,

@@ -79,13 +79,16 @@ type Block = Record<string, unknown>;
 interface WireTurn {
   role: "user" | "assistant";
   msgs: ChatMessage[];
+  /** The last block of its first `cacheAfter` messages is a cache breakpoint: the end of the prefix the next request extends. */
+  cacheAfter?: number;
 }
 
 /** A message's content blocks. */
 function blocksOf(m: ChatMessage): Block[] {
   switch (m.role) {
     case "system":
-      return [];
+      // Said after the conversation began: text in the user turn it precedes.
+      return [{ type: "text", text: m.content }];
     case "user": {
       // A person's images first, then the words (the order the API recommends).
       const images = sentImages(m).map((i) => ({
@@ -116,10 +119,18 @@ function blocksOf(m: ChatMessage): Block[] {
   }
 }
 
-/** A turn's JSON; a turn that is one text block goes as a plain string, the form the API documents first. */
+/**
+ * A turn's JSON; a turn that is one text block goes as a plain string, the form the API documents
+ * first, unless that block carries the cache breakpoint.
+ */
 function turnJson(t: WireTurn): string {
   const content = t.msgs.flatMap(blocksOf);
-  const only = content.length === 1 ? content[0] : undefined;
+  if (t.cacheAfter !== undefined) {
+    const at = t.msgs.slice(0, t.cacheAfter).flatMap(blocksOf).length - 1;
+    const block = content[at];
+    if (block) content[at] = { ...block, cache_control: { type: "ephemeral" } };
+  }
+  const only = content.length === 1 && t.cacheAfter === undefined ? content[0] : undefined;
   return JSON.stringify({ role: t.role, content: only?.type === "text" ? only.text : content });
 }
 
@@ -128,6 +139,7 @@ const written = new MessageBytes<WireTurn>(
   turnJson,
   (a, b) =>
     a.role === b.role &&
+    a.cacheAfter === b.cacheAfter &&
     a.msgs.length === b.msgs.length &&
     a.msgs.every((m, i) => sameMessage(m, b.msgs[i] as ChatMessage)),
 );
@@ -135,32 +147,40 @@ const written = new MessageBytes<WireTurn>(
 const toolJson = new ToolJson((t) => ({ name: t.name, description: t.description, input_schema: t.parameters }));
 
 /**
- * The request body for `request`, as the bytes to send: system messages lifted out, same-role
- * neighbours merged into one turn (tool results answering one assistant turn must sit in the
- * single user message that follows it, tool_result blocks first).
+ * The request body for `request`, as the bytes to send: the leading system messages lifted out,
+ * same-role neighbours merged into one turn (tool results answering one assistant turn must sit
+ * in the single user message that follows it, tool_result blocks first). A system message after
+ * the conversation has begun (what changes per turn: recall notes, a scene's persona) is text in
+ * the user turn it precedes; lifted into `system`, it would change what comes before the history
+ * and nothing of the history could be read from the cache.
+ *
+ * Cache breakpoints (Anthropic caches only up to one): after homed's system prompt, so the tools
+ * and that prompt are cached even when the history changes, and after the history the previous
+ * request carried too (`request.prefix`), which the next request extends.
  */
 function anthropicBody(model: string, request: ChatRequest): Uint8Array {
   const system: string[] = [];
   const turns: WireTurn[] = [];
-  for (const m of request.messages) {
-    if (m.role === "system") {
+  const prefix = request.prefix ?? 0;
+  request.messages.forEach((m, i) => {
+    if (m.role === "system" && turns.length === 0) {
       system.push(m.content);
-      continue;
+      return;
     }
     const role = m.role === "assistant" ? "assistant" : "user";
     const last = turns.at(-1);
     if (last && last.role === role) last.msgs.push(m);
     else turns.push({ role, msgs: [m] });
-  }
+    if (i === prefix - 1) {
+      const t = turns.at(-1) as WireTurn;
+      t.cacheAfter = t.msgs.length;
+    }
+  });
   const body: Record<string, unknown> = {
     model,
     max_tokens: request.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
     stream: true,
   };
-  // One text block per system message. The first is homed's own system prompt, the same from
-  // turn to turn: a cache breakpoint after it lets the provider serve the tools and that prompt
-  // from its prompt cache (Anthropic caches only up to a breakpoint; what follows — the recall
-  // note — changes from turn to turn).
   if (system.length > 0)
     body.system = system.map((text, i) =>
       i === 0 ? { type: "text", text, cache_control: { type: "ephemeral" } } : { type: "text", text },

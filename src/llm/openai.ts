@@ -63,12 +63,15 @@ const written = new MessageBytes<ChatMessage>((m) => JSON.stringify(toOpenAIMess
 const toolJson = new ToolJson(toOpenAITool);
 
 /** The chat completions body for `request`, as the bytes to send. */
-function openAIBody(model: string, request: ChatRequest): string | Uint8Array {
+function openAIBody(settings: ProviderSettings, request: ChatRequest): string | Uint8Array {
   const body: Record<string, unknown> = {
-    model,
+    model: settings.model,
     stream: true,
     stream_options: { include_usage: true },
   };
+  // OpenAI routes requests with the same key to the same prompt cache. Only its own API is sent
+  // one: some compatible servers refuse a field they do not know.
+  if (request.cacheKey && sendsCacheKey(settings.baseURL)) body.prompt_cache_key = request.cacheKey;
   // `max_tokens`, not `max_completion_tokens`: every compatible server understands it.
   if (request.maxOutputTokens !== undefined) body.max_tokens = request.maxOutputTokens;
   if (request.temperature !== undefined) body.temperature = request.temperature;
@@ -84,6 +87,15 @@ function openAIBody(model: string, request: ChatRequest): string | Uint8Array {
   if (request.tools && request.tools.length > 0) body.tools = request.tools.map(toOpenAITool);
   body.messages = toOpenAIMessages(messages);
   return JSON.stringify(body);
+}
+
+/** OpenAI's own API (api.openai.com), which documents prompt_cache_key. */
+function sendsCacheKey(baseURL: string): boolean {
+  try {
+    return new URL(baseURL).hostname === "api.openai.com";
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -194,7 +206,7 @@ async function* streamOpenAI(
       settings,
       `${trimBase(settings.baseURL)}/chat/completions`,
       headers,
-      openAIBody(settings.model, request),
+      openAIBody(settings, request),
       signal,
     );
   } catch (err) {

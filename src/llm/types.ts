@@ -56,6 +56,13 @@ export interface ChatRequest {
   tools?: ToolSpec[];
   maxOutputTokens?: number;
   temperature?: number;
+  /**
+   * The first `prefix` messages are what the conversation's previous request carried too (the
+   * system prompt and the history): a provider that caches up to a marked point marks its end.
+   */
+  prefix?: number;
+  /** The same for every request of one conversation: a provider that routes by key keeps its cache there. */
+  cacheKey?: string;
 }
 
 export interface Usage {

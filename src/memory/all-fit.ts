@@ -38,11 +38,15 @@ export class AllFit {
   constructor(private readonly log: TurnLog) {}
 
   /**
-   * Every past turn of the conversation, each message with its item, when they all fit the
-   * budget and none is cold; else null (the caller assembles it the long way, and nothing is kept).
+   * Every past turn of the conversation, each message with its item, and their estimated tokens,
+   * when they all fit the budget and none is cold; else null (the caller assembles it the long way, and nothing is kept).
    * `turns` is the turn log's list now, `changedFrom` its first changed turn since the last call.
    */
-  take(req: AllFitRequest, turns: readonly LoggedTurn[], changedFrom: number): ContextEntry[] | null {
+  take(
+    req: AllFitRequest,
+    turns: readonly LoggedTurn[],
+    changedFrom: number,
+  ): { history: ContextEntry[]; tokens: number } | null {
     let k = this.kept.get(req.conv);
     this.kept.delete(req.conv);
     const excluded = req.excludeTurn ? this.log.indexOf(req.conv, req.excludeTurn) : -1;
@@ -87,6 +91,6 @@ export class AllFit {
     const history = k ? k.history.concat(added) : added;
     this.kept.set(req.conv, { list: turns, forgotten: req.forgotten, count: stable, tokens: keptTokens, history });
     if (this.kept.size > MAX_KEPT) this.kept.delete(this.kept.keys().next().value as string);
-    return history.concat(after);
+    return { history: history.concat(after), tokens };
   }
 }

@@ -2,14 +2,20 @@
  * L1 context for a turn, assembled by memory: the agent gives the conversation, the
  * input and a token budget; memory decides what of the past the model sees.
  *
- * The budget is filled, never wasted (src/memory/prune.ts): when every past turn fits, all come;
- * otherwise the newest are pinned, then the turns that match the input come back from L1 and L2
- * alike, best first, then the room left takes the newest others that fit — those already in
- * context before cold ones, so the same turns do not flap between L1 and L2 every turn. A turn
- * scores as its best event. What is left out moves to L2 — a state in event_state, never a
- * delete; what is chosen from L2 is removed from it (back in L1) and the next assembly decides
- * again. Relevant turns too large to come back whole lend their best event, cut to the room
- * left, as one system message.
+ * What is in L1 is the plan, and between plans the context only grows at its end: a turn's
+ * history is every L1 turn, in order, the newest after the ones the previous request carried.
+ * The provider then reads most of each request from its prompt cache (OpenAI caches a request's
+ * longest repeated prefix, Anthropic up to a breakpoint), and the person pays a fraction for it.
+ * Relevance still speaks every turn: cold (L2) turns that match the input are quoted in a note
+ * the agent sends after the history, where a change costs nothing of the prefix.
+ *
+ * When the L1 turns no longer fit (with room for that note), the plan is made again, once, to
+ * REPLAN_FILL of the budget, so the next turns have room to grow (src/memory/prune.ts): the
+ * newest are pinned, then the turns that match the input come back from L1 and L2 alike, best
+ * first, then the room left takes the newest others that fit — those already in context before
+ * cold ones. A turn scores as its best event. What is left out moves to L2 — a state in
+ * event_state, never a delete; what is chosen from L2 is removed from it (back in L1). Relevant
+ * turns too large to come back whole lend their best event, cut to the room left, to the note.
  */
 import type { Store } from "../store/store.ts";
 import { AllFit } from "./all-fit.ts";
@@ -38,6 +44,16 @@ const NOTE_HEADER = "Recalled from earlier in this conversation (cold memory):\n
 const NOTE_TOKENS = estimateTokens(NOTE_HEADER) + 4;
 /** Below this much room left, no snippet is cut: it would say too little to help. */
 const MIN_SNIPPET_ROOM_TOKENS = 24;
+/**
+ * A new plan fills this share of the budget, and the rest is room for the turns to come: a plan
+ * made to the brim would be made again on the next turn, and every plan changes the prefix the
+ * provider cached. At 0.6 a 16k window with turns of ~500 tokens is planned again every ~9 turns
+ * (bench cost.prefix_reuse_pct, docs/BENCHMARKS.md).
+ */
+export const REPLAN_FILL = 0.6;
+/** Room the plan keeps for the note of cold turns: this share of the budget, at most NOTE_ROOM_MAX. */
+const NOTE_ROOM_SHARE = 0.1;
+const NOTE_ROOM_MAX = 600;
 
 /** Why a turn is in the assembled context. */
 export type ContextReason =
@@ -48,7 +64,9 @@ export type ContextReason =
   /** It matches the input (score at least RECALL_MIN_SCORE). */
   | "relevant"
   /** Room was left after the pinned and relevant turns: the newest others that fit. */
-  | "recent";
+  | "recent"
+  /** In L1 since the plan was made (or said since): between plans the context only grows at its end. */
+  | "kept";
 
 /** What memory knows of one message of the assembled context (the memory page shows it). */
 export interface ContextItem {
@@ -79,6 +97,8 @@ export interface AssembledContext {
    * left) in one system message for the model; null when there are none.
    */
   recalledNote: ContextEntry | null;
+  /** Estimated tokens of the history and the note: what of the budget they take. */
+  tokens: number;
   /** Turns moved to L2 by this assembly, and turns brought back from it (recalled or filled). */
   evicted: number;
   recalled: number;
@@ -146,7 +166,7 @@ export class ConversationContext {
     const forgotten = this.store.forgottenBounds().get(req.conv) ?? 0;
     const turns = this.log.turns(req.conv);
     const all = this.allFit.take({ ...req, forgotten }, turns, this.log.takeFirstChanged(req.conv));
-    if (all) return { history: all, recalledNote: null, evicted: 0, recalled: 0 };
+    if (all) return { ...all, recalledNote: null, evicted: 0, recalled: 0 };
     const past = turns.filter(
       (t) => t.id !== req.excludeTurn && t.layer !== 3 && (t.events[0] ?? Number.POSITIVE_INFINITY) > forgotten,
     );
@@ -166,7 +186,7 @@ export class ConversationContext {
         turn: t.id,
         mark: t.mark,
       }));
-      return { history, recalledNote: null, evicted: 0, recalled: cold.length };
+      return { history, recalledNote: null, tokens: total, evicted: 0, recalled: cold.length };
     }
     const scores =
       this.memory && req.input
@@ -187,11 +207,16 @@ export class ConversationContext {
       for (const id of t.events) claim = Math.max(claim, boost(id, req.conv));
       return s + SCENE_BOOST * claim;
     });
+    const planned = this.keepPlan(req, past, turnScores, scores);
+    if (planned) return planned;
     const score = (i: number) => turnScores[i] as number;
     let snippets: Snippet[] = [];
+    // The plan leaves room to grow; the note of turns too large to come back whole takes that
+    // room first, and only what it needs beyond it comes out of the plan's own share.
+    const target = Math.floor(req.budgetTokens * REPLAN_FILL);
     const r = prune(
       past.map((t, i) => ({ id: i, tokens: this.log.cost(t) })),
-      req.budgetTokens,
+      target,
       this.pinnedRecent,
       score,
       {
@@ -206,7 +231,8 @@ export class ConversationContext {
             (t, id) => this.log.text(t, id),
           );
           if (snippets.length === 0) return 0;
-          return snippets.reduce((n, x) => n + estimateTokens(x.text) + SNIPPET_OVERHEAD_TOKENS, NOTE_TOKENS);
+          const note = snippets.reduce((n, x) => n + estimateTokens(x.text) + SNIPPET_OVERHEAD_TOKENS, NOTE_TOKENS);
+          return Math.max(0, note - (req.budgetTokens - target));
         },
       },
     );
@@ -232,7 +258,53 @@ export class ConversationContext {
         mark: t.mark,
       };
     });
-    return { history, recalledNote: recalledNote(snippets), evicted: gone.length, recalled: back.length };
+    const note = recalledNote(snippets);
+    return {
+      history,
+      recalledNote: note,
+      tokens: r.usedTokens + noteTokens(note),
+      evicted: gone.length,
+      recalled: back.length,
+    };
+  }
+
+  /**
+   * The plan as it stands, when it still fits: every L1 turn, the newest last, and the cold turns
+   * that match the input quoted in the note (the room the plan left is theirs). Null when the
+   * plan must be made again: the L1 turns outgrew the budget (with room for the note), or the
+   * budget grew so far (another model) that they fill less than half of what a new plan would
+   * and a cold turn could come back.
+   */
+  private keepPlan(
+    req: ContextRequest,
+    past: readonly LoggedTurn[],
+    turnScores: readonly number[],
+    scores: Scores | null,
+  ): AssembledContext | null {
+    const warm = past.filter((t) => t.layer === 1);
+    const used = warm.reduce((n, t) => n + this.log.cost(t), 0);
+    const noteRoom = Math.min(NOTE_ROOM_MAX, Math.floor(req.budgetTokens * NOTE_ROOM_SHARE));
+    if (used + noteRoom > req.budgetTokens) return null;
+    const target = Math.floor(req.budgetTokens * REPLAN_FILL);
+    if (used < target / 2 && past.some((t) => t.layer === 2 && this.log.cost(t) <= target - used)) return null;
+    const relevant = past.filter((t, i) => t.layer === 2 && (turnScores[i] as number) >= RECALL_MIN_SCORE);
+    // At most the room a note is kept: what it quotes is sent anew each turn, never from the cache.
+    const room = Math.min(req.budgetTokens - used, NOTE_ROOM_MAX) - NOTE_TOKENS;
+    const snippets = quote(relevant, scores, room, (t, id) => this.log.text(t, id));
+    this.memory?.touch(snippets.map((x) => x.id));
+    const scoreOf = new Map(past.map((t, i) => [t.id, turnScores[i] as number]));
+    const history = this.entries(warm, (t) => ({
+      layer: "L1",
+      recalled: false,
+      filled: false,
+      reason: "kept",
+      score: scores ? (scoreOf.get(t.id) ?? 0) : null,
+      pinned: false,
+      turn: t.id,
+      mark: t.mark,
+    }));
+    const note = recalledNote(snippets);
+    return { history, recalledNote: note, tokens: used + noteTokens(note), evicted: 0, recalled: 0 };
   }
 
   /**
@@ -333,6 +405,9 @@ function quote(
   }
   return out;
 }
+
+/** What the note costs, as TurnLog.messages counts a message. */
+const noteTokens = (note: ContextEntry | null) => (note ? estimateTokens(note.message.content) + 4 : 0);
 
 function recalledNote(snippets: readonly Snippet[]): ContextEntry | null {
   if (snippets.length === 0) return null;

@@ -258,9 +258,10 @@ export const ContextView = v.nullable(
         filled: v.boolean(),
         /**
          * Why memory put it there: everything fit ("all"), one of the newest ("pinned"), it matches
-         * the input ("relevant"), or room was left ("recent"); null for what memory did not choose.
+         * the input ("relevant"), room was left ("recent"), or it is in the plan made on an
+         * earlier turn ("kept"); null for what memory did not choose.
          */
-        reason: v.nullable(v.picklist(["all", "pinned", "relevant", "recent"])),
+        reason: v.nullable(v.picklist(["all", "pinned", "relevant", "recent", "kept"])),
         /** Relevance to the input when the history had to be pruned; null when nothing was scored. */
         score: v.nullable(v.number()),
         /** One of the newest turns, kept regardless of relevance. */

@@ -100,8 +100,14 @@ describe("scenes in turns", () => {
     ]);
     await send(rig, "Weekly sync with Bob: what is left on the garden project?", "call-3", { scene: BOB });
     const first = lastReq(rig, -2);
-    expect(first.messages[0]?.role).toBe("system");
-    expect(first.messages[0]?.content).toContain("Speak like a ship's captain.");
+    // The persona is said just before the input, with what changes per turn; the system prompt
+    // the provider caches stays as it was.
+    const persona = first.messages.findIndex((m) => m.content === "Speak like a ship's captain.");
+    expect(first.messages[persona]?.role).toBe("system");
+    expect(first.messages.slice(persona + 1).every((m) => m.role === "system" || m === first.messages.at(-1))).toBe(
+      true,
+    );
+    expect(first.messages[0]?.content).not.toContain("captain");
     expect((first.tools ?? []).map((t) => t.function.name)).toEqual(["memory_search"]);
     const results = lastReq(rig)
       .messages.filter((m) => m.role === "tool")
@@ -114,7 +120,7 @@ describe("scenes in turns", () => {
     rig.llm.script([{ text: "ok" }]);
     await send(rig, "hello", "cli-1", { channel: "cli", scene: "chan:cli/peer:owner" });
     expect((lastReq(rig).tools ?? []).map((t) => t.function.name)).toContain("tools_find");
-    expect(lastReq(rig).messages[0]?.content).not.toContain("captain");
+    expect(JSON.stringify(lastReq(rig).messages)).not.toContain("captain");
   }, 60_000);
 
   test("memories of the active scene rank first in recall; an untrusted turn of the scene recalls nothing from elsewhere", async () => {

@@ -2,13 +2,14 @@
  * Tools by relevance (src/agent/tool-offer.ts), through dist/homed with the scripted model: what
  * each model call is offered is in the fake LLM's record. A plain hello is offered the core only;
  * an input that names a task is offered its tool; tools_find offers what it finds for the rest of
- * the turn; a tool the conversation used stays offered; a call to a tool that was not offered
- * meets the same gate as any other.
+ * the turn; the conversation keeps its offer, finds included, while the provider keeps its cache;
+ * a call to a tool that was not offered meets the same gate as any other.
  */
 import { describe, expect, test } from "bun:test";
 import { tempDir } from "../harness/binary.ts";
 import { startAgentRig } from "../harness/agent-daemon.ts";
 import type { RecordedRequest } from "../harness/fake-llm.ts";
+import { CACHE_LIFETIME_MS, nextOffer, type RankTools } from "../../src/agent/tool-offer.ts";
 
 const offered = (r: RecordedRequest | undefined) =>
   ((r?.body.tools as { function: { name: string } }[] | undefined) ?? []).map((t) => t.function.name).sort();
@@ -58,13 +59,13 @@ describe("tools by relevance", () => {
     expect(offered(second)).toContain("notes_list");
     expect(offered(third)).toContain("notes_list");
 
-    // Nothing said in the conversation names notes: notes_list is offered because its call is in
-    // the history, and the other notes tools are not.
+    // The next turn keeps the offer as the turn left it, finds included, byte for byte: the tool
+    // definitions come first in what the provider caches.
     rig.llm.script([{ text: "You're welcome." }]);
     await rig.chat("thanks");
     const next = rig.llm.requests[3];
-    expect(offered(next)).toContain("notes_list");
-    expect(offered(next)).not.toContain("notes_create");
+    expect(offered(next)).toEqual(offered(third));
+    expect(JSON.stringify(next?.body.tools)).toBe(JSON.stringify(third?.body.tools));
   }, 60_000);
 
   test("a call to a tool that was not offered passes the same gate: asked, declined, then allowed", async () => {
@@ -84,4 +85,27 @@ describe("tools by relevance", () => {
     expect(approved.stdout).toContain("ran");
     expect(rig.seen().some((s) => s.tool === "shell_exec")).toBe(true);
   }, 60_000);
+});
+
+describe("a conversation's offer from turn to turn", () => {
+  // Ranks the input's words that are tool names: enough to tell one offer from another.
+  const rank: RankTools = (texts, limit) =>
+    (texts[0]?.text.split(" ") ?? []).filter((w) => w.includes("_")).slice(0, limit);
+  const kept = { offer: new Set(["memory_search", "tools_find", "files_read", "notes_list"]), at: 1_000 };
+
+  test("is kept while the provider keeps its cache, and chosen afresh after a new plan or a quiet spell", () => {
+    const now = kept.at + 60_000;
+    expect(nextOffer(kept, now, false, "play music_play", [], null, rank)).toBe(kept.offer);
+    expect([...(nextOffer(kept, now, true, "play music_play", [], null, rank) ?? [])]).toContain("music_play");
+    const later = kept.at + CACHE_LIFETIME_MS + 1;
+    const fresh = nextOffer(kept, later, false, "play music_play", [], null, rank);
+    expect([...(fresh ?? [])].sort()).toEqual(["files_read", "memory_search", "music_play", "tools_find"]);
+    expect(nextOffer(undefined, now, false, "hi", [], null, rank)).toEqual(
+      new Set(["memory_search", "tools_find", "files_read"]),
+    );
+  });
+
+  test("a short narrowed list is offered whole, kept or not", () => {
+    expect(nextOffer(kept, kept.at, false, "x", [], new Set(["echo_text"]), rank)).toBeNull();
+  });
 });

@@ -187,8 +187,12 @@ describe("the seven stages", () => {
     });
     rig.llm.script([{ text: "ok" }]);
     await rig.chat("weather?");
-    const system = String(messagesOf(rig.llm.requests[0]!)[0]!.content);
-    expect(system).toContain("[from plugin agent]\nThe weather is sunny.");
+    // Said after the history, just before the input: what changes per turn stays out of the
+    // system prompt the provider caches.
+    const sent = messagesOf(rig.llm.requests[0]!);
+    expect(String(sent[0]!.content)).not.toContain("The weather is sunny.");
+    expect(sent.at(-2)).toMatchObject({ role: "system", content: "[from plugin agent]\nThe weather is sunny." });
+    expect(sent.at(-1)).toMatchObject({ role: "user", content: "weather?" });
   });
 
   test("post_action can filter the text and force a redirect", async () => {

@@ -4,9 +4,10 @@
  * then the user asks about the bicycle. The bike turn is far older than anything recency could
  * keep (and is checked to be cold, in L2, before each question), so it can only reach the model
  * by relevance — across "bike"/"bicycle" (and 单车/自行车) through the concept bridges, by its
- * words otherwise. The request must also use most of the history budget: room is never left
- * empty while cold turns could fill it (test/memory/context-assembly.test.ts shows the waste the
- * old assembly left when the window grew: 290 of 600 tokens).
+ * words otherwise: a whole turn when the question comes as memory plans the context again, a
+ * quote after the history otherwise (the plan made on an earlier turn stays, so the provider's
+ * cached prefix does). The history stays within its budget and fills at least half of it: a plan
+ * fills 60 % and grows from there.
  */
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
@@ -17,8 +18,8 @@ import { connectUnixRpc } from "../../src/ipc/unix-rpc.ts";
 import { estimateTokens } from "../../src/memory/tokens.ts";
 
 const WINDOW = 1024;
-/** What the kernel keeps for the reply at this window (a quarter) and the prompt's margin. */
-const OUTPUT = WINDOW / 4;
+/** What the kernel keeps for the reply at this window (src/agent/turn.ts outputReserve: 256 at least) and the prompt's margin. */
+const OUTPUT = 256;
 const MARGIN = 256;
 
 const EN_TOPICS = [
@@ -129,7 +130,7 @@ async function startRig(dir: string): Promise<AgentRig> {
 async function whyInContext(
   rig: AgentRig,
   conv: string,
-): Promise<{ content: string; reason: string | null; recalled: boolean; filled: boolean }[]> {
+): Promise<{ content: string; layer: string; reason: string | null; recalled: boolean; filled: boolean }[]> {
   const res = await fetch(`${await webUrlOf(rig.daemon)}api/context/${encodeURIComponent(conv)}`);
   expect(res.status).toBe(200);
   return ((await res.json()) as { messages: never[] }).messages;
@@ -175,15 +176,19 @@ describe("the bike/bicycle scenario through the daemon (window 1024, 60 turns on
         expect(sent.some((m) => m.content.includes(c.fact))).toBe(true);
         const { history, budget } = usage(sent);
         expect(history).toBeLessThanOrEqual(budget);
-        expect(history).toBeGreaterThanOrEqual(0.8 * budget);
+        expect(history).toBeGreaterThanOrEqual(0.5 * budget);
         // The memory page says why each turn is there: the bike turn was cold and matched.
         const view = await whyInContext(rig, conv);
         const bike = view.filter((m) => m.content.includes(c.fact));
         expect(bike.map((m) => [m.reason, m.recalled, m.filled])).toEqual([["relevant", true, false]]);
-        expect(view.at(-2)?.reason).toBe("pinned");
+        // The newest turns are there: pinned by a new plan, or kept from the last one.
+        const lastPast = view.findLast((m) => m.reason !== null && m.layer === "L1");
+        expect(["pinned", "kept"]).toContain(lastPast?.reason as string);
         // Every past message says why it is there; only the system prompt and the input do not.
         expect(view.filter((m) => m.reason === null).length).toBe(2);
-        expect(view.every((m) => m.reason === null || ["pinned", "relevant", "recent"].includes(m.reason))).toBe(true);
+        expect(
+          view.every((m) => m.reason === null || ["pinned", "relevant", "recent", "kept"].includes(m.reason)),
+        ).toBe(true);
         // More turns on other topics, until the bike turn is cold again for the next question.
         await otherTopics(rig, conv, c.topics, 12, from);
         from += 12;

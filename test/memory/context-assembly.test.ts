@@ -11,7 +11,7 @@ import { tempDir } from "../harness/binary.ts";
 import { Store } from "../../src/store/store.ts";
 import { Tokenizer } from "../../src/embed/tokenizer.ts";
 import { Memory } from "../../src/memory/memory.ts";
-import { ConversationContext } from "../../src/memory/context.ts";
+import { ConversationContext, REPLAN_FILL } from "../../src/memory/context.ts";
 import { eventOf } from "../../src/protocol/event-bodies.ts";
 import { estimateTokens } from "../../src/memory/tokens.ts";
 
@@ -115,11 +115,12 @@ describe("room left in the budget", () => {
     say("c", "q1", "user-message", "anything new?");
     const small = await context.assemble({ conv: "c", input: "anything new?", budgetTokens: 300, excludeTurn: "q1" });
     expect(small.evicted).toBeGreaterThan(10);
-    // Then a larger one (another model, say): the room is filled from L2 with the newest that fit.
+    // Then a window more than twice as large (another model, say): the plan is made again, and its
+    // share of the budget is filled from L2 with the newest that fit.
     say("c", "q2", "user-message", "and now?");
-    const large = await context.assemble({ conv: "c", input: "and now?", budgetTokens: 600, excludeTurn: "q2" });
-    expect(cost(large)).toBeLessThanOrEqual(600);
-    expect(cost(large)).toBeGreaterThan(0.9 * 600);
+    const large = await context.assemble({ conv: "c", input: "and now?", budgetTokens: 700, excludeTurn: "q2" });
+    expect(cost(large)).toBeLessThanOrEqual(REPLAN_FILL * 700);
+    expect(cost(large)).toBeGreaterThan(0.9 * REPLAN_FILL * 700);
     const turns = [...new Set(large.history.map((e) => e.item.turn))];
     expect(turns.at(-1)).toBe("q1");
     const order = turns.slice(0, -1).map((t) => Number(t.slice(1)));
@@ -133,30 +134,61 @@ describe("room left in the budget", () => {
 });
 
 describe("the scene the person is in", () => {
-  test("of two turns that match, the one the active scene claims comes back; without a scene, the better match", async () => {
-    using dir = tempDir();
-    const { store, context, say } = rig(dir.path);
-    const ids = new Map<string, number[]>();
-    const turn = (t: string, text: string, reply = "Noted; tell me more whenever you like, I am listening.") =>
-      ids.set(t, [say("c", t, "user-message", text), say("c", t, "model-output", reply)]);
-    // Two turns that match, each so long that the budget has room for one of them.
-    const long = `Noted. ${"I will keep in mind where the call takes place this week. ".repeat(8)}`;
-    turn("alpha", "The meeting room for the call is Alpha.", long);
-    turn("zeta", "The meeting room for the call is Zeta, the meeting room we booked.", long);
-    for (let i = 0; i < 30; i++) turn(`f${i}`, `${TOPICS[i]} ${i * 7919}`);
-    const input = "which meeting room?";
-    const kept = async (boost?: (id: number) => number) => {
-      const a = await context.assemble({ conv: "c", input, budgetTokens: 260, boost });
+  test("of two turns that match, the one the active scene claims comes back when the plan is made; without a scene, the better match", async () => {
+    // The same conversation twice, each planned for the first time: once without a scene, once
+    // in the scene that claims Alpha's turn (a weekly call with Bob, say).
+    const plan = async (inScene: boolean) => {
+      using dir = tempDir();
+      const { store, context, say } = rig(dir.path);
+      const ids = new Map<string, number[]>();
+      const turn = (t: string, text: string, reply = "Noted; tell me more whenever you like, I am listening.") =>
+        ids.set(t, [say("c", t, "user-message", text), say("c", t, "model-output", reply)]);
+      // Two turns that match, each so long that the plan has room for one of them.
+      const long = `Noted. ${"I will keep in mind where the call takes place this week. ".repeat(8)}`;
+      turn("alpha", "The meeting room for the call is Alpha.", long);
+      turn("zeta", "The meeting room for the call is Zeta, the meeting room we booked.", long);
+      for (let i = 0; i < 30; i++) turn(`f${i}`, `${TOPICS[i]} ${i * 7919}`);
+      const alpha = new Set(ids.get("alpha"));
+      const boost = inScene ? (id: number) => (alpha.has(id) ? 1 : 0) : undefined;
+      const a = await context.assemble({ conv: "c", input: "which meeting room?", budgetTokens: 400, boost });
+      store.close();
       return new Set(a.history.map((e) => e.item.turn));
     };
-    const plain = await kept();
+    const plain = await plan(false);
     expect(plain.has("zeta")).toBe(true);
     expect(plain.has("alpha")).toBe(false);
-    // Alpha's turn is a memory of the scene the turn is in (a weekly call with Bob, say).
-    const alpha = new Set(ids.get("alpha"));
-    const inScene = await kept((id) => (alpha.has(id) ? 1 : 0));
+    const inScene = await plan(true);
     expect(inScene.has("alpha")).toBe(true);
     expect(inScene.has("zeta")).toBe(false);
+  });
+
+  test("between plans, a cold turn that matches is quoted after the history, the history as it was", async () => {
+    using dir = tempDir();
+    const { store, context, say } = rig(dir.path);
+    say("c", "t0", "user-message", "My gym locker code is 4471.");
+    say("c", "t0", "model-output", "Got it.");
+    for (let i = 1; i <= 30; i++) {
+      say("c", `t${i}`, "user-message", `${TOPICS[i]} ${i * 7919}`);
+      say("c", `t${i}`, "model-output", "Noted; tell me more whenever you like, I am listening.");
+    }
+    const planned = await context.assemble({ conv: "c", input: "anything new?", budgetTokens: 400 });
+    expect(planned.evicted).toBeGreaterThan(0);
+    say("c", "t31", "user-message", "sherbet tonight");
+    say("c", "t31", "model-output", "Enjoy it.");
+    say("c", "q", "user-message", "What is my gym locker code?");
+    const asked = await context.assemble({
+      conv: "c",
+      input: "What is my gym locker code?",
+      budgetTokens: 400,
+      excludeTurn: "q",
+    });
+    // The plan stands: the same turns, the new one after them, nothing moved.
+    const turns = (a: typeof planned) => [...new Set(a.history.map((e) => e.item.turn))];
+    expect(turns(asked)).toEqual([...turns(planned), "t31"]);
+    expect(asked.evicted + asked.recalled).toBe(0);
+    expect(asked.history.every((e) => e.item.reason === "kept")).toBe(true);
+    expect(asked.recalledNote?.message.content).toContain("My gym locker code is 4471.");
+    expect(asked.tokens).toBeLessThanOrEqual(400);
     store.close();
   });
 });

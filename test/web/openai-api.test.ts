@@ -232,7 +232,7 @@ describe("/v1 errors are HTTP errors in OpenAI's shape", () => {
 });
 
 describe("plugins' stages on a stateless turn", () => {
-  test("pre_action's injection joins homed's system prompt; on_input blocking is finish_reason content_filter", async () => {
+  test("pre_action's injection is said just before the input; on_input blocking is finish_reason content_filter", async () => {
     using dir = tempDir();
     await using rig = await startAgentRig(dir.path, { behavior: { pre_action: { inject: ["house rules apply"] } } });
     const { client } = await clientOf(rig);
@@ -245,8 +245,10 @@ describe("plugins' stages on a stateless turn", () => {
       ],
     });
     const sent = sentOf(rig);
-    expect(sent[0]!.content).toContain("[from plugin agent]\nhouse rules apply");
+    expect(sent[0]!.content).not.toContain("house rules apply");
     expect(sent[1]).toMatchObject({ role: "system", content: "client system" });
+    expect(sent.at(-2)).toMatchObject({ role: "system", content: "[from plugin agent]\nhouse rules apply" });
+    expect(sent.at(-1)).toMatchObject({ role: "user", content: "hello" });
 
     rig.behave({ on_input: { action: "block", reason: "not today" } });
     const calls = rig.llm.requests.length;
@@ -361,12 +363,14 @@ describe("client tools", () => {
       });
       expect(r2.choices[0]!.message.content).toBe("It is 3°C in Oslo.");
       expect(r2.choices[0]!.finish_reason).toBe("stop");
-      const sent = sentOf(rig);
+      // The results follow the call they answer; what changes per turn (a note from memory), if
+      // anything, comes after them.
+      const sent = sentOf(rig).filter((m) => m.role !== "system");
       expect(sent.at(-1)).toMatchObject({ role: "tool", tool_call_id: "call_w", content: "3°C, light snow" });
       expect(sent.at(-2)?.tool_calls?.map((c) => c.id)).toEqual(["call_w"]);
       // The earlier request (another one-off) is in memory, but memory does not quote back what
       // the request itself carries.
-      expect(sent.filter((m) => m.role === "system" && m.content?.includes("weather in Oslo?"))).toEqual([]);
+      expect(sentOf(rig).filter((m) => m.role === "system" && m.content?.includes("weather in Oslo?"))).toEqual([]);
     }
   }, 60_000);
 });

@@ -251,7 +251,7 @@ interface ContextMessage {
   layer: string;
   recalled: boolean;
   filled: boolean;
-  reason: "all" | "pinned" | "relevant" | "recent" | null;
+  reason: "all" | "pinned" | "relevant" | "recent" | "kept" | null;
   score: number | null;
   pinned: boolean;
   tokens: number;
@@ -264,6 +264,7 @@ const REASONS = {
   pinned: "pinned (newest)",
   relevant: "relevant to the input",
   recent: "recent (room left)",
+  kept: "kept (the plan of an earlier turn)",
 } as const;
 
 export function memoryView(conv: string): HTMLElement {
