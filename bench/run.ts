@@ -18,7 +18,7 @@ import { benchL3 } from "./l3.ts";
 import { benchImageVectors } from "./image-vectors.ts";
 import { benchAttach } from "./attach.ts";
 import { benchAudioFeatures } from "./audio-features.ts";
-import { benchCost } from "./cost.ts";
+import { benchCost, benchPrefixReuse } from "./cost.ts";
 import { benchImport } from "./import.ts";
 
 const t0 = performance.now();
@@ -42,5 +42,6 @@ await benchImageVectors();
 await benchAttach();
 await benchAudioFeatures();
 await benchCost();
+await benchPrefixReuse();
 await benchImport();
 console.error(`bench run finished in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
