@@ -69,7 +69,7 @@ async function benchBrowserOpen(): Promise<void> {
   const session = new BrowserSession({
     executable: "/usr/bin/chromium",
     profileDir: profile,
-    allowPrivate: true,
+    policy: { allowPrivate: true, allowHosts: [] },
     timeoutMs: 60_000,
   });
   try {

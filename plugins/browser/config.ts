@@ -8,6 +8,8 @@ const BrowserSection = v.object({
   executable: v.string(),
   /** Let pages on private, loopback and link-local addresses open (a home server, a test page). */
   allow_private: v.boolean(),
+  /** Private hosts (names, "*.example.org", addresses, CIDR ranges) pages may open all the same. */
+  allow_hosts: v.array(v.string()),
   /** Longest wait for one navigation or action. */
   timeout_ms: v.number(),
 });

@@ -18,7 +18,7 @@ import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage,
 import { createServer, type Server } from "node:http";
 import { connect, type Socket } from "node:net";
 import type { Duplex } from "node:stream";
-import { nonPublicReason, parseIp } from "../../src/protocol/ip-range.ts";
+import { type AddressPolicy, nonPublicReason, parseIp } from "../../src/protocol/ip-range.ts";
 import { addressRefusal, type Resolve } from "./nav-guard.ts";
 
 export const PROXY_LIMITS = {
@@ -34,7 +34,7 @@ export const PROXY_LIMITS = {
 export type Route = (address: string, port: number) => { address: string; port: number };
 
 export interface GuardProxyOptions {
-  allowPrivate: boolean;
+  policy: AddressPolicy;
   resolve: Resolve;
   route?: Route;
   /** Each refused request: its host (and port unless 80/443) and why, worded as nav-guard words it. */
@@ -111,7 +111,7 @@ export async function startGuardProxy(o: GuardProxyOptions): Promise<GuardProxy>
       return { failed: `cannot resolve ${host}: ${(err as Error).message}` };
     }
     if (addresses.length === 0) return { failed: `${host} has no address` };
-    const why = addressRefusal(host, addresses, o.allowPrivate);
+    const why = addressRefusal(host, addresses, o.policy);
     if (why) return { refused: why };
     const pick = addresses.find((a) => !a.includes(":")) ?? (addresses[0] as string);
     // The proxy itself listens on loopback (0.0.0.0 and the like reach it too): a request to it

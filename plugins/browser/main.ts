@@ -17,7 +17,7 @@ const config = await readBrowserConfig(plugin);
 const session = new BrowserSession({
   executable: config.executable,
   profileDir: join(plugin.hello.dataDir, "browser"),
-  allowPrivate: config.allow_private,
+  policy: { allowPrivate: config.allow_private, allowHosts: config.allow_hosts },
   timeoutMs: config.timeout_ms,
   log: plugin.log,
 });
@@ -50,8 +50,13 @@ function guarded<T>(tool: string, signal: AbortSignal, work: () => Promise<T>) {
 }
 
 await plugin.tools([
-  withRun(TOOLS.browser_open, (args, ctx) =>
-    guarded("browser_open", ctx.signal, async () => pageResult(await session.open(args.url))),
+  withRun(
+    TOOLS.browser_open,
+    (args, ctx) => guarded("browser_open", ctx.signal, async () => pageResult(await session.open(args.url))),
+    async (args) => {
+      const why = await session.refusal(args.url);
+      return why && `browser_open: ${why}`;
+    },
   ),
   withRun(TOOLS.browser_read, (args, ctx) =>
     guarded("browser_read", ctx.signal, async () => pageResult(await session.read(), args.from ?? 0)),

@@ -1,7 +1,8 @@
 /**
  * The browser's SSRF guard, the same rule as fetch_url's: a page on a private, loopback,
  * link-local (or otherwise non-public, src/protocol/ip-range.ts) address is refused unless the
- * owner sets [tools.browser] allow_private. Checked here twice: the URL browser_open is given,
+ * owner lists its host, address or range in [tools.browser] allow_hosts or sets allow_private.
+ * Checked here twice: the URL browser_open is given,
  * before anything is sent; and every request the browser makes — a document (main frame or frame,
  * the first one and each redirect hop, a link clicked, a form sent, a script's location change)
  * and everything a page loads (images, scripts, styles, fetch/XHR, beacons) — paused over CDP
@@ -20,7 +21,7 @@
  */
 import { lookup } from "node:dns/promises";
 import type { CDPSession } from "playwright-core";
-import { formatIp, nonPublicReason, parseIp } from "../../src/protocol/ip-range.ts";
+import { type AddressPolicy, parseIp, refusedAddress } from "../../src/protocol/ip-range.ts";
 
 /** Resolves a host name to every address it has. */
 export type Resolve = (host: string) => Promise<string[]>;
@@ -32,7 +33,7 @@ export const systemResolve: Resolve = async (host) =>
 /** Why `url` may not be opened (a sentence for the model), or null when it may. */
 export async function refusalOf(
   url: string,
-  allowPrivate: boolean,
+  policy: AddressPolicy,
   resolve: Resolve = systemResolve,
 ): Promise<string | null> {
   let u: URL;
@@ -44,7 +45,7 @@ export async function refusalOf(
   if (u.protocol === "about:" && u.href === "about:blank") return null;
   if (u.protocol !== "http:" && u.protocol !== "https:")
     return `${u.protocol} URLs are not opened (http and https only)`;
-  if (allowPrivate) return null;
+  if (policy.allowPrivate) return null;
   const host = u.hostname.replace(/^\[(.*)\]$/, "$1").toLowerCase();
   let addresses: string[];
   if (parseIp(host)) addresses = [host];
@@ -55,24 +56,22 @@ export async function refusalOf(
       return `cannot resolve ${host}: ${(err as Error).message}`;
     }
   }
-  return addressRefusal(host, addresses, allowPrivate);
+  return addressRefusal(host, addresses, policy);
 }
 
 /**
  * Why `host`, which has `addresses`, may not be reached (a sentence for the model), or null when
- * every address is public or the owner allows private ones. One non-public address refuses the
- * host: the connection could go to any of them.
+ * every address is public or the owner allows it. One non-public address refuses the host: the
+ * connection could go to any of them.
  */
-export function addressRefusal(host: string, addresses: readonly string[], allowPrivate: boolean): string | null {
-  if (allowPrivate) return null;
-  for (const a of addresses) {
-    const ip = parseIp(a);
-    const why = ip ? nonPublicReason(ip) : "not an address";
-    if (!why) continue;
-    const shown = a === host ? host : `${host} resolves to ${ip ? formatIp(ip) : a}, which`;
-    return `${shown} is not a public address (${why}); it is refused unless the owner sets [tools.browser] allow_private = true`;
-  }
-  return null;
+export function addressRefusal(host: string, addresses: readonly string[], policy: AddressPolicy): string | null {
+  const r = refusedAddress(host, addresses, policy);
+  if (!r) return null;
+  const shown = r.address === host ? host : `${host} resolves to ${r.shown}, which`;
+  return (
+    `${shown} is not a public address (${r.why}); it is refused unless the owner lists it in ` +
+    `[tools.browser] allow_hosts (or on the settings page) or sets allow_private = true`
+  );
 }
 
 interface RequestPaused {
@@ -104,7 +103,7 @@ export function cachedResolve(resolve: Resolve, now: () => number = Date.now): R
  */
 export async function guardNavigations(
   cdp: CDPSession,
-  allowPrivate: boolean,
+  policy: AddressPolicy,
   onRefused: (url: string, why: string) => void,
   resolve: Resolve = systemResolve,
   onBlocked: (url: string, why: string) => void = () => {},
@@ -112,7 +111,7 @@ export async function guardNavigations(
   const lookupOnce = cachedResolve(resolve);
   cdp.on("Fetch.requestPaused", (ev: RequestPaused) => {
     void (async () => {
-      const why = await refusalOf(ev.request.url, allowPrivate, lookupOnce);
+      const why = await refusalOf(ev.request.url, policy, lookupOnce);
       try {
         if (why) {
           if (ev.resourceType === "Document") onRefused(ev.request.url, why);

@@ -10,6 +10,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { chromium, type BrowserContext, type Locator, type Page } from "playwright-core";
 import type { PluginLogger } from "../sdk/index.ts";
 import { type GuardProxy, type Route, startGuardProxy } from "./guard-proxy.ts";
+import type { AddressPolicy } from "../../src/protocol/ip-range.ts";
 import { cachedResolve, guardNavigations, refusalOf, type Resolve, systemResolve } from "./nav-guard.ts";
 import {
   MAX_ELEMENTS,
@@ -23,7 +24,8 @@ export interface BrowserOptions {
   executable: string;
   /** DATA/browser: cookies, storage and cache survive restarts. */
   profileDir: string;
-  allowPrivate: boolean;
+  /** Private addresses the owner lets pages reach ([tools.browser] allow_private, allow_hosts). */
+  policy: AddressPolicy;
   timeoutMs: number;
   /** Name resolution for the guard (tests inject one; default the system's). */
   resolve?: Resolve;
@@ -116,7 +118,7 @@ export class BrowserSession {
       );
     mkdirSync(this.o.profileDir, { recursive: true, mode: 0o700 });
     const proxy = await startGuardProxy({
-      allowPrivate: this.o.allowPrivate,
+      policy: this.o.policy,
       resolve: cachedResolve(this.o.resolve ?? systemResolve),
       route: this.o.route,
       onRefused: (host, why) => {
@@ -169,11 +171,11 @@ export class BrowserSession {
     if (this.page && !this.page.isClosed()) return this.page;
     const page = context.pages()[0] ?? (await context.newPage());
     track(page);
-    if (!this.o.allowPrivate) {
+    if (!this.o.policy.allowPrivate) {
       const cdp = await context.newCDPSession(page);
       await guardNavigations(
         cdp,
-        false,
+        this.o.policy,
         (url, why) => {
           this.refused = { url, why };
           this.o.log?.info("browser navigation refused", { url: url.slice(0, 200), reason: why });
@@ -193,8 +195,13 @@ export class BrowserSession {
     return page;
   }
 
+  /** Why `url` may not be opened, or null (browser_open's check, before anyone is asked). */
+  refusal(url: string): Promise<string | null> {
+    return refusalOf(url, this.o.policy, this.o.resolve);
+  }
+
   async open(url: string): Promise<PageSnapshot> {
-    const why = await refusalOf(url, this.o.allowPrivate, this.o.resolve);
+    const why = await this.refusal(url);
     if (why) throw new BrowserError(`browser_open: ${why}`);
     const page = await this.current();
     this.refused = null;

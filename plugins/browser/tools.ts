@@ -37,6 +37,8 @@ export const TOOLS = {
     }),
     risk: "network",
     untrustedOutput: true,
+    // A private address the owner has not allowed is refused before anyone is asked.
+    checks: true,
   },
   browser_read: {
     name: "browser_read",

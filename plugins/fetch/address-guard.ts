@@ -7,13 +7,9 @@
  */
 import { lookup } from "node:dns/promises";
 import { HomedError } from "../../src/protocol/errors.ts";
-import { type Cidr, formatIp, inCidr, nonPublicReason, parseCidr, parseIp } from "../../src/protocol/ip-range.ts";
+import { type AddressPolicy, parseIp, refusedAddress } from "../../src/protocol/ip-range.ts";
 
-export interface GuardPolicy {
-  allowPrivate: boolean;
-  /** Host names (exact, or "*.example.org" for its subdomains), addresses and CIDR ranges. */
-  allowHosts: readonly string[];
-}
+export type GuardPolicy = AddressPolicy;
 
 /** Resolves a host name to every address it has (IP literals, canonical form). */
 export type Resolve = (host: string) => Promise<string[]>;
@@ -29,12 +25,6 @@ export interface PinnedTarget {
   host: string;
   /** The URL named an address, not a host name (no SNI then). */
   literal: boolean;
-}
-
-function hostMatches(host: string, pattern: string): boolean {
-  const p = pattern.toLowerCase();
-  if (p.startsWith("*.")) return host.endsWith(p.slice(1)) && host.length > p.length - 1;
-  return host === p;
 }
 
 /**
@@ -65,24 +55,16 @@ export async function pinTarget(
     }
     if (addresses.length === 0) throw new HomedError("upstream", `${tool}: ${host} has no address`);
   }
-  const allowed: Cidr[] = [];
-  let hostAllowed = false;
-  for (const entry of policy.allowHosts) {
-    const cidr = parseCidr(entry);
-    if (cidr) allowed.push(cidr);
-    else if (hostMatches(host, entry)) hostAllowed = true;
-  }
-  for (const a of addresses) {
-    const ip = parseIp(a);
-    if (!ip) throw new HomedError("upstream", `${tool}: ${host} resolved to ${a}, which is not an address`);
-    const why = nonPublicReason(ip);
-    if (!why || policy.allowPrivate || hostAllowed || allowed.some((r) => inCidr(ip, r))) continue;
-    const shown = literal ? host : `${host} resolves to ${formatIp(ip)}, which`;
+  const bad = addresses.find((a) => !parseIp(a));
+  if (bad) throw new HomedError("upstream", `${tool}: ${host} resolved to ${bad}, which is not an address`);
+  const refused = refusedAddress(host, addresses, policy);
+  if (refused) {
+    const shown = literal ? host : `${host} resolves to ${refused.shown}, which`;
     throw new HomedError(
       "denied",
-      `${tool}: ${shown} is not a public address (${why}); it is refused unless the owner sets ` +
-        `[tools.fetch] allow_private = true or lists it in allow_hosts`,
-      { host, address: a, reason: why },
+      `${tool}: ${shown} is not a public address (${refused.why}); it is refused unless the owner lists ` +
+        `it in [tools.fetch] allow_hosts (or on the settings page) or sets allow_private = true`,
+      { host, address: refused.address, reason: refused.why },
     );
   }
   const pick = addresses.find((a) => !a.includes(":")) ?? (addresses[0] as string);

@@ -4,7 +4,7 @@
  * and return one page of the result with a cursor for the next.
  */
 import { HomedError } from "../../src/protocol/errors.ts";
-import type { Resolve } from "./address-guard.ts";
+import { pinTarget, type Resolve } from "./address-guard.ts";
 import type { FetchConfig } from "./config.ts";
 import { htmlToText } from "./html-text.ts";
 import { Deadline, guardedGet, httpUrl, readCapped } from "./http-get.ts";
@@ -70,6 +70,24 @@ function sizeText(bytes: number): string {
   if (bytes < 1024) return `${bytes} bytes`;
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
   return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+/**
+ * Why fetch_url would refuse `url` at once (a private address the owner has not allowed, not a
+ * URL), or null; a host that cannot be resolved now is the call's to report.
+ */
+export async function fetchRefusal(url: string, config: FetchConfig, resolve?: Resolve): Promise<string | null> {
+  try {
+    await pinTarget(
+      httpUrl(url, TOOL),
+      { allowPrivate: config.allow_private, allowHosts: config.allow_hosts },
+      TOOL,
+      resolve,
+    );
+    return null;
+  } catch (err) {
+    return err instanceof HomedError && err.code !== "upstream" ? err.message : null;
+  }
 }
 
 /** Fetch `args.url` and return the page of readable text `args.cursor` names. */

@@ -4,7 +4,7 @@
  */
 import { connectPlugin, withRun } from "../sdk/index.ts";
 import { readFetchConfig } from "./config.ts";
-import { fetchUrl } from "./fetch-url.ts";
+import { fetchRefusal, fetchUrl } from "./fetch-url.ts";
 import { webSearch } from "./search.ts";
 import { TOOLS } from "./tools.ts";
 
@@ -13,8 +13,10 @@ const plugin = await connectPlugin();
 const userAgent = `homed/${plugin.hello.kernelVersion} (fetch plugin; a self-hosted agent fetching for its owner)`;
 
 await plugin.tools([
-  withRun(TOOLS.fetch_url, async (args, ctx) =>
-    fetchUrl(args, { config: await readFetchConfig(plugin), userAgent, signal: ctx.signal }),
+  withRun(
+    TOOLS.fetch_url,
+    async (args, ctx) => fetchUrl(args, { config: await readFetchConfig(plugin), userAgent, signal: ctx.signal }),
+    async (args) => fetchRefusal(args.url, await readFetchConfig(plugin)),
   ),
   withRun(TOOLS.fetch_search, async (args, ctx) =>
     webSearch(args, { config: await readFetchConfig(plugin), userAgent, signal: ctx.signal }),

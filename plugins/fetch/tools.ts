@@ -27,6 +27,8 @@ export const TOOLS = {
     }),
     risk: "network",
     untrustedOutput: true,
+    // A private address the owner has not allowed is refused before anyone is asked.
+    checks: true,
   },
   fetch_search: {
     name: "fetch_search",

@@ -71,11 +71,21 @@ export type ToolReturn = string | { content: string; isError?: boolean; images?:
 /** A tool: its spec (tool-spec.ts) and its code. Arguments are validated before `run` sees them. */
 export interface ToolOptions<S extends v.GenericSchema> extends ToolSpec<S> {
   run(args: v.InferOutput<S>, ctx: ToolContext): ToolReturn | Promise<ToolReturn>;
+  /**
+   * For a spec that `checks`: why `run` would refuse these arguments (said to the model, and no
+   * one is asked about the call), or null. Called before the approval question; `run` must still
+   * refuse on its own (the check may not be asked, or the world may change in between).
+   */
+  check?(args: v.InferOutput<S>, ctx: { conv: string }): string | null | Promise<string | null>;
 }
 
-/** A spec from tools.ts with its code, typed by the spec's schema. */
-export function withRun<S extends v.GenericSchema>(spec: ToolSpec<S>, run: ToolOptions<S>["run"]): ToolOptions<S> {
-  return { ...spec, run };
+/** A spec from tools.ts with its code (and its check), typed by the spec's schema. */
+export function withRun<S extends v.GenericSchema>(
+  spec: ToolSpec<S>,
+  run: ToolOptions<S>["run"],
+  check?: ToolOptions<S>["check"],
+): ToolOptions<S> {
+  return check ? { ...spec, run, check } : { ...spec, run };
 }
 
 /** A tool described by a JSON Schema (for jsonSchemaTools). */

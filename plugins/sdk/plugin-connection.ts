@@ -20,6 +20,7 @@ import {
   CancelToolParams,
   RegisterStagesResult,
   RunToolParams,
+  CheckToolParams,
   StageRunParams,
   type StageName,
 } from "../../src/protocol/agent.ts";
@@ -33,6 +34,7 @@ import {
 } from "../../src/protocol/images.ts";
 
 type ToolRun = ToolOptions<v.GenericSchema>["run"];
+type ToolCheck = NonNullable<ToolOptions<v.GenericSchema>["check"]>;
 
 export class PluginConnection implements Plugin {
   readonly log: PluginLogger & { level: LogLevel };
@@ -41,7 +43,7 @@ export class PluginConnection implements Plugin {
   private helloResult: HelloResult | null = null;
   private readonly handlers = new Map<string, Handler>();
   private readonly notifyHandlers = new Map<string, (params: unknown) => void>();
-  private readonly toolRuns = new Map<string, { input: v.GenericSchema | null; run: ToolRun }>();
+  private readonly toolRuns = new Map<string, { input: v.GenericSchema | null; run: ToolRun; check?: ToolCheck }>();
   /** Tool calls running now, by callId, so `tool/cancel` can abort them. */
   private readonly toolCalls = new Map<string, AbortController>();
   private readonly stageHandlers = new Map<number, (payload: unknown) => unknown>();
@@ -152,7 +154,8 @@ export class PluginConnection implements Plugin {
 
   async tools(list: ToolOptions<v.GenericSchema>[]): Promise<void> {
     // One request for the lot, so the model never sees half of a plugin's tools.
-    for (const t of list) this.toolRuns.set(t.name, { input: t.input, run: t.run as ToolRun });
+    for (const t of list)
+      this.toolRuns.set(t.name, { input: t.input, run: t.run as ToolRun, check: t.check as ToolCheck | undefined });
     await this.rpc.request(AgentMethod.RegisterTools, { tools: list.map(toolDefinition) });
   }
 
@@ -271,6 +274,7 @@ export class PluginConnection implements Plugin {
   private async answer(method: string, params: unknown): Promise<unknown> {
     if (method === PluginMethod.Ping) return { pid: process.pid };
     if (method === AgentMethod.RunTool) return await this.runTool(params);
+    if (method === AgentMethod.CheckTool) return await this.checkTool(params);
     if (method === AgentMethod.RunStage) return await this.runStage(params);
     const h = this.handlers.get(method);
     if (!h) throw new RpcError(RpcErrorCode.MethodNotFound, `${this.name} has no method ${method}`);
@@ -317,6 +321,17 @@ export class PluginConnection implements Plugin {
       out.push({ mime: i.mime, data: await this.link.sendBulk(i.data), ...alt });
     }
     return out;
+  }
+
+  /** A call's check before the approval question: a refusal's reason, or null (no check, or it passes). */
+  private async checkTool(params: unknown): Promise<{ refuse: string | null }> {
+    const p = parseParams(CheckToolParams, params);
+    const t = this.toolRuns.get(p.name);
+    if (!t?.check) return { refuse: null };
+    const args = t.input ? v.safeParse(t.input, p.arguments) : { success: true as const, output: p.arguments };
+    // Arguments the run would refuse as invalid are the run's to refuse, with its message.
+    if (!args.success) return { refuse: null };
+    return { refuse: await t.check(args.output, { conv: p.conv }) };
   }
 
   private async runTool(params: unknown): Promise<{ content: string; isError: boolean; images?: unknown[] }> {

@@ -29,6 +29,11 @@ export interface ToolSpec<S extends v.GenericSchema = v.GenericSchema> {
   untrustedOutput?: boolean;
   /** It sends what the model gives it to someone else: asked about while the conversation is marked. */
   sendsOut?: boolean;
+  /**
+   * Its code has a `check` that refuses a call before anyone is asked about it (a page on a
+   * private address): set here so the kernel knows before a lazy plugin runs.
+   */
+  checks?: boolean;
 }
 
 /** The definition the kernel and the model see. */
@@ -43,5 +48,6 @@ export function toolDefinition(spec: ToolSpec): ToolDefinition {
     approval: spec.approval ?? "auto",
     untrustedOutput: spec.untrustedOutput ?? false,
     sendsOut: spec.sendsOut ?? false,
+    checks: spec.checks ?? false,
   };
 }

@@ -57,6 +57,7 @@ export const AGENT_SPAWN_TOOL: ToolDefinition = {
   approval: "auto",
   untrustedOutput: false,
   sendsOut: false,
+  checks: false,
 };
 
 export interface AgentSpawnDeps {

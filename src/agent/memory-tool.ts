@@ -63,6 +63,7 @@ export const MEMORY_SEARCH_TOOL: ToolDefinition = {
   approval: "auto",
   untrustedOutput: false,
   sendsOut: false,
+  checks: false,
 };
 
 export interface MemoryToolDeps {

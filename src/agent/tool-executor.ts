@@ -8,7 +8,14 @@
  * call is an error the model can correct, never an exception.
  */
 import * as v from "valibot";
-import { AgentMethod, capMark, RunToolResult, type ExecutionOrigin, type ToolCallView } from "../protocol/agent.ts";
+import {
+  AgentMethod,
+  capMark,
+  CheckToolResult,
+  RunToolResult,
+  type ExecutionOrigin,
+  type ToolCallView,
+} from "../protocol/agent.ts";
 import { RpcErrorCode } from "../protocol/jsonrpc.ts";
 import { RpcError } from "../protocol/errors.ts";
 import type { StoredImage } from "../protocol/images.ts";
@@ -30,6 +37,9 @@ const NOBODY_BY_ORIGIN: Record<ExecutionOrigin, string> = {
   background: "a background job cannot ask anyone",
   scheduled: "a scheduled job cannot ask anyone",
 };
+
+/** A plugin's check of a call (a DNS lookup, a lazy plugin's start) answers within this, or is passed over. */
+const CHECK_TIMEOUT_MS = 10_000;
 
 /** What the model (and the log) is told of a tool stopped with its turn. */
 const CANCELLED = "cancelled: the turn was stopped while this tool ran";
@@ -260,6 +270,12 @@ export class ToolExecutor {
         args,
       );
 
+    // The tool's own refusal comes before the approval question: asking a person about a call
+    // that cannot run (a page on a private address) only to refuse it after their yes wastes it.
+    // It is the tool's error, as if it had run: the model may try something else, the turn goes on.
+    const refused = tool.def.checks && !tool.local ? await this.check(tool.plugin, call.name, args, ctx.conv) : null;
+    if (refused) return out("error", `error: ${refused}`, args);
+
     const traits = {
       name: call.name,
       risk: tool.def.risk,
@@ -364,6 +380,27 @@ export class ToolExecutor {
     const reported = parsed.output.mark ? { mark: capMark(`${call.name}: ${parsed.output.mark}`) } : {};
     const done = { ...out(parsed.output.isError ? "error" : "ok", content, args), ...reported };
     return stored.images.length ? { ...done, images: stored.images } : done;
+  }
+
+  /**
+   * The plugin's `tool/check` of a call: why it would refuse it, or null. A plugin that does not
+   * answer in time, or answers badly, has not refused: its run still checks.
+   */
+  private async check(plugin: string, name: string, args: unknown, conv: string): Promise<string | null> {
+    try {
+      const raw = await this.d.caller.call(
+        plugin,
+        AgentMethod.CheckTool,
+        { name, arguments: args, conv },
+        CHECK_TIMEOUT_MS,
+      );
+      const r = v.safeParse(CheckToolResult, raw);
+      if (r.success) return r.output.refuse;
+      this.d.log.warn("tool check answered badly", { plugin, tool: name, issues: describeIssues(r.issues) });
+    } catch (err) {
+      this.d.log.warn("tool check failed", { plugin, tool: name, err: (err as Error).message });
+    }
+    return null;
   }
 
   private async askPerson(

@@ -39,6 +39,7 @@ export const TOOLS_FIND_TOOL: ToolDefinition = {
   approval: "auto",
   untrustedOutput: false,
   sendsOut: false,
+  checks: false,
 };
 
 export interface ToolsFindDeps {

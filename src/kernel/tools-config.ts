@@ -73,6 +73,7 @@ export const ToolsConfig = v.strictObject({
     v.strictObject({
       executable: v.optional(v.string(), "/usr/bin/chromium"),
       allow_private: v.optional(bool, false),
+      allow_hosts: v.optional(v.array(HostName), []),
       timeout_ms: v.optional(int(100, 600_000), 30_000),
     }),
     {},
@@ -153,7 +154,10 @@ search_key_secret = ""
 [tools.browser]
 # Chromium driven over CDP (never downloaded); its profile lives in DATA/browser.
 executable = "/usr/bin/chromium"
+# Pages on private, loopback and link-local addresses are refused (before you are asked about
+# the call) unless allowed here: all of them, or the hosts, addresses or CIDR ranges listed.
 allow_private = false
+allow_hosts = []
 timeout_ms = 30000
 
 [tools.schedules]

@@ -1,6 +1,7 @@
 /**
  * DATA/settings.json: what the web UI changed of config.toml's [agent] system_prompt, [approval]
- * default/allow/ask/deny and [memory] recall_untrusted. One precedence, field by field:
+ * default/allow/ask/deny, [memory] recall_untrusted, and [tools.fetch] and [tools.browser]
+ * allow_hosts (one list for both). One precedence, field by field:
  * settings.json, else config.toml (with its HOMED_* and flag overrides), else the default — as
  * llm.json does for [llm]. The file holds only the fields the UI set; the result is checked with
  * config.toml's own schema, so a bad value is refused with the message config.toml would get.
@@ -16,24 +17,35 @@ import type { Logger } from "./log.ts";
 
 const DEFAULTS = v.parse(ConfigSchema, {});
 
-/** Where each field of a patch lives in config.toml. */
-const FIELD_PATHS: Record<Exclude<SettingsField, "mcp_add" | "mcp_remove">, [keyof Config, string]> = {
-  system_prompt: ["agent", "system_prompt"],
-  approval_default: ["approval", "default"],
-  approval_allow: ["approval", "allow"],
-  approval_ask: ["approval", "ask"],
-  approval_deny: ["approval", "deny"],
-  recall_untrusted: ["memory", "recall_untrusted"],
-  mcp_servers: ["mcp", "servers"],
+/** Where each field of a patch lives in config.toml: its dotted paths. */
+const FIELD_PATHS: Record<Exclude<SettingsField, "mcp_add" | "mcp_remove">, string[]> = {
+  system_prompt: ["agent.system_prompt"],
+  approval_default: ["approval.default"],
+  approval_allow: ["approval.allow"],
+  approval_ask: ["approval.ask"],
+  approval_deny: ["approval.deny"],
+  recall_untrusted: ["memory.recall_untrusted"],
+  allow_hosts: ["tools.fetch.allow_hosts", "tools.browser.allow_hosts"],
+  mcp_servers: ["mcp.servers"],
 };
 
 /** Fields settings.json keeps; mcp_add and mcp_remove are requests the kernel turns into mcp_servers. */
 type StoredField = Exclude<SettingsField, "mcp_add" | "mcp_remove">;
 const FIELDS = Object.keys(FIELD_PATHS) as StoredField[];
 
-function valueAt(config: Config, field: StoredField): unknown {
-  const [section, key] = FIELD_PATHS[field];
-  return (config[section] as Record<string, unknown>)[key];
+/** The field's values in `config`, one per path. */
+function valuesAt(config: Config, field: StoredField): unknown[] {
+  return FIELD_PATHS[field].map((path) =>
+    path.split(".").reduce<unknown>((o, k) => (o as Record<string, unknown>)[k], config),
+  );
+}
+
+/** Set the dotted `path` of a raw configuration (every section on it exists: the schema's defaults made them). */
+function setAt(raw: Record<string, unknown>, path: string, value: unknown): void {
+  const keys = path.split(".");
+  const last = keys.pop() as string;
+  const at = keys.reduce<Record<string, unknown>>((o, k) => o[k] as Record<string, unknown>, raw);
+  at[last] = value;
 }
 
 export function settingsFile(dataDir: string): string {
@@ -56,12 +68,11 @@ export function readSettingsPatch(dataDir: string, log: Logger): SettingsPatch {
 
 /** config.toml's configuration with the patch over it, checked as config.toml is. */
 export function applySettingsPatch(base: Config, patch: SettingsPatch): Config {
-  const raw = structuredClone(base) as unknown as Record<string, Record<string, unknown>>;
+  const raw = structuredClone(base) as unknown as Record<string, unknown>;
   for (const field of FIELDS) {
     const value = patch[field];
     if (value === undefined) continue;
-    const [section, key] = FIELD_PATHS[field];
-    (raw[section] as Record<string, unknown>)[key] = value;
+    for (const path of FIELD_PATHS[field]) setAt(raw, path, value);
   }
   const r = v.safeParse(ConfigSchema, raw);
   if (!r.success) throw new HomedError("invalid_params", describeIssues(r.issues));
@@ -107,7 +118,7 @@ export function settingsView(base: Config, effective: Config, patch: SettingsPat
     if (patch[field] !== undefined) sources[field] = "settings.json";
     else
       sources[field] =
-        JSON.stringify(valueAt(base, field)) === JSON.stringify(valueAt(DEFAULTS, field)) ? "default" : "config.toml";
+        JSON.stringify(valuesAt(base, field)) === JSON.stringify(valuesAt(DEFAULTS, field)) ? "default" : "config.toml";
   }
   return {
     system_prompt: effective.agent.system_prompt,
@@ -116,6 +127,8 @@ export function settingsView(base: Config, effective: Config, patch: SettingsPat
     approval_ask: effective.approval.ask,
     approval_deny: effective.approval.deny,
     recall_untrusted: effective.memory.recall_untrusted,
+    // One list on the page: config.toml may give the two tools different ones.
+    allow_hosts: [...new Set([...effective.tools.fetch.allow_hosts, ...effective.tools.browser.allow_hosts])],
     sources,
     mcp_servers: effective.mcp.servers.map((s) => ({
       name: s.name,

@@ -33,6 +33,11 @@ export const AgentMethod = {
    * should abort the tool (its `ctx.signal` fires); the kernel has stopped waiting for it.
    */
   CancelTool: "tool/cancel",
+  /**
+   * kernel → plugin, before the approval question, for a tool that `checks`: would the plugin
+   * refuse this call anyway? A person is not asked about a call that cannot run.
+   */
+  CheckTool: "tool/check",
 } as const;
 
 /** Tool names every provider accepts (OpenAI: ^[a-zA-Z0-9_-]{1,64}$). */
@@ -73,6 +78,11 @@ export const ToolDefinition = v.strictObject({
    * into a page): asked about while the conversation is marked, like `write` and `exec`.
    */
   sendsOut: v.optional(v.boolean(), false),
+  /**
+   * It checks a call before anyone is asked (`tool/check`): one it would refuse anyway (a page
+   * on a private address the owner has not allowed) is refused without an approval question.
+   */
+  checks: v.optional(v.boolean(), false),
 });
 export type ToolDefinition = v.InferOutput<typeof ToolDefinition>;
 
@@ -173,6 +183,10 @@ export const RunToolParams = v.strictObject({
 });
 
 export const CancelToolParams = v.object({ callId: v.string() });
+
+export const CheckToolParams = v.strictObject({ name: ToolName, arguments: v.unknown(), conv: v.string() });
+/** Why the call would be refused, or null: it may go on to the approval policy. */
+export const CheckToolResult = v.object({ refuse: v.nullable(v.pipe(v.string(), v.maxLength(2000))) });
 
 /**
  * An image in a tool's answer: its bytes as bulk (a segment reference, or base64 on stdio) and

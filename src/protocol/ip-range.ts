@@ -123,3 +123,44 @@ export function formatIp(ip: IpBytes): string {
   for (let i = 0; i < 16; i += 2) groups.push((((ip[i] as number) << 8) | (ip[i + 1] as number)).toString(16));
   return groups.join(":");
 }
+
+/** What the owner lets a tool reach beyond the public internet ([tools.fetch], [tools.browser]). */
+export interface AddressPolicy {
+  /** Every private, loopback and link-local address. */
+  allowPrivate: boolean;
+  /** Host names (exact, or "*.example.org" for its subdomains), addresses and CIDR ranges. */
+  allowHosts: readonly string[];
+}
+
+function hostMatches(host: string, pattern: string): boolean {
+  const p = pattern.toLowerCase();
+  if (p.startsWith("*.")) return host.endsWith(p.slice(1)) && host.length > p.length - 1;
+  return host === p;
+}
+
+/**
+ * The first of `host`'s `addresses` that `policy` does not let a tool reach, with why ("a
+ * loopback address"); null when every one is public or allowed. One such address refuses the
+ * host: a connection could go to any of them. An entry of `addresses` that is not an address
+ * is refused too.
+ */
+export function refusedAddress(
+  host: string,
+  addresses: readonly string[],
+  policy: AddressPolicy,
+): { address: string; shown: string; why: string } | null {
+  if (policy.allowPrivate) return null;
+  const allowed: Cidr[] = [];
+  for (const entry of policy.allowHosts) {
+    const cidr = parseCidr(entry);
+    if (cidr) allowed.push(cidr);
+    else if (hostMatches(host, entry)) return null;
+  }
+  for (const a of addresses) {
+    const ip = parseIp(a);
+    const why = ip ? nonPublicReason(ip) : "not an address";
+    if (!why || (ip && allowed.some((r) => inCidr(ip, r)))) continue;
+    return { address: a, shown: ip ? formatIp(ip) : a, why };
+  }
+  return null;
+}

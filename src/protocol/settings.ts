@@ -1,6 +1,6 @@
 /**
  * The settings the web UI edits besides the provider (which has llm/*): the system prompt, the
- * approval rules and memory's recall scope. They are kept in DATA/settings.json, which wins
+ * approval rules, memory's recall scope and the private hosts fetch_url and the browser may reach. They are kept in DATA/settings.json, which wins
  * over config.toml field by field (like llm.json for [llm]); a save is applied at once, like a
  * SIGHUP, and the answer says what was applied and what only a restart applies.
  */
@@ -25,6 +25,11 @@ export const SettingsPatch = v.strictObject({
   approval_ask: v.optional(Patterns),
   approval_deny: v.optional(Patterns),
   recall_untrusted: v.optional(v.boolean("recall_untrusted must be true or false")),
+  /**
+   * Private hosts (names, "*.lan", addresses, CIDR ranges) fetch_url and the browser may reach:
+   * [tools.fetch] and [tools.browser] allow_hosts, both.
+   */
+  allow_hosts: v.optional(v.pipe(v.array(v.pipe(v.string(), v.maxLength(253))), v.maxLength(200))),
   /** The whole [[mcp.servers]] list, replacing config.toml's (written by the kernel from mcp_add / mcp_remove). */
   mcp_servers: v.optional(v.pipe(v.array(v.record(v.string(), v.unknown())), v.maxLength(100))),
   /** Add one MCP server (stdio: command and args; Streamable HTTP: url and header_secrets). */
@@ -51,6 +56,7 @@ export const SettingsView = v.object({
   approval_ask: v.array(v.string()),
   approval_deny: v.array(v.string()),
   recall_untrusted: v.boolean(),
+  allow_hosts: v.array(v.string()),
   /** Where each value came from: settings.json, config.toml (or its environment/flag) or default. */
   sources: v.record(v.string(), v.picklist(["settings.json", "config.toml", "default"])),
   /** The MCP servers of config.toml, read-only here. */

@@ -41,6 +41,7 @@ describe("ToolRegistry", () => {
       approval: "auto",
       untrustedOutput: false,
       sendsOut: false,
+      checks: false,
     });
     expect(() =>
       t.register("p2", {
@@ -51,6 +52,7 @@ describe("ToolRegistry", () => {
         approval: "auto",
         untrustedOutput: false,
         sendsOut: false,
+        checks: false,
       }),
     ).toThrow("already registered by plugin p1");
     expect(() =>
@@ -62,6 +64,7 @@ describe("ToolRegistry", () => {
         approval: "auto",
         untrustedOutput: false,
         sendsOut: false,
+        checks: false,
       }),
     ).toThrow("does not compile");
     expect(t.unregister("p1")).toBe(1);

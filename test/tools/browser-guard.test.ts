@@ -46,7 +46,7 @@ function session(profileDir: string, naming: Naming = {}): BrowserSession {
   return new BrowserSession({
     executable: "/usr/bin/chromium",
     profileDir,
-    allowPrivate: naming.allowPrivate ?? false,
+    policy: { allowPrivate: naming.allowPrivate ?? false, allowHosts: [] },
     timeoutMs: 60_000,
     // A name the test does not know has no address (as without DNS): Chromium's own background
     // requests through the proxy fail, and are not refusals a page's result would count.
@@ -269,7 +269,7 @@ describe("browser navigation guard", () => {
     const s = new BrowserSession({
       executable: "/nonexistent/chromium",
       profileDir: dir.path,
-      allowPrivate: true,
+      policy: { allowPrivate: true, allowHosts: [] },
       timeoutMs: 5000,
     });
     const err = await s.open(`${site.origin}/`).then(
@@ -286,7 +286,7 @@ describe("browser navigation guard", () => {
     const s = new BrowserSession({
       executable: "/usr/bin/chromium",
       profileDir: dir.path,
-      allowPrivate: true,
+      policy: { allowPrivate: true, allowHosts: [] },
       timeoutMs: 60_000,
     });
     try {

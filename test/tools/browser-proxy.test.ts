@@ -84,7 +84,7 @@ function proxyFor(
   refused: string[] = [],
 ) {
   return startGuardProxy({
-    allowPrivate: opts.allowPrivate ?? false,
+    policy: { allowPrivate: opts.allowPrivate ?? false, allowHosts: [] },
     resolve: opts.resolve ?? (async (host) => (host.endsWith(".public") ? [PUBLIC] : ["127.0.0.2"])),
     // PUBLIC stands for the internet: it is reached at 127.0.0.1.
     route: (address, port) => (address === PUBLIC ? { address: "127.0.0.1", port } : { address, port }),
@@ -114,7 +114,7 @@ describe("the browser guard's proxy", () => {
       expect(b.r.text).toStartWith("HTTP/1.1 403");
       expect(inside.connections()).toBe(0);
       expect(refused).toEqual([
-        `router.lan:${inside.port}: router.lan resolves to 127.0.0.2, which is not a public address (loopback); it is refused unless the owner sets [tools.browser] allow_private = true`,
+        `router.lan:${inside.port}: router.lan resolves to 127.0.0.2, which is not a public address (loopback); it is refused unless the owner lists it in [tools.browser] allow_hosts (or on the settings page) or sets allow_private = true`,
       ]);
     } finally {
       await proxy.close();
@@ -137,7 +137,7 @@ describe("the browser guard's proxy", () => {
     const b = serve("127.0.0.3");
     using inside = await echoServer("127.0.0.2");
     const proxy = await startGuardProxy({
-      allowPrivate: false,
+      policy: { allowPrivate: false, allowHosts: [] },
       resolve: async (host) => [host === "a.public" ? PUBLIC : host === "b.public" ? OTHER_PUBLIC : "127.0.0.2"],
       route: (address, port) => ({
         address: address === PUBLIC ? "127.0.0.1" : address === OTHER_PUBLIC ? "127.0.0.3" : address,

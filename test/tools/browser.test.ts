@@ -3,7 +3,7 @@
  * Chromium (through dist/homed, the plugin started lazily), reads it with numbered elements,
  * types into the input and clicks the button, reads the change, takes a screenshot that reaches
  * the model as an image (OpenAI and Anthropic shapes), and is refused a private address when the
- * owner has not allowed private addresses. Chromium is slow under load: generous timeouts, and
+ * owner has not allowed it — before anyone is asked — until the owner lists it on the settings page. Chromium is slow under load: generous timeouts, and
  * every wait is on a result, never a sleep.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -14,6 +14,7 @@ import sharp from "sharp";
 import { tempDir } from "../harness/binary.ts";
 import { startAgentRig, type AgentRig } from "../harness/agent-daemon.ts";
 import { poll } from "../harness/poll.ts";
+import { webUrlOf } from "../harness/daemon.ts";
 import { startTestSite, type TestSite } from "./browser-page.ts";
 
 const PNG_MAGIC = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
@@ -66,6 +67,41 @@ function chromiumsOf(profile: string): number[] {
 }
 
 const b64 = (s: string) => new Uint8Array(Buffer.from(s, "base64"));
+
+describe("a private address and the owner", () => {
+  test(
+    "is refused before anyone is asked; listed on the settings page, it is asked about and opens",
+    async () => {
+      using dir = tempDir();
+      mkdirSync(dir.path, { recursive: true });
+      writeFileSync(join(dir.path, "config.toml"), "[tools.browser]\ntimeout_ms = 60000\n");
+      await using rig = await startAgentRig(dir.path, { plugin: false });
+      const before = site.hits.get("/") ?? 0;
+      const open = { toolCalls: [{ name: "browser_open", arguments: { url: `${site.origin}/` } }] };
+      rig.llm.script([open, { text: "refused" }]);
+      const refused = await rig.chat("open my router's page", { stdin: "y\n" });
+      expect(refused.stderr).not.toContain("? allow browser_open");
+      expect(results(rig.data)[0]).toMatchObject({ name: "browser_open", status: "error" });
+      expect(site.hits.get("/") ?? 0).toBe(before);
+
+      const saved = await fetch(`${await webUrlOf(rig.daemon)}api/settings`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-homed": "1" },
+        body: JSON.stringify({ allow_hosts: ["127.0.0.1"] }),
+      });
+      expect(saved.status).toBe(200);
+      const reload = ((await saved.json()) as { reload: { applied: string[] } }).reload;
+      expect(reload.applied).toContain("tools.browser.allow_hosts");
+
+      rig.llm.script([open, { text: "opened" }]);
+      const asked = await rig.chat("open it now", { stdin: "y\n" });
+      expect(asked.stderr).toContain("? allow browser_open");
+      expect(results(rig.data)[1]).toMatchObject({ name: "browser_open", status: "ok" });
+      expect(site.hits.get("/") ?? 0).toBeGreaterThan(before);
+    },
+    TIMEOUT,
+  );
+});
 
 describe("browser plugin", () => {
   test(
@@ -186,8 +222,8 @@ describe("browser plugin", () => {
       expect((await rig.chat("open the admin page")).stdout).toContain("refused");
       const [literal, named, click] = results(rig.data);
       expect(literal?.status).toBe("error");
-      expect(literal?.content).toContain("127.0.0.1 is not a public address (loopback)");
-      expect(literal?.content).toContain("[tools.browser] allow_private = true");
+      expect(literal?.content).toContain("browser_open: 127.0.0.1 is not a public address (loopback)");
+      expect(literal?.content).toContain("[tools.browser] allow_hosts (or on the settings page)");
       expect(named?.status).toBe("error");
       expect(named?.content).toMatch(
         /localhost resolves to (127\.0\.0\.1|0:0:0:0:0:0:0:1), which is not a public address/,

@@ -5,7 +5,7 @@
  * redirects into them. The plugin in the daemon is tested in fetch-daemon.test.ts.
  */
 import { describe, expect, test } from "bun:test";
-import { fetchUrl, type FetchUrlDeps } from "../../plugins/fetch/fetch-url.ts";
+import { fetchRefusal, fetchUrl, type FetchUrlDeps } from "../../plugins/fetch/fetch-url.ts";
 import { LONG_TEXT, fetchConfig, startSite } from "./fetch-site.ts";
 import type { FetchConfig } from "../../plugins/fetch/config.ts";
 
@@ -199,12 +199,26 @@ describe("fetch_url", () => {
 });
 
 describe("fetch_url's SSRF guard", () => {
+  test("its check before the approval question refuses what the call would refuse, and nothing else", async () => {
+    const resolve = async (host: string) => (host === "nas.lan" ? ["192.168.1.20"] : ["93.184.216.34"]);
+    const refused = await fetchRefusal("http://nas.lan/status", fetchConfig({}), resolve);
+    expect(refused).toContain("fetch_url: nas.lan resolves to 192.168.1.20, which is not a public address (private)");
+    expect(await fetchRefusal("http://nas.lan/status", fetchConfig({ allow_hosts: ["*.lan"] }), resolve)).toBeNull();
+    expect(await fetchRefusal("https://example.org/", fetchConfig({}), resolve)).toBeNull();
+    expect(await fetchRefusal("ftp://example.org/", fetchConfig({}), resolve)).toContain("only http and https");
+    // A name that does not resolve now is the call's to report, with its own words.
+    const none = async (): Promise<string[]> => {
+      throw new Error("ENOTFOUND");
+    };
+    expect(await fetchRefusal("http://gone.example/", fetchConfig({}), none)).toBeNull();
+  });
+
   test("loopback is refused unless allowed; the refused server never sees a request", async () => {
     using site = startSite();
     const msg = await failure(fetchUrl({ url: `${site.url}/article` }, deps({})));
     expect(msg).toBe(
-      "fetch_url: 127.0.0.1 is not a public address (loopback); it is refused unless the owner sets " +
-        "[tools.fetch] allow_private = true or lists it in allow_hosts",
+      "fetch_url: 127.0.0.1 is not a public address (loopback); it is refused unless the owner lists " +
+        "it in [tools.fetch] allow_hosts (or on the settings page) or sets allow_private = true",
     );
     expect(site.seen).toEqual([]);
     expect((await fetchUrl({ url: `${site.url}/article` }, deps({ allow_private: true }))).isError).toBe(false);
@@ -279,7 +293,7 @@ describe("fetch_url's SSRF guard", () => {
     const resolve = async () => ["93.184.216.34", "10.1.2.3"];
     expect(await failure(fetchUrl({ url: "http://mixed.test/" }, deps({}, { resolve })))).toBe(
       "fetch_url: mixed.test resolves to 10.1.2.3, which is not a public address (private); it is refused unless " +
-        "the owner sets [tools.fetch] allow_private = true or lists it in allow_hosts",
+        "the owner lists it in [tools.fetch] allow_hosts (or on the settings page) or sets allow_private = true",
     );
   });
 

@@ -15,6 +15,7 @@ interface SettingsView {
   approval_ask: string[];
   approval_deny: string[];
   recall_untrusted: boolean;
+  allow_hosts: string[];
   sources: Record<string, string>;
   mcp_servers: { name: string; transport: "stdio" | "http"; target: string }[];
 }
@@ -66,6 +67,8 @@ export async function settingsView(): Promise<HTMLElement> {
   const ask = list("approval-ask", s.approval_ask);
   const deny = list("approval-deny", s.approval_deny);
   const recall = h("input", { id: "recall-untrusted", type: "checkbox", checked: s.recall_untrusted });
+  const hosts = h("textarea", { id: "allow-hosts", rows: "2", placeholder: "nas.lan, *.lan, 192.168.1.0/24" });
+  hosts.value = s.allow_hosts.join("\n");
   const msg = h("div", { class: "form-msg", id: "settings-msg" });
 
   const save = async (e: Event) => {
@@ -80,6 +83,7 @@ export async function settingsView(): Promise<HTMLElement> {
         approval_ask: lines(ask.value),
         approval_deny: lines(deny.value),
         recall_untrusted: recall.checked,
+        allow_hosts: lines(hosts.value),
       };
       // Only what was changed goes to settings.json: the rest keeps following config.toml.
       const patch = Object.fromEntries(
@@ -193,6 +197,18 @@ export async function settingsView(): Promise<HTMLElement> {
         "Recall from untrusted conversations too (quoted and marked untrusted) ",
         source("recall_untrusted"),
       ),
+    ),
+    h("h3", {}, "Private addresses"),
+    h(
+      "label",
+      {},
+      h(
+        "span",
+        {},
+        "Hosts on your network that fetch_url and the browser may open (names, *.lan, addresses, ranges; others on private addresses are refused) ",
+        source("allow_hosts"),
+      ),
+      hosts,
     ),
     h("h3", {}, "MCP servers ", source("mcp_servers")),
     servers,
