@@ -8,24 +8,12 @@ import { api, streamChat, watchChat } from "./api.ts";
 import { clear, h } from "./dom.ts";
 import { renderMarkdown } from "./markdown.ts";
 import { copyText, copyButton, flash, usageText, bubble, toolCard, type ToolImageRef } from "./chat-parts.ts";
-
-import type { Usage } from "./chat-parts.ts";
 import { AttachTray, type AttachmentView } from "./attach.ts";
+import type { TranscriptItem } from "../../../src/protocol/channel.ts";
+import type { TurnResultView } from "../../../src/protocol/control.ts";
 
 /** How the kernel's notice that untrusted text is in view begins (src/agent/turn-steps.ts). */
 const MARK_NOTICE = "untrusted text is in view";
-
-interface TranscriptItem {
-  id: number;
-  kind: "user" | "assistant" | "tool-call" | "tool-result";
-  text: string;
-  name?: string;
-  status?: string;
-  callId?: string;
-  usage?: Usage;
-  images?: ToolImageRef[];
-  attachments?: AttachmentView[];
-}
 
 export class ChatPane {
   readonly el: HTMLElement;
@@ -353,11 +341,7 @@ export class ChatPane {
               this.list.append(this.notice(String(e.text)));
               break;
             case "done": {
-              const r = e.result as {
-                text: string;
-                stopReason: string;
-                usage: { inputTokens: number; outputTokens: number };
-              };
+              const r = e.result as TurnResultView;
               draft = r.text;
               paint();
               // A turn stopped before any text: no empty bubble, just how it ended.
