@@ -9,6 +9,7 @@ import { scenesView } from "./scenes.ts";
 import { knowledgeView } from "./knowledge.ts";
 import type { ConversationSummary } from "../../../src/protocol/channel.ts";
 import type { LlmSettingsView } from "../../../src/protocol/control.ts";
+import type { WebSession } from "../../../src/protocol/web.ts";
 
 const root = document.getElementById("app") as HTMLElement;
 const side = h("nav", { class: "side", id: "side" });
@@ -78,7 +79,7 @@ async function route(): Promise<void> {
   stopPage = null;
   openSide(false);
   clear(main);
-  const session = await api<{ exposed: boolean; authenticated: boolean }>("/api/session");
+  const session = await api<WebSession>("/api/session");
   if (stale()) return;
   if (!session.authenticated) {
     side.hidden = true;

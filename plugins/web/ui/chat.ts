@@ -11,6 +11,7 @@ import { copyText, copyButton, flash, usageText, bubble, toolCard, type ToolImag
 import { AttachTray, type AttachmentView } from "./attach.ts";
 import type { TranscriptItem } from "../../../src/protocol/channel.ts";
 import type { TurnResultView } from "../../../src/protocol/control.ts";
+import type { LiveTurnHeader } from "../../../src/protocol/web.ts";
 
 /** How the kernel's notice that untrusted text is in view begins (src/agent/turn-steps.ts). */
 const MARK_NOTICE = "untrusted text is in view";
@@ -261,21 +262,23 @@ export class ChatPane {
         this.conv,
         (e) => {
           switch (e.type) {
-            case "stream":
-              running.stream = String(e.stream);
+            case "stream": {
+              const header = e as LiveTurnHeader;
+              running.stream = header.stream;
               if (sent === null) {
-                text = String(e.text);
+                text = header.text;
                 // The log already holds the turn's start (its message, tool calls so far): drop
                 // that copy from the view, the replay that follows draws it again.
-                if (e.started) this.dropFromLast(text);
+                if (header.started) this.dropFromLast(text);
                 this.list.querySelector(".empty")?.remove();
-                this.lastFiles = (e.attachments as AttachmentView[] | undefined) ?? [];
+                this.lastFiles = header.attachments;
                 const mine = bubble("user", text, this.lastFiles);
                 this.actions(mine, null);
                 this.list.append(mine);
                 begin();
               }
               break;
+            }
             case "text-delta":
               draft += String(e.text);
               paint();
