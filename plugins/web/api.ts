@@ -34,6 +34,7 @@ import { LiveTurns } from "./live-turns.ts";
 import { tooManyAttempts, type Security } from "./security.ts";
 import { AttachmentRef, MAX_ATTACHMENTS } from "../../src/protocol/attachments.ts";
 import { cleanName, prepareUpload, readUploadBody, storeUpload } from "./uploads.ts";
+import type { WebSession } from "../../src/protocol/web.ts";
 
 const ConvId = v.pipe(
   v.string(),
@@ -65,9 +66,13 @@ export function apiRoutes(plugin: Plugin, hub: ChatHub, security: Security): Hon
   const api = new Hono();
   const live = new LiveTurns(hub);
 
-  api.get("/session", async (c) =>
-    c.json({ exposed: security.exposed, authenticated: !security.loginRequired || (await security.authenticated(c)) }),
-  );
+  api.get("/session", async (c) => {
+    const session: WebSession = {
+      exposed: security.exposed,
+      authenticated: !security.loginRequired || (await security.authenticated(c)),
+    };
+    return c.json(session);
+  });
   api.post("/login", async (c) => {
     const { token } = await readJson(c, LoginBody);
     const r = await security.login(c, token);

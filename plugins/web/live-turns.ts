@@ -5,7 +5,9 @@
  * sent what the turn has streamed so far, then the rest as it comes, and it sees (and may answer)
  * the approval questions still open.
  */
+import type { AttachmentRef } from "../../src/protocol/attachments.ts";
 import type { TurnResultView } from "../../src/protocol/control.ts";
+import type { LiveTurnHeader } from "../../src/protocol/web.ts";
 import type { ChatHub } from "./chat-hub.ts";
 
 /** One event as the page reads it (`type` plus fields). */
@@ -16,7 +18,7 @@ interface LiveTurn {
   conv: string;
   text: string;
   /** The files sent with the message (a page that attaches later shows them too). */
-  attachments: { sha256: string; name?: string }[];
+  attachments: AttachmentRef[];
   /** Everything sent so far; consecutive text deltas are merged, so a long reply stays one entry. */
   events: LiveEvent[];
   watchers: Set<(e: LiveEvent) => void>;
@@ -39,7 +41,7 @@ export class LiveTurns {
   start(
     conv: string,
     text: string,
-    opts: { model?: string; scene?: string; attachments?: { sha256: string; name?: string }[] } = {},
+    opts: { model?: string; scene?: string; attachments?: AttachmentRef[] } = {},
   ): string {
     const stream = crypto.randomUUID();
     let end = () => {};
@@ -85,7 +87,7 @@ export class LiveTurns {
   }
 
   /**
-   * Send `onEvent` the turn's header (`{type: "stream", stream, conv, text, started}`), what it
+   * Send `onEvent` the turn's header (LiveTurnHeader, src/protocol/web.ts), what it
    * has streamed so far, and then each new event; resolves when the turn has ended (at once if
    * it already has). `unwatch` stops the events without touching the turn.
    */
@@ -93,7 +95,15 @@ export class LiveTurns {
     const t = this.turns.get(stream);
     if (!t) return { ended: Promise.resolve(), unwatch: () => {} };
     const started = t.events.some((e) => e.type === "turn-start");
-    onEvent({ type: "stream", stream, conv: t.conv, text: t.text, attachments: t.attachments, started });
+    const header: LiveTurnHeader = {
+      type: "stream",
+      stream,
+      conv: t.conv,
+      text: t.text,
+      attachments: t.attachments,
+      started,
+    };
+    onEvent(header);
     for (const e of t.events) onEvent(e);
     t.watchers.add(onEvent);
     return { ended: t.ended, unwatch: () => t.watchers.delete(onEvent) };

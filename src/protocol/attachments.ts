@@ -57,6 +57,16 @@ export const kindOfMime = (mime: AttachmentMime): AttachmentKind => ATTACHMENT_M
 const ascii = (b: Uint8Array, at: number, s: string) =>
   b.length >= at + s.length && [...s].every((ch, i) => b[at + i] === ch.charCodeAt(0));
 
+/**
+ * Whether the ASCII text `s` occurs anywhere in `b`. A plain byte search rather than Node's
+ * Buffer: src/protocol is also type-checked for the browser (the web UI imports its types).
+ */
+function containsAscii(b: Uint8Array, s: string): boolean {
+  const first = s.charCodeAt(0);
+  for (let at = b.indexOf(first); at !== -1; at = b.indexOf(first, at + 1)) if (ascii(b, at, s)) return true;
+  return false;
+}
+
 /** The text `bytes` are, when they are UTF-8 without control bytes other than whitespace. */
 function isText(bytes: Uint8Array): boolean {
   const head = bytes.subarray(0, 64 * 1024);
@@ -90,7 +100,7 @@ export function sniffAttachmentMime(bytes: Uint8Array, name = ""): AttachmentMim
   if (ascii(bytes, 4, "ftyp")) return ascii(bytes, 8, "M4A ") ? "audio/mp4" : "video/mp4";
   if (ascii(bytes, 0, "%PDF-")) return "application/pdf";
   // A zip is taken only as a Word document: one whose entries name word/document.xml.
-  if (ascii(bytes, 0, "PK\x03\x04")) return Buffer.from(bytes).includes("word/document.xml") ? DOCX : null;
+  if (ascii(bytes, 0, "PK\x03\x04")) return containsAscii(bytes, "word/document.xml") ? DOCX : null;
   if (!isText(bytes)) return null;
   const start = new TextDecoder().decode(bytes.subarray(0, 512)).trimStart().toLowerCase();
   if (start.startsWith("<!doctype html") || start.startsWith("<html")) return "text/html";

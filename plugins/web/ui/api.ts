@@ -1,5 +1,6 @@
 /** Talking to the web plugin from the page: JSON with the CSRF header, and the turn's event stream. */
 import { createParser } from "eventsource-parser";
+import type { AttachmentRef } from "../../../src/protocol/attachments.ts";
 
 export class ApiError extends Error {
   constructor(
@@ -30,7 +31,7 @@ export async function api<T>(path: string, body?: unknown): Promise<T> {
 
 /** POST a turn and hand each server-sent event (JSON) to `onEvent` until the stream ends. */
 export async function streamChat(
-  body: { conv: string; text: string; model?: string; attachments?: { sha256: string; name?: string }[] },
+  body: { conv: string; text: string; model?: string; attachments?: AttachmentRef[] },
   onEvent: (e: Record<string, unknown>) => void,
   signal: AbortSignal,
 ): Promise<void> {

@@ -1,12 +1,15 @@
 /** The web UI: a conversation list, the chat, plugins, memory, scenes, knowledge and settings pages. Hash routes. */
 import { api, whenUnauthorized } from "./api.ts";
 import { ChatPane } from "./chat.ts";
-import { conversationBar, conversationList, pageBar, type Conversation } from "./conversations.ts";
+import { conversationBar, conversationList, pageBar } from "./conversations.ts";
 import { clear, h } from "./dom.ts";
-import { loginView, memoryView, pluginsView, providerView, type Provider } from "./views.ts";
+import { loginView, memoryView, pluginsView, providerView } from "./views.ts";
 import { settingsView } from "./settings.ts";
 import { scenesView } from "./scenes.ts";
 import { knowledgeView } from "./knowledge.ts";
+import type { ConversationSummary } from "../../../src/protocol/channel.ts";
+import type { LlmSettingsView } from "../../../src/protocol/control.ts";
+import type { WebSession } from "../../../src/protocol/web.ts";
 
 const root = document.getElementById("app") as HTMLElement;
 const side = h("nav", { class: "side", id: "side" });
@@ -26,8 +29,8 @@ function currentConv(): string {
   return m ? decodeURIComponent(m[1] as string) : localStorage.getItem("homed.conv") || newConvId();
 }
 
-async function renderSide(convs?: Conversation[]): Promise<void> {
-  const list = convs ?? (await api<Conversation[]>("/api/conversations").catch(() => []));
+async function renderSide(convs?: ConversationSummary[]): Promise<void> {
+  const list = convs ?? (await api<ConversationSummary[]>("/api/conversations").catch(() => []));
   const active = currentConv();
   clear(side);
   side.append(
@@ -76,7 +79,7 @@ async function route(): Promise<void> {
   stopPage = null;
   openSide(false);
   clear(main);
-  const session = await api<{ exposed: boolean; authenticated: boolean }>("/api/session");
+  const session = await api<WebSession>("/api/session");
   if (stale()) return;
   if (!session.authenticated) {
     side.hidden = true;
@@ -84,7 +87,7 @@ async function route(): Promise<void> {
     return;
   }
   side.hidden = false;
-  const provider = await api<Provider>("/api/provider");
+  const provider = await api<LlmSettingsView>("/api/provider");
   if (stale()) return;
   const menu = () => openSide(true);
   // Before a model is set up, chatting is what cannot work; settings and the plugins and
@@ -98,7 +101,7 @@ async function route(): Promise<void> {
     return;
   }
   const hash = location.hash;
-  const convs = await api<Conversation[]>("/api/conversations").catch(() => []);
+  const convs = await api<ConversationSummary[]>("/api/conversations").catch(() => []);
   if (stale()) return;
   if (hash === "#/plugins") {
     const p = pluginsView();
@@ -133,7 +136,7 @@ async function route(): Promise<void> {
 }
 
 async function refreshAfterTurn(conv: string, bar: HTMLElement): Promise<void> {
-  const convs = await api<Conversation[]>("/api/conversations").catch(() => []);
+  const convs = await api<ConversationSummary[]>("/api/conversations").catch(() => []);
   const summary = convs.find((c) => c.id === conv) ?? null;
   if (bar.isConnected && summary && !bar.querySelector("#conv-menu"))
     bar.replaceWith(conversationBar(conv, summary, barHooks));

@@ -6,8 +6,14 @@
  */
 import { ApiError } from "./api.ts";
 import { h } from "./dom.ts";
+import type { UploadResult } from "../../../src/protocol/attachments.ts";
 
-/** An attachment as the page knows it: what /api/uploads answered, or what a transcript names. */
+/**
+ * An attachment as the page knows it: what /api/uploads answered (UploadResult), what a
+ * transcript names (channel.ts TranscriptItem's attachments), what a live turn's header names
+ * (only the block and the name), or a memory hit's block. Every field but the block is optional
+ * because the sources carry different parts.
+ */
 export interface AttachmentView {
   sha256: string;
   name?: string;
@@ -64,14 +70,14 @@ export function attachmentList(list: readonly AttachmentView[] | undefined): HTM
   return h("div", { class: "attachments" }, ...list.map(attachmentView));
 }
 
-async function upload(file: Blob, name: string): Promise<AttachmentView> {
+async function upload(file: Blob, name: string): Promise<UploadResult> {
   const res = await fetch(`/api/uploads?name=${encodeURIComponent(name)}`, {
     method: "POST",
     headers: { "x-homed": "1" },
     body: file,
     credentials: "same-origin",
   });
-  const data = (await res.json().catch(() => ({}))) as AttachmentView & { error?: string };
+  const data = (await res.json().catch(() => ({}))) as UploadResult & { error?: string };
   if (!res.ok) throw new ApiError(res.status, data.error ?? `${res.status}`);
   return data;
 }

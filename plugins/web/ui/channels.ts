@@ -5,21 +5,12 @@
  */
 import { api } from "./api.ts";
 import { clear, h, timeAgo } from "./dom.ts";
-
-interface ChannelStatus {
-  name: string;
-  via: string;
-  state: string;
-  detail: string;
-  connected: number;
-  conversations: number;
-  lastTurnAt: number | null;
-}
+import type { StatusResult } from "../../../src/protocol/control.ts";
 
 export function channelsTable(): { el: HTMLElement; refresh(): Promise<void> } {
   const body = h("tbody");
   const refresh = async () => {
-    const st = await api<{ channels?: ChannelStatus[] }>("/api/status").catch(() => null);
+    const st = await api<StatusResult>("/api/status").catch(() => null);
     if (!st?.channels) return;
     clear(body);
     for (const c of st.channels) {

@@ -5,11 +5,11 @@
 import { clear, h } from "./dom.ts";
 import { renderMarkdown } from "./markdown.ts";
 import { attachmentList, type AttachmentView } from "./attach.ts";
+import type { StoredImage } from "../../../src/protocol/images.ts";
+import type { TokenUsage } from "../../../src/protocol/usage.ts";
 
-export type Usage = { inputTokens: number; outputTokens: number; cachedInputTokens?: number };
-
-/** An image a tool returned, stored by the kernel as a block. */
-export type ToolImageRef = { sha256: string; mime: string };
+/** An image a tool returned, stored by the kernel as a block: what the page needs of it. */
+export type ToolImageRef = Pick<StoredImage, "sha256" | "mime">;
 
 /** The images of a tool result, each a link to its full size. */
 export function toolImages(images: readonly ToolImageRef[]): HTMLElement | null {
@@ -59,7 +59,7 @@ export function flash(b: HTMLElement): void {
 }
 
 /** A turn's tokens as the other channels word them (src/protocol/usage.ts tokenWords), cached input included. */
-export const usageText = (u: Usage, stopReason = "done") =>
+export const usageText = (u: TokenUsage, stopReason = "done") =>
   `${stopReason === "done" ? "" : `${stopReason === "cancelled" ? "stopped" : stopReason.replace(/_/g, " ")} · `}${u.inputTokens} in${u.cachedInputTokens ? ` (${u.cachedInputTokens} cached)` : ""} / ${u.outputTokens} out tokens`;
 
 export function pretty(json: string): string {

@@ -8,24 +8,13 @@ import { api, streamChat, watchChat } from "./api.ts";
 import { clear, h } from "./dom.ts";
 import { renderMarkdown } from "./markdown.ts";
 import { copyText, copyButton, flash, usageText, bubble, toolCard, type ToolImageRef } from "./chat-parts.ts";
-
-import type { Usage } from "./chat-parts.ts";
 import { AttachTray, type AttachmentView } from "./attach.ts";
+import type { TranscriptItem } from "../../../src/protocol/channel.ts";
+import type { TurnResultView } from "../../../src/protocol/control.ts";
+import type { LiveTurnHeader } from "../../../src/protocol/web.ts";
 
 /** How the kernel's notice that untrusted text is in view begins (src/agent/turn-steps.ts). */
 const MARK_NOTICE = "untrusted text is in view";
-
-interface TranscriptItem {
-  id: number;
-  kind: "user" | "assistant" | "tool-call" | "tool-result";
-  text: string;
-  name?: string;
-  status?: string;
-  callId?: string;
-  usage?: Usage;
-  images?: ToolImageRef[];
-  attachments?: AttachmentView[];
-}
 
 export class ChatPane {
   readonly el: HTMLElement;
@@ -273,21 +262,23 @@ export class ChatPane {
         this.conv,
         (e) => {
           switch (e.type) {
-            case "stream":
-              running.stream = String(e.stream);
+            case "stream": {
+              const header = e as LiveTurnHeader;
+              running.stream = header.stream;
               if (sent === null) {
-                text = String(e.text);
+                text = header.text;
                 // The log already holds the turn's start (its message, tool calls so far): drop
                 // that copy from the view, the replay that follows draws it again.
-                if (e.started) this.dropFromLast(text);
+                if (header.started) this.dropFromLast(text);
                 this.list.querySelector(".empty")?.remove();
-                this.lastFiles = (e.attachments as AttachmentView[] | undefined) ?? [];
+                this.lastFiles = header.attachments;
                 const mine = bubble("user", text, this.lastFiles);
                 this.actions(mine, null);
                 this.list.append(mine);
                 begin();
               }
               break;
+            }
             case "text-delta":
               draft += String(e.text);
               paint();
@@ -353,11 +344,7 @@ export class ChatPane {
               this.list.append(this.notice(String(e.text)));
               break;
             case "done": {
-              const r = e.result as {
-                text: string;
-                stopReason: string;
-                usage: { inputTokens: number; outputTokens: number };
-              };
+              const r = e.result as TurnResultView;
               draft = r.text;
               paint();
               // A turn stopped before any text: no empty bubble, just how it ended.

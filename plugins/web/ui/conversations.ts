@@ -4,17 +4,7 @@
  */
 import { api } from "./api.ts";
 import { clear, h, timeAgo } from "./dom.ts";
-import type { MemoryHit } from "./memory-search.ts";
-
-export interface Conversation {
-  id: string;
-  title: string;
-  channel: string;
-  updatedAt: number;
-  turns: number;
-  /** The model chosen for it; null: the configured one. */
-  model: string | null;
-}
+import type { ConversationSummary, MemoryHit } from "../../../src/protocol/channel.ts";
 
 const CHANNEL_LABEL: Record<string, string> = { web: "web", cli: "CLI", api: "API" };
 
@@ -47,7 +37,7 @@ function around(text: string, q: string): string {
 
 const turnsText = (n: number) => `${n} ${n === 1 ? "turn" : "turns"}`;
 
-function convLink(c: Conversation, active: string, snippet?: string): HTMLElement {
+function convLink(c: ConversationSummary, active: string, snippet?: string): HTMLElement {
   return h(
     "a",
     {
@@ -67,7 +57,7 @@ function convLink(c: Conversation, active: string, snippet?: string): HTMLElemen
  * search (the same scope as the memory page: forgotten conversations are never found) adds the
  * conversations whose messages match, with the matching line.
  */
-export function conversationList(convs: Conversation[], active: string): HTMLElement {
+export function conversationList(convs: ConversationSummary[], active: string): HTMLElement {
   const input = h("input", {
     id: "conv-search",
     type: "search",
@@ -146,7 +136,7 @@ function confirmForget(title: string): Promise<boolean> {
  */
 export function conversationBar(
   id: string,
-  conv: Conversation | null,
+  conv: ConversationSummary | null,
   hooks: { renamed(): void; forgotten(): void; menu(): void },
 ): HTMLElement {
   const title = h("span", { class: "bar-title", id: "conv-title" }, conv?.title ?? "New chat");

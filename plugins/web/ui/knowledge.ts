@@ -6,29 +6,13 @@
  */
 import { api, type ApiError } from "./api.ts";
 import { clear, h } from "./dom.ts";
-
-interface Fact {
-  id: number;
-  subject: { id: number; label: string };
-  predicate: string;
-  object: { id: number; label: string };
-  validFrom: number;
-  origin: "distill" | "person";
-  version: string;
-  supersededBy: number | null;
-  hiddenAt: number | null;
-  sources: { eventId: number; conv: string; ts: number; untrusted: boolean }[];
-}
-
-interface FactsResult {
-  facts: Fact[];
-  counts: { facts: number; current: number; nodes: number };
-}
-
-interface History {
-  facts: Fact[];
-  log: { ts: number; factId: number; action: string; actor: string; detail: string }[];
-}
+import type {
+  FactView,
+  L3DistillResult,
+  L3FactsResult,
+  L3HistoryResult,
+  L3RecallResult,
+} from "../../../src/protocol/l3.ts";
 
 const SVG = "http://www.w3.org/2000/svg";
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
@@ -41,7 +25,7 @@ function svg(tag: string, attrs: Record<string, string | number>, text?: string)
 }
 
 /** Nodes on a circle, edges as labelled lines: enough to see what connects to what. */
-function graphView(facts: readonly Fact[]): Element {
+function graphView(facts: readonly FactView[]): Element {
   const nodes = new Map<number, string>();
   for (const f of facts) {
     nodes.set(f.subject.id, f.subject.label);
@@ -77,7 +61,7 @@ function graphView(facts: readonly Fact[]): Element {
   return root;
 }
 
-function provenance(f: Fact): HTMLElement {
+function provenance(f: FactView): HTMLElement {
   if (f.sources.length === 0)
     return h("span", { class: "kg-src" }, f.origin === "person" ? `corrected by you · ${day(f.validFrom)}` : "");
   return h(
@@ -92,7 +76,7 @@ function provenance(f: Fact): HTMLElement {
   );
 }
 
-function factRow(f: Fact, reload: () => void): HTMLElement {
+function factRow(f: FactView, reload: () => void): HTMLElement {
   const msg = h("span", { class: "form-msg" });
   const fail = (err: unknown) => {
     msg.className = "form-msg bad";
@@ -102,7 +86,7 @@ function factRow(f: Fact, reload: () => void): HTMLElement {
   const details = h("details", {}, h("summary", {}, "History"), hist);
   details.addEventListener("toggle", async () => {
     if (!details.open || hist.childElementCount) return;
-    const r = await api<History>(`/api/facts/${f.id}/history`).catch((err) => {
+    const r = await api<L3HistoryResult>(`/api/facts/${f.id}/history`).catch((err) => {
       fail(err);
       return null;
     });
@@ -125,7 +109,7 @@ function factRow(f: Fact, reload: () => void): HTMLElement {
       class: "row",
       onsubmit: async (ev: Event) => {
         ev.preventDefault();
-        await api<Fact>(`/api/facts/${f.id}/correct`, { object: input.value }).then(reload, fail);
+        await api<FactView>(`/api/facts/${f.id}/correct`, { object: input.value }).then(reload, fail);
       },
     },
     input,
@@ -176,7 +160,7 @@ function previewForm(): HTMLElement {
   const ask = async (ev: Event) => {
     ev.preventDefault();
     if (!text.value.trim()) return;
-    const r = await api<{ note: string | null }>(`/api/facts/recall?q=${encodeURIComponent(text.value)}`).catch(
+    const r = await api<L3RecallResult>(`/api/facts/recall?q=${encodeURIComponent(text.value)}`).catch(
       (err: ApiError) => ({ note: err.message }),
     );
     out.textContent = r.note ?? "No fact would be recalled for this.";
@@ -200,7 +184,7 @@ export function knowledgeView(): HTMLElement {
   const load = async () => {
     const params = new URLSearchParams({ q: q.value, superseded: old.checked ? "1" : "0" });
     try {
-      const r = await api<FactsResult>(`/api/facts?${params}`);
+      const r = await api<L3FactsResult>(`/api/facts?${params}`);
       clear(body);
       status.textContent = `${r.counts.current} current facts, ${r.counts.facts} in all, ${r.counts.nodes} nodes`;
       if (r.facts.length === 0) {
@@ -221,7 +205,7 @@ export function knowledgeView(): HTMLElement {
   };
   const distill = async () => {
     outcome.textContent = "Distilling…";
-    const r = await api<{ facts: number; turns: number; stopped: string }>("/api/facts/distill", {}).catch((err) => {
+    const r = await api<L3DistillResult>("/api/facts/distill", {}).catch((err) => {
       outcome.textContent = (err as ApiError).message;
       return null;
     });
@@ -261,7 +245,7 @@ export function knowledgeView(): HTMLElement {
 }
 
 /** "Distill now" in words, nothing done included: an empty result says why, not nothing. */
-function distillOutcome(r: { facts: number; turns: number; stopped: string }): string {
+function distillOutcome(r: L3DistillResult): string {
   const why =
     r.stopped === "budget"
       ? " It stopped at its token budget; the rest goes in the next run."

@@ -2,19 +2,7 @@
 import { api } from "./api.ts";
 import { clear, h } from "./dom.ts";
 import { attachmentView } from "./attach.ts";
-
-export interface MemoryHit {
-  id: number;
-  ts: number;
-  conv: string;
-  channel: string;
-  untrusted: boolean;
-  role: string;
-  text: string;
-  score: number | null;
-  /** The event's blocks: pictures with what they show, held where the event is (L1, L2). */
-  blocks?: { id: number; kind: string; sha256: string | null; mime: string; text: string; holder: string }[];
-}
+import type { MemoryHit } from "../../../src/protocol/channel.ts";
 
 /** An event's picture blocks, each a thumbnail linking to its full size, captioned by its text. */
 function blockViews(e: MemoryHit): HTMLElement | null {

@@ -5,34 +5,10 @@
  */
 import { api, type ApiError } from "./api.ts";
 import { clear, h, timeAgo } from "./dom.ts";
-
-interface Settings {
-  persona: string;
-  tools: string[] | null;
-}
-
-interface Scene {
-  id: number;
-  key: string;
-  parentKey: string;
-  channel: string;
-  partner: string;
-  tools: string[];
-  topic: string[];
-  hour: number | null;
-  strength: number;
-  members: number;
-  createdAt: number;
-  lastSeen: number;
-  settings: Settings;
-}
-
-interface SceneDetail extends Scene {
-  recent: { turn: string; conv: string; ts: number }[];
-}
+import type { SceneDetail, SceneView } from "../../../src/protocol/scenes.ts";
 
 /** What a person calls a scene: its declared key, or what clustering found it to be. */
-function title(s: Scene): string {
+function title(s: SceneView): string {
   if (s.key) return s.key;
   const what = [s.tools.length ? `tools ${s.tools.join(", ")}` : "", s.topic.slice(0, 3).join(" ")]
     .filter(Boolean)
@@ -40,7 +16,7 @@ function title(s: Scene): string {
   return `${what || "conversation"}${s.parentKey ? ` in ${s.parentKey}` : s.channel ? ` on ${s.channel}` : ""}`;
 }
 
-function facts(s: Scene): HTMLElement {
+function facts(s: SceneView): HTMLElement {
   const item = (k: string, v: string) => h("span", { class: "scene-fact" }, h("b", {}, k), ` ${v}`);
   return h(
     "div",
@@ -55,7 +31,7 @@ function facts(s: Scene): HTMLElement {
 }
 
 /** The persona and the tools a scene's turns may use; saved at once (the scene is drawn again, saying so). */
-function settingsForm(s: Scene, saved: (s: Scene, note: string) => void, note: string): HTMLElement {
+function settingsForm(s: SceneView, saved: (s: SceneView, note: string) => void, note: string): HTMLElement {
   const persona = h("textarea", { class: "scene-persona", rows: "2", placeholder: "Added to the system prompt" });
   persona.value = s.settings.persona;
   const tools = h("input", { class: "scene-tools", placeholder: "all the approval policy allows" });
@@ -68,7 +44,7 @@ function settingsForm(s: Scene, saved: (s: Scene, note: string) => void, note: s
       .map((t) => t.trim())
       .filter(Boolean);
     try {
-      const next = await api<Scene>(`/api/scenes/${s.id}`, {
+      const next = await api<SceneView>(`/api/scenes/${s.id}`, {
         persona: persona.value.trim(),
         tools: list.length ? list : null,
       });
@@ -88,7 +64,7 @@ function settingsForm(s: Scene, saved: (s: Scene, note: string) => void, note: s
 }
 
 /** The newest member turns, loaded when the person opens them. */
-function membersView(s: Scene): HTMLElement {
+function membersView(s: SceneView): HTMLElement {
   const list = h("ul", { class: "scene-members" });
   const details = h("details", {}, h("summary", {}, "Member turns"), list);
   details.addEventListener("toggle", async () => {
@@ -107,9 +83,9 @@ function membersView(s: Scene): HTMLElement {
   return details;
 }
 
-function sceneView(s: Scene): HTMLElement {
+function sceneView(s: SceneView): HTMLElement {
   const box = h("div", { class: "ctx scene", "data-scene": String(s.id) });
-  const fill = (x: Scene, note = "") => {
+  const fill = (x: SceneView, note = "") => {
     clear(box);
     box.append(
       h(
@@ -130,7 +106,7 @@ function sceneView(s: Scene): HTMLElement {
 
 export function scenesView(): HTMLElement {
   const list = h("div", { class: "context", id: "scenes" });
-  void api<Scene[]>("/api/scenes")
+  void api<SceneView[]>("/api/scenes")
     .then((scenes) => {
       if (scenes.length === 0)
         list.append(h("p", { class: "hint no-scenes" }, "No scene yet: one appears when a situation recurs."));

@@ -1,32 +1,16 @@
 /**
  * The settings page beyond the provider form: system prompt, approval rules, memory's recall
- * scope and (read-only) the MCP servers. A Save writes DATA/settings.json and applies it at once;
+ * scope, the private hosts tools may reach, and the MCP servers. A Save writes DATA/settings.json and applies it at once;
  * the answer says what was applied and what needs a restart. Also the "Always allow" button an
  * approval card carries.
  */
 import { api } from "./api.ts";
 import { h } from "./dom.ts";
-import type { Conversation } from "./conversations.ts";
-
-interface SettingsView {
-  system_prompt: string;
-  approval_default: "allow" | "ask" | "deny";
-  approval_allow: string[];
-  approval_ask: string[];
-  approval_deny: string[];
-  recall_untrusted: boolean;
-  allow_hosts: string[];
-  sources: Record<string, string>;
-  mcp_servers: { name: string; transport: "stdio" | "http"; target: string }[];
-}
-
-interface SaveResult {
-  settings: SettingsView;
-  reload: { applied: string[]; restartNeeded: string[]; error?: string };
-}
+import type { ConversationSummary, LlmModelsResult } from "../../../src/protocol/channel.ts";
+import type { ReloadResult, SettingsSaveResult, SettingsView } from "../../../src/protocol/settings.ts";
 
 /** What a save did, in one sentence. */
-export function reloadSentence(r: SaveResult["reload"]): string {
+export function reloadSentence(r: ReloadResult): string {
   if (r.error) return `Saved, but the configuration was not reloaded: ${r.error}`;
   const applied = r.applied.length ? `Applied now: ${r.applied.join(", ")}.` : "Nothing changed.";
   return r.restartNeeded.length ? `${applied} Needs a restart: ${r.restartNeeded.join(", ")}.` : applied;
@@ -91,7 +75,7 @@ export async function settingsView(): Promise<HTMLElement> {
           ([k, v]) => JSON.stringify(v) !== JSON.stringify((s as unknown as Record<string, unknown>)[k]),
         ),
       );
-      const r = await api<SaveResult>("/api/settings", patch);
+      const r = await api<SettingsSaveResult>("/api/settings", patch);
       s = r.settings;
       for (const [field, span] of sourceSpans) span.textContent = r.settings.sources[field] ?? "";
       msg.textContent = reloadSentence(r.reload);
@@ -107,7 +91,7 @@ export async function settingsView(): Promise<HTMLElement> {
   const mcpEdit = async (body: Record<string, unknown>) => {
     msg.className = "form-msg";
     try {
-      const r = await api<SaveResult>("/api/settings", body);
+      const r = await api<SettingsSaveResult>("/api/settings", body);
       s = r.settings;
       paintServers();
       for (const [field, span] of sourceSpans) span.textContent = s.sources[field] ?? "";
@@ -260,8 +244,8 @@ export function conversationModelPicker(conv: string): HTMLElement {
     });
   });
   void Promise.all([
-    api<{ configured: string; provider: string[] }>("/api/models"),
-    api<Conversation[]>("/api/conversations").catch(() => []),
+    api<LlmModelsResult>("/api/models"),
+    api<ConversationSummary[]>("/api/conversations").catch(() => []),
   ])
     .then(([r, convs]) => {
       const others = r.provider.filter((id) => id !== r.configured);

@@ -1,18 +1,11 @@
 /** The other pages: login, model provider (first run and settings), plugins, memory. */
 import { api, type ApiError } from "./api.ts";
 import { clear, h, timeAgo } from "./dom.ts";
-import { hitView, memorySearchBox, type MemoryHit } from "./memory-search.ts";
+import { hitView, memorySearchBox } from "./memory-search.ts";
 import { channelsTable } from "./channels.ts";
-
-export interface Provider {
-  provider: "" | "openai" | "anthropic";
-  baseURL: string;
-  model: string;
-  contextWindow: number;
-  keyHint: string;
-  hasKey: boolean;
-  configured: boolean;
-}
+import type { ContextView, LlmModelsResult } from "../../../src/protocol/channel.ts";
+import type { LlmSettingsView, LlmTestResult } from "../../../src/protocol/control.ts";
+import type { PluginInfo } from "../../../src/protocol/plugin.ts";
 
 export function loginView(exposed: boolean, onDone: () => void): HTMLElement {
   const token = h("input", {
@@ -48,7 +41,7 @@ export function loginView(exposed: boolean, onDone: () => void): HTMLElement {
   );
 }
 
-export function providerView(current: Provider, firstRun: boolean, onSaved: () => void): HTMLElement {
+export function providerView(current: LlmSettingsView, firstRun: boolean, onSaved: () => void): HTMLElement {
   const kind = h(
     "select",
     { id: "kind" },
@@ -61,7 +54,7 @@ export function providerView(current: Provider, firstRun: boolean, onSaved: () =
   const models = h("datalist", { id: "model-list" });
   const model = h("input", { id: "model", placeholder: "gpt-4o-mini", value: current.model, list: "model-list" });
   if (current.configured)
-    void api<{ configured: string; provider: string[] }>("/api/models")
+    void api<LlmModelsResult>("/api/models")
       .then((r) => models.append(...r.provider.map((id) => h("option", { value: id }))))
       .catch(() => {});
   const key = h("input", {
@@ -104,7 +97,7 @@ export function providerView(current: Provider, firstRun: boolean, onSaved: () =
         contextWindow: Number(window.value) || undefined,
       };
       if (key.value) body.apiKey = key.value;
-      const saved = await api<Provider>("/api/provider", body);
+      const saved = await api<LlmSettingsView>("/api/provider", body);
       key.value = "";
       key.placeholder = saved.hasKey ? `keep the stored key (${saved.keyHint})` : "API key";
       msg.textContent = `Saved: ${saved.provider} ${saved.model}${saved.hasKey ? `, key ${saved.keyHint}` : ", no key"}.`;
@@ -121,7 +114,7 @@ export function providerView(current: Provider, firstRun: boolean, onSaved: () =
     msg.className = "form-msg";
     msg.textContent = "Testing…";
     try {
-      const r = await api<{ ok: boolean; message: string; latencyMs: number }>("/api/provider/test", {});
+      const r = await api<LlmTestResult>("/api/provider/test", {});
       msg.textContent = `${r.ok ? "Connected" : "Failed"}: ${r.message} (${r.latencyMs} ms)`;
       msg.classList.add(r.ok ? "ok" : "bad");
     } catch (err) {
@@ -154,18 +147,6 @@ export function providerView(current: Provider, firstRun: boolean, onSaved: () =
     ),
     msg,
   );
-}
-
-interface PluginInfo {
-  name: string;
-  state: string;
-  detail: string;
-  pid: number | null;
-  restarts: number;
-  builtin: boolean;
-  critical: boolean;
-  stderrTail: string[];
-  provides: string[];
 }
 
 export function pluginsView(): { el: HTMLElement; stop(): void } {
@@ -245,19 +226,8 @@ export function pluginsView(): { el: HTMLElement; stop(): void } {
   return { el, stop: () => clearInterval(timer) };
 }
 
-interface ContextMessage {
-  role: string;
-  content: string;
-  layer: string;
-  recalled: boolean;
-  filled: boolean;
-  reason: "all" | "pinned" | "relevant" | "recent" | "kept" | null;
-  score: number | null;
-  pinned: boolean;
-  tokens: number;
-  name?: string;
-  toolCalls?: { name: string; arguments: string }[];
-}
+/** One message of the last model call, as /api/context answers it. */
+type ContextMessage = NonNullable<ContextView>["messages"][number];
 
 /** Why memory put a turn in context, as the memory page says it. */
 const REASONS = {
@@ -303,9 +273,7 @@ export function memoryView(conv: string): HTMLElement {
     }
   };
   search.addEventListener("input", render);
-  void api<{ turn: string; at: number; tools: string[]; messages: ContextMessage[]; brought?: MemoryHit[] } | null>(
-    `/api/context/${encodeURIComponent(conv)}`,
-  ).then((c) => {
+  void api<ContextView>(`/api/context/${encodeURIComponent(conv)}`).then((c) => {
     if (!c) {
       summary.textContent = "Nothing yet: the model has not been called in this conversation since the daemon started.";
       return;
