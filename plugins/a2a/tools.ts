@@ -8,6 +8,7 @@ import type { ToolSpec } from "../sdk/tool-spec.ts";
 export const TOOLS = {
   a2a_send: {
     name: "a2a_send",
+    examples: ["ask the other agent", "send this to my work assistant agent"],
     description:
       "Send a message to another agent over A2A (Agent2Agent) and return its reply. Only agents the owner " +
       "listed by name can be reached. The reply names a context id: pass it as context_id to continue the " +

@@ -27,6 +27,12 @@ const From = v.optional(
 export const TOOLS = {
   browser_open: {
     name: "browser_open",
+    examples: [
+      "open this website in the browser",
+      "log in to the site for me",
+      "go to the page and look around",
+      "用浏览器打开这个网站",
+    ],
     description:
       "Open a web page (http or https) in a real browser (Chromium, scripts run, cookies kept in one profile) and " +
       'return its text with interactive elements numbered: [1] link "Docs", [2] button "Sign in", ' +
@@ -42,6 +48,7 @@ export const TOOLS = {
   },
   browser_read: {
     name: "browser_read",
+    examples: ["what does the page say now", "read the page again"],
     description:
       "The current page's text with its interactive elements numbered (as browser_open returns it), read again " +
       "now: after scripts changed the page, or to get the next part of a long page (from).",
@@ -51,6 +58,7 @@ export const TOOLS = {
   },
   browser_click: {
     name: "browser_click",
+    examples: ["click the sign in button", "press next on the page", "点一下那个按钮"],
     description:
       "Click a numbered element of the current page (a link, a button, a checkbox...) and return the page as it is " +
       "afterwards, its elements numbered anew.",
@@ -60,6 +68,7 @@ export const TOOLS = {
   },
   browser_type: {
     name: "browser_type",
+    examples: ["fill in the form", "type my search into the box", "enter the address in the field"],
     description:
       "Type text into a numbered input, text area or select (replacing what it held; for a select, the option's " +
       "label or value) and, with submit, press Enter. Returns the page as it is afterwards.",
@@ -75,6 +84,7 @@ export const TOOLS = {
   },
   browser_scroll: {
     name: "browser_scroll",
+    examples: ["scroll down the page", "load more results"],
     description:
       "Scroll the current page up or down by screens (pages load more content this way) and say where it is now.",
     input: v.strictObject({
@@ -88,6 +98,12 @@ export const TOOLS = {
   },
   browser_screenshot: {
     name: "browser_screenshot",
+    examples: [
+      "take a screenshot of the site",
+      "show me what the page looks like",
+      "a picture of the web page",
+      "网页截图",
+    ],
     description:
       "A PNG screenshot of the current page as it is shown (or the whole page with full_page), returned as an " +
       "image you can look at when your model reads images.",

@@ -50,6 +50,12 @@ const EventFields = {
 export const TOOLS = {
   calendar_create: {
     name: "calendar_create",
+    examples: [
+      "put the dentist on my calendar for tuesday",
+      "book a meeting next week",
+      "add my flight to the calendar",
+      "把会议加到日历",
+    ],
     description:
       "Add an event to the calendar (DATA/calendar). Whole-day events take dates; timed ones a date and time in the time zone. Repeating events take an RRULE. Returns its uid.",
     input: v.strictObject(EventFields),
@@ -57,6 +63,7 @@ export const TOOLS = {
   },
   calendar_list: {
     name: "calendar_list",
+    examples: ["what's on my calendar this week", "am I free on friday", "my schedule tomorrow", "我明天有什么安排"],
     description:
       "List the events between two times (repeating events expanded to each occurrence), oldest first, with uid, time, title, location, repeat rule and reminder. Default: from now for 7 days.",
     input: v.strictObject({
@@ -70,6 +77,7 @@ export const TOOLS = {
   },
   calendar_update: {
     name: "calendar_update",
+    examples: ["move the meeting to 3pm", "change the dinner to saturday"],
     description:
       'Change an event (the whole series when it repeats): give its uid and the fields to change. rrule "" stops it repeating; remind_minutes 0 removes the reminder.',
     input: v.strictObject({
@@ -87,6 +95,7 @@ export const TOOLS = {
   },
   calendar_delete: {
     name: "calendar_delete",
+    examples: ["cancel the appointment", "remove the event from my calendar"],
     description:
       "Delete an event by uid; for a repeating event give `occurrence` (its start, as calendar_list shows it) to drop only that one.",
     input: v.strictObject({
@@ -98,6 +107,7 @@ export const TOOLS = {
   },
   calendar_import: {
     name: "calendar_import",
+    examples: ["import this ics file", "add these events from the invitation"],
     description:
       "Import events from iCalendar (.ics) text or a .ics file inside the files tools' roots. Events with a uid already in the calendar replace it. Returns what was imported.",
     input: v.strictObject({
@@ -116,6 +126,7 @@ export const TOOLS = {
   },
   calendar_export: {
     name: "calendar_export",
+    examples: ["export my calendar", "share my calendar as a file"],
     description:
       "Export the calendar (or the events touching a range) as one .ics file in DATA/exports/ and return its path and, when short, its text.",
     input: v.strictObject({

@@ -10,6 +10,7 @@ export const LANGUAGES = ["javascript", "typescript", "python"] as const;
 export const TOOLS = {
   code_run: {
     name: "code_run",
+    examples: ["run this python script", "calculate this with some code", "test this snippet", "写段代码算一下"],
     description:
       "Run a program in a sandbox: javascript or typescript (Bun runtime) or python (python3, when installed). The workspace is the working directory (/workspace, read-write); the system is read-only, there is no network unless the owner allowed it. Returns stdout, stderr, the exit status and the workspace files the program created, changed or deleted.",
     input: v.strictObject({

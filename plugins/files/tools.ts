@@ -23,6 +23,7 @@ const Count = (what: string, max: number) =>
 export const TOOLS = {
   files_read: {
     name: "files_read",
+    examples: ["show me the config file", "what's in this file", "open readme", "看看这个文件"],
     description:
       "Read a text file, with line numbers. Large files come a page at a time: the answer says which lines it shows and the offset to ask for next. Binary files are refused.",
     input: v.strictObject({
@@ -42,6 +43,7 @@ export const TOOLS = {
   },
   files_write: {
     name: "files_write",
+    examples: ["save this to a file", "create a text file with this", "写到文件里"],
     description:
       "Create a file or replace its whole content (missing parent folders are made). The file is written whole or not at all. To change part of a file, use files_edit.",
     input: v.strictObject({
@@ -52,6 +54,7 @@ export const TOOLS = {
   },
   files_edit: {
     name: "files_edit",
+    examples: ["change this line in the file", "replace the port in the config"],
     description:
       "Replace an exact piece of text in a file. old_string must match the file exactly (spaces, indentation and line breaks included) and only once, unless replace_all is true; include enough surrounding lines to make it unique. Read the file first.",
     input: v.strictObject({
@@ -69,6 +72,7 @@ export const TOOLS = {
   },
   files_list: {
     name: "files_list",
+    examples: ["what's in my documents folder", "list the files here"],
     description:
       "List a folder: each entry's type (file, dir, link), size and modification time, folders first. Without a path, lists the workspace.",
     input: v.strictObject({
@@ -79,6 +83,7 @@ export const TOOLS = {
   },
   files_glob: {
     name: "files_glob",
+    examples: ["find all the photos from last year", "where are my spreadsheets", "find files named report"],
     description:
       'Find files whose path under a folder matches a glob pattern such as "**/*.ts" or "src/*.{js,json}"; newest first unless sort is "name". Names starting with a dot match only when the pattern spells the dot.',
     input: v.strictObject({
@@ -102,6 +107,7 @@ export const TOOLS = {
   },
   files_grep: {
     name: "files_grep",
+    examples: ["which file mentions the invoice number", "search my files for this text"],
     description:
       "Search file contents with a JavaScript regular expression; answers path:line: text for each matching line. Binary files and files over 8 MiB are skipped.",
     input: v.strictObject({
@@ -135,6 +141,7 @@ export const TOOLS = {
   },
   files_move: {
     name: "files_move",
+    examples: ["rename the file", "move the pictures into a folder"],
     description:
       "Move or rename a file or folder within the allowed roots (missing parent folders are made). A symlink moves as the link. An existing file at `to` is replaced only with overwrite: true.",
     input: v.strictObject({
@@ -148,6 +155,7 @@ export const TOOLS = {
   },
   files_delete: {
     name: "files_delete",
+    examples: ["delete the old backups", "remove this file"],
     description:
       "Delete a file, a symlink (the link, not what it points to) or a folder; a folder with anything in it needs recursive: true. There is no undo.",
     input: v.strictObject({

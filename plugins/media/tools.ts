@@ -30,6 +30,7 @@ const Int = (what: string, min: number, max: number) =>
 export const TOOLS = {
   media_read_doc: {
     name: "media_read_doc",
+    examples: ["read this pdf", "what does the document say", "summarise the attached word file", "读一下这个PDF"],
     description:
       "Read a document as text: PDF (page anchors; first_page/last_page for a range), DOCX, Markdown, HTML (heading anchors) or plain text. Long documents come 20,000 characters at a time: the answer lists the anchors it covers and the `from` to ask for next.",
     input: v.strictObject({
@@ -48,6 +49,7 @@ export const TOOLS = {
   },
   media_pdf_page: {
     name: "media_pdf_page",
+    examples: ["look at the chart on page 3 of the pdf", "show me the table in the paper"],
     description:
       "Render one page of a PDF as a PNG image you can look at (when your model reads images): for figures, tables and scanned pages that have no text.",
     input: v.strictObject({
@@ -60,6 +62,7 @@ export const TOOLS = {
   },
   media_ocr: {
     name: "media_ocr",
+    examples: ["what's written in this photo", "read the text in the picture", "scan this receipt", "识别图片里的文字"],
     description:
       "Read the text in an image (a screenshot, a photo of a page) with tesseract OCR. Languages default to English and Simplified Chinese.",
     input: v.strictObject({
@@ -77,6 +80,7 @@ export const TOOLS = {
   },
   media_say: {
     name: "media_say",
+    examples: ["read this aloud", "turn this text into speech", "make an audio file of it", "朗读这段话"],
     description:
       "Speak text into an audio file in the workspace (offline with espeak-ng as WAV, or with the configured speech API as MP3). Returns the file's path.",
     input: v.strictObject({
@@ -99,6 +103,7 @@ export const TOOLS = {
   },
   media_transcribe: {
     name: "media_transcribe",
+    examples: ["transcribe this voice memo", "what is said in the recording", "把录音转成文字"],
     description:
       "Turn speech in an audio file (WAV, MP3, OGG, M4A, WebM...) into text: through the configured speech API, or offline with pocketsphinx (English only, rough).",
     input: v.strictObject({ path: Path("The audio file") }),
@@ -107,6 +112,7 @@ export const TOOLS = {
   },
   media_video_frames: {
     name: "media_video_frames",
+    examples: ["what happens in this video", "watch the clip and tell me", "看看这个视频"],
     description:
       "Look at a video: up to 4 frames at evenly spaced times as images, its length, and a transcript of its audio track (set transcribe false to skip).",
     input: v.strictObject({
@@ -118,6 +124,7 @@ export const TOOLS = {
   },
   media_screenshot: {
     name: "media_screenshot",
+    examples: ["screenshot of my desktop", "what's on my screen right now"],
     description:
       "A screenshot of the owner's X display (where one is configured), as an image. For a web page use browser_screenshot instead.",
     input: v.strictObject({}),

@@ -22,6 +22,7 @@ const Query = v.pipe(
 export const TOOLS = {
   music_scan: {
     name: "music_scan",
+    examples: ["scan my music folder", "I added new songs to the library"],
     description:
       "Index the music library folders ([tools.music] library, default DATA/music) by their tags: title, artist, album, track, year, genre, length. Run after adding music; search uses the index.",
     input: v.strictObject({}),
@@ -29,6 +30,7 @@ export const TOOLS = {
   },
   music_search: {
     name: "music_search",
+    examples: ["do I have any beatles songs", "find the album in my music"],
     description:
       "Search the indexed library; returns track ids with artist, title, album and length. No query: the first tracks by artist and album.",
     input: v.strictObject({
@@ -39,6 +41,7 @@ export const TOOLS = {
   },
   music_queue: {
     name: "music_queue",
+    examples: ["add this song next", "what's in the queue", "queue up the album"],
     description:
       "Show the play queue, or change it: add tracks (ids, or every match of a query, in album order) at the end, or clear it first. A playing mpv gets the added tracks too.",
     input: v.strictObject({
@@ -50,6 +53,7 @@ export const TOOLS = {
   },
   music_play: {
     name: "music_play",
+    examples: ["play some jazz", "put on my favourite album", "play music", "放首歌"],
     description:
       "Play through mpv: with ids or a query, those tracks replace the queue and play; without, the queue plays (or a paused track resumes). Says plainly when mpv is missing or there is no audio output.",
     input: v.strictObject({ ids: v.optional(Ids), query: v.optional(Query) }),
@@ -57,24 +61,28 @@ export const TOOLS = {
   },
   music_pause: {
     name: "music_pause",
+    examples: ["pause the music", "hold the song"],
     description: "Pause what is playing (music_play resumes).",
     input: v.strictObject({}),
     risk: "write",
   },
   music_next: {
     name: "music_next",
+    examples: ["skip this song", "next track"],
     description: "Skip to the next track in the queue.",
     input: v.strictObject({}),
     risk: "write",
   },
   music_stop: {
     name: "music_stop",
+    examples: ["stop the music", "turn the music off"],
     description: "Stop playing and close mpv; the queue is kept.",
     input: v.strictObject({}),
     risk: "write",
   },
   music_status: {
     name: "music_status",
+    examples: ["what song is this", "what's playing now", "现在放的是什么歌"],
     description: "What is playing: the track, position and length, paused or not, and the queue around it.",
     input: v.strictObject({}),
     risk: "read",

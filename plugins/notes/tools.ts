@@ -21,6 +21,7 @@ const Text = (what: string) => v.pipe(v.string(), v.maxLength(1_000_000), v.desc
 export const TOOLS = {
   notes_create: {
     name: "notes_create",
+    examples: ["write a note about this", "jot this down", "save this as a note", "记一下笔记"],
     description:
       "Create a Markdown note. Link other notes with [[their name]]. Fails if a note of that name exists (use notes_edit or notes_append). The note is indexed into memory.",
     input: v.strictObject({ name: Name, text: Text("The note's Markdown text.") }),
@@ -28,6 +29,7 @@ export const TOOLS = {
   },
   notes_read: {
     name: "notes_read",
+    examples: ["open my note on the trip", "what's in my notes about the project"],
     description: "Read a note: its Markdown text, the notes it links to ([[...]]) and the notes that link to it.",
     input: v.strictObject({ name: Name }),
     risk: "read",
@@ -35,6 +37,7 @@ export const TOOLS = {
   },
   notes_edit: {
     name: "notes_edit",
+    examples: ["fix the typo in my note", "update my note with the new date"],
     description:
       "Change a note: replace the exact text `find` (it must occur exactly once) with `replace`, or give `text` to replace the whole note.",
     input: v.strictObject({
@@ -47,12 +50,14 @@ export const TOOLS = {
   },
   notes_append: {
     name: "notes_append",
+    examples: ["add this to my shopping list note", "append to my journal", "加到笔记里"],
     description: "Add text at the end of a note (on a new line); creates the note if it does not exist.",
     input: v.strictObject({ name: Name, text: v.pipe(Text("Markdown to add."), v.minLength(1)) }),
     risk: "write",
   },
   notes_search: {
     name: "notes_search",
+    examples: ["find my notes about recipes", "which note mentions the landlord", "搜一下我的笔记"],
     description:
       "Search the notes for words (every word must occur, any case); returns matching notes, best first, with the lines that match.",
     input: v.strictObject({
@@ -66,6 +71,7 @@ export const TOOLS = {
   },
   notes_list: {
     name: "notes_list",
+    examples: ["what notes do I have", "list my notes"],
     description: "List the notes: name, size, last change, newest first.",
     input: v.strictObject({}),
     risk: "read",
@@ -73,6 +79,7 @@ export const TOOLS = {
   },
   notes_links: {
     name: "notes_links",
+    examples: ["which notes link to this one", "backlinks of my note"],
     description:
       "The wiki links of a note: the notes it links to with [[name]] (and which of them do not exist yet) and its backlinks (notes linking to it).",
     input: v.strictObject({ name: Name }),
@@ -81,6 +88,7 @@ export const TOOLS = {
   },
   notes_delete: {
     name: "notes_delete",
+    examples: ["delete that note", "remove the old note"],
     description: "Delete a note's file. Memory keeps what it indexed of it (memory never forgets).",
     input: v.strictObject({ name: Name }),
     risk: "write",

@@ -75,6 +75,12 @@ const ScheduleCreateArgs = v.strictObject({
 export const TOOLS = {
   schedule_create: {
     name: "schedule_create",
+    examples: [
+      "remind me tomorrow at nine",
+      "every morning send me the weather",
+      "remind me to call mum on sunday",
+      "明天早上提醒我",
+    ],
     description:
       "Schedule a job: at its time the agent gets `prompt` as a message in the job's own conversation and answers it (it can use tools; those needing approval are refused, since nobody is there to approve). " +
       "Say when with exactly one of in_minutes, at, cron or every. Returns the job id and its next run.",
@@ -83,6 +89,7 @@ export const TOOLS = {
   } satisfies ToolSpec<typeof ScheduleCreateArgs>,
   schedule_list: {
     name: "schedule_list",
+    examples: ["what reminders do I have", "show my scheduled jobs"],
     description:
       "List scheduled jobs: id, title or prompt, when, time zone, next run, last run and its result, who created it. Cancelled and finished jobs only with all=true.",
     input: v.strictObject({
@@ -92,6 +99,7 @@ export const TOOLS = {
   },
   schedule_cancel: {
     name: "schedule_cancel",
+    examples: ["cancel that reminder", "stop the daily summary"],
     description:
       "Cancel a scheduled job by its id (from schedule_create or schedule_list); a run in progress is stopped.",
     input: v.strictObject({ id: JobId }),

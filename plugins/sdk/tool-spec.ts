@@ -34,6 +34,11 @@ export interface ToolSpec<S extends v.GenericSchema = v.GenericSchema> {
    * private address): set here so the kernel knows before a lazy plugin runs.
    */
   checks?: boolean;
+  /**
+   * A few things a person says when they need this tool, in their words, not the description's
+   * ("what's on my plate Friday"): they rank it for a turn's offer, and are never sent to the model.
+   */
+  examples?: string[];
 }
 
 /** The definition the kernel and the model see. */
@@ -49,5 +54,6 @@ export function toolDefinition(spec: ToolSpec): ToolDefinition {
     untrustedOutput: spec.untrustedOutput ?? false,
     sendsOut: spec.sendsOut ?? false,
     checks: spec.checks ?? false,
+    examples: spec.examples ?? [],
   };
 }

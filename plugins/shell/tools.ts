@@ -22,6 +22,13 @@ const JobId = v.pipe(
 export const TOOLS = {
   shell_run: {
     name: "shell_run",
+    examples: [
+      "run this command",
+      "how much disk space is left",
+      "what process is using the cpu",
+      "install the package",
+      "执行这个命令",
+    ],
     description:
       "Run a shell command (bash -c) in a sandbox: the workspace is the working directory and HOME (/workspace, read-write), the system is read-only, /tmp is private and empty, there is no network unless the owner allowed it. Returns the exit status and the output (head and tail kept when long). With background=true it returns a job id at once (the job still ends at the time limit); follow it with shell_jobs and end it with shell_kill.",
     input: v.strictObject({
@@ -33,6 +40,7 @@ export const TOOLS = {
   },
   shell_jobs: {
     name: "shell_jobs",
+    examples: ["is the download still running", "show the background jobs"],
     description:
       "List background jobs started with shell_run (id, command, state, exit, run time), or with id show one job and the tail of its output.",
     input: v.strictObject({
@@ -51,6 +59,7 @@ export const TOOLS = {
   },
   shell_kill: {
     name: "shell_kill",
+    examples: ["stop that running job", "kill the process"],
     description: "End a background job: SIGTERM, then SIGKILL if it is still running 2 s later.",
     input: v.strictObject({ id: JobId }),
     risk: "exec",

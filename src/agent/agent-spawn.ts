@@ -58,6 +58,7 @@ export const AGENT_SPAWN_TOOL: ToolDefinition = {
   untrustedOutput: false,
   sendsOut: false,
   checks: false,
+  examples: ["have a helper look into this separately", "research this on the side and report back"],
 };
 
 export interface AgentSpawnDeps {

@@ -166,7 +166,9 @@ export class Agent {
     if (!memory) return [];
     const generation = this.tools.generation;
     if (this.toolIndex?.generation !== generation) {
-      const docs = this.tools.list().map((t) => ({ name: t.def.name, description: t.def.description }));
+      const docs = this.tools
+        .list()
+        .map((t) => ({ name: t.def.name, description: t.def.description, examples: t.def.examples }));
       this.toolIndex = { generation, index: new ToolIndex(docs, (text) => memory.index.analyse(text)) };
     }
     return this.toolIndex.index.rank(texts, limit, among);

@@ -64,6 +64,12 @@ export const MEMORY_SEARCH_TOOL: ToolDefinition = {
   untrustedOutput: false,
   sendsOut: false,
   checks: false,
+  examples: [
+    "what did I tell you about my sister",
+    "do you remember the restaurant I liked",
+    "when did I mention the trip",
+    "我之前跟你说过什么",
+  ],
 };
 
 export interface MemoryToolDeps {

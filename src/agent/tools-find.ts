@@ -40,6 +40,7 @@ export const TOOLS_FIND_TOOL: ToolDefinition = {
   untrustedOutput: false,
   sendsOut: false,
   checks: false,
+  examples: [],
 };
 
 export interface ToolsFindDeps {

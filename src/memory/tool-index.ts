@@ -12,6 +12,8 @@ import { DEFAULT_PARAMS, type LexicalParams, lexicalScores, PLAIN_BM25 } from ".
 export interface ToolDoc {
   name: string;
   description: string;
+  /** What a person says when they need it (ToolDefinition.examples). */
+  examples?: readonly string[];
 }
 
 /** A text's words and the concepts they stand for (src/memory/lexical-index.ts LexicalIndex.analyse). */
@@ -40,7 +42,9 @@ export class ToolIndex {
   ) {
     for (const d of docs) {
       // "browser_screenshot" is the words "browser screenshot".
-      const { words, concepts } = analyse(`${d.name.replaceAll("_", " ")}\n${d.description}`);
+      const { words, concepts } = analyse(
+        [d.name.replaceAll("_", " "), d.description, ...(d.examples ?? [])].join("\n"),
+      );
       this.names.push(d.name);
       this.index.add({ id: this.names.length, words, concepts, speaker: [], session: null, time: null });
     }

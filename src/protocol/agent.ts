@@ -83,6 +83,12 @@ export const ToolDefinition = v.strictObject({
    * on a private address the owner has not allowed) is refused without an approval question.
    */
   checks: v.optional(v.boolean(), false),
+  /**
+   * What a person says when they need it ("take a picture of the page"): memory's index ranks
+   * the tools by these with the name and description (src/memory/tool-index.ts). Never sent to
+   * the model, so they cost nothing per turn.
+   */
+  examples: v.optional(v.pipe(v.array(v.pipe(v.string(), v.maxLength(300))), v.maxLength(20)), []),
 });
 export type ToolDefinition = v.InferOutput<typeof ToolDefinition>;
 

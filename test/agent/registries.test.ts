@@ -42,6 +42,7 @@ describe("ToolRegistry", () => {
       untrustedOutput: false,
       sendsOut: false,
       checks: false,
+      examples: [],
     });
     expect(() =>
       t.register("p2", {
@@ -53,6 +54,7 @@ describe("ToolRegistry", () => {
         untrustedOutput: false,
         sendsOut: false,
         checks: false,
+        examples: [],
       }),
     ).toThrow("already registered by plugin p1");
     expect(() =>
@@ -65,6 +67,7 @@ describe("ToolRegistry", () => {
         untrustedOutput: false,
         sendsOut: false,
         checks: false,
+        examples: [],
       }),
     ).toThrow("does not compile");
     expect(t.unregister("p1")).toBe(1);

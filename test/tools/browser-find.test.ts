@@ -1,6 +1,7 @@
 /**
  * A task that needs a tool the turn was not offered, done in one turn (src/agent/tool-offer.ts):
- * "show me the greeter page" is offered browser_open but not browser_screenshot; the scripted
+ * "proof for the bug report of how the greeter renders" is offered browser_open but not
+ * browser_screenshot (nothing in it names a picture); the scripted
  * model asks tools_find for a screenshot tool, is offered browser_screenshot on its next call,
  * opens the local page in real Chromium, takes the screenshot, and answers.
  */
@@ -36,7 +37,7 @@ describe("a tool found in the turn", () => {
       { toolCalls: [{ name: "browser_screenshot", arguments: {} }] },
       { text: "Here is the greeter page." },
     ]);
-    const r = await rig.chat(`Show me the greeter at ${site.origin}/ as I would see it`);
+    const r = await rig.chat(`I need proof for the bug report of how the greeter at ${site.origin}/ renders`);
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toContain("Here is the greeter page.");
     expect(r.stderr).toContain("← browser_screenshot [ok] Screenshot of");
