@@ -20,6 +20,7 @@ import { benchAttach } from "./attach.ts";
 import { benchAudioFeatures } from "./audio-features.ts";
 import { benchCost, benchPrefixReuse } from "./cost.ts";
 import { benchImport } from "./import.ts";
+import { benchToolsOffer } from "./tools-offer.ts";
 
 const t0 = performance.now();
 await benchStartup();
@@ -43,5 +44,6 @@ await benchAttach();
 await benchAudioFeatures();
 await benchCost();
 await benchPrefixReuse();
+await benchToolsOffer();
 await benchImport();
 console.error(`bench run finished in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
