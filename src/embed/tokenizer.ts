@@ -13,7 +13,6 @@
 import type { Jieba } from "@node-rs/jieba";
 import { stemmer } from "stemmer";
 import dictPath from "../../node_modules/@node-rs/jieba/dict.txt" with { type: "file" };
-import idfPath from "../../node_modules/@node-rs/jieba/idf.txt" with { type: "file" };
 import lexiconPath from "../generated/lexicon.txt" with { type: "file" };
 import lemmasPath from "../generated/lemmas.txt" with { type: "file" };
 import { readFileSync } from "node:fs";
@@ -78,7 +77,6 @@ export interface Word {
 
 export class Tokenizer {
   private jieba: Jieba | null = null;
-  private idf: Map<string, number> | null = null;
   private lexicon: Map<string, string[]> | null = null;
   private readonly stems = new Map<string, string>();
   private lemmas: Map<string, string> | null = null;
@@ -155,21 +153,5 @@ export class Tokenizer {
     const found = this.lexicon.get(surface) ?? this.lexicon.get(lightStem(surface));
     if (!found) return [];
     return found.map((c) => this.stemOf(c));
-  }
-
-  /**
-   * jieba's own inverse document frequencies (a large Chinese corpus), for weighting terms
-   * before a conversation has a history of its own. Loaded on first call.
-   */
-  priorIdf(term: string): number | undefined {
-    if (!this.idf) {
-      const idf = new Map<string, number>();
-      for (const line of readFileSync(idfPath, "utf8").split("\n")) {
-        const sp = line.lastIndexOf(" ");
-        if (sp > 0) idf.set(line.slice(0, sp), Number(line.slice(sp + 1)));
-      }
-      this.idf = idf;
-    }
-    return this.idf.get(term);
   }
 }

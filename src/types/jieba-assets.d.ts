@@ -1,9 +1,5 @@
-/** jieba's dictionary and IDF table, imported `with { type: "file" }`: their paths (embedded when compiled). */
+/** jieba's dictionary and the concept lexicon, imported `with { type: "file" }`: their paths (embedded when compiled). */
 declare module "*/dict.txt" {
-  const path: string;
-  export default path;
-}
-declare module "*/idf.txt" {
   const path: string;
   export default path;
 }
