@@ -16,10 +16,10 @@ const STARTS = 5;
 /** Turns after the first on each daemon, for turn.later_ms. */
 const LATER_TURNS = 10;
 
-/** One fresh daemon: the first turn's time and the later turns' times, in ms. */
-export async function firstTurnRun(): Promise<{ first: number; later: number[] }> {
+/** One fresh daemon (`bin`, default dist/homed): the first turn's time and the later turns' times, in ms. */
+export async function firstTurnRun(bin?: string): Promise<{ first: number; later: number[] }> {
   const model = startFakeModel();
-  const daemon = await BenchDaemon.start({ model });
+  const daemon = await BenchDaemon.start({ model, bin: bin ? [bin] : undefined });
   try {
     const url = daemon.webUrl();
     const auth = daemon.bearer();
