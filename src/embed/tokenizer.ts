@@ -18,6 +18,7 @@ import dictPath from "../generated/jieba-dict.txt.zst" with { type: "file" };
 import lexiconPath from "../generated/lexicon.txt.zst" with { type: "file" };
 import lemmasPath from "../generated/lemmas.txt" with { type: "file" };
 import { readFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { SortedLines } from "./sorted-lines.ts";
 
 /** A Han run, or a word/number (inner apostrophes, decimal points and thousands commas kept). */
@@ -118,6 +119,23 @@ export class Tokenizer {
       this.stems.set(w, s);
     }
     return s;
+  }
+
+  /**
+   * Load now what an English text's first words and concepts would load (the irregular verbs
+   * and the concept lexicon, ~9 MiB), so the daemon's first turn does not. The lexicon is read
+   * and unpacked off the main thread: done in line it held the event loop for ~20 ms just after
+   * start. jieba stays for the first Chinese text: its dictionary costs ~150 ms and ~42 MiB,
+   * which a daemon that never meets Chinese should not carry.
+   */
+  async preload(): Promise<void> {
+    this.stemOf("preloaded");
+    if (!this.lexicon) {
+      const unpacked = await Bun.zstdDecompress(await readFile(lexiconPath));
+      // A turn may have loaded it meanwhile (concepts() loads in line when it is missing).
+      this.lexicon ??= new SortedLines(unpacked);
+    }
+    this.concepts("preload");
   }
 
   /** The words of `text` in order, with their surface forms; stop words left out. */
