@@ -38,7 +38,12 @@ export interface LoadResult {
 }
 
 /** One streamed completion; resolves with the text the client assembled from the chunks. */
-async function streamTurn(url: string, auth: Record<string, string>, user: string, text: string): Promise<string> {
+export async function streamTurn(
+  url: string,
+  auth: Record<string, string>,
+  user: string,
+  text: string,
+): Promise<string> {
   const res = await fetch(`${url}/v1/chat/completions`, {
     method: "POST",
     headers: { "content-type": "application/json", ...auth },

@@ -1,6 +1,7 @@
 /** `make bench`: every benchmark, one `bench: NAME VALUE UNIT` line per figure. */
 import { benchIpc } from "./ipc.ts";
 import { benchStartup } from "./startup.ts";
+import { benchFirstTurn } from "./first-turn.ts";
 import { benchTurn } from "./turn.ts";
 import { benchRecall } from "./recall.ts";
 import { benchLeak } from "./leak.ts";
@@ -24,6 +25,7 @@ import { benchToolsOffer } from "./tools-offer.ts";
 
 const t0 = performance.now();
 await benchStartup();
+await benchFirstTurn();
 await benchIpc();
 await benchTurn();
 await benchRecall();

@@ -162,16 +162,38 @@ export class Agent {
    * index is made again after the registry changed, on the next ranking.
    */
   private rankTools(texts: readonly WeightedText[], limit: number, among: ReadonlySet<string> | null): string[] {
+    return this.currentToolIndex()?.rank(texts, limit, among) ?? [];
+  }
+
+  /** The tools' index for the registry as it is now, made again when it changed; null without memory. */
+  private currentToolIndex(): ToolIndex | null {
     const memory = this.d.memory;
-    if (!memory) return [];
+    if (!memory) return null;
     const generation = this.tools.generation;
     if (this.toolIndex?.generation !== generation) {
-      const docs = this.tools
-        .list()
-        .map((t) => ({ name: t.def.name, description: t.def.description, examples: t.def.examples }));
+      const docs = this.tools.list().map((t) => t.def);
       this.toolIndex = { generation, index: new ToolIndex(docs, (text) => memory.index.analyse(text)) };
     }
-    return this.toolIndex.index.rank(texts, limit, among);
+    return this.toolIndex.index;
+  }
+
+  /**
+   * Make the tools' index ahead of the next turn, which would otherwise make it on its way to
+   * the model (20-50 ms for a default install's ~60 tools, the first time): one tool per step, so
+   * the caller can run each step in its own macrotask. Abandoned when the registry changes
+   * meanwhile; the next ranking makes the index for the registry as it is then.
+   */
+  *prepareToolIndex(): Generator<void, void, void> {
+    const memory = this.d.memory;
+    const generation = this.tools.generation;
+    if (!memory || this.toolIndex?.generation === generation) return;
+    const index = new ToolIndex([], (text) => memory.index.analyse(text));
+    for (const t of this.tools.list()) {
+      index.add(t.def);
+      yield;
+      if (this.tools.generation !== generation) return;
+    }
+    this.toolIndex = { generation, index };
   }
 
   /**

@@ -83,6 +83,8 @@ export class Kernel {
   private readonly bulk = pluginBulk((plugin) => this.supervisor.process(plugin)?.link);
   /** The stable graph (L3), its recall and the distillation job. */
   readonly l3: KernelL3;
+  /** Memory's words and concepts, shared by the index, scenes and L3. */
+  private readonly tokenizer: Tokenizer;
 
   private constructor(
     readonly paths: DataPaths,
@@ -96,6 +98,7 @@ export class Kernel {
     this.llm = new LlmSettings(paths.dir, config, log.with({ component: "llm" }));
     this.models = new ProviderModels(this.llm, log.with({ component: "llm" }));
     const tokenizer = new Tokenizer();
+    this.tokenizer = tokenizer;
     this.memory = new Memory(store, tokenizer);
     this.l3 = new KernelL3({
       store,
@@ -198,7 +201,28 @@ export class Kernel {
     kernel.watchdog.start();
     kernel.l3.start();
     if (config.memory.model) void kernel.loadDenseModel(config.memory.model);
+    void kernel.prepareFirstTurn();
     return kernel;
+  }
+
+  /**
+   * Load, in the background after ready, what the first turn would otherwise load on its way to
+   * the model: the tokenizer's tables, then the tools' index (they made the first /v1 turn
+   * ~130 ms slower than the next, docs/BENCHMARKS.md). The lexicon is unpacked off the main
+   * thread and the index made a tool per macrotask, so a status request, a plugin's hello or the
+   * first turn arriving meanwhile waits for one step of a few milliseconds, not for all ~40 ms.
+   */
+  private async prepareFirstTurn(): Promise<void> {
+    try {
+      await this.tokenizer.preload();
+      for (const _ of this.agent.prepareToolIndex()) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        if (this.stopped) return;
+      }
+    } catch (err) {
+      // Nothing is lost: the turn that needs it loads it again and reports a failure there.
+      this.log.warn("preparing the first turn failed", { err: (err as Error).message });
+    }
   }
 
   /** config.toml's configuration (with environment and flags), before settings.json. */

@@ -40,14 +40,17 @@ export class ToolIndex {
     docs: readonly ToolDoc[],
     private readonly analyse: AnalyseText,
   ) {
-    for (const d of docs) {
-      // "browser_screenshot" is the words "browser screenshot".
-      const { words, concepts } = analyse(
-        [d.name.replaceAll("_", " "), d.description, ...(d.examples ?? [])].join("\n"),
-      );
-      this.names.push(d.name);
-      this.index.add({ id: this.names.length, words, concepts, speaker: [], session: null, time: null });
-    }
+    for (const d of docs) this.add(d);
+  }
+
+  /** Index one more tool (a daemon makes its index a tool at a time in the background, agent.ts). */
+  add(d: ToolDoc): void {
+    // "browser_screenshot" is the words "browser screenshot".
+    const { words, concepts } = this.analyse(
+      [d.name.replaceAll("_", " "), d.description, ...(d.examples ?? [])].join("\n"),
+    );
+    this.names.push(d.name);
+    this.index.add({ id: this.names.length, words, concepts, speaker: [], session: null, time: null });
   }
 
   /**
