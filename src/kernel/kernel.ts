@@ -213,12 +213,14 @@ export class Kernel {
    * first turn arriving meanwhile waits for one step of a few milliseconds, not for all ~40 ms.
    */
   private async prepareFirstTurn(): Promise<void> {
+    const t0 = performance.now();
     try {
       await this.tokenizer.preload();
       for (const _ of this.agent.prepareToolIndex()) {
         await new Promise<void>((resolve) => setImmediate(resolve));
         if (this.stopped) return;
       }
+      this.log.info("first turn prepared", { ms: Math.round(performance.now() - t0) });
     } catch (err) {
       // Nothing is lost: the turn that needs it loads it again and reports a failure there.
       this.log.warn("preparing the first turn failed", { err: (err as Error).message });

@@ -102,6 +102,8 @@ describe("control socket", () => {
       await client.exited;
       return line;
     };
+    // What the daemon loads after ready for the first turn (~12 MB of lexicon) is not the rude client's.
+    await d.waitFor(/msg="first turn prepared"/);
     const before = peak();
     expect(await rudeClient()).toMatch(/^closed after \d+\n$/);
     const grew = peak() - before;
