@@ -10,8 +10,9 @@
  *     this turn), and what tools_find returned during the turn.
  * The tool definitions come first in what the provider caches, so a conversation keeps its offer
  * from turn to turn (nextOffer), grown only by what tools_find brought. It is chosen again when
- * the cached prefix is lost anyway: memory planned the context again, or the conversation was
- * quiet longer than a provider keeps its cache. Ranked afresh on every turn, ordinary chat was
+ * there is no cached prefix to keep: the conversation is still too short for a provider to cache
+ * it, memory planned the context again, or the conversation was quiet longer than a provider
+ * keeps its cache. Ranked afresh on every turn, ordinary chat was
  * offered a different six tools each time (words of their descriptions matched) and no request
  * began as the previous one did (cost.prefix_reuse_pct 3.2 %); tools whose family the input
  * named ("my schedule", "the music") joining the kept offer still changed it on 6 of 30 turns
@@ -49,6 +50,12 @@ export type RankTools = (texts: readonly WeightedText[], limit: number, among: R
  * inactivity, Anthropic 5 minutes by default): its next turn's offer is chosen afresh.
  */
 export const CACHE_LIFETIME_MS = 5 * 60_000;
+/**
+ * Providers cache no prompt shorter than this (OpenAI: 1,024 tokens; Anthropic: 1,024 for most
+ * models): below it a new offer costs nothing, and a conversation's first turns ("hi", then the
+ * task) are each offered what they call for.
+ */
+export const MIN_CACHED_TOKENS = 1024;
 
 /** A conversation's offer as its last turn left it. */
 export interface KeptOffer {
@@ -82,13 +89,15 @@ export function firstOffer(
 
 /**
  * The offer of a conversation's turn: the one its previous turn left (`kept`, with what tools_find
- * added), unless the cached prefix is lost anyway — the context was planned again (`replanned`),
- * or the conversation was quiet past CACHE_LIFETIME_MS — or there is none yet: then the first
- * offer for this input. Null when every tool the turn may use is.
+ * added), unless there is no cached prefix to keep — what the turn carries over from the last
+ * request (`prefixTokens`: its tools, the system prompt, the history) is below MIN_CACHED_TOKENS, the context was
+ * planned again (`replanned`), or the conversation was quiet past CACHE_LIFETIME_MS — or there is
+ * none yet: then the first offer for this input. Null when every tool the turn may use is.
  */
 export function nextOffer(
   kept: KeptOffer | undefined,
   now: number,
+  prefixTokens: number,
   replanned: boolean,
   input: string,
   messages: readonly ChatMessage[],
@@ -96,7 +105,7 @@ export function nextOffer(
   rank: RankTools | undefined,
 ): Set<string> | null {
   if (!rank || (allowed && allowed.size <= OFFER_WHOLE)) return null;
-  if (kept && !replanned && now - kept.at < CACHE_LIFETIME_MS) return kept.offer;
+  if (kept && !replanned && prefixTokens >= MIN_CACHED_TOKENS && now - kept.at < CACHE_LIFETIME_MS) return kept.offer;
   return firstOffer(input, messages, allowed, rank);
 }
 

@@ -53,6 +53,8 @@ export interface TurnScope {
   prefix: number;
   /** Memory made the context's plan again for this turn: the previous request's prefix is gone anyway. */
   replanned: boolean;
+  /** Estimated tokens of that prefix (system prompt and history): a provider caches none below ~1,024. */
+  prefixTokens: number;
   /** The reply's max tokens on this turn's calls: what the prompt leaves of the window, capped (assembleContext). */
   replyTokens: number;
 }
@@ -83,6 +85,7 @@ export function beginTurn(d: TurnDeps, input: TurnInput, sink: TurnSink, signal:
     offered: null,
     prefix: 0,
     replanned: false,
+    prefixTokens: 0,
     replyTokens: 0,
     // Untrusted input counts from its first word; a sub-agent starts with its parent's mark; an
     // API client's own tools brought their results from outside (pages, files), as ours do.
@@ -256,6 +259,8 @@ export async function assembleContext(
   ];
   s.prefix = stable.length;
   s.replanned = context !== null && context.evicted + context.recalled > 0;
+  const note = context?.recalledNote ? estimateTokens(context.recalledNote.message.content) + 4 : 0;
+  s.prefixTokens = estimateTokens(systemPrompt) + (context ? context.tokens - note : givenCost);
   const inputs = tail.map(entry);
   return tail[0]?.role === "tool" ? [...stable, ...inputs, ...perTurn] : [...stable, ...perTurn, ...inputs];
 }

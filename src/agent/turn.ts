@@ -24,6 +24,7 @@ import type { StageLog, StageRegistry } from "./stages.ts";
 import type { ApprovalQuestion, ToolExecutor } from "./tool-executor.ts";
 import type { ToolRegistry } from "./tools.ts";
 import { type KeptOffer, nextOffer, type RankTools } from "./tool-offer.ts";
+import { estimateTokens } from "../memory/tokens.ts";
 import {
   assembleContext,
   beginTurn,
@@ -206,9 +207,19 @@ export async function runTurn(d: TurnDeps, input: TurnInput, sink: TurnSink, sig
   // A sub-agent's offer is its own: it does not replace its parent conversation's.
   const offers = input.subAgent ? undefined : d.offers;
   const now = Date.now();
+  const kept = offers?.get(s.conv);
+  // What the last request could have had cached: the tools it was offered, the system prompt and
+  // what is now the history (its input and reply included).
+  const toolTokens = kept
+    ? d.tools
+        .specs()
+        .filter((t) => kept.offer.has(t.name))
+        .reduce((n, t) => n + estimateTokens(JSON.stringify(t)), 0)
+    : 0;
   s.offered = nextOffer(
-    offers?.get(s.conv),
+    kept,
     now,
+    s.prefixTokens + toolTokens,
     s.replanned,
     gate.text,
     prompt.map((e) => e.message),

@@ -9,7 +9,7 @@ import { describe, expect, test } from "bun:test";
 import { tempDir } from "../harness/binary.ts";
 import { startAgentRig } from "../harness/agent-daemon.ts";
 import type { RecordedRequest } from "../harness/fake-llm.ts";
-import { CACHE_LIFETIME_MS, nextOffer, type RankTools } from "../../src/agent/tool-offer.ts";
+import { CACHE_LIFETIME_MS, MIN_CACHED_TOKENS, nextOffer, type RankTools } from "../../src/agent/tool-offer.ts";
 
 const offered = (r: RecordedRequest | undefined) =>
   ((r?.body.tools as { function: { name: string } }[] | undefined) ?? []).map((t) => t.function.name).sort();
@@ -48,7 +48,8 @@ describe("tools by relevance", () => {
       { toolCalls: [{ name: "notes_list", arguments: {} }] },
       { text: "Done." },
     ]);
-    const r = await rig.chat("hello there");
+    // Long enough for a provider to cache (MIN_CACHED_TOKENS): the next turn keeps the offer.
+    const r = await rig.chat(`hello there; my diary, for the record: ${"a quiet day at home. ".repeat(250)}`);
     expect(r.stdout).toContain("Done.");
     expect(r.stderr).toContain("← notes_list [ok]");
     const [first, second, third] = rig.llm.requests;
@@ -95,17 +96,24 @@ describe("a conversation's offer from turn to turn", () => {
 
   test("is kept while the provider keeps its cache, and chosen afresh after a new plan or a quiet spell", () => {
     const now = kept.at + 60_000;
-    expect(nextOffer(kept, now, false, "play music_play", [], null, rank)).toBe(kept.offer);
-    expect([...(nextOffer(kept, now, true, "play music_play", [], null, rank) ?? [])]).toContain("music_play");
+    const long = MIN_CACHED_TOKENS;
+    expect(nextOffer(kept, now, long, false, "play music_play", [], null, rank)).toBe(kept.offer);
+    expect([...(nextOffer(kept, now, long, true, "play music_play", [], null, rank) ?? [])]).toContain("music_play");
     const later = kept.at + CACHE_LIFETIME_MS + 1;
-    const fresh = nextOffer(kept, later, false, "play music_play", [], null, rank);
+    const fresh = nextOffer(kept, later, long, false, "play music_play", [], null, rank);
     expect([...(fresh ?? [])].sort()).toEqual(["files_read", "memory_search", "music_play", "tools_find"]);
-    expect(nextOffer(undefined, now, false, "hi", [], null, rank)).toEqual(
+    expect(nextOffer(undefined, now, long, false, "hi", [], null, rank)).toEqual(
       new Set(["memory_search", "tools_find", "files_read"]),
     );
   });
 
+  test("is chosen afresh while the conversation is too short for a provider to cache", () => {
+    const now = kept.at + 60_000;
+    const short = nextOffer(kept, now, MIN_CACHED_TOKENS - 1, false, "play music_play", [], null, rank);
+    expect([...(short ?? [])]).toContain("music_play");
+  });
+
   test("a short narrowed list is offered whole, kept or not", () => {
-    expect(nextOffer(kept, kept.at, false, "x", [], new Set(["echo_text"]), rank)).toBeNull();
+    expect(nextOffer(kept, kept.at, MIN_CACHED_TOKENS, false, "x", [], new Set(["echo_text"]), rank)).toBeNull();
   });
 });

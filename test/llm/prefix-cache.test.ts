@@ -28,7 +28,9 @@ describe("a conversation's requests", () => {
     await using rig = await startAgentRig(dir.path, { plugin: false });
     rig.llm.script([{ text: "Nice bike!" }]);
     await rig.chat("My bike is a red Gazelle I bought in Utrecht.", { conv: "other" });
-    const turns = ["Hello there.", "Where did I buy my bike?", "Thanks, and the colour?"];
+    // Long enough from the first turn for a provider to cache (src/agent/tool-offer.ts MIN_CACHED_TOKENS).
+    const diary = `Hello there. My diary, for the record: ${"a quiet day at home, some reading. ".repeat(150)}`;
+    const turns = [diary, "Where did I buy my bike?", "Thanks, and the colour?"];
     const bodies: Body[] = [];
     for (const t of turns) {
       rig.llm.script([{ text: `Reply to: ${t}` }]);
