@@ -1,0 +1,101 @@
+/**
+ * The goal of each `make bench` / `make bench-reliability` figure that has one, and where it
+ * was set: "issue N" for a goal an issue states, "design numbers" for the numbers the design
+ * asks every build to beat, "BENCHMARKS <section>" for a bound first written in
+ * docs/BENCHMARKS.md. A figure with no goal anywhere is absent. scripts/bench-table.ts turns
+ * a bench log into the table docs/BENCHMARKS.md opens with and judges each row from here.
+ *
+ * A goal is one comparison, read by `parseGoal` in scripts/bench-table.ts:
+ *
+ *   goal     = op " " operand
+ *   op       = "≤" | "≥" | "=" | "<" | ">"
+ *   operand  = number [" " unit]                      the figure against a fixed number
+ *            | [number " × "] figure [" + " number]   the figure against another figure
+ *                                                     printed in the same run
+ *   number   = digits with "," between thousands and an optional "." fraction
+ *   unit     = the unit the figure prints (`ms`, `MiB`, `%`, `µs` for `us`, …); a goal
+ *              without one compares the bare number, whatever the figure's unit
+ *
+ * e.g. "≤ 185 MiB", "= 100 %", "≥ 2,000 turns/s", "≤ 1.3 × ipc.notify.bun_p99_us",
+ * "≥ recall.r10_bm25 + 5". A goal whose unit differs from the printed one, or whose other
+ * figure is missing from the log, is judged "—", never guessed.
+ */
+export interface Goal {
+  /** The comparison, in the grammar above. */
+  goal: string;
+  /** Where it was set. */
+  source: string;
+}
+
+export const GOALS: Record<string, Goal> = {
+  // Start and size
+  "binary.mb": { goal: "≤ 185 MiB", source: "issue 30" },
+  "start.ready_ms": { goal: "≤ 1,000 ms", source: "design numbers" },
+  "plugins.ready_ms": { goal: "≤ 1,000 ms", source: "design numbers" },
+  "turn.first_ms": { goal: "≤ 50 ms", source: "issue 30" },
+  "dist.seconds": { goal: "≤ 900 s", source: "issue 17" },
+
+  // Plugins as processes
+  "ipc.bulk.ratio": { goal: "≥ 10", source: "design numbers; issue 3" },
+  "ipc.bulk.ratio_1mib": { goal: "≥ 10", source: "issue 3" },
+  "ipc.notify.ratio": { goal: "≥ 10", source: "design numbers; issue 3" },
+  // Issue 10 asked for ≤ 50 µs; issue 31 judges it against Bun's own wake-up measured beside it.
+  "ipc.notify.p99_us": { goal: "≤ 1.3 × ipc.notify.bun_p99_us", source: "issue 31" },
+
+  // The turn
+  "turn.overhead_ms": { goal: "≤ 10 ms", source: "design numbers; issues 4, 29" },
+
+  // Memory
+  "recall.cold_query_ms_100k": { goal: "≤ 20 ms", source: "design numbers; issues 11, 29" },
+  "recall.index_events_s": { goal: "≥ 2,000 events/s", source: "issue 11" },
+  "recall.lme_dev_r5": { goal: "≥ 88 %", source: "issue 11" },
+  "recall.lme_dev_r5_all": { goal: "≥ 85 %", source: "issue 11" },
+  // Issue 11: "the default never below plain BM25 on any set you have".
+  "recall.locomo_dev_r10": { goal: "≥ recall.locomo_dev_r10_bm25", source: "issue 11" },
+  "recall.chat_r10_en": { goal: "≥ recall.chat_r10_en_bm25", source: "issue 11" },
+  "recall.chat_r10_zh": { goal: "≥ recall.chat_r10_zh_bm25", source: "issue 11" },
+  // Issue 6: the hybrid's R@10 beats BM25-only by at least 5 points.
+  "recall.r10": { goal: "≥ recall.r10_bm25 + 5", source: "issue 6" },
+  "recall.live_equals_stdio": { goal: "= 100 %", source: "issue 29" },
+  "import.turns_s": { goal: "≥ 2,000 turns/s", source: "issue 29" },
+  "import.recall_ok": { goal: "= 1", source: "issue 29" },
+  "import.again_added": { goal: "= 0", source: "issue 29" },
+  // Issue 15: L3 and scenes stay in recall only where they add over their base.
+  "l3.recall_r10": { goal: "≥ l3.recall_r10_base", source: "issue 15" },
+  "scenes.recall_r10": { goal: "≥ scenes.recall_r10_base", source: "issue 15" },
+  "blocks.property_violations": { goal: "= 0", source: "issue 15" },
+
+  // Cost per turn
+  "cost.request_bytes_plain": { goal: "≤ 12,000 B", source: "issue 30" },
+  "cost.tools_offered_plain": { goal: "≤ 12", source: "issue 30" },
+  "cost.prefix_reuse_pct": { goal: "≥ 85 %", source: "issue 30" },
+  "cost.cached_tokens_reported": { goal: "= cost.cached_tokens_provider", source: "issue 30" },
+
+  // Tools (issue 13 asked for ≥ 25 first)
+  "tools.count": { goal: "≥ 60", source: "issue 16" },
+
+  // Reliability: leak.* in `make bench`, the rest in `make bench-reliability`
+  "leak.fds_after_50_restarts": { goal: "= 0", source: "issue 9" },
+  "reliability.kill9_cycles": { goal: "≥ 100", source: "issue 9" },
+  "reliability.acked_lost": { goal: "= 0", source: "issue 9" },
+  "reliability.integrity_failures": { goal: "= 0", source: "issue 9" },
+  "fuzz.rpc_frames": { goal: "≥ 10,000", source: "issues 3, 9" },
+  "fuzz.http_requests": { goal: "≥ 10,000", source: "issue 9" },
+  "fuzz.crashes": { goal: "= 0", source: "issue 9" },
+  "soak.rss_growth_mb": { goal: "≤ 50 MiB", source: "issue 9" },
+
+  // Safe with what it reads (`make bench-reliability`)
+  "security.injection_chains": { goal: "≥ 60", source: "issue 28" },
+  "security.unasked_side_effects": { goal: "= 0", source: "issue 28" },
+  // The four effects (write, exec, secret, send) with nothing untrusted in view all run unasked.
+  "security.injection_controls_unasked": { goal: "= 4", source: "BENCHMARKS 2026-12-04 (evening)" },
+  "security.files_race_calls": { goal: "≥ 5,000", source: "issue 28" },
+  "security.files_race_escapes": { goal: "= 0", source: "issue 28" },
+  "security.exfil_requests": { goal: "= 0", source: "issue 28" },
+  "security.guesses_before_429.login": { goal: "≤ 5", source: "issue 28" },
+  "security.guesses_before_429.v1": { goal: "≤ 5", source: "issue 28" },
+  "security.guesses_before_429.a2a": { goal: "≤ 5", source: "issue 28" },
+  "security.guesses_before_429.qq": { goal: "≤ 5", source: "issue 28" },
+  "security.slow_conns_healthz_ms": { goal: "≤ 1,000 ms", source: "issue 28" },
+  "security.slow_conns_healthz_ms_noauth": { goal: "≤ 1,000 ms", source: "BENCHMARKS 2026-12-04 (evening)" },
+};
