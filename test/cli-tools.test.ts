@@ -34,8 +34,11 @@ describe("homed tools list", () => {
   test("every built-in tool is described in ASCII, so request bodies stay on JSON.stringify's Latin-1 path", () => {
     // One character beyond Latin-1 after a long context made stringifying a request 3 ms slower.
     const defs = [...BUILTIN_PLUGINS.flatMap((m) => m.tools), MEMORY_SEARCH_TOOL, AGENT_SPAWN_TOOL, TOOLS_FIND_TOOL];
-    for (const d of defs)
-      expect([d.name, [...JSON.stringify(d)].every((ch) => ch.charCodeAt(0) < 128)]).toEqual([d.name, true]);
+    // What the model is sent of a tool (src/agent/tools.ts specs); its examples, in any language, never are.
+    for (const d of defs) {
+      const sent = JSON.stringify({ name: d.name, description: d.description, parameters: d.parameters });
+      expect([d.name, [...sent].every((ch) => ch.charCodeAt(0) < 128)]).toEqual([d.name, true]);
+    }
   });
 
   test("anything but list is a usage error", async () => {

@@ -69,6 +69,8 @@ describe("waiter -connect across a restart, and with nothing to connect to", () 
     probe.stop(true);
     const listen = `127.0.0.1:${port}`;
     await using rig = await startAgentRig(dir.path, { plugin: false, env: { HOMED_LISTEN: listen } });
+    // The daemon is ready before its web plugin listens; a waiter with nothing to reach exits 69.
+    await webUrlOf(rig.daemon);
     await using t = await startTmux(dir.path, [WAITER, "-connect", `http://${listen}`, "-conv", "far"], TERM_ENV);
     await t.waitFor("● connected", "the first connection");
     rig.llm.script([{ text: "over the web" }]);
