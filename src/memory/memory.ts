@@ -69,8 +69,8 @@ export class Memory {
     private readonly store: Store,
     tokenizer: Tokenizer,
   ) {
-    this.index = new LexicalIndex(store.db, tokenizer);
-    this.person = new PersonIndex(store.db, this.index);
+    this.index = new LexicalIndex(store.eventTerms, tokenizer);
+    this.person = new PersonIndex(store.eventTerms, this.index);
   }
 
   /**

@@ -12,6 +12,7 @@ import { UNLISTED_CONV_PREFIX } from "../protocol/channel.ts";
 import { migrate, userVersion } from "./migrations.ts";
 import { blocksOfEvent, insertBlocks } from "./event-blocks.ts";
 import { BlockRecords } from "./block-records.ts";
+import { EventTerms } from "./event-terms.ts";
 import type { AppendEvent, ConversationRow, EventRow, StoredEvent } from "./rows.ts";
 
 export type { AppendEvent, ConversationRow, StoredEvent } from "./rows.ts";
@@ -45,6 +46,7 @@ export class Store {
   private readonly insertEvent;
   private readonly insertState;
   private records: BlockRecords | null = null;
+  private terms: EventTerms | null = null;
 
   private constructor(
     readonly path: string,
@@ -488,6 +490,12 @@ export class Store {
   get blockRecords(): BlockRecords {
     this.records ??= new BlockRecords(this.db);
     return this.records;
+  }
+
+  /** The lexical index's rows (src/store/event-terms.ts), one per store: its statements are prepared once. */
+  get eventTerms(): EventTerms {
+    this.terms ??= new EventTerms(this.db);
+    return this.terms;
   }
 
   /** Count an access to each of `ids` at `now` (a recall that did not move them), in one transaction. */
