@@ -13,6 +13,8 @@ import { migrate, userVersion } from "./migrations.ts";
 import { blocksOfEvent, insertBlocks } from "./event-blocks.ts";
 import { BlockRecords } from "./block-records.ts";
 import { EventTerms } from "./event-terms.ts";
+import { EventVectors } from "./event-vectors.ts";
+import { BlockVectors, type VectorKind } from "./block-vectors.ts";
 import type { AppendEvent, ConversationRow, EventRow, StoredEvent } from "./rows.ts";
 
 export type { AppendEvent, ConversationRow, StoredEvent } from "./rows.ts";
@@ -496,6 +498,16 @@ export class Store {
   get eventTerms(): EventTerms {
     this.terms ??= new EventTerms(this.db);
     return this.terms;
+  }
+
+  /** `embedder`'s vectors of events' texts (src/store/event-vectors.ts). */
+  eventVectors(embedder: string): EventVectors {
+    return new EventVectors(this.db, embedder);
+  }
+
+  /** `embedder`'s vectors of blocks of `kinds` (src/store/block-vectors.ts). */
+  blockVectors(embedder: string, kinds: readonly VectorKind[]): BlockVectors {
+    return new BlockVectors(this.db, embedder, kinds);
   }
 
   /** Count an access to each of `ids` at `now` (a recall that did not move them), in one transaction. */
