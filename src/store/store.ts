@@ -14,6 +14,7 @@ import { blocksOfEvent, insertBlocks } from "./event-blocks.ts";
 import { BlockRecords } from "./block-records.ts";
 import { EventTerms } from "./event-terms.ts";
 import { EventVectors } from "./event-vectors.ts";
+import { SceneStore } from "./scene-store.ts";
 import { BlockVectors, type VectorKind } from "./block-vectors.ts";
 import type { AppendEvent, ConversationRow, EventRow, StoredEvent } from "./rows.ts";
 
@@ -49,6 +50,7 @@ export class Store {
   private readonly insertState;
   private records: BlockRecords | null = null;
   private terms: EventTerms | null = null;
+  private sceneStore: SceneStore | null = null;
 
   private constructor(
     readonly path: string,
@@ -498,6 +500,12 @@ export class Store {
   get eventTerms(): EventTerms {
     this.terms ??= new EventTerms(this.db);
     return this.terms;
+  }
+
+  /** The scenes tables (src/store/scene-store.ts). */
+  get scenes(): SceneStore {
+    this.sceneStore ??= new SceneStore(this.db);
+    return this.sceneStore;
   }
 
   /** `embedder`'s vectors of events' texts (src/store/event-vectors.ts). */
