@@ -15,6 +15,7 @@ import { BlockRecords } from "./block-records.ts";
 import { EventTerms } from "./event-terms.ts";
 import { EventVectors } from "./event-vectors.ts";
 import { SceneStore } from "./scene-store.ts";
+import { DistillRows } from "./distill-rows.ts";
 import { BlockVectors, type VectorKind } from "./block-vectors.ts";
 import type { AppendEvent, ConversationRow, EventRow, StoredEvent } from "./rows.ts";
 
@@ -51,6 +52,7 @@ export class Store {
   private records: BlockRecords | null = null;
   private terms: EventTerms | null = null;
   private sceneStore: SceneStore | null = null;
+  private distill: DistillRows | null = null;
 
   private constructor(
     readonly path: string,
@@ -506,6 +508,12 @@ export class Store {
   get scenes(): SceneStore {
     this.sceneStore ??= new SceneStore(this.db);
     return this.sceneStore;
+  }
+
+  /** What distillation reads of the log (src/store/distill-rows.ts). */
+  get distillRows(): DistillRows {
+    this.distill ??= new DistillRows(this.db);
+    return this.distill;
   }
 
   /** `embedder`'s vectors of events' texts (src/store/event-vectors.ts). */
