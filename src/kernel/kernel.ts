@@ -363,7 +363,7 @@ export class Kernel {
         return kernel.webToken;
       },
       webLogin: this.webLogin,
-      blocks: kernelBlocks(this.bulk, this.blocks, this.store.db),
+      blocks: kernelBlocks(this.bulk, this.blocks, this.store.blockRecords),
       passThrough: (names) => passThrough(env, names),
       secretValues: () => readSecretValues(this.paths.dir, this.log),
       settings: {
