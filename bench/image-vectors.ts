@@ -41,7 +41,7 @@ async function perEvent(dir: string, model: string, images: Uint8Array[]): Promi
     const blocks = new BlockStore(dir);
     const memory = new Memory(store, new Tokenizer());
     const log = { warn: (m: string) => console.error(m), info: () => {} };
-    const dense = new DenseIndex(store.db, await OnnxEmbedder.load(join(dir, model)), log, blocks);
+    const dense = new DenseIndex(store, await OnnxEmbedder.load(join(dir, model)), log, blocks);
     memory.dense = dense;
     const t0 = performance.now();
     for (const [i, bytes] of images.entries()) {

@@ -98,7 +98,7 @@ async function runQuestion(q: LmeQuestion, mode: "rules" | "scripted", tokenizer
     });
     const job = new DistillJob(
       {
-        db: store.db,
+        rows: store.distillRows,
         graph,
         events: (ids) => store.eventsByIds(ids),
         extract: mode === "rules" ? rulesExtract : scripted,

@@ -39,6 +39,7 @@ import { prune } from "../src/memory/prune.ts";
 import { PersonIndex } from "../src/memory/person-index.ts";
 import { Store } from "../src/store/store.ts";
 import { MIGRATIONS } from "../src/store/migrations.ts";
+import { EventTerms } from "../src/store/event-terms.ts";
 
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(xs.length, 1);
 
@@ -161,7 +162,7 @@ const WORDS =
 function bigConversation(n: number): { index: LexicalIndex; ids: number[] } {
   const db = new Database(":memory:");
   for (const m of MIGRATIONS) db.exec(m.sql);
-  const index = new LexicalIndex(db, new Tokenizer());
+  const index = new LexicalIndex(new EventTerms(db), new Tokenizer());
   db.exec("BEGIN");
   const ids: number[] = [];
   for (let i = 1; i <= n; i++) {
@@ -209,7 +210,7 @@ export function coldQueryMs(): number {
 export function personQueryMs(): number {
   const db = new Database(":memory:");
   for (const m of MIGRATIONS) db.exec(m.sql);
-  const index = new LexicalIndex(db, new Tokenizer());
+  const index = new LexicalIndex(new EventTerms(db), new Tokenizer());
   db.exec("BEGIN");
   const insert = db.query(
     "INSERT INTO events (id, ts, conv, kind, actor, untrusted, body) VALUES (?, 0, ?, 'x', 'u', ?, '{}')",
@@ -227,7 +228,7 @@ export function personQueryMs(): number {
     );
   }
   db.exec("COMMIT");
-  const person = new PersonIndex(db, index);
+  const person = new PersonIndex(new EventTerms(db), index);
   const convOf = (id: number) => `c${id % 100}`;
   const among = { has: (id: number) => convOf(id) !== "c50" };
   const query = (q: string) =>

@@ -29,7 +29,7 @@ export async function benchScenes(): Promise<void> {
     const memory = new Memory(store, tokenizer);
     const search = new MemorySearch(store, memory);
     let now = 0;
-    const scenes = new Scenes(store.db, (t) => tokenizer.words(t), {
+    const scenes = new Scenes(store.scenes, (t) => tokenizer.words(t), {
       halfLifeMs: () => 14 * 86_400_000,
       now: () => now,
       hourOf: (ms) => new Date(ms).getUTCHours(),

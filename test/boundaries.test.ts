@@ -6,6 +6,7 @@
  *   - src/protocol imports nothing of ours;
  *   - src/memory never imports src/llm;
  *   - only src/ipc touches bun:ffi;
+ *   - only src/store touches the database: no bun:sqlite, no store's `db`, no SQL run elsewhere;
  *   - src folders import only those below them, client between ipc and cli.
  *   - only the command line imports the Kernel class (no import cycle through the method tables).
  */
@@ -85,6 +86,28 @@ function rankOf(target: string | null): number | null {
     return null;
   for (const [folder, rank] of LAYER_RANK) if (under(target, folder)) return rank;
   return null;
+}
+
+/**
+ * Ways code reaches the database that only src/store may use: importing bun:sqlite (a
+ * `Database` type too), a store's `db` or a member of any `.db`, a statement run on something
+ * named `db`, and SQL text handed to `query`/`prepare`/`exec`/`run` on any receiver. A URL's
+ * `c.req.query("q")`, `paths.db` (a file name) and a regex's `.exec(line)` are not.
+ */
+export function sqlUses(source: string): string[] {
+  const found: string[] = [];
+  if (importsOf(source).includes("bun:sqlite")) found.push("imports bun:sqlite");
+  const patterns: [string, RegExp][] = [
+    ["a store's database", /\bstore\??\.db\b/g],
+    ["a member of a database", /\.db\??\.\s*\w+/g],
+    ["a statement on a database", /\bdb\??\.(?:query|prepare|exec|run|transaction)\s*(?:<[^()]*>)?\s*\(/g],
+    [
+      "SQL text",
+      /\.(?:query|prepare|exec|run)\s*(?:<[^()]*>)?\s*\(\s*[`'"]\s*(?:SELECT|INSERT|UPDATE|DELETE|REPLACE|WITH|CREATE|DROP|ALTER|PRAGMA|BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE)\b/gi,
+    ],
+  ];
+  for (const [what, re] of patterns) for (const m of source.matchAll(re)) found.push(`${what}: ${m[0]}`);
+  return found;
 }
 
 describe("import boundaries", () => {
@@ -171,6 +194,39 @@ describe("import boundaries", () => {
       for (const f of files(join(ROOT, dir))) {
         if (relative(ROOT, f).startsWith("src/ipc/")) continue;
         if (importsOf(readFileSync(f, "utf8")).includes("bun:ffi")) bad.push(relative(ROOT, f));
+      }
+    }
+    expect(bad).toEqual([]);
+  });
+
+  test("the SQL scanner sees a database reached outside the store, and not other queries", () => {
+    const reached = [
+      `import type { Database } from "bun:sqlite";`,
+      `new Scenes(store.db, words);`,
+      `const q = this.store.db.query("UPDATE t SET a = ?");`,
+      `this.d.db.transaction(() => {})();`,
+      `rows.query<{ n: number }, [string]>(\n  "SELECT count(*) AS n FROM t WHERE c = ?",\n);`,
+      `conn.prepare(\`INSERT INTO t (a) VALUES (?)\`);`,
+    ];
+    for (const src of reached) expect(sqlUses(src)).not.toEqual([]);
+    const other = [
+      `const { q } = v.parse(SearchQuery, { q: c.req.query("q") });`,
+      `store = Store.open(paths.db, { busyTimeoutMs: 5000 });`,
+      `const m = /^(.*):(\\d+)$/.exec(listen);`,
+      `await this.memory?.prepare(req.input);`,
+      `store.transaction(() => {});`,
+      `await page.locator("button").click(); url.searchParams.get("select");`,
+    ];
+    for (const src of other) expect(sqlUses(src)).toEqual([]);
+  });
+
+  test("only src/store touches the database: no bun:sqlite, store.db or SQL elsewhere in src and plugins", () => {
+    const bad: string[] = [];
+    for (const dir of ["src", "plugins"]) {
+      for (const f of files(join(ROOT, dir))) {
+        const from = relative(ROOT, f);
+        if (from.startsWith("src/store/")) continue;
+        for (const use of sqlUses(readFileSync(f, "utf8"))) bad.push(`${from}: ${use}`);
       }
     }
     expect(bad).toEqual([]);

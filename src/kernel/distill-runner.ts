@@ -65,7 +65,7 @@ export class KernelL3 {
     );
     this.job = new DistillJob(
       {
-        db: d.store.db,
+        rows: d.store.distillRows,
         graph: this.graph,
         events: (ids) => d.store.eventsByIds(ids),
         extract: modelExtract(() => d.llm.model()),

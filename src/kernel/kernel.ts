@@ -290,7 +290,7 @@ export class Kernel {
       const { OnnxEmbedder } = await import("../embed/onnx.ts");
       const { DenseIndex } = await import("../memory/dense-index.ts");
       const embedder = await OnnxEmbedder.load(join(this.paths.dir, "models", name));
-      this.memory.dense = new DenseIndex(this.store.db, embedder, log, this.blocks);
+      this.memory.dense = new DenseIndex(this.store, embedder, log, this.blocks);
       log.info("dense memory model loaded", { model: name, id: embedder.id, dim: embedder.dim });
       this.memory.dense.backfill(eventText);
     } catch (err) {
@@ -389,7 +389,7 @@ export class Kernel {
         return kernel.webToken;
       },
       webLogin: this.webLogin,
-      blocks: kernelBlocks(this.bulk, this.blocks, this.store.db),
+      blocks: kernelBlocks(this.bulk, this.blocks, this.store.blockRecords),
       passThrough: (names) => passThrough(env, names),
       secretValues: () => readSecretValues(this.paths.dir, this.log),
       settings: {

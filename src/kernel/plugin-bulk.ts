@@ -5,9 +5,8 @@
  * kernel hands a plugin (blocks/get): into its arena on `shm`, base64 in the frame on `stdio`
  * up to the inline limit (a clear error above it).
  */
-import type { Database } from "bun:sqlite";
 import type { PluginLink } from "../ipc/plugin-link.ts";
-import { BlockRecords } from "../store/block-records.ts";
+import type { BlockRecords } from "../store/block-records.ts";
 import type { BlockStore } from "../store/blocks.ts";
 import type { KernelServices } from "./kernel-services.ts";
 import type { BulkRefFrame } from "../protocol/plugin.ts";
@@ -45,8 +44,11 @@ export function pluginBulk(
 }
 
 /** The kernel's blocks as its method tables see them: bulk in and out, bytes, and records. */
-export function kernelBlocks(bulk: PluginBulk, bytes: BlockStore, db: Database): KernelServices["blocks"] {
-  const records = new BlockRecords(db);
+export function kernelBlocks(
+  bulk: PluginBulk,
+  bytes: BlockStore,
+  records: Pick<BlockRecords, "get" | "forgotten">,
+): KernelServices["blocks"] {
   return {
     ...bulk,
     put: (b) => bytes.put(b),

@@ -26,7 +26,7 @@ half_life_days = 14
 
 /** The kernel's scenes over its store, fading by `[memory.scenes]` as it is now (a reload changes it in place). */
 export function kernelScenes(store: Store, tokenizer: Tokenizer, memory: { scenes: ScenesConfig }): Scenes {
-  return new Scenes(store.db, (text) => tokenizer.words(text), {
+  return new Scenes(store.scenes, (text) => tokenizer.words(text), {
     halfLifeMs: () => memory.scenes.half_life_days * DAY_MS,
   });
 }

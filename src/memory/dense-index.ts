@@ -6,17 +6,18 @@
  * changed model re-embeds the past.
  *
  * With a CLIP-style model (embedsImages) and the block store, an event's image blocks are queued
- * after its text and get vectors of their own (src/memory/block-vectors.ts); with a CLAP-style
+ * after its text and get vectors of their own (src/store/block-vectors.ts); with a CLAP-style
  * model (embedsAudio) its audio blocks do. An event's dense score is the best cosine of its text
  * vector and its blocks' vectors. A bad image or clip is logged once and skipped. Without an
  * image- or audio-capable model no block of that kind is even looked up.
  */
-import type { Database } from "bun:sqlite";
 import type { Embedder } from "../embed/embedder.ts";
 import { cosine, embedsAudio, embedsImages } from "../embed/embedder.ts";
 import { HomedError } from "../protocol/errors.ts";
 import { MAX_INDEXED_TEXT_CHARS } from "../protocol/event-bodies.ts";
-import { BlockVectors, type PendingBlock, type VectorKind } from "./block-vectors.ts";
+import type { BlockVectors, PendingBlock, VectorKind } from "../store/block-vectors.ts";
+import type { EventVectors } from "../store/event-vectors.ts";
+import type { Store } from "../store/store.ts";
 
 export interface DenseLog {
   warn(msg: string, fields?: Record<string, unknown>): void;
@@ -44,6 +45,7 @@ export class DenseIndex {
   private readonly queryCache = new Map<string, Float32Array>();
   /** Block vectors; null without an image- or audio-capable model (or without the block store). */
   private readonly blockVectors: BlockVectors | null;
+  private readonly vectors: EventVectors;
   /** Why ffmpeg could not run, once logged (so a missing ffmpeg is one line, not one per clip). */
   private toolMissingLogged = false;
   /** Vectors made since start (for status and tests). */
@@ -56,7 +58,7 @@ export class DenseIndex {
   audioFailed = 0;
 
   constructor(
-    private readonly db: Database,
+    store: Pick<Store, "eventVectors" | "blockVectors">,
     readonly embedder: Embedder,
     private readonly log: DenseLog,
     private readonly blocks: BlockBytes | null = null,
@@ -64,7 +66,8 @@ export class DenseIndex {
     const kinds: VectorKind[] = [];
     if (embedsImages(embedder)) kinds.push("image");
     if (embedsAudio(embedder)) kinds.push("audio");
-    this.blockVectors = blocks && kinds.length > 0 ? new BlockVectors(db, embedder.id, kinds) : null;
+    this.vectors = store.eventVectors(embedder.id);
+    this.blockVectors = blocks && kinds.length > 0 ? store.blockVectors(embedder.id, kinds) : null;
   }
 
   /** Queue an event's text, and its image and audio blocks when the model embeds them, for embedding. */
@@ -87,9 +90,6 @@ export class DenseIndex {
     if (this.draining) return;
     this.draining = true;
     try {
-      const insert = this.db.query(
-        "INSERT OR REPLACE INTO event_vectors (event_id, embedder, dim, vec) VALUES (?, ?, ?, ?)",
-      );
       while (this.queue.length > 0) {
         const p = this.queue.shift() as Pending;
         if ("block" in p) {
@@ -99,7 +99,7 @@ export class DenseIndex {
         try {
           const [vec] = await this.embedder.embedTexts([p.text.slice(0, MAX_INDEXED_TEXT_CHARS)]);
           if (!vec) continue;
-          insert.run(p.id, this.embedder.id, vec.length, new Uint8Array(vec.buffer, vec.byteOffset, vec.byteLength));
+          this.vectors.save(p.id, vec);
           this.made++;
         } catch (err) {
           this.log.warn("embedding failed; the event stays lexical-only", { event: p.id, err });
@@ -169,11 +169,7 @@ export class DenseIndex {
       this.cache.set(conv, c);
       if (this.cache.size > 32) this.cache.delete(this.cache.keys().next().value as string);
     }
-    const rows = this.db
-      .query<{ event_id: number; vec: Uint8Array }, [string, string, number]>(
-        "SELECT v.event_id, v.vec FROM event_vectors v JOIN events e ON e.id = v.event_id WHERE e.conv = ? AND v.embedder = ? AND v.event_id > ? ORDER BY v.event_id",
-      )
-      .all(conv, this.embedder.id, c.lastId);
+    const rows = this.vectors.ofConversation(conv, c.lastId);
     for (const r of rows) {
       c.vecs.set(
         r.event_id,
@@ -210,11 +206,7 @@ export class DenseIndex {
 
   /** Queue every event of the log that has text but no vector from this embedder. */
   backfill(textOf: (kind: string, body: string) => string | null): number {
-    const rows = this.db
-      .query<{ id: number; conv: string; kind: string; body: string }, [string]>(
-        "SELECT e.id, e.conv, e.kind, e.body FROM events e LEFT JOIN event_vectors v ON v.event_id = e.id AND v.embedder = ? WHERE v.event_id IS NULL ORDER BY e.id",
-      )
-      .all(this.embedder.id);
+    const rows = this.vectors.missing();
     let n = 0;
     for (const r of rows) {
       const text = textOf(r.kind, r.body);

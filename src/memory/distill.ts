@@ -11,7 +11,7 @@
  * Memory never imports llm: the model is the injected `extract` function; the clock and sleep
  * are injected too, so tests never wait.
  */
-import type { Database } from "bun:sqlite";
+import type { DistillRows } from "../store/distill-rows.ts";
 import type { L3Graph } from "../store/l3-graph.ts";
 import type { StoredEvent } from "../store/store.ts";
 import { readEventBody } from "../protocol/event-bodies.ts";
@@ -40,7 +40,7 @@ export type Extract = (req: {
 }) => Promise<{ text: string; inputTokens?: number; outputTokens?: number }>;
 
 export interface DistillDeps {
-  db: Database;
+  rows: DistillRows;
   graph: L3Graph;
   events(ids: readonly number[]): StoredEvent[];
   extract: Extract;
@@ -97,20 +97,7 @@ export class DistillJob {
     const o = this.opts();
     let givenUp = 0;
     for (const n of this.skips.values()) if (n >= MAX_SKIPS) givenUp++;
-    const rows = this.d.db
-      .query<{ conv: string; turn: string; ids: string; untrusted: number }, [number, number, number]>(
-        `SELECT e.conv, json_extract(e.body, '$.turn') AS turn, json_group_array(e.id) AS ids, max(e.untrusted) AS untrusted
-         FROM events e JOIN event_state s ON s.event_id = e.id
-         LEFT JOIN conversations c ON c.id = e.conv
-         WHERE e.conv NOT LIKE 'l3:%' AND e.conv NOT LIKE 'plugin:%'
-           AND json_valid(e.body) AND json_type(e.body, '$.turn') = 'text'
-           AND e.id > COALESCE(c.forgotten_upto, 0)
-         GROUP BY e.conv, turn
-         HAVING min(s.layer) = 2 AND max(s.layer) = 2 AND max(s.accesses) <= ?
-           AND max(COALESCE(s.last_access, s.changed_at)) <= ?
-         ORDER BY min(e.id) LIMIT ?`,
-      )
-      .all(o.maxAccesses, this.d.now() - o.idleMs, limit + givenUp);
+    const rows = this.d.rows.readyTurns(o.maxAccesses, this.d.now() - o.idleMs, limit + givenUp);
     return rows
       .map((r) => ({
         conv: r.conv,
@@ -209,7 +196,7 @@ export class DistillJob {
     const ts = new Map(batch.events.map((e) => [e.id, e.ts]));
     const images = new Set(batch.events.flatMap((e) => e.images.map((i) => i.blockId)));
     let n = 0;
-    this.d.db.transaction(() => {
+    this.d.rows.transaction(() => {
       for (const f of facts) {
         const at = ts.get(f.source);
         if (at === undefined) {
@@ -233,7 +220,7 @@ export class DistillJob {
       const byConv = new Map<string, number[]>();
       for (const t of batch.turns) byConv.set(t.conv, [...(byConv.get(t.conv) ?? []), ...t.ids]);
       for (const [conv, ids] of byConv) this.d.distilled(conv, ids);
-    })();
+    });
     return n;
   }
 
@@ -273,11 +260,7 @@ export class DistillJob {
   /** What the model is shown of a turn's events: those with text (a reply once), cut to EVENT_TOKENS. */
   private excerpts(ids: readonly number[]): DistillEvent[] {
     const out: DistillEvent[] = [];
-    const blocks = this.d.db
-      .query<{ id: number; event_id: number; text: string }, [string]>(
-        "SELECT id, event_id, text FROM blocks WHERE kind = 'image' AND event_id IN (SELECT value FROM json_each(?)) ORDER BY id",
-      )
-      .all(JSON.stringify(ids));
+    const blocks = this.d.rows.imageBlocks(ids);
     for (const e of this.d.events(ids)) {
       const body = readEventBody(e.kind, e.body);
       // A long attachment's chunks repeat what its user message already shows of it.

@@ -25,7 +25,7 @@ export function importConversations(
 ): MemoryImportResult {
   let added = 0;
   let already = 0;
-  store.db.transaction(() => {
+  store.transaction(() => {
     for (const c of conversations) {
       const refs = store.conversationRefs(c.conv);
       const fresh = c.messages.filter((m) => {
@@ -48,6 +48,6 @@ export function importConversations(
       for (const m of fresh) ingestMessage(store, memory, { ...m, conv: c.conv, time: m.time ?? now });
       added += fresh.length;
     }
-  })();
+  });
   return { added, already };
 }

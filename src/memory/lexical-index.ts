@@ -7,7 +7,6 @@
  * stays loaded is bounded by conversations and by postings (CACHED_POSTINGS), least recently
  * queried dropped first.
  */
-import type { Database } from "bun:sqlite";
 import type { Tokenizer } from "../embed/tokenizer.ts";
 import { ConvIndex, type IndexedEvent } from "./conv-index.ts";
 import { readEventBody } from "../protocol/event-bodies.ts";
@@ -15,17 +14,8 @@ import { bodyText, eventSpeaker, speakerIsPerson } from "./event-text.ts";
 import { SessionClock } from "./sessions.ts";
 import { abstains, asks } from "./past-askings.ts";
 import { parseTime, saysToday } from "./time.ts";
-import { blockTexts, withBlockTexts } from "../store/block-records.ts";
-
-/** An event as the log holds it (what indexing it needs). */
-export interface LoggedEvent {
-  id: number;
-  ts: number;
-  conv: string;
-  kind: string;
-  actor: string;
-  body: string;
-}
+import { withBlockTexts } from "../store/block-records.ts";
+import type { EventTerms, LoggedEvent } from "../store/event-terms.ts";
 
 export interface Scored {
   id: number;
@@ -83,25 +73,18 @@ export const CACHED_POSTINGS = 4_000_000;
 
 export class LexicalIndex {
   private readonly convs = new Map<string, ConvIndex>();
-  private readonly insert;
   private readonly sessions: SessionClock;
   /** Per conversation, the last event indexed: who said it, its session and words (see echoes). */
   private readonly previous = new Map<string, { speaker: string; session: string | null; words: Set<string> }>();
-  private readonly lastRow;
 
   constructor(
-    private readonly db: Database,
+    private readonly terms: EventTerms,
     private readonly tokenizer: Tokenizer,
     /** See CACHED_POSTINGS (tests set a small one). */
     private readonly maxPostings = CACHED_POSTINGS,
   ) {
-    this.sessions = new SessionClock(db);
-    this.lastRow = db.query<{ terms: string }, [string]>(
-      "SELECT terms FROM event_terms WHERE conv = ? ORDER BY event_id DESC LIMIT 1",
-    );
-    this.insert = db.query("INSERT OR REPLACE INTO event_terms (event_id, conv, tokens, terms) VALUES (?, ?, ?, ?)");
-    const format = db.query<{ value: string }, []>("SELECT value FROM meta WHERE key = 'lexical_format'").get()?.value;
-    if (format !== FORMAT) this.rebuild();
+    this.sessions = new SessionClock(terms);
+    if (terms.format() !== FORMAT) this.rebuild();
   }
 
   /**
@@ -110,22 +93,11 @@ export class LexicalIndex {
    * emptied, nothing reads them any more.
    */
   private rebuild(): void {
-    const rows = this.db
-      .query<LoggedEvent, []>(
-        "SELECT e.id, e.ts, e.conv, e.kind, e.actor, e.body FROM event_terms t JOIN events e ON e.id = t.event_id ORDER BY e.id",
-      )
-      .all();
-    this.db.transaction(() => {
-      this.db.exec("DELETE FROM event_terms; DELETE FROM event_fts; DELETE FROM term_df");
+    this.terms.rebuild(FORMAT, (rows) => {
       this.sessions.clear();
       this.previous.clear();
       for (const r of rows) this.addEvent(r);
-      this.db
-        .query(
-          "INSERT INTO meta (key, value) VALUES ('lexical_format', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-        )
-        .run(FORMAT);
-    })();
+    });
   }
 
   /**
@@ -139,7 +111,7 @@ export class LexicalIndex {
     const r = readEventBody(e.kind, e.body);
     const text = r ? bodyText(r) : null;
     if (r === null || text === null) return null;
-    const full = withBlockTexts(text, blockTexts(this.db, e.id));
+    const full = withBlockTexts(text, this.terms.blockTexts(e.id));
     // A turn of an earlier `homed recall` data dir carries its time in its body.
     const time = r.kind === "recall-turn" ? (parseTime(r.body.time) ?? Number.NaN) : e.ts;
     const named =
@@ -184,7 +156,7 @@ export class LexicalIndex {
     if (meta.speaker === "assistant" && this.echoes(conv, words, meta.session)) stored.eo = 1;
     if (meta.session !== undefined && meta.session !== null) stored.se = String(meta.session);
     if (typeof meta.time === "number" && Number.isFinite(meta.time)) stored.t = meta.time;
-    this.insert.run(eventId, conv, words.length, JSON.stringify(stored));
+    this.terms.put(eventId, conv, words.length, JSON.stringify(stored));
     this.previous.delete(conv);
     this.previous.set(conv, { speaker: meta.speaker ?? "", session: stored.se ?? null, words: new Set(words) });
     if (this.previous.size > 1024) this.previous.delete(this.previous.keys().next().value as string);
@@ -198,9 +170,9 @@ export class LexicalIndex {
   private echoes(conv: string, words: readonly string[], session: string | number | null | undefined): boolean {
     let prev = this.previous.get(conv);
     if (!prev) {
-      const row = this.lastRow.get(conv);
-      if (!row) return false;
-      const t = JSON.parse(row.terms) as StoredTerms;
+      const last = this.terms.last(conv);
+      if (last === undefined) return false;
+      const t = JSON.parse(last) as StoredTerms;
       prev = { speaker: t.sp ?? "", session: t.se ?? null, words: new Set(t.w ? t.w.split(" ") : []) };
     }
     if (!prev.speaker || prev.speaker === "assistant" || prev.session !== (session == null ? null : String(session)))
@@ -239,11 +211,7 @@ export class LexicalIndex {
     if (c) this.convs.delete(conv);
     if (!c || c.minId !== minId) c = new ConvIndex(minId);
     this.convs.set(conv, c); // most recently queried last
-    const rows = this.db
-      .query<{ event_id: number; terms: string }, [string, number]>(
-        "SELECT event_id, terms FROM event_terms WHERE conv = ? AND event_id >= ? ORDER BY event_id",
-      )
-      .all(conv, Math.max(minId, c.lastId + 1));
+    const rows = this.terms.ofConversation(conv, Math.max(minId, c.lastId + 1));
     for (const r of rows) c.add(this.indexed(r.event_id, JSON.parse(r.terms) as StoredTerms));
     this.evict(c);
     return c;

@@ -10,7 +10,7 @@ import { readEventBody } from "../protocol/event-bodies.ts";
 import { bodyText } from "./event-text.ts";
 import type { Memory, SearchOptions } from "./memory.ts";
 import { inScope, type RecallScope } from "./recall-scope.ts";
-import { BlockRecords } from "../store/block-records.ts";
+import type { BlockRecords } from "../store/block-records.ts";
 import type { BlockRecord } from "../protocol/blocks.ts";
 import { chunkRole } from "./attachment-chunks.ts";
 
@@ -70,7 +70,7 @@ export class MemorySearch {
     private readonly store: Store,
     private readonly memory: Memory,
   ) {
-    this.records = new BlockRecords(store.db);
+    this.records = store.blockRecords;
   }
 
   /**
@@ -169,12 +169,7 @@ export class MemorySearch {
 
   private channels(convs: readonly string[]): Map<string, string> {
     if (convs.length === 0) return new Map();
-    const rows = this.store.db
-      .query<{ id: string; channel: string }, [string]>(
-        "SELECT id, channel FROM conversations WHERE id IN (SELECT value FROM json_each(?))",
-      )
-      .all(JSON.stringify(convs));
-    return new Map(rows.map((r) => [r.id, r.channel]));
+    return this.store.channelsOf(convs);
   }
 }
 

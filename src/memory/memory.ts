@@ -69,8 +69,8 @@ export class Memory {
     private readonly store: Store,
     tokenizer: Tokenizer,
   ) {
-    this.index = new LexicalIndex(store.db, tokenizer);
-    this.person = new PersonIndex(store.db, this.index);
+    this.index = new LexicalIndex(store.eventTerms, tokenizer);
+    this.person = new PersonIndex(store.eventTerms, this.index);
   }
 
   /**
@@ -178,32 +178,17 @@ export class Memory {
   /** Count an access (a recall that did not move the events), for cooling decisions. */
   touch(ids: readonly number[]): void {
     if (ids.length === 0) return;
-    const now = Date.now();
-    const q = this.store.db.query("UPDATE event_state SET accesses = accesses + 1, last_access = ? WHERE event_id = ?");
-    this.store.db.transaction(() => {
-      for (const id of ids) q.run(now, id);
-    })();
+    this.store.touchEvents(ids, Date.now());
   }
 
   /** Ids of a conversation's events in a layer. */
   layerIds(conv: string, layer: 1 | 2 | 3): number[] {
-    return this.store.db
-      .query<{ id: number }, [string, number]>(
-        "SELECT e.id FROM events e JOIN event_state s ON s.event_id = e.id WHERE e.conv = ? AND s.layer = ? ORDER BY e.id",
-      )
-      .all(conv, layer)
-      .map((r) => r.id);
+    return this.store.layerIds(conv, layer);
   }
 
   /** Move events to a layer (L1 = 1 context, L2 = 2 cold, L3 = 3 distilled: for good). */
   setLayer(ids: readonly number[], layer: 1 | 2 | 3): void {
     if (ids.length === 0) return;
-    const now = Date.now();
-    const q = this.store.db.query(
-      "UPDATE event_state SET layer = ?, changed_at = ?, accesses = accesses + ?, last_access = ? WHERE event_id = ? AND layer != 3",
-    );
-    this.store.db.transaction(() => {
-      for (const id of ids) q.run(layer, now, layer === 1 ? 1 : 0, now, id);
-    })();
+    this.store.setLayer(ids, layer, Date.now());
   }
 }

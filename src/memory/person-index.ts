@@ -13,9 +13,9 @@
  * Like a conversation's index it is built from `event_terms` on first use and then brought up to
  * date on every query by reading only the rows added since (one indexed range read).
  */
-import type { Database } from "bun:sqlite";
 import { ConvIndex } from "./conv-index.ts";
 import type { LexicalIndex } from "./lexical-index.ts";
+import type { EventTerms } from "../store/event-terms.ts";
 
 interface Scope {
   index: ConvIndex;
@@ -42,17 +42,10 @@ export interface PersonScope {
 
 export class PersonIndex {
   private readonly scopes = new Map<boolean, Scope>();
-  private readonly after;
-
   constructor(
-    db: Database,
+    private readonly terms: Pick<EventTerms, "after">,
     private readonly lexical: LexicalIndex,
-  ) {
-    this.after = db.query<{ event_id: number; conv: string; terms: string; untrusted: number }, [number]>(
-      `SELECT t.event_id, t.conv, t.terms, e.untrusted FROM event_terms t JOIN events e ON e.id = t.event_id
-       WHERE t.event_id > ? AND e.kind != 'recall-turn' ORDER BY t.event_id`,
-    );
-  }
+  ) {}
 
   /** The index over the person's trusted events (and untrusted ones too, with `includeUntrusted`), up to date. */
   scope(includeUntrusted: boolean): PersonScope {
@@ -61,7 +54,7 @@ export class PersonIndex {
       s = { index: new ConvIndex(0), convOfDoc: new Int32Array(16), convs: [], convIds: new Map(), lastSeen: 0 };
       this.scopes.set(includeUntrusted, s);
     }
-    for (const r of this.after.all(s.lastSeen)) {
+    for (const r of this.terms.after(s.lastSeen)) {
       s.lastSeen = r.event_id;
       if (r.untrusted === 1 && !includeUntrusted) continue;
       const before = s.index.size;

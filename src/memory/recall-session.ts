@@ -48,13 +48,13 @@ export class RecallSession {
   }
 
   private begin(): void {
-    if (!this.inTx) this.store.db.exec("BEGIN");
+    if (!this.inTx) this.store.begin();
     this.inTx = true;
   }
 
   /** Ends the open write transaction, if any (before a query, and at the end of input). */
   commit(): void {
-    if (this.inTx) this.store.db.exec("COMMIT");
+    if (this.inTx) this.store.commit();
     this.inTx = false;
   }
 

@@ -1,13 +1,14 @@
 /**
  * The scenes tables (migration 9) as rows: candidates and scenes with their fingerprint,
- * strength, settings and member turns. src/memory/scenes.ts decides; this file only reads and
- * writes. Settings and features are JSON, checked with valibot when read back.
+ * strength, settings and member turns. src/memory/scenes.ts decides; src/store/scene-store.ts
+ * reads and writes; this file turns stored rows into these and back. Settings and features are
+ * JSON, checked with valibot when read back.
  */
-import type { Database } from "bun:sqlite";
 import * as v from "valibot";
 import { SceneSettings } from "../protocol/scenes.ts";
 import type { Fingerprint } from "./scene-fingerprint.ts";
 import { addRange, type SceneRanges } from "./scene-ranges.ts";
+import type { SceneRecord, SceneStore } from "../store/scene-store.ts";
 
 export { SceneSettings };
 
@@ -37,17 +38,7 @@ export interface SceneRow {
   settings: SceneSettings;
 }
 
-interface Raw {
-  id: number;
-  status: string;
-  key: string;
-  parent_key: string;
-  features: string;
-  strength: number;
-  created_at: number;
-  last_seen: number;
-  settings: string;
-}
+type Raw = SceneRecord;
 
 function parseJson<T>(schema: v.GenericSchema<unknown, T>, text: string, fallback: T): T {
   try {
@@ -93,7 +84,7 @@ export class SceneRows {
     { features: string; settings: string; cols: ReturnType<typeof parsedColumns> }
   >();
 
-  constructor(private readonly db: Database) {}
+  constructor(private readonly store: SceneStore) {}
 
   private fromRaw(r: Raw): SceneRow {
     let p = this.parsed.get(r.id);
@@ -116,65 +107,52 @@ export class SceneRows {
 
   /** Scenes and candidates a turn under `key` (or none, "") may match. */
   comparable(key: string): SceneRow[] {
-    return this.db
-      .query<Raw, [string, string]>("SELECT * FROM scenes WHERE key = ? OR (key = '' AND parent_key = ?)")
-      .all(key || "\u0000", key)
-      .map((r) => this.fromRaw(r));
+    return this.store.comparable(key).map((r) => this.fromRaw(r));
   }
 
   scenes(): SceneRow[] {
-    return this.db
-      .query<Raw, []>("SELECT * FROM scenes WHERE status = 'scene' ORDER BY id")
-      .all()
-      .map((r) => this.fromRaw(r));
+    return this.store.scenes().map((r) => this.fromRaw(r));
   }
 
   byId(id: number): SceneRow | null {
-    const r = this.db.query<Raw, [number]>("SELECT * FROM scenes WHERE id = ?").get(id);
+    const r = this.store.byId(id);
     return r ? this.fromRaw(r) : null;
   }
 
   byKey(key: string): SceneRow | null {
-    const r = this.db.query<Raw, [string]>("SELECT * FROM scenes WHERE key = ?").get(key);
+    const r = this.store.byKey(key);
     return r ? this.fromRaw(r) : null;
   }
 
   insert(row: Omit<SceneRow, "id">): number {
-    const r = this.db
-      .query<{ id: number }, [string, string, string, string, number, number, number, string]>(
-        `INSERT INTO scenes (status, key, parent_key, features, strength, created_at, last_seen, settings)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-      )
-      .get(
-        row.status,
-        row.key,
-        row.parentKey,
-        JSON.stringify({ ...row.features, counts: row.counts }),
-        row.strength,
-        row.createdAt,
-        row.lastSeen,
-        JSON.stringify(row.settings),
-      );
-    const cut = this.db
-      .query<{ id: number }, [number]>(
-        "SELECT id FROM scenes WHERE status = 'candidate' AND key = '' ORDER BY id DESC LIMIT 1 OFFSET ?",
-      )
-      .get(MAX_CANDIDATES);
-    if (cut) {
-      const old = "SELECT id FROM scenes WHERE status = 'candidate' AND key = '' AND id <= ?";
-      for (const gone of this.db.query<{ id: number }, [number]>(old).all(cut.id)) this.ranges.delete(gone.id);
-      this.db.query(`DELETE FROM scene_members WHERE scene_id IN (${old})`).run(cut.id);
-      this.db.query(`DELETE FROM scenes WHERE id IN (${old})`).run(cut.id);
-    }
-    return r?.id ?? 0;
+    const { id, dropped } = this.store.insert(
+      {
+        status: row.status,
+        key: row.key,
+        parent_key: row.parentKey,
+        features: JSON.stringify({ ...row.features, counts: row.counts }),
+        strength: row.strength,
+        created_at: row.createdAt,
+        last_seen: row.lastSeen,
+        settings: JSON.stringify(row.settings),
+      },
+      MAX_CANDIDATES,
+    );
+    for (const gone of dropped) this.ranges.delete(gone);
+    return id;
   }
 
   update(row: SceneRow): void {
     const features = JSON.stringify({ ...row.features, counts: row.counts });
     const settings = JSON.stringify(row.settings);
-    this.db
-      .query("UPDATE scenes SET status = ?, features = ?, strength = ?, last_seen = ?, settings = ? WHERE id = ?")
-      .run(row.status, features, row.strength, row.lastSeen, settings, row.id);
+    this.store.update({
+      id: row.id,
+      status: row.status,
+      features,
+      strength: row.strength,
+      last_seen: row.lastSeen,
+      settings,
+    });
     // A turn that joins a scene changes its features: what was written is kept as a read would
     // parse it, so the next turn does not parse it again. Settings rarely change; when they do,
     // the next read parses them.
@@ -193,13 +171,9 @@ export class SceneRows {
   }
 
   addMember(id: number, m: { turn: string; conv: string; ts: number; firstEvent: number; lastEvent: number }): void {
-    const r = this.db
-      .query(
-        "INSERT OR IGNORE INTO scene_members (scene_id, turn, conv, ts, first_event, last_event) VALUES (?, ?, ?, ?, ?, ?)",
-      )
-      .run(id, m.turn, m.conv, m.ts, m.firstEvent, m.lastEvent);
+    const added = this.store.addMember(id, m);
     const kept = this.ranges.get(id);
-    if (kept && r.changes > 0) addRange(kept, m.conv, m.firstEvent, m.lastEvent);
+    if (kept && added) addRange(kept, m.conv, m.firstEvent, m.lastEvent);
   }
 
   /**
@@ -210,12 +184,7 @@ export class SceneRows {
     let kept = this.ranges.get(id);
     if (!kept) {
       kept = new Map();
-      const rows = this.db
-        .query<{ conv: string; first_event: number; last_event: number }, [number]>(
-          "SELECT conv, first_event, last_event FROM scene_members WHERE scene_id = ? ORDER BY first_event",
-        )
-        .all(id);
-      for (const m of rows) addRange(kept, m.conv, m.first_event, m.last_event);
+      for (const m of this.store.memberEvents(id)) addRange(kept, m.conv, m.first_event, m.last_event);
       this.ranges.set(id, kept);
     }
     return kept;
@@ -223,20 +192,15 @@ export class SceneRows {
 
   /** A scene's newest `limit` member turns, newest first. */
   recentMembers(id: number, limit: number): { turn: string; conv: string; ts: number }[] {
-    return this.db
-      .query<{ turn: string; conv: string; ts: number }, [number, number]>(
-        "SELECT turn, conv, ts FROM scene_members WHERE scene_id = ? ORDER BY ts DESC LIMIT ?",
-      )
-      .all(id, limit);
+    return this.store.recentMembers(id, limit);
   }
 
   memberCount(id: number): number {
-    return this.db.query<{ n: number }, [number]>("SELECT count(*) AS n FROM scene_members WHERE scene_id = ?").get(id)
-      ?.n as number;
+    return this.store.memberCount(id);
   }
 
   /** The newest event id of the log (a turn's events are those after it, in its conversation). */
   lastEventId(): number {
-    return this.db.query<{ m: number | null }, []>("SELECT max(id) AS m FROM events").get()?.m ?? 0;
+    return this.store.lastEventId();
   }
 }

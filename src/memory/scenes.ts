@@ -15,7 +15,6 @@
  * settings — a persona, the tools allowed — apply to the turn. An untrusted turn's scene
  * memories are only those of its own conversation, as its recall scope is.
  */
-import type { Database } from "bun:sqlite";
 import {
   declaredFingerprint,
   type Fingerprint,
@@ -31,6 +30,7 @@ import {
 } from "./scene-fingerprint.ts";
 import { type SceneRow, SceneRows, type SceneSettings } from "./scene-rows.ts";
 import { inRanges } from "./scene-ranges.ts";
+import type { SceneStore } from "../store/scene-store.ts";
 
 export interface SceneTurn {
   conv: string;
@@ -90,12 +90,12 @@ export class Scenes {
   private readonly hourOf: (ms: number) => number;
 
   constructor(
-    db: Database,
+    store: SceneStore,
     /** The words of a text as index terms with their surface forms (the tokenizer memory uses). */
     private readonly words: (text: string) => readonly { term: string; surface: string }[],
     private readonly opts: ScenesOptions,
   ) {
-    this.rows = new SceneRows(db);
+    this.rows = new SceneRows(store);
     this.now = opts.now ?? Date.now;
     this.hourOf = opts.hourOf ?? ((ms) => new Date(ms).getHours());
   }

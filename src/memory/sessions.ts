@@ -7,7 +7,7 @@
  * A session's turns rank together a little (src/memory/relevance.ts) and two adjacent turns of
  * different speakers in one are an exchange (src/memory/conv-index.ts).
  */
-import type { Database } from "bun:sqlite";
+import type { EventTerms } from "../store/event-terms.ts";
 
 /** Time that separates two sessions of a conversation (the usual cut for a visit). */
 export const SESSION_GAP_MS = 30 * 60_000;
@@ -25,13 +25,8 @@ interface Last {
 
 export class SessionClock {
   private readonly last = new Map<string, Last>();
-  private readonly lastRow;
 
-  constructor(db: Database) {
-    this.lastRow = db.query<{ terms: string }, [string]>(
-      "SELECT terms FROM event_terms WHERE conv = ? ORDER BY event_id DESC LIMIT 1",
-    );
-  }
+  constructor(private readonly terms: Pick<EventTerms, "last">) {}
 
   /** Forget what is remembered (before the index is rebuilt from the log). */
   clear(): void {
@@ -57,9 +52,9 @@ export class SessionClock {
   private previous(conv: string): Last | undefined {
     const known = this.last.get(conv);
     if (known) return known;
-    const row = this.lastRow.get(conv);
-    if (!row) return undefined;
-    const t = JSON.parse(row.terms) as { se?: string; t?: number };
+    const last = this.terms.last(conv);
+    if (last === undefined) return undefined;
+    const t = JSON.parse(last) as { se?: string; t?: number };
     if (!t.se) return undefined;
     return { key: t.se, time: t.t ?? Number.NaN, named: t.se.startsWith("s:") };
   }

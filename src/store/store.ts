@@ -11,6 +11,12 @@ import { HomedError } from "../protocol/errors.ts";
 import { UNLISTED_CONV_PREFIX } from "../protocol/channel.ts";
 import { migrate, userVersion } from "./migrations.ts";
 import { blocksOfEvent, insertBlocks } from "./event-blocks.ts";
+import { BlockRecords } from "./block-records.ts";
+import { EventTerms } from "./event-terms.ts";
+import { EventVectors } from "./event-vectors.ts";
+import { SceneStore } from "./scene-store.ts";
+import { DistillRows } from "./distill-rows.ts";
+import { BlockVectors, type VectorKind } from "./block-vectors.ts";
 import type { AppendEvent, ConversationRow, EventRow, StoredEvent } from "./rows.ts";
 
 export type { AppendEvent, ConversationRow, StoredEvent } from "./rows.ts";
@@ -34,11 +40,19 @@ export function titleFrom(text: string): string {
 const fromRow = (r: EventRow): StoredEvent => ({ ...r, untrusted: r.untrusted === 1, layer: r.layer ?? 1 });
 
 export class Store {
+  /**
+   * The connection itself, for tests and benchmarks that inspect the file. Code outside
+   * src/store asks through the methods and tables below, never SQL (test/boundaries.test.ts).
+   */
   readonly db: Database;
   /** forgottenBounds, read once; null after a conversation is forgotten. */
   private bounds: Map<string, number> | null = null;
   private readonly insertEvent;
   private readonly insertState;
+  private records: BlockRecords | null = null;
+  private terms: EventTerms | null = null;
+  private sceneStore: SceneStore | null = null;
+  private distill: DistillRows | null = null;
 
   private constructor(
     readonly path: string,
@@ -455,6 +469,102 @@ export class Store {
       )
       .all(conv, conv, JSON.stringify(except), limit)
       .map((r) => ({ ...r, untrusted: r.untrusted === 1 }));
+  }
+
+  /**
+   * Run `fn` in one transaction: a batch of appends and what memory derives from them commit
+   * together or not at all. A call inside another is a savepoint of it (bun:sqlite).
+   */
+  transaction<T>(fn: () => T): T {
+    return this.db.transaction(fn)();
+  }
+
+  /**
+   * Open a write transaction that stays open across calls until `commit` (`homed recall` batches
+   * its index ops between queries this way). Not for use inside `transaction`.
+   */
+  begin(): void {
+    this.db.exec("BEGIN");
+  }
+
+  /** Commit the transaction `begin` opened. */
+  commit(): void {
+    this.db.exec("COMMIT");
+  }
+
+  /** Block records by id, event and holder (src/store/block-records.ts), one reader per store. */
+  get blockRecords(): BlockRecords {
+    this.records ??= new BlockRecords(this.db);
+    return this.records;
+  }
+
+  /** The lexical index's rows (src/store/event-terms.ts), one per store: its statements are prepared once. */
+  get eventTerms(): EventTerms {
+    this.terms ??= new EventTerms(this.db);
+    return this.terms;
+  }
+
+  /** The scenes tables (src/store/scene-store.ts). */
+  get scenes(): SceneStore {
+    this.sceneStore ??= new SceneStore(this.db);
+    return this.sceneStore;
+  }
+
+  /** What distillation reads of the log (src/store/distill-rows.ts). */
+  get distillRows(): DistillRows {
+    this.distill ??= new DistillRows(this.db);
+    return this.distill;
+  }
+
+  /** `embedder`'s vectors of events' texts (src/store/event-vectors.ts). */
+  eventVectors(embedder: string): EventVectors {
+    return new EventVectors(this.db, embedder);
+  }
+
+  /** `embedder`'s vectors of blocks of `kinds` (src/store/block-vectors.ts). */
+  blockVectors(embedder: string, kinds: readonly VectorKind[]): BlockVectors {
+    return new BlockVectors(this.db, embedder, kinds);
+  }
+
+  /** Count an access to each of `ids` at `now` (a recall that did not move them), in one transaction. */
+  touchEvents(ids: readonly number[], now: number): void {
+    const q = this.db.query("UPDATE event_state SET accesses = accesses + 1, last_access = ? WHERE event_id = ?");
+    this.db.transaction(() => {
+      for (const id of ids) q.run(now, id);
+    })();
+  }
+
+  /** Ids of a conversation's events in a layer, oldest first. */
+  layerIds(conv: string, layer: number): number[] {
+    return this.db
+      .query<{ id: number }, [string, number]>(
+        "SELECT e.id FROM events e JOIN event_state s ON s.event_id = e.id WHERE e.conv = ? AND s.layer = ? ORDER BY e.id",
+      )
+      .all(conv, layer)
+      .map((r) => r.id);
+  }
+
+  /**
+   * Move events to `layer` at `now` in one transaction; events in L3 stay there. A move to L1
+   * counts as an access.
+   */
+  setLayer(ids: readonly number[], layer: number, now: number): void {
+    const q = this.db.query(
+      "UPDATE event_state SET layer = ?, changed_at = ?, accesses = accesses + ?, last_access = ? WHERE event_id = ? AND layer != 3",
+    );
+    this.db.transaction(() => {
+      for (const id of ids) q.run(layer, now, layer === 1 ? 1 : 0, now, id);
+    })();
+  }
+
+  /** The channel of each of `convs` that exists. */
+  channelsOf(convs: readonly string[]): Map<string, string> {
+    const rows = this.db
+      .query<{ id: string; channel: string }, [string]>(
+        "SELECT id, channel FROM conversations WHERE id IN (SELECT value FROM json_each(?))",
+      )
+      .all(JSON.stringify(convs));
+    return new Map(rows.map((r) => [r.id, r.channel]));
   }
 
   eventCount(): number {

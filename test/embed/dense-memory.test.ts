@@ -84,7 +84,7 @@ describe("dense memory", () => {
       ids.push(id);
     }
     expect(memory.score("c", "play", ids).size).toBe(0); // lexically, nothing matches "play"
-    memory.dense = new DenseIndex(store.db, await OnnxEmbedder.load(join(dir.path, "tiny")), quiet);
+    memory.dense = new DenseIndex(store, await OnnxEmbedder.load(join(dir.path, "tiny")), quiet);
     memory.dense.backfill((_k, body) => JSON.parse(body).text);
     await memory.dense.idle();
     await memory.prepare("play");

@@ -64,7 +64,7 @@ export async function startBlockRig(data: string, inlineBulkLimit: number): Prom
   let sup: Supervisor | null = null;
   const bulk = pluginBulk((plugin) => sup?.process(plugin)?.link);
   const methods = blockMethods({
-    blocks: kernelBlocks(bulk, blocks, store.db),
+    blocks: kernelBlocks(bulk, blocks, store.blockRecords),
     // Every plugin here but `outsider` stands for a built-in one.
     plugins: { isBuiltin: (name) => name !== "outsider" },
   });

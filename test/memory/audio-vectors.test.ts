@@ -65,7 +65,7 @@ describe("audio block vectors", () => {
     // Without an audio encoder (text only, or CLIP's images only): the words alone, no audio looked at.
     const logs = new Logs();
     for (const model of ["text-only", "clip"]) {
-      const dense = new DenseIndex(w.store.db, await OnnxEmbedder.load(join(dir.path, model)), logs, w.blocks);
+      const dense = new DenseIndex(w.store, await OnnxEmbedder.load(join(dir.path, model)), logs, w.blocks);
       w.memory.dense = dense;
       dense.backfill(eventText);
       await dense.idle();
@@ -76,7 +76,7 @@ describe("audio block vectors", () => {
     expect(vectorRows(w.store)).toEqual([]);
 
     // The CLAP-style pair: both clips get vectors; the whistle's turn comes first.
-    const clap = new DenseIndex(w.store.db, await OnnxEmbedder.load(join(dir.path, "clap")), logs, w.blocks);
+    const clap = new DenseIndex(w.store, await OnnxEmbedder.load(join(dir.path, "clap")), logs, w.blocks);
     w.memory.dense = clap;
     clap.backfill(eventText);
     await clap.idle();
@@ -121,7 +121,7 @@ describe("audio block vectors", () => {
       },
     };
     const logs = new Logs();
-    w.memory.dense = new DenseIndex(w.store.db, counting, logs, w.blocks);
+    w.memory.dense = new DenseIndex(w.store, counting, logs, w.blocks);
     const good = sineWav(WHISTLE, 1);
     const junk = new TextEncoder().encode("OggS but not really a voice message");
     const bad = w.say("hello", [
@@ -148,7 +148,7 @@ describe("audio block vectors", () => {
 
     // Next start with the same model: nothing is tried again, nothing logged.
     const logs2 = new Logs();
-    const next = new DenseIndex(w.store.db, counting, logs2, w.blocks);
+    const next = new DenseIndex(w.store, counting, logs2, w.blocks);
     next.backfill(eventText);
     await next.idle();
     expect(calls).toBe(2);
@@ -170,7 +170,7 @@ describe("audio block vectors", () => {
     const logs = new Logs();
     try {
       process.env.PATH = "/nonexistent";
-      const dense = new DenseIndex(w.store.db, embedder, logs, w.blocks);
+      const dense = new DenseIndex(w.store, embedder, logs, w.blocks);
       dense.backfill(eventText);
       await dense.idle();
       expect([dense.audioMade, dense.audioFailed]).toEqual([1, 2]);
@@ -182,7 +182,7 @@ describe("audio block vectors", () => {
     expect(warns[0]).toContain("ffmpeg is not installed: apt install ffmpeg");
     expect(vectorRows(w.store).map((r) => [r.block_id, r.has])).toEqual([[3, 1]]);
 
-    const dense = new DenseIndex(w.store.db, embedder, new Logs(), w.blocks);
+    const dense = new DenseIndex(w.store, embedder, new Logs(), w.blocks);
     dense.backfill(eventText);
     await dense.idle();
     expect(dense.audioMade).toBe(2);

@@ -44,7 +44,7 @@ function rig(dir: string, opts: Partial<DistillOptions> = {}) {
   const model = createOpenAI({ kind: "openai", baseURL: llm.url, model: "fake", apiKey: "k" });
   const job = new DistillJob(
     {
-      db: store.db,
+      rows: store.distillRows,
       graph,
       events: (ids) => store.eventsByIds(ids),
       extract: modelExtract(() => model),

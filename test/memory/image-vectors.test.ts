@@ -69,7 +69,7 @@ describe("image block vectors", () => {
 
     // The same text space without an image encoder: the words alone, "world" first; no block vector.
     const logs = new Logs();
-    w.memory.dense = new DenseIndex(w.store.db, await OnnxEmbedder.load(join(dir.path, "text-only")), logs, w.blocks);
+    w.memory.dense = new DenseIndex(w.store, await OnnxEmbedder.load(join(dir.path, "text-only")), logs, w.blocks);
     w.memory.dense.backfill(eventText);
     await w.memory.dense.idle();
     await w.memory.prepare(QUERY);
@@ -78,7 +78,7 @@ describe("image block vectors", () => {
     expect(w.memory.dense.imagesMade).toBe(0);
 
     // The CLIP-style pair: both pictures get vectors; the green one's turn comes first.
-    const clip = new DenseIndex(w.store.db, await OnnxEmbedder.load(join(dir.path, "clip")), logs, w.blocks);
+    const clip = new DenseIndex(w.store, await OnnxEmbedder.load(join(dir.path, "clip")), logs, w.blocks);
     w.memory.dense = clip;
     clip.backfill(eventText);
     await clip.idle();
@@ -141,7 +141,7 @@ describe("image block vectors", () => {
       },
     };
     const logs = new Logs();
-    memory.dense = new DenseIndex(store.db, counting, logs, blocks);
+    memory.dense = new DenseIndex(store, counting, logs, blocks);
     const bad = add([junk, good]);
     const again = add([good]);
     await memory.dense.idle();
@@ -163,7 +163,7 @@ describe("image block vectors", () => {
 
     // Next start with the same model: nothing is tried again, nothing logged.
     const logs2 = new Logs();
-    const next = new DenseIndex(store.db, counting, logs2, blocks);
+    const next = new DenseIndex(store, counting, logs2, blocks);
     next.backfill(eventText);
     await next.idle();
     expect(calls).toBe(2);
@@ -186,7 +186,7 @@ describe("image block vectors", () => {
     const body = { turn: "t", callId: "x", name: "hello", status: "ok", content: "", images };
     const { id } = store.append({ conv: "c", kind: "tool-result", actor: "tool", body });
     const logs = new Logs();
-    const dense = new DenseIndex(store.db, await OnnxEmbedder.load(join(dir.path, "clip")), logs, blocks);
+    const dense = new DenseIndex(store, await OnnxEmbedder.load(join(dir.path, "clip")), logs, blocks);
     dense.enqueue(id, "c", "hello\n");
     await dense.idle();
     expect(vectorRows(store).map((r) => [r.dim, r.has])).toEqual([[0, 0]]);
@@ -210,7 +210,7 @@ describe("image block vectors", () => {
     const { id } = store.append({ conv: "c", kind: "tool-result", actor: "tool", body });
     const logs = new Logs();
     memory.dense = new DenseIndex(
-      store.db,
+      store,
       await OnnxEmbedder.load(join(dir.path, "clip")),
       logs,
       new BlockStore(dir.path),

@@ -19,10 +19,10 @@ describe("lexical index bound", () => {
     const store = Store.open(join(dir.path, "homed.db"));
     const tokenizer = new Tokenizer();
     const cap = 2_000;
-    const small = new LexicalIndex(store.db, tokenizer, cap);
+    const small = new LexicalIndex(store.eventTerms, tokenizer, cap);
     // The reference holds every conversation, built event by event as they are added (not read
     // back from event_terms, which is what the small one does when it reloads what it dropped).
-    const large = new LexicalIndex(store.db, tokenizer);
+    const large = new LexicalIndex(store.eventTerms, tokenizer);
     const ids: Record<string, number[]> = {};
     for (const conv of ["a", "b", "c", "d"]) {
       large.conv(conv);

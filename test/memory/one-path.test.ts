@@ -71,7 +71,7 @@ describe("one path into memory", () => {
     // The layout changes: every row is made again from the log, the same as live indexing made it.
     const before = store.db.query("SELECT event_id, terms FROM event_terms ORDER BY event_id").all();
     store.db.exec("UPDATE meta SET value = 'old' WHERE key = 'lexical_format'");
-    new LexicalIndex(store.db, new Tokenizer());
+    new LexicalIndex(store.eventTerms, new Tokenizer());
     expect(store.db.query("SELECT event_id, terms FROM event_terms ORDER BY event_id").all()).toEqual(before);
     store.close();
   });

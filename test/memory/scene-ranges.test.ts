@@ -8,6 +8,7 @@ import { Database } from "bun:sqlite";
 import { addRange, inRanges, type SceneRanges } from "../../src/memory/scene-ranges.ts";
 import { SceneRows } from "../../src/memory/scene-rows.ts";
 import { migrate } from "../../src/store/migrations.ts";
+import { SceneStore } from "../../src/store/scene-store.ts";
 import { mulberry32 } from "../harness/prng.ts";
 
 describe("scene ranges", () => {
@@ -37,7 +38,7 @@ describe("scene ranges", () => {
   test("SceneRows reads a scene's ranges once and adds joining members to them", () => {
     const db = new Database(":memory:");
     migrate(db, ":memory:");
-    const rows = new SceneRows(db);
+    const rows = new SceneRows(new SceneStore(db));
     const settings = { persona: "", tools: null };
     const features = { channel: "cli", partner: "", tools: [], topic: ["garden"], hour: null, words: {} };
     const id = rows.insert({
@@ -62,14 +63,14 @@ describe("scene ranges", () => {
     rows.addMember(id, { turn: "t2", conv: "c", ts: 3, firstEvent: 30, lastEvent: 31 });
     expect(inRanges(ranges, "c", 30)).toBe(false);
     // What another reader of the same table sees agrees.
-    expect(new SceneRows(db).memberRanges(id)).toEqual(ranges);
+    expect(new SceneRows(new SceneStore(db)).memberRanges(id)).toEqual(ranges);
     db.close();
   });
 
   test("a scene's recent members are its own, newest first, at most the limit", () => {
     const db = new Database(":memory:");
     migrate(db, ":memory:");
-    const rows = new SceneRows(db);
+    const rows = new SceneRows(new SceneStore(db));
     const scene = () =>
       rows.insert({
         status: "scene",
@@ -96,7 +97,7 @@ describe("scene ranges", () => {
   test("a row updated is read back as another reader parses it, over random updates", () => {
     const db = new Database(":memory:");
     migrate(db, ":memory:");
-    const rows = new SceneRows(db);
+    const rows = new SceneRows(new SceneStore(db));
     const rand = mulberry32(5);
     const ids = [0, 1, 2].map((i) =>
       rows.insert({
@@ -132,8 +133,8 @@ describe("scene ranges", () => {
         lastSeen: step,
         settings: rand() < 0.1 ? { persona: `p${step}`, tools: null } : row.settings,
       });
-      for (const x of ids) expect(rows.byId(x)).toEqual(new SceneRows(db).byId(x));
-      expect(rows.comparable("")).toEqual(new SceneRows(db).comparable(""));
+      for (const x of ids) expect(rows.byId(x)).toEqual(new SceneRows(new SceneStore(db)).byId(x));
+      expect(rows.comparable("")).toEqual(new SceneRows(new SceneStore(db)).comparable(""));
     }
     db.close();
   });

@@ -19,7 +19,7 @@ function rig(dir: string, halfLifeDays = 14) {
   const store = Store.open(join(dir, "homed.db"));
   const tokenizer = new Tokenizer();
   let now = Date.UTC(2026, 0, 5, 9); // a Monday, 09:00
-  const scenes = new Scenes(store.db, (t) => tokenizer.words(t), {
+  const scenes = new Scenes(store.scenes, (t) => tokenizer.words(t), {
     halfLifeMs: () => halfLifeDays * DAY,
     now: () => now,
     hourOf: (ms) => new Date(ms).getUTCHours(),
@@ -205,7 +205,7 @@ describe("scenes", () => {
     expect([...(t.tools ?? [])]).toEqual(["weather"]);
     expect(r.scenes.set({ id: 999 }, { persona: "", tools: null })).toBeNull();
     // Kept in the store: a new Scenes over the same database sees the same.
-    const again = new Scenes(r.store.db, () => [], { halfLifeMs: () => DAY });
+    const again = new Scenes(r.store.scenes, () => [], { halfLifeMs: () => DAY });
     expect(again.list().find((s) => s.key === key)?.settings.persona).toBe("You are the quiz host.");
   });
 });
