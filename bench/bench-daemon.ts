@@ -28,6 +28,14 @@ export function rssMiB(pid: number): number {
   }
 }
 
+/**
+ * Resident memory of a daemon and its plugin processes together (MiB): what a person sees homed
+ * take. `plugins` is the `status` answer's list; a plugin without a process counts nothing.
+ */
+export function daemonRssMiB(pid: number, plugins: readonly { pid: number | null }[]): number {
+  return rssMiB(pid) + plugins.reduce((sum, p) => sum + (p.pid ? rssMiB(p.pid) : 0), 0);
+}
+
 /** Open file descriptors of a process, from /proc. */
 export function fdCount(pid: number): number {
   return readdirSync(`/proc/${pid}/fd`).length;

@@ -5,9 +5,14 @@
  * kernel turn → fake model streaming 8 SSE chunks → chat/event notifications → SSE to the
  * client). A turn counts once its stream ended with `[DONE]` and carried the model's text;
  * latency is from sending the request to that last byte.
+ *
+ * load.rss_idle_mb, load.rss_peak_mb, load.rss_after_mb: the same 20 streams for two minutes on
+ * a fresh daemon, with the resident memory of the daemon and its plugins together (as
+ * rss.idle_mb counts it) before, every 250 ms during, and 20 s after — what a person who chats
+ * in bursts sees homed keep (issue 30: peak ≤ 200 MiB, after ≤ idle + 30).
  */
 import type { RpcClient } from "../src/ipc/unix-rpc.ts";
-import { BenchDaemon } from "./bench-daemon.ts";
+import { BenchDaemon, daemonRssMiB, rssMiB } from "./bench-daemon.ts";
 import { startFakeModel, type FakeModel } from "./fake-model.ts";
 import { percentile, report } from "./report.ts";
 
@@ -150,3 +155,50 @@ export async function benchLoad(): Promise<void> {
     model.stop();
   }
 }
+
+/** Load of the memory figures: two minutes, as issue 30 measured it. */
+const MEMORY_LOAD_MS = 120_000;
+/** Samples of the peak: often enough to catch one burst between two collections. */
+const MEMORY_SAMPLE_MS = 250;
+/** How long after the load the daemon has to give memory back. */
+const MEMORY_SETTLE_MS = 20_000;
+
+export async function benchLoadMemory(durationMs = MEMORY_LOAD_MS): Promise<void> {
+  const model = loadModel();
+  const daemon = await BenchDaemon.start({ model });
+  try {
+    const plugins = (await daemon.status()).plugins;
+    const rss = () => daemonRssMiB(daemon.pid, plugins);
+    const web = plugins.find((p) => p.name === "web")?.pid ?? 0;
+    const line = (what: string) =>
+      console.error(
+        `load-memory: ${what} total_mb=${rss().toFixed(1)} kernel_mb=${rssMiB(daemon.pid).toFixed(1)} web_mb=${rssMiB(web).toFixed(1)}`,
+      );
+    await Bun.sleep(1000); // as rss.idle_mb: a second of idling after the plugins are ready
+    const idle = rss();
+    line("idle");
+    let peak = idle;
+    let samples = 0;
+    const timer = setInterval(() => {
+      peak = Math.max(peak, rss());
+      if (++samples % 40 === 0) line(`t=${(samples * MEMORY_SAMPLE_MS) / 1000}s`);
+    }, MEMORY_SAMPLE_MS);
+    const r = await runLoad(daemon, { durationMs, tag: "memory" }).finally(() => clearInterval(timer));
+    peak = Math.max(peak, rss());
+    line("load end");
+    if (r.failures) console.error(`load-memory: ${r.failures} failed turns, e.g. ${r.errors.join(" | ")}`);
+    for (let s = 5; s <= MEMORY_SETTLE_MS / 1000; s += 5) {
+      await Bun.sleep(5000);
+      line(`after ${s}s`);
+    }
+    report("load.rss_idle_mb", idle, "MiB");
+    report("load.rss_peak_mb", peak, "MiB");
+    report("load.rss_after_mb", rss(), "MiB");
+    report("load.memory_turns", r.turns, "turns", 0);
+  } finally {
+    await daemon.stop();
+    model.stop();
+  }
+}
+
+if (import.meta.main) await benchLoadMemory(Number(process.env.LOAD_S ?? MEMORY_LOAD_MS / 1000) * 1000);

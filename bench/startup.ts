@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connectUnixRpc } from "../src/ipc/unix-rpc.ts";
-import { HOMED, quietRpcLog as quiet, ROOT, rssMiB } from "./bench-daemon.ts";
+import { daemonRssMiB, HOMED, quietRpcLog as quiet, ROOT } from "./bench-daemon.ts";
 import { median, report } from "./report.ts";
 
 type Status = { plugins: { state: string; pid: number | null }[] };
@@ -58,7 +58,7 @@ const pluginsReady = () =>
     if (!settled || !st.plugins.some((p) => p.state === "ready")) return null;
     const readyMs = performance.now() - t0;
     await Bun.sleep(1000);
-    return { readyMs, rssMb: rssMiB(pid) + st.plugins.reduce((sum, p) => sum + (p.pid ? rssMiB(p.pid) : 0), 0) };
+    return { readyMs, rssMb: daemonRssMiB(pid, st.plugins) };
   });
 
 export async function benchStartup(): Promise<void> {
