@@ -305,6 +305,27 @@ export class ConvIndex {
     return [a, b];
   }
 
+  private countBuf = new Int32Array(0);
+  private flagBuf = new Uint8Array(0);
+
+  /**
+   * A zeroed count and a zeroed flag per document, the same memory on every query, as
+   * scoreBuffers: cutting past askings needs both on every recall, and fresh arrays the length
+   * of the person-wide index (every conversation's events) were 5 bytes an event of garbage on
+   * every one, growing with the person's memory (issue 30). Valid until the next call.
+   */
+  docScratch(): [Int32Array, Uint8Array] {
+    if (this.countBuf.length < this.size) {
+      this.countBuf = new Int32Array(this.ids.length);
+      this.flagBuf = new Uint8Array(this.ids.length);
+    }
+    const counts = this.countBuf.subarray(0, this.size);
+    const flags = this.flagBuf.subarray(0, this.size);
+    counts.fill(0);
+    flags.fill(0);
+    return [counts, flags];
+  }
+
   /**
    * Whether documents `a` and `b` (a < b) are adjacent turns of one exchange: consecutive, in
    * the same session, and said by two different known people. Two turns of the same speaker

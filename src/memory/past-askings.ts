@@ -56,14 +56,13 @@ export function cutPastAskings(
   scores: Float64Array,
 ): void {
   if (w.pastAsking <= 0 || words.length === 0) return;
-  const shared = new Int32Array(ci.size);
+  const [shared, assistant] = ci.docScratch();
   for (const t of new Set(words)) {
     const p = ci.words.get(t);
     if (!p) continue;
     const c = new PostingsCursor(p);
     while (c.next()) shared[c.doc] = (shared[c.doc] as number) + 1;
   }
-  const assistant = new Uint8Array(ci.size);
   const a = ci.speakers.get(ASSISTANT_TERM);
   if (a) {
     const c = new PostingsCursor(a);
