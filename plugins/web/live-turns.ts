@@ -19,10 +19,32 @@ interface LiveTurn {
   text: string;
   /** The files sent with the message (a page that attaches later shows them too). */
   attachments: AttachmentRef[];
-  /** Everything sent so far; consecutive text deltas are merged, so a long reply stays one entry. */
+  /**
+   * What a page that attaches late is sent: everything so far, consecutive text deltas merged so
+   * a long reply stays one entry, and past MAX_KEPT_EVENTS only the newest.
+   */
   events: LiveEvent[];
+  /** The turn began running (its turn-start may have left `events`). */
+  started: boolean;
   watchers: Set<(e: LiveEvent) => void>;
   ended: Promise<void>;
+}
+
+/**
+ * Events kept per live turn for a page that attaches late, as the kernel keeps for its own
+ * watchers (src/kernel/live-chats.ts): a turn of many tool calls, each result up to the tool
+ * output cap, otherwise held all of them until it ended.
+ */
+export const MAX_KEPT_EVENTS = 2000;
+
+/** Add `e` to what a late page is sent. */
+function keep(turn: LiveTurn, e: LiveEvent): void {
+  const last = turn.events.at(-1);
+  if (e.type === "text-delta" && last?.type === "text-delta")
+    turn.events[turn.events.length - 1] = { type: "text-delta", text: `${last.text}${e.text}` };
+  else turn.events.push(e);
+  if (turn.events.length > MAX_KEPT_EVENTS) turn.events.splice(0, turn.events.length - MAX_KEPT_EVENTS);
+  if (e.type === "turn-start") turn.started = true;
 }
 
 /** What `watch` returns: stop watching (the turn goes on). */
@@ -51,15 +73,13 @@ export class LiveTurns {
       text,
       attachments: opts.attachments ?? [],
       events: [],
+      started: false,
       watchers: new Set(),
       ended: new Promise<void>((r) => (end = r)),
     };
     this.turns.set(stream, turn);
     const push = (e: LiveEvent) => {
-      const last = turn.events.at(-1);
-      if (e.type === "text-delta" && last?.type === "text-delta")
-        turn.events[turn.events.length - 1] = { type: "text-delta", text: `${last.text}${e.text}` };
-      else turn.events.push(e);
+      keep(turn, e);
       for (const w of turn.watchers) w(e);
     };
     this.hub
@@ -94,14 +114,13 @@ export class LiveTurns {
   watch(stream: string, onEvent: (e: LiveEvent) => void): { ended: Promise<void>; unwatch: Unwatch } {
     const t = this.turns.get(stream);
     if (!t) return { ended: Promise.resolve(), unwatch: () => {} };
-    const started = t.events.some((e) => e.type === "turn-start");
     const header: LiveTurnHeader = {
       type: "stream",
       stream,
       conv: t.conv,
       text: t.text,
       attachments: t.attachments,
-      started,
+      started: t.started,
     };
     onEvent(header);
     for (const e of t.events) onEvent(e);
@@ -115,7 +134,7 @@ export class LiveTurns {
     const t = this.turns.get(stream);
     if (t) {
       const e = { type: "approval-answered", callId, approved };
-      t.events.push(e);
+      keep(t, e);
       for (const w of t.watchers) w(e);
     }
     return true;
