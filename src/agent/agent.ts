@@ -29,7 +29,7 @@ import { recallScope } from "../memory/recall-scope.ts";
 import { MEMORY_SEARCH_TOOL, memoryTool } from "./memory-tool.ts";
 import { AGENT_SPAWN_TOOL, agentSpawnTool } from "./agent-spawn.ts";
 import { ConversationQueue } from "./conversation-queue.ts";
-import { ToolIndex, type WeightedText } from "../memory/tool-index.ts";
+import { type ToolDoc, ToolIndex, type WeightedText } from "../memory/tool-index.ts";
 import { TOOLS_FIND_TOOL, toolsFindTool } from "./tools-find.ts";
 import { runTurn, type TurnConfig, type TurnInput, type TurnResult, type TurnSink } from "./turn.ts";
 import type { KeptOffer } from "./tool-offer.ts";
@@ -89,7 +89,7 @@ export class Agent {
   /** Turns of one conversation run one after another, whatever channel they come from. */
   private readonly queue = new ConversationQueue();
   /** The registered tools as memory indexes them, and the registry generation it was made at. */
-  private toolIndex: { generation: number; index: ToolIndex } | null = null;
+  private toolIndex: { generation: number; han: boolean; index: ToolIndex } | null = null;
   /** Each conversation's tool offer, kept from turn to turn (src/agent/tool-offer.ts nextOffer). */
   private readonly offers = new KeptOffers();
 
@@ -162,17 +162,23 @@ export class Agent {
    * index is made again after the registry changed, on the next ranking.
    */
   private rankTools(texts: readonly WeightedText[], limit: number, among: ReadonlySet<string> | null): string[] {
-    return this.currentToolIndex()?.rank(texts, limit, among) ?? [];
+    const han = texts.some((t) => HAN.test(t.text));
+    return this.currentToolIndex(han)?.rank(texts, limit, among) ?? [];
   }
 
-  /** The tools' index for the registry as it is now, made again when it changed; null without memory. */
-  private currentToolIndex(): ToolIndex | null {
+  /**
+   * The tools' index for the registry as it is now, made again when it changed; null without
+   * memory. Chinese examples need jieba (~42 MiB): they are indexed once Chinese is segmented
+   * anyway (`han`: the text being ranked is Chinese), not by a daemon that never meets it.
+   */
+  private currentToolIndex(han: boolean): ToolIndex | null {
     const memory = this.d.memory;
     if (!memory) return null;
     const generation = this.tools.generation;
-    if (this.toolIndex?.generation !== generation) {
-      const docs = this.tools.list().map((t) => t.def);
-      this.toolIndex = { generation, index: new ToolIndex(docs, (text) => memory.index.analyse(text)) };
+    const withHan = han || memory.index.segmentsHan;
+    if (this.toolIndex?.generation !== generation || (withHan && !this.toolIndex.han)) {
+      const docs = this.tools.list().map((t) => toolDoc(t.def, withHan));
+      this.toolIndex = { generation, han: withHan, index: new ToolIndex(docs, (text) => memory.index.analyse(text)) };
     }
     return this.toolIndex.index;
   }
@@ -188,12 +194,13 @@ export class Agent {
     const generation = this.tools.generation;
     if (!memory || this.toolIndex?.generation === generation) return;
     const index = new ToolIndex([], (text) => memory.index.analyse(text));
+    const han = memory.index.segmentsHan;
     for (const t of this.tools.list()) {
-      index.add(t.def);
+      index.add(toolDoc(t.def, han));
       yield;
       if (this.tools.generation !== generation) return;
     }
-    this.toolIndex = { generation, index };
+    this.toolIndex = { generation, han, index };
   }
 
   /**
@@ -397,6 +404,18 @@ export class Agent {
     for (const t of this.declared.get(plugin) ?? []) this.tools.register(plugin, t);
     return gone;
   }
+}
+
+/** Chinese characters: a text that has them is segmented by jieba. */
+const HAN = /\p{Script=Han}/u;
+
+/** A tool as its index takes it: with its Chinese examples only when `han` (jieba is loaded anyway). */
+function toolDoc(def: ToolDefinition, han: boolean): ToolDoc {
+  return {
+    name: def.name,
+    description: def.description,
+    examples: han ? def.examples : def.examples.filter((e) => !HAN.test(e)),
+  };
 }
 
 /** Conversations whose tool offer is kept, the most recently used last; the oldest go first. */

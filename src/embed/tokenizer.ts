@@ -90,6 +90,11 @@ export class Tokenizer {
   private readonly stems = new Map<string, string>();
   private lemmas: Map<string, string> | null = null;
 
+  /** Chinese is segmented in this process already (jieba, ~42 MiB, is loaded). */
+  get segmentsHan(): boolean {
+    return this.jieba !== null;
+  }
+
   private segmenter(): Jieba {
     if (!this.jieba) {
       // Required here, not imported at the top: the native addon loads only in a process that

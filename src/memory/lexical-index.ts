@@ -130,6 +130,11 @@ export class LexicalIndex {
    * words. Terms in `names` (people's names) stand for no concept: Maya is not an illusion, nor
    * John a toilet.
    */
+  /** Chinese text is segmented already (Tokenizer.segmentsHan): analysing more of it costs no new memory. */
+  get segmentsHan(): boolean {
+    return this.tokenizer.segmentsHan;
+  }
+
   analyse(text: string, names?: ReadonlySet<string>): { words: string[]; concepts: string[] } {
     const ws = this.tokenizer.words(text);
     const words = ws.map((w) => w.term);
