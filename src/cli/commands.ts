@@ -25,6 +25,7 @@ import { ensureDataDir } from "../kernel/data-dir.ts";
 import { dataPaths, defaultDataDir } from "../kernel/data-paths.ts";
 import { VERSION } from "../version.ts";
 import { formatFlags, type FlagSpec } from "../client/flags.ts";
+import { sizeHeap } from "../kernel/heap-size.ts";
 
 export const DATA_FLAG: FlagSpec = {
   name: "data",
@@ -66,6 +67,7 @@ export const runDaemon: Subcommand = {
   summary: "run the daemon",
   flags: [DATA_FLAG, LISTEN_FLAG, { name: "version", kind: "bool", usage: "print the version and exit" }],
   async run(values) {
+    sizeHeap();
     const overrides: Record<string, unknown> = {};
     if (typeof values.listen === "string") overrides.listen = values.listen;
     // Loaded here, not at the top: a plugin process (`homed plugin NAME`) must not load the
