@@ -44,6 +44,8 @@ export const GOALS: Record<string, Goal> = {
 
   // The turn
   "turn.overhead_ms": { goal: "≤ 10 ms", source: "design numbers; issues 4, 29" },
+  "load.rss_peak_mb": { goal: "≤ 200 MiB", source: "issue 30" },
+  "load.rss_after_mb": { goal: "≤ load.rss_idle_mb + 30", source: "issue 30" },
 
   // Memory
   "recall.cold_query_ms_100k": { goal: "≤ 20 ms", source: "design numbers; issues 11, 29" },
