@@ -27,7 +27,8 @@ describe("the daemon's idle footprint", () => {
     await rig.chat("网页截图", { conv: "zh" });
     // jieba's addon, and only it, came with the Chinese text.
     expect(addons(rig.daemon.proc.pid).size).toBe(before.size + 1);
-    const tools = (rig.llm.requests.at(-1)?.body.tools as { function: { name: string } }[]).map((t) => t.function.name);
+    const offered = (rig.llm.requests.at(-1)?.body.tools ?? []) as { function: { name: string } }[];
+    const tools = offered.map((t) => t.function.name);
     // "网页截图" is one of browser_screenshot's examples: nothing else in its spec is Chinese.
     expect(tools).toContain("browser_screenshot");
   }, 60_000);
