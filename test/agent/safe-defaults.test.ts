@@ -132,7 +132,9 @@ describe("children's environment", () => {
     expect(plugins.map((p) => p.name).sort()).toEqual(["agent", "web"]);
     for (const p of plugins) {
       const env = environOf(p.pid!);
+      // BUN_JSC_forceRAMSize: the engine's heap sized as the kernel's (src/kernel/heap-size.ts).
       expect(Object.keys(env).sort()).toEqual([
+        "BUN_JSC_forceRAMSize",
         "HOME",
         "HOMED_DATA",
         "HOMED_PLUGIN_NAME",
@@ -142,6 +144,7 @@ describe("children's environment", () => {
         "TZ",
       ]);
       expect(env.TZ).toBe("Europe/Paris");
+      expect(env.BUN_JSC_forceRAMSize).toBe(String(512 * 1024 * 1024));
       expect(env.HOMED_PLUGIN_NAME).toBe(p.name);
     }
   });
