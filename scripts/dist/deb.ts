@@ -5,9 +5,11 @@
  * Layout (variants.ts says which variant ships what): /usr/bin/{homed,waiter,homed-desktop},
  * the system unit at /lib/systemd/system/homed.service, the per-person unit at
  * /usr/lib/systemd/user/homed.service, the desktop entry, /usr/share/doc/homed/ (LICENSE,
- * README.md, config.toml.example, licenses/) and Debian's copyright file. The maintainer
- * scripts (packaging/debian/) of the variants with the daemon create the `homed` system user
- * and never enable or start the service: the person does, with `systemctl enable --now homed`.
+ * README.md, config.toml.example, licenses/), the sysusers.d and tmpfiles.d snippets and Debian's
+ * copyright file. The maintainer scripts (packaging/debian/) of the variants with the daemon
+ * make the `homed` system user and /var/lib/homed, restart a running service after an upgrade
+ * or a switch between homed-server and homed-full, and never enable or start it on a fresh
+ * install: the person does, with `systemctl enable --now homed`.
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -69,14 +71,14 @@ function kib(dir: string): number {
 function control(v: Variant, arch: Arch, installedKiB: number): string {
   const spec = SPECS[v];
   const depends = spec.daemon ? "adduser, libc6" : "libc6";
-  const recommends = [...(spec.daemon ? ["bubblewrap"] : []), "chromium"].join(", ");
+  const recommends = [...(spec.daemon ? ["bubblewrap"] : []), "chromium"];
   return `Package: ${packageName(v)}
 Version: ${VERSION}
 Architecture: ${arch.deb}
 Maintainer: ${MAINTAINER}
 Installed-Size: ${installedKiB}
 Depends: ${depends}
-Recommends: ${recommends}
+Recommends: ${recommends.join(", ")}
 ${spec.daemon ? "Suggests: python3\n" : ""}Conflicts: ${others(v).join(", ")}
 Replaces: ${others(v).join(", ")}
 Section: net

@@ -62,6 +62,8 @@ export function placeVariant(root: string, v: Variant, s: Staged, unitDir: strin
     place(root, "usr/bin/homed", s.homed, 0o755);
     place(root, `${unitDir}/homed.service`, s.systemUnit);
     place(root, "usr/lib/systemd/user/homed.service", s.userUnit);
+    place(root, "usr/lib/sysusers.d/homed.conf", s.sysusers);
+    place(root, "usr/lib/tmpfiles.d/homed.conf", s.tmpfiles);
   }
   if (spec.desktop) {
     place(root, "usr/bin/homed-desktop", s.desktopLauncher, 0o755);
