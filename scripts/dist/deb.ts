@@ -15,7 +15,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync }
 import { join } from "node:path";
 import { type Arch, ROOT, run, VERSION } from "./common.ts";
 import { place, staged } from "./stage.ts";
-import { others, packageName, placeVariant, SPECS, type Variant, wrapped } from "./variants.ts";
+import { others, packageName, placeVariant, SPECS, type Variant, weakDependencies, wrapped } from "./variants.ts";
 
 /** Who answers for the package; override with HOMED_MAINTAINER="Name <mail>". */
 const MAINTAINER = process.env.HOMED_MAINTAINER ?? "homed maintainers <maintainers@homed.invalid>";
@@ -71,7 +71,7 @@ function kib(dir: string): number {
 function control(v: Variant, arch: Arch, installedKiB: number): string {
   const spec = SPECS[v];
   const depends = spec.daemon ? "adduser, libc6" : "libc6";
-  const recommends = [...(spec.daemon ? ["bubblewrap"] : []), "chromium"];
+  const { recommends, suggests } = weakDependencies(v);
   return `Package: ${packageName(v)}
 Version: ${VERSION}
 Architecture: ${arch.deb}
@@ -79,7 +79,7 @@ Maintainer: ${MAINTAINER}
 Installed-Size: ${installedKiB}
 Depends: ${depends}
 Recommends: ${recommends.join(", ")}
-${spec.daemon ? "Suggests: python3\n" : ""}Conflicts: ${others(v).join(", ")}
+${suggests.length > 0 ? `Suggests: ${suggests.join(", ")}\n` : ""}Conflicts: ${others(v).join(", ")}
 Replaces: ${others(v).join(", ")}
 Section: net
 Priority: optional

@@ -10,7 +10,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "nod
 import { join } from "node:path";
 import { type Arch, DistError, ROOT, run, VERSION } from "./common.ts";
 import { staged } from "./stage.ts";
-import { others, packageName, placeVariant, SPECS, type Variant, wrapped } from "./variants.ts";
+import { others, packageName, placeVariant, SPECS, type Variant, weakDependencies, wrapped } from "./variants.ts";
 
 const RPM_ARCH: Record<Arch["deb"], string> = { amd64: "x86_64", arm64: "aarch64" };
 
@@ -90,6 +90,23 @@ fi
 `;
 }
 
+/** Fedora's names where they differ from Debian's. */
+const FEDORA_NAMES: Record<string, string> = {
+  "tesseract-ocr": "tesseract",
+  ffmpeg: "ffmpeg-free",
+  "pocketsphinx-en-us": "pocketsphinx-models",
+};
+
+/** Recommends and Suggests lines, as for the .deb (variants.ts), by Fedora's names. */
+function weak(v: Variant): string {
+  const { recommends, suggests } = weakDependencies(v);
+  const names = (list: string[]) => [...new Set(list.map((p) => FEDORA_NAMES[p] ?? p))];
+  return [
+    ...names(recommends).map((p) => `Recommends: ${p}\n`),
+    ...names(suggests).map((p) => `Suggests: ${p}\n`),
+  ].join("");
+}
+
 function spec(v: Variant, arch: Arch, stage: string): string {
   const variant = SPECS[v];
   return `Name: ${packageName(v)}
@@ -99,8 +116,7 @@ Summary: ${variant.summary.replace(/^s/, "S")}
 License: AGPL-3.0-only
 BuildArch: ${RPM_ARCH[arch.deb]}
 AutoReqProv: no
-${variant.daemon ? "Requires(pre): shadow-utils\nRecommends: bubblewrap\n" : ""}Recommends: chromium
-Conflicts: ${others(v).join(" ")}
+${variant.daemon ? "Requires(pre): shadow-utils\n" : ""}${weak(v)}Conflicts: ${others(v).join(" ")}
 
 %global debug_package %{nil}
 %global __os_install_post %{nil}

@@ -55,7 +55,12 @@ describe("homed-server .deb (amd64)", () => {
     expect(info.stdout).toContain("Architecture: amd64\n");
     expect(info.stdout).toMatch(/^Maintainer: .+ <.+@.+>$/m);
     expect(info.stdout).toMatch(/^Depends: .*adduser/m);
-    expect(info.stdout).toMatch(/^Recommends: bubblewrap, chromium$/m);
+    // Headless: the tools' programs (Chromium alone pulls a desktop) are only suggested.
+    expect(info.stdout).toMatch(/^Recommends: bubblewrap$/m);
+    const suggests = /^Suggests: (.*)$/m.exec(info.stdout)?.[1]?.split(", ") ?? [];
+    expect(suggests).toEqual(
+      expect.arrayContaining(["chromium", "tesseract-ocr", "ffmpeg", "poppler-utils", "python3"]),
+    );
     const list = (await run(["dpkg-deb", "-c", join(built.dir, DEB)])).stdout.trim().split("\n");
     for (const line of list) expect(line).toMatch(/^[-d]r[-w][-x]r-[-x]r-[-x] root\/root /);
     const files = list.filter((l) => l.startsWith("-")).map((l) => l.split(/\s+/).pop() as string);

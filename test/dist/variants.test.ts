@@ -74,6 +74,9 @@ test("homed-full: the server's files plus the desktop app, with the user-creatin
   const info = (await run(["dpkg-deb", "-I", join(built.dir, FULL)])).stdout;
   expect(info).toContain("Package: homed-full\n");
   expect(info).toMatch(/^ Depends: adduser, libc6$/m);
+  // Made for a desktop: the tools' programs come with it (the server only suggests them).
+  const recommends = /^ Recommends: (.*)$/m.exec(info)?.[1]?.split(", ") ?? [];
+  expect(recommends).toEqual(expect.arrayContaining(["bubblewrap", "chromium", "tesseract-ocr", "ffmpeg"]));
   expect(info).toMatch(/\*\s+postinst\s/);
 }, 60_000);
 
