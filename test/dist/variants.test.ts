@@ -104,6 +104,8 @@ test("homed-full .rpm: AGPL, its file list, %pre adds the user", async () => {
 test("the client .deb installs in an overlay of /; its waiter runs and homed-desktop reaches waiter desktop", async () => {
   const script = [
     "waiter version",
+    "waiter --version",
+    "homed-desktop --version",
     "test ! -e /usr/bin/homed && echo no-daemon",
     "test ! -e /lib/systemd/system/homed.service && echo no-unit",
     "getent passwd homed >/dev/null || echo no-user",
@@ -111,7 +113,9 @@ test("the client .deb installs in an overlay of /; its waiter runs and homed-des
   ].join("; ");
   const r = await installAndRun(join(built.dir, CLIENT), ["sh", "-c", script]);
   expect(r.stderr).toContain("Setting up homed-client");
-  expect(r.stdout).toContain(`waiter ${VERSION} (linux/x64)\n`);
+  expect(r.stdout).toContain(
+    `waiter ${VERSION} (linux/x64)\nwaiter ${VERSION} (linux/x64)\nwaiter ${VERSION} (linux/x64)\n`,
+  );
   expect(r.stdout).toContain("no-daemon\nno-unit\nno-user\n");
   // The launcher got as far as looking for the browser: a usage error (exit 2) naming it.
   expect(r.stderr).toContain("browser /nonexistent/browser not found");
