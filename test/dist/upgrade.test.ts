@@ -103,7 +103,7 @@ function step(out: string, name: string): Record<string, string> {
 }
 
 describe("under a booted systemd", () => {
-  test(".deb: a fresh install starts nothing; an upgrade and a switch to homed-full restart the running service; purging homed-server leaves it alone", async () => {
+  test(".deb: a fresh install starts nothing; an upgrade and a switch of variants (dpkg -i, apt) restart the running service; purging the replaced variant leaves it alone", async () => {
     const out = await scenario(`
 quiet dpkg -i homed-server_${VERSION}_amd64.deb
 echo "datadir $(stat -c '%U %a' /var/lib/homed) $(runuser -u homed -- test -w /var/lib/homed && echo writable)"
@@ -121,8 +121,19 @@ echo "server $(dpkg-query -W -f='\${db:Status-Abbrev}' homed-server)"
 quiet dpkg -P homed-server
 report purged
 ls /var/lib/homed | grep -qx homed.db && echo "data kept"
-quiet dpkg -r homed-full
+# apt switches back its own way: it removes homed-full first, then unpacks homed-server.
+quiet apt-get install -y --no-install-recommends ./homed-server_${NEWER}_amd64.deb
+ready
+report apt-switched
+quiet apt-get purge -y homed-full
+report apt-purged
+quiet dpkg -r homed-server
 report removed
+# A removal of its own, long before the next install, is not a switch: nothing starts.
+test -e /run/homed.service.was-active && echo "noted"
+quiet touch -d '20 minutes ago' /run/homed.service.was-active
+quiet dpkg -i homed-full_${NEWER}_amd64.deb
+report later
 echo end
 `);
     expect(out).toContain("datadir homed 700 writable\n");
@@ -141,7 +152,13 @@ echo end
     expect(out).toMatch(/^server [ir]c $/m);
     expect(step(out, "purged")).toMatchObject({ active: "active", enabled: "enabled", pid: switched.pid });
     expect(out).toContain("data kept\n");
+    const aptSwitched = step(out, "apt-switched");
+    expect(aptSwitched).toMatchObject({ active: "active", enabled: "enabled", deleted: "0" });
+    expect(aptSwitched.pid).not.toBe(switched.pid);
+    expect(step(out, "apt-purged")).toMatchObject({ active: "active", enabled: "enabled", pid: aptSwitched.pid });
     expect(step(out, "removed")).toMatchObject({ active: "inactive", pid: "0" });
+    expect(out).toContain("noted\n");
+    expect(step(out, "later")).toMatchObject({ active: "inactive", enabled: "enabled", pid: "0" });
     expect(out).not.toContain("failed:");
   }, 240_000);
 
