@@ -94,9 +94,12 @@ describe("homed-server .deb (amd64)", () => {
       .split("\n")
       .filter((l) => !l.trimStart().startsWith("#"))
       .join("\n");
-    // It only restarts a running unit (try-restart) and re-enables one the person had enabled;
-    // upgrade.test.ts shows under systemd that a fresh install starts and enables nothing.
-    expect(code).not.toMatch(/systemctl[^\n]*\s(enable|start)\b|deb-systemd-invoke\s+(start|restart)\b/);
+    // It restarts a running unit (try-restart), starts one only on the note a variant switch by
+    // apt leaves in /run, and re-enables one the person had enabled; upgrade.test.ts shows under
+    // systemd that a fresh install, or one long after a removal, starts and enables nothing.
+    expect(code).not.toMatch(/systemctl[^\n]*\s(enable|start)\b|deb-systemd-invoke\s+restart\b/);
+    expect(code.match(/deb-systemd-invoke start/g)).toHaveLength(1);
+    expect(code).toMatch(/find \/run\/homed\.service\.was-active -mmin -10[^\n]*\n[^\n]*deb-systemd-invoke start/);
   });
 
   test("systemd-analyze verify and security --offline against the unpacked root", async () => {
