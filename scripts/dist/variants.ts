@@ -45,7 +45,7 @@ export const SPECS: Record<Variant, VariantSpec> = {
   client: {
     daemon: false,
     desktop: true,
-    summary: "self-hosted agent kernel (client: terminal client and desktop app for a remote homed)",
+    summary: "self-hosted agent kernel (client: waiter and desktop app for a remote homed)",
     description: `${INTRO} This package installs only the clients for a homed running elsewhere: the terminal client (waiter) and the desktop app. ${DESKTOP}`,
   },
 };

@@ -1,6 +1,6 @@
 /**
  * The server .deb (issue 17): built from the dist/homed and dist/waiter make test already
- * built (about 10 s: copying and zstd, no compile), then checked as a person would receive it:
+ * built (about 10 s: copying and gzip, no compile), then checked as a person would receive it:
  * its metadata and file list, SHA256SUMS, the systemd unit through systemd-analyze against the
  * unpacked package, and `dpkg -i` into an overlay copy of / in a private mount namespace, the
  * installed homed run as the unit's ExecStart would, answering on its control socket and web
