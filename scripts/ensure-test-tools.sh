@@ -4,7 +4,7 @@
 # tmux (the interactive `homed chat`, driven as a person at a terminal would) and bubblewrap
 # (the sandbox of shell_run and code_run), python3 (code_run's Python, looked for on the
 # sandbox's PATH), systemd-nspawn (booting systemd over an installed .deb to check the unit) and
-# rpm (rpmbuild for make dist's .rpm, rpm -qp in its test) and nsis (makensis for the Windows installers),
+# rpm (rpmbuild for make dist's .rpm, rpm -qp in its test), nsis (makensis for the Windows installers), lintian,
 # and the media tools' binaries: tesseract (OCR, English and Simplified Chinese), espeak-ng (speech),
 # pocketsphinx (offline speech-to-text, US English), ffmpeg (video and audio), mpv (music) and
 # poppler-utils (PDF text and pages), and the fonts the media tests draw text with (DejaVu,
@@ -21,6 +21,7 @@ command -v bwrap >/dev/null || need+=(bubblewrap)
 command -v systemd-nspawn >/dev/null || need+=(systemd-container)
 command -v rpmbuild >/dev/null || need+=(rpm)
 command -v makensis >/dev/null || need+=(nsis)
+command -v lintian >/dev/null || need+=(lintian)
 command -v tesseract >/dev/null || need+=(tesseract-ocr tesseract-ocr-eng tesseract-ocr-chi-sim)
 command -v espeak-ng >/dev/null || need+=(espeak-ng)
 command -v pocketsphinx_continuous >/dev/null || need+=(pocketsphinx pocketsphinx-en-us)

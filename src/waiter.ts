@@ -183,8 +183,11 @@ async function main(argv: string[]): Promise<number> {
     // Flags before or after the command, as homed takes them: `waiter status -data DIR` too.
     const { values, rest } = parseFlags(argv, FLAGS, { anywhere: true });
     const tty = process.stdin.isTTY === true && process.stdout.isTTY === true;
+    // -version wins over a command: homed-desktop runs `waiter "$@" desktop`, so its --version lands here.
     const command =
-      rest[0] ?? (values.version === true ? "version" : typeof values.p === "string" ? "ask" : tty ? "chat" : "status");
+      values.version === true
+        ? "version"
+        : (rest[0] ?? (typeof values.p === "string" ? "ask" : tty ? "chat" : "status"));
     if (rest.length > 1) throw new HomedError("usage", `unexpected argument "${rest[1]}"`);
     if (command === "version") {
       process.stdout.write(`waiter ${VERSION} (${process.platform}/${process.arch})\n`);

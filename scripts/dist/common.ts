@@ -11,9 +11,14 @@ export const DIST = join(ROOT, "dist");
 /** The figures of the last full `make dist` (seconds, sizes in MB), read by `make bench`. */
 export const SIZES = join(DIST, "release-sizes.json");
 
-/** package.json's version: src/version.ts bundles the same field into the binary. */
-export const VERSION: string = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string })
-  .version;
+/**
+ * package.json's version: src/version.ts bundles the same field into the binary.
+ * HOMED_DIST_VERSION packs the same binaries under another number, so a test can build the
+ * "newer" package an upgrade installs (test/dist/upgrade.test.ts) without a second compile.
+ */
+export const VERSION: string =
+  process.env.HOMED_DIST_VERSION ||
+  (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
 
 /** Debian's name of an architecture, Bun's name, and the compiled binaries make builds for it. */
 export interface Arch {

@@ -2,14 +2,15 @@
  * homed-{server,full}-<v>.x86_64.rpm, built with rpmbuild (Debian's `rpm` package) from the same
  * variant layout as the .deb (variants.ts), at Fedora's paths (the unit in /usr/lib/systemd/system). The
  * binaries go in as they are: rpmbuild's strip and debuginfo steps would cut the application
- * Bun appends to its executable, so both are off. %pre adds the `homed` system user; nothing
- * enables or starts the service (`systemctl enable --now homed` does).
+ * Bun appends to its executable, so both are off. The scriptlets make the `homed` user and its
+ * data dir from the sysusers.d and tmpfiles.d snippets the .deb ships too, restart a running
+ * service after an upgrade, and never enable or start it (`systemctl enable --now homed` does).
  */
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Arch, DistError, run, VERSION } from "./common.ts";
+import { type Arch, DistError, ROOT, run, VERSION } from "./common.ts";
 import { staged } from "./stage.ts";
-import { others, packageName, placeVariant, SPECS, type Variant, wrapped } from "./variants.ts";
+import { others, packageName, placeVariant, SPECS, type Variant, weakDependencies, wrapped } from "./variants.ts";
 
 const RPM_ARCH: Record<Arch["deb"], string> = { amd64: "x86_64", arm64: "aarch64" };
 
@@ -24,7 +25,14 @@ function files(v: Variant): string {
     ...(spec.daemon ? ["%attr(0755,root,root) /usr/bin/homed"] : []),
     "%attr(0755,root,root) /usr/bin/waiter",
     ...(spec.desktop ? ["%attr(0755,root,root) /usr/bin/homed-desktop", "/usr/share/applications/homed.desktop"] : []),
-    ...(spec.daemon ? ["/usr/lib/systemd/system/homed.service", "/usr/lib/systemd/user/homed.service"] : []),
+    ...(spec.daemon
+      ? [
+          "/usr/lib/systemd/system/homed.service",
+          "/usr/lib/systemd/user/homed.service",
+          "/usr/lib/sysusers.d/homed.conf",
+          "/usr/lib/tmpfiles.d/homed.conf",
+        ]
+      : []),
     "%license /usr/share/doc/homed/LICENSE",
     "%license /usr/share/doc/homed/licenses",
     "%doc /usr/share/doc/homed/README.md",
@@ -32,21 +40,72 @@ function files(v: Variant): string {
   ].join("\n");
 }
 
-/** The daemon's scriptlets: %pre adds the homed user; nothing enables or starts the unit. */
-const DAEMON_SCRIPTLETS = `%pre
+/**
+ * The daemon's scriptlets: Fedora's %sysusers_create_compat, %tmpfiles_create, %systemd_post,
+ * %systemd_preun and %systemd_postun_with_restart written out (Debian's rpmbuild has none of
+ * those macros), with two differences. %post runs no `systemctl preset`: the package never
+ * enables the service. And homed-server and homed-full replace each other (`dnf swap`): the new
+ * one is installed first, so its %post restarts a running service on the new binary, and the
+ * old one's %preun leaves the unit alone while the other variant is installed.
+ */
+function daemonScriptlets(v: Variant): string {
+  const sysusers = readFileSync(join(ROOT, "packaging/sysusers/homed.conf"), "utf8")
+    .split("\n")
+    .filter((l) => l.trim() !== "" && !l.startsWith("#"))
+    .join("\n");
+  const other = others(v).filter((o) => o !== packageName("client"));
+  return `%pre
+if [ -x /usr/bin/systemd-sysusers ]; then
+systemd-sysusers --replace=/usr/lib/sysusers.d/homed.conf - <<'SYSUSERS_EOF' || :
+${sysusers}
+SYSUSERS_EOF
+else
 getent group homed >/dev/null || groupadd -r homed
 getent passwd homed >/dev/null || useradd -r -g homed -d /var/lib/homed -M -s /sbin/nologin -c "homed agent kernel" homed
+fi
 exit 0
 
 %post
-if [ -d /run/systemd/system ]; then systemctl daemon-reload >/dev/null 2>&1 || :; fi
+if [ -x /usr/bin/systemd-tmpfiles ]; then
+  systemd-tmpfiles --create homed.conf >/dev/null 2>&1 || :
+elif [ ! -d /var/lib/homed ]; then
+  install -d -o homed -g homed -m 0700 /var/lib/homed || :
+fi
+if [ -d /run/systemd/system ]; then
+  systemctl daemon-reload >/dev/null 2>&1 || :
+  # A first install of this name restarts only a service the other variant left running.
+  if [ "$1" -eq 1 ]; then systemctl try-restart homed.service >/dev/null 2>&1 || :; fi
+fi
 
 %preun
-if [ "$1" -eq 0 ] && [ -d /run/systemd/system ]; then systemctl stop homed.service >/dev/null 2>&1 || :; fi
+if [ "$1" -eq 0 ] && ! rpm -q --quiet ${other.join(" ")}; then
+  systemctl --no-reload disable --now homed.service >/dev/null 2>&1 || :
+fi
 
 %postun
-if [ -d /run/systemd/system ]; then systemctl daemon-reload >/dev/null 2>&1 || :; fi
+if [ -d /run/systemd/system ]; then
+  systemctl daemon-reload >/dev/null 2>&1 || :
+  if [ "$1" -ge 1 ]; then systemctl try-restart homed.service >/dev/null 2>&1 || :; fi
+fi
 `;
+}
+
+/** Fedora's names where they differ from Debian's. */
+const FEDORA_NAMES: Record<string, string> = {
+  "tesseract-ocr": "tesseract",
+  ffmpeg: "ffmpeg-free",
+  "pocketsphinx-en-us": "pocketsphinx-models",
+};
+
+/** Recommends and Suggests lines, as for the .deb (variants.ts), by Fedora's names. */
+function weak(v: Variant): string {
+  const { recommends, suggests } = weakDependencies(v);
+  const names = (list: string[]) => [...new Set(list.map((p) => FEDORA_NAMES[p] ?? p))];
+  return [
+    ...names(recommends).map((p) => `Recommends: ${p}\n`),
+    ...names(suggests).map((p) => `Suggests: ${p}\n`),
+  ].join("");
+}
 
 function spec(v: Variant, arch: Arch, stage: string): string {
   const variant = SPECS[v];
@@ -57,8 +116,7 @@ Summary: ${variant.summary.replace(/^s/, "S")}
 License: AGPL-3.0-only
 BuildArch: ${RPM_ARCH[arch.deb]}
 AutoReqProv: no
-${variant.daemon ? "Requires(pre): shadow-utils\nRecommends: bubblewrap\n" : ""}Recommends: chromium
-Conflicts: ${others(v).join(" ")}
+${variant.daemon ? "Requires(pre): shadow-utils\n" : ""}${weak(v)}Conflicts: ${others(v).join(" ")}
 
 %global debug_package %{nil}
 %global __os_install_post %{nil}
@@ -70,7 +128,7 @@ ${wrapped(variant.description, "")}
 %install
 cp -a ${stage}/. %{buildroot}/
 
-${variant.daemon ? DAEMON_SCRIPTLETS : ""}
+${variant.daemon ? daemonScriptlets(v) : ""}
 %files
 ${files(v)}
 `;

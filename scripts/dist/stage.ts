@@ -48,6 +48,9 @@ export interface Staged {
   /** homed-desktop (runs `waiter desktop`) and its freedesktop menu entry. */
   desktopLauncher: string;
   desktopEntry: string;
+  /** sysusers.d and tmpfiles.d snippets: the homed user and /var/lib/homed, made at install. */
+  sysusers: string;
+  tmpfiles: string;
 }
 
 /** The shared pieces for `arch`, each a path to copy from. */
@@ -62,6 +65,8 @@ export function staged(arch: Arch, work: string): Staged {
     licenses: licencesFor(arch, work),
     desktopLauncher: join(ROOT, "packaging/desktop/homed-desktop"),
     desktopEntry: join(ROOT, "packaging/desktop/homed.desktop"),
+    sysusers: join(ROOT, "packaging/sysusers/homed.conf"),
+    tmpfiles: join(ROOT, "packaging/tmpfiles/homed.conf"),
   };
 }
 

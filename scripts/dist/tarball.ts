@@ -1,5 +1,5 @@
 /**
- * homed-bin-linux_<arch>.tar.gz: for people without dpkg or rpm. One top folder
+ * homed-<v>-linux-<arch>.tar.gz: for people without dpkg or rpm, named after the one top folder
  * homed-<v>-linux-<arch>/ with homed, waiter, a commented config.toml (from `homed initconfig`),
  * LICENSE, README.md, the systemd units and licenses/.
  */
@@ -9,7 +9,7 @@ import { type Arch, run, VERSION } from "./common.ts";
 import { initConfig, place, placeTree, staged } from "./stage.ts";
 
 export function tarballName(arch: Arch): string {
-  return `homed-bin-linux_${arch.deb}.tar.gz`;
+  return `homed-${VERSION}-linux-${arch.deb}.tar.gz`;
 }
 
 /** Build the tarball for `arch` into `outDir`; returns its path. */

@@ -7,6 +7,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { PACKAGES } from "../../plugins/media/programs.ts";
 import { initConfig, place, placeTree, type Staged } from "./stage.ts";
 
 export type Variant = "server" | "full" | "client";
@@ -44,10 +45,32 @@ export const SPECS: Record<Variant, VariantSpec> = {
   client: {
     daemon: false,
     desktop: true,
-    summary: "self-hosted agent kernel (client: terminal client and desktop app for a remote homed)",
+    summary: "self-hosted agent kernel (client: waiter and desktop app for a remote homed)",
     description: `${INTRO} This package installs only the clients for a homed running elsewhere: the terminal client (waiter) and the desktop app. ${DESKTOP}`,
   },
 };
+
+/**
+ * Debian packages a tool runs when they are there (each tool that misses one names its package
+ * in its answer: plugins/media/programs.ts, plugins/browser/session.ts, plugins/code/runner.ts,
+ * plugins/music/mpv.ts). Together with Chromium they weigh about 900 MB and pull in a desktop,
+ * so the headless server only Suggests them; the full variant, made for a desktop, Recommends.
+ */
+export const TOOL_PACKAGES: readonly string[] = [
+  "chromium",
+  ...new Set(Object.values(PACKAGES)),
+  "pocketsphinx-en-us",
+  "python3",
+  "mpv",
+];
+
+/** A variant's weak dependencies, by Debian's package names. */
+export function weakDependencies(v: Variant): { recommends: string[]; suggests: string[] } {
+  // bubblewrap (about 0.1 MB) is the shell and code tools' sandbox: without it they refuse.
+  if (v === "server") return { recommends: ["bubblewrap"], suggests: [...TOOL_PACKAGES] };
+  if (v === "full") return { recommends: ["bubblewrap", ...TOOL_PACKAGES], suggests: [] };
+  return { recommends: ["chromium"], suggests: [] };
+}
 
 export const packageName = (v: Variant): string => `homed-${v}`;
 
@@ -62,6 +85,8 @@ export function placeVariant(root: string, v: Variant, s: Staged, unitDir: strin
     place(root, "usr/bin/homed", s.homed, 0o755);
     place(root, `${unitDir}/homed.service`, s.systemUnit);
     place(root, "usr/lib/systemd/user/homed.service", s.userUnit);
+    place(root, "usr/lib/sysusers.d/homed.conf", s.sysusers);
+    place(root, "usr/lib/tmpfiles.d/homed.conf", s.tmpfiles);
   }
   if (spec.desktop) {
     place(root, "usr/bin/homed-desktop", s.desktopLauncher, 0o755);

@@ -10,6 +10,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { HomedError } from "../protocol/errors.ts";
+import { refuseOtherOwner } from "../kernel/data-dir.ts";
 import { dataPaths } from "../kernel/data-paths.ts";
 import { MODEL_MANIFEST, OnnxEmbedder, readModelManifest } from "../embed/onnx.ts";
 
@@ -186,6 +187,7 @@ export async function runModels(dataDir: string, args: string[], json: boolean, 
   if (verb === "pull") {
     if (!name || texts.length)
       throw new HomedError("usage", `models pull takes one model name: ${Object.keys(KNOWN_MODELS).join(", ")}`);
+    refuseOtherOwner(dataPaths(dataDir).dir);
     await pull(dir, name, endpoint || process.env.HF_ENDPOINT || "https://huggingface.co");
     return 0;
   }

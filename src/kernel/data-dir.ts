@@ -15,6 +15,7 @@ import { check, shim, tryLockFile } from "../ipc/shim.ts";
  * so it can warn.
  */
 export function ensureDataDir(paths: DataPaths): { created: boolean; openToOthers: boolean } {
+  refuseOtherOwner(paths.dir);
   try {
     const created = !existsSync(paths.dir);
     mkdirSync(paths.dir, { recursive: true, mode: 0o700 });
@@ -29,6 +30,42 @@ export function ensureDataDir(paths: DataPaths): { created: boolean; openToOther
       { cause: err },
     );
   }
+}
+
+/**
+ * Root writing into a data dir that belongs to another user would leave files that user cannot
+ * open (the packaged service runs as `homed` and exits 78 on a root-owned config.toml), so root
+ * is refused there with the one command that works. Every command that writes into a data dir
+ * calls this first (through ensureDataDir, or directly); a dir that does not exist yet is root's.
+ */
+export function refuseOtherOwner(dir: string): void {
+  if (process.getuid?.() !== 0) return;
+  let uid: number;
+  try {
+    uid = statSync(dir).uid;
+  } catch {
+    return;
+  }
+  if (uid === 0) return;
+  const owner = userName(uid) ?? String(uid);
+  throw new HomedError(
+    "data_dir",
+    `data dir ${dir} belongs to ${owner}; what root writes there ${owner} could not read: run it as ${owner}, sudo -u ${owner} homed …`,
+    { dir, owner },
+  );
+}
+
+/** The login name of `uid` from /etc/passwd, or null. */
+function userName(uid: number): string | null {
+  try {
+    for (const line of readFileSync("/etc/passwd", "utf8").split("\n")) {
+      const [name, , id] = line.split(":");
+      if (name && id === String(uid)) return name;
+    }
+  } catch {
+    // No passwd file: the uid stands in for the name.
+  }
+  return null;
 }
 
 export interface DataDirLock {

@@ -31,9 +31,9 @@ test("a release folder: SHA256SUMS with bare names verifies; the tarball holds e
   for (const name of named) expect(name).not.toContain("/");
   const check = await run(["sha256sum", "--strict", "-c", "SHA256SUMS"], { cwd: RELEASE });
   expect(check.exitCode).toBe(0);
-  expect(named).toEqual(["homed-bin-linux_amd64.tar.gz"]);
+  expect(named).toEqual([`homed-${VERSION}-linux-amd64.tar.gz`]);
   for (const arch of ["amd64"]) {
-    const tgz = join(RELEASE, `homed-bin-linux_${arch}.tar.gz`);
+    const tgz = join(RELEASE, `homed-${VERSION}-linux-${arch}.tar.gz`);
     const top = `homed-${VERSION}-linux-${arch}`;
     const list = (await run(["tar", "tzf", tgz])).stdout.trim().split("\n");
     const files = list.filter((f) => !f.endsWith("/") && !f.startsWith(`${top}/licenses/`)).sort();

@@ -1,8 +1,8 @@
 /**
  * The server .rpm (x86_64), built from dist/homed and dist/waiter by scripts/dist.ts (~20 s:
  * rpmbuild, no compile) and read back with Debian's rpm: the metadata says AGPL-3.0-only, the
- * file list is the binaries, units and docs, %pre adds the homed user and no scriptlet enables
- * or starts the service, and the packed homed is byte for byte dist/homed (rpmbuild's strip
+ * file list is the binaries, units, sysusers.d/tmpfiles.d snippets and docs, %pre adds the homed
+ * user and no scriptlet enables or starts the service, and the packed homed is byte for byte dist/homed (rpmbuild's strip
  * would have cut Bun's embedded application), by rpm's own file digests.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
@@ -39,6 +39,8 @@ test("rpm -qip / -qlp / --scripts, and the packed binary is dist/homed", async (
     "/usr/bin/waiter",
     "/usr/lib/systemd/system/homed.service",
     "/usr/lib/systemd/user/homed.service",
+    "/usr/lib/sysusers.d/homed.conf",
+    "/usr/lib/tmpfiles.d/homed.conf",
     "/usr/share/doc/homed/LICENSE",
     "/usr/share/doc/homed/README.md",
     "/usr/share/doc/homed/config.toml.example",
@@ -46,8 +48,11 @@ test("rpm -qip / -qlp / --scripts, and the packed binary is dist/homed", async (
   ]);
   expect(files).toContain("/usr/share/doc/homed/licenses/INDEX.txt");
   const scripts = (await run(["rpm", "-qp", "--scripts", rpm])).stdout;
+  expect(scripts).toContain("systemd-sysusers --replace=/usr/lib/sysusers.d/homed.conf -");
   expect(scripts).toContain("useradd -r -g homed -d /var/lib/homed");
-  expect(scripts).not.toMatch(/systemctl[^\n]*(enable|start)|preset/);
+  // try-restart and `disable --now` on erase only; upgrade.test.ts runs them under systemd.
+  expect(scripts).not.toMatch(/systemctl[^\n]*\s(enable|start)\b|preset/);
+  expect(scripts).toContain("systemctl try-restart homed.service");
   // rpm's own per-file digests (--dump): the packed binaries are dist/homed and dist/waiter.
   const dump = (await run(["rpm", "-qp", "--dump", rpm])).stdout;
   const digest = (path: string) => new RegExp(`^${path} \\d+ \\d+ ([0-9a-f]{64}) `, "m").exec(dump)?.[1];

@@ -61,6 +61,8 @@ test("homed-full: the server's files plus the desktop app, with the user-creatin
       "usr/bin/homed-desktop",
       "usr/bin/waiter",
       "usr/lib/systemd/user/homed.service",
+      "usr/lib/sysusers.d/homed.conf",
+      "usr/lib/tmpfiles.d/homed.conf",
       "usr/share/applications/homed.desktop",
       ...DOCS,
       "usr/share/doc/homed/config.toml.example",
@@ -72,6 +74,9 @@ test("homed-full: the server's files plus the desktop app, with the user-creatin
   const info = (await run(["dpkg-deb", "-I", join(built.dir, FULL)])).stdout;
   expect(info).toContain("Package: homed-full\n");
   expect(info).toMatch(/^ Depends: adduser, libc6$/m);
+  // Made for a desktop: the tools' programs come with it (the server only suggests them).
+  const recommends = /^ Recommends: (.*)$/m.exec(info)?.[1]?.split(", ") ?? [];
+  expect(recommends).toEqual(expect.arrayContaining(["bubblewrap", "chromium", "tesseract-ocr", "ffmpeg"]));
   expect(info).toMatch(/\*\s+postinst\s/);
 }, 60_000);
 
@@ -85,6 +90,8 @@ test("homed-full .rpm: AGPL, its file list, %pre adds the user", async () => {
     "/usr/bin/waiter",
     "/usr/lib/systemd/system/homed.service",
     "/usr/lib/systemd/user/homed.service",
+    "/usr/lib/sysusers.d/homed.conf",
+    "/usr/lib/tmpfiles.d/homed.conf",
     "/usr/share/applications/homed.desktop",
     "/usr/share/doc/homed/LICENSE",
     "/usr/share/doc/homed/README.md",
@@ -97,6 +104,8 @@ test("homed-full .rpm: AGPL, its file list, %pre adds the user", async () => {
 test("the client .deb installs in an overlay of /; its waiter runs and homed-desktop reaches waiter desktop", async () => {
   const script = [
     "waiter version",
+    "waiter --version",
+    "homed-desktop --version",
     "test ! -e /usr/bin/homed && echo no-daemon",
     "test ! -e /lib/systemd/system/homed.service && echo no-unit",
     "getent passwd homed >/dev/null || echo no-user",
@@ -104,7 +113,9 @@ test("the client .deb installs in an overlay of /; its waiter runs and homed-des
   ].join("; ");
   const r = await installAndRun(join(built.dir, CLIENT), ["sh", "-c", script]);
   expect(r.stderr).toContain("Setting up homed-client");
-  expect(r.stdout).toContain(`waiter ${VERSION} (linux/x64)\n`);
+  expect(r.stdout).toContain(
+    `waiter ${VERSION} (linux/x64)\nwaiter ${VERSION} (linux/x64)\nwaiter ${VERSION} (linux/x64)\n`,
+  );
   expect(r.stdout).toContain("no-daemon\nno-unit\nno-user\n");
   // The launcher got as far as looking for the browser: a usage error (exit 2) naming it.
   expect(r.stderr).toContain("browser /nonexistent/browser not found");
