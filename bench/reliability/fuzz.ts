@@ -43,7 +43,8 @@ const METHODS = [
   "chat.send",
   "memory.peek",
   "chat.event",
-  "chat.approve",
+  "chat.attach",
+  "chat.answer",
 ];
 
 function oddValue(r: Rand, depth = 0): unknown {

@@ -8,8 +8,7 @@
  */
 import * as v from "valibot";
 import { type AttachmentRef, MAX_ATTACHMENTS } from "../../src/protocol/attachments.ts";
-import { ChannelMethod, ChatApproveRequest } from "../../src/protocol/channel.ts";
-import { TurnResultSchema } from "../../src/protocol/control.ts";
+import type { ApprovalQuestion } from "../../src/protocol/turn-stream.ts";
 import type { QqConfig } from "../../src/protocol/qq-config.ts";
 import type { Plugin } from "../sdk/index.ts";
 import { PrivateApprovals } from "./approvals.ts";
@@ -18,9 +17,6 @@ import { mentions, messageText, plainText, splitReply } from "./message-text.ts"
 import { MessageEvent, MetaEvent, type Segment } from "./onebot.ts";
 import { PeerRateLimit } from "./rate-limit.ts";
 import type { OneBotTransport } from "./transport.ts";
-
-/** A turn may wait for the owner to answer approvals. */
-const TURN_TIMEOUT_MS = 6 * 60 * 60 * 1000;
 
 interface Target {
   kind: "group" | "private";
@@ -33,7 +29,6 @@ interface Target {
 export class QqChannel {
   private readonly limit: PeerRateLimit;
   private readonly approvals = new PrivateApprovals();
-  private readonly streams = new Map<string, Target>();
   private seq = 0;
 
   constructor(
@@ -42,7 +37,6 @@ export class QqChannel {
     private readonly transport: () => OneBotTransport,
   ) {
     this.limit = new PeerRateLimit(cfg.group_turns_per_minute);
-    plugin.handle(ChannelMethod.ChatApprove, (params) => this.approve(params));
   }
 
   /** One event from the implementation, unparsed. Never throws: a bad event is logged and dropped. */
@@ -130,14 +124,10 @@ export class QqChannel {
     attachments: AttachmentRef[] = [],
   ): Promise<void> {
     const peer = `${target.kind}_${target.id}`;
-    const stream = `qq-${++this.seq}`;
-    this.streams.set(stream, target);
     let reply: string;
     try {
-      const raw = await this.plugin.request(
-        ChannelMethod.ChatSend,
+      const r = await this.plugin.turns.send(
         {
-          stream,
           conv: `qq:${peer}`,
           text,
           ...(attachments.length ? { attachments: attachments.slice(0, MAX_ATTACHMENTS) } : {}),
@@ -146,9 +136,9 @@ export class QqChannel {
           scene: `chan:qq/peer:${peer}`,
           interactive: target.interactive,
         },
-        { timeoutMs: TURN_TIMEOUT_MS },
+        { event: () => {}, approve: (q) => this.approve(target, q) },
+        { stream: `qq-${++this.seq}` },
       );
-      const r = v.parse(TurnResultSchema, raw);
       const failed = r.stopReason === "error" || (!r.text && r.error !== undefined);
       // A failed turn's text is the kernel's account of the failure: the owner's to read, not a group's.
       if (!failed) reply = r.text;
@@ -157,7 +147,6 @@ export class QqChannel {
     } catch (err) {
       reply = this.failure(peer, (err as Error).message, untrusted);
     } finally {
-      this.streams.delete(stream);
       if (target.kind === "private") this.approvals.drop(target.id, target.asked);
     }
     if (reply) await this.send(target, reply);
@@ -187,12 +176,9 @@ export class QqChannel {
     }
   }
 
-  /** chat/approve for one of our turns: only the owner's private turns are asked (the others are not interactive). */
-  private async approve(params: unknown): Promise<{ approved: boolean }> {
-    const p = v.safeParse(ChatApproveRequest, params);
-    const target = p.success ? this.streams.get(p.output.stream) : undefined;
-    if (!p.success || !target || target.kind !== "private" || !target.interactive) return { approved: false };
-    const q = p.output;
+  /** A question of one of our turns: only the owner's private turns are asked (the others are not interactive). */
+  private async approve(target: Target, q: ApprovalQuestion): Promise<boolean> {
+    if (target.kind !== "private" || !target.interactive) return false;
     const args = JSON.stringify(q.arguments) ?? "";
     target.asked.push(q.callId);
     const answer = this.approvals.ask(target.id, q.callId);
@@ -200,6 +186,6 @@ export class QqChannel {
       target,
       `homed wants to run ${q.tool} ${args.length > 500 ? `${args.slice(0, 500)}…` : args}${q.note ? ` (${q.note})` : ""}\nReply y to allow, n to deny.`,
     );
-    return { approved: await answer };
+    return await answer;
   }
 }

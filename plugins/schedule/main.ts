@@ -26,8 +26,6 @@ const ToolsSection = v.object({
     max_prompt_chars: v.number(),
   }),
 });
-const TurnOutcome = v.object({ turn: v.string(), text: v.string(), stopReason: v.string() });
-
 /** A job's turn may use tools for a while; past this the plugin stops waiting and records an error. */
 const RUN_TIMEOUT_MS = 2 * 60 * 60 * 1000;
 
@@ -72,10 +70,8 @@ const scheduler = new Scheduler({
     const cancel = () => void plugin.request(ChannelMethod.ChatCancel, { stream }).catch(() => {});
     signal.addEventListener("abort", cancel, { once: true });
     try {
-      const raw = await plugin.request(
-        ChannelMethod.ChatSend,
+      const r = await plugin.turns.send(
         {
-          stream,
           conv: jobConversation(job.id),
           channel: "schedule",
           text: job.prompt,
@@ -83,9 +79,9 @@ const scheduler = new Scheduler({
           interactive: false,
           origin: "scheduled",
         },
-        { timeoutMs: RUN_TIMEOUT_MS },
+        { event: () => {} },
+        { stream, timeoutMs: RUN_TIMEOUT_MS },
       );
-      const r = v.parse(TurnOutcome, raw);
       return { turn: r.turn, stop: r.stopReason, text: r.text };
     } finally {
       signal.removeEventListener("abort", cancel);

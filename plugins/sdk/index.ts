@@ -18,12 +18,14 @@ import { HomedError } from "../../src/protocol/errors.ts";
 import type { BulkRefFrame, HelloResult } from "../../src/protocol/plugin.ts";
 import type { StageName, RiskClass, StagePayloads, StageResult } from "../../src/protocol/agent.ts";
 import type { PluginLogger } from "./log.ts";
+import type { TurnStreamClient } from "../../src/ipc/turn-stream-client.ts";
 import { PluginConnection } from "./plugin-connection.ts";
 import type { ToolSpec } from "./tool-spec.ts";
 import type { ImageMime } from "../../src/protocol/images.ts";
 
 export { type ToolSpec, toolDefinition } from "./tool-spec.ts";
 
+export { TurnStreamClient, type TurnListener } from "../../src/ipc/turn-stream-client.ts";
 export { runProcess, type ProcessResult, type RunProcessOptions } from "./run-process.ts";
 export { getBlock } from "./blocks.ts";
 export { clientKey, type GuessCheck, GuessLimiter } from "./guess-limiter.ts";
@@ -117,6 +119,11 @@ export interface Plugin {
   handle(method: string, handler: Handler): void;
   /** Receive the kernel's notifications for `method`. */
   onNotify(method: string, fn: (params: unknown) => void): void;
+  /**
+   * Send turns and follow them (a channel plugin): chat/send, chat/watch and chat/answer through
+   * the one stream client (src/protocol/turn-stream.ts), the kernel's chat/event frames routed to it.
+   */
+  readonly turns: TurnStreamClient;
   /**
    * Announce readiness: `ready(facility)` for each facility in the manifest's `provides` (the
    * last one makes the plugin ready), or `ready()` once handlers are registered when the plugin

@@ -25,6 +25,8 @@ import {
   type StageName,
 } from "../../src/protocol/agent.ts";
 import { createPluginLogger, type PluginLogger } from "./log.ts";
+import { TurnStreamClient } from "../../src/ipc/turn-stream-client.ts";
+import { ChannelStreamMethods } from "../../src/protocol/channel.ts";
 import type { EventHandler, Handler, JsonSchemaTool, Plugin, StageHandlerFn, ToolImage, ToolOptions } from "./index.ts";
 import {
   MAX_IMAGE_ALT_CHARS,
@@ -119,6 +121,17 @@ export class PluginConnection implements Plugin {
 
   onNotify(method: string, fn: (params: unknown) => void): void {
     this.notifyHandlers.set(method, fn);
+  }
+
+  private turnClient: TurnStreamClient | null = null;
+
+  get turns(): TurnStreamClient {
+    if (!this.turnClient) {
+      const client = new TurnStreamClient(this, ChannelStreamMethods);
+      this.onNotify(ChannelStreamMethods.event, (params) => client.frame(params));
+      this.turnClient = client;
+    }
+    return this.turnClient;
   }
 
   async ready(facility?: string): Promise<void> {

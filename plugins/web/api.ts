@@ -172,11 +172,13 @@ export function apiRoutes(plugin: Plugin, hub: ChatHub, security: Security): Hon
   api.get("/chat/live", async (c) => {
     const { conv } = v.parse(LiveQuery, { conv: c.req.query("conv") });
     const stream = live.of(conv);
-    return stream ? watchSse(c, live, stream) : c.body(null, 204);
+    // From the event after `from` (the last one the page saw), or from the start.
+    const from = Number(c.req.query("from") ?? c.req.header("last-event-id") ?? 0);
+    return stream ? watchSse(c, live, stream, Number.isSafeInteger(from) && from > 0 ? from : 0) : c.body(null, 204);
   });
   api.post("/approve", async (c) => {
     const b = await readJson(c, ApproveBody);
-    return live.answer(b.stream, b.callId, b.approved)
+    return (await live.answer(b.stream, b.callId, b.approved))
       ? c.json({ ok: true })
       : c.json({ error: "no question is waiting for that answer" }, 404);
   });
@@ -217,13 +219,20 @@ export function apiRoutes(plugin: Plugin, hub: ChatHub, security: Security): Hon
 }
 
 /** A live turn's events as server-sent events until it ends or the client goes away. */
-function watchSse(c: Context, live: LiveTurns, stream: string): Response {
+function watchSse(c: Context, live: LiveTurns, stream: string, from = 0): Response {
   return streamSSE(c, async (sse) => {
     // Writes are chained and the chain awaited before the stream closes: a write still pending
-    // when the callback returns would be dropped (the final "done" event with it).
+    // when the callback returns would be dropped (the final "done" event with it). Each event's
+    // SSE id is its number in the turn, so a page can come back from where it was.
     let chain = Promise.resolve();
-    const w = live.watch(stream, (e) => {
-      chain = chain.then(() => sse.writeSSE({ data: JSON.stringify(e) })).catch(() => {});
+    const w = live.watch(stream, from, (e) => {
+      const msg =
+        "header" in e
+          ? { data: JSON.stringify(e.header) }
+          : "refused" in e
+            ? { data: JSON.stringify({ type: "error", message: e.refused }) }
+            : { id: String(e.seq), data: JSON.stringify(e.event) };
+      chain = chain.then(() => sse.writeSSE(msg)).catch(() => {});
     });
     let gone = () => {};
     const away = new Promise<void>((r) => (gone = r));

@@ -1,58 +1,27 @@
 /**
- * Turns started from HTTP: each gets a stream id; the kernel's `chat/event` notifications and
- * `chat/approve` questions for that id are routed to whoever is listening (an SSE response, or
- * the OpenAI-compatible endpoint), and approval answers come back through `answer`.
+ * Turns started from HTTP, through the plugin's one stream client (src/ipc/turn-stream-client.ts):
+ * each turn is sent with a stream id, its events reach whoever listens (an SSE response, the
+ * OpenAI-compatible endpoint, an A2A task), and a page's approval answer goes back to the kernel,
+ * which keeps the one open record of each question.
  */
 import * as v from "valibot";
-import {
-  type ChannelChatParams,
-  ChannelMethod,
-  ChatApproveRequest,
-  ChatEventNotice,
-  LlmModelsResult,
-} from "../../src/protocol/channel.ts";
-import { TurnResultSchema, type TurnResultView } from "../../src/protocol/control.ts";
+import { type ChannelChatParams, ChannelMethod, LlmModelsResult } from "../../src/protocol/channel.ts";
+import type { TurnResultView } from "../../src/protocol/control.ts";
 import { HomedError } from "../../src/protocol/errors.ts";
+import type { StreamEvent } from "../../src/protocol/turn-stream.ts";
 import type { Plugin } from "../sdk/index.ts";
 
 export interface ChatListener {
-  event(e: Record<string, unknown>): void;
-  /** Absent: nobody can be asked, and the kernel is told so (what needs approval is denied by policy). */
-  approval?(q: { tool: string; arguments: unknown; callId: string; note?: string }): void;
+  event(e: StreamEvent, seq: number): void;
+  /** Someone here can answer approval questions (with `answer`); otherwise what needs one is denied by policy. */
+  interactive?: boolean;
 }
-
-interface Stream {
-  listener: ChatListener;
-  pending: Map<string, (approved: boolean) => void>;
-}
-
-/** A turn may take as long as a person takes to answer approvals. */
-const TURN_TIMEOUT_MS = 6 * 60 * 60 * 1000;
 
 export class ChatHub {
-  private readonly streams = new Map<string, Stream>();
-
-  constructor(private readonly plugin: Plugin) {
-    plugin.onNotify(ChannelMethod.ChatEvent, (params) => {
-      const p = v.safeParse(ChatEventNotice, params);
-      if (p.success) this.streams.get(p.output.stream)?.listener.event(p.output.event);
-    });
-    plugin.handle(ChannelMethod.ChatApprove, (params) => {
-      const p = v.safeParse(ChatApproveRequest, params);
-      if (!p.success) return { approved: false };
-      const s = this.streams.get(p.output.stream);
-      const ask = s?.listener.approval;
-      if (!s || !ask) return { approved: false };
-      return new Promise((resolve) => {
-        s.pending.set(p.output.callId, (approved) => resolve({ approved }));
-        const { stream: _, ...question } = p.output;
-        ask(question);
-      });
-    });
-  }
+  constructor(private readonly plugin: Plugin) {}
 
   /** Run a turn, delivering its events to `listener`; resolves with the kernel's result. */
-  async run(
+  run(
     stream: string,
     conv: string,
     text: string,
@@ -67,22 +36,28 @@ export class ChatHub {
       "history" | "toolResults" | "clientTools" | "model" | "untrusted" | "scene" | "attachments"
     > = {},
   ): Promise<TurnResultView> {
-    this.streams.set(stream, { listener, pending: new Map() });
-    try {
-      const interactive = listener.approval !== undefined;
-      const raw = await this.plugin.request(
-        ChannelMethod.ChatSend,
-        { stream, conv, text, channel, interactive, ...extra },
-        { timeoutMs: TURN_TIMEOUT_MS },
-      );
-      const r = v.safeParse(TurnResultSchema, raw);
-      if (!r.success) throw new HomedError("upstream", "the kernel sent a malformed turn result");
-      return r.output;
-    } finally {
-      const s = this.streams.get(stream);
-      for (const resolve of s?.pending.values() ?? []) resolve(false);
-      this.streams.delete(stream);
-    }
+    return this.plugin.turns.send(
+      { conv, text, channel, interactive: listener.interactive === true, ...extra },
+      { event: (e, seq) => listener.event(e, seq) },
+      { stream },
+    );
+  }
+
+  /**
+   * Follow a turn from event `from` on: one this plugin sent (by its stream id) or the live one
+   * of a conversation. Resolves when it ends (null: none was live, or it failed).
+   */
+  watch(
+    which: { conv: string } | { conv: string; stream: string },
+    from: number,
+    listener: ChatListener,
+    watch: string,
+  ): Promise<TurnResultView | null> {
+    return this.plugin.turns.watch(which, { event: (e, seq) => listener.event(e, seq) }, from, watch);
+  }
+
+  unwatch(watch: string): Promise<void> {
+    return this.plugin.turns.unwatch(watch);
   }
 
   /** The configured model and what the provider lists. */
@@ -93,20 +68,12 @@ export class ChatHub {
   }
 
   /** A person's answer to an approval question; false if nothing was waiting for it. */
-  answer(stream: string, callId: string, approved: boolean): boolean {
-    const s = this.streams.get(stream);
-    const resolve = s?.pending.get(callId);
-    if (!s || !resolve) return false;
-    s.pending.delete(callId);
-    resolve(approved);
-    return true;
+  answer(conv: string, callId: string, approved: boolean): Promise<boolean> {
+    return this.plugin.turns.answer(conv, callId, approved);
   }
 
+  /** Stop a turn this plugin sent; its open questions are answered no by the kernel. */
   async cancel(stream: string): Promise<boolean> {
-    // Questions still open are answered no at once; the kernel then winds the turn down.
-    const s = this.streams.get(stream);
-    for (const resolve of s?.pending.values() ?? []) resolve(false);
-    s?.pending.clear();
     const r = (await this.plugin.request(ChannelMethod.ChatCancel, { stream })) as { cancelled?: boolean };
     return r?.cancelled === true;
   }

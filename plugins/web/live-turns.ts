@@ -2,16 +2,20 @@
  * Web turns that outlive the page. A turn started from the UI belongs to the conversation, not
  * to the HTTP response that started it: a page that reloads or closes only stops watching, and
  * the turn runs to its end unless someone presses Stop. Any page may watch a live turn: it is
- * sent what the turn has streamed so far, then the rest as it comes, and it sees (and may answer)
- * the approval questions still open.
+ * sent the turn's header, then the turn's stream from the kernel (from the start, or from the
+ * event it saw last), and it sees (and may answer) the approval questions still open. The
+ * events themselves are kept once, by the kernel (src/kernel/turn-streams.ts).
  */
 import type { AttachmentRef } from "../../src/protocol/attachments.ts";
-import type { TurnResultView } from "../../src/protocol/control.ts";
+import type { StreamEvent } from "../../src/protocol/turn-stream.ts";
 import type { LiveTurnHeader } from "../../src/protocol/web.ts";
 import type { ChatHub } from "./chat-hub.ts";
 
-/** One event as the page reads it (`type` plus fields). */
-export type LiveEvent = Record<string, unknown>;
+/**
+ * What a page is sent: the header, one event of the turn with its number, or why the turn could
+ * not start at all (the kernel refused it: there is no stream to carry the reason).
+ */
+export type PageEvent = { header: LiveTurnHeader } | { seq: number; event: StreamEvent } | { refused: string };
 
 interface LiveTurn {
   stream: string;
@@ -19,36 +23,12 @@ interface LiveTurn {
   text: string;
   /** The files sent with the message (a page that attaches later shows them too). */
   attachments: AttachmentRef[];
-  /**
-   * What a page that attaches late is sent: everything so far, consecutive text deltas merged so
-   * a long reply stays one entry, and past MAX_KEPT_EVENTS only the newest.
-   */
-  events: LiveEvent[];
-  /** The turn began running (its turn-start may have left `events`). */
+  /** The turn began running (it may have waited behind another of its conversation). */
   started: boolean;
-  watchers: Set<(e: LiveEvent) => void>;
+  /** The kernel refused to run it (set before `ended` resolves). */
+  refused?: string;
   ended: Promise<void>;
 }
-
-/**
- * Events kept per live turn for a page that attaches late, as the kernel keeps for its own
- * watchers (src/kernel/live-chats.ts): a turn of many tool calls, each result up to the tool
- * output cap, otherwise held all of them until it ended.
- */
-export const MAX_KEPT_EVENTS = 2000;
-
-/** Add `e` to what a late page is sent. */
-function keep(turn: LiveTurn, e: LiveEvent): void {
-  const last = turn.events.at(-1);
-  if (e.type === "text-delta" && last?.type === "text-delta")
-    turn.events[turn.events.length - 1] = { type: "text-delta", text: `${last.text}${e.text}` };
-  else turn.events.push(e);
-  if (turn.events.length > MAX_KEPT_EVENTS) turn.events.splice(0, turn.events.length - MAX_KEPT_EVENTS);
-  if (e.type === "turn-start") turn.started = true;
-}
-
-/** What `watch` returns: stop watching (the turn goes on). */
-export type Unwatch = () => void;
 
 export class LiveTurns {
   /** Live turns by stream id, oldest first (a conversation's later turns wait in the kernel's queue). */
@@ -72,29 +52,35 @@ export class LiveTurns {
       conv,
       text,
       attachments: opts.attachments ?? [],
-      events: [],
       started: false,
-      watchers: new Set(),
       ended: new Promise<void>((r) => (end = r)),
     };
     this.turns.set(stream, turn);
-    const push = (e: LiveEvent) => {
-      keep(turn, e);
-      for (const w of turn.watchers) w(e);
-    };
     this.hub
-      .run(stream, conv, text, { event: push, approval: (q) => push({ type: "approval", ...q }) }, "web", {
-        ...(opts.model === undefined ? {} : { model: opts.model }),
-        ...(opts.scene === undefined ? {} : { scene: opts.scene }),
-        ...(opts.attachments?.length ? { attachments: opts.attachments } : {}),
-      })
-      .then(
-        (result: TurnResultView) => push({ type: "done", result }),
-        (err: Error) => push({ type: "error", message: err.message }),
+      .run(
+        stream,
+        conv,
+        text,
+        {
+          interactive: true,
+          event: (e) => {
+            if (e.type === "turn-start") turn.started = true;
+          },
+        },
+        "web",
+        {
+          ...(opts.model === undefined ? {} : { model: opts.model }),
+          ...(opts.scene === undefined ? {} : { scene: opts.scene }),
+          ...(opts.attachments?.length ? { attachments: opts.attachments } : {}),
+        },
       )
+      // How it ended is the stream's last event (done or error), which the pages are sent; a
+      // turn the kernel refused before it had a stream has only this.
+      .catch((err: Error) => {
+        if (!turn.started) turn.refused = err.message;
+      })
       .finally(() => {
         this.turns.delete(stream);
-        turn.watchers.clear();
         end();
       });
     return stream;
@@ -107,36 +93,50 @@ export class LiveTurns {
   }
 
   /**
-   * Send `onEvent` the turn's header (LiveTurnHeader, src/protocol/web.ts), what it
-   * has streamed so far, and then each new event; resolves when the turn has ended (at once if
-   * it already has). `unwatch` stops the events without touching the turn.
+   * Send `onEvent` the turn's header (LiveTurnHeader, src/protocol/web.ts), then its events
+   * numbered above `from` and each new one; resolves when the turn has ended (at once if it
+   * already has). `unwatch` stops the events without touching the turn.
    */
-  watch(stream: string, onEvent: (e: LiveEvent) => void): { ended: Promise<void>; unwatch: Unwatch } {
+  watch(stream: string, from: number, onEvent: (e: PageEvent) => void): { ended: Promise<void>; unwatch: () => void } {
     const t = this.turns.get(stream);
     if (!t) return { ended: Promise.resolve(), unwatch: () => {} };
-    const header: LiveTurnHeader = {
-      type: "stream",
-      stream,
-      conv: t.conv,
-      text: t.text,
-      attachments: t.attachments,
-      started: t.started,
+    onEvent({
+      header: { type: "stream", stream, conv: t.conv, text: t.text, attachments: t.attachments, started: t.started },
+    });
+    const watch = crypto.randomUUID();
+    let watching = true;
+    let sawEnd = false;
+    const followed = this.hub
+      .watch(
+        { conv: t.conv, stream },
+        from,
+        {
+          event: (event, seq) => {
+            if (event.type === "done" || event.type === "error") sawEnd = true;
+            if (watching) onEvent({ seq, event });
+          },
+        },
+        watch,
+      )
+      .catch(() => null);
+    const ended = followed.then(async (r) => {
+      if (r !== null || sawEnd) return;
+      await t.ended;
+      if (watching && t.refused !== undefined) onEvent({ refused: t.refused });
+    });
+    return {
+      ended,
+      unwatch: () => {
+        if (!watching) return;
+        watching = false;
+        void this.hub.unwatch(watch).catch(() => {});
+      },
     };
-    onEvent(header);
-    for (const e of t.events) onEvent(e);
-    t.watchers.add(onEvent);
-    return { ended: t.ended, unwatch: () => t.watchers.delete(onEvent) };
   }
 
-  /** A person's answer, from any page; every page watching is told it was answered. */
-  answer(stream: string, callId: string, approved: boolean): boolean {
-    if (!this.hub.answer(stream, callId, approved)) return false;
+  /** A person's answer, from any page; every page watching is told by the turn's stream. */
+  answer(stream: string, callId: string, approved: boolean): Promise<boolean> {
     const t = this.turns.get(stream);
-    if (t) {
-      const e = { type: "approval-answered", callId, approved };
-      keep(t, e);
-      for (const w of t.watchers) w(e);
-    }
-    return true;
+    return t ? this.hub.answer(t.conv, callId, approved) : Promise.resolve(false);
   }
 }

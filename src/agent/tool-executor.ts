@@ -66,13 +66,9 @@ function untilAborted<T>(signal: AbortSignal | undefined, work: Promise<T>): Pro
   });
 }
 
-export interface ApprovalQuestion {
-  tool: string;
-  arguments: unknown;
-  callId: string;
-  /** Why this call is asked about although a rule allows it (untrusted text is in view, and where from). */
-  note?: string;
-}
+/** A tool call waiting for a person's yes or no (src/protocol/turn-stream.ts). */
+export type { ApprovalQuestion } from "../protocol/turn-stream.ts";
+import type { ApprovalQuestion } from "../protocol/turn-stream.ts";
 
 export interface ExecContext {
   conv: string;

@@ -14,7 +14,6 @@
  * `runTurn` is the loop; each step it takes is a small function in src/agent/turn-steps.ts.
  */
 import type { ExecutionOrigin } from "../protocol/agent.ts";
-import type { StoredImage } from "../protocol/images.ts";
 import type { Attachment } from "../protocol/attachments.ts";
 import type { ChatMessage, LanguageModel, ToolCall, ToolSpec, Usage } from "../llm/types.ts";
 import type { Store } from "../store/store.ts";
@@ -48,13 +47,9 @@ export type TurnStopReason =
   /** The model called a client's tool: the calls go back to the client, who runs them. */
   | "tool_calls";
 
-export type TurnEvent =
-  | { type: "turn-start"; turn: string; conv: string }
-  | { type: "text-delta"; text: string }
-  | { type: "text-replace"; text: string }
-  | { type: "tool-call"; callId: string; name: string; arguments: string }
-  | { type: "tool-result"; callId: string; name: string; status: string; content: string; images?: StoredImage[] }
-  | { type: "notice"; text: string };
+/** What a turn streams as it runs (its schema, with the rest of the stream: src/protocol/turn-stream.ts). */
+export type { TurnEvent } from "../protocol/turn-stream.ts";
+import type { TurnEvent } from "../protocol/turn-stream.ts";
 
 export interface TurnSink {
   event(e: TurnEvent): void;

@@ -93,10 +93,9 @@ export class TurnUpdates {
   }
 
   updates(e: ChatEvent): AcpUpdate[] {
-    const s = (k: string) => (typeof e[k] === "string" ? (e[k] as string) : "");
     switch (e.type) {
       case "turn-start":
-        if (s("turn")) this.turnId = s("turn");
+        if (e.turn) this.turnId = e.turn;
         return [];
       case "text-delta":
         if (this.afterTools) {
@@ -104,21 +103,21 @@ export class TurnUpdates {
           this.afterTools = false;
           this.message++;
         }
-        return s("text")
-          ? [{ sessionUpdate: "agent_message_chunk", content: text(s("text")), messageId: this.messageId() }]
+        return e.text
+          ? [{ sessionUpdate: "agent_message_chunk", content: text(e.text), messageId: this.messageId() }]
           : [];
       case "text-replace":
         this.message++;
-        return s("text")
-          ? [{ sessionUpdate: "agent_message_chunk", content: text(s("text")), messageId: this.messageId() }]
+        return e.text
+          ? [{ sessionUpdate: "agent_message_chunk", content: text(e.text), messageId: this.messageId() }]
           : [];
       case "tool-call":
-        return [toolCallUpdate(this.toolCallId(s("callId")), s("name"), s("arguments"), "pending")];
+        return [toolCallUpdate(this.toolCallId(e.callId), e.name, e.arguments, "pending")];
       case "tool-result":
         this.afterTools = true;
-        return [toolResultUpdate(this.toolCallId(s("callId")), s("status"), s("content"))];
+        return [toolResultUpdate(this.toolCallId(e.callId), e.status, e.content)];
       case "notice":
-        return [{ sessionUpdate: "agent_thought_chunk", content: text(`[${s("text")}]`) }];
+        return [{ sessionUpdate: "agent_thought_chunk", content: text(`[${e.text}]`) }];
       default:
         return [];
     }

@@ -8,27 +8,26 @@
 import * as v from "valibot";
 import { existsSync } from "node:fs";
 import {
-  ChatApproveParams,
   ChatCancelResult,
-  ChatEventParams,
+  ChatStreamMethods,
   ControlMethod,
   type ControlClientKind,
-  TurnResultSchema,
   type TurnResultView,
 } from "../protocol/control.ts";
 import { HomedError, RpcError } from "../protocol/errors.ts";
 import { describeIssues } from "../protocol/jsonrpc.ts";
-import { parseParams } from "../protocol/parse-params.ts";
+import type { StreamEvent } from "../protocol/turn-stream.ts";
 import { connectUnixRpc } from "../ipc/unix-rpc.ts";
+import { TurnStreamClient } from "../ipc/turn-stream-client.ts";
 import { throwDaemonGone } from "./control-client.ts";
 
 const quietLog = { warn: () => {}, debug: () => {} };
 
-/** A turn event as the daemon streams it (`type` plus fields that depend on it). */
-export type ChatEvent = Record<string, unknown> & { type?: unknown };
+/** A turn event as the daemon streams it (src/protocol/turn-stream.ts). */
+export type ChatEvent = StreamEvent;
 
-/** A tool call waiting for a person's yes or no. */
-export type ApprovalQuestion = v.InferOutput<typeof ChatApproveParams>;
+export type { ApprovalQuestion } from "../protocol/turn-stream.ts";
+import type { ApprovalQuestion } from "../protocol/turn-stream.ts";
 
 export interface ChatHandlers {
   /** One event of the running turn. */
@@ -41,7 +40,11 @@ export interface ChatHandlers {
 const TURN_TIMEOUT_MS = 24 * 60 * 60 * 1000;
 
 export class ChatConnection {
-  private constructor(private readonly client: Awaited<ReturnType<typeof connectUnixRpc>>) {}
+  private constructor(
+    private readonly client: Awaited<ReturnType<typeof connectUnixRpc>>,
+    private readonly turns: TurnStreamClient,
+    private readonly handlers: ChatHandlers,
+  ) {}
 
   /**
    * Connect to the daemon at `socketPath`; HomedError not_running when there is none. `kind`
@@ -51,22 +54,29 @@ export class ChatConnection {
   static async open(socketPath: string, handlers: ChatHandlers, kind?: ControlClientKind): Promise<ChatConnection> {
     if (!existsSync(socketPath))
       throw new HomedError("not_running", `homed is not running (no control socket at ${socketPath})`);
+    let turns: TurnStreamClient | null = null;
     const client = await connectUnixRpc(socketPath, quietLog, {
       timeoutMs: TURN_TIMEOUT_MS,
       onNotification: (method, params) => {
-        if (method !== ControlMethod.ChatEvent) return;
-        const p = v.safeParse(ChatEventParams, params);
-        if (p.success) handlers.event(p.output.event);
+        if (method === ControlMethod.ChatEvent) turns?.frame(params);
       },
-      onRequest: async (method, params) => {
-        if (method !== ControlMethod.ChatApprove) throw new RpcError(-32601, `unknown method ${method}`);
-        return { approved: (await handlers.approve(parseParams(ChatApproveParams, params))) === true };
+      onRequest: async (method) => {
+        throw new RpcError(-32601, `unknown method ${method}`);
       },
     }).catch((err: Error) => {
       throw new HomedError("not_running", `homed is not running (cannot connect to ${socketPath}: ${err.message})`);
     });
+    turns = new TurnStreamClient(client.peer, ChatStreamMethods);
     if (kind) await client.peer.request(ControlMethod.ClientHello, { client: kind }).catch(() => {});
-    return new ChatConnection(client);
+    return new ChatConnection(client, turns, handlers);
+  }
+
+  /** The handlers as the stream client takes them: every event, and the questions to answer. */
+  private get listener() {
+    return {
+      event: (e: StreamEvent) => this.handlers.event(e),
+      approve: (q: ApprovalQuestion) => this.handlers.approve(q),
+    };
   }
 
   /**
@@ -74,11 +84,7 @@ export class ChatConnection {
    * names the channel and scene the turn declares (default: channel "cli", no scene).
    */
   async send(text: string, conv: string, via: { channel?: string; scene?: string } = {}): Promise<TurnResultView> {
-    const raw = await this.client.peer.request(ControlMethod.ChatSend, { text, conv, ...via }).catch(throwDaemonGone);
-    const r = v.safeParse(TurnResultSchema, raw);
-    if (!r.success)
-      throw new HomedError("upstream", `daemon sent a malformed chat result: ${describeIssues(r.issues)}`);
-    return r.output;
+    return await this.turns.send({ text, conv, ...via }, this.listener).catch(throwDaemonGone);
   }
 
   /**
@@ -87,12 +93,7 @@ export class ChatConnection {
    * the turn's result when it ends, or null at once when none is running.
    */
   async attach(conv: string): Promise<TurnResultView | null> {
-    const raw = await this.client.peer.request(ControlMethod.ChatAttach, { conv }).catch(throwDaemonGone);
-    if (raw === null) return null;
-    const r = v.safeParse(TurnResultSchema, raw);
-    if (!r.success)
-      throw new HomedError("upstream", `daemon sent a malformed chat.attach result: ${describeIssues(r.issues)}`);
-    return r.output;
+    return await this.turns.watch({ conv }, this.listener).catch(throwDaemonGone);
   }
 
   /** Stop this connection's running turns (and those it re-attached to); resolves with how many there were. */

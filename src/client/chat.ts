@@ -46,8 +46,7 @@ export class TurnPrinter {
 
   constructor(private readonly io: Pick<ChatIO, "stream" | "out" | "err">) {}
 
-  event(ev: ChatEvent): void {
-    const e = ev as Record<string, string | undefined>;
+  event(e: ChatEvent): void {
     const io = this.io;
     switch (e.type) {
       case "text-delta":
@@ -57,26 +56,26 @@ export class TurnPrinter {
           this.streamed = "";
           this.afterTools = false;
         }
-        this.streamed += e.text ?? "";
-        io.out(e.text ?? "");
+        this.streamed += e.text;
+        io.out(e.text);
         break;
       case "text-replace":
         if (!io.stream) break;
         if (this.streamed) io.out("\n");
         io.err(`[the reply was changed by a plugin]\n`);
-        this.streamed = e.text ?? "";
+        this.streamed = e.text;
         if (this.streamed) io.out(this.streamed);
         break;
       case "tool-call":
         this.endLine();
-        io.err(`→ ${e.name} ${short(e.arguments ?? "")}\n`);
+        io.err(`→ ${e.name} ${short(e.arguments)}\n`);
         break;
       case "tool-result":
         {
           // Images are for the model and the web UI; a terminal says how many there were.
-          const n = Array.isArray(ev.images) ? ev.images.length : 0;
+          const n = e.images?.length ?? 0;
           const pics = n ? ` [+${n} image${n > 1 ? "s" : ""}, shown in the web UI]` : "";
-          io.err(`← ${e.name} [${e.status}] ${short(e.content ?? "")}${pics}\n`);
+          io.err(`← ${e.name} [${e.status}] ${short(e.content)}${pics}\n`);
         }
         this.afterTools = true;
         break;

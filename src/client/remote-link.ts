@@ -7,7 +7,8 @@
  */
 import * as v from "valibot";
 import { ConversationSummary, TranscriptItem } from "../protocol/channel.ts";
-import { ChatApproveParams, StatusResult, TurnResultSchema, type TurnResultView } from "../protocol/control.ts";
+import { StatusResult, TurnResultSchema, type TurnResultView } from "../protocol/control.ts";
+import { ApprovalQuestion, StreamEvent } from "../protocol/turn-stream.ts";
 import { HomedError } from "../protocol/errors.ts";
 import { describeIssues } from "../protocol/jsonrpc.ts";
 import type { ChatHandlers } from "./chat-connection.ts";
@@ -103,7 +104,7 @@ export function remoteLink(base: URL, token: string | null): OpenLink {
               streams.add(stream);
             }
           } else if (ev.type === "approval") {
-            const q = v.safeParse(ChatApproveParams, ev);
+            const q = v.safeParse(ApprovalQuestion, ev);
             const s = stream;
             if (!q.success || s === null) continue;
             void handlers
@@ -123,7 +124,11 @@ export function remoteLink(base: URL, token: string | null): OpenLink {
               "upstream",
               `${where}: ${typeof ev.message === "string" ? ev.message : "the turn failed"}`,
             );
-          } else handlers.event(ev);
+          } else {
+            // A kind this waiter does not know (a newer server) is skipped.
+            const known = v.safeParse(StreamEvent, ev);
+            if (known.success) handlers.event(known.output);
+          }
         }
       } catch (err) {
         if (err instanceof HomedError) throw err;

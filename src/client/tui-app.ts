@@ -10,7 +10,7 @@ import type { ConversationSummary } from "../protocol/channel.ts";
 import { HomedError } from "../protocol/errors.ts";
 import type { PluginInfo } from "../protocol/plugin.ts";
 import type { ChannelStatus } from "../protocol/control.ts";
-import type { ApprovalQuestion } from "./chat-connection.ts";
+import type { ApprovalQuestion, ChatEvent } from "./chat-connection.ts";
 import { bodyRows, bodyWidth, frameLines, listedConvs, pluginLines, pluginSummary } from "./tui-frame.ts";
 import { InputLine } from "./tui-input.ts";
 import { type Key, KeyDecoder } from "./tui-keys.ts";
@@ -119,11 +119,11 @@ export async function runTui(open: OpenLink, firstConv: string, term: TuiTermina
 
   // --- the link and its turns ---
   const handlers = {
-    event: (e: Record<string, unknown>) => {
+    event: (e: ChatEvent) => {
       if (!turn && follow) turn = follow;
       if (e.type === "approval-answered") {
         const i = asks.findIndex((a) => a.q.callId === e.callId);
-        if (i >= 0) asks.splice(i, 1)[0]?.resolve(e.approved === true);
+        if (i >= 0) asks.splice(i, 1)[0]?.resolve(e.approved);
       }
       transcript.event(e);
       scroll = 0;

@@ -66,42 +66,41 @@ export class Transcript {
     this.blocks.push({ kind: "notice", text, tone });
   }
 
-  event(ev: ChatEvent): void {
-    const e = ev as Record<string, string | undefined>;
+  event(e: ChatEvent): void {
     switch (e.type) {
       case "text-delta": {
         const last = this.blocks.at(-1);
-        if (last?.kind === "reply" && last.open) last.text += e.text ?? "";
-        else this.blocks.push({ kind: "reply", text: e.text ?? "", open: true });
+        if (last?.kind === "reply" && last.open) last.text += e.text;
+        else this.blocks.push({ kind: "reply", text: e.text, open: true });
         break;
       }
       case "text-replace": {
         const reply = this.openReply();
-        if (reply) reply.text = e.text ?? "";
-        else this.blocks.push({ kind: "reply", text: e.text ?? "", open: true });
+        if (reply) reply.text = e.text;
+        else this.blocks.push({ kind: "reply", text: e.text, open: true });
         this.notice("the reply was changed by a plugin");
         break;
       }
       case "tool-call":
         this.closeReply();
-        this.blocks.push({ kind: "tool", callId: e.callId ?? "", name: e.name ?? "?", args: e.arguments ?? "" });
+        this.blocks.push({ kind: "tool", callId: e.callId, name: e.name, args: e.arguments });
         break;
       case "tool-result": {
-        const images = Array.isArray(ev.images) ? ev.images.length : 0;
-        const result = { status: e.status ?? "", content: e.content ?? "", images };
+        const images = e.images?.length ?? 0;
+        const result = { status: e.status, content: e.content, images };
         const card = this.card(e.callId);
         if (card) card.result = result;
-        else this.blocks.push({ kind: "tool", callId: e.callId ?? "", name: e.name ?? "?", args: "", result });
+        else this.blocks.push({ kind: "tool", callId: e.callId, name: e.name, args: "", result });
         break;
       }
       case "approval-answered": {
         const card = this.card(e.callId);
         if (card?.asked && !card.asked.answer)
-          card.asked.answer = ev.approved === true ? "answered elsewhere: approved" : "answered elsewhere: denied";
+          card.asked.answer = e.approved ? "answered elsewhere: approved" : "answered elsewhere: denied";
         break;
       }
       case "notice":
-        this.notice(e.text ?? "");
+        this.notice(e.text);
         break;
     }
   }

@@ -29,6 +29,7 @@ import {
 import { estimateTokens } from "../memory/tokens.ts";
 import { snippetOf } from "../memory/memory-search.ts";
 import type { StoredEvent } from "../store/store.ts";
+import { AnswerParams, type AnswerResult, UnwatchParams, WatchParams } from "../protocol/turn-stream.ts";
 import { runChatTurn } from "./chat-turn.ts";
 import { checkHistoryImages, resolveAttachments } from "./attachments.ts";
 import { sceneMethods } from "./scene-methods.ts";
@@ -111,6 +112,8 @@ export function transcript(
 /** The channel methods a plugin may call; `plugin` is the caller, as the supervisor knows it. */
 export function channelMethods(k: KernelServices): Record<string, (params: unknown, plugin: string) => unknown> {
   const running = new Map<string, AbortController>();
+  // What each plugin follows (chat/watch), so chat/unwatch can stop it.
+  const watching = new Map<string, () => void>();
   const key = (plugin: string, stream: string) => `${plugin}\u0000${stream}`;
   const builtinOnly = (plugin: string, what: string) => {
     if (!k.plugins.isBuiltin(plugin))
@@ -124,8 +127,6 @@ export function channelMethods(k: KernelServices): Record<string, (params: unkno
       if (p.attachments?.length || p.history?.some((m) => m.role === "user" && m.images?.length))
         builtinOnly(plugin, "sending attachments");
       if (p.history) checkHistoryImages(k, p.history);
-      // Typed by their bytes and read by the media plugin before the turn: the model reads them with the words.
-      const attachments = p.attachments?.length ? await resolveAttachments(k, p.attachments) : undefined;
       const peer = k.plugins.peer(plugin);
       if (!peer) throw new HomedError("unavailable", `${plugin} is not running`);
       const ac = new AbortController();
@@ -134,12 +135,21 @@ export function channelMethods(k: KernelServices): Record<string, (params: unkno
       try {
         return await runChatTurn(
           k,
-          peer,
           {
+            peer,
+            name: plugin,
+            stream: p.stream,
+            eventMethod: ChannelMethod.ChatEvent,
+            // A job's turn has nobody to ask, whatever the plugin said of `interactive`.
+            askable: p.interactive && p.origin === "foreground",
+          },
+          p.conv,
+          // Typed by their bytes and read by the media plugin before the turn: the model reads them with the words.
+          async () => ({
             conv: p.conv,
             channel: p.channel,
             text: p.text,
-            ...(attachments ? { attachments } : {}),
+            ...(p.attachments?.length ? { attachments: await resolveAttachments(k, p.attachments) } : {}),
             untrusted: p.untrusted,
             scene: p.scene,
             history: p.history,
@@ -147,20 +157,51 @@ export function channelMethods(k: KernelServices): Record<string, (params: unkno
             clientTools: p.clientTools,
             model: p.model,
             origin: p.origin,
-          },
-          {
-            event: (event) => ({ method: ChannelMethod.ChatEvent, params: { stream: p.stream, event } }),
-            // A job's turn has nobody to ask, whatever the plugin said of `interactive`.
-            approve:
-              p.interactive && p.origin === "foreground"
-                ? (q) => ({ method: ChannelMethod.ChatApprove, params: { stream: p.stream, ...q } })
-                : undefined,
-          },
+          }),
           ac,
         );
       } finally {
         running.delete(id);
       }
+    },
+    // A plugin follows its own turns by their stream id, and any conversation's live turn when
+    // it is built in (the web UI shows every channel's conversations).
+    [ChannelMethod.ChatWatch]: async (params, plugin) => {
+      const p = parseParams(WatchParams, params);
+      const peer = k.plugins.peer(plugin);
+      if (!peer) throw new HomedError("unavailable", `${plugin} is not running`);
+      let which: { conv: string } | { origin: string; stream: string };
+      if (p.stream !== undefined) which = { origin: plugin, stream: p.stream };
+      else if (p.conv !== undefined) {
+        builtinOnly(plugin, "following another channel's turn");
+        which = { conv: p.conv };
+      } else throw new HomedError("invalid_params", "chat/watch names a conv or a stream");
+      const f = k.streams.follow(which, p.from, (seq, event) =>
+        peer.notify(ChannelMethod.ChatEvent, { stream: p.watch, seq, event }),
+      );
+      let unwatched = () => {};
+      const gone = new Promise<null>((resolve) => (unwatched = () => resolve(null)));
+      const forget = peer.onClose(() => f.stop());
+      watching.set(key(plugin, p.watch), () => {
+        f.stop();
+        unwatched();
+      });
+      try {
+        return await Promise.race([f.ended, gone]);
+      } finally {
+        watching.delete(key(plugin, p.watch));
+        f.stop();
+        forget();
+      }
+    },
+    [ChannelMethod.ChatUnwatch]: (params, plugin) => {
+      const stop = watching.get(key(plugin, parseParams(UnwatchParams, params).watch));
+      stop?.();
+      return { stopped: stop !== undefined };
+    },
+    [ChannelMethod.ChatAnswer]: (params, plugin): AnswerResult => {
+      const p = parseParams(AnswerParams, params);
+      return { answered: k.streams.answer(p.conv, p.callId, p.approved, { plugin }) };
     },
     [ChannelMethod.ChatCancel]: (params, plugin) => {
       const ac = running.get(key(plugin, parseParams(ChannelCancelParams, params).stream));

@@ -5,7 +5,6 @@
  */
 import {
   ApprovalAllowParams,
-  ChatAttachParams,
   ChatCancelParams,
   ChatSendParams,
   ClientHelloParams,
@@ -26,9 +25,8 @@ import { RpcError } from "../protocol/errors.ts";
 import { RpcErrorCode } from "../protocol/jsonrpc.ts";
 import { parseParams } from "../protocol/parse-params.ts";
 import { MemoryImportParams, type MemoryImportResult } from "../protocol/import.ts";
-import { askPeer, runChatTurn } from "./chat-turn.ts";
-import type { LiveEvent } from "./live-chats.ts";
-import type { ApprovalQuestion } from "../agent/tool-executor.ts";
+import { AnswerParams, type AnswerResult, WatchParams } from "../protocol/turn-stream.ts";
+import { runChatTurn } from "./chat-turn.ts";
 import { checkModel } from "./check-model.ts";
 import { allowToolAlways, conversationTranscript } from "./channel-methods.ts";
 import type { KernelServices } from "./kernel-services.ts";
@@ -69,12 +67,15 @@ export function controlMethods(k: KernelServices): ControlMethods {
       try {
         return await runChatTurn(
           k,
-          ctx.peer,
-          { conv: p.conv, channel: p.channel, text: p.text, untrusted: p.untrusted, scene: p.scene },
           {
-            event: (event) => ({ method: ControlMethod.ChatEvent, params: { event } }),
-            approve: (q) => ({ method: ControlMethod.ChatApprove, params: q }),
+            peer: ctx.peer,
+            name: "control",
+            stream: p.stream ?? crypto.randomUUID(),
+            eventMethod: ControlMethod.ChatEvent,
+            askable: true,
           },
+          p.conv,
+          { conv: p.conv, channel: p.channel, text: p.text, untrusted: p.untrusted, scene: p.scene },
           ac,
         );
       } finally {
@@ -82,31 +83,43 @@ export function controlMethods(k: KernelServices): ControlMethods {
         if (mine.size === 0) running.delete(ctx.peer);
       }
     },
+    // The owner may follow any conversation's live turn, and answer its questions.
     [ControlMethod.ChatAttach]: async (params, ctx) => {
-      const { conv } = parseParams(ChatAttachParams, params);
-      const w = {
-        event: (event: LiveEvent) => ctx.peer.notify(ControlMethod.ChatEvent, { event }),
-        ask: (q: ApprovalQuestion) => askPeer(k, ctx.peer, { method: ControlMethod.ChatApprove, params: q }),
-      };
-      const a = k.live.attach(conv, w);
-      if (!a.live) return null;
+      const p = parseParams(WatchParams, params);
+      const which =
+        p.stream !== undefined
+          ? { origin: "control", stream: p.stream }
+          : p.conv !== undefined
+            ? { conv: p.conv }
+            : null;
+      if (!which) throw new RpcError(RpcErrorCode.InvalidParams, "chat.attach names a conv or a stream");
+      const f = k.streams.follow(which, p.from, (seq, event) =>
+        ctx.peer.notify(ControlMethod.ChatEvent, { stream: p.watch, seq, event }),
+      );
+      if (!f.live) return null;
+      const conv = p.conv ?? "";
       const mine = attached.get(ctx.peer) ?? new Set();
-      attached.set(ctx.peer, mine.add(conv));
-      const forget = ctx.peer.onClose(() => a.detach());
+      if (conv) attached.set(ctx.peer, mine.add(conv));
+      const forget = ctx.peer.onClose(() => f.stop());
       try {
-        return await a.ended;
+        return await f.ended;
       } finally {
+        f.stop();
         forget();
         mine.delete(conv);
         if (mine.size === 0) attached.delete(ctx.peer);
       }
+    },
+    [ControlMethod.ChatAnswer]: (params): AnswerResult => {
+      const p = parseParams(AnswerParams, params);
+      return { answered: k.streams.answer(p.conv, p.callId, p.approved, { owner: true }) };
     },
     [ControlMethod.ChatCancel]: (params, ctx) => {
       parseParams(ChatCancelParams, params);
       const mine = running.get(ctx.peer) ?? new Set();
       for (const ac of mine) ac.abort();
       let n = mine.size;
-      for (const conv of attached.get(ctx.peer) ?? []) if (k.live.cancel(conv)) n++;
+      for (const conv of attached.get(ctx.peer) ?? []) if (k.streams.cancel(conv)) n++;
       return { cancelled: n };
     },
     [ControlMethod.ConversationsList]: (params) => {

@@ -3,7 +3,7 @@
  * of the kernel: a narrow view, so they do not import `Kernel` (which imports them) and a
  * handler's reach is visible in one place. `Kernel.services()` builds it.
  */
-import type { LiveChats } from "./live-chats.ts";
+import type { TurnStreams } from "./turn-streams.ts";
 import type { WebLogin } from "./web-login.ts";
 import type { Supervisor } from "./supervisor.ts";
 import type { ControlClients } from "./channel-status.ts";
@@ -60,7 +60,7 @@ export interface KernelServices {
   /** The stable graph (L3): facts, their history, corrections; the distillation job. */
   readonly l3: Pick<KernelL3, "graph" | "recall" | "runNow">;
   /** Running turns by conversation, for clients that re-attach (`chat.attach`). */
-  readonly live: LiveChats;
+  readonly streams: TurnStreams;
   readonly llm: Pick<LlmSettings, "view" | "set" | "setTested" | "model">;
   /** The configured model and the provider's list, cached. */
   readonly models: Pick<ProviderModels, "list">;

@@ -2,7 +2,7 @@
  * The kernel: owns the data dir, the store and the control socket for the lifetime of one
  * daemon. Scope is passed explicitly (a Kernel object), never through module singletons.
  */
-import { LiveChats } from "./live-chats.ts";
+import { TurnStreams } from "./turn-streams.ts";
 import type { StatusResult } from "../protocol/control.ts";
 import { segmentBytesFor } from "../ipc/segment-layout.ts";
 import { MAX_BLOCK_BYTES } from "./block-methods.ts";
@@ -70,7 +70,7 @@ export class Kernel {
   /** The provider's model list, cached for /v1/models. */
   private readonly models: ProviderModels;
   /** Running turns by conversation: every channel's, for clients that re-attach. */
-  private readonly live = new LiveChats();
+  private readonly streams = new TurnStreams();
   private readonly clients = new ControlClients();
   readonly memory: Memory;
   /** The login token of the web UI and HTTP APIs (config.toml, or DATA/web-token). */
@@ -385,7 +385,7 @@ export class Kernel {
         importConversations(this.store, this.memory, channel, conversations),
       agent: this.agent,
       l3: this.l3,
-      live: this.live,
+      streams: this.streams,
       llm: this.llm,
       models: this.models,
       config: this.config,

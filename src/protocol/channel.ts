@@ -12,10 +12,13 @@ import { Attachment, AttachmentRef, MAX_ATTACHMENTS } from "./attachments.ts";
 export const ChannelMethod = {
   ChatSend: "chat/send",
   ChatCancel: "chat/cancel",
-  /** kernel → plugin notification: one event of a running turn. */
+  /** Follow a turn's stream (src/protocol/turn-stream.ts WatchParams). */
+  ChatWatch: "chat/watch",
+  ChatUnwatch: "chat/unwatch",
+  /** Answer an approval question of a turn the plugin sent. */
+  ChatAnswer: "chat/answer",
+  /** kernel → plugin notification: one frame of a turn the plugin sent or follows. */
   ChatEvent: "chat/event",
-  /** kernel → plugin request: may this tool call run? */
-  ChatApprove: "chat/approve",
   ConversationsList: "conversations/list",
   ConversationsMessages: "conversations/messages",
   /** Give a conversation a title ("" brings back the one from its first message). */
@@ -42,6 +45,15 @@ export const ChannelMethod = {
   LlmTest: "llm/test",
   /** The configured model and the provider's models (src/kernel/provider-models.ts). */
   LlmModels: "llm/models",
+} as const;
+
+/** The turn stream's methods between the kernel and a channel plugin (src/protocol/turn-stream.ts). */
+export const ChannelStreamMethods = {
+  send: ChannelMethod.ChatSend,
+  watch: ChannelMethod.ChatWatch,
+  unwatch: ChannelMethod.ChatUnwatch,
+  answer: ChannelMethod.ChatAnswer,
+  event: ChannelMethod.ChatEvent,
 } as const;
 
 const ConvId = v.pipe(v.string(), v.minLength(1), v.maxLength(200));
@@ -193,16 +205,6 @@ export const MemoryHit = v.object({
   blocks: v.optional(v.array(v.pick(BlockRecordSchema, ["id", "kind", "sha256", "mime", "text", "holder"])), []),
 });
 export type MemoryHit = v.InferOutput<typeof MemoryHit>;
-
-export const ChatEventNotice = v.object({ stream: v.string(), event: v.record(v.string(), v.unknown()) });
-export const ChatApproveRequest = v.object({
-  stream: v.string(),
-  tool: v.string(),
-  arguments: v.unknown(),
-  callId: v.string(),
-  /** Why it is asked although a rule allows it (the turn read untrusted content). */
-  note: v.optional(v.string()),
-});
 
 export const ConversationSummary = v.object({
   id: v.string(),

@@ -152,6 +152,8 @@ export const ChatSendParams = v.strictObject({
   /** The message comes from an untrusted source (a bridge relaying a group chat, say). */
   untrusted: v.optional(v.boolean(), false),
   scene: v.optional(SceneKey),
+  /** The client's id for the turn: its chat.event frames carry it (default: one the daemon makes up). */
+  stream: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(100))),
 });
 
 export const TurnResultSchema = v.object({
@@ -170,29 +172,20 @@ export const TurnResultSchema = v.object({
 });
 export type TurnResultView = v.InferOutput<typeof TurnResultSchema>;
 
-/** Stop the turns this connection started with chat.send; each one's chat.send answers with stopReason "cancelled". */
 /**
- * Re-attach to the conversation's running turn, whichever channel started it: its events so far
- * and then as they come (chat.event), its open approval questions (chat.approve, when the
- * starting channel could be asked). The result is the turn's, when it ends; null when none ran.
+ * The turn's stream (src/protocol/turn-stream.ts) on the control socket: chat.send runs a turn,
+ * chat.attach follows any conversation's live turn (WatchParams), chat.event carries each frame,
+ * chat.answer answers an approval question (the socket is the owner's: any turn's).
  */
-export const ChatAttachParams = v.strictObject({ conv: v.pipe(v.string(), v.minLength(1), v.maxLength(200)) });
+export const ChatStreamMethods = {
+  send: "chat.send",
+  watch: "chat.attach",
+  answer: "chat.answer",
+  event: "chat.event",
+} as const;
 /** Stops this connection's own turns, and the ones it re-attached to. */
 export const ChatCancelParams = v.optional(v.strictObject({}));
 export const ChatCancelResult = v.object({ cancelled: v.number() });
-
-/** daemon → client during chat.send: one event of the turn. */
-export const ChatEventParams = v.object({ turn: v.optional(v.string()), event: v.record(v.string(), v.unknown()) });
-
-/** daemon → client during chat.send: may this tool call run? */
-export const ChatApproveParams = v.object({
-  tool: v.string(),
-  arguments: v.unknown(),
-  callId: v.string(),
-  /** Why it is asked although a rule allows it (the turn read untrusted content). */
-  note: v.optional(v.string()),
-});
-export const ChatApproveResult = v.object({ approved: v.boolean() });
 
 /** Peek at cold memory (L2) of a conversation: what recall would offer for `text`; nothing moves. */
 export const MemoryPeekParams = v.strictObject({
@@ -249,9 +242,10 @@ export const ControlMethod = {
   LlmTest: "llm.test",
   /** llm.set, then llm.test; a failed test puts the earlier settings back. */
   LlmSetTested: "llm.set-tested",
-  ChatSend: "chat.send",
+  ChatSend: ChatStreamMethods.send,
   ChatCancel: "chat.cancel",
-  ChatAttach: "chat.attach",
+  ChatAttach: ChatStreamMethods.watch,
+  ChatAnswer: ChatStreamMethods.answer,
   MemoryPeek: "memory.peek",
   MemorySearch: "memory.search",
   /** A batch of a person's past conversations (`homed import`; src/protocol/import.ts). */
@@ -262,9 +256,8 @@ export const ControlMethod = {
   ClientHello: "client.hello",
   /** A link that logs a browser into the web UI once (`homed open`). */
   WebLoginUrl: "web.login-url",
-  /** daemon → client notifications and requests while a chat.send is running */
-  ChatEvent: "chat.event",
-  ChatApprove: "chat.approve",
+  /** daemon → client: one frame of a turn the client sent or follows */
+  ChatEvent: ChatStreamMethods.event,
 } as const;
 
 /** `url`: the web UI, with a one-time login code when a login is needed. */
