@@ -6,6 +6,7 @@
  */
 import * as v from "valibot";
 import { AttachmentRef } from "./attachments.ts";
+import type { StreamEvent } from "./turn-stream.ts";
 
 /** GET /api/session: whether the page must log in first, and why (`exposed`: reachable beyond this machine). */
 export const WebSession = v.object({ exposed: v.boolean(), authenticated: v.boolean() });
@@ -26,3 +27,5 @@ export const LiveTurnHeader = v.object({
   started: v.boolean(),
 });
 export type LiveTurnHeader = v.InferOutput<typeof LiveTurnHeader>;
+/** What a page reads from /api/chat and /api/chat/live: the header, then the turn's stream. */
+export type PageEvent = LiveTurnHeader | StreamEvent;

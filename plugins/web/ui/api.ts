@@ -1,6 +1,7 @@
 /** Talking to the web plugin from the page: JSON with the CSRF header, and the turn's event stream. */
 import { createParser } from "eventsource-parser";
 import type { AttachmentRef } from "../../../src/protocol/attachments.ts";
+import type { PageEvent } from "../../../src/protocol/web.ts";
 
 export class ApiError extends Error {
   constructor(
@@ -32,7 +33,7 @@ export async function api<T>(path: string, body?: unknown): Promise<T> {
 /** POST a turn and hand each server-sent event (JSON) to `onEvent` until the stream ends. */
 export async function streamChat(
   body: { conv: string; text: string; model?: string; attachments?: AttachmentRef[] },
-  onEvent: (e: Record<string, unknown>) => void,
+  onEvent: (e: PageEvent) => void,
   signal: AbortSignal,
 ): Promise<void> {
   const res = await fetch("/api/chat", {
@@ -48,18 +49,14 @@ export async function streamChat(
  * Watch the conversation's live turn (what it streamed so far, then the rest) until it ends;
  * false when no turn of `conv` is running.
  */
-export async function watchChat(
-  conv: string,
-  onEvent: (e: Record<string, unknown>) => void,
-  signal: AbortSignal,
-): Promise<boolean> {
+export async function watchChat(conv: string, onEvent: (e: PageEvent) => void, signal: AbortSignal): Promise<boolean> {
   const res = await fetch(`/api/chat/live?conv=${encodeURIComponent(conv)}`, { headers: { "x-homed": "1" }, signal });
   if (res.status === 204) return false;
   await readEvents(res, onEvent);
   return true;
 }
 
-async function readEvents(res: Response, onEvent: (e: Record<string, unknown>) => void): Promise<void> {
+async function readEvents(res: Response, onEvent: (e: PageEvent) => void): Promise<void> {
   if (!res.ok || !res.body) {
     const data = (await res.json().catch(() => ({}))) as { error?: string };
     if (res.status === 401) onUnauthorized();
@@ -67,7 +64,7 @@ async function readEvents(res: Response, onEvent: (e: Record<string, unknown>) =
   }
   const reader = res.body.getReader();
   const dec = new TextDecoder();
-  const parser = createParser({ onEvent: (e) => onEvent(JSON.parse(e.data) as Record<string, unknown>) });
+  const parser = createParser({ onEvent: (e) => onEvent(JSON.parse(e.data) as PageEvent) });
   for (;;) {
     const { value, done } = await reader.read();
     if (done) break;

@@ -7,11 +7,10 @@ import { alwaysAllowButton, conversationModelPicker } from "./settings.ts";
 import { api, streamChat, watchChat } from "./api.ts";
 import { clear, h } from "./dom.ts";
 import { renderMarkdown } from "./markdown.ts";
-import { copyText, copyButton, flash, usageText, bubble, toolCard, type ToolImageRef } from "./chat-parts.ts";
+import { copyText, copyButton, flash, usageText, bubble, toolCard } from "./chat-parts.ts";
 import { AttachTray, type AttachmentView } from "./attach.ts";
 import type { TranscriptItem } from "../../../src/protocol/channel.ts";
-import type { TurnResultView } from "../../../src/protocol/control.ts";
-import type { LiveTurnHeader } from "../../../src/protocol/web.ts";
+import type { PageEvent } from "../../../src/protocol/web.ts";
 
 /** How the kernel's notice that untrusted text is in view begins (src/agent/turn-steps.ts). */
 const MARK_NOTICE = "untrusted text is in view";
@@ -230,7 +229,7 @@ export class ChatPane {
    * attaching to a live turn, whose first event says what it was.
    */
   private async follow(
-    open: (conv: string, onEvent: (e: Record<string, unknown>) => void, signal: AbortSignal) => Promise<boolean>,
+    open: (conv: string, onEvent: (e: PageEvent) => void, signal: AbortSignal) => Promise<boolean>,
     sent: string | null,
   ): Promise<void> {
     let text = sent ?? "";
@@ -263,7 +262,7 @@ export class ChatPane {
         (e) => {
           switch (e.type) {
             case "stream": {
-              const header = e as LiveTurnHeader;
+              const header = e;
               running.stream = header.stream;
               if (sent === null) {
                 text = header.text;
@@ -280,18 +279,18 @@ export class ChatPane {
               break;
             }
             case "text-delta":
-              draft += String(e.text);
+              draft += e.text;
               paint();
               break;
             case "text-replace":
-              draft = String(e.text);
+              draft = e.text;
               paint();
               break;
             case "tool-call": {
               if (!draft) answer.remove();
               answer.classList.remove("streaming");
-              const c = toolCard(String(e.name), String(e.arguments));
-              cards.set(String(e.callId), c);
+              const c = toolCard(e.name, e.arguments);
+              cards.set(e.callId, c);
               this.list.append(c.el);
               // The next model call's reply; shown once it has text.
               answer = bubble("assistant", "");
@@ -303,13 +302,7 @@ export class ChatPane {
               break;
             }
             case "tool-result":
-              cards
-                .get(String(e.callId))
-                ?.result(
-                  String(e.status),
-                  String(e.content),
-                  Array.isArray(e.images) ? (e.images as ToolImageRef[]) : [],
-                );
+              cards.get(e.callId)?.result(e.status, e.content, e.images ?? []);
               break;
             case "approval": {
               // A new chat waiting on its first approval belongs in the sidebar already.
@@ -317,7 +310,7 @@ export class ChatPane {
                 listed = true;
                 this.onTurnDone();
               }
-              const card = cards.get(String(e.callId));
+              const card = cards.get(e.callId);
               const answerWith = (approved: boolean) => () => {
                 void api("/api/approve", { stream: running.stream, callId: e.callId, approved });
                 card?.result(approved ? "approved" : "denied", "");
@@ -326,10 +319,10 @@ export class ChatPane {
                 h(
                   "div",
                   { class: "approval" },
-                  h("span", {}, `Allow ${String(e.tool)} to run?`),
-                  ...(typeof e.note === "string" ? [h("span", { class: "approval-note" }, e.note)] : []),
+                  h("span", {}, `Allow ${e.tool} to run?`),
+                  ...(e.note !== undefined ? [h("span", { class: "approval-note" }, e.note)] : []),
                   h("button", { class: "primary approve", onclick: answerWith(true) }, "Allow"),
-                  alwaysAllowButton(String(e.tool), answerWith(true)),
+                  alwaysAllowButton(e.tool, answerWith(true)),
                   h("button", { class: "deny", onclick: answerWith(false) }, "Deny"),
                 ),
               );
@@ -338,13 +331,13 @@ export class ChatPane {
             }
             case "approval-answered":
               // Answered here or on another page.
-              cards.get(String(e.callId))?.result(e.approved ? "approved" : "denied", "");
+              cards.get(e.callId)?.result(e.approved ? "approved" : "denied", "");
               break;
             case "notice":
-              this.list.append(this.notice(String(e.text)));
+              this.list.append(this.notice(e.text));
               break;
             case "done": {
-              const r = e.result as TurnResultView;
+              const r = e.result;
               draft = r.text;
               paint();
               // A turn stopped before any text: no empty bubble, just how it ended.
@@ -355,7 +348,7 @@ export class ChatPane {
               break;
             }
             case "error":
-              this.list.append(h("div", { class: "notice error" }, String(e.message), " ", this.retryButton(text)));
+              this.list.append(h("div", { class: "notice error" }, e.message, " ", this.retryButton(text)));
               break;
           }
         },
