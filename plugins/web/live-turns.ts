@@ -56,6 +56,10 @@ export class LiveTurns {
       ended: new Promise<void>((r) => (end = r)),
     };
     this.turns.set(stream, turn);
+    const over = () => {
+      this.turns.delete(stream);
+      end();
+    };
     this.hub
       .run(
         stream,
@@ -65,6 +69,9 @@ export class LiveTurns {
           interactive: true,
           event: (e) => {
             if (e.type === "turn-start") turn.started = true;
+            // Over with its last event: the frames reach us before any page's copy, so a page
+            // that saw the end and asks for the live turn is not sent this one again.
+            if (e.type === "done" || e.type === "error") over();
           },
         },
         "web",
@@ -79,10 +86,7 @@ export class LiveTurns {
       .catch((err: Error) => {
         if (!turn.started) turn.refused = err.message;
       })
-      .finally(() => {
-        this.turns.delete(stream);
-        end();
-      });
+      .finally(over);
     return stream;
   }
 

@@ -110,6 +110,8 @@ describe("the turn stream", () => {
     });
     owner.close();
     await Promise.all([page.done, fromQuery.done, fromHeader.done, whole.done]);
+    // A page that saw the end and asks for the conversation's live turn is told there is none.
+    expect((await live("")).status).toBe(204);
     for (const r of [page, fromQuery, fromHeader, whole]) {
       expect(r.events.map((e) => e.data)).toContainEqual({ type: "approval-answered", callId, approved: true });
       expect(r.events.at(-1)?.data).toMatchObject({ type: "done", result: { text: "Removed, as the owner allowed." } });
