@@ -38,6 +38,22 @@ export const PluginManifest = v.strictObject({
   enabled_by: v.optional(v.pipe(v.string(), v.regex(/^[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)*$/))),
   /** External plugins: the executable, relative to the plugin's folder (or absolute), and its arguments. */
   exec: v.optional(v.pipe(v.string(), v.minLength(1))),
+  /**
+   * External plugins in TypeScript or JavaScript, instead of `exec`: the entry file, inside the
+   * plugin's folder, run by the Bun runtime inside homed itself (`BUN_BE_BUN=1`), so neither
+   * Bun nor a rebuild of the daemon is needed. Packages resolve from the folder's node_modules
+   * and are never installed on the fly.
+   */
+  main: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(
+        /^(?!\/)(?!.*(^|\/)\.\.(\/|$))[^\0]+\.(ts|tsx|js|mjs)$/,
+        "must be a .ts, .tsx, .js or .mjs file inside the plugin's folder (a relative path without ..)",
+      ),
+    ),
+  ),
+  /** Arguments after the executable (`exec`) or the entry file (`main`). */
   args: v.optional(v.array(v.string()), []),
 });
 
