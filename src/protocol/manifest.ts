@@ -8,6 +8,8 @@ import { ToolDefinition } from "./agent.ts";
 const Name = v.pipe(
   v.string(),
   v.regex(/^[a-z][a-z0-9-]{0,62}$/, "must be lower-case letters, digits and dashes, starting with a letter"),
+  // `homed plugin new NAME` makes a plugin and `homed plugin NAME` runs a built-in one.
+  v.check((name) => name !== "new", `"new" is reserved (homed plugin new)`),
 );
 const Facility = v.pipe(
   v.string(),
