@@ -391,7 +391,7 @@ export const acp: Subcommand = {
 export const plugin: Subcommand = {
   name: "plugin",
   summary:
-    "plugin new NAME: write a working plugin (a tool, a stage handler, a test) into DATA/plugins/NAME, or -dir DIR; homed loads it at its next start",
+    "write a working plugin (a tool, a stage handler, a test) into DATA/plugins/NAME, or -dir DIR; homed loads it at its next start",
   flags: [DATA_FLAG, { name: "dir", kind: "string", arg: "DIR", usage: "plugin new: the folder to write" }],
   flagsAnywhere: true,
   async run(values, rest) {

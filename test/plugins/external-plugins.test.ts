@@ -6,7 +6,7 @@
  * daemon's secrets.
  */
 import { describe, expect, test } from "bun:test";
-import { cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { HOMED, ROOT, run, tempDir } from "../harness/binary.ts";
 import { type AgentRig, startAgentRig } from "../harness/agent-daemon.ts";
@@ -174,6 +174,39 @@ describe("external plugins start closed", () => {
     expect(JSON.parse(await read(riskOut)).error).toContain("risk");
     expect((await rig.status()).tools.some((t) => t.name === "vague_tool")).toBe(false);
     expect(rig.daemon.proc.exitCode).toBeNull();
+  }, 60_000);
+});
+
+describe("broken external plugins", () => {
+  test("a bad main is blocked with its reason; one whose import is missing crashes saying which, and is never fetched", async () => {
+    using dir = tempDir();
+    const plugin = (name: string, manifest: Record<string, unknown>, files: Record<string, string> = {}) => {
+      const folder = join(dir.path, "plugins", name);
+      mkdirSync(folder, { recursive: true });
+      writeFileSync(join(folder, "plugin.json"), JSON.stringify({ name, transport: "stdio", ...manifest }));
+      for (const [f, text] of Object.entries(files)) writeFileSync(join(folder, f), text);
+    };
+    plugin("escape", { main: "../agent/main.ts" });
+    plugin("absent", { main: "main.ts" });
+    plugin("both", { main: "main.ts", exec: "/bin/true" }, { "main.ts": "" });
+    plugin("needs-pkg", { main: "main.ts" }, { "main.ts": 'import "left-pad-homed-test";\n' });
+    await using rig = await startAgentRig(dir.path, { plugin: false });
+    const { st } = await pluginState(
+      rig,
+      "needs-pkg",
+      (p) => p.stderrTail.some((l) => l.includes("left-pad-homed-test")),
+      "needs-pkg's crash",
+    );
+    const byName = (n: string) => (st.plugins as PluginView[]).find((p) => p.name === n) as PluginView;
+    expect(byName("escape")).toMatchObject({ state: "blocked" });
+    expect(byName("escape").detail).toContain("inside the plugin's folder");
+    expect(byName("absent").detail).toContain('("main") does not exist');
+    expect(byName("both").detail).toContain('has both "exec" and "main"');
+    expect(byName("needs-pkg").stderrTail.join("\n")).toContain("Cannot find package 'left-pad-homed-test'");
+    expect(existsSync(join(dir.path, "plugins/needs-pkg/node_modules"))).toBe(false);
+    expect(rig.daemon.proc.exitCode).toBeNull();
+    const web = ((await rig.status()).plugins as PluginView[]).find((p) => p.name === "web");
+    expect(web?.state).toBe("ready");
   }, 60_000);
 });
 
