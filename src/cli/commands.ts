@@ -398,8 +398,12 @@ export const plugin: Subcommand = {
     if (rest[0] === "new") {
       if (rest.length !== 2) throw new HomedError("usage", "plugin new takes one NAME (e.g. homed plugin new demo)");
       const name = rest[1] ?? "";
-      const pluginsDir = join(dataPaths(resolveDataDir(values)).dir, "plugins");
-      const dir = typeof values.dir === "string" && values.dir !== "" ? values.dir : join(pluginsDir, name);
+      const paths = dataPaths(resolveDataDir(values));
+      const pluginsDir = join(paths.dir, "plugins");
+      const own = typeof values.dir !== "string" || values.dir === "";
+      // Into the data dir: made as the daemon makes it (0700, refused if another user's).
+      if (own) ensureDataDir(paths);
+      const dir = own ? join(pluginsDir, name) : (values.dir as string);
       const { newPlugin } = await import("./plugin-new.ts");
       process.stdout.write(await newPlugin(name, dir, pluginsDir));
       return 0;

@@ -6,7 +6,7 @@
  * daemon's secrets.
  */
 import { describe, expect, test } from "bun:test";
-import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { HOMED, ROOT, run, tempDir } from "../harness/binary.ts";
 import { type AgentRig, startAgentRig } from "../harness/agent-daemon.ts";
@@ -129,6 +129,10 @@ describe("homed plugin new", () => {
     const again = await run([HOMED, "plugin", "new", "twice", "-data", dir.path]);
     expect(again.exitCode).not.toBe(0);
     expect(again.stderr).toContain("already exists and is not empty");
+    // A data dir that does not exist yet is made as the daemon makes it: 0700.
+    const fresh = join(dir.path, "fresh-data");
+    expect((await run([HOMED, "plugin", "new", "first", "-data", fresh])).exitCode).toBe(0);
+    expect(statSync(fresh).mode & 0o777).toBe(0o700);
     // The internal form still runs only built-in plugins, and only under the daemon.
     const internal = await run([HOMED, "plugin", "notes"]);
     expect(internal.stderr).toContain("plugins are started by the homed daemon");
