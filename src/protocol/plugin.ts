@@ -148,8 +148,9 @@ export const FacilityReadyParams = v.strictObject({ facility: v.string() });
 export const RestartParams = v.strictObject({ name: v.string() });
 
 /**
- * Sections of config.toml a plugin may read; "web" (the login token) and "channels" (the tokens
- * of peers and agents) only built-in plugins.
+ * Sections of config.toml a plugin may read; "web" (the login token), "channels" (the tokens
+ * of peers and agents) and "mcp" (servers' headers with their secrets resolved) only built-in
+ * plugins.
  */
 export const ConfigGetParams = v.strictObject({
   section: v.picklist(["mcp", "approval", "agent", "web", "tools", "channels"]),
