@@ -63,6 +63,10 @@ SDK_SRC := $(shell find plugins/sdk src/protocol src/ipc -name '*.ts' 2>/dev/nul
 dist/sdk/vendor.bin: node_modules/.installed dist/native/libhomed-shim.so scripts/build-sdk.ts $(SDK_SRC)
 	$(BUN) scripts/build-sdk.ts
 
+# The same with the arm64 shim, for the arm64 daemon.
+dist/sdk/vendor-arm64.bin: dist/sdk/vendor.bin dist/native/libhomed-shim-arm64.so
+	$(BUN) scripts/build-sdk.ts --vendor-arch arm64
+
 # make sdk: the package's tarball, dist/sdk/homed-plugin-sdk-VERSION.tgz, to publish or install.
 sdk: dist/sdk/vendor.bin
 	cd dist/sdk && npm pack ./package --pack-destination . --silent
@@ -93,7 +97,7 @@ dist/waiter-darwin-arm64: node_modules/.installed $(SRC)
 dist/waiter-darwin-amd64: node_modules/.installed $(SRC)
 	$(BUN) scripts/build.ts waiter darwin-x64
 
-dist/homed-linux-arm64: node_modules/.installed dist/native/libhomed-shim.so dist/native/libhomed-shim-arm64.so dist/sdk/vendor.bin $(SRC)
+dist/homed-linux-arm64: node_modules/.installed dist/native/libhomed-shim.so dist/native/libhomed-shim-arm64.so dist/sdk/vendor-arm64.bin $(SRC)
 	$(BUN) scripts/build.ts homed arm64
 
 dist/waiter-linux-arm64: node_modules/.installed $(SRC)

@@ -14,6 +14,9 @@
  *
  * The package's major version is the plugin protocol's (PLUGIN_PROTOCOL_VERSION): a plugin
  * built on @homed/plugin-sdk 1.x speaks protocol 1. The build fails when they disagree.
+ *
+ * `bun scripts/build-sdk.ts --vendor-arch arm64` writes dist/sdk/vendor-arm64.bin instead: the
+ * same files with the arm64 build of the shim, for the arm64 daemon (scripts/build.ts embeds it).
  */
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
@@ -26,6 +29,25 @@ const PKG = join(OUT, "package");
 function fail(msg: string): never {
   console.error(`build-sdk: ${msg}`);
   process.exit(1);
+}
+
+if (process.argv[2] === "--vendor-arch") {
+  const arch = process.argv[3] ?? "";
+  const shimFile = join(ROOT, "dist/native", `libhomed-shim-${arch}.so`);
+  if (!/^[a-z0-9]+$/.test(arch) || !existsSync(shimFile)) fail(`no shim for ${arch || "(none)"}: ${shimFile}`);
+  const shimB64 = readFileSync(shimFile).toString("base64");
+  const lines = readFileSync(join(OUT, "vendor.bin"), "utf8").split("\n").filter(Boolean);
+  let swapped = 0;
+  const out = lines.map((line) => {
+    const f = JSON.parse(line) as { path: string; b64: string };
+    if (!/^vendor\/homed-plugin-sdk\/libhomed-shim-[^/]+\.so$/.test(f.path)) return line;
+    swapped++;
+    return JSON.stringify({ path: f.path, b64: shimB64 });
+  });
+  if (swapped !== 1) fail(`vendor.bin holds ${swapped} shims, not 1`);
+  writeFileSync(join(OUT, `vendor-${arch}.bin`), `${out.join("\n")}\n`);
+  console.log(`build-sdk: dist/sdk/vendor-${arch}.bin (the ${arch} shim)`);
+  process.exit(0);
 }
 
 const started = performance.now();
