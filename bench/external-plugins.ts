@@ -56,6 +56,7 @@ async function medianOf(name: string, install: (data: string) => Promise<void>):
   await spawnToReady(name, install); // the first start after a build reads the binary from disk
   const runs: number[] = [];
   for (let i = 0; i < RUNS; i++) runs.push(await spawnToReady(name, install));
+  console.error(`bench: ${name} spawn→ready runs: ${runs.join(", ")} ms`);
   return median(runs);
 }
 
