@@ -56,7 +56,7 @@ async function medianOf(name: string, install: (data: string) => Promise<void>):
   await spawnToReady(name, install); // the first start after a build reads the binary from disk
   const runs: number[] = [];
   for (let i = 0; i < RUNS; i++) runs.push(await spawnToReady(name, install));
-  console.error(`bench: ${name} spawn→ready runs: ${runs.join(", ")} ms`);
+  console.error(`external plugin ${name}: spawn to ready ${runs.join(", ")} ms`);
   return median(runs);
 }
 
@@ -67,7 +67,7 @@ export async function benchExternalPlugins(): Promise<void> {
   };
   report("plugins.external_start_ms", await medianOf("demo", made), "ms");
   if (!Bun.which("python3")) {
-    console.error("bench: python3 is not on PATH; plugins.external_start_py_ms not measured");
+    console.error("python3 is not on PATH: plugins.external_start_py_ms not measured");
     return;
   }
   const python = async (data: string) => {
