@@ -11,7 +11,7 @@ SRC := $(shell find src plugins -name '*.ts' -not -path 'src/generated/*' -not -
 UI := $(wildcard plugins/web/ui/*)
 MANIFESTS := $(wildcard plugins/*/plugin.json plugins/*/tools.ts)
 
-.PHONY: build build-arm64 build-cross build-cli install run test test-tools bench bench-reliability typecheck lint format clean deps dist
+.PHONY: sdk build build-arm64 build-cross build-cli install run test test-tools bench bench-reliability typecheck lint format clean deps dist
 
 # Debian packages the suites need (cross compiler, qemu, chromium), installed when missing.
 test-tools:
@@ -57,7 +57,21 @@ plugins/web/generated/assets.ts: node_modules/.installed scripts/build-ui.ts $(U
 dist/native/libhomed-shim.so: dist/native/libhomed-shim-x64.so
 	cp $< $@
 
-dist/homed: node_modules/.installed dist/native/libhomed-shim.so $(SRC)
+# The plugin SDK as an npm package (dist/sdk/package) and the copy `homed plugin new` vendors
+# into a new plugin (dist/sdk/vendor.bin, embedded in homed); scripts/build-sdk.ts.
+SDK_SRC := $(shell find plugins/sdk src/protocol src/ipc -name '*.ts' 2>/dev/null) plugins/sdk/package.json docs/plugins.md LICENSE
+dist/sdk/vendor.bin: node_modules/.installed dist/native/libhomed-shim.so scripts/build-sdk.ts $(SDK_SRC)
+	$(BUN) scripts/build-sdk.ts
+
+# The same with the arm64 shim, for the arm64 daemon.
+dist/sdk/vendor-arm64.bin: dist/sdk/vendor.bin dist/native/libhomed-shim-arm64.so
+	$(BUN) scripts/build-sdk.ts --vendor-arch arm64
+
+# make sdk: the package's tarball, dist/sdk/homed-plugin-sdk-VERSION.tgz, to publish or install.
+sdk: dist/sdk/vendor.bin
+	cd dist/sdk && npm pack ./package --pack-destination . --silent
+
+dist/homed: node_modules/.installed dist/native/libhomed-shim.so dist/sdk/vendor.bin $(SRC)
 	$(BUN) scripts/build.ts homed x64
 
 build: dist/homed dist/waiter
@@ -83,7 +97,7 @@ dist/waiter-darwin-arm64: node_modules/.installed $(SRC)
 dist/waiter-darwin-amd64: node_modules/.installed $(SRC)
 	$(BUN) scripts/build.ts waiter darwin-x64
 
-dist/homed-linux-arm64: node_modules/.installed dist/native/libhomed-shim.so dist/native/libhomed-shim-arm64.so $(SRC)
+dist/homed-linux-arm64: node_modules/.installed dist/native/libhomed-shim.so dist/native/libhomed-shim-arm64.so dist/sdk/vendor-arm64.bin $(SRC)
 	$(BUN) scripts/build.ts homed arm64
 
 dist/waiter-linux-arm64: node_modules/.installed $(SRC)

@@ -22,9 +22,11 @@ import { benchAudioFeatures } from "./audio-features.ts";
 import { benchCost, benchPrefixReuse } from "./cost.ts";
 import { benchImport } from "./import.ts";
 import { benchToolsOffer } from "./tools-offer.ts";
+import { benchExternalPlugins } from "./external-plugins.ts";
 
 const t0 = performance.now();
 await benchStartup();
+await benchExternalPlugins();
 await benchFirstTurn();
 await benchIpc();
 await benchTurn();

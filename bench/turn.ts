@@ -41,7 +41,10 @@ export async function turnRun(history: number, turns: number, warmup = WARMUP_TU
     model,
     web: false,
     bin: bin ? [bin] : undefined,
-    plugins: { stages: { exec: process.execPath, args: [join(ROOT, "bench/plugins/stages.ts")] } },
+    // stages/register is a kernel.agent method: an external plugin declares it.
+    plugins: {
+      stages: { requires: ["kernel.agent"], exec: process.execPath, args: [join(ROOT, "bench/plugins/stages.ts")] },
+    },
   });
   try {
     const client = await daemon.connect();

@@ -170,7 +170,8 @@ function embeddedWasm(): BunPlugin {
 
 /**
  * Point the shared libraries the code embeds at the target architecture's builds: our shim
- * (built per arch by make) and onnxruntime's (its npm package ships linux/x64 and linux/arm64).
+ * (built per arch by make, also inside the SDK that `homed plugin new` vendors) and
+ * onnxruntime's (its npm package ships linux/x64 and linux/arm64).
  */
 function nativeShimFor(arch: Arch): BunPlugin {
   const file = join(DIST, "native", `libhomed-shim-${arch}.so`);
@@ -181,6 +182,12 @@ function nativeShimFor(arch: Arch): BunPlugin {
       build.onResolve({ filter: /libhomed-shim\.so$/ }, () => {
         if (!existsSync(file)) fail(`${file} is missing; run make`);
         return { path: file };
+      });
+      // What `homed plugin new` vendors carries the shim too (scripts/build-sdk.ts).
+      build.onResolve({ filter: /dist\/sdk\/vendor\.bin$/ }, () => {
+        const vendor = join(DIST, "sdk", arch === "x64" ? "vendor.bin" : `vendor-${arch}.bin`);
+        if (!existsSync(vendor)) fail(`${vendor} is missing; run make`);
+        return { path: vendor };
       });
       build.onResolve({ filter: /linux\/x64\/libonnxruntime\.so\.1$/ }, () => {
         if (!existsSync(ort)) fail(`${ort} is missing (onnxruntime-node)`);

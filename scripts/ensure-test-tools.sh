@@ -3,7 +3,7 @@
 # compiler (arm64 shim), qemu-user-static (running the arm64 build), chromium (web UI tests) and
 # tmux (the interactive `homed chat`, driven as a person at a terminal would) and bubblewrap
 # (the sandbox of shell_run and code_run), python3 (code_run's Python, looked for on the
-# sandbox's PATH), systemd-nspawn (booting systemd over an installed .deb to check the unit) and
+# sandbox's PATH, and the example Python plugin's test), systemd-nspawn (booting systemd over an installed .deb to check the unit) and
 # rpm (rpmbuild for make dist's .rpm, rpm -qp in its test), nsis (makensis for the Windows installers), lintian,
 # and the media tools' binaries: tesseract (OCR, English and Simplified Chinese), espeak-ng (speech),
 # pocketsphinx (offline speech-to-text, US English), ffmpeg (video and audio), mpv (music) and

@@ -6,7 +6,7 @@
  * registers qemu for aarch64 files in a private namespace), and its idle memory is reported.
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { HOMED, ROOT, run, tempDir } from "./harness/binary.ts";
 import { startAgentRig } from "./harness/agent-daemon.ts";
@@ -48,6 +48,20 @@ describe("arm64 build", () => {
     });
     expect(r.stdout).toBe('{"ids":["t1"]}\n');
   }, 120_000);
+
+  test("homed plugin new on arm64 vendors the SDK with the arm64 shim", async () => {
+    if (!QEMU) throw new Error("qemu-aarch64-static is missing: make test installs qemu-user-static as root");
+    using dir = tempDir();
+    const folder = join(dir.path, "demo");
+    const made = await run([QEMU, "-L", "/usr/aarch64-linux-gnu", ARM64, "plugin", "new", "demo", "-dir", folder]);
+    expect(made.exitCode).toBe(0);
+    const sdk = join(folder, "vendor/homed-plugin-sdk");
+    const shims = readdirSync(sdk).filter((f) => f.startsWith("libhomed-shim-") && f.endsWith(".so"));
+    expect(shims.length).toBe(1);
+    const vendored = readFileSync(join(sdk, shims[0] as string));
+    expect(vendored.readUInt16LE(18)).toBe(EM_AARCH64);
+    expect(vendored.equals(readFileSync(join(ROOT, "dist/native/libhomed-shim-arm64.so")))).toBe(true);
+  }, 60_000);
 
   test("the arm64 waiter runs under qemu: version, and -p against a local daemon", async () => {
     if (!QEMU) throw new Error("qemu-aarch64-static is missing: make test installs qemu-user-static as root");

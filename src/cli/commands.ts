@@ -4,6 +4,7 @@
  */
 import * as v from "valibot";
 import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import {
   ControlMethod,
   LlmSetParams,
@@ -382,16 +383,38 @@ export const acp: Subcommand = {
   },
 };
 
-/** Internal: run a built-in plugin (the kernel starts these; a person never needs to). */
+/**
+ * `homed plugin new NAME [-dir DIR]` writes a new plugin's folder (plugin-new.ts). Internal:
+ * `homed plugin NAME` runs a built-in plugin (the kernel starts these; a person never needs
+ * to). "new" is no plugin's name (src/protocol/manifest.ts refuses it), so the two never meet.
+ */
 export const plugin: Subcommand = {
   name: "plugin",
-  summary: "run a built-in plugin (started by the daemon)",
-  flags: [],
-  async run(_values, rest) {
+  summary:
+    "write a working plugin (a tool, a stage handler, a test) into DATA/plugins/NAME, or -dir DIR; homed loads it at its next start",
+  flags: [DATA_FLAG, { name: "dir", kind: "string", arg: "DIR", usage: "plugin new: the folder to write" }],
+  flagsAnywhere: true,
+  async run(values, rest) {
+    if (rest[0] === "new") {
+      if (rest.length !== 2) throw new HomedError("usage", "plugin new takes one NAME (e.g. homed plugin new demo)");
+      const name = rest[1] ?? "";
+      const paths = dataPaths(resolveDataDir(values));
+      const pluginsDir = join(paths.dir, "plugins");
+      const own = typeof values.dir !== "string" || values.dir === "";
+      // Into the data dir: made as the daemon makes it (0700, refused if another user's).
+      if (own) ensureDataDir(paths);
+      const dir = own ? join(pluginsDir, name) : (values.dir as string);
+      const { newPlugin } = await import("./plugin-new.ts");
+      process.stdout.write(await newPlugin(name, dir, pluginsDir));
+      return 0;
+    }
     const name = rest[0] ?? "";
     const entry = BUILTIN_ENTRIES[name];
-    if (!entry || rest.length > 1)
-      throw new HomedError("usage", `plugin takes one of: ${Object.keys(BUILTIN_ENTRIES).join(", ")}`);
+    if (!entry || rest.length > 1 || values.dir !== undefined)
+      throw new HomedError(
+        "usage",
+        `plugin takes new NAME, or (the daemon's own use) one of: ${Object.keys(BUILTIN_ENTRIES).join(", ")}`,
+      );
     if (!process.env.HOMED_PLUGIN_NAME)
       throw new HomedError("usage", `plugins are started by the homed daemon, not by hand`);
     await entry();
@@ -417,7 +440,7 @@ export const SUBCOMMANDS: readonly Subcommand[] = [
 ];
 
 export function usage(): string {
-  const visible = SUBCOMMANDS.filter((c) => c !== plugin);
+  const visible = SUBCOMMANDS;
   const synopsis = (c: Subcommand) => c.flags.map((f) => `[-${f.name}${f.arg ? ` ${f.arg}` : ""}]`).join(" ");
   const flags = new Map<string, FlagSpec>();
   for (const c of [runDaemon, ...visible]) for (const f of c.flags) if (!flags.has(f.name)) flags.set(f.name, f);
@@ -428,7 +451,7 @@ export function usage(): string {
     `  homed ${synopsis(runDaemon)}`,
     `      ${runDaemon.summary}`,
     ...visible.flatMap((c) => [
-      `  homed ${c.name}${c.flags.length ? ` ${synopsis(c)}` : ""}${c === chat ? ' ["message"]' : c === pluginRestart ? " NAME" : c === importHistory ? " FILE" : ""}`,
+      `  homed ${c.name}${c.flags.length ? ` ${synopsis(c)}` : ""}${c === chat ? ' ["message"]' : c === pluginRestart ? " NAME" : c === importHistory ? " FILE" : c === plugin ? " new NAME" : ""}`,
       `      ${c.summary}`,
     ]),
     "",

@@ -8,6 +8,7 @@
  */
 import { dlopen, FFIType } from "bun:ffi";
 import { constants } from "node:os";
+import { join } from "node:path";
 import { HomedError } from "../protocol/errors.ts";
 import shimPath from "../../dist/native/libhomed-shim.so" with { type: "file" };
 
@@ -52,6 +53,13 @@ const symbols = {
   shim_open_beneath: { args: [i32, ptr, i32], returns: i32 },
 } as const;
 
+/**
+ * Where the library is: an absolute path in the compiled binary and from source; in the SDK's
+ * npm package (scripts/build-sdk.ts) the bundler writes "./libhomed-shim-<hash>.so", relative to
+ * the bundle rather than to whatever directory the plugin runs in.
+ */
+const shimFile = shimPath.startsWith(".") ? join(import.meta.dir, shimPath) : shimPath;
+
 type ShimSymbols = ReturnType<typeof dlopen<typeof symbols>>["symbols"];
 
 let loaded: ShimSymbols | null = null;
@@ -61,11 +69,11 @@ export function shim(): ShimSymbols {
   if (loaded) return loaded;
   let lib: ReturnType<typeof dlopen<typeof symbols>>;
   try {
-    lib = dlopen(shimPath, symbols);
+    lib = dlopen(shimFile, symbols);
   } catch (err) {
     throw new HomedError(
       "native",
-      `cannot load the native shim from ${shimPath}: ${(err as Error).message}`,
+      `cannot load the native shim from ${shimFile}: ${(err as Error).message}`,
       {},
       { cause: err },
     );

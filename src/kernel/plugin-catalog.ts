@@ -27,6 +27,17 @@ export function builtinSpecs(cwd: string): PluginSpec[] {
   }));
 }
 
+/**
+ * A `main` plugin runs on the Bun runtime this binary carries: the compiled homed behaves as
+ * `bun` when BUN_BE_BUN=1 is in its environment (under `bun run src/main.ts` the executable is
+ * bun itself, where the variable is harmless). `--no-install`: a plugin's imports resolve from
+ * its folder's node_modules or fail with the package's name; Bun never fetches them from a
+ * registry behind the owner's back.
+ */
+function bunRun(entry: string, args: string[]): Pick<PluginSpec, "command" | "env"> {
+  return { command: [process.execPath, "run", "--no-install", entry, ...args], env: { BUN_BE_BUN: "1" } };
+}
+
 function blockedSpec(name: string, dir: string, problem: string): PluginSpec {
   const manifest = v.parse(PluginManifest, { name: /^[a-z][a-z0-9-]{0,62}$/.test(name) ? name : "invalid-plugin" });
   return { manifest, builtin: false, command: [], cwd: dir, problem };
@@ -57,8 +68,21 @@ export function externalSpecs(pluginsDir: string): PluginSpec[] {
       specs.push(blockedSpec(name, dir, `plugin.json names "${m.name}" but lives in folder "${name}"`));
       continue;
     }
+    if (m.exec && m.main) {
+      specs.push(blockedSpec(name, dir, `plugin.json has both "exec" and "main": give one`));
+      continue;
+    }
+    if (m.main) {
+      const entry = join(dir, m.main);
+      if (!existsSync(entry)) {
+        specs.push(blockedSpec(name, dir, `entry file ${entry} ("main") does not exist`));
+        continue;
+      }
+      specs.push({ manifest: m, builtin: false, ...bunRun(entry, m.args), cwd: dir });
+      continue;
+    }
     if (!m.exec) {
-      specs.push(blockedSpec(name, dir, `plugin.json has no "exec": which program runs the plugin?`));
+      specs.push(blockedSpec(name, dir, `plugin.json has neither "exec" nor "main": which program runs the plugin?`));
       continue;
     }
     const exe = isAbsolute(m.exec) ? m.exec : join(dir, m.exec);

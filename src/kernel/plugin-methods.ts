@@ -71,6 +71,9 @@ function kernelMethods(k: KernelServices): PluginMethodTable {
       if (section === "channels" && !k.plugins.isBuiltin(plugin))
         throw new HomedError("forbidden", `the channels section is reserved to built-in plugins`);
       if (section === "mcp") {
+        // The servers' headers carry resolved secrets and their env the owner's passthrough values.
+        if (!k.plugins.isBuiltin(plugin))
+          throw new HomedError("forbidden", `the mcp section is reserved to built-in plugins`);
         // Passthrough names are resolved here: the mcp plugin itself never holds the daemon's environment.
         // So are header secrets: config.toml names them, DATA/secrets.json holds them.
         const secrets = k.config.mcp.servers.some((s) => Object.keys(s.header_secrets).length > 0)

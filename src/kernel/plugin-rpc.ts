@@ -14,6 +14,7 @@ import {
   FacilityReadyParams,
   HelloParams,
   KeepRunningParams,
+  methodFacility,
   PLUGIN_PROTOCOL_VERSION,
   PluginMethod,
   RestartParams,
@@ -25,6 +26,10 @@ import {
 export interface PluginSession {
   readonly name: string;
   readonly provides: readonly string[];
+  /** The facilities its manifest requires: for an external plugin, what it may call. */
+  readonly requires: readonly string[];
+  /** Compiled into this binary: trusted code, not held to `requires` at run time. */
+  readonly builtin: boolean;
   readonly helloDone: boolean;
   /** The plugin said a valid hello. */
   greeted(): void;
@@ -90,5 +95,22 @@ export function answerPlugin(session: PluginSession, host: PluginRpcHost, method
   }
   const fn = host.kernelMethods[method];
   if (!fn) throw new RpcError(RpcErrorCode.MethodNotFound, `unknown method: ${method}`);
+  if (!session.builtin) requireFacility(session, method);
   return fn(params, name);
+}
+
+/**
+ * An external plugin calls only what its manifest declares: the method's facility must be in
+ * `requires` (src/protocol/plugin.ts, METHOD_FACILITIES), and a method that names none there is
+ * not for it at all. Built-in plugins are our own code, checked at build time instead.
+ */
+function requireFacility(session: PluginSession, method: string): void {
+  const facility = methodFacility(method);
+  if (facility === null)
+    throw new HomedError("forbidden", `${method} is not available to external plugins; ${session.name} is one`);
+  if (facility !== "" && !session.requires.includes(facility))
+    throw new HomedError(
+      "forbidden",
+      `${method} needs the facility ${facility}, which ${session.name} does not declare: add it to "requires" in its plugin.json`,
+    );
 }

@@ -23,6 +23,7 @@ export class PluginRun implements PluginSession {
   constructor(
     readonly proc: PluginProcess,
     readonly manifest: PluginManifest,
+    readonly builtin: boolean,
     /** Called when readiness may have changed (after the reply is on its way). */
     private readonly onProgress: () => void,
   ) {}
@@ -32,6 +33,9 @@ export class PluginRun implements PluginSession {
   }
   get provides(): readonly string[] {
     return this.manifest.provides;
+  }
+  get requires(): readonly string[] {
+    return this.manifest.requires;
   }
   greeted(): void {
     this.helloDone = true;

@@ -9,6 +9,8 @@ export interface PluginSpec {
   builtin: boolean;
   command: string[];
   cwd: string;
+  /** Variables this plugin's process gets on top of the children's minimal environment. */
+  env?: Record<string, string>;
   /** Set when the plugin cannot run at all (bad manifest, missing executable). */
   problem?: string;
   /** Set when configuration turns the plugin off; it is listed as disabled with this reason. */

@@ -284,7 +284,7 @@ export class Supervisor {
       manifest: m,
       command: e.spec.command,
       cwd: e.spec.cwd,
-      env: this.opts.env,
+      env: { ...this.opts.env, ...e.spec.env },
       segmentBytes: this.opts.segmentBytes,
       waitTimeoutMs: this.opts.bulkWaitMs,
       frameRate: this.opts.frameRate,
@@ -303,7 +303,7 @@ export class Supervisor {
         },
         this.opts.log,
       );
-      run = new PluginRun(proc, m, () => this.markReady(e));
+      run = new PluginRun(proc, m, e.spec.builtin, () => this.markReady(e));
     } catch (err) {
       // Could not even spawn (missing executable, no memory for the segment): a crash.
       this.opts.log.error("plugin failed to spawn", { plugin: m.name, err });

@@ -8,6 +8,8 @@ import { ToolDefinition } from "./agent.ts";
 const Name = v.pipe(
   v.string(),
   v.regex(/^[a-z][a-z0-9-]{0,62}$/, "must be lower-case letters, digits and dashes, starting with a letter"),
+  // `homed plugin new NAME` makes a plugin and `homed plugin NAME` runs a built-in one.
+  v.check((name) => name !== "new", `"new" is reserved (homed plugin new)`),
 );
 const Facility = v.pipe(
   v.string(),
@@ -38,6 +40,22 @@ export const PluginManifest = v.strictObject({
   enabled_by: v.optional(v.pipe(v.string(), v.regex(/^[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)*$/))),
   /** External plugins: the executable, relative to the plugin's folder (or absolute), and its arguments. */
   exec: v.optional(v.pipe(v.string(), v.minLength(1))),
+  /**
+   * External plugins in TypeScript or JavaScript, instead of `exec`: the entry file, inside the
+   * plugin's folder, run by the Bun runtime inside homed itself (`BUN_BE_BUN=1`), so neither
+   * Bun nor a rebuild of the daemon is needed. Packages resolve from the folder's node_modules
+   * and are never installed on the fly.
+   */
+  main: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(
+        /^(?!\/)(?!.*(^|\/)\.\.(\/|$))[^\0]+\.(ts|tsx|js|mjs)$/,
+        "must be a .ts, .tsx, .js or .mjs file inside the plugin's folder (a relative path without ..)",
+      ),
+    ),
+  ),
+  /** Arguments after the executable (`exec`) or the entry file (`main`). */
   args: v.optional(v.array(v.string()), []),
 });
 

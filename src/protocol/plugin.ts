@@ -53,6 +53,47 @@ export const PluginMethod = {
   Event: "event",
 } as const;
 
+/**
+ * Which kernel facility a plugin must name in its manifest's `requires` to call a kernel method,
+ * by the method's area (the part before the slash). Methods of the plugin's own lifecycle
+ * (hello, readiness, keep-running, the plugin list, restarting itself), kernel/status and
+ * config/get need none. The kernel holds external plugins to this table; a method outside it
+ * and outside those is not answered for them at all (docs/plugins.md lists it).
+ */
+export const METHOD_FACILITIES: Readonly<Record<string, string>> = {
+  tools: "kernel.agent",
+  stages: "kernel.agent",
+  chat: "kernel.agent",
+  conversations: "kernel.agent",
+  context: "kernel.agent",
+  memory: "kernel.agent",
+  records: "kernel.store",
+  blocks: "kernel.store",
+  llm: "kernel.llm",
+  settings: "kernel.control",
+  scenes: "kernel.control",
+  l3: "kernel.control",
+};
+
+/** Methods every plugin may call without declaring a facility. */
+export const UNGATED_METHODS: readonly string[] = [
+  "plugin/hello",
+  "facility/ready",
+  "plugin/ready",
+  "plugin/keep-running",
+  "plugins/list",
+  "plugins/restart",
+  "kernel/status",
+  "config/get",
+];
+
+/** The facility `method` needs ("" for none), or null when it is no method of the table. */
+export function methodFacility(method: string): string | null {
+  if (UNGATED_METHODS.includes(method)) return "";
+  const area = method.slice(0, method.indexOf("/"));
+  return method.includes("/") ? (METHOD_FACILITIES[area] ?? null) : null;
+}
+
 export const HelloParams = v.strictObject({
   name: v.string(),
   protocol: v.number(),
@@ -107,8 +148,9 @@ export const FacilityReadyParams = v.strictObject({ facility: v.string() });
 export const RestartParams = v.strictObject({ name: v.string() });
 
 /**
- * Sections of config.toml a plugin may read; "web" (the login token) and "channels" (the tokens
- * of peers and agents) only built-in plugins.
+ * Sections of config.toml a plugin may read; "web" (the login token), "channels" (the tokens
+ * of peers and agents) and "mcp" (servers' headers with their secrets resolved) only built-in
+ * plugins.
  */
 export const ConfigGetParams = v.strictObject({
   section: v.picklist(["mcp", "approval", "agent", "web", "tools", "channels"]),

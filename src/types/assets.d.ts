@@ -11,3 +11,7 @@ declare module "*.so.8.18.7" {
   const path: string;
   export default path;
 }
+declare module "*.bin" {
+  const path: string;
+  export default path;
+}

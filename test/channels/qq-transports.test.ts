@@ -135,7 +135,8 @@ describe("qq transports", () => {
   test("a third-party plugin can neither read [channels] (the access token) nor store blocks", async () => {
     using dir = tempDir();
     const out = join(dir.path, "intruder.json");
-    installBunPlugin(dir.path, "intruder", "qq-intruder.ts", {}, [out]);
+    // It declares kernel.store, so blocks/put is refused for being built-in only, not undeclared.
+    installBunPlugin(dir.path, "intruder", "qq-intruder.ts", { requires: ["kernel.agent", "kernel.store"] }, [out]);
     using fake = await startFakeOneBot({ accessToken: TOKEN });
     await using rig = await startQqRig(dir.path, { mode: "ws", url: fake.wsUrl, access_token: TOKEN });
     await waitConnected(fake);

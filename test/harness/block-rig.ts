@@ -55,7 +55,14 @@ export async function startBlockRig(data: string, inlineBulkLimit: number): Prom
     mkdirSync(dir, { recursive: true });
     writeFileSync(
       join(dir, "plugin.json"),
-      JSON.stringify({ name, transport, exec: BUN, args: [join(FIXTURES, "block-reader.ts")] }),
+      JSON.stringify({
+        name,
+        transport,
+        // blocks/get is a kernel.store method: an external plugin declares it to call it at all.
+        requires: ["kernel.store"],
+        exec: BUN,
+        args: [join(FIXTURES, "block-reader.ts")],
+      }),
     );
   }
   const store = Store.open(join(data, "homed.db"));

@@ -14,7 +14,11 @@ export interface TestManifest {
   tools?: { name: string; description: string; parameters: Record<string, unknown>; risk: string; approval?: string }[];
 }
 
-/** A plugin folder whose executable is `bun FIXTURE args…`. Returns the folder. */
+/**
+ * A plugin folder whose executable is `bun FIXTURE args…`. Returns the folder. The fixtures
+ * register tools and stages, so unless the test says otherwise the manifest requires
+ * kernel.agent, as a real plugin's must (the kernel refuses an undeclared facility's methods).
+ */
 export function installBunPlugin(
   dataDir: string,
   name: string,
@@ -22,7 +26,12 @@ export function installBunPlugin(
   manifest: TestManifest = {},
   args: string[] = [],
 ): string {
-  return installPlugin(dataDir, name, { ...manifest, exec: BUN, args: [join(FIXTURES, fixture), ...args] });
+  return installPlugin(dataDir, name, {
+    requires: ["kernel.agent"],
+    ...manifest,
+    exec: BUN,
+    args: [join(FIXTURES, fixture), ...args],
+  });
 }
 
 export function installPlugin(
