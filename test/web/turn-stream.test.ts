@@ -27,7 +27,10 @@ function readEvents(res: Response): { events: SseEvent[]; done: Promise<void> } 
       for (let i = buf.indexOf("\n\n"); i >= 0; i = buf.indexOf("\n\n")) {
         const lines = buf.slice(0, i).split("\n");
         buf = buf.slice(i + 2);
-        const id = lines.find((l) => l.startsWith("id:"))?.slice(3).trim();
+        const id = lines
+          .find((l) => l.startsWith("id:"))
+          ?.slice(3)
+          .trim();
         const data = lines
           .filter((l) => l.startsWith("data:"))
           .map((l) => l.slice(5).trim())
