@@ -142,7 +142,8 @@ describe("one gate", () => {
       }
     };
     walk(join(ROOT, "src"));
-    // protocol/agent.ts defines the name; the executor is its only sender.
-    expect(hits.sort()).toEqual(["src/agent/tool-executor.ts", "src/protocol/agent.ts"]);
+    // protocol/agent.ts defines the name; the executor is its only sender. The plugin template
+    // (`homed plugin new`) writes a test for the new plugin that plays the kernel's part.
+    expect(hits.sort()).toEqual(["src/agent/tool-executor.ts", "src/cli/plugin-template.ts", "src/protocol/agent.ts"]);
   });
 });
