@@ -262,7 +262,16 @@ export async function assembleContext(
   const note = context?.recalledNote ? estimateTokens(context.recalledNote.message.content) + 4 : 0;
   s.prefixTokens = estimateTokens(systemPrompt) + (context ? context.tokens - note : givenCost);
   const inputs = tail.map(entry);
-  return tail[0]?.role === "tool" ? [...stable, ...inputs, ...perTurn] : [...stable, ...perTurn, ...inputs];
+  const prompt = tail[0]?.role === "tool" ? [...stable, ...inputs, ...perTurn] : [...stable, ...perTurn, ...inputs];
+  s.sink.event({
+    type: "context",
+    messages: history,
+    recalled: context?.recalledNote != null,
+    across: across !== null,
+    tokens: prompt.reduce((n, e) => n + estimateTokens(e.message.content) + 4, 0),
+    window: contextWindow,
+  });
+  return prompt;
 }
 
 /**

@@ -83,6 +83,15 @@ export class TurnPrinter {
         this.endLine();
         io.err(`[${e.text}]\n`);
         break;
+      case "context": {
+        // Said only when memory brought in more than the conversation's recent turns.
+        const from = [
+          ...(e.recalled ? ["recalled older turns of this conversation"] : []),
+          ...(e.across ? ["quoted your other conversations"] : []),
+        ];
+        if (from.length) io.err(`[memory: ${from.join("; ")}]\n`);
+        break;
+      }
     }
   }
 

@@ -102,6 +102,12 @@ export class Transcript {
       case "notice":
         this.notice(e.text);
         break;
+      case "context":
+        if (e.recalled || e.across)
+          this.notice(
+            `memory: ${[...(e.recalled ? ["recalled older turns"] : []), ...(e.across ? ["quoted your other conversations"] : [])].join("; ")}`,
+          );
+        break;
     }
   }
 

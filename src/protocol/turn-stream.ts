@@ -44,6 +44,20 @@ export const StreamEvent = v.variant("type", [
     content: v.string(),
     images: v.optional(v.array(StoredImage)),
   }),
+  /**
+   * What memory put before the model this turn, sent once before the first model call: the
+   * conversation's earlier messages in the prompt, whether older turns of it were recalled by
+   * relevance, whether the person's other conversations (or known facts) were quoted, and the
+   * prompt's estimated size against the model's window.
+   */
+  v.object({
+    type: v.literal("context"),
+    messages: v.number(),
+    recalled: v.boolean(),
+    across: v.boolean(),
+    tokens: v.number(),
+    window: v.number(),
+  }),
   /** Something the person should know that is not the reply (a model fallback, a limit met). */
   v.object({ type: v.literal("notice"), text: v.string() }),
   /** A tool call waits for approval; answered with `answer` by anyone who may. */
@@ -59,7 +73,7 @@ export type StreamEvent = v.InferOutput<typeof StreamEvent>;
 /** The events a turn itself produces; the kernel adds the approvals and the end. */
 export type TurnEvent = Extract<
   StreamEvent,
-  { type: "turn-start" | "text-delta" | "text-replace" | "tool-call" | "tool-result" | "notice" }
+  { type: "turn-start" | "context" | "text-delta" | "text-replace" | "tool-call" | "tool-result" | "notice" }
 >;
 
 /**

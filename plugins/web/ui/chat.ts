@@ -236,6 +236,7 @@ export class ChatPane {
     let answer = bubble("assistant", "");
     answer.classList.add("streaming");
     let draft = "";
+    let prompt: Extract<PageEvent, { type: "context" }> | null = null;
     const cards = new Map<string, ReturnType<typeof toolCard>>();
     const running = { abort: new AbortController(), stream: null as string | null };
     this.running = running;
@@ -336,6 +337,9 @@ export class ChatPane {
             case "notice":
               this.list.append(this.notice(e.text));
               break;
+            case "context":
+              prompt = e;
+              break;
             case "done": {
               const r = e.result;
               draft = r.text;
@@ -343,7 +347,7 @@ export class ChatPane {
               // A turn stopped before any text: no empty bubble, just how it ended.
               if (!r.text) answer.querySelector(".body")?.remove();
               answer.dataset.source = r.text;
-              answer.append(h("div", { class: "meta" }, usageText(r.usage, r.stopReason)));
+              answer.append(h("div", { class: "meta" }, usageText(r.usage, r.stopReason), contextText(prompt)));
               this.actions(answer, r.stopReason === "error" ? text : null);
               break;
             }
@@ -408,4 +412,17 @@ export class ChatPane {
     while (mine.nextSibling) mine.nextSibling.remove();
     mine.remove();
   }
+}
+
+/** What memory put before the model, after a reply's token counts: " · context ~3.1k of 128k tokens · …". */
+function contextText(c: Extract<PageEvent, { type: "context" }> | null): string {
+  if (!c) return "";
+  const k = (n: number) => (n >= 1000 ? `${(n / 1000).toFixed(n >= 10_000 ? 0 : 1)}k` : String(n));
+  const parts = [
+    `context ~${k(c.tokens)} of ${k(c.window)} tokens`,
+    ...(c.messages ? [`${c.messages} earlier message${c.messages === 1 ? "" : "s"}`] : []),
+    ...(c.recalled ? ["older turns recalled"] : []),
+    ...(c.across ? ["other conversations quoted"] : []),
+  ];
+  return ` · ${parts.join(" · ")}`;
 }
