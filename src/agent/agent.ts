@@ -33,6 +33,16 @@ import { type ToolDoc, ToolIndex, type WeightedText } from "../memory/tool-index
 import { TOOLS_FIND_TOOL, toolsFindTool } from "./tools-find.ts";
 import { runTurn, type TurnConfig, type TurnInput, type TurnResult, type TurnSink } from "./turn.ts";
 import type { KeptOffer } from "./tool-offer.ts";
+import type { SkillCatalog } from "../skills/skill-catalog.ts";
+import {
+  SKILL,
+  SKILL_FILE_TOOL,
+  SKILL_FILE_TOOL_DEF,
+  SKILL_TOOL,
+  skillFileTool,
+  skillTool,
+  skillToolDescription,
+} from "./skill-tools.ts";
 
 export interface AgentDeps {
   store: Store;
@@ -56,7 +66,17 @@ export interface AgentDeps {
   scenes?: Scenes | null;
   /** The stable graph's recall (src/memory/l3-recall.ts); absent: no facts in context. */
   l3?: L3Recall | null;
+  /**
+   * Agent Skills (src/skills): offered by relevance, loaded by `skill`, their files read by
+   * `skill_file` up to `maxReadBytes` ([tools.files] max_read_kb). Absent: no skills.
+   */
+  skills?: { catalog: SkillCatalog; maxReadBytes: () => number; unconfined: () => boolean };
 }
+
+/** Tools the tool index leaves out: `skill` rides along with the skills that rank, never on its own words. */
+const UNRANKED = new Set([SKILL, SKILL_FILE_TOOL]);
+/** Every usable skill is listed when a turn is offered every tool; past this many, tools_find finds the rest. */
+const LISTED_SKILLS_WHOLE = 40;
 
 /** What the last model call of a conversation was sent, and what memory knows of it. */
 export interface SentContext {
@@ -92,6 +112,8 @@ export class Agent {
   private toolIndex: { generation: number; han: boolean; index: ToolIndex } | null = null;
   /** Each conversation's tool offer, kept from turn to turn (src/agent/tool-offer.ts nextOffer). */
   private readonly offers = new KeptOffers();
+  /** The usable skills as memory indexes them, and the catalog generation it was made at. */
+  private skillIndex: { generation: number; han: boolean; index: ToolIndex; names: Set<string> } | null = null;
 
   /** New approval rules for every call from now on (a reload). */
   setApproval(config: ApprovalConfig): void {
@@ -145,6 +167,7 @@ export class Agent {
           sceneBoost: (conv) => this.activeScenes.get(conv)?.memoryOf,
         }),
       );
+    const skills = d.skills;
     if (memory)
       this.tools.register(
         "kernel",
@@ -153,8 +176,51 @@ export class Agent {
           rank: (query, k, among) => this.rankTools([{ text: query, weight: 1 }], k, among),
           describe: (name) => this.tools.get(name)?.def.description,
           names: () => this.tools.list().map((t) => t.def.name),
+          ...(skills
+            ? {
+                rankSkills: (query, k) => this.rankSkills([{ text: query, weight: 1 }], k),
+                describeSkill: (name) => skills.catalog.find(name)?.description,
+              }
+            : {}),
         }),
       );
+    if (skills) {
+      const deps = {
+        find: (name: string) => skills.catalog.usable().find((s) => s.name === name),
+        names: () => skills.catalog.usable().map((s) => s.name),
+        maxReadBytes: skills.maxReadBytes,
+        unconfined: skills.unconfined,
+      };
+      this.tools.register("kernel", SKILL_TOOL, skillTool(deps));
+      this.tools.register("kernel", SKILL_FILE_TOOL_DEF, skillFileTool(deps));
+    }
+  }
+
+  /**
+   * The usable skills best matching `texts`, by the same index machinery as the tools (their
+   * names and descriptions; src/memory/tool-index.ts); [] without memory or skills. The index is
+   * made again when the catalog found something new (src/skills/skill-catalog.ts rescans by mtime).
+   */
+  private rankSkills(texts: readonly WeightedText[], limit: number): string[] {
+    const memory = this.d.memory;
+    const catalog = this.d.skills?.catalog;
+    if (!memory || !catalog) return [];
+    const usable = catalog.usable();
+    if (usable.length === 0) return [];
+    const han = texts.some((t) => HAN.test(t.text)) || memory.index.segmentsHan;
+    if (this.skillIndex?.generation !== catalog.generation || (han && !this.skillIndex.han)) {
+      const docs = usable.map((s) => ({ name: s.name, description: s.description }));
+      const index = new ToolIndex(docs, (text) => memory.index.analyse(text));
+      this.skillIndex = { generation: catalog.generation, han, index, names: new Set(usable.map((s) => s.name)) };
+    }
+    return this.skillIndex.index.rank(texts, limit, this.skillIndex.names);
+  }
+
+  /** `skill`'s description for a turn: the named skills that are still usable, or (null) every usable one. */
+  private describeSkills(names: readonly string[] | null): string {
+    const usable = this.d.skills?.catalog.usable() ?? [];
+    const listed = names === null ? usable.slice(0, LISTED_SKILLS_WHOLE) : usable.filter((s) => names.includes(s.name));
+    return skillToolDescription(listed);
   }
 
   /**
@@ -177,10 +243,15 @@ export class Agent {
     const generation = this.tools.generation;
     const withHan = han || memory.index.segmentsHan;
     if (this.toolIndex?.generation !== generation || (withHan && !this.toolIndex.han)) {
-      const docs = this.tools.list().map((t) => toolDoc(t.def, withHan));
+      const docs = this.ranked().map((t) => toolDoc(t.def, withHan));
       this.toolIndex = { generation, han: withHan, index: new ToolIndex(docs, (text) => memory.index.analyse(text)) };
     }
     return this.toolIndex.index;
+  }
+
+  /** The registered tools the index ranks. */
+  private ranked() {
+    return this.tools.list().filter((t) => !UNRANKED.has(t.def.name));
   }
 
   /**
@@ -195,7 +266,7 @@ export class Agent {
     if (!memory || this.toolIndex?.generation === generation) return;
     const index = new ToolIndex([], (text) => memory.index.analyse(text));
     const han = memory.index.segmentsHan;
-    for (const t of this.tools.list()) {
+    for (const t of this.ranked()) {
       index.add(toolDoc(t.def, han));
       yield;
       if (this.tools.generation !== generation) return;
@@ -248,6 +319,8 @@ export class Agent {
         readBlock: this.d.blocks ? (sha) => this.d.blocks?.read(sha) ?? null : undefined,
         sceneBoost: boost,
         rankTools: this.d.memory ? (texts, limit, among) => this.rankTools(texts, limit, among) : undefined,
+        rankSkills: this.d.skills ? (texts, limit) => this.rankSkills(texts, limit) : undefined,
+        describeSkills: this.d.skills ? (names) => this.describeSkills(names) : undefined,
         offers: this.offers,
         recallAcross: (req) => {
           const memory = this.d.memory;

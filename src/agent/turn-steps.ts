@@ -11,7 +11,8 @@ import type { TextMark } from "../memory/turn-log.ts";
 import { estimateTokens } from "../memory/tokens.ts";
 import { attachmentChunkEvents } from "../memory/attachment-chunks.ts";
 import { type FoldStep, foldStage, runStage } from "./stages.ts";
-import { offeredSpecs } from "./tool-offer.ts";
+import { offeredSkills, offeredSpecs } from "./tool-offer.ts";
+import { SKILL } from "./skill-tools.ts";
 import { inputMessages, inputQuery, withImageData } from "./prompt-images.ts";
 import { type Attachment, attachmentLine, userMessageText } from "../protocol/attachments.ts";
 import type { TurnConfig, TurnDeps, TurnInput, TurnResult, TurnSink, TurnStopReason } from "./turn.ts";
@@ -321,7 +322,12 @@ export async function callModel(
   const allowed = s.allowed;
   const messages = prompt.map((e) => e.message);
   const mayUse = s.d.tools.specs().filter((t) => !s.clientTools.has(t.name) && (!allowed || allowed.has(t.name)));
-  const tools = [...offeredSpecs(mayUse, s.offered, messages), ...s.clientTools.values()];
+  const describeSkills = s.d.describeSkills;
+  // `skill` carries the names and descriptions of the skills the offer holds: the same offer, the same text.
+  const own = offeredSpecs(mayUse, s.offered, messages).map((t) =>
+    t.name === SKILL && describeSkills ? { ...t, description: describeSkills(offeredSkills(s.offered)) } : t,
+  );
+  const tools = [...own, ...s.clientTools.values()];
   s.d.onContext?.(
     s.conv,
     s.turn,

@@ -23,7 +23,7 @@ import type { PluginCaller } from "./plugin-caller.ts";
 import type { StageLog, StageRegistry } from "./stages.ts";
 import type { ApprovalQuestion, ToolExecutor } from "./tool-executor.ts";
 import type { ToolRegistry } from "./tools.ts";
-import { type KeptOffer, nextOffer, type RankTools } from "./tool-offer.ts";
+import { type KeptOffer, nextOffer, type RankSkills, type RankTools } from "./tool-offer.ts";
 import { estimateTokens } from "../memory/tokens.ts";
 import {
   assembleContext,
@@ -187,6 +187,13 @@ export interface TurnDeps {
    * are offered. Absent: every tool is.
    */
   rankTools?: RankTools;
+  /** Ranks the usable Agent Skills the same way; absent: no skill rides along. */
+  rankSkills?: RankSkills;
+  /**
+   * `skill`'s description with the skills named (null: every usable skill), when the turn sends
+   * `skill` (src/agent/skill-tools.ts skillToolDescription).
+   */
+  describeSkills?: (names: readonly string[] | null) => string;
   /** Each conversation's offer, kept from turn to turn (src/agent/tool-offer.ts nextOffer). */
   offers?: { get(conv: string): KeptOffer | undefined; set(conv: string, offer: KeptOffer): void };
   /** The configured model (or `id` of its provider), or an error message saying why there is none. */
@@ -225,6 +232,7 @@ export async function runTurn(d: TurnDeps, input: TurnInput, sink: TurnSink, sig
     prompt.map((e) => e.message),
     s.allowed,
     d.rankTools,
+    d.rankSkills,
   );
   // Kept as the turn's own set: what tools_find adds during the turn stays offered after it.
   if (offers && s.offered) offers.set(s.conv, { offer: s.offered, at: now });
