@@ -39,7 +39,10 @@ export function parseSkillMd(text: string, folder: string | null): ParsedSkill {
   try {
     meta = Bun.YAML.parse(yaml);
   } catch (err) {
-    return bad(`front matter is not valid YAML: ${firstLine((err as Error).message)}`);
+    // Many skills in the wild write `description: Do X: then Y` unquoted, which YAML refuses;
+    // other agents read them, so a front matter of plain `key: value` lines is read as such.
+    meta = plainFields(yaml);
+    if (meta === null) return bad(`front matter is not valid YAML: ${firstLine((err as Error).message)}`);
   }
   if (typeof meta !== "object" || meta === null || Array.isArray(meta))
     return bad("front matter is not a mapping of fields");
@@ -75,6 +78,36 @@ export function nameProblem(name: string): string | null {
   if (!SKILL_NAME_RE.test(name))
     return `name "${name}" is not lowercase letters, digits and single hyphens (none first or last)`;
   return null;
+}
+
+/**
+ * A front matter of top-level `key: value` lines (indented lines continue the value before them,
+ * joined by a space, or by a newline after `|`), or null when it is anything else. The value is
+ * the rest of the line as written, one pair of surrounding quotes removed.
+ */
+export function plainFields(yaml: string): Record<string, string> | null {
+  const out: Record<string, string> = {};
+  let key: string | null = null;
+  let literal = false;
+  for (const line of yaml.split("\n")) {
+    if (line.trim() === "" || line.trimStart().startsWith("#")) continue;
+    const field = /^([A-Za-z0-9_-]+):(?:\s+(.*))?$/.exec(line);
+    if (field) {
+      key = field[1] as string;
+      const value = (field[2] ?? "").trim();
+      literal = value === "|" || value === "|-";
+      out[key] = literal || value === ">" || value === ">-" ? "" : unquote(value);
+    } else if (key !== null && /^\s/.test(line)) {
+      const prev = out[key] as string;
+      out[key] = prev ? `${prev}${literal ? "\n" : " "}${line.trim()}` : line.trim();
+    } else return null;
+  }
+  return out;
+}
+
+function unquote(v: string): string {
+  const q = v[0];
+  return (q === '"' || q === "'") && v.length >= 2 && v.endsWith(q) ? v.slice(1, -1) : v;
 }
 
 const firstLine = (s: string) => s.split("\n")[0]?.slice(0, 200) ?? "";
