@@ -68,7 +68,7 @@ describe("skills page", () => {
 
     page.once("dialog", (d) => void d.accept());
     await tidy.locator("button", { hasText: "Remove" }).click();
-    await page.waitForFunction(() => !document.querySelector(".skill[data-skill=tidy-notes]"));
+    await tidy.waitFor({ state: "detached" });
     expect(existsSync(join(skills, "tidy-notes"))).toBe(false);
     expect(errors).toEqual([]);
 
