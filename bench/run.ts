@@ -22,6 +22,7 @@ import { benchAudioFeatures } from "./audio-features.ts";
 import { benchCost, benchPrefixReuse } from "./cost.ts";
 import { benchImport } from "./import.ts";
 import { benchToolsOffer } from "./tools-offer.ts";
+import { benchSkills } from "./skills.ts";
 
 const t0 = performance.now();
 await benchStartup();
@@ -48,5 +49,6 @@ await benchAudioFeatures();
 await benchCost();
 await benchPrefixReuse();
 await benchToolsOffer();
+await benchSkills();
 await benchImport();
 console.error(`bench run finished in ${((performance.now() - t0) / 1000).toFixed(1)} s`);

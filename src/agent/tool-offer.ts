@@ -23,6 +23,9 @@
  * narrows what can be offered. A narrowed list that is short is offered whole, as it always was.
  * A client's own tools (/v1) are the client's and always sent (src/agent/turn-steps.ts callModel).
  * Without memory (no index) every tool is offered.
+ * Agent Skills ride along the same way (docs/skills.md): the few that fit are held in the offer
+ * as `skill:<name>` beside `skill`, so they are kept and chosen again exactly when the tools are,
+ * and `skill`'s description lists them (src/agent/turn-steps.ts callModel).
  */
 import type { ChatMessage, ToolSpec } from "../llm/types.ts";
 import type { WeightedText } from "../memory/tool-index.ts";
