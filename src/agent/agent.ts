@@ -75,6 +75,8 @@ export interface AgentDeps {
 
 /** Tools the tool index leaves out: `skill` rides along with the skills that rank, never on its own words. */
 const UNRANKED = new Set([SKILL, SKILL_FILE_TOOL]);
+/** Distinct words a skill's name and description must share with the input for it to ride along. */
+const MIN_SKILL_WORDS = 2;
 /** Every usable skill is listed when a turn is offered every tool; past this many, tools_find finds the rest. */
 const LISTED_SKILLS_WHOLE = 40;
 
@@ -113,7 +115,8 @@ export class Agent {
   /** Each conversation's tool offer, kept from turn to turn (src/agent/tool-offer.ts nextOffer). */
   private readonly offers = new KeptOffers();
   /** The usable skills as memory indexes them, and the catalog generation it was made at. */
-  private skillIndex: { generation: number; han: boolean; index: ToolIndex; names: Set<string> } | null = null;
+  private skillIndex: { generation: number; han: boolean; index: ToolIndex; words: Map<string, Set<string>> } | null =
+    null;
 
   /** New approval rules for every call from now on (a reload). */
   setApproval(config: ApprovalConfig): void {
@@ -198,8 +201,11 @@ export class Agent {
 
   /**
    * The usable skills best matching `texts`, by the same index machinery as the tools (their
-   * names and descriptions; src/memory/tool-index.ts); [] without memory or skills. The index is
-   * made again when the catalog found something new (src/skills/skill-catalog.ts rescans by mtime).
+   * names and descriptions; src/memory/tool-index.ts); [] without memory or skills. A skill is
+   * instructions the model may follow, so one word in common is not enough: it must share
+   * MIN_SKILL_WORDS distinct words with the input (the texts of full weight; the messages before
+   * it only order). The index is made again when the catalog found something new
+   * (src/skills/skill-catalog.ts looks again by mtime).
    */
   private rankSkills(texts: readonly WeightedText[], limit: number): string[] {
     const memory = this.d.memory;
@@ -207,13 +213,23 @@ export class Agent {
     if (!memory || !catalog) return [];
     const usable = catalog.usable();
     if (usable.length === 0) return [];
+    const analyse = (text: string) => memory.index.analyse(text);
     const han = texts.some((t) => HAN.test(t.text)) || memory.index.segmentsHan;
     if (this.skillIndex?.generation !== catalog.generation || (han && !this.skillIndex.han)) {
       const docs = usable.map((s) => ({ name: s.name, description: s.description }));
-      const index = new ToolIndex(docs, (text) => memory.index.analyse(text));
-      this.skillIndex = { generation: catalog.generation, han, index, names: new Set(usable.map((s) => s.name)) };
+      const words = new Map(
+        docs.map((d) => [d.name, new Set(analyse(`${d.name.replaceAll("-", " ")}\n${d.description}`).words)]),
+      );
+      this.skillIndex = { generation: catalog.generation, han, index: new ToolIndex(docs, analyse), words };
     }
-    return this.skillIndex.index.rank(texts, limit, this.skillIndex.names);
+    const said = new Set(texts.filter((t) => t.weight >= 1).flatMap((t) => analyse(t.text).words));
+    const fits = (name: string) => {
+      let n = 0;
+      for (const w of this.skillIndex?.words.get(name) ?? []) if (said.has(w) && ++n >= MIN_SKILL_WORDS) return true;
+      return false;
+    };
+    const index = this.skillIndex;
+    return index.index.rank(texts, usable.length, new Set(index.words.keys())).filter(fits).slice(0, limit);
   }
 
   /** `skill`'s description for a turn: the named skills that are still usable, or (null) every usable one. */

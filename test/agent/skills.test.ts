@@ -82,6 +82,10 @@ describe("agent skills", () => {
     await rig.chat("Hello, what can you do?", { conv: "plain" });
     expect(skillSpec(rig.llm.requests[0])).toBeUndefined();
     expect(JSON.stringify(rig.llm.requests[0]?.body)).not.toContain("pdf-forms");
+    // One word in common ("form") is not enough for a skill to ride along.
+    rig.llm.script([{ text: "Bubbly." }]);
+    await rig.chat("what form should my sourdough starter have?", { conv: "bread" });
+    expect(skillSpec(rig.llm.requests[1])).toBeUndefined();
 
     // Offered to one it fits; loaded; a reference read; a path out of the folder refused; the
     // script asked about and declined, so it does not run.
@@ -92,7 +96,7 @@ describe("agent skills", () => {
       { toolCalls: [{ name: "shell_run", arguments: { command: "bash /skills/pdf-forms/scripts/fill.sh tax.pdf" } }] },
     ]);
     const declined = await rig.chat("please fill in the PDF form tax.pdf for me", { conv: "form", stdin: "n\n" });
-    const [first, second, third, fourth] = rig.llm.requests.slice(1);
+    const [first, second, third, fourth] = rig.llm.requests.slice(2);
     expect(skillSpec(first)?.function.description).toContain(`- pdf-forms: ${PDF_DESCRIPTION}`);
     expect(skillSpec(first)?.function.description).not.toContain("broken");
     const loaded = toolMessages(second).at(-1)?.content ?? "";
