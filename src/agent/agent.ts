@@ -181,7 +181,7 @@ export class Agent {
           names: () => this.tools.list().map((t) => t.def.name),
           ...(skills
             ? {
-                rankSkills: (query, k) => this.rankSkills([{ text: query, weight: 1 }], k),
+                rankSkills: (query, k, among) => this.rankSkills([{ text: query, weight: 1 }], k, among),
                 describeSkill: (name) => skills.catalog.find(name)?.description,
               }
             : {}),
@@ -207,7 +207,11 @@ export class Agent {
    * it only order). The index is made again when the catalog found something new
    * (src/skills/skill-catalog.ts looks again by mtime).
    */
-  private rankSkills(texts: readonly WeightedText[], limit: number): string[] {
+  private rankSkills(
+    texts: readonly WeightedText[],
+    limit: number,
+    among: ReadonlySet<string> | null = null,
+  ): string[] {
     const memory = this.d.memory;
     const catalog = this.d.skills?.catalog;
     if (!memory || !catalog) return [];
@@ -229,7 +233,8 @@ export class Agent {
       return false;
     };
     const index = this.skillIndex;
-    return index.index.rank(texts, usable.length, new Set(index.words.keys())).filter(fits).slice(0, limit);
+    const candidates = new Set([...index.words.keys()].filter((n) => !among || among.has(n)));
+    return index.index.rank(texts, usable.length, candidates).filter(fits).slice(0, limit);
   }
 
   /** `skill`'s description for a turn: the named skills that are still usable, or (null) every usable one. */
@@ -335,7 +340,7 @@ export class Agent {
         readBlock: this.d.blocks ? (sha) => this.d.blocks?.read(sha) ?? null : undefined,
         sceneBoost: boost,
         rankTools: this.d.memory ? (texts, limit, among) => this.rankTools(texts, limit, among) : undefined,
-        rankSkills: this.d.skills ? (texts, limit) => this.rankSkills(texts, limit) : undefined,
+        rankSkills: this.d.skills ? (texts, limit, among) => this.rankSkills(texts, limit, among) : undefined,
         describeSkills: this.d.skills ? (names) => this.describeSkills(names) : undefined,
         offers: this.offers,
         recallAcross: (req) => {

@@ -21,7 +21,7 @@ import type { RunToolResult, ToolDefinition } from "../protocol/agent.ts";
 import { describeIssues } from "../protocol/jsonrpc.ts";
 import { SANDBOX_SKILLS } from "../protocol/skills.ts";
 import type { FoundSkill } from "../skills/skill-catalog.ts";
-import type { LocalTool } from "./tools.ts";
+import type { LocalTool, LocalToolContext } from "./tools.ts";
 
 export const SKILL = "skill";
 export const SKILL_FILE_TOOL = "skill_file";
@@ -97,8 +97,16 @@ function markOf(s: FoundSkill): { mark: string } | Record<string, never> {
   return { mark: `skill ${s.name} installed from ${s.installedFrom ?? "elsewhere"}` };
 }
 
-function unknown(d: SkillToolDeps, name: string): RunToolResult {
-  const names = d.names();
+/** The usable skill `name` the calling turn may load (a scene may narrow them), or the refusal. */
+function usableFor(d: SkillToolDeps, name: string, ctx: LocalToolContext): FoundSkill | RunToolResult {
+  const only = ctx.skills ?? null;
+  const s = d.find(name);
+  if (s && (!only || only.has(name))) return s;
+  const names = d.names().filter((n) => !only || only.has(n));
+  if (s)
+    return fail(
+      `skill "${name}" is not one this conversation's scene allows; the skills it may use: ${names.join(", ") || "none"}`,
+    );
   return fail(`there is no usable skill "${name}"; the skills: ${names.join(", ") || "none"}`);
 }
 
@@ -106,11 +114,11 @@ export function skillTool(d: SkillToolDeps): LocalTool {
   return {
     // A skill's body is its author's text, loaded again whenever it is needed: not a memory of the person's.
     remember: false,
-    run(raw: unknown): RunToolResult {
+    run(raw: unknown, ctx: LocalToolContext): RunToolResult {
       const p = v.safeParse(SkillArgs, raw);
       if (!p.success) return fail(`invalid arguments for ${SKILL}: ${describeIssues(p.issues)}`);
-      const s = d.find(p.output.name);
-      if (!s) return unknown(d, p.output.name);
+      const s = usableFor(d, p.output.name, ctx);
+      if ("isError" in s) return s;
       const files = listFiles(s.dir);
       const inSandbox = d.unconfined() ? s.dir : `${SANDBOX_SKILLS}/${s.name}`;
       const lines = [
@@ -132,11 +140,11 @@ export function skillTool(d: SkillToolDeps): LocalTool {
 export function skillFileTool(d: SkillToolDeps): LocalTool {
   return {
     remember: false,
-    run(raw: unknown): RunToolResult {
+    run(raw: unknown, ctx: LocalToolContext): RunToolResult {
       const p = v.safeParse(SkillFileArgs, raw);
       if (!p.success) return fail(`invalid arguments for ${SKILL_FILE_TOOL}: ${describeIssues(p.issues)}`);
-      const s = d.find(p.output.name);
-      if (!s) return unknown(d, p.output.name);
+      const s = usableFor(d, p.output.name, ctx);
+      if ("isError" in s) return s;
       const path = p.output.path;
       const outside = confined(s.dir, path);
       if (typeof outside === "string") return fail(outside);

@@ -52,7 +52,7 @@ export interface ToolsFindDeps {
   /** Every tool's name (what is listed when nothing matches). */
   names(): string[];
   /** Usable Agent Skills matching `query` best first, at most `k` (absent: no skills). */
-  rankSkills?(query: string, k: number): string[];
+  rankSkills?(query: string, k: number, among: ReadonlySet<string> | null): string[];
   /** A usable skill's description, or undefined. */
   describeSkill?(name: string): string | undefined;
 }
@@ -73,7 +73,8 @@ export function toolsFindTool(d: ToolsFindDeps): LocalTool {
       const { query, k } = p.output;
       const found = d.rank(query, k ?? DEFAULT_K, ctx.allowed).filter((n) => n !== TOOLS_FIND);
       // Skills are found by the same words; they ride along in `skill`'s description from the next step on.
-      const skills = !ctx.allowed || ctx.allowed.has(SKILL) ? (d.rankSkills?.(query, SKILLS_K) ?? []) : [];
+      const skills =
+        !ctx.allowed || ctx.allowed.has(SKILL) ? (d.rankSkills?.(query, SKILLS_K, ctx.skills ?? null) ?? []) : [];
       if (skills.length) ctx.offer?.([SKILL, ...skills.map((n) => `${SKILL_OFFER_PREFIX}${n}`)]);
       const skillLines = skills.length
         ? `\n${skills.length} skills match; load one with ${SKILL} {"name": ...}:\n${skills

@@ -36,6 +36,8 @@ export interface TurnScope {
   allowed: ReadonlySet<string> | null;
   /** Sub-agent depth: 0 for a turn a person or a job started. */
   depth: number;
+  /** The Agent Skills the turn may be offered and load (a scene's list); null: every usable one. */
+  skills: ReadonlySet<string> | null;
   /**
    * Homed's tools offered to the model (src/agent/tool-offer.ts), growing as tools_find finds
    * more; null: every tool the turn may use. What it may call is `allowed`, offered or not.
@@ -83,6 +85,7 @@ export function beginTurn(d: TurnDeps, input: TurnInput, sink: TurnSink, signal:
     clientTools: new Map((input.clientTools ?? []).map((t) => [t.name, t])),
     allowed: input.subAgent?.tools ?? null,
     depth: input.subAgent?.depth ?? 0,
+    skills: null,
     offered: null,
     prefix: 0,
     replanned: false,
@@ -311,6 +314,18 @@ function cacheKeyOf(conv: string): string {
   return `homed-${new Bun.CryptoHasher("sha256").update(conv).digest("hex").slice(0, 24)}`;
 }
 
+/**
+ * The skills `skill`'s description lists on this call: those the offer holds (null: every
+ * usable one), within the scene's list when it narrows them — a kept offer may hold skills an
+ * earlier turn's scene allowed.
+ */
+function skillsOf(s: TurnScope): string[] | null {
+  const offered = offeredSkills(s.offered);
+  const only = s.skills;
+  if (!only) return offered;
+  return (offered ?? [...only]).filter((n) => only.has(n));
+}
+
 /** One model call, streamed to the channel as it comes, and recorded whatever its end. */
 export async function callModel(
   s: TurnScope,
@@ -325,7 +340,7 @@ export async function callModel(
   const describeSkills = s.d.describeSkills;
   // `skill` carries the names and descriptions of the skills the offer holds: the same offer, the same text.
   const own = offeredSpecs(mayUse, s.offered, messages).map((t) =>
-    t.name === SKILL && describeSkills ? { ...t, description: describeSkills(offeredSkills(s.offered)) } : t,
+    t.name === SKILL && describeSkills ? { ...t, description: describeSkills(skillsOf(s)) } : t,
   );
   const tools = [...own, ...s.clientTools.values()];
   s.d.onContext?.(
@@ -449,6 +464,7 @@ export async function runTools(
       offer: (names) => {
         for (const n of names) s.offered?.add(n);
       },
+      skills: s.skills,
     });
     if (r.mark) s.tainted ??= r.mark;
     const images = r.images?.length ? { images: r.images } : {};

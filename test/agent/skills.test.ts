@@ -14,6 +14,8 @@ import { HOMED, run, tempDir } from "../harness/binary.ts";
 import { startAgentRig } from "../harness/agent-daemon.ts";
 import type { RecordedRequest } from "../harness/fake-llm.ts";
 import { poll } from "../harness/poll.ts";
+import { webUrlOf } from "../harness/daemon.ts";
+import { connectUnixRpc } from "../../src/ipc/unix-rpc.ts";
 
 interface OpenAiTool {
   function: { name: string; description: string };
@@ -209,5 +211,50 @@ describe("agent skills", () => {
     const trusted = await rig.chat("tidy my notes", { conv: "trusted" });
     expect(trusted.stderr).not.toContain("untrusted text is in view");
     expect(existsSync(join(dir.path, "workspace", "trusted.txt"))).toBe(true);
+  }, 90_000);
+
+  test("a scene's skill list narrows which skills are offered and loadable", async () => {
+    using dir = tempDir();
+    pdfSkill(dir.path);
+    writeSkill(join(dir.path, "skills"), "pdf-merge", "Merge PDF forms and documents into one PDF file.", "# Merge");
+    await using rig = await startAgentRig(dir.path, { plugin: false });
+    const c = await connectUnixRpc(
+      rig.daemon.socket,
+      { warn: () => {}, debug: () => {} },
+      { onRequest: () => ({ approved: false }) },
+    );
+    const scene = "chan:cli/peer:office";
+    const send = (conv: string) =>
+      c.peer.request("chat.send", { text: "please fill in the pdf forms", conv, channel: "cli", scene });
+    try {
+      // A declared scene is listed (and can be set from the page) once it recurred.
+      rig.llm.script([{ text: "ok" }, { text: "ok" }, { text: "ok" }]);
+      for (const conv of ["office-1", "office-2", "office-3"]) await send(conv);
+      const both = skillSpec(rig.llm.requests[0])?.function.description ?? "";
+      expect(both).toContain("- pdf-forms:");
+      expect(both).toContain("- pdf-merge:");
+
+      const web = await webUrlOf(rig.daemon);
+      const scenes = (await (await fetch(`${web}api/scenes`)).json()) as { id: number; key: string }[];
+      const declared = scenes.find((x) => x.key === scene);
+      expect(declared).toBeDefined();
+      const set = await fetch(`${web}api/scenes/${declared?.id}`, {
+        method: "POST",
+        headers: { "x-homed": "1", "content-type": "application/json" },
+        body: JSON.stringify({ persona: "", tools: null, skills: ["pdf-merge"] }),
+      });
+      expect(set.status).toBe(200);
+
+      rig.llm.script([{ toolCalls: [{ name: "skill", arguments: { name: "pdf-forms" } }] }, { text: "ok" }]);
+      await send("office-4");
+      const narrowed = skillSpec(rig.llm.requests[3])?.function.description ?? "";
+      expect(narrowed).toContain("- pdf-merge:");
+      expect(narrowed).not.toContain("pdf-forms");
+      expect(toolMessages(rig.llm.requests[4]).at(-1)?.content).toContain(
+        'skill "pdf-forms" is not one this conversation\'s scene allows',
+      );
+    } finally {
+      c.close();
+    }
   }, 90_000);
 });
