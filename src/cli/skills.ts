@@ -11,6 +11,7 @@ import { HomedError } from "../protocol/errors.ts";
 import type { SkillView } from "../protocol/skills.ts";
 import { stdinLines } from "../client/stdin-lines.ts";
 import { loadConfig } from "../kernel/config.ts";
+import { ensureDataDir } from "../kernel/data-dir.ts";
 import type { DataPaths } from "../kernel/data-paths.ts";
 import { type FoundSkill, SkillCatalog } from "../skills/skill-catalog.ts";
 import {
@@ -27,6 +28,8 @@ import {
 export const SKILLS_USAGE =
   "skills takes: list | add DIR|GIT-URL | remove NAME | enable NAME | disable NAME | trust NAME | untrust NAME";
 
+const COMMANDS = ["list", "add", "remove", "enable", "disable", "trust", "untrust"];
+
 export interface SkillsFlags {
   json: boolean;
   yes: boolean;
@@ -38,6 +41,9 @@ export async function runSkills(paths: DataPaths, rest: string[], flags: SkillsF
     if (!arg || more.length) throw new HomedError("usage", `skills ${command} takes one ${what}`);
     return arg;
   };
+  if (!command || !COMMANDS.includes(command)) throw new HomedError("usage", SKILLS_USAGE);
+  // Every command but list writes into the data dir: root is refused on another user's (data-dir.ts).
+  if (command !== "list") ensureDataDir(paths);
   const config = loadConfig({ file: paths.config, env: process.env });
   const catalog = new SkillCatalog({ dataDir: paths.dir, paths: () => config.skills.paths });
   switch (command) {
