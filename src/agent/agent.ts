@@ -237,9 +237,13 @@ export class Agent {
     return index.index.rank(texts, usable.length, candidates).filter(fits).slice(0, limit);
   }
 
-  /** `skill`'s description for a turn: the named skills that are still usable, or (null) every usable one. */
-  private describeSkills(names: readonly string[] | null): string {
+  /**
+   * `skill`'s description for a turn: the named skills that are still usable, or (null) every
+   * usable one — null when that is none at all (then there is nothing to load).
+   */
+  private describeSkills(names: readonly string[] | null): string | null {
     const usable = this.d.skills?.catalog.usable() ?? [];
+    if (names === null && usable.length === 0) return null;
     const listed = names === null ? usable.slice(0, LISTED_SKILLS_WHOLE) : usable.filter((s) => names.includes(s.name));
     return skillToolDescription(listed);
   }

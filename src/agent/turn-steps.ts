@@ -12,7 +12,7 @@ import { estimateTokens } from "../memory/tokens.ts";
 import { attachmentChunkEvents } from "../memory/attachment-chunks.ts";
 import { type FoldStep, foldStage, runStage } from "./stages.ts";
 import { offeredSkills, offeredSpecs } from "./tool-offer.ts";
-import { SKILL } from "./skill-tools.ts";
+import { SKILL, SKILL_FILE_TOOL } from "./skill-tools.ts";
 import { inputMessages, inputQuery, withImageData } from "./prompt-images.ts";
 import { type Attachment, attachmentLine, userMessageText } from "../protocol/attachments.ts";
 import type { TurnConfig, TurnDeps, TurnInput, TurnResult, TurnSink, TurnStopReason } from "./turn.ts";
@@ -337,11 +337,15 @@ export async function callModel(
   const allowed = s.allowed;
   const messages = prompt.map((e) => e.message);
   const mayUse = s.d.tools.specs().filter((t) => !s.clientTools.has(t.name) && (!allowed || allowed.has(t.name)));
-  const describeSkills = s.d.describeSkills;
-  // `skill` carries the names and descriptions of the skills the offer holds: the same offer, the same text.
-  const own = offeredSpecs(mayUse, s.offered, messages).map((t) =>
-    t.name === SKILL && describeSkills ? { ...t, description: describeSkills(skillsOf(s)) } : t,
-  );
+  // `skill` carries the names and descriptions of the skills the offer holds: the same offer, the
+  // same text. Offered every tool with no skill to list, skill and skill_file are left out (unless called).
+  const described = s.d.describeSkills?.(skillsOf(s));
+  const called = new Set(messages.flatMap((m) => (m.role === "tool" ? [m.name] : [])));
+  const own = offeredSpecs(mayUse, s.offered, messages).flatMap((t) => {
+    if (t.name === SKILL && described) return [{ ...t, description: described }];
+    if ((t.name === SKILL || t.name === SKILL_FILE_TOOL) && described === null && !called.has(t.name)) return [];
+    return [t];
+  });
   const tools = [...own, ...s.clientTools.values()];
   s.d.onContext?.(
     s.conv,

@@ -196,9 +196,9 @@ export interface TurnDeps {
   rankSkills?: (texts: Parameters<RankSkills>[0], limit: number, among: ReadonlySet<string> | null) => string[];
   /**
    * `skill`'s description with the skills named (null: every usable skill), when the turn sends
-   * `skill` (src/agent/skill-tools.ts skillToolDescription).
+   * `skill` (src/agent/skill-tools.ts skillToolDescription); null when every usable skill is none.
    */
-  describeSkills?: (names: readonly string[] | null) => string;
+  describeSkills?: (names: readonly string[] | null) => string | null;
   /** Each conversation's offer, kept from turn to turn (src/agent/tool-offer.ts nextOffer). */
   offers?: { get(conv: string): KeptOffer | undefined; set(conv: string, offer: KeptOffer): void };
   /** The configured model (or `id` of its provider), or an error message saying why there is none. */
