@@ -7,9 +7,9 @@
  */
 import { rmSync, statSync } from "node:fs";
 import { resolve } from "node:path";
+import { createInterface } from "node:readline/promises";
 import { HomedError } from "../protocol/errors.ts";
 import type { SkillView } from "../protocol/skills.ts";
-import { stdinLines } from "../client/stdin-lines.ts";
 import { loadConfig } from "../kernel/config.ts";
 import { ensureDataDir } from "../kernel/data-dir.ts";
 import type { DataPaths } from "../kernel/data-paths.ts";
@@ -110,8 +110,11 @@ async function add(catalog: SkillCatalog, source: string, flags: SkillsFlags): P
     if (!flags.yes) {
       if (!process.stdin.isTTY)
         throw new HomedError("usage", "not asked on a terminal: pass -yes to add these skills without asking");
-      process.stdout.write("Add? [y/N] ");
-      const answer = ((await stdinLines()()) ?? "").trim().toLowerCase();
+      // readline, closed once answered: a stream reader left on a terminal's stdin keeps the process alive.
+      const rl = createInterface({ input: process.stdin, output: process.stdout });
+      // Ctrl-D (readline aborts the question) is a no, like an empty answer.
+      const asked = rl.question("Add? [y/N] ").catch(() => "");
+      const answer = (await asked.finally(() => rl.close())).trim().toLowerCase();
       if (answer !== "y" && answer !== "yes") {
         process.stdout.write("nothing added\n");
         return 1;

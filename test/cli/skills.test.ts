@@ -1,13 +1,15 @@
 /**
  * `homed skills` on a data dir, no daemon: add from a folder and from a git repository (a local
  * file:// one: a shallow clone), showing what it copies and asking unless -yes; what it refuses
- * (no valid skill, a name already there, a question nobody can answer); remove; enable/disable
+ * (no valid skill, a name already there, a question nobody can answer); at a terminal it asks
+ * y/N and a no copies nothing; remove; enable/disable
  * and trust kept in DATA/skills.json, never in the skill's own files.
  */
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { HOMED, run, tempDir } from "../harness/binary.ts";
+import { startTmux } from "../harness/tmux.ts";
 
 function writeSkill(root: string, name: string, description: string, files: Record<string, string> = {}): string {
   const dir = join(root, name);
@@ -143,5 +145,25 @@ describe("homed skills", () => {
     expect((await skills(data.path, "add", join(src.path, "nowhere"), "-yes")).stderr).toContain(
       "neither a folder nor a git URL",
     );
+  }, 60_000);
+
+  test("at a terminal, add asks before it copies: no adds nothing, yes adds", async () => {
+    using data = tempDir();
+    using src = tempDir("homed-skill-src-");
+    const from = writeSkill(src.path, "asked-skill", "A skill that is asked about.");
+    // Ctrl-D is a no too.
+    for (const [keys, added] of [
+      [["n", "Enter"], false],
+      [["C-d"], false],
+      [["y", "Enter"], true],
+    ] as const) {
+      await using term = await startTmux(data.path, [HOMED, "skills", "add", from, "-data", data.path]);
+      await term.waitFor("Add? [y/N]");
+      expect(await term.screen()).toContain("asked-skill — A skill that is asked about.");
+      await term.press(...keys);
+      if (!added) expect(await term.waitFor("nothing added")).not.toContain("error");
+      expect(await term.waitExit()).toBe(added ? 0 : 1);
+      expect(existsSync(join(data.path, "skills", "asked-skill"))).toBe(added);
+    }
   }, 60_000);
 });
