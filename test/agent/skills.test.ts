@@ -123,6 +123,17 @@ describe("agent skills", () => {
     expect(toolMessages(rig.llm.requests.at(-1)).at(-1)?.content).toContain("filled tax.pdf");
     expect(existsSync(join(dir.path, "workspace", "filled.txt"))).toBe(true);
 
+    // tools_find finds skills too: what it finds rides along from the next step on.
+    const asked = rig.llm.requests.length;
+    rig.llm.script([
+      { toolCalls: [{ name: "tools_find", arguments: { query: "fill in pdf forms" } }] },
+      { text: "ok" },
+    ]);
+    await rig.chat("hello again", { conv: "find" });
+    expect(skillSpec(rig.llm.requests[asked])).toBeUndefined();
+    expect(toolMessages(rig.llm.requests[asked + 1]).at(-1)?.content).toContain(`- pdf-forms: ${PDF_DESCRIPTION}`);
+    expect(skillSpec(rig.llm.requests[asked + 1])?.function.description).toContain("- pdf-forms:");
+
     // Disabled, it is neither offered nor loadable.
     expect((await run([HOMED, "skills", "disable", "pdf-forms", "-data", dir.path])).exitCode).toBe(0);
     const before = rig.llm.requests.length;
