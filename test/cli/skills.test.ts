@@ -166,4 +166,46 @@ describe("homed skills", () => {
       expect(existsSync(join(data.path, "skills", "asked-skill"))).toBe(added);
     }
   }, 60_000);
+
+  test("list checks each SKILL.md as the format says and gives the reason for each one skipped", async () => {
+    using data = tempDir();
+    const root = join(data.path, "skills");
+    const put = (folder: string, text: string) => {
+      mkdirSync(join(root, folder), { recursive: true });
+      writeFileSync(join(root, folder, "SKILL.md"), text);
+    };
+    const long = "a".repeat(65);
+    put(
+      "folded",
+      "---\r\nname: folded\r\ndescription: >\r\n  Two lines\r\n  folded into one.\r\nmetadata:\r\n  author: x\r\n---\r\nbody\r\n",
+    );
+    put("colon-desc", "\uFEFF---\nname: colon-desc\ndescription: Do this: then that.\n---\n");
+    put("double--hyphen", "---\nname: double--hyphen\ndescription: x\n---\n");
+    put("-leading", "---\nname: -leading\ndescription: x\n---\n");
+    put(long, `---\nname: ${long}\ndescription: x\n---\n`);
+    put("other-folder", "---\nname: not-the-folder\ndescription: x\n---\n");
+    put("too-long", `---\nname: too-long\ndescription: ${"d".repeat(1025)}\n---\n`);
+    put("no-front", "# just markdown\n");
+    put("unclosed", "---\nname: unclosed\ndescription: x\n");
+    put("a-list", "---\n- name\n- description\n---\n");
+    put("number-name", "---\nname: 42\ndescription: x\n---\n");
+    mkdirSync(join(root, "empty-folder"));
+    const byName = new Map((await list(data.path)).map((s) => [s.name, s.problem]));
+    expect(byName.get("folded")).toBeNull();
+    expect(byName.get("colon-desc")).toBeNull();
+    expect(byName.get("double--hyphen")).toContain("not lowercase letters, digits and single hyphens");
+    expect(byName.get("-leading")).toContain("not lowercase letters, digits and single hyphens");
+    expect(byName.get(long)).toBe("name is 65 characters (at most 64)");
+    expect(byName.get("other-folder")).toBe('name "not-the-folder" differs from its folder\'s name "other-folder"');
+    expect(byName.get("too-long")).toBe("description is 1025 characters (at most 1024)");
+    expect(byName.get("no-front")).toBe("SKILL.md does not start with YAML front matter (a line ---)");
+    expect(byName.get("unclosed")).toBe("SKILL.md's front matter has no closing --- line");
+    expect(byName.get("a-list")).toBe("front matter is not a mapping of fields");
+    expect(byName.get("number-name")).toBe("name is not text");
+    expect(byName.get("empty-folder")).toBe("no SKILL.md in the folder");
+    const folded = JSON.parse((await skills(data.path, "list", "-json")).stdout).find(
+      (s: { name: string }) => s.name === "folded",
+    );
+    expect(folded.description).toBe("Two lines folded into one.");
+  }, 60_000);
 });
