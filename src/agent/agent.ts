@@ -115,8 +115,7 @@ export class Agent {
   /** Each conversation's tool offer, kept from turn to turn (src/agent/tool-offer.ts nextOffer). */
   private readonly offers = new KeptOffers();
   /** The usable skills as memory indexes them, and the catalog generation it was made at. */
-  private skillIndex: { generation: number; han: boolean; index: ToolIndex; words: Map<string, Set<string>> } | null =
-    null;
+  private skillIndex: { generation: number; index: ToolIndex; words: Map<string, Set<string>> } | null = null;
 
   /** New approval rules for every call from now on (a reload). */
   setApproval(config: ApprovalConfig): void {
@@ -218,13 +217,13 @@ export class Agent {
     const usable = catalog.usable();
     if (usable.length === 0) return [];
     const analyse = (text: string) => memory.index.analyse(text);
-    const han = texts.some((t) => HAN.test(t.text)) || memory.index.segmentsHan;
-    if (this.skillIndex?.generation !== catalog.generation || (han && !this.skillIndex.han)) {
+    // Skills have no examples held back for Chinese: a description is analysed as it is written.
+    if (this.skillIndex?.generation !== catalog.generation) {
       const docs = usable.map((s) => ({ name: s.name, description: s.description }));
       const words = new Map(
         docs.map((d) => [d.name, new Set(analyse(`${d.name.replaceAll("-", " ")}\n${d.description}`).words)]),
       );
-      this.skillIndex = { generation: catalog.generation, han, index: new ToolIndex(docs, analyse), words };
+      this.skillIndex = { generation: catalog.generation, index: new ToolIndex(docs, analyse), words };
     }
     const said = new Set(texts.filter((t) => t.weight >= 1).flatMap((t) => analyse(t.text).words));
     const fits = (name: string) => {
