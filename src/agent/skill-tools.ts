@@ -48,9 +48,9 @@ const SkillFileArgs = v.strictObject({
 
 /** `skill`'s description without the skills that ride along (turn-steps.ts adds them per offer). */
 export const SKILL_TOOL_DESCRIPTION =
-  "Load an Agent Skill: instructions (and the scripts and references beside them) for a kind of task. " +
-  "When a skill listed below fits the task, load it before you act and follow it. " +
-  "Returns its instructions and its folder; read its other files with skill_file, run its scripts with shell_run or code_run.";
+  "Load an Agent Skill: instructions, with scripts and references, for a kind of task. " +
+  "When a skill below fits the task, load it before you act and follow it. " +
+  "Returns its instructions and folder; read its files with skill_file, run its scripts with shell_run or code_run.";
 
 export const SKILL_TOOL: ToolDefinition = {
   name: SKILL,
@@ -226,19 +226,40 @@ function listFiles(dir: string): { listed: string[]; more: number } {
   return { listed, more };
 }
 
-/** A description in `skill`'s list is cut here: the body says the rest. */
-const LISTED_DESCRIPTION_CHARS = 400;
+/**
+ * The most a tool description may hold: OpenAI's API has refused longer ones ("string too long.
+ * Expected a string with maximum length 1024"), and proxies in front of it still do. `skill`'s
+ * description, with the skills it lists, stays within it.
+ */
+export const MAX_TOOL_DESCRIPTION = 1024;
+/** A listed skill's description is never cut shorter than this; fewer skills are listed instead. */
+const MIN_LISTED_CHARS = 60;
 
-/** `skill`'s description with the skills that ride along, in name order (the same set gives the same text). */
+/**
+ * `skill`'s description with the skills that ride along, in name order (the same set gives the
+ * same text), within MAX_TOOL_DESCRIPTION: each description cut to an equal share of the room,
+ * and when even that does not fit them all, the rest counted for tools_find to find.
+ */
 export function skillToolDescription(skills: readonly Pick<FoundSkill, "name" | "description">[]): string {
   if (skills.length === 0)
     return `${SKILL_TOOL_DESCRIPTION} No skill is listed for this conversation now; tools_find finds skills too.`;
+  const head = `${SKILL_TOOL_DESCRIPTION}\nSkills:`;
+  const sorted = [...skills].sort((a, b) => a.name.localeCompare(b.name));
+  const more = (n: number) => `\n- and ${n} more (tools_find finds them)`;
+  const room = MAX_TOOL_DESCRIPTION - head.length - more(sorted.length).length;
+  const names = sorted.reduce((n, s) => n + s.name.length + 5, 0);
+  const share = Math.max(MIN_LISTED_CHARS, Math.floor((room - names) / sorted.length));
   const cut = (t: string) => {
     const one = t.replace(/\s+/g, " ").trim();
-    return one.length > LISTED_DESCRIPTION_CHARS ? `${one.slice(0, LISTED_DESCRIPTION_CHARS - 1)}…` : one;
+    return one.length > share ? `${one.slice(0, share - 1)}…` : one;
   };
-  const list = [...skills]
-    .sort((a, b) => a.name.localeCompare(b.name))
-    .map((s) => `- ${s.name}: ${cut(s.description)}`);
-  return `${SKILL_TOOL_DESCRIPTION}\nSkills:\n${list.join("\n")}`;
+  let text = head;
+  for (const [i, s] of sorted.entries()) {
+    const line = `\n- ${s.name}: ${cut(s.description)}`;
+    const left = sorted.length - i - 1;
+    if (text.length + line.length + (left ? more(left).length : 0) > MAX_TOOL_DESCRIPTION)
+      return text + more(sorted.length - i);
+    text += line;
+  }
+  return text;
 }

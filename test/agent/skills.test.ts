@@ -153,6 +153,18 @@ describe("agent skills", () => {
       "Write release notes from a list of merged changes, grouped by kind.",
       "# Release notes\nGroup the changes.",
     );
+    // Three more that fit the same input, with descriptions as long as the format allows: what
+    // rides along stays within the 1,024 characters OpenAI's API takes for a tool description.
+    for (const kind of ["changelog", "announcement", "summary"])
+      writeSkill(
+        join(home.path, ".claude", "skills"),
+        `release-${kind}`,
+        `Write the release ${kind} from merged changes. ${"Be thorough about every detail. ".repeat(30)}`.slice(
+          0,
+          1024,
+        ),
+        "# Write",
+      );
     const env = { HOME: home.path };
     const data = join(dir.path, "data");
     await using rig = await startAgentRig(data, { plugin: false, env });
@@ -167,10 +179,13 @@ describe("agent skills", () => {
     await rig.daemon.waitFor(/configuration reloaded.*applied=skills\.paths/);
     const found = (await skillsList(data, env)).find((s) => s.name === "release-notes");
     expect(found).toMatchObject({ problem: null, trusted: true, where: "path" });
-    await poll(rig.status, (st) => skillCounts(st)?.valid === 1, { what: "the daemon finding the skill" });
+    await poll(rig.status, (st) => skillCounts(st)?.valid === 4, { what: "the daemon finding the skills" });
     rig.llm.script([{ text: "ok" }]);
     await rig.chat("write the release notes for these merged changes", { conv: "after" });
-    expect(skillSpec(rig.llm.requests[1])?.function.description).toContain("- release-notes: Write release notes");
+    const listed = skillSpec(rig.llm.requests[1])?.function.description ?? "";
+    expect(listed).toContain("- release-notes: Write release notes");
+    expect(listed.length).toBeLessThanOrEqual(1024);
+    expect(listed.match(/\n- release-/g)).toHaveLength(3);
     // Homed does not delete the owner's own folders.
     const rm = await run([HOMED, "skills", "remove", "release-notes", "-data", data], { env });
     expect(rm.exitCode).not.toBe(0);
