@@ -4,10 +4,11 @@
  * `homed skills add` from where — those carry the untrusted mark until the owner trusts them.
  * Written whole to a temporary file and renamed, so the daemon and a `homed skills` command
  * never read half a file. A file that does not parse is reported and read as empty, except that
- * every skill it might have called installed is then treated as untrusted (see `unreadable`).
+ * every skill of DATA/skills is then treated as untrusted (src/skills/skill-catalog.ts), and it
+ * is not overwritten until it is fixed.
  */
 import * as v from "valibot";
-import { existsSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { HomedError } from "../protocol/errors.ts";
 import { describeIssues } from "../protocol/jsonrpc.ts";
@@ -77,9 +78,5 @@ export class SkillStateFile {
     writeFileSync(tmp, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
     renameSync(tmp, this.path);
     return next;
-  }
-
-  exists(): boolean {
-    return existsSync(this.path);
   }
 }
