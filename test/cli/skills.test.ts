@@ -208,4 +208,18 @@ describe("homed skills", () => {
     );
     expect(folded.description).toBe("Two lines folded into one.");
   }, 60_000);
+
+  test("an unreadable skills.json makes DATA/skills' skills untrusted and is not overwritten", async () => {
+    using data = tempDir();
+    writeSkill(join(data.path, "skills"), "own-skill", "The owner's own skill.");
+    expect((await list(data.path))[0]).toMatchObject({ name: "own-skill", trusted: true });
+    writeFileSync(join(data.path, "skills.json"), "{ not json");
+    const r = await skills(data.path, "list", "-json");
+    expect(JSON.parse(r.stdout)[0]).toMatchObject({ name: "own-skill", trusted: false });
+    expect(r.stderr).toContain("count as untrusted until it is fixed");
+    const disable = await skills(data.path, "disable", "own-skill");
+    expect(disable.exitCode).not.toBe(0);
+    expect(disable.stderr).toContain("fix or remove it first");
+    expect(readFileSync(join(data.path, "skills.json"), "utf8")).toBe("{ not json");
+  }, 60_000);
 });
