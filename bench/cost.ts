@@ -77,8 +77,28 @@ function commonPrefix(a: string, b: string): number {
 }
 
 export async function benchPrefixReuse(): Promise<void> {
+  const r = await prefixReuse();
+  report("cost.prefix_reuse_pct", r.reusePct, "%", 1);
+  report("cost.prefix_breaks", r.breaks, "requests", 0);
+  report("cost.prefix_turns_with_note", r.notes, "turns", 0);
+  report("cost.request_bytes_turn30", r.lastBytes, "B", 0);
+}
+
+/** What the 30-turn conversation's requests shared, and the bodies themselves. */
+export interface PrefixReuse {
+  reusePct: number;
+  breaks: number;
+  notes: number;
+  lastBytes: number;
+  /** Each turn's request as compact JSON `{tools, messages}`. */
+  bodies: string[];
+}
+
+/** The prefix-reuse run above; `prepare` fills the data dir first (bench/skills.ts adds skills). */
+export async function prefixReuse(prepare?: (data: string) => void): Promise<PrefixReuse> {
   const data = mkdtempSync(join(tmpdir(), "homed-bench-prefix-"));
   try {
+    prepare?.(data);
     await using rig = await startAgentRig(data, { plugin: false });
     const c = await connectUnixRpc(rig.daemon.socket, { warn: () => {}, debug: () => {} });
     await c.peer.request("llm.set", {
@@ -111,16 +131,19 @@ export async function benchPrefixReuse(): Promise<void> {
       bodies.push(JSON.stringify({ tools: body.tools, messages: body.messages }));
     }
     let sum = 0;
-    let replans = 0;
+    let breaks = 0;
     for (let i = 1; i < bodies.length; i++) {
       const share = commonPrefix(bodies[i - 1] as string, bodies[i] as string) / (bodies[i - 1] as string).length;
       sum += share;
-      if (share < 0.5) replans++;
+      if (share < 0.5) breaks++;
     }
-    report("cost.prefix_reuse_pct", (100 * sum) / (bodies.length - 1), "%", 1);
-    report("cost.prefix_breaks", replans, "requests", 0);
-    report("cost.prefix_turns_with_note", notes, "turns", 0);
-    report("cost.request_bytes_turn30", Buffer.byteLength(bodies.at(-1) ?? ""), "B", 0);
+    return {
+      reusePct: (100 * sum) / (bodies.length - 1),
+      breaks,
+      notes,
+      lastBytes: Buffer.byteLength(bodies.at(-1) ?? ""),
+      bodies,
+    };
   } finally {
     rmSync(data, { recursive: true, force: true });
   }

@@ -76,6 +76,12 @@ export const GOALS: Record<string, Goal> = {
   // Tools (issue 13 asked for ≥ 25 first)
   "tools.count": { goal: "≥ 60", source: "issue 16" },
 
+  // Agent Skills: every prepared skill found, every malformed one listed; skills riding along
+  // keep the cache prefix issue 30 asked for.
+  "skills.count": { goal: "= 20", source: "issue 33" },
+  "skills.invalid": { goal: "= 2", source: "issue 33" },
+  "skills.prefix_reuse_pct": { goal: "≥ 85 %", source: "issue 30 (with issue 33's skills)" },
+
   // Reliability: leak.* in `make bench`, the rest in `make bench-reliability`
   "leak.fds_after_50_restarts": { goal: "= 0", source: "issue 9" },
   "reliability.kill9_cycles": { goal: "≥ 100", source: "issue 9" },

@@ -23,6 +23,7 @@ import { benchCost, benchPrefixReuse } from "./cost.ts";
 import { benchImport } from "./import.ts";
 import { benchToolsOffer } from "./tools-offer.ts";
 import { benchExternalPlugins } from "./external-plugins.ts";
+import { benchSkills } from "./skills.ts";
 
 const t0 = performance.now();
 await benchStartup();
@@ -50,5 +51,6 @@ await benchAudioFeatures();
 await benchCost();
 await benchPrefixReuse();
 await benchToolsOffer();
+await benchSkills();
 await benchImport();
 console.error(`bench run finished in ${((performance.now() - t0) / 1000).toFixed(1)} s`);

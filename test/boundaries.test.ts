@@ -75,6 +75,7 @@ const LAYERS = [
   "src/embed",
   "src/memory",
   "src/llm",
+  "src/skills",
   "src/agent",
   "src/kernel",
   "src/cli",

@@ -18,14 +18,16 @@ describe("homed tools list", () => {
       if (t.plugin !== "kernel") expect(t.name.startsWith(`${t.plugin}_`)).toBe(true);
     }
     const fromManifests = BUILTIN_PLUGINS.reduce((n, m) => n + m.tools.length, 0);
-    // The kernel's own tools: memory_search, agent_spawn and tools_find (src/agent/).
+    // The kernel's own tools: memory_search, agent_spawn, tools_find, skill and skill_file (src/agent/).
     expect(list.filter((t) => t.plugin === "kernel").map((t) => t.name)).toEqual([
       "agent_spawn",
       "memory_search",
+      "skill",
+      "skill_file",
       "tools_find",
     ]);
     expect(list.find((t) => t.name === "agent_spawn")).toMatchObject({ plugin: "kernel", risk: "exec" });
-    expect(list.length).toBe(fromManifests + 3);
+    expect(list.length).toBe(fromManifests + 5);
     const text = await run([HOMED, "tools", "list"]);
     expect(text.stdout).toContain("memory_search");
     expect(text.stdout).toContain(`${list.length} tools`);

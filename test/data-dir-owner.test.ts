@@ -22,6 +22,7 @@ test("initconfig, recall and the daemon refuse root on a dir another user owns, 
   for (const argv of [
     ["initconfig", "-data", dir.path],
     ["recall", "-stdio", "-data", dir.path],
+    ["skills", "disable", "some-skill", "-data", dir.path],
     ["-data", dir.path, "-listen", "127.0.0.1:0"],
   ]) {
     const r = await run([HOMED, ...argv], { stdin: "" });

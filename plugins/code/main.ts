@@ -4,7 +4,14 @@
  * and reports its output, exit status and what it did to the workspace. Lazy.
  */
 import { connectPlugin, withRun } from "../sdk/index.ts";
-import { failed, formatResult, loadSandboxSettings, runSandboxed, sandboxRefusal } from "../shell/sandbox.ts";
+import {
+  failed,
+  formatResult,
+  loadSandboxSettings,
+  runSandboxed,
+  sandboxRefusal,
+  skillBinds,
+} from "../shell/sandbox.ts";
 import { prepareProgram } from "./runner.ts";
 import { TOOLS } from "./tools.ts";
 import { describeChanges, snapshotWorkspace } from "./workspace-diff.ts";
@@ -20,7 +27,9 @@ await plugin.tools([
     if ("refused" in prepared) return { content: prepared.refused, isError: true };
     using program = prepared;
     const before = snapshotWorkspace(settings.workspace);
-    const r = await runSandboxed(settings, "code_run", program.cmd, { timeoutMs: args.timeout_ms, signal: ctx.signal });
+    // The usable skills' folders, read-only at /skills/<name>, as in shell_run.
+    const cmd = { ...program.cmd, roBinds: [...(program.cmd.roBinds ?? []), ...(await skillBinds(plugin))] };
+    const r = await runSandboxed(settings, "code_run", cmd, { timeoutMs: args.timeout_ms, signal: ctx.signal });
     if ("refused" in r) return { content: r.refused, isError: true };
     const changes = describeChanges(before, snapshotWorkspace(settings.workspace));
     const text = `${args.language}: ${formatResult(r)}\n--- workspace files ---\n${changes || "(none created, changed or deleted)"}`;

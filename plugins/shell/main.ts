@@ -8,6 +8,7 @@ import { connectPlugin, withRun } from "../sdk/index.ts";
 import { JobTable } from "./jobs.ts";
 import { failed, formatResult, loadSandboxSettings, runSandboxed, sandboxRefusal } from "./sandbox.ts";
 import { TOOLS } from "./tools.ts";
+import { skillBinds } from "./skill-binds.ts";
 
 /** bash where the system has it (what models write for), else POSIX sh. */
 const SHELL = existsSync("/usr/bin/bash") || existsSync("/bin/bash") ? "bash" : "sh";
@@ -18,18 +19,19 @@ const settings = await loadSandboxSettings(plugin);
 const jobs = new JobTable(settings);
 plugin.onShutdown(() => jobs.stopAll());
 
-const shellCommand = (command: string) => ({ argv: [SHELL, "-c", command] });
+/** The command, with the usable skills' folders read-only at /skills/<name> (skill-binds.ts). */
+const shellCommand = async (command: string) => ({ argv: [SHELL, "-c", command], roBinds: await skillBinds(plugin) });
 
 await plugin.tools([
   withRun(TOOLS.shell_run, async (args, ctx) => {
     if (args.background) {
       const refused = await sandboxRefusal(settings, "shell_run");
       if (refused) return { content: refused, isError: true };
-      const started = jobs.start(args.command, shellCommand(args.command), args.timeout_ms);
+      const started = jobs.start(args.command, await shellCommand(args.command), args.timeout_ms);
       if ("refused" in started) return { content: started.refused, isError: true };
       return `started background job ${started.id}; see it with shell_jobs {"id":"${started.id}"}, end it with shell_kill`;
     }
-    const r = await runSandboxed(settings, "shell_run", shellCommand(args.command), {
+    const r = await runSandboxed(settings, "shell_run", await shellCommand(args.command), {
       timeoutMs: args.timeout_ms,
       signal: ctx.signal,
     });

@@ -18,6 +18,7 @@ import type { SandboxSettings } from "./sandbox-settings.ts";
 
 export { type SandboxSettings, loadSandboxSettings, resolveWorkspace } from "./sandbox-settings.ts";
 export { OutputCapture } from "./output-capture.ts";
+export { SANDBOX_SKILLS, skillBinds } from "./skill-binds.ts";
 
 /** Where the workspace appears inside the sandbox; also HOME there. */
 export const SANDBOX_WORKSPACE = "/workspace";

@@ -29,6 +29,7 @@ import { readJson } from "./http-util.ts";
 import { blockResponse } from "./blocks-route.ts";
 import { sceneRoutes } from "./scenes-routes.ts";
 import { l3Routes } from "./l3-routes.ts";
+import { skillRoutes } from "./skills-routes.ts";
 import { getBlock } from "../sdk/blocks.ts";
 import { LiveTurns } from "./live-turns.ts";
 import { tooManyAttempts, type Security } from "./security.ts";
@@ -204,6 +205,7 @@ export function apiRoutes(plugin: Plugin, hub: ChatHub, security: Security): Hon
 
   sceneRoutes(api, plugin);
   l3Routes(api, plugin);
+  skillRoutes(api, plugin);
   api.get("/blocks/:sha256", (c) => blockResponse(plugin.hello.dataDir, c.req.param("sha256"), c.req.query("name")));
   // A block record by id (blocks/get without its bytes) and where its bytes are served.
   api.get("/block-records/:id", async (c) => {

@@ -33,6 +33,16 @@ import { type ToolDoc, ToolIndex, type WeightedText } from "../memory/tool-index
 import { TOOLS_FIND_TOOL, toolsFindTool } from "./tools-find.ts";
 import { runTurn, type TurnConfig, type TurnInput, type TurnResult, type TurnSink } from "./turn.ts";
 import type { KeptOffer } from "./tool-offer.ts";
+import type { SkillCatalog } from "../skills/skill-catalog.ts";
+import {
+  SKILL,
+  SKILL_FILE_TOOL,
+  SKILL_FILE_TOOL_DEF,
+  SKILL_TOOL,
+  skillFileTool,
+  skillTool,
+  skillToolDescription,
+} from "./skill-tools.ts";
 
 export interface AgentDeps {
   store: Store;
@@ -56,7 +66,19 @@ export interface AgentDeps {
   scenes?: Scenes | null;
   /** The stable graph's recall (src/memory/l3-recall.ts); absent: no facts in context. */
   l3?: L3Recall | null;
+  /**
+   * Agent Skills (src/skills): offered by relevance, loaded by `skill`, their files read by
+   * `skill_file` up to `maxReadBytes` ([tools.files] max_read_kb). Absent: no skills.
+   */
+  skills?: { catalog: SkillCatalog; maxReadBytes: () => number; unconfined: () => boolean };
 }
+
+/** Tools the tool index leaves out: `skill` rides along with the skills that rank, never on its own words. */
+const UNRANKED = new Set([SKILL, SKILL_FILE_TOOL]);
+/** Distinct words a skill's name and description must share with the input for it to ride along. */
+const MIN_SKILL_WORDS = 2;
+/** Every usable skill is listed when a turn is offered every tool; past this many, tools_find finds the rest. */
+const LISTED_SKILLS_WHOLE = 40;
 
 /** What the last model call of a conversation was sent, and what memory knows of it. */
 export interface SentContext {
@@ -92,6 +114,8 @@ export class Agent {
   private toolIndex: { generation: number; han: boolean; index: ToolIndex } | null = null;
   /** Each conversation's tool offer, kept from turn to turn (src/agent/tool-offer.ts nextOffer). */
   private readonly offers = new KeptOffers();
+  /** The usable skills as memory indexes them, and the catalog generation it was made at. */
+  private skillIndex: { generation: number; index: ToolIndex; words: Map<string, Set<string>> } | null = null;
 
   /** New approval rules for every call from now on (a reload). */
   setApproval(config: ApprovalConfig): void {
@@ -145,6 +169,7 @@ export class Agent {
           sceneBoost: (conv) => this.activeScenes.get(conv)?.memoryOf,
         }),
       );
+    const skills = d.skills;
     if (memory)
       this.tools.register(
         "kernel",
@@ -153,8 +178,73 @@ export class Agent {
           rank: (query, k, among) => this.rankTools([{ text: query, weight: 1 }], k, among),
           describe: (name) => this.tools.get(name)?.def.description,
           names: () => this.tools.list().map((t) => t.def.name),
+          ...(skills
+            ? {
+                rankSkills: (query, k, among) => this.rankSkills([{ text: query, weight: 1 }], k, among),
+                describeSkill: (name) => skills.catalog.find(name)?.description,
+              }
+            : {}),
         }),
       );
+    if (skills) {
+      const deps = {
+        find: (name: string) => skills.catalog.usable().find((s) => s.name === name),
+        names: () => skills.catalog.usable().map((s) => s.name),
+        maxReadBytes: skills.maxReadBytes,
+        unconfined: skills.unconfined,
+      };
+      this.tools.register("kernel", SKILL_TOOL, skillTool(deps));
+      this.tools.register("kernel", SKILL_FILE_TOOL_DEF, skillFileTool(deps));
+    }
+  }
+
+  /**
+   * The usable skills best matching `texts`, by the same index machinery as the tools (their
+   * names and descriptions; src/memory/tool-index.ts); [] without memory or skills. A skill is
+   * instructions the model may follow, so one word in common is not enough: it must share
+   * MIN_SKILL_WORDS distinct words with the input (the texts of full weight; the messages before
+   * it only order). The index is made again when the catalog found something new
+   * (src/skills/skill-catalog.ts looks again by mtime).
+   */
+  private rankSkills(
+    texts: readonly WeightedText[],
+    limit: number,
+    among: ReadonlySet<string> | null = null,
+  ): string[] {
+    const memory = this.d.memory;
+    const catalog = this.d.skills?.catalog;
+    if (!memory || !catalog) return [];
+    const usable = catalog.usable();
+    if (usable.length === 0) return [];
+    const analyse = (text: string) => memory.index.analyse(text);
+    // Skills have no examples held back for Chinese: a description is analysed as it is written.
+    if (this.skillIndex?.generation !== catalog.generation) {
+      const docs = usable.map((s) => ({ name: s.name, description: s.description }));
+      const words = new Map(
+        docs.map((d) => [d.name, new Set(analyse(`${d.name.replaceAll("-", " ")}\n${d.description}`).words)]),
+      );
+      this.skillIndex = { generation: catalog.generation, index: new ToolIndex(docs, analyse), words };
+    }
+    const said = new Set(texts.filter((t) => t.weight >= 1).flatMap((t) => analyse(t.text).words));
+    const fits = (name: string) => {
+      let n = 0;
+      for (const w of this.skillIndex?.words.get(name) ?? []) if (said.has(w) && ++n >= MIN_SKILL_WORDS) return true;
+      return false;
+    };
+    const index = this.skillIndex;
+    const candidates = new Set([...index.words.keys()].filter((n) => !among || among.has(n)));
+    return index.index.rank(texts, usable.length, candidates).filter(fits).slice(0, limit);
+  }
+
+  /**
+   * `skill`'s description for a turn: the named skills that are still usable, or (null) every
+   * usable one — null when that is none at all (then there is nothing to load).
+   */
+  private describeSkills(names: readonly string[] | null): string | null {
+    const usable = this.d.skills?.catalog.usable() ?? [];
+    if (names === null && usable.length === 0) return null;
+    const listed = names === null ? usable.slice(0, LISTED_SKILLS_WHOLE) : usable.filter((s) => names.includes(s.name));
+    return skillToolDescription(listed);
   }
 
   /**
@@ -177,10 +267,15 @@ export class Agent {
     const generation = this.tools.generation;
     const withHan = han || memory.index.segmentsHan;
     if (this.toolIndex?.generation !== generation || (withHan && !this.toolIndex.han)) {
-      const docs = this.tools.list().map((t) => toolDoc(t.def, withHan));
+      const docs = this.ranked().map((t) => toolDoc(t.def, withHan));
       this.toolIndex = { generation, han: withHan, index: new ToolIndex(docs, (text) => memory.index.analyse(text)) };
     }
     return this.toolIndex.index;
+  }
+
+  /** The registered tools the index ranks. */
+  private ranked() {
+    return this.tools.list().filter((t) => !UNRANKED.has(t.def.name));
   }
 
   /**
@@ -195,7 +290,7 @@ export class Agent {
     if (!memory || this.toolIndex?.generation === generation) return;
     const index = new ToolIndex([], (text) => memory.index.analyse(text));
     const han = memory.index.segmentsHan;
-    for (const t of this.tools.list()) {
+    for (const t of this.ranked()) {
       index.add(toolDoc(t.def, han));
       yield;
       if (this.tools.generation !== generation) return;
@@ -248,6 +343,8 @@ export class Agent {
         readBlock: this.d.blocks ? (sha) => this.d.blocks?.read(sha) ?? null : undefined,
         sceneBoost: boost,
         rankTools: this.d.memory ? (texts, limit, among) => this.rankTools(texts, limit, among) : undefined,
+        rankSkills: this.d.skills ? (texts, limit, among) => this.rankSkills(texts, limit, among) : undefined,
+        describeSkills: this.d.skills ? (names) => this.describeSkills(names) : undefined,
         offers: this.offers,
         recallAcross: (req) => {
           const memory = this.d.memory;

@@ -92,6 +92,8 @@ export interface ExecContext {
   tainted?: string | null;
   /** Offer tools on the turn's later model calls (LocalToolContext.offer). */
   offer?: (names: readonly string[]) => void;
+  /** The Agent Skills this turn may load (a scene's list); absent or null: every usable one. */
+  skills?: ReadonlySet<string> | null;
 }
 
 /** "cancelled": the turn was stopped while the tool ran; the plugin was told to stop it. */
@@ -316,6 +318,7 @@ export class ToolExecutor {
             notice: ctx.notice,
             tainted: ctx.tainted ?? null,
             offer: ctx.offer,
+            skills: ctx.skills ?? null,
           })
         : this.d.caller.call(
             tool.plugin,

@@ -23,11 +23,15 @@
  * narrows what can be offered. A narrowed list that is short is offered whole, as it always was.
  * A client's own tools (/v1) are the client's and always sent (src/agent/turn-steps.ts callModel).
  * Without memory (no index) every tool is offered.
+ * Agent Skills ride along the same way (docs/skills.md): the few that fit are held in the offer
+ * as `skill:<name>` beside `skill`, so they are kept and chosen again exactly when the tools are,
+ * and `skill`'s description lists them (src/agent/turn-steps.ts callModel).
  */
 import type { ChatMessage, ToolSpec } from "../llm/types.ts";
 import type { WeightedText } from "../memory/tool-index.ts";
 import { MEMORY_SEARCH } from "./memory-tool.ts";
 import { TOOLS_FIND } from "./tools-find.ts";
+import { SKILL, SKILL_OFFER_PREFIX } from "./skill-tools.ts";
 
 /** Offered on every call the turn may make them. */
 export const CORE_TOOLS: readonly string[] = [MEMORY_SEARCH, TOOLS_FIND, "files_read"];
@@ -36,6 +40,12 @@ export const CORE_TOOLS: readonly string[] = [MEMORY_SEARCH, TOOLS_FIND, "files_
  * browser_screenshot) fit, and the core and these stay within a dozen specs.
  */
 export const RANKED_TOOLS = 6;
+/**
+ * Skills whose names and descriptions ride along in `skill`'s description (src/agent/skill-tools.ts):
+ * the few that best fit, like the ranked tools. The offer holds them as `skill:<name>` beside
+ * `skill` itself, so a conversation keeps them as it keeps its tools.
+ */
+export const RANKED_SKILLS = 3;
 /** A scene's or sub-agent's list this short is offered whole. */
 export const OFFER_WHOLE = 12;
 /** The conversation's last messages (the person's and the model's words) that rank beside the input. */
@@ -73,6 +83,7 @@ export function firstOffer(
   messages: readonly ChatMessage[],
   allowed: ReadonlySet<string> | null,
   rank: RankTools | undefined,
+  rankSkills?: RankSkills,
 ): Set<string> | null {
   if (!rank || (allowed && allowed.size <= OFFER_WHOLE)) return null;
   const recent = messages
@@ -84,7 +95,21 @@ export function firstOffer(
     { text: input, weight: 1 },
     { text: recent, weight: RECENT_WEIGHT },
   ];
-  return new Set([...CORE_TOOLS, ...rank(texts, RANKED_TOOLS, allowed)]);
+  const offer = new Set([...CORE_TOOLS, ...rank(texts, RANKED_TOOLS, allowed)]);
+  // Skills ride along only where the turn may load them.
+  const skills = rankSkills && (!allowed || allowed.has(SKILL)) ? rankSkills(texts, RANKED_SKILLS) : [];
+  if (skills.length) offer.add(SKILL);
+  for (const name of skills) offer.add(`${SKILL_OFFER_PREFIX}${name}`);
+  return offer;
+}
+
+/** Skills best matching the texts, at most `limit`. */
+export type RankSkills = (texts: readonly WeightedText[], limit: number) => string[];
+
+/** The skills an offer carries, by name; null when the offer is every tool (then every usable skill is listed). */
+export function offeredSkills(offer: ReadonlySet<string> | null): string[] | null {
+  if (!offer) return null;
+  return [...offer].filter((n) => n.startsWith(SKILL_OFFER_PREFIX)).map((n) => n.slice(SKILL_OFFER_PREFIX.length));
 }
 
 /**
@@ -103,10 +128,11 @@ export function nextOffer(
   messages: readonly ChatMessage[],
   allowed: ReadonlySet<string> | null,
   rank: RankTools | undefined,
+  rankSkills?: RankSkills,
 ): Set<string> | null {
   if (!rank || (allowed && allowed.size <= OFFER_WHOLE)) return null;
   if (kept && !replanned && prefixTokens >= MIN_CACHED_TOKENS && now - kept.at < CACHE_LIFETIME_MS) return kept.offer;
-  return firstOffer(input, messages, allowed, rank);
+  return firstOffer(input, messages, allowed, rank, rankSkills);
 }
 
 /** The specs a model call is offered: those of `specs` in `offered` or called in `messages` (all when offered is null). */

@@ -11,6 +11,7 @@ import { toJsonSchema } from "@valibot/to-json-schema";
 import type { RunToolResult, ToolDefinition } from "../protocol/agent.ts";
 import { describeIssues } from "../protocol/jsonrpc.ts";
 import type { LocalTool, LocalToolContext } from "./tools.ts";
+import { SKILL, SKILL_OFFER_PREFIX } from "./skill-tools.ts";
 
 export const TOOLS_FIND = "tools_find";
 
@@ -50,7 +51,14 @@ export interface ToolsFindDeps {
   describe(name: string): string | undefined;
   /** Every tool's name (what is listed when nothing matches). */
   names(): string[];
+  /** Usable Agent Skills matching `query` best first, at most `k` (absent: no skills). */
+  rankSkills?(query: string, k: number, among: ReadonlySet<string> | null): string[];
+  /** A usable skill's description, or undefined. */
+  describeSkill?(name: string): string | undefined;
 }
+
+/** Skills a call returns besides the tools, at most. */
+const SKILLS_K = 3;
 
 const fail = (content: string): RunToolResult => ({ content: `error: ${content}`, isError: true });
 const oneLine = (text: string) => text.replace(/\s+/g, " ").trim();
@@ -64,6 +72,17 @@ export function toolsFindTool(d: ToolsFindDeps): LocalTool {
       if (!p.success) return fail(`invalid arguments for ${TOOLS_FIND}: ${describeIssues(p.issues)}`);
       const { query, k } = p.output;
       const found = d.rank(query, k ?? DEFAULT_K, ctx.allowed).filter((n) => n !== TOOLS_FIND);
+      // Skills are found by the same words; they ride along in `skill`'s description from the next step on.
+      const skills =
+        !ctx.allowed || ctx.allowed.has(SKILL) ? (d.rankSkills?.(query, SKILLS_K, ctx.skills ?? null) ?? []) : [];
+      if (skills.length) ctx.offer?.([SKILL, ...skills.map((n) => `${SKILL_OFFER_PREFIX}${n}`)]);
+      const skillLines = skills.length
+        ? `\n${skills.length} skills match; load one with ${SKILL} {"name": ...}:\n${skills
+            .map((n) => `- ${n}: ${cut(oneLine(d.describeSkill?.(n) ?? ""), DESCRIPTION_CHARS)}`)
+            .join("\n")}`
+        : "";
+      if (found.length === 0 && skills.length)
+        return { content: `No tool matches "${query}".${skillLines}`, isError: false };
       if (found.length === 0) {
         const all = d.names().filter((n) => n !== TOOLS_FIND && (!ctx.allowed || ctx.allowed.has(n)));
         return {
@@ -74,7 +93,7 @@ export function toolsFindTool(d: ToolsFindDeps): LocalTool {
       ctx.offer?.(found);
       const lines = found.map((n) => `- ${n}: ${cut(oneLine(d.describe(n) ?? ""), DESCRIPTION_CHARS)}`);
       return {
-        content: `${found.length} tools match "${query}", best first; you can call them from your next step:\n${lines.join("\n")}`,
+        content: `${found.length} tools match "${query}", best first; you can call them from your next step:\n${lines.join("\n")}${skillLines}`,
         isError: false,
       };
     },

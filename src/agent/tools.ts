@@ -28,6 +28,8 @@ export interface LocalToolContext {
   tainted?: string | null;
   /** Offer these tools on the calling turn's later model calls (tools_find); absent: no turn to offer to. */
   offer?: (names: readonly string[]) => void;
+  /** The Agent Skills the calling turn may load (a scene's list); null or absent: every usable one. */
+  skills?: ReadonlySet<string> | null;
 }
 
 /**

@@ -11,7 +11,8 @@ import type { TextMark } from "../memory/turn-log.ts";
 import { estimateTokens } from "../memory/tokens.ts";
 import { attachmentChunkEvents } from "../memory/attachment-chunks.ts";
 import { type FoldStep, foldStage, runStage } from "./stages.ts";
-import { offeredSpecs } from "./tool-offer.ts";
+import { offeredSkills, offeredSpecs } from "./tool-offer.ts";
+import { SKILL, SKILL_FILE_TOOL } from "./skill-tools.ts";
 import { inputMessages, inputQuery, withImageData } from "./prompt-images.ts";
 import { type Attachment, attachmentLine, userMessageText } from "../protocol/attachments.ts";
 import type { TurnConfig, TurnDeps, TurnInput, TurnResult, TurnSink, TurnStopReason } from "./turn.ts";
@@ -35,6 +36,8 @@ export interface TurnScope {
   allowed: ReadonlySet<string> | null;
   /** Sub-agent depth: 0 for a turn a person or a job started. */
   depth: number;
+  /** The Agent Skills the turn may be offered and load (a scene's list); null: every usable one. */
+  skills: ReadonlySet<string> | null;
   /**
    * Homed's tools offered to the model (src/agent/tool-offer.ts), growing as tools_find finds
    * more; null: every tool the turn may use. What it may call is `allowed`, offered or not.
@@ -82,6 +85,7 @@ export function beginTurn(d: TurnDeps, input: TurnInput, sink: TurnSink, signal:
     clientTools: new Map((input.clientTools ?? []).map((t) => [t.name, t])),
     allowed: input.subAgent?.tools ?? null,
     depth: input.subAgent?.depth ?? 0,
+    skills: null,
     offered: null,
     prefix: 0,
     replanned: false,
@@ -319,6 +323,18 @@ function cacheKeyOf(conv: string): string {
   return `homed-${new Bun.CryptoHasher("sha256").update(conv).digest("hex").slice(0, 24)}`;
 }
 
+/**
+ * The skills `skill`'s description lists on this call: those the offer holds (null: every
+ * usable one), within the scene's list when it narrows them — a kept offer may hold skills an
+ * earlier turn's scene allowed.
+ */
+function skillsOf(s: TurnScope): string[] | null {
+  const offered = offeredSkills(s.offered);
+  const only = s.skills;
+  if (!only) return offered;
+  return (offered ?? [...only]).filter((n) => only.has(n));
+}
+
 /** One model call, streamed to the channel as it comes, and recorded whatever its end. */
 export async function callModel(
   s: TurnScope,
@@ -330,7 +346,16 @@ export async function callModel(
   const allowed = s.allowed;
   const messages = prompt.map((e) => e.message);
   const mayUse = s.d.tools.specs().filter((t) => !s.clientTools.has(t.name) && (!allowed || allowed.has(t.name)));
-  const tools = [...offeredSpecs(mayUse, s.offered, messages), ...s.clientTools.values()];
+  // `skill` carries the names and descriptions of the skills the offer holds: the same offer, the
+  // same text. Offered every tool with no skill to list, skill and skill_file are left out (unless called).
+  const described = s.d.describeSkills?.(skillsOf(s));
+  const called = new Set(messages.flatMap((m) => (m.role === "tool" ? [m.name] : [])));
+  const own = offeredSpecs(mayUse, s.offered, messages).flatMap((t) => {
+    if (t.name === SKILL && described) return [{ ...t, description: described }];
+    if ((t.name === SKILL || t.name === SKILL_FILE_TOOL) && described === null && !called.has(t.name)) return [];
+    return [t];
+  });
+  const tools = [...own, ...s.clientTools.values()];
   s.d.onContext?.(
     s.conv,
     s.turn,
@@ -452,6 +477,7 @@ export async function runTools(
       offer: (names) => {
         for (const n of names) s.offered?.add(n);
       },
+      skills: s.skills,
     });
     if (r.mark) s.tainted ??= r.mark;
     const images = r.images?.length ? { images: r.images } : {};

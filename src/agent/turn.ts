@@ -22,7 +22,7 @@ import type { PluginCaller } from "./plugin-caller.ts";
 import type { StageLog, StageRegistry } from "./stages.ts";
 import type { ApprovalQuestion, ToolExecutor } from "./tool-executor.ts";
 import type { ToolRegistry } from "./tools.ts";
-import { type KeptOffer, nextOffer, type RankTools } from "./tool-offer.ts";
+import { type KeptOffer, nextOffer, type RankSkills, type RankTools } from "./tool-offer.ts";
 import { estimateTokens } from "../memory/tokens.ts";
 import {
   assembleContext,
@@ -93,7 +93,12 @@ export interface TurnInput {
    * What the scenes the turn is in set (src/memory/scenes.ts): persona texts added to the system
    * prompt, and the only tools it may use (null: not narrowed). A scene only ever narrows.
    */
-  sceneSettings?: { persona: readonly string[]; tools: ReadonlySet<string> | null };
+  sceneSettings?: {
+    persona: readonly string[];
+    tools: ReadonlySet<string> | null;
+    /** The only Agent Skills offered and loadable (null: not narrowed). */
+    skills?: ReadonlySet<string> | null;
+  };
 }
 
 export interface TurnResult {
@@ -182,6 +187,13 @@ export interface TurnDeps {
    * are offered. Absent: every tool is.
    */
   rankTools?: RankTools;
+  /** Ranks the usable Agent Skills the same way, among `among` when given; absent: no skill rides along. */
+  rankSkills?: (texts: Parameters<RankSkills>[0], limit: number, among: ReadonlySet<string> | null) => string[];
+  /**
+   * `skill`'s description with the skills named (null: every usable skill), when the turn sends
+   * `skill` (src/agent/skill-tools.ts skillToolDescription); null when every usable skill is none.
+   */
+  describeSkills?: (names: readonly string[] | null) => string | null;
   /** Each conversation's offer, kept from turn to turn (src/agent/tool-offer.ts nextOffer). */
   offers?: { get(conv: string): KeptOffer | undefined; set(conv: string, offer: KeptOffer): void };
   /** The configured model (or `id` of its provider), or an error message saying why there is none. */
@@ -220,6 +232,7 @@ export async function runTurn(d: TurnDeps, input: TurnInput, sink: TurnSink, sig
     prompt.map((e) => e.message),
     s.allowed,
     d.rankTools,
+    d.rankSkills ? (texts, limit) => d.rankSkills?.(texts, limit, s.skills) ?? [] : undefined,
   );
   // Kept as the turn's own set: what tools_find adds during the turn stays offered after it.
   if (offers && s.offered) offers.set(s.conv, { offer: s.offered, at: now });
@@ -269,12 +282,13 @@ const withNote = (text: string, note: string) => (text ? `${text}\n\n${note}` : 
 
 /**
  * A scene's persona is said after the history, with what changes per turn (the system prompt
- * stays the same, so the provider's cached prefix does); its tools narrow what the turn may use,
- * never widen it.
+ * stays the same, so the provider's cached prefix does); its tools and skills narrow what the
+ * turn may use, never widen it.
  */
 function applyScene(s: TurnScope, scene: TurnInput["sceneSettings"]): void {
   if (!scene) return;
   if (scene.persona.length) s.cfg = { ...s.cfg, persona: scene.persona };
   const only = scene.tools;
   if (only) s.allowed = new Set(s.allowed ? [...s.allowed].filter((t) => only.has(t)) : only);
+  if (scene.skills) s.skills = scene.skills;
 }

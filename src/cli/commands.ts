@@ -372,6 +372,21 @@ export const tools: Subcommand = {
   },
 };
 
+export const skills: Subcommand = {
+  name: "skills",
+  summary:
+    "Agent Skills of the data dir: list, add DIR|GIT-URL (shows what it copies, asks), remove, enable, disable, trust, untrust NAME",
+  flags: [DATA_FLAG, JSON_FLAG, { name: "yes", kind: "bool", usage: "skills add: add without asking" }],
+  flagsAnywhere: true,
+  async run(values, rest) {
+    const { runSkills } = await import("./skills.ts");
+    return await runSkills(dataPaths(resolveDataDir(values)), rest, {
+      json: values.json === true,
+      yes: values.yes === true,
+    });
+  },
+};
+
 export const acp: Subcommand = {
   name: "acp",
   summary: "speak the Agent Client Protocol on stdin/stdout for an editor (Zed…), bridged to the running daemon",
@@ -434,6 +449,7 @@ export const SUBCOMMANDS: readonly Subcommand[] = [
   recall,
   models,
   tools,
+  skills,
   pluginRestart,
   version,
   plugin,
@@ -451,7 +467,7 @@ export function usage(): string {
     `  homed ${synopsis(runDaemon)}`,
     `      ${runDaemon.summary}`,
     ...visible.flatMap((c) => [
-      `  homed ${c.name}${c.flags.length ? ` ${synopsis(c)}` : ""}${c === chat ? ' ["message"]' : c === pluginRestart ? " NAME" : c === importHistory ? " FILE" : c === plugin ? " new NAME" : ""}`,
+      `  homed ${c.name}${c.flags.length ? ` ${synopsis(c)}` : ""}${c === chat ? ' ["message"]' : c === pluginRestart ? " NAME" : c === importHistory ? " FILE" : c === plugin ? " new NAME" : c === skills ? " COMMAND [NAME|DIR|GIT-URL]" : ""}`,
       `      ${c.summary}`,
     ]),
     "",

@@ -7,6 +7,7 @@ import { BUILTIN_PLUGINS } from "../generated/builtin-plugins.ts";
 import { MEMORY_SEARCH_TOOL } from "../agent/memory-tool.ts";
 import { AGENT_SPAWN_TOOL } from "../agent/agent-spawn.ts";
 import { TOOLS_FIND_TOOL } from "../agent/tools-find.ts";
+import { SKILL_FILE_TOOL_DEF, SKILL_TOOL } from "../agent/skill-tools.ts";
 import type { RiskClass } from "../protocol/agent.ts";
 
 export interface BuiltinTool {
@@ -18,7 +19,13 @@ export interface BuiltinTool {
 }
 
 export function builtinTools(): BuiltinTool[] {
-  const out: BuiltinTool[] = [MEMORY_SEARCH_TOOL, AGENT_SPAWN_TOOL, TOOLS_FIND_TOOL].map((t) => ({
+  const out: BuiltinTool[] = [
+    MEMORY_SEARCH_TOOL,
+    AGENT_SPAWN_TOOL,
+    TOOLS_FIND_TOOL,
+    SKILL_TOOL,
+    SKILL_FILE_TOOL_DEF,
+  ].map((t) => ({
     name: t.name,
     plugin: "kernel",
     risk: t.risk,

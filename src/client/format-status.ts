@@ -27,6 +27,7 @@ export function formatStatus(st: StatusResult): string {
     `  model    ${st.llm.configured ? `${st.llm.provider} ${st.llm.model} at ${st.llm.baseURL} (key ${st.llm.hasKey ? st.llm.keyHint : "none"})` : "not configured (homed provider, or the web UI)"}`,
     `  memory   ${st.memory.embedder ? `dense model ${st.memory.embedder} (${st.memory.vectorsMade} vectors made${st.memory.imageVectorsMade ? `, ${st.memory.imageVectorsMade} of images` : ""}${st.memory.audioVectorsMade ? `, ${st.memory.audioVectorsMade} of audio` : ""}, ${st.memory.pending} queued) + words and concepts` : "words and concepts (no dense model)"}${st.memory.l3 ? `; L3 ${st.memory.l3.current} current facts (${st.memory.l3.facts} in all), ${st.memory.l3.nodes} nodes` : ""}`,
     `  tools    ${formatTools(st.tools)}`,
+    ...(st.skills ? [`  skills   ${formatSkillCounts(st.skills)}`] : []),
     `  stages   ${st.stages.length ? st.stages.map((h) => `${h.stage}:${h.plugin}`).join(", ") : "none"}`,
     ...(st.failClosed.length ? [`  FAIL-CLOSED: critical plugin down: ${st.failClosed.join(", ")}`] : []),
     `  channels`,
@@ -65,4 +66,10 @@ export function formatPlugin(p: PluginInfo): string {
   const head = `${p.name.padEnd(12)} ${p.state.padEnd(10)} ${p.detail}${p.pid ? ` (pid ${p.pid})` : ""}${p.restarts ? `, ${p.restarts} restarts` : ""}`;
   const last = p.stderrTail[p.stderrTail.length - 1];
   return p.state === "ready" || !last ? head : `${head}\n      last stderr: ${last}`;
+}
+
+/** "3 valid (1 disabled), 1 invalid (homed skills list says why)". */
+export function formatSkillCounts(c: { valid: number; disabled: number; invalid: number }): string {
+  const valid = `${c.valid} valid${c.disabled ? ` (${c.disabled} disabled)` : ""}`;
+  return c.invalid ? `${valid}, ${c.invalid} invalid (homed skills list says why)` : valid;
 }

@@ -43,6 +43,7 @@ export function applyLiveChanges(
     (p.startsWith("channels.qq.") && next.channels.qq.enabled) ||
     (p.startsWith("agent.") && p !== "agent.tool_timeout_ms") ||
     p === "memory.recall_untrusted" ||
+    p === "skills.paths" ||
     p === "memory.scenes.half_life_days" ||
     ADDRESS_PATHS.includes(p);
   const applied = changed.filter(live);
@@ -55,6 +56,8 @@ export function applyLiveChanges(
   c.trust.tools = next.trust.tools;
   deps.agent.setApproval(approvalOf(c));
   c.memory.recall_untrusted = next.memory.recall_untrusted;
+  // The skills' folders are looked at on each turn: the next one sees the new list.
+  c.skills.paths = next.skills.paths;
   c.memory.scenes.half_life_days = next.memory.scenes.half_life_days;
   for (const tool of ["fetch", "browser"] as const) {
     if (!applied.some((p) => p.startsWith(`tools.${tool}.`))) continue;

@@ -94,6 +94,14 @@ untrusted_deny = []
 # conversation as holding untrusted text.
 tools = []
 
+[skills]
+# Agent Skills (folders with a SKILL.md) are read from DATA/skills, and from these folders of
+# skill folders when you name them, e.g. ["~/.agents/skills", "~/.claude/skills",
+# "~/.config/opencode/skills"] (~ is your home; a relative path is relative to the data dir).
+# Skills from your own folders are trusted; "homed skills add" installs others untrusted.
+# Looked at on every turn: a change here applies on reload (SIGHUP), no restart.
+paths = []
+
 # MCP servers whose tools the agent may use (started and supervised by the mcp plugin):
 # [[mcp.servers]]
 # name = "everything"

@@ -227,6 +227,17 @@ export const ConfigSchema = v.strictObject({
     {},
   ),
   tools: v.optional(ToolsConfig, {}),
+  /**
+   * Agent Skills besides DATA/skills: folders of skill folders the owner already keeps
+   * (~/.claude/skills…), `~` for the home folder, relative to the data dir otherwise. Off (none)
+   * by default. src/skills/skill-catalog.ts.
+   */
+  skills: v.optional(
+    v.strictObject({
+      paths: v.optional(v.pipe(v.array(v.pipe(v.string("must be folder paths"), v.minLength(1))), v.maxLength(50)), []),
+    }),
+    {},
+  ),
   /** Channels besides the web UI, one table each ([channels.a2a]: a2a-config.ts, [channels.qq]: qq-config.ts). */
   channels: v.optional(v.strictObject({ a2a: v.optional(A2aConfig, {}), qq: v.optional(QqConfig, {}) }), {}),
   store: v.optional(

@@ -20,6 +20,7 @@ import type { ReloadResult, SettingsPatch, SettingsSaveResult, SettingsView } fr
 import type { LlmSettings } from "./llm-settings.ts";
 import type { ProviderModels } from "./provider-models.ts";
 import type { KernelL3 } from "./distill-runner.ts";
+import type { SkillCatalog } from "../skills/skill-catalog.ts";
 
 /** The other end of a chat: a control-socket client or a channel plugin's RPC link. */
 export type ChatPeer = Pick<RpcPeer, "notify" | "request" | "onClose">;
@@ -99,6 +100,8 @@ export interface KernelServices {
   status(): StatusResult;
   /** The control socket's clients that said what they are (`client.hello`), for the status. */
   readonly clients: Pick<ControlClients, "hello">;
+  /** Agent Skills found (src/skills), for the Skills page. */
+  readonly skills: SkillCatalog;
 }
 
 /**

@@ -9,6 +9,7 @@ import type { Config } from "./config.ts";
 import type { DataPaths } from "./data-paths.ts";
 import type { LlmSettings } from "./llm-settings.ts";
 import type { Supervisor } from "./supervisor.ts";
+import type { SkillCatalog } from "../skills/skill-catalog.ts";
 
 export interface StatusSources {
   startedAt: Date;
@@ -22,6 +23,7 @@ export interface StatusSources {
   clients: ControlClients;
   /** The stable graph's counts (L3). */
   l3: () => { facts: number; current: number; nodes: number };
+  skills: Pick<SkillCatalog, "list">;
 }
 
 export function kernelStatus(k: StatusSources): StatusResult {
@@ -54,6 +56,7 @@ export function kernelStatus(k: StatusSources): StatusResult {
       pending: k.memory.dense?.pending ?? 0,
       l3: k.l3(),
     },
+    skills: skillCounts(k.skills.list()),
     stages: k.agent.stages
       .all()
       .map((h) => ({ stage: h.stage, plugin: h.plugin, priority: h.priority, deadlineMs: h.deadlineMs })),
@@ -64,4 +67,10 @@ export function kernelStatus(k: StatusSources): StatusResult {
       off: new Map(k.config.channels.a2a.enabled ? [] : [["a2a", "channels.a2a.enabled = false in config.toml"]]),
     }),
   };
+}
+
+/** Skill folders found: usable ones (valid and enabled), disabled ones, and those skipped with a reason. */
+function skillCounts(list: readonly { problem: string | null; enabled: boolean }[]) {
+  const valid = list.filter((s) => s.problem === null);
+  return { valid: valid.length, disabled: valid.filter((s) => !s.enabled).length, invalid: list.length - valid.length };
 }

@@ -51,6 +51,8 @@ import { kernelScenes } from "./scenes-config.ts";
 import { Tokenizer } from "../embed/tokenizer.ts";
 import { processRss, RssWatchdog } from "./rss-watchdog.ts";
 import { KernelL3 } from "./distill-runner.ts";
+import { SkillCatalog } from "../skills/skill-catalog.ts";
+import { mkdirSync } from "node:fs";
 
 export interface KernelOptions {
   dataDir: string;
@@ -86,6 +88,8 @@ export class Kernel {
   readonly l3: KernelL3;
   /** Memory's words and concepts, shared by the index, scenes and L3. */
   private readonly tokenizer: Tokenizer;
+  /** Agent Skills: DATA/skills and `[skills] paths`, looked at again on each turn when they changed. */
+  readonly skills: SkillCatalog;
 
   private constructor(
     readonly paths: DataPaths,
@@ -96,6 +100,9 @@ export class Kernel {
     clock: Clock,
   ) {
     this.blocks = new BlockStore(paths.dir);
+    this.skills = new SkillCatalog({ dataDir: paths.dir, paths: () => config.skills.paths });
+    // Made at start, so the owner finds where their skills go.
+    mkdirSync(this.skills.ownRoot, { recursive: true, mode: 0o700 });
     this.llm = new LlmSettings(paths.dir, config, log.with({ component: "llm" }));
     this.models = new ProviderModels(this.llm, log.with({ component: "llm" }));
     const tokenizer = new Tokenizer();
@@ -137,6 +144,11 @@ export class Kernel {
       scenes: kernelScenes(store, tokenizer, config.memory),
       l3: this.l3.recall,
       blocks: this.blocks,
+      skills: {
+        catalog: this.skills,
+        maxReadBytes: () => config.tools.files.max_read_kb * 1024,
+        unconfined: () => config.tools.sandbox.mode === "none",
+      },
       pinnedRecent: config.memory.pinned_recent,
       subAgents: () => ({ maxDepth: config.tools.agent.max_depth, maxIterations: config.tools.agent.max_iterations }),
       // Read at each use: a reload changes it in place.
@@ -404,6 +416,7 @@ export class Kernel {
       plugins: pluginServices(() => this.supervisor),
       status: () => this.status(),
       clients: this.clients,
+      skills: this.skills,
     };
   }
 
@@ -419,6 +432,7 @@ export class Kernel {
       memory: this.memory,
       clients: this.clients,
       l3: () => this.l3.graph.count(),
+      skills: this.skills,
     });
   }
 

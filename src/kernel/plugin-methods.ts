@@ -8,6 +8,7 @@
  * | blocks/put, blocks/get | block-methods.ts |
  * | tools/register, tools/unregister, stages/register (AgentMethod) | `Agent.pluginMethods` (src/agent/agent.ts) |
  * | chat/send, chat/cancel, conversations/*, context/get, llm/* (ChannelMethod) | channel-methods.ts |
+ * | skills/* (SkillMethod) | skill-methods.ts (built-in plugins only) |
  *
  * The control socket's methods are all in control.ts.
  */
@@ -24,6 +25,7 @@ import { parseParams } from "../protocol/parse-params.ts";
 import type { Agent } from "../agent/agent.ts";
 import { blockMethods } from "./block-methods.ts";
 import { channelMethods } from "./channel-methods.ts";
+import { skillMethods } from "./skill-methods.ts";
 import type { KernelServices } from "./kernel-services.ts";
 
 /** A kernel method a plugin calls; `plugin` is the caller's name as the supervisor knows it. */
@@ -117,7 +119,12 @@ function kernelMethods(k: KernelServices): PluginMethodTable {
 /** One table of every group above; a method two groups both claim is a bug, refused at start. */
 export function pluginMethods(k: KernelServices, agent: Pick<Agent, "pluginMethods">): PluginMethodTable {
   const table: PluginMethodTable = {};
-  for (const group of [kernelMethods(k), agent.pluginMethods, channelMethods(k), blockMethods(k)]) {
+  const builtinOnly = (plugin: string, what: string) => {
+    if (!k.plugins.isBuiltin(plugin))
+      throw new HomedError("forbidden", `${what} is reserved to built-in plugins; ${plugin} is not one`);
+  };
+  const skills = skillMethods(k.skills, builtinOnly);
+  for (const group of [kernelMethods(k), agent.pluginMethods, channelMethods(k), blockMethods(k), skills]) {
     for (const [method, fn] of Object.entries(group)) {
       if (method in table) throw new Error(`kernel method ${method} is answered twice`);
       table[method] = fn;

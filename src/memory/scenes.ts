@@ -53,6 +53,8 @@ export interface TurnScenes {
   persona: string[];
   /** The tools the turn may use (the intersection of the scenes' lists); null: no scene narrows them. */
   tools: ReadonlySet<string> | null;
+  /** The Agent Skills the turn may be offered and load (the intersection); null: not narrowed. */
+  skills: ReadonlySet<string> | null;
   /** Whether an event of `conv` is a memory of one of the active scenes (how well that scene matches, else 0). */
   memoryOf(id: number, conv: string): number;
 }
@@ -137,9 +139,11 @@ export class Scenes {
     const scenes: ActiveScene[] = [];
     const persona: string[] = [];
     let tools: Set<string> | null = null;
+    let skills: Set<string> | null = null;
     const narrow = (s: SceneSettings) => {
       if (s.persona) persona.push(s.persona);
       if (s.tools) tools = new Set(tools ? s.tools.filter((x) => tools?.has(x)) : s.tools);
+      if (s.skills) skills = new Set(skills ? s.skills.filter((x) => skills?.has(x)) : s.skills);
     };
     let best: { row: SceneRow; sim: number } | null = null;
     for (const row of this.rows.comparable(key)) {
@@ -157,6 +161,7 @@ export class Scenes {
       scenes: scenes.sort((a, b) => b.similarity - a.similarity),
       persona,
       tools,
+      skills,
       memoryOf(id, conv) {
         // An untrusted turn's scene memories are its own conversation's, as its recall scope is.
         if (t.untrusted && conv !== t.conv) return 0;

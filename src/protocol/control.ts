@@ -70,6 +70,8 @@ export const StatusResult = v.object({
     l3: v.optional(v.object({ facts: v.number(), current: v.number(), nodes: v.number() })),
   }),
   stages: v.array(v.object({ stage: v.string(), plugin: v.string(), priority: v.number(), deadlineMs: v.number() })),
+  /** Agent Skills found: well-formed (of which disabled), and skipped with a reason. Absent from older daemons. */
+  skills: v.optional(v.object({ valid: v.number(), disabled: v.number(), invalid: v.number() })),
   /** Absent from an older daemon's answer: a newer client shows none rather than failing. */
   channels: v.optional(v.array(ChannelStatus), []),
 });

@@ -1,11 +1,12 @@
 /**
  * Scenes as the kernel serves them to built-in plugins (src/memory/scenes.ts):
  * `scenes/list` (every scene, strongest first), `scenes/get` (one, with its newest member turns),
- * `scenes/set` (the owner's settings: a persona, the tools its turns may use — a scene only
- * narrows what the approval policy allows, never widens it).
+ * `scenes/set` (the owner's settings: a persona, the tools and skills its turns may use — a
+ * scene only narrows what the approval policy allows, never widens it).
  */
 import * as v from "valibot";
 import { SceneKey } from "./channel.ts";
+import { SkillName } from "./skills.ts";
 
 export const SceneMethod = {
   List: "scenes/list",
@@ -21,6 +22,8 @@ export const SceneSettings = v.strictObject({
   persona: v.optional(v.pipe(v.string(), v.maxLength(4000, "a persona is at most 4000 characters")), ""),
   /** The only tools its turns may use (still under the approval policy); null: not narrowed. */
   tools: v.optional(v.nullable(v.pipe(v.array(ToolName), v.maxLength(200))), null),
+  /** The only Agent Skills offered to and loadable by its turns; absent or null: not narrowed. */
+  skills: v.optional(v.nullable(v.pipe(v.array(SkillName), v.maxLength(200)))),
 });
 export type SceneSettings = v.InferOutput<typeof SceneSettings>;
 

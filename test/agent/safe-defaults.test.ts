@@ -111,6 +111,8 @@ describe("tools a manifest declares", () => {
       { name: "agent_spawn", plugin: "kernel", risk: "exec", approval: "auto" },
       { name: "echo_text", plugin: "lazytools", risk: "read", approval: "auto" },
       { name: "memory_search", plugin: "kernel", risk: "read", approval: "auto" },
+      { name: "skill", plugin: "kernel", risk: "read", approval: "auto" },
+      { name: "skill_file", plugin: "kernel", risk: "read", approval: "auto" },
       { name: "tools_find", plugin: "kernel", risk: "read", approval: "auto" },
     ]);
     rig.llm.script([{ toolCalls: [{ name: "echo_text", arguments: '{"text":"wake up"}' }] }, { text: "it answered" }]);

@@ -1,4 +1,4 @@
-/** The web UI: a conversation list, the chat, plugins, memory, scenes, knowledge and settings pages. Hash routes. */
+/** The web UI: a conversation list, the chat, plugins, memory, scenes, knowledge, skills and settings pages. Hash routes. */
 import { api, whenUnauthorized } from "./api.ts";
 import { ChatPane } from "./chat.ts";
 import { conversationBar, conversationList, pageBar } from "./conversations.ts";
@@ -7,6 +7,7 @@ import { loginView, memoryView, pluginsView, providerView } from "./views.ts";
 import { settingsView } from "./settings.ts";
 import { scenesView } from "./scenes.ts";
 import { knowledgeView } from "./knowledge.ts";
+import { skillsView } from "./skills.ts";
 import type { ConversationSummary } from "../../../src/protocol/channel.ts";
 import type { LlmSettingsView } from "../../../src/protocol/control.ts";
 import type { WebSession } from "../../../src/protocol/web.ts";
@@ -53,6 +54,7 @@ async function renderSide(convs?: ConversationSummary[]): Promise<void> {
       h("a", { href: `#/memory/${encodeURIComponent(active)}` }, "Memory"),
       h("a", { href: "#/scenes" }, "Scenes"),
       h("a", { href: "#/knowledge" }, "Knowledge"),
+      h("a", { href: "#/skills" }, "Skills"),
       h("a", { href: "#/settings" }, "Settings"),
     ),
     conversationList(list, active),
@@ -117,6 +119,8 @@ async function route(): Promise<void> {
     );
   } else if (hash === "#/scenes") {
     main.append(pageBar("Scenes", menu), scenesView());
+  } else if (hash === "#/skills") {
+    main.append(pageBar("Skills", menu), skillsView());
   } else if (hash === "#/knowledge") {
     main.append(pageBar("Knowledge", menu), knowledgeView());
   } else if (hash.startsWith("#/memory/")) {

@@ -36,17 +36,23 @@ function settingsForm(s: SceneView, saved: (s: SceneView, note: string) => void,
   persona.value = s.settings.persona;
   const tools = h("input", { class: "scene-tools", placeholder: "all the approval policy allows" });
   tools.value = s.settings.tools?.join(", ") ?? "";
+  const skills = h("input", { class: "scene-skills", placeholder: "every enabled skill" });
+  skills.value = s.settings.skills?.join(", ") ?? "";
   const msg = h("span", { class: note ? "form-msg ok" : "form-msg" }, note);
   const submit = async (ev: Event) => {
     ev.preventDefault();
-    const list = tools.value
-      .split(/[\s,]+/)
-      .map((t) => t.trim())
-      .filter(Boolean);
+    const words = (input: HTMLInputElement) =>
+      input.value
+        .split(/[\s,]+/)
+        .map((t) => t.trim())
+        .filter(Boolean);
+    const list = words(tools);
+    const only = words(skills);
     try {
       const next = await api<SceneView>(`/api/scenes/${s.id}`, {
         persona: persona.value.trim(),
         tools: list.length ? list : null,
+        skills: only.length ? only : null,
       });
       saved(next, "Saved.");
     } catch (err) {
@@ -59,6 +65,7 @@ function settingsForm(s: SceneView, saved: (s: SceneView, note: string) => void,
     { class: "scene-settings", onsubmit: submit },
     h("label", {}, "Persona", persona),
     h("label", {}, "Only these tools (comma-separated; empty: not narrowed)", tools),
+    h("label", {}, "Only these skills (comma-separated; empty: not narrowed)", skills),
     h("div", { class: "row" }, h("button", { class: "small", type: "submit" }, "Save"), msg),
   );
 }
@@ -93,7 +100,7 @@ function sceneView(s: SceneView): HTMLElement {
         { class: "ctx-head" },
         h("b", {}, title(x)),
         x.key ? h("span", { class: "tag" }, "declared") : h("span", { class: "tag" }, "found"),
-        x.settings.persona || x.settings.tools ? h("span", { class: "tag" }, "settings") : null,
+        x.settings.persona || x.settings.tools || x.settings.skills ? h("span", { class: "tag" }, "settings") : null,
       ),
       facts(x),
       settingsForm(x, fill, note),
@@ -120,7 +127,7 @@ export function scenesView(): HTMLElement {
     h(
       "p",
       { class: "hint" },
-      "Situations that recur: a group chat, a weekly call, a daily routine. Memories of the scene you are in come first; a scene's persona and tools apply to its turns (tools only ever narrow what the approval rules allow).",
+      "Situations that recur: a group chat, a weekly call, a daily routine. Memories of the scene you are in come first; a scene's persona, tools and skills apply to its turns (tools and skills only ever narrow what the approval rules allow).",
     ),
     list,
   );
