@@ -56,12 +56,19 @@ export interface TurnProducer {
 
 /** Events kept per turn for a late follower; past this, only the newest are replayed. */
 export const MAX_KEPT_EVENTS = 2000;
+/** Ended turns kept for their senders to follow by id. */
+export const RECENT_TURNS = 64;
 
 export class TurnStreams {
   /** Registered turns by conversation, in the order they were sent (the queue's order). */
   private readonly byConv = new Map<string, Turn[]>();
   /** The same turns by sender and id. */
   private readonly byStream = new Map<string, Turn>();
+  /**
+   * Turns that ended, newest last, at most RECENT_TURNS: their sender may still follow one by its
+   * id (a page whose request to follow arrives after a quick turn already ended gets it all).
+   */
+  private readonly recent = new Map<string, Turn>();
 
   /**
    * Register a turn of `conv` sent by `origin` as `stream`; `deliver` reaches the sender (it
@@ -77,6 +84,7 @@ export class TurnStreams {
   }): TurnProducer {
     const key = streamKey(o.origin, o.stream);
     if (this.byStream.has(key)) throw new Error(`stream ${o.stream} is already running`);
+    this.recent.delete(key);
     let resolveEnded: (r: TurnResultView | null) => void = () => {};
     const turn: Turn = {
       conv: o.conv,
@@ -146,7 +154,13 @@ export class TurnStreams {
     this.push(turn, "result" in r ? { type: "done", result: r.result } : { type: "error", message: r.error });
     turn.over = true;
     turn.followers.clear();
-    this.byStream.delete(streamKey(turn.origin, turn.stream));
+    const key = streamKey(turn.origin, turn.stream);
+    this.byStream.delete(key);
+    this.recent.set(key, turn);
+    for (const old of this.recent.keys()) {
+      if (this.recent.size <= RECENT_TURNS) break;
+      this.recent.delete(old);
+    }
     const rest = (this.byConv.get(turn.conv) ?? []).filter((t) => t !== turn);
     if (rest.length) this.byConv.set(turn.conv, rest);
     else this.byConv.delete(turn.conv);
@@ -155,7 +169,7 @@ export class TurnStreams {
 
   /**
    * Follow a turn: the live one of `conv` (running, else the next queued), or the caller's own by
-   * `origin` and `stream`. `deliver` is sent the kept events numbered above `from`, then each new
+   * `origin` and `stream` (live, or one of the RECENT_TURNS that ended last). `deliver` is sent the kept events numbered above `from`, then each new
    * one. `ended` resolves with the turn's result (null: it failed, or there was no turn).
    */
   follow(
@@ -163,8 +177,8 @@ export class TurnStreams {
     from: number,
     deliver: Deliver,
   ): { live: boolean; ended: Promise<TurnResultView | null>; stop(): void } {
-    const turn =
-      "conv" in which ? this.byConv.get(which.conv)?.[0] : this.byStream.get(streamKey(which.origin, which.stream));
+    const key = "conv" in which ? "" : streamKey(which.origin, which.stream);
+    const turn = "conv" in which ? this.byConv.get(which.conv)?.[0] : (this.byStream.get(key) ?? this.recent.get(key));
     if (!turn) return { live: false, ended: Promise.resolve(null), stop: () => {} };
     for (const k of turn.kept) {
       if (k.seq <= from) continue;
@@ -173,6 +187,7 @@ export class TurnStreams {
         deliver(k.seq, { type: "text-delta", text: k.event.text.slice(k.cuts[from - first]) });
       else deliver(k.seq, k.event);
     }
+    if (turn.over) return { live: true, ended: turn.ended, stop: () => {} };
     turn.followers.add(deliver);
     return { live: true, ended: turn.ended, stop: () => turn.followers.delete(deliver) };
   }

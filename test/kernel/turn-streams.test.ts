@@ -5,7 +5,7 @@
  * questions, and the end as the stream's last event.
  */
 import { describe, expect, test } from "bun:test";
-import { MAX_KEPT_EVENTS, TurnStreams } from "../../src/kernel/turn-streams.ts";
+import { MAX_KEPT_EVENTS, RECENT_TURNS, TurnStreams } from "../../src/kernel/turn-streams.ts";
 import type { StreamEvent } from "../../src/protocol/turn-stream.ts";
 
 const q = { tool: "files_write", arguments: { path: "x" }, callId: "c1" };
@@ -115,6 +115,10 @@ describe("turn streams", () => {
     producer.event({ type: "notice", text: "after the end" });
     expect(origin.got.length).toBe(1);
     expect(streams.follow({ conv: "conv" }, 0, () => {}).live).toBe(false);
+    // Its sender can still follow it by id: everything, the end included.
+    const late = recorder();
+    const f2 = streams.follow({ origin: "web", stream: "s1" }, 0, late.deliver);
+    expect([f2.live, await f2.ended, late.got]).toEqual([true, null, watcher.got]);
     // The id is free again.
     begin(streams).producer.end({ result });
   });
@@ -151,5 +155,19 @@ describe("turn streams", () => {
     expect(late.got.length).toBe(MAX_KEPT_EVENTS);
     expect(late.got.at(-1)).toEqual([1 + 2 * calls, expect.objectContaining({ callId: `c${calls - 1}` })]);
     expect(late.got[0]?.[1]).toMatchObject({ callId: `c${calls - MAX_KEPT_EVENTS / 2}` });
+  });
+
+  test("ended turns are kept for their senders by id, the newest RECENT_TURNS", async () => {
+    const streams = new TurnStreams();
+    for (let i = 0; i <= RECENT_TURNS; i++) {
+      const { producer } = begin(streams, { stream: `s${i}` });
+      producer.event({ type: "notice", text: `turn ${i}` });
+      producer.end({ result });
+    }
+    expect(streams.follow({ origin: "web", stream: "s0" }, 0, () => {}).live).toBe(false);
+    const last = recorder();
+    const f = streams.follow({ origin: "web", stream: `s${RECENT_TURNS}` }, 1, last.deliver);
+    expect((await f.ended)?.text).toBe("hello world");
+    expect(last.got.map(([seq, e]) => [seq, e.type])).toEqual([[2, "done"]]);
   });
 });
