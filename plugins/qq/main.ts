@@ -7,7 +7,7 @@ import * as v from "valibot";
 import { connectPlugin, PLUGIN_EXIT_CONFIG } from "../sdk/index.ts";
 import { PluginMethod } from "../../src/protocol/plugin.ts";
 import { isLoopback, parseListen } from "../../src/protocol/listen.ts";
-import { QqConfig } from "../../src/protocol/qq-config.ts";
+import { QqConfig } from "./settings.ts";
 import { ForwardWs } from "./ws-forward.ts";
 import { ReverseWs } from "./ws-reverse.ts";
 import { HttpTransport } from "./http-transport.ts";

@@ -4,6 +4,7 @@
  */
 import * as v from "valibot";
 import { ToolDefinition } from "./agent.ts";
+import { JsonSettings, SectionPath } from "./plugin-settings.ts";
 
 const Name = v.pipe(
   v.string(),
@@ -53,6 +54,24 @@ export const PluginManifest = v.strictObject({
         /^(?!\/)(?!.*(^|\/)\.\.(\/|$))[^\0]+\.(ts|tsx|js|mjs)$/,
         "must be a .ts, .tsx, .js or .mjs file inside the plugin's folder (a relative path without ..)",
       ),
+    ),
+  ),
+  /**
+   * The section of config.toml the plugin owns (src/protocol/plugin-settings.ts). A built-in
+   * plugin names its section and the module in its folder that exports SETTINGS (valibot, with
+   * defaults and docs); an external one gives a JSON Schema (each property with a default and a
+   * description), its section [plugins.<name>] unless it names another.
+   */
+  settings: v.optional(
+    v.union(
+      [
+        v.strictObject({
+          section: SectionPath,
+          file: v.pipe(v.string(), v.regex(/^[a-z0-9-]+\.ts$/, "must be a .ts file in the plugin's folder")),
+        }),
+        JsonSettings,
+      ],
+      'must be {"section", "file"} (built-in) or {"schema": {"type": "object", "properties": ...}} with a default and a description for each property',
     ),
   ),
   /** Arguments after the executable (`exec`) or the entry file (`main`). */
