@@ -117,6 +117,11 @@ function applySection(
       if (HOLDS_SETTINGS.includes(info.state)) deps.supervisor.restart(s.plugin);
       return "applied";
     }
+    // Still starting: it may have read the old section and not yet listen for changes.
+    if (info.state === "starting") {
+      deps.supervisor.restart(s.plugin);
+      return "applied";
+    }
     const proc = deps.supervisor.process(s.plugin);
     if (info.state === "ready" && proc) {
       const params: ConfigChangedParams = {

@@ -51,13 +51,14 @@ function blockedSpec(name: string, dir: string, problem: string): PluginSpec {
  */
 function externalSettings(m: PluginManifest): PluginSettings | string | undefined {
   if (!m.settings) return undefined;
-  if (!("schema" in m.settings))
-    return `plugin.json: settings of an external plugin are {"schema": {...}} (a JSON Schema), not a file`;
+  const { schema, description, reload } = m.settings;
+  if (!schema || m.settings.file || m.settings.section)
+    return `plugin.json: settings of an external plugin are {"schema": {...}} (a JSON Schema) for [plugins.${m.name}], not a file or a section`;
   // [plugins] holds the daemon's own keys too; plugin names have no underscore, so only this one can clash.
   if (m.name === "disabled")
     return `plugin.json: a plugin named "disabled" cannot have settings ([plugins] disabled is taken)`;
   try {
-    return jsonSchemaSettings(m.settings);
+    return jsonSchemaSettings({ schema, description, reload });
   } catch (err) {
     return `plugin.json: settings.schema.properties.${(err as Error).message}`;
   }

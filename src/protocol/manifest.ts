@@ -4,7 +4,7 @@
  */
 import * as v from "valibot";
 import { ToolDefinition } from "./agent.ts";
-import { JsonSettings, SectionPath } from "./plugin-settings.ts";
+import { ManifestSettings } from "./plugin-settings.ts";
 
 const Name = v.pipe(
   v.string(),
@@ -62,18 +62,7 @@ export const PluginManifest = v.strictObject({
    * defaults and docs); an external one gives a JSON Schema (each property with a default and a
    * description), its section [plugins.<name>] unless it names another.
    */
-  settings: v.optional(
-    v.union(
-      [
-        v.strictObject({
-          section: SectionPath,
-          file: v.pipe(v.string(), v.regex(/^[a-z0-9-]+\.ts$/, "must be a .ts file in the plugin's folder")),
-        }),
-        JsonSettings,
-      ],
-      'must be {"section", "file"} (built-in) or {"schema": {"type": "object", "properties": ...}} with a default and a description for each property',
-    ),
-  ),
+  settings: v.optional(ManifestSettings),
   /** Arguments after the executable (`exec`) or the entry file (`main`). */
   args: v.optional(v.array(v.string()), []),
 });

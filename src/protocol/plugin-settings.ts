@@ -48,7 +48,7 @@ export interface PluginSettings<S extends SectionSchema = SectionSchema> {
    * A built-in plugin's own resolution of what config.toml only names (secrets, environment
    * passthrough), run by the kernel when the owner reads the section; built-in plugins only.
    */
-  resolve?: (value: v.InferOutput<S>, ctx: SettingsResolveContext) => unknown;
+  resolve?(value: v.InferOutput<S>, ctx: SettingsResolveContext): unknown;
 }
 
 /** A plugin's settings, typed (an identity: the declaration is the value). */
@@ -151,36 +151,68 @@ const Scalar = v.picklist(["string", "number", "integer", "boolean"]);
 const JsonScalar = v.union([v.string(), v.number(), v.boolean()]);
 
 /** One property of an external plugin's settings: the subset of JSON Schema a setting needs. */
-export const JsonSettingProperty = v.strictObject({
-  type: v.picklist(["string", "number", "integer", "boolean", "array"]),
-  description: v.pipe(v.string(), v.minLength(1, "needs a description"), v.maxLength(2000)),
-  default: v.union([JsonScalar, v.array(JsonScalar)], "needs a default (a string, number, boolean or a list)"),
-  enum: v.optional(v.pipe(v.array(JsonScalar), v.minLength(1))),
-  minimum: v.optional(v.number()),
-  maximum: v.optional(v.number()),
-  minLength: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
-  maxLength: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
-  pattern: v.optional(v.string()),
-  items: v.optional(v.strictObject({ type: Scalar })),
-});
+export const JsonSettingProperty = v.pipe(
+  v.strictObject({
+    type: v.picklist(["string", "number", "integer", "boolean", "array"]),
+    description: v.optional(v.pipe(v.string(), v.maxLength(2000))),
+    default: v.optional(
+      v.union([JsonScalar, v.array(JsonScalar)], "must be a string, number, boolean or a list of them"),
+    ),
+    enum: v.optional(v.pipe(v.array(JsonScalar), v.minLength(1))),
+    minimum: v.optional(v.number()),
+    maximum: v.optional(v.number()),
+    minLength: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
+    maxLength: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
+    pattern: v.optional(v.string()),
+    items: v.optional(v.strictObject({ type: Scalar })),
+  }),
+  // An empty table must be a valid configuration, and the template and the page say what each is.
+  v.check((p) => p.default !== undefined, "needs a default"),
+  v.check((p) => !!p.description, "needs a description"),
+);
 export type JsonSettingProperty = v.InferOutput<typeof JsonSettingProperty>;
 
-/** plugin.json's "settings" of an external plugin. */
-export const JsonSettings = v.strictObject({
-  /** What the section is for (the comment above [plugins.<name>] in the template). */
-  description: v.optional(v.pipe(v.string(), v.maxLength(2000)), ""),
-  reload: v.optional(v.picklist(SETTINGS_RELOAD), "plugin-restart"),
-  schema: v.strictObject({
-    type: v.literal("object"),
-    properties: v.pipe(
-      v.record(
-        v.pipe(v.string(), v.regex(/^[a-z_][a-z0-9_]{0,63}$/, "property names are lower_snake_case")),
-        JsonSettingProperty,
-      ),
-      v.check((p) => Object.keys(p).length > 0, "needs at least one property"),
+/** An external plugin's settings: a JSON Schema of an object (JsonSettingProperty per property). */
+export const JsonSettingsSchema = v.strictObject({
+  type: v.literal("object"),
+  properties: v.pipe(
+    v.record(
+      v.pipe(v.string(), v.regex(/^[a-z_][a-z0-9_]{0,63}$/, "property names are lower_snake_case")),
+      JsonSettingProperty,
     ),
-    additionalProperties: v.optional(v.literal(false)),
+    v.check((p) => Object.keys(p).length > 0, "needs at least one property"),
+  ),
+  additionalProperties: v.optional(v.literal(false)),
+});
+
+/**
+ * plugin.json's "settings". A built-in plugin names its section and the module in its folder
+ * that exports SETTINGS ({"section": "tools.fetch", "file": "settings.ts"}); an external one gives
+ * a JSON Schema ({"schema": {...}}, its section [plugins.<name>]) with a description and what a
+ * change needs.
+ */
+export const ManifestSettings = v.pipe(
+  v.strictObject({
+    section: v.optional(SectionPath),
+    file: v.optional(v.pipe(v.string(), v.regex(/^[a-z0-9-]+\.ts$/, "must be a .ts file in the plugin's folder"))),
+    /** External: what the section is for (the comment above [plugins.<name>] in the template). */
+    description: v.optional(v.pipe(v.string(), v.maxLength(2000)), ""),
+    /** External: what a change needs (see SETTINGS_RELOAD). */
+    reload: v.optional(v.picklist(SETTINGS_RELOAD, `must be one of ${SETTINGS_RELOAD.join(", ")}`), "plugin-restart"),
+    schema: v.optional(JsonSettingsSchema),
   }),
+  v.check(
+    (s) => (s.file !== undefined) !== (s.schema !== undefined),
+    'give "file" (a built-in plugin\'s settings.ts, with "section") or "schema" (a JSON Schema), one of them',
+  ),
+);
+export type ManifestSettings = v.InferOutput<typeof ManifestSettings>;
+
+/** An external plugin's settings as plugin.json gives them. */
+export const JsonSettings = v.strictObject({
+  description: v.optional(v.string(), ""),
+  reload: v.optional(v.picklist(SETTINGS_RELOAD), "plugin-restart"),
+  schema: JsonSettingsSchema,
 });
 export type JsonSettings = v.InferOutput<typeof JsonSettings>;
 
@@ -224,7 +256,7 @@ function propertySchema(name: string, p: JsonSettingProperty): v.GenericSchema {
   const r = v.safeParse(schema, p.default);
   if (!r.success)
     throw new Error(`${name}: its default ${JSON.stringify(p.default)} ${r.issues[0]?.message ?? "is invalid"}`);
-  return setting(schema, p.default as never, p.description);
+  return setting(schema, p.default as never, p.description ?? "");
 }
 
 /**
