@@ -24,7 +24,11 @@ export const SETTINGS = defineSettings({
 for every address a name resolves to, and again at every redirect) unless allowed here.`,
     ),
     allow_hosts: setting(
-      onSettingsPage(v.array(HostName), "allow_hosts"),
+      onSettingsPage(
+        v.array(HostName),
+        "allow_hosts",
+        "Hosts on your network that fetch_url and the browser may open (names, *.lan, addresses, ranges; others on private addresses are refused)",
+      ),
       [],
       `Hosts, addresses or CIDR ranges let through anyway, e.g. ["wiki.lan", "*.lan", "10.0.0.0/8"].`,
     ),

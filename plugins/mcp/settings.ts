@@ -57,7 +57,7 @@ export type McpServer = v.InferOutput<typeof McpServer>;
 
 export const McpConfig = v.strictObject({
   servers: setting(
-    tableList(onSettingsPage(v.array(McpServer), "mcp_servers")),
+    tableList(onSettingsPage(v.array(McpServer), "mcp_servers", "MCP servers")),
     [],
     `[[mcp.servers]]
 name = "everything"

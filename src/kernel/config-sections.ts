@@ -4,7 +4,6 @@
  * plugins, from the JSON Schema in their plugin.json, read when the configuration is. The
  * kernel's config code works from this list alone and names no plugin.
  */
-import * as v from "valibot";
 import type { PluginSettings } from "../protocol/plugin-settings.ts";
 import { HomedError } from "../protocol/errors.ts";
 import { BUILTIN_SETTINGS } from "../generated/builtin-settings.ts";

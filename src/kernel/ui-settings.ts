@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { HomedError } from "../protocol/errors.ts";
 import { describeIssues } from "../protocol/jsonrpc.ts";
 import { SettingsPatch, type SettingsField, type SettingsView } from "../protocol/settings.ts";
-import { fieldDoc, fieldPageKey } from "../protocol/plugin-settings.ts";
+import { fieldPageKey, fieldPageLabel } from "../protocol/plugin-settings.ts";
 import { configSchema, type Config } from "./config.ts";
 import { type SettingsSection, setValueAt, valueAt } from "./config-sections.ts";
 import type { Logger } from "./log.ts";
@@ -34,12 +34,12 @@ const KERNEL_FIELDS: Partial<Record<StoredField, string[]>> = {
 
 /**
  * The settings page as the plugins' settings make it: each field's dotted paths in config.toml
- * (a plugin field is on the page when its settings give it a page key) and the docs of the
- * plugins' fields, which the page shows beside them.
+ * (a plugin field is on the page when its settings give it a page key) and the labels the
+ * plugins give those fields there.
  */
 export class SettingsPage {
   readonly paths: Partial<Record<StoredField, string[]>> = { ...KERNEL_FIELDS };
-  readonly docs: Partial<Record<StoredField, string>> = {};
+  readonly labels: Partial<Record<StoredField, string>> = {};
   readonly fields: StoredField[];
   private readonly schema: ReturnType<typeof configSchema>;
   private readonly defaults: Config;
@@ -51,7 +51,7 @@ export class SettingsPage {
         const field = fieldPageKey(entry) as StoredField | undefined;
         if (!field || !known.has(field)) continue;
         this.paths[field] = [...(this.paths[field] ?? []), `${s.section}.${key}`];
-        this.docs[field] ??= fieldDoc(entry).replace(/\s*\n\s*/g, " ");
+        if (!this.labels[field] && fieldPageLabel(entry)) this.labels[field] = fieldPageLabel(entry);
       }
     }
     this.fields = Object.keys(this.paths) as StoredField[];
@@ -121,7 +121,7 @@ export class SettingsPage {
       // One list on the page: config.toml may give the fields behind it different ones.
       allow_hosts: [...new Set((this.valuesAt(effective, "allow_hosts") as string[][]).flat())],
       sources,
-      docs: this.docs,
+      labels: this.labels,
       mcp_servers: servers.map((s) => ({
         name: s.name,
         transport: s.url ? ("http" as const) : ("stdio" as const),

@@ -68,8 +68,9 @@ export function setting<const S extends v.GenericSchema, const D extends v.Infer
   return v.optional(v.pipe(schema, v.description(doc)), fallback);
 }
 
-/** Metadata key: which shared control of the settings page shows a field. */
+/** Metadata keys: which shared control of the settings page shows a field, and its label there. */
 export const SETTINGS_PAGE_KEY = "homed.page";
+export const SETTINGS_PAGE_LABEL = "homed.page-label";
 /** Metadata key: a list written as [[section.field]] tables, so the template shows it only as a comment. */
 export const SETTINGS_TABLES_KEY = "homed.tables";
 
@@ -82,11 +83,12 @@ export function tableList<const S extends v.GenericSchema>(schema: S) {
 }
 
 /**
- * Mark a field as shown on the web settings page under `key`: fields of several plugins with one
- * key are one control there (e.g. the private hosts both fetch_url and the browser may reach).
+ * Mark a field as shown on the web settings page under `key` (a field of src/protocol/settings.ts)
+ * with `label`: fields of several plugins with one key are one control there (e.g. the private
+ * hosts both fetch_url and the browser may reach), labelled by the first plugin that gives a label.
  */
-export function onSettingsPage<const S extends v.GenericSchema>(schema: S, key: string) {
-  return v.pipe(schema, v.metadata({ [SETTINGS_PAGE_KEY]: key }));
+export function onSettingsPage<const S extends v.GenericSchema>(schema: S, key: string, label = "") {
+  return v.pipe(schema, v.metadata({ [SETTINGS_PAGE_KEY]: key, [SETTINGS_PAGE_LABEL]: label }));
 }
 
 /** Every action on a field's schema: inside v.optional, and through pipes of pipes. */
@@ -122,6 +124,12 @@ function fieldMetadata(entry: v.GenericSchema, key: string): unknown {
 export function fieldPageKey(entry: v.GenericSchema): string | undefined {
   const key = fieldMetadata(entry, SETTINGS_PAGE_KEY);
   return typeof key === "string" ? key : undefined;
+}
+
+/** The label a field gives its control on the settings page ("" for none). */
+export function fieldPageLabel(entry: v.GenericSchema): string {
+  const label = fieldMetadata(entry, SETTINGS_PAGE_LABEL);
+  return typeof label === "string" ? label : "";
 }
 
 /** Whether a field is a list of [[tables]] (tableList). */

@@ -14,7 +14,8 @@ import { installBunPlugin, installPlugin } from "../harness/plugins.ts";
 import { poll } from "../harness/poll.ts";
 import { configSchema, configTemplate, loadConfig } from "../../src/kernel/config.ts";
 import { pluginSectionFor, type SettingsSection, settingsSections, valueAt } from "../../src/kernel/config-sections.ts";
-import { defineSettings, setting } from "../../src/protocol/plugin-settings.ts";
+import { defineSettings, onSettingsPage, setting } from "../../src/protocol/plugin-settings.ts";
+import { SettingsPage } from "../../src/kernel/ui-settings.ts";
 
 /** A JSON-Schema section as an external plugin's plugin.json gives it. */
 const WEATHER_SETTINGS = {
@@ -142,6 +143,8 @@ describe("a built-in plugin's settings.ts", () => {
     schema: v.strictObject({
       length_m: setting(v.pipe(v.number("must be a number"), v.minValue(1)), 30, "Line length in metres."),
       colour_secret: setting(v.string(), "", "The name of the colour in DATA/secrets.json's values."),
+      // On the settings page with fetch's and the browser's private hosts: one list for all three.
+      fly_hosts: setting(onSettingsPage(v.array(v.string()), "allow_hosts"), [], "Hosts the kite may fly over."),
     }),
     reload: "live",
   });
@@ -160,7 +163,7 @@ describe("a built-in plugin's settings.ts", () => {
     const file = join(dir.path, "config.toml");
     writeFileSync(file, '[tools.kite]\nlength_m = 45\ncolour_secret = "kite-colour"\n');
     const config = loadConfig({ file, env: { HOMED_TOOLS_KITE_LENGTH_M: "50" }, sections });
-    expect(valueAt(config, "tools.kite")).toEqual({ length_m: 50, colour_secret: "kite-colour" });
+    expect(valueAt(config, "tools.kite")).toEqual({ length_m: 50, colour_secret: "kite-colour", fly_hosts: [] });
     writeFileSync(file, "[tools.kite]\nlength_m = 0\n");
     expect(() => loadConfig({ file, env: {}, sections })).toThrow(`${file}: tools.kite.length_m`);
 
@@ -176,12 +179,29 @@ describe("a built-in plugin's settings.ts", () => {
     expect(pluginSectionFor("kite", "tools.kite", loaded, deps)).toEqual({
       length_m: 30,
       colour_secret: "kite-colour",
+      fly_hosts: [],
       colour: "red",
     });
     expect(pluginSectionFor("files", "tools", loaded, deps)).toMatchObject({
       kite: { length_m: 30, colour_secret: "kite-colour" },
     });
     expect((pluginSectionFor("files", "tools", loaded, deps) as { kite: object }).kite).not.toHaveProperty("colour");
+  });
+
+  test("the settings page finds the field by its page key: shown, saved and sourced with the built-in ones", () => {
+    const page = new SettingsPage(sections);
+    expect(page.paths.allow_hosts).toEqual(
+      expect.arrayContaining(["tools.fetch.allow_hosts", "tools.browser.allow_hosts", "tools.kite.fly_hosts"]),
+    );
+    // The label is the one a plugin's settings give the control (fetch's).
+    expect(page.labels.allow_hosts).toContain("fetch_url and the browser");
+    const base = v.parse(configSchema(sections), {}) as never;
+    const saved = page.apply(base, { allow_hosts: ["nas.lan"] });
+    expect(valueAt(saved, "tools.kite.fly_hosts")).toEqual(["nas.lan"]);
+    expect(valueAt(saved, "tools.fetch.allow_hosts")).toEqual(["nas.lan"]);
+    const view = page.view(base, saved, { allow_hosts: ["nas.lan"] });
+    expect(view.allow_hosts).toEqual(["nas.lan"]);
+    expect(view.sources.allow_hosts).toBe("settings.json");
   });
 
   test("every built-in plugin's manifest that names settings points at a module the build composed", () => {
