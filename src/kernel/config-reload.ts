@@ -104,9 +104,11 @@ function applySection(
   const off = c.plugins.disabled.includes(s.plugin);
   // A switch turned off: the plugin keeps running with what it has until homed starts again.
   if (by && !off && valueAt(next, by) === false) return "restart";
-  setValueAt(c, s.section, valueAt(next, s.section));
   const info = deps.supervisor.list().find((p) => p.name === s.plugin);
-  if (!info || off) return "applied";
+  // Installed since homed started: it runs, with its settings, from the next start.
+  if (!info) return "restart";
+  setValueAt(c, s.section, valueAt(next, s.section));
+  if (off) return "applied";
   try {
     if (info.state === "disabled") {
       // Disabled only because what it serves was not configured: the first setting starts it.

@@ -261,14 +261,17 @@ export class Kernel {
     const log = this.log.with({ component: "config" });
     let base: Config;
     let next: Config;
+    // Read again: a plugin installed since the start brings its section (applied at the next start).
+    const sections = settingsSections(join(this.paths.dir, "plugins"));
+    const page = new SettingsPage(sections);
     try {
       base = loadConfig({
         file: this.paths.config,
         env: this.loadOptions.env ?? process.env,
         overrides: this.loadOptions.overrides,
-        sections: this.sections,
+        sections,
       });
-      next = this.page.apply(base, readSettingsPatch(this.paths.dir, log));
+      next = page.apply(base, readSettingsPatch(this.paths.dir, log));
     } catch (err) {
       const error = (err as Error).message;
       log.error("configuration not reloaded", { why, err: error });
@@ -279,11 +282,13 @@ export class Kernel {
       agent: this.agent,
       supervisor: this.supervisor,
       log,
-      sections: this.sections,
+      sections,
       enabledBy: (plugin) => this.supervisor.spec(plugin)?.manifest.enabled_by,
       read: (plugin, section) => pluginSectionFor(plugin, section, this.config, sectionReadDeps(services)),
     });
     this.baseConfig = base;
+    this.sections = sections;
+    this.page = page;
     const appliedNow = applied.filter((p) => !restartNeeded.includes(p));
     log.info("configuration reloaded", {
       why,
@@ -398,7 +403,9 @@ export class Kernel {
       llm: this.llm,
       models: this.models,
       config: this.config,
-      settingsSections: this.sections,
+      get settingsSections() {
+        return kernel.sections;
+      },
       get webToken() {
         return kernel.webToken;
       },

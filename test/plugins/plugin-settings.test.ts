@@ -9,7 +9,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as v from "valibot";
 import { HOMED, ROOT, run, tempDir } from "../harness/binary.ts";
-import { spawnDaemon, startDaemon } from "../harness/daemon.ts";
+import { spawnDaemon, startDaemon, webUrlOf } from "../harness/daemon.ts";
 import { installBunPlugin, installPlugin } from "../harness/plugins.ts";
 import { poll } from "../harness/poll.ts";
 import { configSchema, configTemplate, loadConfig } from "../../src/kernel/config.ts";
@@ -99,6 +99,17 @@ describe("an external plugin's JSON-Schema section", () => {
     await d.waitFor(/msg="configuration not reloaded".*plugins\.weather\.refresh_minutes: must be at least 1/);
     expect(lines(out)).toHaveLength(2);
   }, 60_000);
+
+  test("a plugin installed while homed runs: its section is accepted on a reload and waits for the next start", async () => {
+    using dir = tempDir();
+    await using d = await startDaemon(dir.path);
+    await webUrlOf(d); // the web plugin is up: homed has long been listening for SIGHUP
+    installWeather(dir.path, join(dir.path, "weather.jsonl"));
+    writeFileSync(join(dir.path, "config.toml"), '[plugins.weather]\ncity = "Bergen"\n');
+    d.proc.kill("SIGHUP");
+    await d.waitFor(/msg="configuration reloaded".*applied=nothing restart_needed=plugins\.weather\n/);
+    expect(d.stderr()).not.toContain("configuration not reloaded");
+  }, 30_000);
 
   test("a bad value stops a fresh start with 78, naming the file, the section and the field", async () => {
     using dir = tempDir();
