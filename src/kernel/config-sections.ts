@@ -105,7 +105,8 @@ export function pluginSectionFor(
   for (const s of touched) {
     if (s.settings.builtinOnly && !deps.isBuiltin(plugin))
       throw new HomedError("forbidden", `the ${path} section is reserved to built-in plugins`);
-    if (!s.builtin && s.plugin !== plugin)
+    // An external plugin's section is read whole, by its own plugin alone (not through [plugins]).
+    if (!s.builtin && (s.plugin !== plugin || path !== s.section))
       throw new HomedError("forbidden", `the ${s.section} section is plugin ${s.plugin}'s own`);
   }
   const inside = touched.find((s) => inSection(path, s.section) && path !== s.section);

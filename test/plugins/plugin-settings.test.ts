@@ -197,6 +197,22 @@ describe("a built-in plugin's settings.ts", () => {
       kite: { length_m: 30, colour_secret: "kite-colour" },
     });
     expect((pluginSectionFor("files", "tools", loaded, deps) as { kite: object }).kite).not.toHaveProperty("colour");
+    // An external plugin's section: its own plugin reads it whole (never a secret's value); nobody
+    // else, and not through [plugins].
+    const ext: SettingsSection = { ...sections.at(-1)!, plugin: "weather", section: "plugins.weather", builtin: false };
+    const withExt = [...sections, ext];
+    const cfg = v.parse(configSchema(withExt), { plugins: { weather: { colour_secret: "kite-colour" } } }) as never;
+    const extDeps = { ...deps, sections: withExt, isBuiltin: (n: string) => n !== "weather" && n !== "other" };
+    expect(pluginSectionFor("weather", "plugins.weather", cfg, extDeps)).toEqual({
+      length_m: 30,
+      colour_secret: "kite-colour",
+      fly_hosts: [],
+    });
+    expect(() => pluginSectionFor("other", "plugins.weather", cfg, extDeps)).toThrow("plugin weather's own");
+    expect(() => pluginSectionFor("weather", "plugins", cfg, extDeps)).toThrow("plugin weather's own");
+    // A built-in-only section stays built-in only.
+    expect(() => pluginSectionFor("weather", "channels", cfg, extDeps)).toThrow("reserved to built-in plugins");
+    expect(() => pluginSectionFor("weather", "mcp", cfg, extDeps)).toThrow("reserved to built-in plugins");
   });
 
   test("the settings page finds the field by its page key: shown, saved and sourced with the built-in ones", () => {
