@@ -12,7 +12,7 @@ import { externalSections } from "./plugin-catalog.ts";
 /** A built-in plugin's section, as the generator writes it. */
 export interface BuiltinSection {
   plugin: string;
-  /** Dotted path in config.toml, e.g. "tools.fetch". */
+  /** Dotted path in config.toml, e.g. "tools.<name>". */
   section: string;
   settings: PluginSettings;
 }

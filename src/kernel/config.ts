@@ -3,9 +3,9 @@
  * default, so an empty or missing file is a valid configuration. Precedence, lowest first:
  * defaults < DATA/config.toml < HOMED_* environment < command-line flags.
  *
- * The kernel's own sections are below; each plugin's section (e.g. [tools.fetch], [channels.qq],
- * [mcp], an external plugin's [plugins.<name>]) comes from the plugin's settings and is put in
- * its place by configSchema (config-sections.ts lists them).
+ * The kernel's own sections are below; each plugin's section (a tool's [tools.<name>], a
+ * channel's [channels.<name>], an external plugin's [plugins.<name>]) comes from the plugin's
+ * settings and is put in its place by configSchema (config-sections.ts lists them).
  *
  * A bad value is a HomedError("config") naming the field and the reason; the command line
  * maps it to exit status 78 (EX_CONFIG), which the supervisor never restarts.
