@@ -7,7 +7,7 @@ BUN := node_modules/.bin/bun
 CC ?= gcc
 CC_ARM64 ?= aarch64-linux-gnu-gcc
 CFLAGS_SHIM := -O2 -Wall -Wextra -Werror -fPIC -shared
-SRC := $(shell find src plugins -name '*.ts' -not -path 'src/generated/*' -not -path 'plugins/web/generated/*' 2>/dev/null) package.json src/generated/builtin-plugins.ts plugins/web/generated/assets.ts src/generated/lexicon.txt.zst src/generated/jieba-dict.txt.zst src/generated/lemmas.txt
+SRC := $(shell find src plugins -name '*.ts' -not -path 'src/generated/*' -not -path 'plugins/web/generated/*' 2>/dev/null) package.json src/generated/builtin-plugins.ts src/generated/builtin-settings.ts plugins/web/generated/assets.ts src/generated/lexicon.txt.zst src/generated/jieba-dict.txt.zst src/generated/lemmas.txt
 UI := $(wildcard plugins/web/ui/*)
 MANIFESTS := $(wildcard plugins/*/plugin.json plugins/*/tools.ts)
 
@@ -33,8 +33,9 @@ dist/native/libhomed-shim-arm64.so: native/shim.c native/shim.h
 	@command -v $(CC_ARM64) >/dev/null || scripts/ensure-cross-gcc.sh
 	$(CC_ARM64) $(CFLAGS_SHIM) -o $@ native/shim.c
 
-# Start order of the built-in plugins; fails on a dependency cycle or a missing facility.
-src/generated/builtin-plugins.ts: node_modules/.installed scripts/gen-plugins.ts src/kernel/plugin-graph.ts src/protocol/manifest.ts $(MANIFESTS)
+# Start order of the built-in plugins (fails on a dependency cycle or a missing facility), and the
+# config.toml sections they own (src/generated/builtin-settings.ts, from each plugins/*/settings.ts).
+src/generated/builtin-plugins.ts src/generated/builtin-settings.ts &: node_modules/.installed scripts/gen-plugins.ts src/kernel/plugin-graph.ts src/protocol/manifest.ts src/protocol/plugin-settings.ts $(MANIFESTS) $(wildcard plugins/*/settings.ts)
 	$(BUN) scripts/gen-plugins.ts
 
 # Word → concepts from WordNet and CC-CEDICT, and irregular verb forms → verb, embedded for memory's lexical index.
@@ -122,7 +123,7 @@ run: dist/homed
 	@echo "  status: dist/homed status -data $(DATA)"
 	dist/homed -data $(DATA) -listen 127.0.0.1:$(PORT)
 
-typecheck: node_modules/.installed src/generated/builtin-plugins.ts plugins/web/generated/assets.ts src/generated/lexicon.txt.zst src/generated/jieba-dict.txt.zst src/generated/lemmas.txt dist/native/libhomed-shim.so
+typecheck: node_modules/.installed src/generated/builtin-plugins.ts src/generated/builtin-settings.ts plugins/web/generated/assets.ts src/generated/lexicon.txt.zst src/generated/jieba-dict.txt.zst src/generated/lemmas.txt dist/native/libhomed-shim.so
 	node_modules/.bin/tsc --noEmit
 	node_modules/.bin/tsc --noEmit -p plugins/web/ui
 

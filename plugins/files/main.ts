@@ -3,7 +3,6 @@
  * files_move and files_delete, confined to [tools.files] roots (confine.ts). Lazy: the kernel starts it on the
  * first call and stops it when idle. Every failure is returned as text that says what to do.
  */
-import * as v from "valibot";
 import { connectPlugin, type ToolReturn, withRun } from "../sdk/index.ts";
 import { PluginMethod } from "../../src/protocol/plugin.ts";
 import { Confinement, FilesError } from "../sdk/confine.ts";
@@ -13,20 +12,13 @@ import { filesGrep } from "./grep.ts";
 import { filesList } from "./list.ts";
 import { filesDelete, filesMove } from "./move.ts";
 import { filesRead } from "./read.ts";
+import { SETTINGS } from "./settings.ts";
 import { TOOLS } from "./tools.ts";
 import { filesWrite } from "./write.ts";
 import { describeFsError } from "./fs-errors.ts";
 
-const FilesSection = v.object({
-  files: v.object({
-    roots: v.array(v.string()),
-    max_read_kb: v.number(),
-    max_write_kb: v.number(),
-  }),
-});
-
 const plugin = await connectPlugin();
-const { files: cfg } = await plugin.call(PluginMethod.ConfigGet, { section: "tools" }, FilesSection);
+const cfg = await plugin.call(PluginMethod.ConfigGet, { section: "tools.files" }, SETTINGS.schema);
 // Roots are made and resolved on the first call, so a bad root is reported to the model then.
 let confinement: Confinement | undefined;
 const roots = () => {

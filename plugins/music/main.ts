@@ -6,20 +6,16 @@
 import { mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import * as v from "valibot";
 import { connectPlugin, withRun } from "../sdk/index.ts";
 import { PluginMethod } from "../../src/protocol/plugin.ts";
 import { Library } from "./library.ts";
 import { Mpv } from "./mpv.ts";
 import { musicTools } from "./music-tools.ts";
+import { SETTINGS } from "./settings.ts";
 import { TOOLS } from "./tools.ts";
 
-const Section = v.object({
-  music: v.object({ library: v.array(v.string()), mpv: v.string(), audio_output: v.string() }),
-});
-
 const plugin = await connectPlugin();
-const { music: cfg } = await plugin.call(PluginMethod.ConfigGet, { section: "tools" }, Section);
+const cfg = await plugin.call(PluginMethod.ConfigGet, { section: "tools.music" }, SETTINGS.schema);
 const dir = join(plugin.hello.dataDir, "music-index");
 mkdirSync(dir, { recursive: true, mode: 0o700 });
 // A unix socket path is at most ~107 bytes; a deep data dir falls back to the temp dir.

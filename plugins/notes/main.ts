@@ -4,19 +4,17 @@
  * kernel's memory/add, so memory_search finds it.
  */
 import { join } from "node:path";
-import * as v from "valibot";
 import { connectPlugin, withRun } from "../sdk/index.ts";
 import { PluginMethod } from "../../src/protocol/plugin.ts";
 import { ChannelMethod, MemoryAddResult } from "../../src/protocol/channel.ts";
 import { MAX_INDEXED_TEXT_CHARS } from "../../src/protocol/event-bodies.ts";
 import { Notebook } from "./notebook.ts";
 import { noteTools, type Remember } from "./note-tools.ts";
+import { SETTINGS } from "./settings.ts";
 import { TOOLS } from "./tools.ts";
 
-const Section = v.object({ notes: v.object({ max_kb: v.number(), index_memory: v.boolean() }) });
-
 const plugin = await connectPlugin();
-const { notes: cfg } = await plugin.call(PluginMethod.ConfigGet, { section: "tools" }, Section);
+const cfg = await plugin.call(PluginMethod.ConfigGet, { section: "tools.notes" }, SETTINGS.schema);
 const book = new Notebook(join(plugin.hello.dataDir, "notes"), cfg.max_kb * 1024);
 const remember: Remember = cfg.index_memory
   ? async (name, text, untrusted) => {

@@ -3,11 +3,10 @@
  * manifest's enabled_by); a configuration that cannot work (a listener beyond loopback without an
  * access token, a port taken) exits 78 and is not restarted.
  */
-import * as v from "valibot";
 import { connectPlugin, PLUGIN_EXIT_CONFIG } from "../sdk/index.ts";
 import { PluginMethod } from "../../src/protocol/plugin.ts";
 import { isLoopback, parseListen } from "../../src/protocol/listen.ts";
-import { QqConfig } from "../../src/protocol/qq-config.ts";
+import { QqConfig } from "./settings.ts";
 import { ForwardWs } from "./ws-forward.ts";
 import { ReverseWs } from "./ws-reverse.ts";
 import { HttpTransport } from "./http-transport.ts";
@@ -20,8 +19,7 @@ async function giveUp(msg: string, fields: Record<string, unknown> = {}): Promis
   return await plugin.exit(PLUGIN_EXIT_CONFIG);
 }
 
-const channels = await plugin.call(PluginMethod.ConfigGet, { section: "channels" }, v.object({ qq: QqConfig }));
-const cfg = channels.qq;
+const cfg = await plugin.call(PluginMethod.ConfigGet, { section: "channels.qq" }, QqConfig);
 const { host, port } = parseListen(cfg.listen) ?? (await giveUp("[channels.qq] listen is not HOST:PORT"));
 if (cfg.mode !== "ws" && !cfg.access_token && !(cfg.mode === "http" && cfg.secret) && !isLoopback(host))
   await giveUp("[channels.qq] listen is not a loopback address: set access_token", { listen: cfg.listen });

@@ -9,7 +9,7 @@
 import * as v from "valibot";
 import { type AttachmentRef, MAX_ATTACHMENTS } from "../../src/protocol/attachments.ts";
 import type { ApprovalQuestion } from "../../src/protocol/turn-stream.ts";
-import type { QqConfig } from "../../src/protocol/qq-config.ts";
+import type { QqConfig } from "./settings.ts";
 import type { Plugin } from "../sdk/index.ts";
 import { PrivateApprovals } from "./approvals.ts";
 import { parseCq } from "./cq-code.ts";

@@ -8,7 +8,6 @@
  * job waits or runs it says plugin/keep-running (the kernel remembers it and starts the plugin
  * at boot); with none it may be stopped when idle and starts again on its next tool call.
  */
-import * as v from "valibot";
 import { connectPlugin, withRun } from "../sdk/index.ts";
 import { PluginMethod, RecordsAppendResult, RecordsListResult, MAX_RECORDS_PAGE } from "../../src/protocol/plugin.ts";
 import { ChannelMethod } from "../../src/protocol/channel.ts";
@@ -16,21 +15,14 @@ import { fileClock, systemClock } from "./clock.ts";
 import { jobConversation, jobTools } from "./job-tools.ts";
 import { JobBook, type JobRecordData, type JobRecordType } from "./jobs.ts";
 import { Scheduler } from "./scheduler.ts";
+import { SETTINGS } from "./settings.ts";
 import { TOOLS } from "./tools.ts";
 
-const ToolsSection = v.object({
-  schedules: v.object({
-    timezone: v.string(),
-    max_jobs: v.number(),
-    min_interval_minutes: v.number(),
-    max_prompt_chars: v.number(),
-  }),
-});
 /** A job's turn may use tools for a while; past this the plugin stops waiting and records an error. */
 const RUN_TIMEOUT_MS = 2 * 60 * 60 * 1000;
 
 const plugin = await connectPlugin();
-const limits = (await plugin.call(PluginMethod.ConfigGet, { section: "tools" }, ToolsSection)).schedules;
+const limits = await plugin.call(PluginMethod.ConfigGet, { section: "tools.schedules" }, SETTINGS.schema);
 const testClock = process.env.HOMED_TEST_CLOCK_FILE;
 const clock = testClock ? fileClock(testClock) : systemClock();
 if (testClock) plugin.log.warn("schedule clock read from a file (a test)", { file: testClock });

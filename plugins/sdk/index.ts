@@ -120,6 +120,13 @@ export interface Plugin {
   /** Receive the kernel's notifications for `method`. */
   onNotify(method: string, fn: (params: unknown) => void): void;
   /**
+   * Follow this plugin's section of config.toml: after a reload changed it, `fn` gets the new
+   * section (as config/get answers it, checked with `schema`) and the dotted paths that changed.
+   * Sent to plugins whose settings say `reload: "live"`; a section that does not fit `schema` is
+   * logged and the old settings stay.
+   */
+  onConfigChanged<S extends v.GenericSchema>(schema: S, fn: (value: v.InferOutput<S>, changed: string[]) => void): void;
+  /**
    * Send turns and follow them (a channel plugin): chat/send, chat/watch and chat/answer through
    * the one stream client (src/protocol/turn-stream.ts), the kernel's chat/event frames routed to it.
    */

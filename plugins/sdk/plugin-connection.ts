@@ -27,6 +27,7 @@ import {
 import { createPluginLogger, type PluginLogger } from "./log.ts";
 import { TurnStreamClient } from "../../src/ipc/turn-stream-client.ts";
 import { ChannelStreamMethods } from "../../src/protocol/channel.ts";
+import { ConfigChangedParams } from "../../src/protocol/plugin-settings.ts";
 import type { EventHandler, Handler, JsonSchemaTool, Plugin, StageHandlerFn, ToolImage, ToolOptions } from "./index.ts";
 import {
   MAX_IMAGE_ALT_CHARS,
@@ -121,6 +122,24 @@ export class PluginConnection implements Plugin {
 
   onNotify(method: string, fn: (params: unknown) => void): void {
     this.notifyHandlers.set(method, fn);
+  }
+
+  onConfigChanged<S extends v.GenericSchema>(
+    schema: S,
+    fn: (value: v.InferOutput<S>, changed: string[]) => void,
+  ): void {
+    this.onNotify(PluginMethod.ConfigChanged, (params) => {
+      const p = v.safeParse(ConfigChangedParams, params);
+      const value = p.success ? v.safeParse(schema, p.output.value) : null;
+      if (!p.success || !value?.success) {
+        const issues = p.success ? (value?.issues ?? []) : p.issues;
+        this.log.warn("config/changed not understood; keeping the settings in force", {
+          reason: describeIssues(issues),
+        });
+        return;
+      }
+      fn(value.output, p.output.changed);
+    });
   }
 
   private turnClient: TurnStreamClient | null = null;

@@ -21,7 +21,8 @@ import { BUILTIN_ENTRIES } from "../generated/builtin-plugins.ts";
 import { HomedError } from "../protocol/errors.ts";
 import { callDaemon } from "../client/control-client.ts";
 import { formatPlugin, formatStatus } from "../client/format-status.ts";
-import { CONFIG_TEMPLATE } from "../kernel/config.ts";
+import { configTemplate } from "../kernel/config.ts";
+import { settingsSections } from "../kernel/config-sections.ts";
 import { ensureDataDir } from "../kernel/data-dir.ts";
 import { dataPaths, defaultDataDir } from "../kernel/data-paths.ts";
 import { VERSION } from "../version.ts";
@@ -101,7 +102,8 @@ export const initconfig: Subcommand = {
         file: paths.config,
       });
     }
-    writeFileSync(paths.config, CONFIG_TEMPLATE, { mode: 0o600 });
+    // The installed external plugins' [plugins.<name>] sections are written too.
+    writeFileSync(paths.config, configTemplate(settingsSections(join(paths.dir, "plugins"))), { mode: 0o600 });
     process.stdout.write(`wrote ${paths.config}\n`);
     return 0;
   },

@@ -1,30 +1,63 @@
 /**
- * What a configuration reload changes without a restart: [llm], [agent] but its tool timeout,
- * [approval], memory's recall_untrusted and [memory.scenes] half-life, [mcp] (the mcp plugin restarts to reconnect, or
- * starts when its first server is configured) and [channels.qq] (the qq plugin starts when it is
- * turned on, restarts with new settings; turning it off needs a restart), and the private
- * addresses fetch_url and the browser may reach (the fetch plugin reads them on each call; a
- * running browser plugin restarts). Every other changed path is reported as needing a restart
- * and left as it was.
+ * What a configuration reload (SIGHUP, a Save in the web UI) changes without a restart.
+ *
+ * The kernel's own: [llm], [agent] but its tool timeout, [approval], [trust], memory's
+ * recall_untrusted and [memory.scenes] half-life.
+ *
+ * A plugin's section: what its settings' `reload` says (src/protocol/plugin-settings.ts).
+ * `live`: the new section is in force at once and the running plugin is told (config/changed);
+ * `plugin-restart`: the plugin restarts with it, or starts when the setting its manifest is
+ * `enabled_by` was just filled; `daemon-restart`: it waits for homed's next start. A plugin whose
+ * `enabled_by` switch was turned off keeps running until then (the change is named as needing a
+ * restart).
+ *
+ * Every other changed path is reported as needing a restart and left as it was.
  */
 import type { Agent } from "../agent/agent.ts";
+import { PluginMethod, type PluginStateName } from "../protocol/plugin.ts";
+import type { ConfigChangedParams } from "../protocol/plugin-settings.ts";
 import { approvalOf, type Config } from "./config.ts";
+import { inSection, type SettingsSection, setValueAt, valueAt } from "./config-sections.ts";
 import type { Logger } from "./log.ts";
 import type { Supervisor } from "./supervisor.ts";
 import { changedPaths } from "./ui-settings.ts";
 
-/** What fetch_url and the browser may reach beyond the public internet. */
-const ADDRESS_PATHS = [
-  "tools.fetch.allow_private",
-  "tools.fetch.allow_hosts",
-  "tools.browser.allow_private",
-  "tools.browser.allow_hosts",
-];
+/** States in which a plugin holds (or failed on) settings it read at start: a restart gives it the new ones. */
+const HOLDS_SETTINGS: readonly PluginStateName[] = ["ready", "starting", "restarting", "stopped", "failed"];
 
 export interface LiveChangeDeps {
   agent: Pick<Agent, "setApproval">;
-  supervisor: Pick<Supervisor, "list" | "enable" | "restart">;
+  supervisor: Pick<Supervisor, "list" | "enable" | "restart" | "process">;
   log: Logger;
+  /** The plugins' sections. */
+  sections: readonly SettingsSection[];
+  /** The dotted setting that must be non-empty for a plugin to start (its manifest's enabled_by). */
+  enabledBy(plugin: string): string | undefined;
+  /** A section as config/get answers its owner now (secrets resolved for a built-in one). */
+  read(plugin: string, section: string): unknown;
+}
+
+function isEmpty(value: unknown): boolean {
+  return (
+    value === undefined ||
+    value === null ||
+    value === false ||
+    value === "" ||
+    (Array.isArray(value) && value.length === 0)
+  );
+}
+
+/** The kernel's own settings a reload applies in place. */
+function kernelLive(p: string): boolean {
+  return (
+    p.startsWith("llm.") ||
+    p.startsWith("approval.") ||
+    p.startsWith("trust.") ||
+    (p.startsWith("agent.") && p !== "agent.tool_timeout_ms") ||
+    p === "memory.recall_untrusted" ||
+    p === "skills.paths" ||
+    p === "memory.scenes.half_life_days"
+  );
 }
 
 /** Apply to `current` (in place) what of `next` can change live; name the rest. */
@@ -33,21 +66,9 @@ export function applyLiveChanges(
   next: Config,
   deps: LiveChangeDeps,
 ): { applied: string[]; restartNeeded: string[] } {
-  const log = deps.log;
   const changed = changedPaths(current, next);
-  const live = (p: string) =>
-    p.startsWith("llm.") ||
-    p.startsWith("approval.") ||
-    p.startsWith("trust.") ||
-    p.startsWith("mcp.") ||
-    (p.startsWith("channels.qq.") && next.channels.qq.enabled) ||
-    (p.startsWith("agent.") && p !== "agent.tool_timeout_ms") ||
-    p === "memory.recall_untrusted" ||
-    p === "skills.paths" ||
-    p === "memory.scenes.half_life_days" ||
-    ADDRESS_PATHS.includes(p);
-  const applied = changed.filter(live);
-  const restartNeeded = changed.filter((p) => !live(p));
+  const applied = changed.filter(kernelLive);
+  const restartNeeded: string[] = [];
   const c = current;
   Object.assign(c.llm, next.llm);
   c.agent.system_prompt = next.agent.system_prompt;
@@ -59,43 +80,65 @@ export function applyLiveChanges(
   // The skills' folders are looked at on each turn: the next one sees the new list.
   c.skills.paths = next.skills.paths;
   c.memory.scenes.half_life_days = next.memory.scenes.half_life_days;
-  for (const tool of ["fetch", "browser"] as const) {
-    if (!applied.some((p) => p.startsWith(`tools.${tool}.`))) continue;
-    c.tools[tool].allow_private = next.tools[tool].allow_private;
-    c.tools[tool].allow_hosts = next.tools[tool].allow_hosts;
-    // The browser reads them when it starts: a running one starts again; an idle one will read them.
-    const running = deps.supervisor.list().find((p) => p.name === tool);
-    if (tool === "browser" && (running?.state === "ready" || running?.state === "starting")) {
-      try {
-        deps.supervisor.restart(tool);
-      } catch (err) {
-        log.warn("browser plugin not restarted", { err: (err as Error).message });
-      }
-    }
+
+  const claimed = new Set<string>(applied);
+  for (const s of deps.sections) {
+    const paths = changed.filter((p) => inSection(p, s.section));
+    if (paths.length === 0) continue;
+    for (const p of paths) claimed.add(p);
+    const outcome = applySection(c, next, s, paths, deps);
+    (outcome === "applied" ? applied : restartNeeded).push(...paths);
   }
-  if (applied.some((p) => p.startsWith("mcp."))) {
-    c.mcp.servers = next.mcp.servers;
-    const mcp = deps.supervisor.list().find((p) => p.name === "mcp");
-    const off = c.plugins.disabled.includes("mcp");
-    try {
-      // No servers before: the plugin was never started; the first one configured starts it.
-      if (mcp?.state === "disabled" && !off && c.mcp.servers.length > 0) deps.supervisor.enable("mcp");
-      else if (mcp?.state !== "disabled") deps.supervisor.restart("mcp");
-    } catch (err) {
-      log.warn("mcp plugin not restarted", { err: (err as Error).message });
-      for (const p of applied.filter((x) => x.startsWith("mcp."))) restartNeeded.push(p);
-    }
-  }
-  if (applied.some((p) => p.startsWith("channels.qq."))) {
-    c.channels.qq = next.channels.qq;
-    const qq = deps.supervisor.list().find((p) => p.name === "qq");
-    try {
-      if (qq?.state === "disabled" && !c.plugins.disabled.includes("qq")) deps.supervisor.enable("qq");
-      else if (qq?.state !== "disabled") deps.supervisor.restart("qq");
-    } catch (err) {
-      log.warn("qq plugin not restarted", { err: (err as Error).message });
-      for (const p of applied.filter((x) => x.startsWith("channels.qq."))) restartNeeded.push(p);
-    }
-  }
+  restartNeeded.push(...changed.filter((p) => !claimed.has(p)));
   return { applied, restartNeeded };
+}
+
+/** Put one plugin's changed section in force as its settings say; "restart" when only homed's restart can. */
+function applySection(
+  c: Config,
+  next: Config,
+  s: SettingsSection,
+  changed: string[],
+  deps: LiveChangeDeps,
+): "applied" | "restart" {
+  const policy = s.settings.reload;
+  if (policy === "daemon-restart") return "restart";
+  const by = deps.enabledBy(s.plugin);
+  const off = c.plugins.disabled.includes(s.plugin);
+  // A switch turned off: the plugin keeps running with what it has until homed starts again.
+  if (by && !off && valueAt(next, by) === false) return "restart";
+  const info = deps.supervisor.list().find((p) => p.name === s.plugin);
+  // Installed since homed started: it runs, with its settings, from the next start.
+  if (!info) return "restart";
+  setValueAt(c, s.section, valueAt(next, s.section));
+  if (off) return "applied";
+  try {
+    if (info.state === "disabled") {
+      // Disabled only because what it serves was not configured: the first setting starts it.
+      if (by && !isEmpty(valueAt(c, by))) deps.supervisor.enable(s.plugin);
+      return "applied";
+    }
+    if (policy === "plugin-restart") {
+      if (HOLDS_SETTINGS.includes(info.state)) deps.supervisor.restart(s.plugin);
+      return "applied";
+    }
+    // Still starting: it may have read the old section and not yet listen for changes.
+    if (info.state === "starting") {
+      deps.supervisor.restart(s.plugin);
+      return "applied";
+    }
+    const proc = deps.supervisor.process(s.plugin);
+    if (info.state === "ready" && proc) {
+      const params: ConfigChangedParams = {
+        section: s.section,
+        value: deps.read(s.plugin, s.section),
+        changed,
+      };
+      proc.rpc.notify(PluginMethod.ConfigChanged, params);
+    }
+    return "applied";
+  } catch (err) {
+    deps.log.warn("plugin not given its new settings", { plugin: s.plugin, err: (err as Error).message });
+    return "restart";
+  }
 }

@@ -1,17 +1,58 @@
 /**
  * The commented config.toml `homed initconfig` writes: every setting with its default and what
- * it does. test/kernel/config.test.ts checks that it parses to exactly ConfigSchema's defaults
- * and names every setting, so the two cannot drift apart.
+ * it does. The kernel's sections are written out here; each plugin's section is written from its
+ * settings (the doc and default of every field). test/kernel/config.test.ts checks that it parses
+ * to exactly ConfigSchema's defaults and names every setting, so the two cannot drift apart.
  */
-import { TOOLS_TEMPLATE } from "./tools-config.ts";
-import { MEDIA_TEMPLATE } from "./media-config.ts";
-import { A2A_TEMPLATE } from "./a2a-config.ts";
-import { QQ_TEMPLATE } from "./qq-config.ts";
+import * as v from "valibot";
+import { fieldDoc, fieldIsTableList } from "../protocol/plugin-settings.ts";
+import { type SettingsSection, settingsSections } from "./config-sections.ts";
 import { SCENES_TEMPLATE } from "./scenes-config.ts";
 import { DISTILL_TEMPLATE } from "./distill-config.ts";
 
-/** The commented file `homed initconfig` writes. It must parse to exactly the defaults (tested). */
-export const CONFIG_TEMPLATE = `# homed configuration. Every setting is optional; the value shown is the default.
+/** Each line of `text` as a TOML comment. */
+function comment(text: string): string {
+  return text
+    ? `${text
+        .split("\n")
+        .map((l) => `# ${l}`.trimEnd())
+        .join("\n")}\n`
+    : "";
+}
+
+/** A default as TOML: strings, numbers, booleans and lists of them. */
+function tomlValue(value: unknown, where: string): string {
+  if (typeof value === "string") return JSON.stringify(value);
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  if (Array.isArray(value)) return `[${value.map((x) => tomlValue(x, where)).join(", ")}]`;
+  throw new Error(`${where}: a default of this kind has no TOML form here: ${JSON.stringify(value)}`);
+}
+
+/** One plugin's section: its doc, then each field's doc above its default. */
+export function sectionTemplate(s: SettingsSection): string {
+  const defaults = v.parse(s.settings.schema, {}) as Record<string, unknown>;
+  let body = "";
+  let values = 0;
+  for (const [key, entry] of Object.entries(s.settings.schema.entries)) {
+    if (fieldIsTableList(entry)) {
+      // Written as [[section.key]] tables by the person: `key = []` here would clash with them.
+      body += comment(fieldDoc(entry));
+      continue;
+    }
+    body += `${comment(fieldDoc(entry))}${key} = ${tomlValue(defaults[key], `${s.section}.${key}`)}\n`;
+    values++;
+  }
+  return values > 0 ? `[${s.section}]\n${comment(s.settings.doc)}${body}` : `${comment(s.settings.doc)}${body}`;
+}
+
+/** The template for these plugin sections (in the order of their paths). */
+export function configTemplate(sections: readonly SettingsSection[]): string {
+  const ordered = [...sections].sort((a, b) => a.section.localeCompare(b.section));
+  return `${KERNEL_TEMPLATE}\n${ordered.map(sectionTemplate).join("\n")}`;
+}
+
+/** The kernel's own sections, written out. */
+const KERNEL_TEMPLATE = `# homed configuration. Every setting is optional; the value shown is the default.
 # Environment variables override this file: HOMED_<SECTION>_<KEY> in capitals,
 # e.g. HOMED_LISTEN, HOMED_LOG_LEVEL, HOMED_PLUGINS_SEGMENT_MB, HOMED_STORE_BUSY_TIMEOUT_MS.
 # Command-line flags (-listen) override both.
@@ -102,30 +143,6 @@ tools = []
 # Looked at on every turn: a change here applies on reload (SIGHUP), no restart.
 paths = []
 
-# MCP servers whose tools the agent may use (started and supervised by the mcp plugin):
-# [[mcp.servers]]
-# name = "everything"
-# command = "npx"
-# args = ["-y", "@modelcontextprotocol/server-everything"]
-# A server starts with a minimal environment (PATH, HOME, LANG, TZ, TMPDIR), never the
-# daemon's: add variables by value, or pass named ones through from the daemon's own
-# environment (HOMED_* never passes).
-# env = { API_BASE = "http://127.0.0.1:9000" }
-# env_passthrough = ["GITHUB_TOKEN"]
-# Risk class of its tools (read, write, exec, network, secret): asked about as "exec" unless
-# you say otherwise. read_only_hint = true lets tools the server marks readOnlyHint run as
-# "read" (trust the server's word only if you trust the server).
-# risk = "exec"
-# read_only_hint = false
-# A server over Streamable HTTP has a url instead of a command. Headers go by value, or by
-# the name of a secret in DATA/secrets.json ({"values": {"github": "Bearer ghp_..."}}, 0600)
-# so that config.toml holds no credentials:
-# [[mcp.servers]]
-# name = "github"
-# url = "https://api.githubcopilot.com/mcp/"
-# headers = { "X-Client" = "homed" }
-# header_secrets = { Authorization = "github" }
-
 [web]
 # Who may use the web UI and the HTTP APIs on a loopback address. "token": a login is needed
 # there too, since other accounts on this machine reach 127.0.0.1 as well; the daemon prints a
@@ -171,11 +188,15 @@ rss_mb = 1024
 # How often memory is sampled against the cap (milliseconds).
 rss_check_ms = 10000
 
-${TOOLS_TEMPLATE}
-${MEDIA_TEMPLATE}
-${A2A_TEMPLATE}
-${QQ_TEMPLATE}
 [store]
 # How long a write waits for a busy database (milliseconds) before it fails.
 busy_timeout_ms = 5000
+
+[tools.agent]
+# agent_spawn: how deep child agents may nest, and model calls per child.
+max_depth = 2
+max_iterations = 8
 `;
+
+/** The commented file `homed initconfig` writes for the built-in plugins. It must parse to exactly the defaults (tested). */
+export const CONFIG_TEMPLATE = configTemplate(settingsSections());

@@ -3,6 +3,10 @@
  * default, so an empty or missing file is a valid configuration. Precedence, lowest first:
  * defaults < DATA/config.toml < HOMED_* environment < command-line flags.
  *
+ * The kernel's own sections are below; each plugin's section (a tool's [tools.<name>], a
+ * channel's [channels.<name>], an external plugin's [plugins.<name>]) comes from the plugin's
+ * settings and is put in its place by configSchema (config-sections.ts lists them).
+ *
  * A bad value is a HomedError("config") naming the field and the reason; the command line
  * maps it to exit status 78 (EX_CONFIG), which the supervisor never restarts.
  */
@@ -12,34 +16,23 @@ import * as v from "valibot";
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
   v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(min), v.maxValue(max));
 import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { describeIssues } from "../protocol/jsonrpc.ts";
 import { HomedError } from "../protocol/errors.ts";
 import { LOG_LEVELS } from "../protocol/logfmt.ts";
 import { parseListen } from "../protocol/listen.ts";
-import { RISK_CLASSES, RiskClass } from "../protocol/agent.ts";
+import { RISK_CLASSES } from "../protocol/agent.ts";
 import { type ApprovalConfig, isPolicyPattern } from "../agent/approval.ts";
-import { ToolsConfig } from "./tools-config.ts";
-import { A2aConfig } from "./a2a-config.ts";
-import { QqConfig } from "./qq-config.ts";
+import { type SettingsSection, settingsSections } from "./config-sections.ts";
 import { ScenesConfig } from "./scenes-config.ts";
 import { DistillConfig } from "./distill-config.ts";
 
-export { CONFIG_TEMPLATE } from "./config-template.ts";
+export { CONFIG_TEMPLATE, configTemplate } from "./config-template.ts";
 
 /** Tool-name globs, or risk:<class> for every tool of a class. */
 const PolicyPattern = v.pipe(
   v.string("must be tool name patterns"),
   v.check(isPolicyPattern, `must be a tool name pattern or risk:<class> with a class of ${RISK_CLASSES.join(", ")}`),
-);
-
-const EnvName = v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be environment variable names"));
-
-const HeaderName = v.pipe(v.string(), v.regex(/^[A-Za-z0-9-]{1,64}$/, "must be HTTP header names"));
-
-/** The name of an entry in DATA/secrets.json's "values". */
-export const SecretName = v.pipe(
-  v.string(),
-  v.regex(/^[A-Za-z0-9_.-]{1,64}$/, "must be secret names (letters, digits, _ . -)"),
 );
 
 const ListenAddress = v.pipe(
@@ -50,7 +43,8 @@ const ListenAddress = v.pipe(
   ),
 );
 
-export const ConfigSchema = v.strictObject({
+/** The kernel's own sections; plugin sections are added by configSchema. */
+const KernelConfigSchema = v.strictObject({
   listen: v.optional(ListenAddress, "127.0.0.1:8080"),
   log: v.optional(
     v.strictObject({
@@ -118,55 +112,6 @@ export const ConfigSchema = v.strictObject({
    * risk:<class>) whose output carries no untrusted mark, e.g. ["notes_*"] for one's own notes.
    */
   trust: v.optional(v.strictObject({ tools: v.optional(v.array(PolicyPattern), []) }), {}),
-  mcp: v.optional(
-    v.strictObject({
-      servers: v.optional(
-        v.array(
-          v.pipe(
-            v.strictObject({
-              name: v.pipe(v.string(), v.regex(/^[a-zA-Z0-9-]{1,32}$/, "must be 1-32 letters, digits or dashes")),
-              /** A stdio server: the command to start. */
-              command: v.optional(v.string(), ""),
-              /** A Streamable HTTP server: its endpoint. */
-              url: v.optional(
-                v.pipe(
-                  v.string(),
-                  v.check((s) => s === "" || /^https?:\/\/\S+$/.test(s), "must be an http(s) URL"),
-                ),
-                "",
-              ),
-              /** HTTP headers sent to a url server, by value. */
-              headers: v.optional(v.record(HeaderName, v.string()), {}),
-              /** HTTP headers whose values are named entries of DATA/secrets.json's "values". */
-              header_secrets: v.optional(v.record(HeaderName, SecretName), {}),
-              args: v.optional(v.array(v.string()), []),
-              env: v.optional(v.record(EnvName, v.string()), {}),
-              env_passthrough: v.optional(
-                v.array(
-                  v.pipe(
-                    EnvName,
-                    v.check(
-                      (n) => !n.startsWith("HOMED_"),
-                      "HOMED_* variables are the daemon's own and never reach a child",
-                    ),
-                  ),
-                ),
-                [],
-              ),
-              risk: v.optional(RiskClass, "exec"),
-              read_only_hint: v.optional(v.boolean("must be true or false"), false),
-            }),
-            v.check(
-              (s) => (s.command === "") !== (s.url === ""),
-              "a server needs either command (stdio) or url (Streamable HTTP), not both",
-            ),
-          ),
-        ),
-        [],
-      ),
-    }),
-    {},
-  ),
   web: v.optional(
     v.strictObject({
       /**
@@ -226,7 +171,19 @@ export const ConfigSchema = v.strictObject({
     }),
     {},
   ),
-  tools: v.optional(ToolsConfig, {}),
+  /** Tools' settings, one table per plugin (theirs); [tools.agent] is the kernel's agent_spawn. */
+  tools: v.optional(
+    v.strictObject({
+      agent: v.optional(
+        v.strictObject({
+          max_depth: v.optional(int(1, 5), 2),
+          max_iterations: v.optional(int(1, 50), 8),
+        }),
+        {},
+      ),
+    }),
+    {},
+  ),
   /**
    * Agent Skills besides DATA/skills: folders of skill folders the owner already keeps
    * (~/.claude/skills…), `~` for the home folder, relative to the data dir otherwise. Off (none)
@@ -238,8 +195,8 @@ export const ConfigSchema = v.strictObject({
     }),
     {},
   ),
-  /** Channels besides the web UI, one table each ([channels.a2a]: a2a-config.ts, [channels.qq]: qq-config.ts). */
-  channels: v.optional(v.strictObject({ a2a: v.optional(A2aConfig, {}), qq: v.optional(QqConfig, {}) }), {}),
+  /** Channels besides the web UI, one table each, every one a plugin's. */
+  channels: v.optional(v.strictObject({}), {}),
   store: v.optional(
     v.strictObject({
       busy_timeout_ms: v.optional(int(0, 600_000), 5000),
@@ -248,11 +205,46 @@ export const ConfigSchema = v.strictObject({
   ),
 });
 
-export type Config = v.InferOutput<typeof ConfigSchema>;
+/**
+ * A configuration: the kernel's sections typed; the plugins' sections are there too, read by
+ * path through config-sections.ts (the kernel knows them only as data).
+ */
+export type Config = v.InferOutput<typeof KernelConfigSchema>;
+
+type Entries = Record<string, v.GenericSchema>;
+
+/** The table a kernel entry holds (v.optional(v.strictObject(...), {})), or null when it holds a value. */
+function tableEntries(entry: v.GenericSchema): Entries | null {
+  const inner = (entry as { wrapped?: { type?: string; entries?: Entries; pipe?: unknown } }).wrapped;
+  return inner?.type === "strict_object" && !inner.pipe ? (inner.entries ?? null) : null;
+}
+
+/** `entries` with `schema` at the dotted `keys`, tables made on the way; a clash is a bug, said at once. */
+function placeSection(entries: Entries, keys: string[], schema: v.GenericSchema, section: string): Entries {
+  const [head, ...rest] = keys as [string, ...string[]];
+  const existing = entries[head];
+  if (rest.length === 0) {
+    if (existing) throw new Error(`config section ${section} is claimed twice`);
+    return { ...entries, [head]: v.optional(schema, {}) };
+  }
+  const inner = existing ? tableEntries(existing) : {};
+  if (!inner) throw new Error(`config section ${section} would replace the setting ${head}`);
+  return { ...entries, [head]: v.optional(v.strictObject(placeSection(inner, rest, schema, section)), {}) };
+}
+
+/** config.toml's schema: the kernel's sections with each plugin's put at its path. */
+export function configSchema(sections: readonly SettingsSection[]) {
+  let entries: Entries = { ...KernelConfigSchema.entries };
+  for (const s of sections) entries = placeSection(entries, s.section.split("."), s.settings.schema, s.section);
+  return v.strictObject(entries) as unknown as typeof KernelConfigSchema;
+}
+
+/** config.toml's schema with the built-in plugins' sections (external ones: configSchema). */
+export const ConfigSchema = configSchema(settingsSections());
 
 /** Dotted paths of every leaf setting, with the kind of value each holds. */
-function leafKinds(): Map<string, "string" | "number" | "list"> {
-  const defaults = v.parse(ConfigSchema, {});
+function leafKinds(schema: typeof ConfigSchema): Map<string, "string" | "number" | "list"> {
+  const defaults = v.parse(schema, {});
   const out = new Map<string, "string" | "number" | "list">();
   const walk = (obj: Record<string, unknown>, prefix: string) => {
     for (const [key, value] of Object.entries(obj)) {
@@ -288,9 +280,12 @@ export interface LoadConfigOptions {
   env?: Record<string, string | undefined>;
   /** Flag values, as dotted paths (e.g. `listen`). */
   overrides?: Record<string, unknown>;
+  /** The plugins' sections; default: the built-in ones and those of DATA/plugins beside the file. */
+  sections?: readonly SettingsSection[];
 }
 
 export function loadConfig(opts: LoadConfigOptions): Config {
+  const schema = configSchema(opts.sections ?? settingsSections(join(dirname(opts.file), "plugins")));
   let raw: Record<string, unknown> = {};
   if (existsSync(opts.file)) {
     let text: string;
@@ -317,7 +312,7 @@ export function loadConfig(opts: LoadConfigOptions): Config {
     }
   }
   const sources = new Map<string, string>();
-  for (const [path, kind] of leafKinds()) {
+  for (const [path, kind] of leafKinds(schema)) {
     const name = envName(path);
     const value = opts.env?.[name];
     if (value === undefined) continue;
@@ -337,7 +332,7 @@ export function loadConfig(opts: LoadConfigOptions): Config {
     setPath(raw, path, value);
     sources.set(path, `flag -${path}`);
   }
-  const result = v.safeParse(ConfigSchema, raw);
+  const result = v.safeParse(schema, raw);
   if (!result.success) {
     const issue = result.issues[0];
     const path = issue ? (v.getDotPath(issue) ?? "") : "";

@@ -15,6 +15,7 @@ import type { ImportedConversation, MemoryImportResult } from "../protocol/impor
 import type { BulkRefFrame, PluginInfo } from "../protocol/plugin.ts";
 import type { BlockRecord } from "../protocol/blocks.ts";
 import type { Store } from "../store/store.ts";
+import type { SettingsSection } from "./config-sections.ts";
 import type { Config } from "./config.ts";
 import type { ReloadResult, SettingsPatch, SettingsSaveResult, SettingsView } from "../protocol/settings.ts";
 import type { LlmSettings } from "./llm-settings.ts";
@@ -66,8 +67,10 @@ export interface KernelServices {
   /** The configured model and the provider's list, cached. */
   readonly models: Pick<ProviderModels, "list">;
   readonly plugins: PluginServices;
-  /** The sections of config.toml a plugin may read (config/get); approval's timeout bounds every question. */
-  readonly config: Pick<Config, "web" | "mcp" | "approval" | "agent" | "tools" | "channels">;
+  /** The configuration in force, which plugins read parts of (config/get); approval's timeout bounds every question. */
+  readonly config: Config;
+  /** The sections of config.toml plugins own (config-sections.ts). */
+  readonly settingsSections: readonly SettingsSection[];
   /**
    * A plugin's bulk bytes (copied out, the reference released), the block store they go to, block
    * records, and bytes handed to a plugin (its arena on shm, base64 on stdio up to the limit).

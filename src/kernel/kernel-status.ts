@@ -6,6 +6,7 @@ import type { Store } from "../store/store.ts";
 import { VERSION } from "../version.ts";
 import { channelStatus, type ControlClients } from "./channel-status.ts";
 import type { Config } from "./config.ts";
+import { type SettingsSection, valueAt } from "./config-sections.ts";
 import type { DataPaths } from "./data-paths.ts";
 import type { LlmSettings } from "./llm-settings.ts";
 import type { Supervisor } from "./supervisor.ts";
@@ -15,6 +16,8 @@ export interface StatusSources {
   startedAt: Date;
   paths: DataPaths;
   config: Config;
+  /** The plugins' sections of config.toml: a channel's `enabled = false` shows as off. */
+  sections: readonly SettingsSection[];
   store: Store;
   supervisor: Supervisor;
   llm: LlmSettings;
@@ -64,7 +67,7 @@ export function kernelStatus(k: StatusSources): StatusResult {
       plugins,
       clients: k.clients.counts(),
       activity: k.store.channelActivity(),
-      off: new Map(k.config.channels.a2a.enabled ? [] : [["a2a", "channels.a2a.enabled = false in config.toml"]]),
+      off: channelsOff(k.config, k.sections),
     }),
   };
 }
@@ -73,4 +76,15 @@ export function kernelStatus(k: StatusSources): StatusResult {
 function skillCounts(list: readonly { problem: string | null; enabled: boolean }[]) {
   const valid = list.filter((s) => s.problem === null);
   return { valid: valid.length, disabled: valid.filter((s) => !s.enabled).length, invalid: list.length - valid.length };
+}
+
+/** Channels ([channels.<name>] sections) whose `enabled` is false, with the reason to show. */
+function channelsOff(config: Config, sections: readonly SettingsSection[]): Map<string, string> {
+  const off = new Map<string, string>();
+  for (const s of sections) {
+    const [area, name, ...rest] = s.section.split(".");
+    if (area !== "channels" || !name || rest.length > 0) continue;
+    if (valueAt(config, `${s.section}.enabled`) === false) off.set(name, `${s.section}.enabled = false in config.toml`);
+  }
+  return off;
 }

@@ -3,6 +3,7 @@
  * daemon. Scope is passed explicitly (a Kernel object), never through module singletons.
  */
 import { TurnStreams } from "./turn-streams.ts";
+import { valueAt } from "./config-sections.ts";
 import type { StatusResult } from "../protocol/control.ts";
 import { segmentBytesFor } from "../ipc/segment-layout.ts";
 import { MAX_BLOCK_BYTES } from "./block-methods.ts";
@@ -30,16 +31,11 @@ import { Agent } from "../agent/agent.ts";
 import { outputReserve } from "../agent/turn.ts";
 import { LlmSettings } from "./llm-settings.ts";
 import { readSecretValues } from "./secret-values.ts";
-import {
-  applySettingsPatch,
-  readSettingsPatch,
-  resolveMcpEdits,
-  settingsView,
-  writeSettingsPatch,
-} from "./ui-settings.ts";
+import { readSettingsPatch, SettingsPage, writeSettingsPatch } from "./ui-settings.ts";
 import type { ReloadResult, SettingsPatch, SettingsSaveResult, SettingsView } from "../protocol/settings.ts";
 import { ProviderModels } from "./provider-models.ts";
 import { applyLiveChanges } from "./config-reload.ts";
+import { pluginSectionFor, sectionReadDeps, type SettingsSection, settingsSections } from "./config-sections.ts";
 import { pluginMethods } from "./plugin-methods.ts";
 import { type KernelServices, pluginServices } from "./kernel-services.ts";
 import { ensureWebToken } from "./web-token.ts";
@@ -146,8 +142,9 @@ export class Kernel {
       blocks: this.blocks,
       skills: {
         catalog: this.skills,
-        maxReadBytes: () => config.tools.files.max_read_kb * 1024,
-        unconfined: () => config.tools.sandbox.mode === "none",
+        // The files plugin's read cap and the shell plugin's sandbox mode (their sections).
+        maxReadBytes: () => Number(valueAt(config, "tools.files.max_read_kb")) * 1024,
+        unconfined: () => valueAt(config, "tools.sandbox.mode") === "none",
       },
       pinnedRecent: config.memory.pinned_recent,
       subAgents: () => ({ maxDepth: config.tools.agent.max_depth, maxIterations: config.tools.agent.max_iterations }),
@@ -167,13 +164,16 @@ export class Kernel {
     const t0 = performance.now();
     const paths = dataPaths(opts.dataDir);
     const dir = ensureDataDir(paths);
-    const base = loadConfig({ file: paths.config, env: opts.env ?? process.env, overrides: opts.overrides });
+    // The plugins' sections: built-in, and those of the external plugins installed now.
+    const sections = settingsSections(join(paths.dir, "plugins"));
+    const page = new SettingsPage(sections);
+    const base = loadConfig({ file: paths.config, env: opts.env ?? process.env, overrides: opts.overrides, sections });
     const sink = createLogSink(base.log.level);
     attachLogFile(sink, paths.logs);
     const log = createLogger(sink);
     let config: Config;
     try {
-      config = applySettingsPatch(base, readSettingsPatch(paths.dir, log));
+      config = page.apply(base, readSettingsPatch(paths.dir, log));
     } catch (err) {
       // A settings.json that no longer fits (e.g. an old file) must not keep the daemon down.
       log.warn("settings.json ignored", { reason: (err as Error).message });
@@ -192,6 +192,8 @@ export class Kernel {
     }
     const kernel = new Kernel(paths, config, log, store, lock, opts.clock ?? realClock);
     kernel.baseConfig = base;
+    kernel.sections = sections;
+    kernel.page = page;
     kernel.loadOptions = opts;
     kernel.webToken = ensureWebToken(paths.dir, config.web.token, config.listen);
     kernel.supervisor = kernel.createSupervisor(opts.clock ?? realClock, opts.env ?? process.env);
@@ -242,18 +244,22 @@ export class Kernel {
 
   /** config.toml's configuration (with environment and flags), before settings.json. */
   private baseConfig!: Config;
+  /** The plugins' sections of config.toml, as they were at start. */
+  private sections!: readonly SettingsSection[];
+  /** The web settings page's fields, from the kernel's and the plugins' settings. */
+  private page!: SettingsPage;
   private loadOptions!: KernelOptions;
 
   /** The UI's settings and where each comes from. */
   settingsView(): SettingsView {
-    return settingsView(this.baseConfig, this.config, readSettingsPatch(this.paths.dir, this.log));
+    return this.page.view(this.baseConfig, this.config, readSettingsPatch(this.paths.dir, this.log));
   }
 
   /** Write a patch to settings.json (refused, unchanged, when the result is not a valid configuration) and apply it. */
   setSettings(request: SettingsPatch): SettingsSaveResult {
-    const patch = resolveMcpEdits(request, this.config);
+    const patch = this.page.resolveServerEdits(request, this.config);
     const current = readSettingsPatch(this.paths.dir, this.log);
-    applySettingsPatch(this.baseConfig, { ...current, ...patch });
+    this.page.apply(this.baseConfig, { ...current, ...patch });
     writeSettingsPatch(this.paths.dir, current, patch);
     const reload = this.reload("settings saved");
     return { settings: this.settingsView(), reload };
@@ -269,24 +275,34 @@ export class Kernel {
     const log = this.log.with({ component: "config" });
     let base: Config;
     let next: Config;
+    // Read again: a plugin installed since the start brings its section (applied at the next start).
+    const sections = settingsSections(join(this.paths.dir, "plugins"));
+    const page = new SettingsPage(sections);
     try {
       base = loadConfig({
         file: this.paths.config,
         env: this.loadOptions.env ?? process.env,
         overrides: this.loadOptions.overrides,
+        sections,
       });
-      next = applySettingsPatch(base, readSettingsPatch(this.paths.dir, log));
+      next = page.apply(base, readSettingsPatch(this.paths.dir, log));
     } catch (err) {
       const error = (err as Error).message;
       log.error("configuration not reloaded", { why, err: error });
       return { applied: [], restartNeeded: [], error };
     }
+    const services = this.services(this.loadOptions.env ?? process.env);
     const { applied, restartNeeded } = applyLiveChanges(this.config, next, {
       agent: this.agent,
       supervisor: this.supervisor,
       log,
+      sections,
+      enabledBy: (plugin) => this.supervisor.spec(plugin)?.manifest.enabled_by,
+      read: (plugin, section) => pluginSectionFor(plugin, section, this.config, sectionReadDeps(services)),
     });
     this.baseConfig = base;
+    this.sections = sections;
+    this.page = page;
     const appliedNow = applied.filter((p) => !restartNeeded.includes(p));
     log.info("configuration reloaded", {
       why,
@@ -401,6 +417,9 @@ export class Kernel {
       llm: this.llm,
       models: this.models,
       config: this.config,
+      get settingsSections() {
+        return kernel.sections;
+      },
       get webToken() {
         return kernel.webToken;
       },
@@ -425,6 +444,7 @@ export class Kernel {
       startedAt: this.startedAt,
       paths: this.paths,
       config: this.config,
+      sections: this.sections,
       store: this.store,
       supervisor: this.supervisor,
       llm: this.llm,

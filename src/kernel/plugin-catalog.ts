@@ -9,6 +9,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { describeIssues } from "../protocol/jsonrpc.ts";
 import { PluginManifest } from "../protocol/manifest.ts";
+import { jsonSchemaSettings, type PluginSettings } from "../protocol/plugin-settings.ts";
 import { BUILTIN_PLUGINS } from "../generated/builtin-plugins.ts";
 import type { PluginSpec } from "./supervisor.ts";
 import type { Config } from "./config.ts";
@@ -43,29 +44,78 @@ function blockedSpec(name: string, dir: string, problem: string): PluginSpec {
   return { manifest, builtin: false, command: [], cwd: dir, problem };
 }
 
+/**
+ * An external plugin's settings from its plugin.json: a JSON Schema, turned into the shape
+ * built-in plugins declare in valibot, for the section [plugins.<name>]. A string is the reason
+ * it was refused.
+ */
+function externalSettings(m: PluginManifest): PluginSettings | string | undefined {
+  if (!m.settings) return undefined;
+  const { schema, description, reload } = m.settings;
+  if (!schema || m.settings.file || m.settings.section)
+    return `plugin.json: settings of an external plugin are {"schema": {...}} (a JSON Schema) for [plugins.${m.name}], not a file or a section`;
+  // [plugins] holds the daemon's own keys too; plugin names have no underscore, so only this one can clash.
+  if (m.name === "disabled")
+    return `plugin.json: a plugin named "disabled" cannot have settings ([plugins] disabled is taken)`;
+  try {
+    return jsonSchemaSettings({ schema, description, reload });
+  } catch (err) {
+    return `plugin.json: settings.schema.properties.${(err as Error).message}`;
+  }
+}
+
+/** The manifest in DATA/plugins/<name>/plugin.json, or why it cannot be used. */
+function readManifest(dir: string, name: string): PluginManifest | string {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(join(dir, "plugin.json"), "utf8"));
+  } catch (err) {
+    return `plugin.json is not valid JSON: ${(err as Error).message}`;
+  }
+  const r = v.safeParse(PluginManifest, raw);
+  if (!r.success) return `plugin.json: ${describeIssues(r.issues)}`;
+  if (r.output.name !== name) return `plugin.json names "${r.output.name}" but lives in folder "${name}"`;
+  return r.output;
+}
+
+/** Folders under DATA/plugins holding a plugin.json, by name. */
+function pluginFolders(pluginsDir: string): string[] {
+  if (!existsSync(pluginsDir)) return [];
+  return readdirSync(pluginsDir)
+    .sort()
+    .filter(
+      (name) => statSync(join(pluginsDir, name)).isDirectory() && existsSync(join(pluginsDir, name, "plugin.json")),
+    );
+}
+
+/**
+ * The [plugins.<name>] sections of the external plugins whose plugin.json and settings parse
+ * (whether or not their program is there: their config.toml table stays valid meanwhile).
+ */
+export function externalSections(pluginsDir: string): { plugin: string; section: string; settings: PluginSettings }[] {
+  const out: { plugin: string; section: string; settings: PluginSettings }[] = [];
+  for (const name of pluginFolders(pluginsDir)) {
+    const m = readManifest(join(pluginsDir, name), name);
+    if (typeof m === "string") continue;
+    const settings = externalSettings(m);
+    if (settings && typeof settings !== "string") out.push({ plugin: name, section: `plugins.${name}`, settings });
+  }
+  return out;
+}
+
 /** Every DATA/plugins/<name>/ folder with a plugin.json. */
 export function externalSpecs(pluginsDir: string): PluginSpec[] {
-  if (!existsSync(pluginsDir)) return [];
   const specs: PluginSpec[] = [];
-  for (const name of readdirSync(pluginsDir).sort()) {
+  for (const name of pluginFolders(pluginsDir)) {
     const dir = join(pluginsDir, name);
-    const file = join(dir, "plugin.json");
-    if (!statSync(dir).isDirectory() || !existsSync(file)) continue;
-    let raw: unknown;
-    try {
-      raw = JSON.parse(readFileSync(file, "utf8"));
-    } catch (err) {
-      specs.push(blockedSpec(name, dir, `plugin.json is not valid JSON: ${(err as Error).message}`));
+    const m = readManifest(dir, name);
+    if (typeof m === "string") {
+      specs.push(blockedSpec(name, dir, m));
       continue;
     }
-    const r = v.safeParse(PluginManifest, raw);
-    if (!r.success) {
-      specs.push(blockedSpec(name, dir, `plugin.json: ${describeIssues(r.issues)}`));
-      continue;
-    }
-    const m = r.output;
-    if (m.name !== name) {
-      specs.push(blockedSpec(name, dir, `plugin.json names "${m.name}" but lives in folder "${name}"`));
+    const settings = externalSettings(m);
+    if (typeof settings === "string") {
+      specs.push(blockedSpec(name, dir, settings));
       continue;
     }
     if (m.exec && m.main) {

@@ -27,6 +27,7 @@ import { blockMethods } from "./block-methods.ts";
 import { channelMethods } from "./channel-methods.ts";
 import { skillMethods } from "./skill-methods.ts";
 import type { KernelServices } from "./kernel-services.ts";
+import { pluginSectionFor, sectionReadDeps } from "./config-sections.ts";
 
 /** A kernel method a plugin calls; `plugin` is the caller's name as the supervisor knows it. */
 export type PluginMethodTable = Record<string, (params: unknown, plugin: string) => unknown>;
@@ -70,48 +71,11 @@ function kernelMethods(k: KernelServices): PluginMethodTable {
           throw new HomedError("forbidden", `the web section is reserved to built-in plugins`);
         return { ...k.config.web, token: k.webToken, token_set: k.config.web.token !== "" };
       }
-      if (section === "channels" && !k.plugins.isBuiltin(plugin))
-        throw new HomedError("forbidden", `the channels section is reserved to built-in plugins`);
-      if (section === "mcp") {
-        // The servers' headers carry resolved secrets and their env the owner's passthrough values.
-        if (!k.plugins.isBuiltin(plugin))
-          throw new HomedError("forbidden", `the mcp section is reserved to built-in plugins`);
-        // Passthrough names are resolved here: the mcp plugin itself never holds the daemon's environment.
-        // So are header secrets: config.toml names them, DATA/secrets.json holds them.
-        const secrets = k.config.mcp.servers.some((s) => Object.keys(s.header_secrets).length > 0)
-          ? k.secretValues()
-          : {};
-        const servers = k.config.mcp.servers.map(({ env_passthrough, header_secrets, ...s }) => {
-          const headers = { ...s.headers };
-          const missing: string[] = [];
-          for (const [header, name] of Object.entries(header_secrets)) {
-            const value = secrets[name];
-            if (value === undefined) missing.push(name);
-            else headers[header] = value;
-          }
-          return { ...s, headers, missing_secrets: missing, env: { ...k.passThrough(env_passthrough), ...s.env } };
-        });
-        return { servers };
-      }
-      if (section === "channels") {
-        if (!k.plugins.isBuiltin(plugin))
-          throw new HomedError("forbidden", `the channels section is reserved to built-in plugins`);
-        return k.config.channels;
-      }
-      if (section === "tools") {
-        // The fetch plugin's search key: config.toml names it, DATA/secrets.json holds it. Only
-        // the built-in fetch plugin gets it, and only that one value, never the file.
-        // So is the media plugin's speech API key, to the built-in media plugin alone.
-        const { fetch, media } = k.config.tools;
-        if (plugin === "media" && k.plugins.isBuiltin(plugin) && media.speech_key_secret !== "") {
-          const speech_key = k.secretValues()[media.speech_key_secret] ?? "";
-          return { ...k.config.tools, media: { ...media, speech_key } };
-        }
-        if (plugin !== "fetch" || !k.plugins.isBuiltin(plugin) || fetch.search_key_secret === "") return k.config.tools;
-        const search_key = k.secretValues()[fetch.search_key_secret] ?? "";
-        return { ...k.config.tools, fetch: { ...fetch, search_key } };
-      }
-      return k.config[section];
+      if (section === "approval" || section === "agent") return k.config[section];
+      // A plugin's section, or a table of them ("tools"): config-sections.ts says who may read what.
+      const value = pluginSectionFor(plugin, section, k.config, sectionReadDeps(k));
+      if (value === undefined) throw new HomedError("not_found", `config.toml has no section ${section} for plugins`);
+      return value;
     },
   };
 }

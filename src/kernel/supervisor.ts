@@ -19,7 +19,7 @@ import { JobTimers } from "./job-timers.ts";
 import { PluginRun, type StopIntent } from "./plugin-run.ts";
 import { describeEntry, newEntry, type Entry } from "./plugin-entry.ts";
 import { pingPlugin } from "./plugin-ping.ts";
-import type { SupervisorOptions } from "./supervisor-options.ts";
+import type { PluginSpec, SupervisorOptions } from "./supervisor-options.ts";
 import { nextState, type PluginTransition } from "./plugin-states.ts";
 import { answerPlugin, type PluginRpcHost } from "./plugin-rpc.ts";
 
@@ -103,6 +103,11 @@ export class Supervisor {
   list(): PluginInfo[] {
     const now = this.opts.clock.now();
     return [...this.entries.values()].map((e) => describeEntry(e, now));
+  }
+
+  /** How a plugin is run, as the supervisor was given it (its manifest). */
+  spec(name: string): PluginSpec | undefined {
+    return this.entries.get(name)?.spec;
   }
 
   /** A running plugin's process (for requests, events and bulk data). */

@@ -1,7 +1,7 @@
 /**
  * What the built-in plugins read of config.toml's [channels.a2a] (config/get "channels"): the web
  * plugin serves A2A with it, the a2a plugin calls other agents with it. The kernel checks the
- * section fully (src/kernel/a2a-config.ts); these schemas only check what crosses the boundary.
+ * section fully (plugins/a2a/settings.ts); these schemas only check what crosses the boundary.
  */
 import * as v from "valibot";
 

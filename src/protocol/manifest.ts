@@ -4,6 +4,7 @@
  */
 import * as v from "valibot";
 import { ToolDefinition } from "./agent.ts";
+import { ManifestSettings } from "./plugin-settings.ts";
 
 const Name = v.pipe(
   v.string(),
@@ -55,6 +56,13 @@ export const PluginManifest = v.strictObject({
       ),
     ),
   ),
+  /**
+   * The section of config.toml the plugin owns (src/protocol/plugin-settings.ts). A built-in
+   * plugin names its section and the module in its folder that exports SETTINGS (valibot, with
+   * defaults and docs); an external one gives a JSON Schema (each property with a default and a
+   * description), its section [plugins.<name>] unless it names another.
+   */
+  settings: v.optional(ManifestSettings),
   /** Arguments after the executable (`exec`) or the entry file (`main`). */
   args: v.optional(v.array(v.string()), []),
 });

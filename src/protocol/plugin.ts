@@ -8,6 +8,7 @@
  * says `plugin/ready` once its handlers are registered.
  */
 import * as v from "valibot";
+import { SectionPath } from "./plugin-settings.ts";
 
 export const PLUGIN_PROTOCOL_VERSION = 1;
 
@@ -45,6 +46,8 @@ export const PluginMethod = {
   WebListening: "web/listening",
   /** The built-in web plugin redeems a one-time login code (src/kernel/login-links.ts). */
   WebLoginRedeem: "web/login-redeem",
+  /** kernel → plugin: its section of config.toml changed on a reload (ConfigChangedParams). */
+  ConfigChanged: "config/changed",
   /** kernel → plugin: please exit cleanly. */
   Shutdown: "plugin/shutdown",
   /** kernel → plugin: liveness check. */
@@ -148,13 +151,13 @@ export const FacilityReadyParams = v.strictObject({ facility: v.string() });
 export const RestartParams = v.strictObject({ name: v.string() });
 
 /**
- * Sections of config.toml a plugin may read; "web" (the login token), "channels" (the tokens
- * of peers and agents) and "mcp" (servers' headers with their secrets resolved) only built-in
- * plugins.
+ * A section of config.toml a plugin may read: "approval", "agent", "web" (the login token:
+ * built-in plugins only), a plugin's section ("tools.fetch", "mcp", "plugins.<name>") or a
+ * table of them ("tools", "channels"). A section its plugin's settings mark built-in only
+ * (tokens, resolved secrets) is refused to external plugins, and an external plugin's section
+ * to every plugin but its own.
  */
-export const ConfigGetParams = v.strictObject({
-  section: v.picklist(["mcp", "approval", "agent", "web", "tools", "channels"]),
-});
+export const ConfigGetParams = v.strictObject({ section: SectionPath });
 
 /**
  * What the web plugin gets for section "web": the token in force, wherever it came from;

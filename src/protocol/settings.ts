@@ -59,6 +59,8 @@ export const SettingsView = v.object({
   allow_hosts: v.array(v.string()),
   /** Where each value came from: settings.json, config.toml (or its environment/flag) or default. */
   sources: v.record(v.string(), v.picklist(["settings.json", "config.toml", "default"])),
+  /** The labels of the plugins' fields on the page, from their settings (by field). */
+  labels: v.optional(v.record(v.string(), v.string()), {}),
   /** The MCP servers of config.toml, read-only here. */
   mcp_servers: v.array(v.object({ name: v.string(), transport: v.picklist(["stdio", "http"]), target: v.string() })),
 });

@@ -3,24 +3,26 @@ import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig } from "../../src/kernel/config.ts";
+import { valueAt } from "../../src/kernel/config-sections.ts";
+import type { A2aConfig } from "../../plugins/a2a/settings.ts";
 import { tempDir } from "../harness/binary.ts";
 
 function load(text: string) {
   using dir = tempDir();
   const file = join(dir.path, "config.toml");
   writeFileSync(file, text);
-  return loadConfig({ file, env: {} });
+  return valueAt(loadConfig({ file, env: {} }), "channels.a2a") as A2aConfig;
 }
 
 describe("[channels.a2a]", () => {
   test("defaults: served, nobody trusted, no peers, no agents to call", () => {
-    expect(load("").channels.a2a).toMatchObject({ enabled: true, peers: [], trusted_peers: [], agents: [] });
+    expect(load("")).toMatchObject({ enabled: true, peers: [], trusted_peers: [], agents: [] });
   });
 
   test("peers with their tokens, trusted ones by name, agents by name and URL", () => {
     const a2a = load(
       `[channels.a2a]\npeers = [{ name = "laptop", token = "0123456789abcdef" }]\ntrusted_peers = ["laptop", "owner"]\nagents = [{ name = "desk", url = "http://10.0.0.2:8080" }]\n`,
-    ).channels.a2a;
+    );
     expect(a2a.peers).toEqual([{ name: "laptop", token: "0123456789abcdef" }]);
     expect(a2a.trusted_peers).toEqual(["laptop", "owner"]);
     expect(a2a.agents).toEqual([{ name: "desk", url: "http://10.0.0.2:8080", token: "" }]);

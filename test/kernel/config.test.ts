@@ -18,7 +18,7 @@ describe("config.toml", () => {
     const parsed = Bun.TOML.parse(CONFIG_TEMPLATE) as Record<string, unknown>;
     expect(v.parse(ConfigSchema, parsed)).toEqual(v.parse(ConfigSchema, {}));
     // Every setting is written out, except mcp.servers (an array of tables, shown commented).
-    const { mcp: _mcp, ...rest } = v.parse(ConfigSchema, {});
+    const { mcp: _mcp, ...rest } = v.parse(ConfigSchema, {}) as Record<string, unknown>;
     expect(parsed).toEqual(rest);
   });
 

@@ -29,6 +29,9 @@ describe("[memory.scenes]", () => {
       agent: { setApproval: () => {} },
       supervisor: { list: () => [], enable: () => {}, restart: () => {} } as never,
       log: createLogger(createLogSink("error")),
+      sections: [],
+      enabledBy: () => undefined,
+      read: () => undefined,
     });
     expect(r.applied).toContain("memory.scenes.half_life_days");
     expect(r.restartNeeded).toEqual([]);

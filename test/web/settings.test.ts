@@ -31,8 +31,12 @@ describe("settings in the web API", () => {
     const before = (await (await fetch(`${url}api/settings`)).json()) as {
       system_prompt: string;
       sources: Record<string, string>;
+      labels: Record<string, string>;
     };
     expect(before.sources.system_prompt).toBe("default");
+    // The plugins' fields on the page carry the labels their settings give them.
+    expect(before.labels.allow_hosts).toStartWith("Hosts on your network that fetch_url and the browser may open");
+    expect(before.labels.mcp_servers).toBe("MCP servers");
 
     const res = await fetch(`${url}api/settings`, post({ system_prompt: "You are a pirate.", recall_untrusted: true }));
     expect(res.status).toBe(200);

@@ -189,12 +189,13 @@ export async function settingsView(): Promise<HTMLElement> {
       h(
         "span",
         {},
-        "Hosts on your network that fetch_url and the browser may open (names, *.lan, addresses, ranges; others on private addresses are refused) ",
+        // The label is the plugins' own (their settings.ts), as the kernel composed the page.
+        `${s.labels.allow_hosts ?? "Private hosts"} `,
         source("allow_hosts"),
       ),
       hosts,
     ),
-    h("h3", {}, "MCP servers ", source("mcp_servers")),
+    h("h3", {}, `${s.labels.mcp_servers ?? "MCP servers"} `, source("mcp_servers")),
     servers,
     h(
       "div",
