@@ -35,7 +35,8 @@ export interface MediaRig extends AsyncDisposable {
 }
 
 /**
- * Start the plugin; `media` and `roots` become config/get's answer for "tools"; `path` is its
+ * Start the plugin; `media` and `roots` become config/get's answer for "tools" (and for
+ * "tools.files" and "tools.media", each its own table); `path` is its
  * PATH (a test hides a program by leaving its folder out); `plugin` is which built-in to run.
  */
 export async function startMediaPlugin(
@@ -86,11 +87,12 @@ export async function startMediaPlugin(
     switch (f.method) {
       case "plugin/hello":
         return { kernelVersion: "test", dataDir, listen: "127.0.0.1:0", logLevel: "info", inlineBulkLimit: 8 << 20 };
-      case "config/get":
-        return {
-          files: { roots, max_read_kb: 256, max_write_kb: 10240 },
-          media: { ...defaults, ...media },
-        };
+      case "config/get": {
+        // The whole [tools] table (the media plugin) or one plugin's section of it (the files plugin).
+        const tools = { files: { roots, max_read_kb: 256, max_write_kb: 10240 }, media: { ...defaults, ...media } };
+        const section = (f.params as { section?: string } | undefined)?.section ?? "tools";
+        return section === "tools" ? tools : (tools[section.replace(/^tools\./, "") as keyof typeof tools] ?? {});
+      }
       case "tools/register": {
         for (const t of (f.params as { tools: { name: string; risk: string }[] }).tools) tools[t.name] = t.risk;
         return {};
