@@ -106,7 +106,7 @@ dist/waiter-linux-arm64: node_modules/.installed $(SRC)
 # Release artefacts in dist/release/ (scripts/dist.ts): the .debs, the .rpm, the .tar.gz and SHA256SUMS,
 # from the binaries above; prints bench: dist.seconds and the sizes.
 dist: dist/homed dist/waiter dist/homed-linux-arm64 dist/waiter-linux-arm64 $(CROSS_WAITERS)
-	@command -v rpmbuild >/dev/null && command -v makensis >/dev/null || scripts/ensure-test-tools.sh
+	@command -v rpmbuild >/dev/null && command -v makensis >/dev/null && command -v rsvg-convert >/dev/null || scripts/ensure-test-tools.sh
 	$(BUN) scripts/dist.ts
 
 install: dist/homed dist/waiter

@@ -10,7 +10,17 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "nod
 import { join } from "node:path";
 import { type Arch, DistError, ROOT, run, VERSION } from "./common.ts";
 import { staged } from "./stage.ts";
-import { others, packageName, placeVariant, SPECS, type Variant, weakDependencies, wrapped } from "./variants.ts";
+import {
+  iconFiles,
+  manPagesOf,
+  others,
+  packageName,
+  placeVariant,
+  SPECS,
+  type Variant,
+  weakDependencies,
+  wrapped,
+} from "./variants.ts";
 
 const RPM_ARCH: Record<Arch["deb"], string> = { amd64: "x86_64", arm64: "aarch64" };
 
@@ -33,6 +43,8 @@ function files(v: Variant): string {
           "/usr/lib/tmpfiles.d/homed.conf",
         ]
       : []),
+    ...manPagesOf(v).map((p) => `/usr/share/man/${p}`),
+    ...(spec.desktop ? iconFiles().map((f) => `/usr/share/icons/hicolor/${f}`) : []),
     "%license /usr/share/doc/homed/LICENSE",
     "%license /usr/share/doc/homed/licenses",
     "%doc /usr/share/doc/homed/README.md",

@@ -45,6 +45,9 @@ test("rpm -qip / -qlp / --scripts, and the packed binary is dist/homed", async (
     "/usr/share/doc/homed/README.md",
     "/usr/share/doc/homed/config.toml.example",
     "/usr/share/doc/homed/licenses",
+    "/usr/share/man/man1/homed.1.gz",
+    "/usr/share/man/man1/waiter.1.gz",
+    "/usr/share/man/man5/homed.conf.5.gz",
   ]);
   expect(files).toContain("/usr/share/doc/homed/licenses/INDEX.txt");
   const scripts = (await run(["rpm", "-qp", "--scripts", rpm])).stdout;

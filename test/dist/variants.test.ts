@@ -33,6 +33,12 @@ async function debFiles(name: string): Promise<string[]> {
 }
 
 const DOCS = ["usr/share/doc/homed/LICENSE", "usr/share/doc/homed/README.md"];
+const ICONS = [
+  "usr/share/icons/hicolor/128x128/apps/homed.png",
+  "usr/share/icons/hicolor/256x256/apps/homed.png",
+  "usr/share/icons/hicolor/48x48/apps/homed.png",
+  "usr/share/icons/hicolor/scalable/apps/homed.svg",
+];
 
 test("homed-client: waiter and the desktop app only; no daemon, unit or maintainer scripts", async () => {
   expect(await debFiles(CLIENT)).toEqual(
@@ -43,7 +49,10 @@ test("homed-client: waiter and the desktop app only; no daemon, unit or maintain
       ...DOCS,
       "usr/share/doc/homed-client/changelog.gz",
       "usr/share/doc/homed-client/copyright",
+      ...ICONS,
       "usr/share/lintian/overrides/homed-client",
+      "usr/share/man/man1/homed-desktop.1.gz",
+      "usr/share/man/man1/waiter.1.gz",
     ].sort(),
   );
   const info = (await run(["dpkg-deb", "-I", join(built.dir, CLIENT)])).stdout;
@@ -68,7 +77,12 @@ test("homed-full: the server's files plus the desktop app, with the user-creatin
       "usr/share/doc/homed/config.toml.example",
       "usr/share/doc/homed-full/changelog.gz",
       "usr/share/doc/homed-full/copyright",
+      ...ICONS,
       "usr/share/lintian/overrides/homed-full",
+      "usr/share/man/man1/homed-desktop.1.gz",
+      "usr/share/man/man1/homed.1.gz",
+      "usr/share/man/man1/waiter.1.gz",
+      "usr/share/man/man5/homed.conf.5.gz",
     ].sort(),
   );
   const info = (await run(["dpkg-deb", "-I", join(built.dir, FULL)])).stdout;
@@ -97,6 +111,14 @@ test("homed-full .rpm: AGPL, its file list, %pre adds the user", async () => {
     "/usr/share/doc/homed/README.md",
     "/usr/share/doc/homed/config.toml.example",
     "/usr/share/doc/homed/licenses",
+    "/usr/share/icons/hicolor/128x128/apps/homed.png",
+    "/usr/share/icons/hicolor/256x256/apps/homed.png",
+    "/usr/share/icons/hicolor/48x48/apps/homed.png",
+    "/usr/share/icons/hicolor/scalable/apps/homed.svg",
+    "/usr/share/man/man1/homed-desktop.1.gz",
+    "/usr/share/man/man1/homed.1.gz",
+    "/usr/share/man/man1/waiter.1.gz",
+    "/usr/share/man/man5/homed.conf.5.gz",
   ]);
   expect((await run(["rpm", "-qp", "--scripts", rpm])).stdout).toContain("useradd -r -g homed");
 }, 60_000);
