@@ -5,7 +5,7 @@
  *   bun scripts/dist.ts                       everything, into dist/release/ (emptied first)
  *   bun scripts/dist.ts -out DIR NAME…        only the named artefacts (tests build just one)
  *
- * Names: deb-{server,full,client}-{amd64,arm64}, rpm-{server,full}-x86_64, tar-{amd64,arm64},
+ * Names: deb-{server,full,client}-{amd64,arm64}, rpm-{server,full}-{x86_64,aarch64}, tar-{amd64,arm64},
  * waiter-{windows-amd64,darwin-arm64,darwin-amd64}, nsis-{full,server,client} (HomedSetup-<v>-*.exe).
  * SHA256SUMS always covers what was built. Prints `bench: dist.seconds` and each artefact's size in MB; a full run keeps
  * them in dist/release-sizes.json for `make bench`.
@@ -15,7 +15,7 @@ import { basename, join, resolve } from "node:path";
 import { ARCHES, CROSS_WAITERS, DIST, DistError, needBinary, SIZES } from "./dist/common.ts";
 import { buildDeb } from "./dist/deb.ts";
 import { buildInstaller } from "./dist/nsis.ts";
-import { buildRpm } from "./dist/rpm.ts";
+import { buildRpm, RPM_ARCH } from "./dist/rpm.ts";
 import { writeSums } from "./dist/sums.ts";
 import { buildTarball } from "./dist/tarball.ts";
 import { VARIANTS } from "./dist/variants.ts";
@@ -30,8 +30,12 @@ for (const v of VARIANTS) {
     ARTEFACTS[`deb-${v}-${arch.deb}`] = { build: (w, o) => buildDeb(v, arch, w, o), figure };
   }
   if (v !== "client") {
-    const figure = v === "server" ? "dist.rpm_mb" : `dist.rpm_${v}_mb`;
-    ARTEFACTS[`rpm-${v}-x86_64`] = { build: (w, o) => buildRpm(v, ARCHES.amd64, w, o), figure };
+    for (const arch of [ARCHES.amd64, ARCHES.arm64]) {
+      const rpmArch = RPM_ARCH[arch.deb];
+      // The server's x86_64 figure keeps its old name.
+      const figure = `dist.rpm${v === "server" ? "" : `_${v}`}${rpmArch === "x86_64" ? "" : `_${rpmArch}`}_mb`;
+      ARTEFACTS[`rpm-${v}-${rpmArch}`] = { build: (w, o) => buildRpm(v, arch, w, o), figure };
+    }
   }
 }
 for (const arch of [ARCHES.amd64, ARCHES.arm64]) {

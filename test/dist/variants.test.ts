@@ -14,7 +14,7 @@ import { buildArtefact, installAndRun } from "./deb-rig.ts";
 const VERSION = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
 const CLIENT = `homed-client_${VERSION}_amd64.deb`;
 const FULL = `homed-full_${VERSION}_amd64.deb`;
-const FULL_RPM = `homed-full-${VERSION}.x86_64.rpm`;
+const FULL_RPM = `homed-full-${VERSION}-1.homed.x86_64.rpm`;
 
 let built: Awaited<ReturnType<typeof buildArtefact>>;
 beforeAll(async () => {
@@ -94,9 +94,11 @@ test("homed-full: the server's files plus the desktop app, with the user-creatin
   expect(info).toMatch(/\*\s+postinst\s/);
 }, 60_000);
 
-test("homed-full .rpm: AGPL, its file list, %pre adds the user", async () => {
+test("homed-full .rpm: AGPL and the embedded licences, its file list, %pre adds the user", async () => {
   const rpm = join(built.dir, FULL_RPM);
-  expect((await run(["rpm", "-qp", "--qf", "%{NAME} %{LICENSE}", rpm])).stdout).toBe("homed-full AGPL-3.0-only");
+  expect((await run(["rpm", "-qp", "--qf", "%{NAME} %{LICENSE}", rpm])).stdout).toMatch(
+    /^homed-full AGPL-3\.0-only AND .*\bLGPL-3\.0-or-later\b/,
+  );
   const files = (await run(["rpm", "-qlp", rpm])).stdout.trim().split("\n");
   expect(files.filter((f) => !f.startsWith("/usr/share/doc/homed/licenses/"))).toEqual([
     "/usr/bin/homed",
@@ -107,6 +109,7 @@ test("homed-full .rpm: AGPL, its file list, %pre adds the user", async () => {
     "/usr/lib/sysusers.d/homed.conf",
     "/usr/lib/tmpfiles.d/homed.conf",
     "/usr/share/applications/homed.desktop",
+    "/usr/share/doc/homed",
     "/usr/share/doc/homed/LICENSE",
     "/usr/share/doc/homed/README.md",
     "/usr/share/doc/homed/config.toml.example",
