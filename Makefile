@@ -103,10 +103,12 @@ dist/homed-linux-arm64: node_modules/.installed dist/native/libhomed-shim.so dis
 dist/waiter-linux-arm64: node_modules/.installed $(SRC)
 	$(BUN) scripts/build.ts waiter arm64
 
-# Release artefacts in dist/release/ (scripts/dist.ts): the .debs, the .rpm, the .tar.gz and SHA256SUMS,
-# from the binaries above; prints bench: dist.seconds and the sizes.
+# Release artefacts in dist/release/ (scripts/dist.ts): the .debs, the .rpms, the .tar.gz and SHA256SUMS,
+# from the binaries above, signed (SHA256SUMS.asc, the rpms) with HOMED_SIGNING_KEY (an armored secret
+# key) or HOMED_SIGNING_GNUPGHOME, else a throwaway key it says it made; the APT repository (apt/) and
+# the dnf repository (rpm/) of the same packages; prints bench: dist.seconds and the sizes.
 dist: dist/homed dist/waiter dist/homed-linux-arm64 dist/waiter-linux-arm64 $(CROSS_WAITERS)
-	@command -v rpmbuild >/dev/null && command -v makensis >/dev/null && command -v rsvg-convert >/dev/null || scripts/ensure-test-tools.sh
+	@for t in rpmbuild makensis rsvg-convert gpg apt-ftparchive createrepo_c; do command -v $$t >/dev/null || { scripts/ensure-test-tools.sh; break; }; done
 	$(BUN) scripts/dist.ts
 
 install: dist/homed dist/waiter
