@@ -1,10 +1,11 @@
 /**
- * homed-{server,full}-<v>.x86_64.rpm, built with rpmbuild (Debian's `rpm` package) from the same
+ * homed-{server,full}-<v>-<release>.{x86_64,aarch64}.rpm, built with rpmbuild (Debian's `rpm` package) from the same
  * variant layout as the .deb (variants.ts), at Fedora's paths (the unit in /usr/lib/systemd/system). The
  * binaries go in as they are: rpmbuild's strip and debuginfo steps would cut the application
  * Bun appends to its executable, so both are off. The scriptlets make the `homed` user and its
  * data dir from the sysusers.d and tmpfiles.d snippets the .deb ships too, restart a running
  * service after an upgrade, and never enable or start it (`systemctl enable --now homed` does).
+ * make dist signs them afterwards (rpmsign, dist/sign.ts) and lists them in the dnf repository.
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
