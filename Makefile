@@ -11,7 +11,7 @@ SRC := $(shell find src plugins -name '*.ts' -not -path 'src/generated/*' -not -
 UI := $(wildcard plugins/web/ui/*)
 MANIFESTS := $(wildcard plugins/*/plugin.json plugins/*/tools.ts)
 
-.PHONY: sdk build build-arm64 build-cross build-cli install run test test-tools bench bench-reliability typecheck lint format clean deps dist
+.PHONY: sdk build build-arm64 build-cross build-cli install run test test-tools bench bench-reliability typecheck lint format clean deps dist dist-check
 
 # Debian packages the suites need (cross compiler, qemu, chromium), installed when missing.
 test-tools:
@@ -104,11 +104,20 @@ dist/homed-linux-arm64: node_modules/.installed dist/native/libhomed-shim.so dis
 dist/waiter-linux-arm64: node_modules/.installed $(SRC)
 	$(BUN) scripts/build.ts waiter arm64
 
-# Release artefacts in dist/release/ (scripts/dist.ts): the .debs, the .rpm, the .tar.gz and SHA256SUMS,
-# from the binaries above; prints bench: dist.seconds and the sizes.
+# Release artefacts in dist/release/ (scripts/dist.ts): the .debs, the .rpms, the .tar.gz and SHA256SUMS,
+# from the binaries above, signed (SHA256SUMS.asc, the rpms) with HOMED_SIGNING_KEY (an armored secret
+# key) or HOMED_SIGNING_GNUPGHOME, else a throwaway key it says it made; the APT repository (apt/) and
+# the dnf repository (rpm/) of the same packages; prints bench: dist.seconds and the sizes.
 dist: dist/homed dist/waiter dist/homed-linux-arm64 dist/waiter-linux-arm64 $(CROSS_WAITERS)
-	@command -v rpmbuild >/dev/null && command -v makensis >/dev/null || scripts/ensure-test-tools.sh
+	@for t in rpmbuild makensis rsvg-convert gpg apt-ftparchive createrepo_c; do command -v $$t >/dev/null || { scripts/ensure-test-tools.sh; break; }; done
 	$(BUN) scripts/dist.ts
+
+# The release as an administrator meets it, after make dist (not part of make test: debootstrap once,
+# then minutes): lintian on every .deb, apt-get install homed-server from the signed APT repository in a
+# Debian 12 minbase tree (refused without the key), the same under a booted systemd-nspawn, rpm -i and
+# rpm -e into a root; prints bench: dist.lintian_errors and dist.install_mb_server (scripts/dist-check.sh).
+dist-check:
+	scripts/dist-check.sh
 
 install: dist/homed dist/waiter
 	install -d $(DESTDIR)$(PREFIX)/bin

@@ -1,10 +1,11 @@
 /**
  * The release figures of the last `make dist` (issue 17), read from dist/release-sizes.json
- * rather than measured: building the packages takes minutes and is `make dist`'s job. Says so
- * on stderr when there is no such run yet.
+ * rather than measured: building the packages takes minutes and is `make dist`'s job; and those
+ * of the last `make dist-check` (issue 32: a headless install's size, lintian errors), from
+ * dist/dist-check.json. Says so on stderr when there is no such run yet.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { SIZES } from "../scripts/dist/common.ts";
+import { CHECKED, SIZES } from "../scripts/dist/common.ts";
 import { report } from "./report.ts";
 
 const FIGURES: Record<string, string> = {
@@ -19,12 +20,19 @@ const FIGURES: Record<string, string> = {
   "dist.deb_client_amd64_mb": "MB",
   "dist.deb_client_arm64_mb": "MB",
   "dist.rpm_full_mb": "MB",
+  "dist.rpm_aarch64_mb": "MB",
+  "dist.rpm_full_aarch64_mb": "MB",
   "dist.waiter_windows_amd64_mb": "MB",
   "dist.waiter_darwin_arm64_mb": "MB",
   "dist.waiter_darwin_amd64_mb": "MB",
   "dist.setup_full_mb": "MB",
   "dist.setup_server_mb": "MB",
   "dist.setup_client_mb": "MB",
+};
+
+const CHECK_FIGURES: Record<string, string> = {
+  "dist.install_mb_server": "MB",
+  "dist.lintian_errors": "errors",
 };
 
 export function benchDist(): void {
@@ -36,5 +44,14 @@ export function benchDist(): void {
   for (const [key, unit] of Object.entries(FIGURES)) {
     const value = last[key];
     if (typeof value === "number") report(key === "seconds" ? "dist.seconds" : key, value, unit);
+  }
+  if (!existsSync(CHECKED)) {
+    console.error("bench: no dist-check figures (run make dist-check after make dist)");
+    return;
+  }
+  const checked = JSON.parse(readFileSync(CHECKED, "utf8")) as Record<string, number>;
+  for (const [key, unit] of Object.entries(CHECK_FIGURES)) {
+    const value = checked[key];
+    if (typeof value === "number") report(key, value, unit);
   }
 }

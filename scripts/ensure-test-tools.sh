@@ -8,7 +8,9 @@
 # and the media tools' binaries: tesseract (OCR, English and Simplified Chinese), espeak-ng (speech),
 # pocketsphinx (offline speech-to-text, US English), ffmpeg (video and audio), mpv (music) and
 # poppler-utils (PDF text and pages), and the fonts the media tests draw text with (DejaVu,
-# WenQuanYi Micro Hei for Chinese) and Xvfb (an X display for media_screenshot).
+# WenQuanYi Micro Hei for Chinese) and Xvfb (an X display for media_screenshot); for make dist and the
+# packaging tests: rsvg-convert (the icon's PNG sizes), desktop-file-validate, man (rendering the man pages),
+# gpg/gpgv (signing and checking the release), apt-ftparchive and createrepo_c (the APT and dnf repositories).
 # Only possible as root with apt; otherwise say what is missing and let the tests report it.
 set -euo pipefail
 need=()
@@ -31,6 +33,12 @@ command -v pdftotext >/dev/null || need+=(poppler-utils)
 [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need+=(fonts-dejavu-core)
 [ -f /usr/share/fonts/truetype/wqy/wqy-microhei.ttc ] || need+=(fonts-wqy-microhei)
 command -v Xvfb >/dev/null || need+=(xvfb)
+command -v rsvg-convert >/dev/null || need+=(librsvg2-bin)
+command -v desktop-file-validate >/dev/null || need+=(desktop-file-utils)
+command -v man >/dev/null || need+=(man-db)
+command -v gpgv >/dev/null && command -v gpg >/dev/null || need+=(gnupg gpgv)
+command -v apt-ftparchive >/dev/null || need+=(apt-utils)
+command -v createrepo_c >/dev/null || need+=(createrepo-c)
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   echo "installing ${need[*]}" >&2

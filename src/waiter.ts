@@ -13,64 +13,13 @@ import { chatOnce } from "./client/chat.ts";
 import { runDesktop } from "./client/desktop.ts";
 import { findBrowser } from "./client/desktop-env.ts";
 import { formatStatus } from "./client/format-status.ts";
-import { formatFlags, parseFlags, type FlagSpec } from "./client/flags.ts";
+import { parseFlags } from "./client/flags.ts";
 import { parseBaseUrl, remoteLink } from "./client/remote-link.ts";
 import { reportError } from "./client/report-error.ts";
 import { localLink, type OpenLink } from "./client/waiter-link.ts";
+import { WAITER_FLAGS as FLAGS, waiterUsage as usage } from "./client/waiter-usage.ts";
 import { dataPaths, defaultDataDir } from "./kernel/data-paths.ts";
 import { VERSION } from "./version.ts";
-
-const FLAGS: FlagSpec[] = [
-  {
-    name: "data",
-    kind: "string",
-    arg: "DIR",
-    usage:
-      "data directory of the local daemon (default $XDG_DATA_HOME/homed, or $HOMED_DATA); with -connect, where web-token is",
-  },
-  { name: "connect", kind: "string", arg: "URL", usage: "a remote homed's web address, e.g. https://host:8080" },
-  {
-    name: "token-file",
-    kind: "string",
-    arg: "FILE",
-    usage: "the login token for -connect (else $HOMED_TOKEN, else DATA/web-token with -data)",
-  },
-  {
-    name: "p",
-    kind: "string",
-    arg: "TEXT",
-    usage: "ask TEXT, print the reply and exit: 0 when the turn finished, 1 when it did not (error, denied…)",
-  },
-  { name: "conv", kind: "string", arg: "ID", usage: "the conversation (default: cli for -p; a new one in the TUI)" },
-  { name: "json", kind: "bool", usage: "print the answer (status, or -p's turn) as JSON" },
-  {
-    name: "browser",
-    kind: "string",
-    arg: "PATH",
-    usage: "desktop: the Chromium, Chrome or Edge to open (default $HOMED_BROWSER, else the first one found)",
-  },
-  { name: "version", kind: "bool", usage: "print the version and exit" },
-];
-
-function usage(): string {
-  return [
-    "waiter — the homed client",
-    "",
-    "Usage:",
-    "  waiter [-data DIR | -connect URL] [-conv ID]        chat full-screen (at a terminal)",
-    "  waiter [-data DIR | -connect URL] -p TEXT [-conv ID] ask once, print the reply",
-    "  waiter [-data DIR | -connect URL] [-json] status    show the daemon's status",
-    "  waiter [-data DIR | -connect URL] desktop           open the web UI in a window, logged in",
-    "  waiter version (or -version)                         print the version",
-    "",
-    "Flags:",
-    formatFlags(FLAGS),
-    "",
-    "In the chat: Enter sends, Esc or Ctrl-C stops a reply, y/n/a answers an approval (a = always),",
-    "Tab picks a conversation, Ctrl-N starts one, Ctrl-P shows the plugins, Ctrl-D quits.",
-    "",
-  ].join("\n");
-}
 
 /** The login tokens for -connect in order of precedence: -token-file, $HOMED_TOKEN, DATA/web-token. */
 function remoteTokens(values: Record<string, string | boolean>, dataDir?: string): (string | null)[] {

@@ -10,6 +10,8 @@ export const ROOT = resolve(import.meta.dir, "../..");
 export const DIST = join(ROOT, "dist");
 /** The figures of the last full `make dist` (seconds, sizes in MB), read by `make bench`. */
 export const SIZES = join(DIST, "release-sizes.json");
+/** The figures of the last `make dist-check` (scripts/dist-check.sh), read by `make bench` too. */
+export const CHECKED = join(DIST, "dist-check.json");
 
 /**
  * package.json's version: src/version.ts bundles the same field into the binary.

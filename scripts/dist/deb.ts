@@ -54,6 +54,21 @@ function changelog(): Uint8Array {
   return Bun.gzipSync(new TextEncoder().encode(text), { level: 9 });
 }
 
+/** DEBIAN/md5sums: each file's MD5 and its path without the leading /, as dpkg --verify and debsums read it. */
+function md5sums(root: string): string {
+  const lines: string[] = [];
+  const walk = (d: string, rel: string): void => {
+    for (const e of readdirSync(d, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const p = join(d, e.name);
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) walk(p, r);
+      else if (e.isFile()) lines.push(`${new Bun.CryptoHasher("md5").update(readFileSync(p)).digest("hex")}  ${r}`);
+    }
+  };
+  walk(root, "");
+  return `${lines.join("\n")}\n`;
+}
+
 /** Sum of the file sizes under `dir` in KiB, for Installed-Size. */
 function kib(dir: string): number {
   let bytes = 0;
@@ -119,8 +134,10 @@ export function buildDeb(v: Variant, arch: Arch, work: string, outDir: string): 
   mkdirSync(join(root, "usr/share/lintian/overrides"), { recursive: true });
   writeFileSync(join(root, `usr/share/lintian/overrides/${name}`), lintianOverrides(v), { mode: 0o644 });
   const installed = kib(root);
+  const sums = md5sums(root);
   const debian = join(root, "DEBIAN");
   mkdirSync(debian, { mode: 0o755 });
+  writeFileSync(join(debian, "md5sums"), sums, { mode: 0o644 });
   writeFileSync(join(debian, "control"), control(v, arch, installed), { mode: 0o644 });
   // The client has no daemon: no user to create, no unit to tell systemd about.
   if (SPECS[v].daemon) {

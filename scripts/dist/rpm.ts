@@ -1,21 +1,93 @@
 /**
- * homed-{server,full}-<v>.x86_64.rpm, built with rpmbuild (Debian's `rpm` package) from the same
+ * homed-{server,full}-<v>-<release>.{x86_64,aarch64}.rpm, built with rpmbuild (Debian's `rpm` package) from the same
  * variant layout as the .deb (variants.ts), at Fedora's paths (the unit in /usr/lib/systemd/system). The
  * binaries go in as they are: rpmbuild's strip and debuginfo steps would cut the application
  * Bun appends to its executable, so both are off. The scriptlets make the `homed` user and its
  * data dir from the sysusers.d and tmpfiles.d snippets the .deb ships too, restart a running
  * service after an upgrade, and never enable or start it (`systemctl enable --now homed` does).
+ * make dist signs them afterwards (rpmsign, dist/sign.ts) and lists them in the dnf repository.
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Arch, DistError, ROOT, run, VERSION } from "./common.ts";
 import { staged } from "./stage.ts";
-import { others, packageName, placeVariant, SPECS, type Variant, weakDependencies, wrapped } from "./variants.ts";
+import {
+  iconFiles,
+  manPagesOf,
+  others,
+  packageName,
+  placeVariant,
+  SPECS,
+  type Variant,
+  weakDependencies,
+  wrapped,
+} from "./variants.ts";
 
-const RPM_ARCH: Record<Arch["deb"], string> = { amd64: "x86_64", arm64: "aarch64" };
+export const RPM_ARCH: Record<Arch["deb"], string> = { amd64: "x86_64", arm64: "aarch64" };
+
+/**
+ * The Release: a build number, then ".homed" where Fedora puts its dist tag (".fc41"). One rpm
+ * serves every rpm distribution (the binaries need only glibc), so no distribution's tag would
+ * be true; ".homed" says whose build it is, as a dist tag does, and keeps a distribution's own
+ * homed package, should one appear, from being mistaken for ours. HOMED_DIST_RELEASE bumps the
+ * number for a packaging-only rebuild of the same version.
+ */
+export const RELEASE = `${process.env.HOMED_DIST_RELEASE || "1"}.homed`;
 
 export function rpmName(v: Variant, arch: Arch): string {
-  return `${packageName(v)}-${VERSION}.${RPM_ARCH[arch.deb]}.rpm`;
+  return `${packageName(v)}-${VERSION}-${RELEASE}.${RPM_ARCH[arch.deb]}.rpm`;
+}
+
+/** SPDX ids for the licence column of licenses/INDEX.txt where it is not one already. */
+const SPDX_OF: Record<string, string[]> = {
+  // Bun is MIT; the JavaScriptCore it embeds is LGPL-2.0-or-later (WebKit's notice: "version 2 … or any later").
+  "MIT (and LGPL-2.0 JavaScriptCore)": ["MIT", "LGPL-2.0-or-later"],
+  "CC-BY-SA-4.0 (data), MIT (npm package)": ["CC-BY-SA-4.0", "MIT"],
+  // Princeton's WordNet licence has no SPDX id of its own.
+  WordNet: ["LicenseRef-WordNet"],
+};
+
+/**
+ * The License tag: homed's AGPL-3.0-only AND every licence of what the binaries embed, read from
+ * the INDEX.txt that collect-licenses wrote for this architecture, as one SPDX expression.
+ * A licence that is neither an SPDX id (or an OR of them) nor in SPDX_OF fails the build, so a
+ * new dependency's licence is looked at before it ships.
+ */
+export function licenseTag(index: string): string {
+  const ids = new Set<string>();
+  for (const line of index.split("\n")) {
+    const m = /^(\S+) (\S+) (.+)$/.exec(line);
+    if (!m || line.startsWith("Third-party") || line.startsWith("Each has")) continue;
+    const text = m[3] as string;
+    const mapped = SPDX_OF[text] ?? (/^\(?[\w.+-]+( OR [\w.+-]+)*\)?$/.test(text) ? [text] : null);
+    if (!mapped)
+      throw new DistError(`licenses/INDEX.txt: "${text}" (${m[1]}) is no SPDX expression; add it to SPDX_OF`);
+    for (const id of mapped) ids.add(id);
+  }
+  if (ids.size === 0) throw new DistError("licenses/INDEX.txt lists no component");
+  ids.delete("AGPL-3.0-only");
+  return ["AGPL-3.0-only", ...[...ids].sort()].join(" AND ");
+}
+
+/** Provides: bundled(…) for the libraries and data compiled into the binaries (Fedora's bundling policy). */
+export function bundledProvides(): string[] {
+  const version = (pkg: string, field = "version") =>
+    (JSON.parse(readFileSync(join(ROOT, "node_modules", pkg, "package.json"), "utf8")) as Record<string, string>)[
+      field
+    ];
+  // The libvips build sharp links is the same version on both architectures (one sharp-libvips release).
+  const vips = (
+    JSON.parse(readFileSync(join(ROOT, "node_modules/@img/sharp-libvips-linux-x64/versions.json"), "utf8")) as {
+      vips: string;
+    }
+  ).vips;
+  return [
+    `bundled(bun) = ${version("bun")}`,
+    `bundled(onnxruntime) = ${version("onnxruntime-node")}`,
+    `bundled(libvips) = ${vips}`,
+    `bundled(nodejs-sharp) = ${version("sharp")}`,
+    `bundled(jieba-dict) = ${version("@node-rs/jieba")}`,
+  ];
 }
 
 /** %files: what placeVariant laid out, with rpm's attributes. */
@@ -33,6 +105,10 @@ function files(v: Variant): string {
           "/usr/lib/tmpfiles.d/homed.conf",
         ]
       : []),
+    ...manPagesOf(v).map((p) => `/usr/share/man/${p}`),
+    ...(spec.desktop ? iconFiles().map((f) => `/usr/share/icons/hicolor/${f}`) : []),
+    // The folder too, so an erase leaves no empty /usr/share/doc/homed behind.
+    "%dir /usr/share/doc/homed",
     "%license /usr/share/doc/homed/LICENSE",
     "%license /usr/share/doc/homed/licenses",
     "%doc /usr/share/doc/homed/README.md",
@@ -107,16 +183,20 @@ function weak(v: Variant): string {
   ].join("");
 }
 
-function spec(v: Variant, arch: Arch, stage: string): string {
+/** The spec; the architecture comes from rpmbuild --target (a BuildArch other than the host's is refused). */
+function spec(v: Variant, stage: string, licence: string): string {
   const variant = SPECS[v];
+  // There is no homed-client rpm (the client variant is a .deb and the Windows installer).
+  const conflicts = others(v).filter((o) => o !== packageName("client"));
   return `Name: ${packageName(v)}
 Version: ${VERSION}
-Release: 1
+Release: ${RELEASE}
 Summary: ${variant.summary.replace(/^s/, "S")}
-License: AGPL-3.0-only
-BuildArch: ${RPM_ARCH[arch.deb]}
+License: ${licence}
 AutoReqProv: no
-${variant.daemon ? "Requires(pre): shadow-utils\n" : ""}${weak(v)}Conflicts: ${others(v).join(" ")}
+${bundledProvides()
+  .map((p) => `Provides: ${p}\n`)
+  .join("")}${variant.daemon ? "Requires(pre): shadow-utils\n" : ""}${weak(v)}Conflicts: ${conflicts.join(" ")}
 
 %global debug_package %{nil}
 %global __os_install_post %{nil}
@@ -143,7 +223,7 @@ export function buildRpm(v: Variant, arch: Arch, work: string, outDir: string): 
   rmSync(top, { recursive: true, force: true });
   placeVariant(stage, v, s, "usr/lib/systemd/system");
   const specFile = join(top, `${packageName(v)}.spec`);
-  writeFileSync(specFile, spec(v, arch, stage));
+  writeFileSync(specFile, spec(v, stage, licenseTag(readFileSync(join(s.licenses, "INDEX.txt"), "utf8"))));
   mkdirSync(join(top, "RPMS"), { recursive: true });
   run([
     "rpmbuild",

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { collectLicenses } from "../collect-licenses.ts";
 import { ARCHES, type Arch, DistError, needBinary, ROOT, run } from "./common.ts";
+import { writeManPages } from "./man.ts";
 
 /** Licences per architecture, collected once per `make dist` run. */
 const licenceCache = new Map<string, string>();
@@ -37,6 +38,38 @@ export function initConfig(): string {
   }
 }
 
+/** The man pages (man1/, man5/, gzipped), written once per `make dist` run into `work`. */
+let manCache: string | null = null;
+export function manPagesIn(work: string): string {
+  if (manCache !== null) return manCache;
+  manCache = writeManPages(join(work, "man"), initConfig());
+  return manCache;
+}
+
+/** The icon sizes rasterized from packaging/icons/homed.svg for the hicolor theme (besides the SVG itself). */
+export const ICON_SIZES = [48, 128, 256] as const;
+
+/**
+ * The desktop entry's icon as a hicolor tree (scalable/apps/homed.svg, NxN/apps/homed.png),
+ * rasterized once per run with rsvg-convert (Debian's librsvg2-bin).
+ */
+let iconCache: string | null = null;
+export function iconsIn(work: string): string {
+  if (iconCache !== null) return iconCache;
+  if (!Bun.which("rsvg-convert"))
+    throw new DistError("rsvg-convert is missing: apt-get install librsvg2-bin (make dist does)");
+  const svg = join(ROOT, "packaging/icons/homed.svg");
+  const out = join(work, "icons");
+  mkdirSync(join(out, "scalable/apps"), { recursive: true });
+  copyFileSync(svg, join(out, "scalable/apps/homed.svg"));
+  for (const n of ICON_SIZES) {
+    mkdirSync(join(out, `${n}x${n}/apps`), { recursive: true });
+    run(["rsvg-convert", "-w", String(n), "-h", String(n), svg, "-o", join(out, `${n}x${n}/apps/homed.png`)]);
+  }
+  iconCache = out;
+  return out;
+}
+
 export interface Staged {
   homed: string;
   waiter: string;
@@ -51,6 +84,10 @@ export interface Staged {
   /** sysusers.d and tmpfiles.d snippets: the homed user and /var/lib/homed, made at install. */
   sysusers: string;
   tmpfiles: string;
+  /** man1/{homed,waiter,homed-desktop}.1.gz and man5/homed.conf.5.gz (man.ts). */
+  man: string;
+  /** The hicolor icon tree: scalable/apps/homed.svg and NxN/apps/homed.png. */
+  icons: string;
 }
 
 /** The shared pieces for `arch`, each a path to copy from. */
@@ -67,6 +104,8 @@ export function staged(arch: Arch, work: string): Staged {
     desktopEntry: join(ROOT, "packaging/desktop/homed.desktop"),
     sysusers: join(ROOT, "packaging/sysusers/homed.conf"),
     tmpfiles: join(ROOT, "packaging/tmpfiles/homed.conf"),
+    man: manPagesIn(work),
+    icons: iconsIn(work),
   };
 }
 

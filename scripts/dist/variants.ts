@@ -8,7 +8,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PACKAGES } from "../../plugins/media/programs.ts";
-import { initConfig, place, placeTree, type Staged } from "./stage.ts";
+import { ICON_SIZES, initConfig, place, placeTree, type Staged } from "./stage.ts";
 
 export type Variant = "server" | "full" | "client";
 export const VARIANTS: readonly Variant[] = ["server", "full", "client"];
@@ -77,6 +77,22 @@ export const packageName = (v: Variant): string => `homed-${v}`;
 /** The other variants' package names: they ship the same files, so one replaces another. */
 export const others = (v: Variant): string[] => VARIANTS.filter((o) => o !== v).map(packageName);
 
+/** The man pages variant `v` ships, as man1/NAME.1.gz paths: one per program it installs, and homed.conf(5) with the daemon. */
+export function manPagesOf(v: Variant): string[] {
+  const spec = SPECS[v];
+  return [
+    ...(spec.daemon ? ["man1/homed.1.gz"] : []),
+    "man1/waiter.1.gz",
+    ...(spec.desktop ? ["man1/homed-desktop.1.gz"] : []),
+    ...(spec.daemon ? ["man5/homed.conf.5.gz"] : []),
+  ];
+}
+
+/** The icon files of the desktop variants, under /usr/share/icons/hicolor. */
+export function iconFiles(): string[] {
+  return ["scalable/apps/homed.svg", ...ICON_SIZES.map((n) => `${n}x${n}/apps/homed.png`)];
+}
+
 /** Files every layout of `v` ships, under `root`; `unitDir` is the distribution's system unit folder. */
 export function placeVariant(root: string, v: Variant, s: Staged, unitDir: string): void {
   const spec = SPECS[v];
@@ -91,7 +107,9 @@ export function placeVariant(root: string, v: Variant, s: Staged, unitDir: strin
   if (spec.desktop) {
     place(root, "usr/bin/homed-desktop", s.desktopLauncher, 0o755);
     place(root, "usr/share/applications/homed.desktop", s.desktopEntry);
+    placeTree(root, "usr/share/icons/hicolor", s.icons);
   }
+  for (const page of manPagesOf(v)) place(root, `usr/share/man/${page}`, join(s.man, page));
   place(root, "usr/share/doc/homed/LICENSE", s.license);
   place(root, "usr/share/doc/homed/README.md", s.readme);
   placeTree(root, "usr/share/doc/homed/licenses", s.licenses);

@@ -38,7 +38,18 @@ test("a release folder: SHA256SUMS with bare names verifies; the tarball holds e
     const list = (await run(["tar", "tzf", tgz])).stdout.trim().split("\n");
     const files = list.filter((f) => !f.endsWith("/") && !f.startsWith(`${top}/licenses/`)).sort();
     expect(files).toEqual(
-      ["LICENSE", "README.md", "config.toml", "homed", "systemd/homed-user.service", "systemd/homed.service", "waiter"]
+      [
+        "LICENSE",
+        "README.md",
+        "config.toml",
+        "homed",
+        "man/man1/homed.1.gz",
+        "man/man1/waiter.1.gz",
+        "man/man5/homed.conf.5.gz",
+        "systemd/homed-user.service",
+        "systemd/homed.service",
+        "waiter",
+      ]
         .map((f) => `${top}/${f}`)
         .sort(),
     );

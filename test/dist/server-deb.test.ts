@@ -78,6 +78,9 @@ describe("homed-server .deb (amd64)", () => {
       "./usr/share/doc/homed/README.md",
       "./usr/share/doc/homed/config.toml.example",
       "./usr/share/lintian/overrides/homed-server",
+      "./usr/share/man/man1/homed.1.gz",
+      "./usr/share/man/man1/waiter.1.gz",
+      "./usr/share/man/man5/homed.conf.5.gz",
     ]);
     for (const f of ["INDEX.txt", "bun/bun.txt", "cc-cedict/CC-BY-SA-4.0.txt", "wordnet/LICENSE", "npm/hono/LICENSE"]) {
       expect(files).toContain(`./usr/share/doc/homed/licenses/${f}`);

@@ -164,17 +164,17 @@ echo end
 
   test(".rpm: the same with rpm: upgrade restarts, the other variant taking over keeps the unit", async () => {
     const out = await scenario(`
-quiet rpm -i --nodeps homed-server-${VERSION}.x86_64.rpm
+quiet rpm -i --nodeps homed-server-${VERSION}-1.homed.x86_64.rpm
 echo "datadir $(stat -c '%U %a' /var/lib/homed)"
 report fresh
 quiet systemctl enable --now homed.service
 ready
 report started
-quiet rpm -U --nodeps homed-server-${NEWER}.x86_64.rpm
+quiet rpm -U --nodeps homed-server-${NEWER}-1.homed.x86_64.rpm
 ready
 report upgraded
 # dnf swap's order: the new variant first, then the old one erased.
-quiet rpm -i --nodeps --replacefiles homed-full-${NEWER}.x86_64.rpm
+quiet rpm -i --nodeps --replacefiles homed-full-${NEWER}-1.homed.x86_64.rpm
 ready
 quiet rpm -e --nodeps homed-server
 report switched

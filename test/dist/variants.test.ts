@@ -14,7 +14,7 @@ import { buildArtefact, installAndRun } from "./deb-rig.ts";
 const VERSION = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
 const CLIENT = `homed-client_${VERSION}_amd64.deb`;
 const FULL = `homed-full_${VERSION}_amd64.deb`;
-const FULL_RPM = `homed-full-${VERSION}.x86_64.rpm`;
+const FULL_RPM = `homed-full-${VERSION}-1.homed.x86_64.rpm`;
 
 let built: Awaited<ReturnType<typeof buildArtefact>>;
 beforeAll(async () => {
@@ -33,6 +33,12 @@ async function debFiles(name: string): Promise<string[]> {
 }
 
 const DOCS = ["usr/share/doc/homed/LICENSE", "usr/share/doc/homed/README.md"];
+const ICONS = [
+  "usr/share/icons/hicolor/128x128/apps/homed.png",
+  "usr/share/icons/hicolor/256x256/apps/homed.png",
+  "usr/share/icons/hicolor/48x48/apps/homed.png",
+  "usr/share/icons/hicolor/scalable/apps/homed.svg",
+];
 
 test("homed-client: waiter and the desktop app only; no daemon, unit or maintainer scripts", async () => {
   expect(await debFiles(CLIENT)).toEqual(
@@ -43,7 +49,10 @@ test("homed-client: waiter and the desktop app only; no daemon, unit or maintain
       ...DOCS,
       "usr/share/doc/homed-client/changelog.gz",
       "usr/share/doc/homed-client/copyright",
+      ...ICONS,
       "usr/share/lintian/overrides/homed-client",
+      "usr/share/man/man1/homed-desktop.1.gz",
+      "usr/share/man/man1/waiter.1.gz",
     ].sort(),
   );
   const info = (await run(["dpkg-deb", "-I", join(built.dir, CLIENT)])).stdout;
@@ -68,7 +77,12 @@ test("homed-full: the server's files plus the desktop app, with the user-creatin
       "usr/share/doc/homed/config.toml.example",
       "usr/share/doc/homed-full/changelog.gz",
       "usr/share/doc/homed-full/copyright",
+      ...ICONS,
       "usr/share/lintian/overrides/homed-full",
+      "usr/share/man/man1/homed-desktop.1.gz",
+      "usr/share/man/man1/homed.1.gz",
+      "usr/share/man/man1/waiter.1.gz",
+      "usr/share/man/man5/homed.conf.5.gz",
     ].sort(),
   );
   const info = (await run(["dpkg-deb", "-I", join(built.dir, FULL)])).stdout;
@@ -80,9 +94,11 @@ test("homed-full: the server's files plus the desktop app, with the user-creatin
   expect(info).toMatch(/\*\s+postinst\s/);
 }, 60_000);
 
-test("homed-full .rpm: AGPL, its file list, %pre adds the user", async () => {
+test("homed-full .rpm: AGPL and the embedded licences, its file list, %pre adds the user", async () => {
   const rpm = join(built.dir, FULL_RPM);
-  expect((await run(["rpm", "-qp", "--qf", "%{NAME} %{LICENSE}", rpm])).stdout).toBe("homed-full AGPL-3.0-only");
+  expect((await run(["rpm", "-qp", "--qf", "%{NAME} %{LICENSE}", rpm])).stdout).toMatch(
+    /^homed-full AGPL-3\.0-only AND .*\bLGPL-3\.0-or-later\b/,
+  );
   const files = (await run(["rpm", "-qlp", rpm])).stdout.trim().split("\n");
   expect(files.filter((f) => !f.startsWith("/usr/share/doc/homed/licenses/"))).toEqual([
     "/usr/bin/homed",
@@ -93,10 +109,19 @@ test("homed-full .rpm: AGPL, its file list, %pre adds the user", async () => {
     "/usr/lib/sysusers.d/homed.conf",
     "/usr/lib/tmpfiles.d/homed.conf",
     "/usr/share/applications/homed.desktop",
+    "/usr/share/doc/homed",
     "/usr/share/doc/homed/LICENSE",
     "/usr/share/doc/homed/README.md",
     "/usr/share/doc/homed/config.toml.example",
     "/usr/share/doc/homed/licenses",
+    "/usr/share/icons/hicolor/128x128/apps/homed.png",
+    "/usr/share/icons/hicolor/256x256/apps/homed.png",
+    "/usr/share/icons/hicolor/48x48/apps/homed.png",
+    "/usr/share/icons/hicolor/scalable/apps/homed.svg",
+    "/usr/share/man/man1/homed-desktop.1.gz",
+    "/usr/share/man/man1/homed.1.gz",
+    "/usr/share/man/man1/waiter.1.gz",
+    "/usr/share/man/man5/homed.conf.5.gz",
   ]);
   expect((await run(["rpm", "-qp", "--scripts", rpm])).stdout).toContain("useradd -r -g homed");
 }, 60_000);
