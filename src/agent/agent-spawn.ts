@@ -13,7 +13,7 @@
  * is not offered agent_spawn, and a call past it is refused.
  */
 import * as v from "valibot";
-import { toJsonSchema } from "@valibot/to-json-schema";
+import { kernelTool } from "./kernel-tool.ts";
 import { capMark, type RunToolResult, type ToolDefinition } from "../protocol/agent.ts";
 import { describeIssues } from "../protocol/jsonrpc.ts";
 import type { LocalTool, LocalToolContext } from "./tools.ts";
@@ -47,19 +47,15 @@ const AgentSpawnArgs = v.strictObject({
   ),
 });
 
-export const AGENT_SPAWN_TOOL: ToolDefinition = {
+export const AGENT_SPAWN_TOOL: ToolDefinition = kernelTool({
   name: AGENT_SPAWN,
   description:
     "Hand a sub-task to a sub-agent: a separate turn with a fresh context (only `task`, none of this conversation) and only the `tools` you give it, " +
     "limited in model calls. Returns the sub-agent's final answer. Use it for self-contained work whose intermediate steps need not fill this conversation.",
-  parameters: toJsonSchema(AgentSpawnArgs, { errorMode: "ignore" }) as Record<string, unknown>,
+  args: AgentSpawnArgs,
   risk: "exec",
-  approval: "auto",
-  untrustedOutput: false,
-  sendsOut: false,
-  checks: false,
   examples: ["have a helper look into this separately", "research this on the side and report back"],
-};
+});
 
 export interface AgentSpawnDeps {
   /** Run a turn (Agent.run): the child's. */

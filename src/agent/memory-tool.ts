@@ -11,7 +11,7 @@
  * scope already allows. Its results quote memory, so they are not indexed again.
  */
 import * as v from "valibot";
-import { toJsonSchema } from "@valibot/to-json-schema";
+import { kernelTool } from "./kernel-tool.ts";
 import { capMark, type RunToolResult, type ToolDefinition } from "../protocol/agent.ts";
 import { describeIssues } from "../protocol/jsonrpc.ts";
 import type { FoundEvent, MemorySearch } from "../memory/memory-search.ts";
@@ -51,26 +51,22 @@ const MemorySearchArgs = v.strictObject({
   ),
 });
 
-export const MEMORY_SEARCH_TOOL: ToolDefinition = {
+export const MEMORY_SEARCH_TOOL: ToolDefinition = kernelTool({
   name: MEMORY_SEARCH,
   description:
     "Search long-term memory: what was said in this and (from trusted channels) the person's other conversations. " +
     'Call with {"query": "..."} to peek: returns candidates (id, time, conversation, snippet, score) and changes nothing. ' +
     'Then call with {"ids": [..]} (ids from a peek) to bring those events back into context, oldest first. ' +
     "Give query or ids, not both.",
-  parameters: toJsonSchema(MemorySearchArgs, { errorMode: "ignore" }) as Record<string, unknown>,
+  args: MemorySearchArgs,
   risk: "read",
-  approval: "auto",
-  untrustedOutput: false,
-  sendsOut: false,
-  checks: false,
   examples: [
     "what did I tell you about my sister",
     "do you remember the restaurant I liked",
     "when did I mention the trip",
     "我之前跟你说过什么",
   ],
-};
+});
 
 export interface MemoryToolDeps {
   search: MemorySearch;

@@ -14,7 +14,7 @@
  * result marks the conversation, as a page does) until the owner trusts it.
  */
 import * as v from "valibot";
-import { toJsonSchema } from "@valibot/to-json-schema";
+import { kernelTool } from "./kernel-tool.ts";
 import { closeSync, openSync, readdirSync, readSync, realpathSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, sep } from "node:path";
 import type { RunToolResult, ToolDefinition } from "../protocol/agent.ts";
@@ -52,31 +52,21 @@ export const SKILL_TOOL_DESCRIPTION =
   "When a skill below fits the task, load it before you act and follow it. " +
   "Returns its instructions and folder; read its files with skill_file, run its scripts with shell_run or code_run.";
 
-export const SKILL_TOOL: ToolDefinition = {
+export const SKILL_TOOL: ToolDefinition = kernelTool({
   name: SKILL,
   description: SKILL_TOOL_DESCRIPTION,
-  parameters: toJsonSchema(SkillArgs, { errorMode: "ignore" }) as Record<string, unknown>,
+  args: SkillArgs,
   risk: "read",
-  approval: "auto",
-  untrustedOutput: false,
-  sendsOut: false,
-  checks: false,
-  examples: [],
-};
+});
 
-export const SKILL_FILE_TOOL_DEF: ToolDefinition = {
+export const SKILL_FILE_TOOL_DEF: ToolDefinition = kernelTool({
   name: SKILL_FILE_TOOL,
   description:
     "Read a file of a skill's folder (a reference, a template, a script's source), relative to the folder: " +
     '{"name": "pdf-forms", "path": "references/fields.md"}. Text files only.',
-  parameters: toJsonSchema(SkillFileArgs, { errorMode: "ignore" }) as Record<string, unknown>,
+  args: SkillFileArgs,
   risk: "read",
-  approval: "auto",
-  untrustedOutput: false,
-  sendsOut: false,
-  checks: false,
-  examples: [],
-};
+});
 
 export interface SkillToolDeps {
   /** A usable skill (well-formed, enabled) by name, or undefined. */

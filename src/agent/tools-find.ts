@@ -7,7 +7,7 @@
  * not the person's world, so they are not indexed for memory.
  */
 import * as v from "valibot";
-import { toJsonSchema } from "@valibot/to-json-schema";
+import { kernelTool } from "./kernel-tool.ts";
 import type { RunToolResult, ToolDefinition } from "../protocol/agent.ts";
 import { describeIssues } from "../protocol/jsonrpc.ts";
 import type { LocalTool, LocalToolContext } from "./tools.ts";
@@ -30,19 +30,14 @@ const ToolsFindArgs = v.strictObject({
   k: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(10), v.description("Tools to return."))),
 });
 
-export const TOOLS_FIND_TOOL: ToolDefinition = {
+export const TOOLS_FIND_TOOL: ToolDefinition = kernelTool({
   name: TOOLS_FIND,
   description:
     "Find a tool you were not offered: each turn offers only the tools it seems to need, and more exist (web, browser, files, notes, calendar, schedule, shell, media, music, feeds...). " +
     "Returns the best matching tools' names and descriptions; from your next step on you can call them.",
-  parameters: toJsonSchema(ToolsFindArgs, { errorMode: "ignore" }) as Record<string, unknown>,
+  args: ToolsFindArgs,
   risk: "read",
-  approval: "auto",
-  untrustedOutput: false,
-  sendsOut: false,
-  checks: false,
-  examples: [],
-};
+});
 
 export interface ToolsFindDeps {
   /** Tools matching `query` best first, at most `k`, among `among` when given (the turn's narrowed set). */

@@ -215,6 +215,8 @@ describe("broken external plugins", () => {
 });
 
 describe("a plugin in Python", () => {
+  // Skipped only where python3 is missing, and then the next test fails saying so: a machine
+  // without it cannot run a Python plugin, and `make test` installs it.
   test.skipIf(!PYTHON)(
     "joins over stdio; its write tool is asked about and runs only on yes",
     async () => {
