@@ -298,8 +298,10 @@ export class PluginConnection implements Plugin {
   }
 
   private dispatchEvent(type: number, payload: Uint8Array): void {
-    for (const h of this.eventHandlers.get(type) ?? []) h(payload, type);
-    for (const h of this.eventHandlers.get("*") ?? []) h(payload, type);
+    const mine = this.eventHandlers.get(type);
+    if (mine) for (const h of mine) h(payload, type);
+    const any = this.eventHandlers.get("*");
+    if (any) for (const h of any) h(payload, type);
   }
 
   /** Requests the kernel makes of us. */

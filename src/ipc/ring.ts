@@ -69,15 +69,11 @@ export class RingProducer extends RingSide {
   }
 
   /**
-   * Append one record, copying `payload` (or letting `fill` write `len` bytes in place).
-   * Returns false when the ring is full; the caller decides whether to wait or give up.
-   * Returns true and tells `ring()` whether the consumer must be woken.
+   * Append one record, copying `payload`. Returns false when the ring is full; the caller decides
+   * whether to wait or give up. Nothing is allocated: this runs for every event.
    */
   tryWrite(type: number, payload: Uint8Array, flags = 0): boolean {
-    return this.tryWriteWith(type, payload.length, flags, (dst, off) => dst.set(payload, off));
-  }
-
-  tryWriteWith(type: number, len: number, flags: number, fill: (dst: Uint8Array, off: number) => void): boolean {
+    const len = payload.length;
     if (len > this.maxPayload)
       throw new RangeError(`record of ${len} bytes exceeds the ring's limit of ${this.maxPayload}`);
     const head = Atomics.load(this.i32, this.headIdx) >>> 0;
@@ -99,7 +95,7 @@ export class RingProducer extends RingSide {
     const w = this.dataWord + (at >> 2);
     this.u32[w] = len;
     this.u32[w + 1] = (type & 0xffff) | ((flags & 0xffff) << 16);
-    fill(this.bytes, this.data + at + HDR);
+    this.bytes.set(payload, this.data + at + HDR);
     Atomics.store(this.i32, this.headIdx, (head + advance) | 0);
     return true;
   }

@@ -16,6 +16,8 @@ import { RingConsumer, RingProducer, type RingHandler } from "./ring.ts";
 import type { SegmentLayout } from "./segment-layout.ts";
 
 const MAX_BATCHES = 8;
+/** What `emit` returns when the event went straight in: no promise made per event. */
+const SENT: Promise<void> = Promise.resolve();
 
 export type LinkRole = "kernel" | "plugin";
 
@@ -83,10 +85,14 @@ export class ShmLink {
     return true;
   }
 
-  /** Append an event, waiting for room up to the timeout. */
-  async emit(type: number, payload: Uint8Array, flags = 0): Promise<void> {
-    if (this.tryEmit(type, payload, flags)) return;
-    await this.waitFor(
+  /** Append an event, waiting for room up to the timeout. Fails (never throws) as async code does. */
+  emit(type: number, payload: Uint8Array, flags = 0): Promise<void> {
+    try {
+      if (this.tryEmit(type, payload, flags)) return SENT;
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return this.waitFor(
       () => this.tryEmit(type, payload, flags),
       () => this.out.prepareWait(payload.length),
       `event ring full for ${this.waitTimeoutMs} ms: the other side is not reading`,
