@@ -69,7 +69,6 @@ const probes = Number(process.argv[3] ?? 3000);
 const data = mkdtempSync(join(tmpdir(), "homed-ipc-tail-"));
 const { sup, shm } = await startSinks(data);
 try {
-  await ringLatencyUs(shm, 300); // the sink's pong path compiles
   const p99s: Record<string, number[]> = { bun: [], link: [], full: [] };
   const shape = (xs: number[]) => [50, 90, 95, 99, 99.5].map((p) => percentile(xs, p).toFixed(0)).join("/");
   for (let r = 0; r < rounds; r++) {

@@ -9,8 +9,11 @@
  *     lines over a pipe
  *   ipc.notify.p50_us, ipc.notify.p99_us — one-way latency through the ring when the reader is
  *     idle (half of a ping→pong round trip through both rings and doorbells); each the median
- *     of LATENCY_RUNS runs of LATENCY_PROBES probes, since one run's 99th percentile is its 20
- *     slowest probes and moves with whatever else the machine runs at that moment
+ *     of LATENCY_RUNS runs of LATENCY_PROBES probes, since one run's 99th percentile is its 40
+ *     slowest probes and moves with whatever else the machine runs at that moment. Each stack
+ *     is first driven WARM_TRIPS round trips back to back, so what is measured is the compiled
+ *     path a long-running daemon has, not the engine compiling it; and the throughput runs'
+ *     garbage is collected on both sides before the latency runs start
  *   ipc.notify.floor_p50_us, ipc.notify.floor_p99_us — the same probe in C (bench/native/
  *     wake-floor.c: two idle processes, one byte over a socketpair, epoll), run alternately with
  *     the ring runs: what the machine's scheduler allows before any of homed's code runs
@@ -84,26 +87,36 @@ export async function bunFloorUs(n: number): Promise<number[]> {
 }
 
 /**
+ * Round trips the path is driven back to back before it is measured, so the engine has compiled
+ * it: a plugin's link runs for as long as the daemon does, and what this figure describes is
+ * that, not the first seconds of a process. Every stack gets the same, the floors included.
+ */
+export const WARM_TRIPS = 5000;
+/** Idle round trips after the warm-up that are not counted either. */
+const IDLE_WARM_TRIPS = 200;
+
+/**
  * `n` round trips, each started after 1 ms idle (the other side back asleep on its doorbell) by
- * `send`, which resolves when the answer is back; one-way µs each (half a round trip). The first
- * 200 warm the path up and are not counted.
+ * `send`, which resolves when the answer is back; one-way µs each (half a round trip). First
+ * WARM_TRIPS back to back and IDLE_WARM_TRIPS idle ones, not counted.
  */
 export async function idleRoundTrips(n: number, send: () => Promise<void>): Promise<number[]> {
+  for (let i = 0; i < WARM_TRIPS; i++) await send();
   const oneWay: number[] = [];
-  for (let i = 0; i < n + 200; i++) {
+  for (let i = 0; i < n + IDLE_WARM_TRIPS; i++) {
     await Bun.sleep(1);
     const t0 = performance.now();
     await send();
-    if (i >= 200) oneWay.push(((performance.now() - t0) * 1000) / 2);
+    if (i >= IDLE_WARM_TRIPS) oneWay.push(((performance.now() - t0) * 1000) / 2);
   }
   return oneWay;
 }
 const SINK = join(ROOT, "bench/plugins/sink.ts");
 export const LATENCY_RUNS = 5;
-export const LATENCY_PROBES = 2000;
+export const LATENCY_PROBES = 4000;
 
 /** Where pong events from the shm sink go while the latency probe runs. */
-let pongHandler: ((payload: Uint8Array) => void) | null = null;
+let pongHandler: (() => void) | null = null;
 
 function install(data: string, name: string, transport: "shm" | "stdio"): void {
   const dir = join(data, "plugins", name);
@@ -134,8 +147,8 @@ export async function startSinks(data: string): Promise<{ sup: Supervisor; shm: 
     inlineBulkLimit: 32 << 20,
     startTimeoutMs: 30_000,
     pingIntervalMs: 0,
-    onEvent: (_name, type, payload) => {
-      if (type === 0x202) pongHandler?.(payload);
+    onEvent: (_name, type) => {
+      if (type === 0x202) pongHandler?.();
     },
   });
   sup.start();
@@ -221,28 +234,18 @@ async function jsonLinesRate(n: number): Promise<number> {
 
 /** Round trips ping→pong through both rings, each sent when the sink is idle (asleep). */
 export async function ringLatencyUs(p: PluginProcess, n: number): Promise<number[]> {
-  const oneWay: number[] = [];
-  let resolvePong: (() => void) | null = null;
-  const sent = new Map<number, number>();
-  const onPong = (payload: Uint8Array) => {
-    const seq = new DataView(payload.buffer, payload.byteOffset, 16).getUint32(0, true);
-    const t = sent.get(seq);
-    if (t !== undefined) oneWay.push(((performance.now() - t) * 1000) / 2);
-    resolvePong?.();
-  };
-  pongHandler = onPong;
-  const buf = new Uint8Array(16);
-  const dv = new DataView(buf.buffer);
-  for (let i = 0; i < n; i++) {
-    await Bun.sleep(1); // the sink goes back to sleep on its doorbell
-    dv.setUint32(0, i, true);
-    const done = new Promise<void>((r) => (resolvePong = r));
-    sent.set(i, performance.now());
-    await p.shm!.emit(0x201, buf);
-    await done;
+  let answered: (() => void) | null = null;
+  pongHandler = () => answered?.();
+  const ping = new Uint8Array(16);
+  try {
+    return await idleRoundTrips(n, async () => {
+      const back = new Promise<void>((r) => (answered = r));
+      await p.shm!.emit(0x201, ping);
+      await back;
+    });
+  } finally {
+    pongHandler = null;
   }
-  pongHandler = null;
-  return oneWay;
 }
 
 export async function benchIpc(): Promise<void> {
@@ -273,7 +276,11 @@ export async function benchIpc(): Promise<void> {
     report("ipc.notify.ring_msgs_s", median(rings), "msg/s", 0);
     report("ipc.notify.json_msgs_s", median(jsons), "msg/s", 0);
 
-    await ringLatencyUs(shm, 200); // warm-up: the sink's pong path is not compiled yet
+    // The throughput runs' garbage is collected on both sides first: their aftermath is not
+    // what an idle link's latency is.
+    await shm.rpc.request("bench/gc");
+    Bun.gc(true);
+    await Bun.sleep(200);
     const floorBin = buildWakeFloor(data);
     const p50s: number[] = [];
     const p99s: number[] = [];

@@ -4,6 +4,7 @@
  *   bench/bulk {ref}  → read the bytes (zero-copy on shm, base64-decoded on stdio), crc32, release
  *   events of type 0x200 → decode {seq u32, pad u32, stamp f64, 48 bytes}, fold into a checksum
  *   bench/events      → {count, sum}
+ *   bench/gc          → a full collection, so one figure's garbage does not land in the next
  *   events of type 0x201 (ping) → echoed back as type 0x202 (pong), for round-trip latency
  */
 import { connectPlugin } from "../../plugins/sdk/index.ts";
@@ -31,6 +32,10 @@ plugin.onEvent(0x201, (p) => {
   void plugin.emit(0x202, pong);
 });
 plugin.handle("bench/events", () => ({ count, sum }));
+plugin.handle("bench/gc", () => {
+  Bun.gc(true);
+  return true;
+});
 plugin.handle("bench/reset", () => {
   count = 0;
   sum = 0;
