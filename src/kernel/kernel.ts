@@ -22,7 +22,7 @@ import { attachLogFile, createLogger, createLogSink, type Logger } from "./log.t
 import { join } from "node:path";
 import type { HelloResult } from "../protocol/plugin.ts";
 import { childEnvironment, passThrough } from "../protocol/child-env.ts";
-import { HEAP_ENV } from "./heap-size.ts";
+import { engineEnv } from "./heap-size.ts";
 import { realClock, type Clock } from "./clock.ts";
 import { configuredSpecs } from "./plugin-catalog.ts";
 import { KERNEL_FACILITIES } from "./plugin-graph.ts";
@@ -364,11 +364,10 @@ export class Kernel {
     // HOMED_TEST_CLOCK_FILE (tests only, never set in production) gives the schedule plugin a
     // clock a test can move; it passes only when the daemon itself was started with it.
     const testClock = env.HOMED_TEST_CLOCK_FILE;
-    const heap = env[HEAP_ENV];
     const childEnv = childEnvironment(env, {
       HOMED_DATA: this.paths.dir,
-      // The plugins' engines are sized as the kernel's is (src/cli/heap-size.ts).
-      ...(heap ? { [HEAP_ENV]: heap } : {}),
+      // The plugins' engines run with the kernel's options (src/kernel/heap-size.ts).
+      ...engineEnv(env),
       ...(testClock ? { HOMED_TEST_CLOCK_FILE: testClock } : {}),
     });
     const hello: HelloResult = {

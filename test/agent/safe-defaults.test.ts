@@ -134,9 +134,10 @@ describe("children's environment", () => {
     expect(plugins.map((p) => p.name).sort()).toEqual(["agent", "web"]);
     for (const p of plugins) {
       const env = environOf(p.pid!);
-      // BUN_JSC_forceRAMSize: the engine's heap sized as the kernel's (src/kernel/heap-size.ts).
+      // BUN_JSC_*: the engine's heap sized as the kernel's (src/kernel/heap-size.ts).
       expect(Object.keys(env).sort()).toEqual([
         "BUN_JSC_forceRAMSize",
+        "BUN_JSC_smallHeapGrowthFactor",
         "HOME",
         "HOMED_DATA",
         "HOMED_PLUGIN_NAME",
@@ -147,6 +148,7 @@ describe("children's environment", () => {
       ]);
       expect(env.TZ).toBe("Europe/Paris");
       expect(env.BUN_JSC_forceRAMSize).toBe(String(512 * 1024 * 1024));
+      expect(env.BUN_JSC_smallHeapGrowthFactor).toBe("1.3");
       expect(env.HOMED_PLUGIN_NAME).toBe(p.name);
     }
   });

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { HOMED, ROOT, run, tempDir } from "../harness/binary.ts";
 import { type AgentRig, startAgentRig } from "../harness/agent-daemon.ts";
 import { poll } from "../harness/poll.ts";
+import { ENGINE_OPTIONS } from "../../src/kernel/heap-size.ts";
 import { installBunPlugin } from "../harness/plugins.ts";
 
 interface PluginView {
@@ -94,7 +95,7 @@ describe("homed plugin new", () => {
     expect(env.BUN_BE_BUN).toBe("1");
     expect(Object.keys(env).sort()).toEqual(
       ["BUN_BE_BUN", "HOME", "HOMED_DATA", "HOMED_PLUGIN_NAME", "HOMED_PLUGIN_TRANSPORT", "PATH"]
-        .concat("BUN_JSC_forceRAMSize" in env ? ["BUN_JSC_forceRAMSize"] : [])
+        .concat(Object.keys(ENGINE_OPTIONS).filter((k) => k in env))
         .sort(),
     );
     expect(JSON.stringify(env)).not.toContain("sk-daemon-env-secret");
