@@ -31,7 +31,7 @@ import { Agent } from "../agent/agent.ts";
 import { outputReserve } from "../agent/turn.ts";
 import { LlmSettings } from "./llm-settings.ts";
 import { readSecretValues } from "./secret-values.ts";
-import { readSettingsPatch, SettingsPage, writeSettingsPatch } from "./ui-settings.ts";
+import { mergeSettingsPatch, readSettingsPatch, SettingsPage, writeSettingsPatch } from "./ui-settings.ts";
 import type { ReloadResult, SettingsPatch, SettingsSaveResult, SettingsView } from "../protocol/settings.ts";
 import { ProviderModels } from "./provider-models.ts";
 import { applyLiveChanges } from "./config-reload.ts";
@@ -258,8 +258,9 @@ export class Kernel {
   /** Write a patch to settings.json (refused, unchanged, when the result is not a valid configuration) and apply it. */
   setSettings(request: SettingsPatch): SettingsSaveResult {
     const patch = this.page.resolveServerEdits(request, this.config);
+    this.page.checkSections(patch);
     const current = readSettingsPatch(this.paths.dir, this.log);
-    this.page.apply(this.baseConfig, { ...current, ...patch });
+    this.page.apply(this.baseConfig, mergeSettingsPatch(current, patch));
     writeSettingsPatch(this.paths.dir, current, patch);
     const reload = this.reload("settings saved");
     return { settings: this.settingsView(), reload };
