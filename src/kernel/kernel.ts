@@ -252,7 +252,14 @@ export class Kernel {
 
   /** The UI's settings and where each comes from. */
   settingsView(): SettingsView {
-    return this.page.view(this.baseConfig, this.config, readSettingsPatch(this.paths.dir, this.log));
+    const patch = readSettingsPatch(this.paths.dir, this.log);
+    let configured = this.config;
+    try {
+      configured = this.page.apply(this.baseConfig, patch);
+    } catch {
+      // A settings.json that no longer fits was ignored at load (and said so): what is in force stands.
+    }
+    return this.page.view(this.baseConfig, this.config, patch, configured);
   }
 
   /** Write a patch to settings.json (refused, unchanged, when the result is not a valid configuration) and apply it. */

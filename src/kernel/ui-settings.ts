@@ -160,8 +160,12 @@ export class SettingsPage {
     return { ...rest, mcp_servers: list };
   }
 
-  /** The effective values and where each came from. */
-  view(base: Config, effective: Config, patch: SettingsPatch): SettingsView {
+  /**
+   * The effective values and where each came from. `configured` is what the files say now
+   * (base with the patch over it): a plugin field shows it, and the value in force too while
+   * they differ (a change that waits for a restart).
+   */
+  view(base: Config, effective: Config, patch: SettingsPatch, configured: Config = effective): SettingsView {
     const sources: SettingsView["sources"] = {};
     for (const field of this.fields) {
       if (patch[field] !== undefined) sources[field] = "settings.json";
@@ -188,22 +192,31 @@ export class SettingsPage {
         transport: s.url ? ("http" as const) : ("stdio" as const),
         target: s.url || [s.command, ...s.args].join(" "),
       })),
-      plugins: [...this.forms.values()].map((f) => this.sectionView(f, base, effective, patch)),
+      plugins: [...this.forms.values()].map((f) => this.sectionView(f, base, effective, patch, configured)),
     };
   }
 
-  private sectionView(f: FormSection, base: Config, effective: Config, patch: SettingsPatch): PluginSectionView {
+  private sectionView(
+    f: FormSection,
+    base: Config,
+    effective: Config,
+    patch: SettingsPatch,
+    configured: Config,
+  ): PluginSectionView {
     const s = f.section;
     const fields = [...f.fields].map(([key, { entry, form }]): PluginSettingView => {
       const path = `${s.section}.${key}`;
       const fallback = valueAt(this.defaults, path);
       const stored = patch.sections?.[s.section]?.[key];
+      const value = valueAt(configured, path) as PluginSettingView["value"];
+      const running = valueAt(effective, path) as PluginSettingView["value"];
       return {
         key,
         // Lines are kept in initconfig's template; a form shows the doc as one paragraph.
         doc: fieldDoc(entry).replace(/\s*\n\s*/g, " "),
         ...form,
-        value: valueAt(effective, path) as PluginSettingView["value"],
+        value,
+        ...(JSON.stringify(running) !== JSON.stringify(value) ? { running } : {}),
         default: fallback as PluginSettingView["value"],
         source:
           stored !== undefined && stored !== null

@@ -92,8 +92,10 @@ export const PluginSettingView = v.object({
   min: v.optional(v.number()),
   max: v.optional(v.number()),
   choices: v.optional(v.array(v.union([v.string(), v.number()]))),
-  /** In force now. */
+  /** What config.toml and settings.json say now. */
   value: PluginValue,
+  /** The value in force, when it is not `value` yet (the change waits for a restart). */
+  running: v.optional(PluginValue),
   default: PluginValue,
   source: Source,
 });

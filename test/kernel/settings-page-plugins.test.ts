@@ -108,6 +108,11 @@ describe("the settings page's plugin sections", () => {
     expect(fieldOf(view, "tools.fetch", "timeout_ms")).toMatchObject({ value: 5000, source: "config.toml" });
     expect(fieldOf(view, "tools.fetch", "allow_private")).toMatchObject({ value: false, source: "default" });
 
+    // A change still waiting for a restart: the page shows the saved value and the one in force.
+    const waiting = page.view(base, base, patch, effective);
+    expect(fieldOf(waiting, "tools.fetch", "max_kb")).toMatchObject({ value: 512, running: 4096 });
+    expect(fieldOf(waiting, "tools.fetch", "timeout_ms")).not.toHaveProperty("running");
+
     // settings.json over config.toml for a field config.toml sets too.
     const over = page.apply(base, { sections: { "tools.fetch": { timeout_ms: 7000 } } });
     expect(valueAt(over, "tools.fetch.timeout_ms")).toBe(7000);

@@ -79,6 +79,18 @@ describe("plugins' settings in the web API", () => {
     expect(readFileSync(settingsFile, "utf8")).toBe(stored);
     expect(fieldOf(await get(), "tools.fetch", "max_kb")?.value).toBe(512);
 
+    // A section applied at homed's next start: saved and shown, with the value in force until then.
+    const later = (await (
+      await fetch(`${url}api/settings`, post({ sections: { "tools.rss": { max_feeds: 50 } } }))
+    ).json()) as SettingsSaveResult;
+    expect(later.reload).toEqual({ applied: [], restartNeeded: ["tools.rss.max_feeds"] });
+    expect(fieldOf(later.settings, "tools.rss", "max_feeds")).toMatchObject({
+      value: 50,
+      running: 200,
+      source: "settings.json",
+    });
+    await fetch(`${url}api/settings`, post({ sections: { "tools.rss": { max_feeds: null } } }));
+
     // null: back to config.toml's value (here the default), and out of settings.json.
     const back = (await (
       await fetch(`${url}api/settings`, post({ sections: { "tools.fetch": { max_kb: null } } }))

@@ -116,6 +116,9 @@ export function pluginSettingsPart(sections: PluginSectionView[]): PluginSetting
       f.doc,
       f.doc ? " " : "",
       h("span", { class: "default" }, `Default: ${shown(f.default)}.`),
+      f.running === undefined
+        ? null
+        : h("span", { class: "pending" }, ` In force until a restart: ${shown(f.running)}.`),
     );
     const name = h("code", {}, f.key);
     // `for` names the control: without it the label's control would be the first inside it, the button.
