@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser } from "playwright-core";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../harness/binary.ts";
 import { launchBrowser, openPage, setProviderInPage, shot } from "../harness/browser.ts";
@@ -23,6 +23,12 @@ afterAll(async () => {
 describe("plugins on the settings page", () => {
   test("a field by its kind, saved alone, refused with the kernel's message, given back to config.toml", async () => {
     using dir = tempDir();
+    // Values of every kind set in config.toml, a text with a line break among them: a Save must
+    // send none of them back unchanged (a one-line input would have dropped the break).
+    writeFileSync(
+      join(dir.path, "config.toml"),
+      '[tools.browser]\nexecutable = """\nline one\nline two"""\n\n[tools.music]\nlibrary = ["music", "more music"]\n\n[tools.sandbox]\nmode = "none"\nnetwork = true\ntimeout_ms = 5000\n',
+    );
     await using d = await startDaemon(dir.path);
     const url = await webUrlOf(d);
     const { page, errors } = await openPage(browser, url);
@@ -44,6 +50,9 @@ describe("plugins on the settings page", () => {
       "brave",
     ]);
     expect(await page.textContent(".source[data-field='tools.fetch.max_kb']")).toBe("default");
+    expect(await page.textContent(".source[data-field='tools.browser.executable']")).toBe("config.toml");
+    expect(await page.inputValue("[data-setting='tools.browser.executable']")).toBe("line one\nline two");
+    expect(await page.inputValue("[data-setting='tools.music.library']")).toBe("music\nmore music");
 
     // A refused value: the kernel's message in the form, nothing written.
     await page.fill(maxKb, "-1");

@@ -68,7 +68,10 @@ function control(
           .filter(Boolean),
     };
   }
-  const input = h("input", { type: "text", "data-setting": path, autocomplete: "off" });
+  // A text that holds line breaks keeps them (a one-line input would drop them, and a Save would send that).
+  const input = String(f.value).includes("\n")
+    ? h("textarea", { "data-setting": path, rows: "3" })
+    : h("input", { type: "text", "data-setting": path, autocomplete: "off" });
   input.value = String(f.value);
   return { el: input, read: () => input.value };
 }
