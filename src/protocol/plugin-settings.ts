@@ -68,6 +68,19 @@ export function setting<const S extends v.GenericSchema, const D extends v.Infer
   return v.optional(v.pipe(schema, v.description(doc)), fallback);
 }
 
+/**
+ * A whole number from `min` to `max`, each bound refused with a sentence ("must be at least 1")
+ * that config.toml's error and the settings page's message show as they are.
+ */
+export function wholeNumber(min: number, max = Number.MAX_SAFE_INTEGER) {
+  return v.pipe(
+    v.number("must be a number"),
+    v.integer("must be an integer"),
+    v.minValue(min, `must be at least ${min}`),
+    v.maxValue(max, `must be at most ${max}`),
+  );
+}
+
 /** Metadata keys: which shared control of the settings page shows a field, and its label there. */
 export const SETTINGS_PAGE_KEY = "homed.page";
 export const SETTINGS_PAGE_LABEL = "homed.page-label";

@@ -140,7 +140,8 @@ describe("the settings page's plugin sections", () => {
         return (err as Error).message;
       }
     };
-    expect(refused({ max_kb: -1 })).toBe("tools.fetch.max_kb: Invalid value: Expected >=1 but received -1");
+    expect(refused({ max_kb: -1 })).toBe("tools.fetch.max_kb: must be at least 1");
+    expect(refused({ max_kb: 2_000_000 })).toBe("tools.fetch.max_kb: must be at most 1048576");
     expect(refused({ max_kb: "big" })).toBe("tools.fetch.max_kb: must be a number");
     expect(refused({ max_kb: 1.5 })).toBe("tools.fetch.max_kb: must be an integer");
     expect(refused({ search_provider: "bing" })).toBe("tools.fetch.search_provider: must be searxng, brave or empty");

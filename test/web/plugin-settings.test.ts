@@ -68,7 +68,7 @@ describe("plugins' settings in the web API", () => {
     };
     expect(await refused({ "tools.fetch": { max_kb: -1 } })).toEqual([
       400,
-      "tools.fetch.max_kb: Invalid value: Expected >=1 but received -1",
+      "tools.fetch.max_kb: must be at least 1",
     ]);
     expect(await refused({ "tools.fetch": { max_kb: "lots" } })).toEqual([400, "tools.fetch.max_kb: must be a number"]);
     expect(await refused({ "tools.fetch": { max_kbs: 1 } })).toEqual([400, "tools.fetch.max_kbs: unknown setting"]);
