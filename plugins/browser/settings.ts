@@ -1,9 +1,6 @@
 /** [tools.browser]: the Chromium the browser plugin drives. It reads them when it starts: a change restarts a running one. */
 import * as v from "valibot";
-import { defineSettings, onSettingsPage, setting } from "../../src/protocol/plugin-settings.ts";
-
-const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
-  v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(min), v.maxValue(max));
+import { defineSettings, onSettingsPage, setting, wholeNumber } from "../../src/protocol/plugin-settings.ts";
 
 /** Hosts, addresses or CIDR ranges (the settings page edits this list with fetch's as one). */
 const HostName = v.pipe(
@@ -26,7 +23,7 @@ the call) unless allowed here: all of them, or the hosts, addresses or CIDR rang
       [],
       `Private hosts, addresses or CIDR ranges pages may open all the same, e.g. ["router.lan"].`,
     ),
-    timeout_ms: setting(int(100, 600_000), 30_000, "Longest wait for one navigation or action (milliseconds)."),
+    timeout_ms: setting(wholeNumber(100, 600_000), 30_000, "Longest wait for one navigation or action (milliseconds)."),
   }),
   reload: "plugin-restart",
 });

@@ -1,10 +1,7 @@
 /** [tools.calendar]: events live in DATA/calendar/*.ics. Read when the plugin starts. */
 import * as v from "valibot";
-import { defineSettings, setting } from "../../src/protocol/plugin-settings.ts";
+import { defineSettings, setting, wholeNumber } from "../../src/protocol/plugin-settings.ts";
 import { isTimeZone } from "../sdk/time-zone.ts";
-
-const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
-  v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(min), v.maxValue(max));
 
 export const SETTINGS = defineSettings({
   doc: "Events live in DATA/calendar/*.ics.",
@@ -17,8 +14,12 @@ export const SETTINGS = defineSettings({
       "",
       "Time zone of times given without one; empty: the machine's.",
     ),
-    max_list: setting(int(1, 10_000), 200, "Occurrences one calendar_list shows at most (recurring events expand)."),
-    max_import_kb: setting(int(1, 1_048_576), 4096, "Largest .ics file calendar_import reads (KiB)."),
+    max_list: setting(
+      wholeNumber(1, 10_000),
+      200,
+      "Occurrences one calendar_list shows at most (recurring events expand).",
+    ),
+    max_import_kb: setting(wholeNumber(1, 1_048_576), 4096, "Largest .ics file calendar_import reads (KiB)."),
   }),
   reload: "daemon-restart",
 });

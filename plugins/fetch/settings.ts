@@ -3,10 +3,7 @@
  * section on every call (plugins/fetch/config.ts), so a change is live at once.
  */
 import * as v from "valibot";
-import { defineSettings, onSettingsPage, setting } from "../../src/protocol/plugin-settings.ts";
-
-const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
-  v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(min), v.maxValue(max));
+import { defineSettings, onSettingsPage, setting, wholeNumber } from "../../src/protocol/plugin-settings.ts";
 
 /** Hosts, addresses or CIDR ranges (shared with the browser, whose list the settings page edits with this one). */
 export const HostName = v.pipe(
@@ -32,8 +29,8 @@ for every address a name resolves to, and again at every redirect) unless allowe
       [],
       `Hosts, addresses or CIDR ranges let through anyway, e.g. ["wiki.lan", "*.lan", "10.0.0.0/8"].`,
     ),
-    max_kb: setting(int(1, 1_048_576), 4096, "A page's body is read up to this (KiB), the rest dropped."),
-    timeout_ms: setting(int(100, 600_000), 20_000, "The whole fetch, redirects included (milliseconds)."),
+    max_kb: setting(wholeNumber(1, 1_048_576), 4096, "A page's body is read up to this (KiB), the rest dropped."),
+    timeout_ms: setting(wholeNumber(100, 600_000), 20_000, "The whole fetch, redirects included (milliseconds)."),
     search_provider: setting(
       v.picklist(["", "searxng", "brave"], "must be searxng, brave or empty"),
       "",

@@ -1,9 +1,6 @@
 /** [tools.files]: the folders the files tools (and the sandbox, media, calendar) may touch. */
 import * as v from "valibot";
-import { defineSettings, setting } from "../../src/protocol/plugin-settings.ts";
-
-const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
-  v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(min), v.maxValue(max));
+import { defineSettings, setting, wholeNumber } from "../../src/protocol/plugin-settings.ts";
 
 export const SETTINGS = defineSettings({
   doc: "",
@@ -14,8 +11,8 @@ export const SETTINGS = defineSettings({
       `Folders files_* may read and write: absolute, or relative to the data dir. Nothing outside
 them is reachable (no .., no symlinks or hard links out, no /proc).`,
     ),
-    max_read_kb: setting(int(1, 1_048_576), 256, "Files larger than this (KiB) are read a page at a time."),
-    max_write_kb: setting(int(1, 1_048_576), 10_240, "Largest file files_write and files_edit write (KiB)."),
+    max_read_kb: setting(wholeNumber(1, 1_048_576), 256, "Files larger than this (KiB) are read a page at a time."),
+    max_write_kb: setting(wholeNumber(1, 1_048_576), 10_240, "Largest file files_write and files_edit write (KiB)."),
   }),
   reload: "daemon-restart",
 });

@@ -4,10 +4,8 @@
  * starts; the speech API key is resolved from DATA/secrets.json for this plugin alone.
  */
 import * as v from "valibot";
-import { defineSettings, setting } from "../../src/protocol/plugin-settings.ts";
+import { defineSettings, setting, wholeNumber } from "../../src/protocol/plugin-settings.ts";
 
-const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
-  v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(min), v.maxValue(max));
 const nonEmpty = v.pipe(v.string(), v.minLength(1, "must not be empty"));
 
 export const MediaConfig = v.strictObject({
@@ -34,10 +32,10 @@ pocketsphinx (English only), offline.`,
     "eng+chi_sim",
     "tesseract languages for media_ocr when a call names none.",
   ),
-  max_file_mb: setting(int(1, 4096), 200, "Largest file a media tool reads (MiB)."),
-  max_pdf_pages: setting(int(1, 100_000), 500, "Pages of one PDF read at most."),
+  max_file_mb: setting(wholeNumber(1, 4096), 200, "Largest file a media tool reads (MiB)."),
+  max_pdf_pages: setting(wholeNumber(1, 100_000), 500, "Pages of one PDF read at most."),
   timeout_ms: setting(
-    int(1000, 3_600_000),
+    wholeNumber(1000, 3_600_000),
     120_000,
     "Longest run of one program (pdftotext, tesseract, ffmpeg...), ms.",
   ),

@@ -6,10 +6,8 @@
  */
 import * as v from "valibot";
 import { parseListen } from "../../src/protocol/listen.ts";
-import { defineSettings, setting } from "../../src/protocol/plugin-settings.ts";
+import { defineSettings, setting, wholeNumber } from "../../src/protocol/plugin-settings.ts";
 
-const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
-  v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(min), v.maxValue(max));
 const bool = v.boolean("must be true or false");
 /** A QQ number (a user or a group). */
 const QqId = v.union(
@@ -76,13 +74,21 @@ their own conversation) or "ignore".`,
     "Words that make homed answer a group message that starts with one of them.",
   ),
   group_turns_per_minute: setting(
-    int(1, 10_000),
+    wholeNumber(1, 10_000),
     6,
     "Turns a minute per group (and per stranger's private chat); over it homed says so once.",
   ),
-  max_message_chars: setting(int(100, 100_000), 1500, "A longer reply is sent as several messages (characters)."),
-  max_image_kb: setting(int(1, 1_048_576), 10_240, "Largest image taken from a message (KiB)."),
-  reconnect_ms: setting(int(50, 600_000), 3000, "Pause before reconnecting to a lost WebSocket (milliseconds)."),
+  max_message_chars: setting(
+    wholeNumber(100, 100_000),
+    1500,
+    "A longer reply is sent as several messages (characters).",
+  ),
+  max_image_kb: setting(wholeNumber(1, 1_048_576), 10_240, "Largest image taken from a message (KiB)."),
+  reconnect_ms: setting(
+    wholeNumber(50, 600_000),
+    3000,
+    "Pause before reconnecting to a lost WebSocket (milliseconds).",
+  ),
 });
 export type QqConfig = v.InferOutput<typeof QqConfig>;
 

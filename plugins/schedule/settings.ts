@@ -1,10 +1,7 @@
 /** [tools.schedules]: the schedule plugin's limits and default time zone, read when it starts. */
 import * as v from "valibot";
-import { defineSettings, setting } from "../../src/protocol/plugin-settings.ts";
+import { defineSettings, setting, wholeNumber } from "../../src/protocol/plugin-settings.ts";
 import { isTimeZone } from "../sdk/time-zone.ts";
-
-const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
-  v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(min), v.maxValue(max));
 
 export const SETTINGS = defineSettings({
   doc: "",
@@ -17,9 +14,13 @@ export const SETTINGS = defineSettings({
       "",
       `Time zone for schedules that name none, e.g. "Europe/Berlin"; empty: the machine's.`,
     ),
-    max_jobs: setting(int(1, 10_000), 200, "Jobs waiting to run at once (cancelled and finished ones do not count)."),
-    min_interval_minutes: setting(int(1, 10_080), 1, "The shortest gap between two runs of one job (minutes)."),
-    max_prompt_chars: setting(int(1, 100_000), 4000, "The longest prompt a job may carry (characters)."),
+    max_jobs: setting(
+      wholeNumber(1, 10_000),
+      200,
+      "Jobs waiting to run at once (cancelled and finished ones do not count).",
+    ),
+    min_interval_minutes: setting(wholeNumber(1, 10_080), 1, "The shortest gap between two runs of one job (minutes)."),
+    max_prompt_chars: setting(wholeNumber(1, 100_000), 4000, "The longest prompt a job may carry (characters)."),
   }),
   reload: "daemon-restart",
 });

@@ -1,9 +1,6 @@
 /** [tools.sandbox]: how shell_run and code_run (plugins/code uses this plugin's sandbox) confine commands. */
 import * as v from "valibot";
-import { defineSettings, setting } from "../../src/protocol/plugin-settings.ts";
-
-const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
-  v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(min), v.maxValue(max));
+import { defineSettings, setting, wholeNumber } from "../../src/protocol/plugin-settings.ts";
 
 export const SETTINGS = defineSettings({
   doc: "",
@@ -17,18 +14,18 @@ refuse. "none" runs them unconfined as the daemon's user: only if you mean it.`,
     ),
     network: setting(v.boolean("must be true or false"), false, "Let sandboxed commands reach the network."),
     timeout_ms: setting(
-      int(100, 86_400_000),
+      wholeNumber(100, 86_400_000),
       60_000,
       `Longest run of a command, background jobs included; a call may ask for less, not more.
 Foreground calls are also bounded by [agent] tool_timeout_ms.`,
     ),
     output_kb: setting(
-      int(1, 65_536),
+      wholeNumber(1, 65_536),
       64,
       `Output shown per command (KiB, stdout and stderr together), half from the start and half
 from the end; the middle is cut and counted.`,
     ),
-    max_jobs: setting(int(1, 256), 8, "Background jobs (shell_run background = true) running at once."),
+    max_jobs: setting(wholeNumber(1, 256), 8, "Background jobs (shell_run background = true) running at once."),
   }),
   reload: "daemon-restart",
 });

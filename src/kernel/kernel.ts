@@ -31,7 +31,7 @@ import { Agent } from "../agent/agent.ts";
 import { outputReserve } from "../agent/turn.ts";
 import { LlmSettings } from "./llm-settings.ts";
 import { readSecretValues } from "./secret-values.ts";
-import { readSettingsPatch, SettingsPage, writeSettingsPatch } from "./ui-settings.ts";
+import { mergeSettingsPatch, readSettingsPatch, SettingsPage, writeSettingsPatch } from "./ui-settings.ts";
 import type { ReloadResult, SettingsPatch, SettingsSaveResult, SettingsView } from "../protocol/settings.ts";
 import { ProviderModels } from "./provider-models.ts";
 import { applyLiveChanges } from "./config-reload.ts";
@@ -252,14 +252,22 @@ export class Kernel {
 
   /** The UI's settings and where each comes from. */
   settingsView(): SettingsView {
-    return this.page.view(this.baseConfig, this.config, readSettingsPatch(this.paths.dir, this.log));
+    const patch = readSettingsPatch(this.paths.dir, this.log);
+    let configured = this.config;
+    try {
+      configured = this.page.apply(this.baseConfig, patch);
+    } catch {
+      // A settings.json that no longer fits was ignored at load (and said so): what is in force stands.
+    }
+    return this.page.view(this.baseConfig, this.config, patch, configured);
   }
 
   /** Write a patch to settings.json (refused, unchanged, when the result is not a valid configuration) and apply it. */
   setSettings(request: SettingsPatch): SettingsSaveResult {
     const patch = this.page.resolveServerEdits(request, this.config);
+    this.page.checkSections(patch);
     const current = readSettingsPatch(this.paths.dir, this.log);
-    this.page.apply(this.baseConfig, { ...current, ...patch });
+    this.page.apply(this.baseConfig, mergeSettingsPatch(current, patch));
     writeSettingsPatch(this.paths.dir, current, patch);
     const reload = this.reload("settings saved");
     return { settings: this.settingsView(), reload };

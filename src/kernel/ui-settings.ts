@@ -1,9 +1,10 @@
 /**
  * DATA/settings.json: what the web UI changed of config.toml's [agent] system_prompt, [approval]
- * default/allow/ask/deny, [memory] recall_untrusted, and the plugins' fields their settings put
+ * default/allow/ask/deny, [memory] recall_untrusted, the plugins' fields their settings put
  * on the page (fetch's and the browser's allow_hosts, one list for both; the MCP servers): a
- * field shown under a page key (onSettingsPage) is written to every plugin field with that key.
- * One precedence, field by field:
+ * field shown under a page key (onSettingsPage) is written to every plugin field with that key;
+ * and any other field of a plugin's section a form can edit (settingForm), under "sections".
+ * A section marked builtinOnly (tokens, secrets) is not on the page. One precedence, field by field:
  * settings.json, else config.toml (with its HOMED_* and flag overrides), else the default — as
  * llm.json does for [llm]. The file holds only the fields the UI set; the result is checked with
  * config.toml's own schema, so a bad value is refused with the message config.toml would get.
@@ -13,14 +14,29 @@ import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from "
 import { join } from "node:path";
 import { HomedError } from "../protocol/errors.ts";
 import { describeIssues } from "../protocol/jsonrpc.ts";
-import { SettingsPatch, type SettingsField, type SettingsView } from "../protocol/settings.ts";
-import { fieldPageKey, fieldPageLabel } from "../protocol/plugin-settings.ts";
+import {
+  type PluginSectionView,
+  type PluginSettingView,
+  SettingsPatch,
+  type SettingsField,
+  type SettingsView,
+} from "../protocol/settings.ts";
+import { fieldDoc, fieldPageKey, fieldPageLabel, type SettingForm, settingForm } from "../protocol/plugin-settings.ts";
 import { configSchema, type Config } from "./config.ts";
 import { type SettingsSection, setValueAt, valueAt } from "./config-sections.ts";
 import type { Logger } from "./log.ts";
 
-/** Fields settings.json keeps; mcp_add and mcp_remove are requests the kernel turns into mcp_servers. */
-type StoredField = Exclude<SettingsField, "mcp_add" | "mcp_remove">;
+/**
+ * Fields settings.json keeps under their own name; mcp_add and mcp_remove are requests the kernel
+ * turns into mcp_servers, and "sections" holds the plugins' other fields.
+ */
+type StoredField = Exclude<SettingsField, "mcp_add" | "mcp_remove" | "sections">;
+
+/** A plugin's section on the page: the fields a form edits, by name. */
+interface FormSection {
+  section: SettingsSection;
+  fields: Map<string, { entry: v.GenericSchema; form: SettingForm }>;
+}
 
 /** The kernel's own fields on the page and where they live in config.toml. */
 const KERNEL_FIELDS: Partial<Record<StoredField, string[]>> = {
@@ -41,18 +57,27 @@ export class SettingsPage {
   readonly paths: Partial<Record<StoredField, string[]>> = { ...KERNEL_FIELDS };
   readonly labels: Partial<Record<StoredField, string>> = {};
   readonly fields: StoredField[];
+  /** The plugins' sections a form edits, by dotted name, in the order of `sections`. */
+  readonly forms = new Map<string, FormSection>();
   private readonly schema: ReturnType<typeof configSchema>;
   private readonly defaults: Config;
 
   constructor(readonly sections: readonly SettingsSection[]) {
-    const known = new Set(Object.keys(SettingsPatch.entries));
+    const known = new Set(Object.keys(SettingsPatch.entries).filter((k) => k !== "sections"));
     for (const s of sections) {
+      const form: FormSection = { section: s, fields: new Map() };
       for (const [key, entry] of Object.entries(s.settings.schema.entries)) {
         const field = fieldPageKey(entry) as StoredField | undefined;
-        if (!field || !known.has(field)) continue;
+        if (!field || !known.has(field)) {
+          // Not on the page under a key of its own: in the plugin's section, if a form can edit it.
+          const control = settingForm(entry);
+          if (control && !s.settings.builtinOnly) form.fields.set(key, { entry, form: control });
+          continue;
+        }
         this.paths[field] = [...(this.paths[field] ?? []), `${s.section}.${key}`];
         if (!this.labels[field] && fieldPageLabel(entry)) this.labels[field] = fieldPageLabel(entry);
       }
+      if (form.fields.size > 0) this.forms.set(s.section, form);
     }
     this.fields = Object.keys(this.paths) as StoredField[];
     this.schema = configSchema(sections);
@@ -64,7 +89,11 @@ export class SettingsPage {
     return (this.paths[field] ?? []).map((path) => valueAt(config, path));
   }
 
-  /** config.toml's configuration with the patch over it, checked as config.toml is. */
+  /**
+   * config.toml's configuration with the patch over it, checked as config.toml is. A plugin
+   * field the page does not list (its plugin removed since, say) is passed over: settings.json
+   * keeps it, and the other fields still apply.
+   */
   apply(base: Config, patch: SettingsPatch): Config {
     const raw = structuredClone(base) as unknown as Record<string, unknown>;
     for (const field of this.fields) {
@@ -72,9 +101,41 @@ export class SettingsPage {
       if (value === undefined) continue;
       for (const path of this.paths[field] ?? []) setValueAt(raw, path, value);
     }
+    for (const [section, fields] of Object.entries(patch.sections ?? {})) {
+      const form = this.forms.get(section);
+      for (const [key, value] of Object.entries(fields))
+        if (value !== null && form?.fields.has(key)) setValueAt(raw, `${section}.${key}`, value);
+    }
     const r = v.safeParse(this.schema, raw);
     if (!r.success) throw new HomedError("invalid_params", describeIssues(r.issues));
     return r.output;
+  }
+
+  /**
+   * Refuse a request's plugin fields the page does not list: an unknown section or field, or one
+   * the page leaves out (a builtinOnly section, a list of tables, an object).
+   */
+  checkSections(patch: SettingsPatch): void {
+    for (const [section, fields] of Object.entries(patch.sections ?? {})) {
+      const form = this.forms.get(section);
+      if (!form) {
+        const owned = this.sections.some((s) => s.section === section);
+        throw new HomedError(
+          "invalid_params",
+          owned
+            ? `${section}: this section is not edited on the settings page`
+            : `${section}: no plugin has this section`,
+        );
+      }
+      for (const key of Object.keys(fields)) {
+        if (form.fields.has(key)) continue;
+        const declared = key in form.section.settings.schema.entries;
+        throw new HomedError(
+          "invalid_params",
+          `${section}.${key}: ${declared ? "not edited in this part of the settings page" : "unknown setting"}`,
+        );
+      }
+    }
   }
 
   /**
@@ -99,8 +160,12 @@ export class SettingsPage {
     return { ...rest, mcp_servers: list };
   }
 
-  /** The effective values and where each came from. */
-  view(base: Config, effective: Config, patch: SettingsPatch): SettingsView {
+  /**
+   * The effective values and where each came from. `configured` is what the files say now
+   * (base with the patch over it): a plugin field shows it, and the value in force too while
+   * they differ (a change that waits for a restart).
+   */
+  view(base: Config, effective: Config, patch: SettingsPatch, configured: Config = effective): SettingsView {
     const sources: SettingsView["sources"] = {};
     for (const field of this.fields) {
       if (patch[field] !== undefined) sources[field] = "settings.json";
@@ -127,6 +192,47 @@ export class SettingsPage {
         transport: s.url ? ("http" as const) : ("stdio" as const),
         target: s.url || [s.command, ...s.args].join(" "),
       })),
+      plugins: [...this.forms.values()].map((f) => this.sectionView(f, base, effective, patch, configured)),
+    };
+  }
+
+  private sectionView(
+    f: FormSection,
+    base: Config,
+    effective: Config,
+    patch: SettingsPatch,
+    configured: Config,
+  ): PluginSectionView {
+    const s = f.section;
+    const fields = [...f.fields].map(([key, { entry, form }]): PluginSettingView => {
+      const path = `${s.section}.${key}`;
+      const fallback = valueAt(this.defaults, path);
+      const stored = patch.sections?.[s.section]?.[key];
+      const value = valueAt(configured, path) as PluginSettingView["value"];
+      const running = valueAt(effective, path) as PluginSettingView["value"];
+      return {
+        key,
+        // Lines are kept in initconfig's template; a form shows the doc as one paragraph.
+        doc: fieldDoc(entry).replace(/\s*\n\s*/g, " "),
+        ...form,
+        value,
+        ...(JSON.stringify(running) !== JSON.stringify(value) ? { running } : {}),
+        default: fallback as PluginSettingView["value"],
+        source:
+          stored !== undefined && stored !== null
+            ? "settings.json"
+            : JSON.stringify(valueAt(base, path)) === JSON.stringify(fallback)
+              ? "default"
+              : "config.toml",
+      };
+    });
+    return {
+      plugin: s.plugin,
+      section: s.section,
+      doc: s.settings.doc,
+      reload: s.settings.reload,
+      builtin: s.builtin,
+      fields,
     };
   }
 }
@@ -157,9 +263,31 @@ export function readSettingsPatch(dataDir: string, log: Logger): SettingsPatch {
   return {};
 }
 
+/**
+ * settings.json's patch with a request's over it: a field replaces the stored one; the plugins'
+ * sections merge field by field, a null removing the field (and a section left empty).
+ */
+export function mergeSettingsPatch(current: SettingsPatch, patch: SettingsPatch): SettingsPatch {
+  const next: SettingsPatch = { ...current, ...patch };
+  if (!patch.sections) return next;
+  const sections = structuredClone(current.sections ?? {});
+  for (const [name, fields] of Object.entries(patch.sections)) {
+    const merged = { ...sections[name] };
+    for (const [key, value] of Object.entries(fields)) {
+      if (value === null) delete merged[key];
+      else merged[key] = value;
+    }
+    if (Object.keys(merged).length > 0) sections[name] = merged;
+    else delete sections[name];
+  }
+  if (Object.keys(sections).length > 0) next.sections = sections;
+  else delete next.sections;
+  return next;
+}
+
 /** Merge `patch` into settings.json (0600, atomically); the caller has checked it with SettingsPage.apply. */
 export function writeSettingsPatch(dataDir: string, current: SettingsPatch, patch: SettingsPatch): SettingsPatch {
-  const next: SettingsPatch = { ...current, ...patch };
+  const next = mergeSettingsPatch(current, patch);
   const file = settingsFile(dataDir);
   const tmp = `${file}.tmp`;
   writeFileSync(tmp, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });

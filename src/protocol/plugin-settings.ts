@@ -68,6 +68,19 @@ export function setting<const S extends v.GenericSchema, const D extends v.Infer
   return v.optional(v.pipe(schema, v.description(doc)), fallback);
 }
 
+/**
+ * A whole number from `min` to `max`, each bound refused with a sentence ("must be at least 1")
+ * that config.toml's error and the settings page's message show as they are.
+ */
+export function wholeNumber(min: number, max = Number.MAX_SAFE_INTEGER) {
+  return v.pipe(
+    v.number("must be a number"),
+    v.integer("must be an integer"),
+    v.minValue(min, `must be at least ${min}`),
+    v.maxValue(max, `must be at most ${max}`),
+  );
+}
+
 /** Metadata keys: which shared control of the settings page shows a field, and its label there. */
 export const SETTINGS_PAGE_KEY = "homed.page";
 export const SETTINGS_PAGE_LABEL = "homed.page-label";
@@ -135,6 +148,76 @@ export function fieldPageLabel(entry: v.GenericSchema): string {
 /** Whether a field is a list of [[tables]] (tableList). */
 export function fieldIsTableList(entry: v.GenericSchema): boolean {
   return fieldMetadata(entry, SETTINGS_TABLES_KEY) === true;
+}
+
+/** The controls a form has for a setting (see settingForm). */
+export const SETTING_KINDS = ["boolean", "number", "string", "choice", "list"] as const;
+export type SettingKind = (typeof SETTING_KINDS)[number];
+
+/** How a form edits one field: the control, and the bounds or choices its schema declares. */
+export interface SettingForm {
+  kind: SettingKind;
+  /** number: whole numbers only (v.integer). */
+  integer?: boolean;
+  /** number: v.minValue / v.maxValue. */
+  min?: number;
+  max?: number;
+  /** choice: the picklist's options. */
+  choices?: (string | number)[];
+}
+
+type Node = { type?: string; kind?: string; wrapped?: unknown; pipe?: unknown[]; item?: unknown; options?: unknown[] };
+
+/** The schema under v.optional and pipes: the one that says what the value is. */
+function baseOf(entry: unknown): Node {
+  let node = entry as Node;
+  for (;;) {
+    if (node.type === "optional" && node.wrapped) node = node.wrapped as Node;
+    else if (node.pipe?.[0] && node.pipe[0] !== node) node = node.pipe[0] as Node;
+    else return node;
+  }
+}
+
+/** A picklist's options, whether it is the base schema or a schema later in the pipe (as jsonSchemaSettings puts an enum). */
+function choicesOf(entry: unknown): (string | number)[] | undefined {
+  const base = baseOf(entry);
+  if (base.type === "picklist") return base.options as (string | number)[];
+  for (const item of pipeOf(entry)) {
+    const n = item as Node;
+    if (n.kind === "schema" && n.type === "picklist") return n.options as (string | number)[];
+  }
+  return undefined;
+}
+
+/**
+ * How a form edits a field, read from its schema (v.optional → pipes → the base schema, and the
+ * integer / min_value / max_value actions on the way); undefined for what a form cannot edit
+ * safely: a list of [[tables]] (tableList), objects, records, unions, lists of anything but
+ * strings.
+ */
+export function settingForm(entry: v.GenericSchema): SettingForm | undefined {
+  if (fieldIsTableList(entry)) return undefined;
+  const base = baseOf(entry);
+  const choices = choicesOf(entry);
+  if (choices) return { kind: "choice", choices: [...choices] };
+  if (base.type === "boolean") return { kind: "boolean" };
+  if (base.type === "string") return { kind: "string" };
+  if (base.type === "array") {
+    const item = baseOf(base.item);
+    return item.type === "string" && !choicesOf(base.item) ? { kind: "list" } : undefined;
+  }
+  if (base.type !== "number") return undefined;
+  const form: SettingForm = { kind: "number" };
+  for (const a of pipeOf(entry)) {
+    const action = a as { kind?: string; type?: string; requirement?: unknown };
+    if (action.kind !== "validation") continue;
+    if (action.type === "integer") form.integer = true;
+    if (action.type === "min_value" && typeof action.requirement === "number")
+      form.min = Math.max(action.requirement, form.min ?? -Infinity);
+    if (action.type === "max_value" && typeof action.requirement === "number")
+      form.max = Math.min(action.requirement, form.max ?? Infinity);
+  }
+  return form;
 }
 
 /** A dotted config path, e.g. "tools.fetch" or "plugins.weather". */
@@ -234,14 +317,18 @@ function scalarSchema(type: v.InferOutput<typeof Scalar>): v.GenericSchema {
 function propertySchema(name: string, p: JsonSettingProperty): v.GenericSchema {
   const base = p.type === "array" ? v.array(scalarSchema(p.items?.type ?? "string")) : scalarSchema(p.type);
   const checks: v.PipeItem<unknown, unknown, v.BaseIssue<unknown>>[] = [];
+  // A picklist and min/max actions rather than checks: settingForm reads them for the settings page.
   if (p.enum) {
     const allowed = p.enum;
-    checks.push(v.check((x) => allowed.includes(x as never), `must be one of ${allowed.join(", ")}`));
+    const message = `must be one of ${allowed.join(", ")}`;
+    checks.push(
+      allowed.every((x) => typeof x !== "boolean")
+        ? (v.picklist(allowed as (string | number)[], message) as never)
+        : v.check((x) => allowed.includes(x as never), message),
+    );
   }
-  if (p.minimum !== undefined)
-    checks.push(v.check((x) => (x as number) >= (p.minimum as number), `must be at least ${p.minimum}`));
-  if (p.maximum !== undefined)
-    checks.push(v.check((x) => (x as number) <= (p.maximum as number), `must be at most ${p.maximum}`));
+  if (p.minimum !== undefined) checks.push(v.minValue(p.minimum, `must be at least ${p.minimum}`) as never);
+  if (p.maximum !== undefined) checks.push(v.maxValue(p.maximum, `must be at most ${p.maximum}`) as never);
   if (p.minLength !== undefined)
     checks.push(
       v.check((x) => (x as string).length >= (p.minLength as number), `must be at least ${p.minLength} characters`),

@@ -1,10 +1,13 @@
 /**
  * The settings the web UI edits besides the provider (which has llm/*): the system prompt, the
- * approval rules, memory's recall scope and the private hosts fetch_url and the browser may reach. They are kept in DATA/settings.json, which wins
- * over config.toml field by field (like llm.json for [llm]); a save is applied at once, like a
- * SIGHUP, and the answer says what was applied and what only a restart applies.
+ * approval rules, memory's recall scope, the private hosts fetch_url and the browser may reach,
+ * and every plugin's section a form can edit (from its settings declaration). They are kept in
+ * DATA/settings.json, which wins over config.toml field by field (like llm.json for [llm]); a
+ * save is applied at once, like a SIGHUP, and the answer says what was applied and what only a
+ * restart applies.
  */
 import * as v from "valibot";
+import { SETTING_KINDS, SETTINGS_RELOAD, SectionPath } from "./plugin-settings.ts";
 
 export const SettingsMethod = {
   Get: "settings/get",
@@ -14,6 +17,20 @@ export const SettingsMethod = {
   /** Re-read config.toml, llm.json and settings.json and apply them, as SIGHUP does. */
   Reload: "settings/reload",
 } as const;
+
+/** A plugin setting's value as a form edits it (settingForm's kinds). */
+const PluginValue = v.union(
+  [
+    v.boolean(),
+    v.number(),
+    v.pipe(v.string(), v.maxLength(10_000, "a value is at most 10000 characters")),
+    v.pipe(
+      v.array(v.pipe(v.string(), v.maxLength(10_000, "a value is at most 10000 characters"))),
+      v.maxLength(1000, "a list is at most 1000 items"),
+    ),
+  ],
+  "must be true or false, a number, a string or a list of strings",
+);
 
 const Patterns = v.pipe(v.array(v.pipe(v.string(), v.maxLength(200))), v.maxLength(500));
 
@@ -44,10 +61,58 @@ export const SettingsPatch = v.strictObject({
   ),
   /** Remove the MCP server of this name. */
   mcp_remove: v.optional(v.string()),
+  /**
+   * Plugins' settings by section and field, e.g. {"tools.fetch": {"max_kb": 512}}: only the
+   * fields the page lists (SettingsView.plugins). null gives a field back to config.toml (it is
+   * removed from settings.json).
+   */
+  sections: v.optional(
+    v.record(
+      SectionPath,
+      v.record(
+        v.pipe(v.string(), v.regex(/^[a-z_][a-z0-9_]{0,63}$/, "a setting's name is lower_snake_case")),
+        v.nullable(PluginValue),
+      ),
+    ),
+  ),
 });
 export type SettingsPatch = v.InferOutput<typeof SettingsPatch>;
 
 export type SettingsField = keyof SettingsPatch;
+
+const Source = v.picklist(["settings.json", "config.toml", "default"]);
+
+/** One field of a plugin's section as the page shows it: the control (settingForm) and the values. */
+export const PluginSettingView = v.object({
+  key: v.string(),
+  /** The field's doc (fieldDoc). */
+  doc: v.string(),
+  kind: v.picklist(SETTING_KINDS),
+  integer: v.optional(v.boolean()),
+  min: v.optional(v.number()),
+  max: v.optional(v.number()),
+  choices: v.optional(v.array(v.union([v.string(), v.number()]))),
+  /** What config.toml and settings.json say now. */
+  value: PluginValue,
+  /** The value in force, when it is not `value` yet (the change waits for a restart). */
+  running: v.optional(PluginValue),
+  default: PluginValue,
+  source: Source,
+});
+export type PluginSettingView = v.InferOutput<typeof PluginSettingView>;
+
+/** A plugin's section of config.toml on the page, with the fields a form can edit. */
+export const PluginSectionView = v.object({
+  plugin: v.string(),
+  /** Dotted, e.g. "tools.fetch". */
+  section: v.string(),
+  doc: v.string(),
+  /** What a change needs (SETTINGS_RELOAD). */
+  reload: v.picklist(SETTINGS_RELOAD),
+  builtin: v.boolean(),
+  fields: v.array(PluginSettingView),
+});
+export type PluginSectionView = v.InferOutput<typeof PluginSectionView>;
 
 export const SettingsView = v.object({
   system_prompt: v.string(),
@@ -58,11 +123,13 @@ export const SettingsView = v.object({
   recall_untrusted: v.boolean(),
   allow_hosts: v.array(v.string()),
   /** Where each value came from: settings.json, config.toml (or its environment/flag) or default. */
-  sources: v.record(v.string(), v.picklist(["settings.json", "config.toml", "default"])),
+  sources: v.record(v.string(), Source),
   /** The labels of the plugins' fields on the page, from their settings (by field). */
   labels: v.optional(v.record(v.string(), v.string()), {}),
   /** The MCP servers of config.toml, read-only here. */
   mcp_servers: v.array(v.object({ name: v.string(), transport: v.picklist(["stdio", "http"]), target: v.string() })),
+  /** Every plugin's section a form can edit, built-in and external (none of those carrying secrets). */
+  plugins: v.optional(v.array(PluginSectionView), []),
 });
 export type SettingsView = v.InferOutput<typeof SettingsView>;
 

@@ -1,11 +1,13 @@
 /**
  * The settings page beyond the provider form: system prompt, approval rules, memory's recall
- * scope, the private hosts tools may reach, and the MCP servers. A Save writes DATA/settings.json and applies it at once;
- * the answer says what was applied and what needs a restart. Also the "Always allow" button an
- * approval card carries.
+ * scope, the private hosts tools may reach, the MCP servers, and every plugin's own settings
+ * (plugin-settings.ts). A Save writes DATA/settings.json and applies it at once; the answer says
+ * what was applied and what needs a restart. Also the "Always allow" button an approval card
+ * carries.
  */
 import { api } from "./api.ts";
 import { h } from "./dom.ts";
+import { pluginSettingsPart } from "./plugin-settings.ts";
 import type { ConversationSummary, LlmModelsResult } from "../../../src/protocol/channel.ts";
 import type { ReloadResult, SettingsSaveResult, SettingsView } from "../../../src/protocol/settings.ts";
 
@@ -55,6 +57,8 @@ export async function settingsView(): Promise<HTMLElement> {
   hosts.value = s.allow_hosts.join("\n");
   const msg = h("div", { class: "form-msg", id: "settings-msg" });
 
+  const plugins = pluginSettingsPart(s.plugins);
+
   const save = async (e: Event) => {
     e.preventDefault();
     msg.className = "form-msg";
@@ -75,9 +79,12 @@ export async function settingsView(): Promise<HTMLElement> {
           ([k, v]) => JSON.stringify(v) !== JSON.stringify((s as unknown as Record<string, unknown>)[k]),
         ),
       );
+      const sections = plugins.changes();
+      if (sections) patch.sections = sections;
       const r = await api<SettingsSaveResult>("/api/settings", patch);
       s = r.settings;
       for (const [field, span] of sourceSpans) span.textContent = r.settings.sources[field] ?? "";
+      plugins.paint(s.plugins);
       msg.textContent = reloadSentence(r.reload);
       msg.classList.add(r.reload.error ? "bad" : "ok");
     } catch (err) {
@@ -152,7 +159,9 @@ export async function settingsView(): Promise<HTMLElement> {
 
   return h(
     "form",
-    { class: "card narrow", id: "settings-form", onsubmit: save },
+    // novalidate: a value out of a number field's min/max is refused by the kernel with its
+    // message below, not by a browser bubble that a closed plugin block would hide.
+    { class: "card narrow", id: "settings-form", onsubmit: save, novalidate: true },
     h("h2", {}, "Agent"),
     h(
       "p",
@@ -210,6 +219,13 @@ export async function settingsView(): Promise<HTMLElement> {
       { class: "hint" },
       'A secret\'s value lives in DATA/secrets.json ("values"), never here. Tools of MCP servers are asked about (exec) unless an approval rule says otherwise.',
     ),
+    h("h3", {}, "Plugins"),
+    h(
+      "p",
+      { class: "hint" },
+      "Each plugin's own settings, as it declares them (config.toml's sections). Sections holding tokens or secrets are edited in config.toml only.",
+    ),
+    plugins.el,
     h("div", { class: "row" }, h("button", { class: "primary", type: "submit", id: "save-settings" }, "Save")),
     msg,
   );

@@ -1,0 +1,85 @@
+/**
+ * The settings page's "Plugins" part in real Chromium against the compiled binary: a block per
+ * plugin section the kernel lists (none for a section carrying secrets), a control per field by
+ * its kind; one Save sends only the changed fields and shows the answer; a refused value shows
+ * the kernel's message and writes nothing; "Use config.toml" gives a field back on the next Save.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Browser } from "playwright-core";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { tempDir } from "../harness/binary.ts";
+import { launchBrowser, openPage, setProviderInPage, shot } from "../harness/browser.ts";
+import { startDaemon, webUrlOf } from "../harness/daemon.ts";
+
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe("plugins on the settings page", () => {
+  test("a field by its kind, saved alone, refused with the kernel's message, given back to config.toml", async () => {
+    using dir = tempDir();
+    // Values of every kind set in config.toml, a text with a line break among them: a Save must
+    // send none of them back unchanged (a one-line input would have dropped the break).
+    writeFileSync(
+      join(dir.path, "config.toml"),
+      '[tools.browser]\nexecutable = """\nline one\nline two"""\n\n[tools.music]\nlibrary = ["music", "more music"]\n\n[tools.sandbox]\nmode = "none"\nnetwork = true\ntimeout_ms = 5000\n',
+    );
+    await using d = await startDaemon(dir.path);
+    const url = await webUrlOf(d);
+    const { page, errors } = await openPage(browser, url);
+    expect(await setProviderInPage(page, "http://127.0.0.1:9/v1")).toBe(200);
+    await page.goto(`${url}#/settings`);
+    await page.waitForSelector("#plugin-settings details[data-section='tools.fetch']");
+    // Sections carrying tokens or secrets are not shown; an external one would be, like fetch.
+    expect(await page.locator("#plugin-settings details[data-section='channels.qq']").count()).toBe(0);
+
+    await page.click("details[data-section='tools.fetch'] summary");
+    const maxKb = "[data-setting='tools.fetch.max_kb']";
+    expect(await page.getAttribute(maxKb, "type")).toBe("number");
+    expect(await page.getAttribute(maxKb, "min")).toBe("1");
+    expect(await page.inputValue(maxKb)).toBe("4096");
+    expect(await page.getAttribute("[data-setting='tools.fetch.allow_private']", "type")).toBe("checkbox");
+    expect(await page.locator("select[data-setting='tools.fetch.search_provider'] option").allTextContents()).toEqual([
+      "(none)",
+      "searxng",
+      "brave",
+    ]);
+    expect(await page.textContent(".source[data-field='tools.fetch.max_kb']")).toBe("default");
+    expect(await page.textContent(".source[data-field='tools.browser.executable']")).toBe("config.toml");
+    expect(await page.inputValue("[data-setting='tools.browser.executable']")).toBe("line one\nline two");
+    expect(await page.inputValue("[data-setting='tools.music.library']")).toBe("music\nmore music");
+
+    // A refused value: the kernel's message in the form, nothing written.
+    await page.fill(maxKb, "-1");
+    await page.click("#save-settings");
+    await page.waitForSelector("#settings-msg.bad");
+    expect(await page.textContent("#settings-msg")).toContain("tools.fetch.max_kb:");
+    expect(existsSync(join(dir.path, "settings.json"))).toBe(false);
+
+    await page.fill(maxKb, "512");
+    await page.click("#save-settings");
+    await page.waitForSelector("#settings-msg.ok");
+    expect(await page.textContent("#settings-msg")).toBe("Applied now: tools.fetch.max_kb.");
+    expect(await page.textContent(".source[data-field='tools.fetch.max_kb']")).toBe("settings.json");
+    // Only the changed field went to settings.json; the block stayed open.
+    expect(JSON.parse(readFileSync(join(dir.path, "settings.json"), "utf8"))).toEqual({
+      sections: { "tools.fetch": { max_kb: 512 } },
+    });
+    expect(await page.isVisible(maxKb)).toBe(true);
+    await page.locator("details[data-section='tools.fetch']").scrollIntoViewIfNeeded();
+    await shot(page, "settings-plugins-1280");
+
+    await page.click(".source[data-field='tools.fetch.max_kb'] + button.use-config");
+    await page.click("#save-settings");
+    await page.waitForSelector("#settings-msg.ok");
+    expect(await page.textContent(".source[data-field='tools.fetch.max_kb']")).toBe("default");
+    expect(await page.inputValue(maxKb)).toBe("4096");
+    expect(JSON.parse(readFileSync(join(dir.path, "settings.json"), "utf8"))).toEqual({});
+    expect(errors).toEqual([]);
+  }, 60_000);
+});
