@@ -1,6 +1,12 @@
 /** [tools.browser]: the Chromium the browser plugin drives. It reads them when it starts: a change restarts a running one. */
 import * as v from "valibot";
-import { defineSettings, onSettingsPage, setting, wholeNumber } from "../../src/protocol/plugin-settings.ts";
+import {
+  configFileOnly,
+  defineSettings,
+  onSettingsPage,
+  setting,
+  wholeNumber,
+} from "../../src/protocol/plugin-settings.ts";
 
 /** Hosts, addresses or CIDR ranges (the settings page edits this list with fetch's as one). */
 const HostName = v.pipe(
@@ -11,7 +17,7 @@ const HostName = v.pipe(
 export const SETTINGS = defineSettings({
   doc: "Chromium driven over CDP (never downloaded); its profile lives in DATA/browser.",
   schema: v.strictObject({
-    executable: setting(v.string(), "/usr/bin/chromium", "The Chromium executable (Debian's package)."),
+    executable: setting(configFileOnly(v.string()), "/usr/bin/chromium", "The Chromium executable (Debian's package)."),
     allow_private: setting(
       v.boolean("must be true or false"),
       false,

@@ -1,6 +1,6 @@
 /** [tools.music]: the music library and the mpv that plays it, read when the plugin starts. */
 import * as v from "valibot";
-import { defineSettings, setting } from "../../src/protocol/plugin-settings.ts";
+import { configFileOnly, defineSettings, setting } from "../../src/protocol/plugin-settings.ts";
 
 export const SETTINGS = defineSettings({
   doc: "",
@@ -10,7 +10,7 @@ export const SETTINGS = defineSettings({
       ["music"],
       "Folders of music files: absolute, or relative to the data dir.",
     ),
-    mpv: setting(v.string(), "/usr/bin/mpv", "mpv plays (JSON IPC); without it music_play says so."),
+    mpv: setting(configFileOnly(v.string()), "/usr/bin/mpv", "mpv plays (JSON IPC); without it music_play says so."),
     audio_output: setting(
       v.pipe(v.string(), v.regex(/^[a-z0-9_,-]*$/, "must be an mpv --ao name")),
       "",

@@ -1,12 +1,12 @@
 /** [tools.sandbox]: how shell_run and code_run (plugins/code uses this plugin's sandbox) confine commands. */
 import * as v from "valibot";
-import { defineSettings, setting, wholeNumber } from "../../src/protocol/plugin-settings.ts";
+import { configFileOnly, defineSettings, setting, wholeNumber } from "../../src/protocol/plugin-settings.ts";
 
 export const SETTINGS = defineSettings({
   doc: "",
   schema: v.strictObject({
     mode: setting(
-      v.picklist(["bwrap", "none"], "must be bwrap or none"),
+      configFileOnly(v.picklist(["bwrap", "none"], "must be bwrap or none")),
       "bwrap",
       `shell_run and code_run: "bwrap" runs commands in bubblewrap with the first files root
 read-write (as /workspace) and the system read-only; where bubblewrap cannot run the tools

@@ -145,6 +145,19 @@ export function fieldPageLabel(entry: v.GenericSchema): string {
   return typeof label === "string" ? label : "";
 }
 
+/** Metadata key: a field set in config.toml only, never from the settings page (configFileOnly). */
+export const SETTINGS_FILE_ONLY_KEY = "homed.file-only";
+
+/**
+ * Mark a field the settings page must not edit: one that decides which program the daemon runs
+ * (an executable's path) or how far commands are confined (the sandbox). A logged-in page can
+ * change the approval rules, but not turn the sandbox off or point a plugin at another binary;
+ * that takes the owner's shell and config.toml.
+ */
+export function configFileOnly<const S extends v.GenericSchema>(schema: S) {
+  return v.pipe(schema, v.metadata({ [SETTINGS_FILE_ONLY_KEY]: true }));
+}
+
 /** Whether a field is a list of [[tables]] (tableList). */
 export function fieldIsTableList(entry: v.GenericSchema): boolean {
   return fieldMetadata(entry, SETTINGS_TABLES_KEY) === true;
@@ -192,11 +205,11 @@ function choicesOf(entry: unknown): (string | number)[] | undefined {
 /**
  * How a form edits a field, read from its schema (v.optional → pipes → the base schema, and the
  * integer / min_value / max_value actions on the way); undefined for what a form cannot edit
- * safely: a list of [[tables]] (tableList), objects, records, unions, lists of anything but
- * strings.
+ * safely: a list of [[tables]] (tableList), a field kept to config.toml (configFileOnly),
+ * objects, records, unions, lists of anything but strings.
  */
 export function settingForm(entry: v.GenericSchema): SettingForm | undefined {
-  if (fieldIsTableList(entry)) return undefined;
+  if (fieldIsTableList(entry) || fieldMetadata(entry, SETTINGS_FILE_ONLY_KEY) === true) return undefined;
   const base = baseOf(entry);
   const choices = choicesOf(entry);
   if (choices) return { kind: "choice", choices: [...choices] };

@@ -7,6 +7,7 @@
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
 import {
+  configFileOnly,
   jsonSchemaSettings,
   onSettingsPage,
   setting,
@@ -32,6 +33,8 @@ describe("settingForm", () => {
       min: 0.5,
     });
     expect(settingForm(setting(v.number(), 1, "Any."))).toEqual({ kind: "number" });
+    // Kept to config.toml: no control, whatever its type.
+    expect(settingForm(setting(configFileOnly(v.string()), "/usr/bin/mpv", "Player."))).toBeUndefined();
     expect(settingForm(setting(v.pipe(v.string(), v.regex(/^a/)), "a", "Text."))).toEqual({ kind: "string" });
     expect(settingForm(setting(v.picklist(["", "searxng", "brave"]), "", "Which."))).toEqual({
       kind: "choice",

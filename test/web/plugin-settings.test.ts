@@ -66,18 +66,29 @@ describe("plugins' settings in the web API", () => {
       const r = await fetch(`${url}api/settings`, post({ sections }));
       return [r.status, ((await r.json()) as { error: string }).error];
     };
-    expect(await refused({ "tools.fetch": { max_kb: -1 } })).toEqual([
-      400,
-      "tools.fetch.max_kb: must be at least 1",
-    ]);
+    expect(await refused({ "tools.fetch": { max_kb: -1 } })).toEqual([400, "tools.fetch.max_kb: must be at least 1"]);
     expect(await refused({ "tools.fetch": { max_kb: "lots" } })).toEqual([400, "tools.fetch.max_kb: must be a number"]);
     expect(await refused({ "tools.fetch": { max_kbs: 1 } })).toEqual([400, "tools.fetch.max_kbs: unknown setting"]);
     expect(await refused({ "channels.qq": { enabled: true } })).toEqual([
       400,
       "channels.qq: this section is not edited on the settings page",
     ]);
+    // What runs and how it is confined stay in config.toml: not listed, and refused by name.
+    expect(await refused({ "tools.sandbox": { mode: "none" } })).toEqual([
+      400,
+      "tools.sandbox.mode: not edited in this part of the settings page",
+    ]);
+    expect(await refused({ "tools.browser": { executable: "/bin/sh" } })).toEqual([
+      400,
+      "tools.browser.executable: not edited in this part of the settings page",
+    ]);
     expect(readFileSync(settingsFile, "utf8")).toBe(stored);
-    expect(fieldOf(await get(), "tools.fetch", "max_kb")?.value).toBe(512);
+    const listed = await get();
+    expect(fieldOf(listed, "tools.fetch", "max_kb")?.value).toBe(512);
+    expect(fieldOf(listed, "tools.sandbox", "mode")).toBeUndefined();
+    expect(fieldOf(listed, "tools.sandbox", "timeout_ms")).toBeDefined();
+    expect(fieldOf(listed, "tools.browser", "executable")).toBeUndefined();
+    expect(fieldOf(listed, "tools.music", "mpv")).toBeUndefined();
 
     // A section applied at homed's next start: saved and shown, with the value in force until then.
     const later = (await (
