@@ -29,9 +29,14 @@ async function tmux(socket: string, ...args: string[]): Promise<string> {
   return out;
 }
 
+/** Servers started by this process: each gets a socket of its own. */
+let servers = 0;
+
 /** Run `cmd` in a fresh 120×40 pane; `dir` holds the tmux server's socket. */
 export async function startTmux(dir: string, cmd: string[], env: Record<string, string> = {}): Promise<Tmux> {
-  const socket = join(dir, "tmux.sock");
+  // A socket per server, never reused: `kill-server` returns before the old server has gone, and
+  // a new client on the same path could reach the dying server ("server exited unexpectedly").
+  const socket = join(dir, `tmux-${++servers}.sock`);
   // The command's status is printed by a shell around it: tmux 3.3 sometimes marks a pane dead
   // without recording the status of what ran in it.
   // It starts on an Enter sent once the session exists: tmux 3.3 can lose what a command writes

@@ -27,7 +27,7 @@ describe("plugins on the settings page", () => {
     // send none of them back unchanged (a one-line input would have dropped the break).
     writeFileSync(
       join(dir.path, "config.toml"),
-      '[tools.browser]\nexecutable = """\nline one\nline two"""\n\n[tools.music]\nlibrary = ["music", "more music"]\n\n[tools.sandbox]\nmode = "none"\nnetwork = true\ntimeout_ms = 5000\n',
+      '[tools.media]\ntts_voice = """\nline one\nline two"""\n\n[tools.music]\nlibrary = ["music", "more music"]\n\n[tools.sandbox]\nmode = "none"\nnetwork = true\ntimeout_ms = 5000\n',
     );
     await using d = await startDaemon(dir.path);
     const url = await webUrlOf(d);
@@ -50,8 +50,11 @@ describe("plugins on the settings page", () => {
       "brave",
     ]);
     expect(await page.textContent(".source[data-field='tools.fetch.max_kb']")).toBe("default");
-    expect(await page.textContent(".source[data-field='tools.browser.executable']")).toBe("config.toml");
-    expect(await page.inputValue("[data-setting='tools.browser.executable']")).toBe("line one\nline two");
+    expect(await page.textContent(".source[data-field='tools.media.tts_voice']")).toBe("config.toml");
+    expect(await page.inputValue("[data-setting='tools.media.tts_voice']")).toBe("line one\nline two");
+    // Which program runs and how commands are confined stay in config.toml (configFileOnly).
+    expect(await page.locator("[data-setting='tools.sandbox.mode']").count()).toBe(0);
+    expect(await page.locator("[data-setting='tools.browser.executable']").count()).toBe(0);
     expect(await page.inputValue("[data-setting='tools.music.library']")).toBe("music\nmore music");
 
     // A refused value: the kernel's message in the form, nothing written.
