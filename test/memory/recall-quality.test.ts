@@ -242,6 +242,37 @@ describe("default scorer", () => {
     expect(ids).toEqual(["tomatoes"]);
   });
 
+  test("in that span, a turn that says it 'just' happened (刚) is what happened then, as 'today' is", async () => {
+    const turn = (conv: string, id: string, text: string) => ({
+      op: "index",
+      conv,
+      id,
+      text,
+      speaker: "user",
+      time: "2023/04/21 (Fri) 10:00",
+      session: id,
+    });
+    using dir = tempDir();
+    const [en, zh] = await recall(
+      dir.path,
+      "hybrid",
+      turn("j", "app", "Which garden app tracks soil moisture best? Garden apps are many."),
+      turn("j", "tomatoes", "I just planted twelve tomato seedlings in the garden."),
+      {
+        op: "query",
+        conv: "j",
+        text: "What did I do in the garden two weeks ago?",
+        k: 1,
+        time: "2023/05/05 (Fri) 09:00",
+      },
+      turn("z", "app", "哪个花园应用最好用？花园应用很多，花园里用哪个？"),
+      turn("z", "tomatoes", "我刚在花园里种了十二棵番茄苗。"),
+      { op: "query", conv: "z", text: "我两周前在花园里做了什么？", k: 1, time: "2023/05/05 (Fri) 09:00" },
+    );
+    expect(en).toEqual(["tomatoes"]);
+    expect(zh).toEqual(["tomatoes"]);
+  });
+
   test("a question for a quantity prefers the turn that states one", async () => {
     const turn = (id: string, text: string) => ({ op: "index", conv: "n", id, text, speaker: "user", session: id });
     const turns = [
