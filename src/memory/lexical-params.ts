@@ -112,6 +112,12 @@ export interface LexicalParams {
   /** Share of the query's distinct words the turn must hold too (it asks the same thing). */
   restates: number;
   /**
+   * For a question that adds things up (it asks how many or how much, and not what the assistant
+   * said), a session's further turns among the best count (1 − this) times less for each of its
+   * turns ranked before them (src/memory/session-spread.ts); 0: ranked by score alone.
+   */
+  spread: number;
+  /**
    * Query-analysis rules to skip, by name ("en.hedge"; src/memory/query-rules-en.ts,
    * query-rules-zh.ts): how a benchmark measures what one rule adds. None by default.
    */
@@ -147,6 +153,7 @@ export const PLAIN_BM25: LexicalParams = {
   pastAsking: 0,
   echo: 1,
   restates: 1,
+  spread: 0,
   rulesOff: [],
 };
 
@@ -178,5 +185,6 @@ export const DEFAULT_PARAMS: LexicalParams = {
   pastAsking: 0.99,
   echo: 0.5,
   restates: 0.67,
+  spread: 0.2,
   rulesOff: [],
 };

@@ -273,6 +273,60 @@ describe("default scorer", () => {
     expect(zh).toEqual(["tomatoes"]);
   });
 
+  test("a question that adds things up takes its turns from several sessions, not one session's repeats", async () => {
+    const turn = (conv: string, id: string, session: string, text: string, time: string) => ({
+      op: "index",
+      conv,
+      id,
+      text,
+      speaker: "user",
+      time,
+      session,
+    });
+    const en = (conv: string) => [
+      turn(conv, "a1", "s1", "I spent 30 hours playing The Last of Us, what a game.", "2023/05/20 (Sat) 10:00"),
+      turn(
+        conv,
+        "a2",
+        "s1",
+        "I spent 3 hours a night playing games, my favourite way to relax.",
+        "2023/05/20 (Sat) 10:05",
+      ),
+      turn(
+        conv,
+        "a3",
+        "s1",
+        "I spent hours playing games again; which games should I play next?",
+        "2023/05/20 (Sat) 10:10",
+      ),
+      turn(
+        conv,
+        "b1",
+        "s2",
+        "Celeste: I spent 10 hours playing that lovely little game before I finished it at last.",
+        "2023/05/25 (Thu) 10:00",
+      ),
+    ];
+    using dir = tempDir();
+    const [total, said, zh] = await recall(
+      dir.path,
+      "hybrid",
+      ...en("g"),
+      { op: "query", conv: "g", text: "How many hours have I spent playing games in total?", k: 2 },
+      ...en("o"),
+      // What the assistant said is one reply, not a sum: ranked by score alone.
+      { op: "query", conv: "o", text: "How many hours did you say I spent playing games?", k: 2 },
+      turn("z", "a1", "s1", "我玩《最后生还者》玩了30个小时，真是好游戏。", "2023/05/20 (Sat) 10:00"),
+      turn("z", "a2", "s1", "每天晚上玩3个小时游戏是我最喜欢的放松方式。", "2023/05/20 (Sat) 10:05"),
+      turn("z", "a3", "s1", "接下来我该玩什么游戏？玩游戏几个小时让我放松。", "2023/05/20 (Sat) 10:10"),
+      turn("z", "b1", "s2", "《蔚蓝》我花了10个小时通关，很可爱的小游戏。", "2023/05/25 (Thu) 10:00"),
+      { op: "query", conv: "z", text: "我玩游戏一共花了多少个小时？", k: 3 },
+    );
+    expect(total).toEqual(["a1", "b1"]);
+    expect(said).toEqual(["a1", "a2"]);
+    expect(zh).toEqual(["a3", "a1", "b1"]);
+  });
+
   test("a question for a quantity prefers the turn that states one", async () => {
     const turn = (id: string, text: string) => ({ op: "index", conv: "n", id, text, speaker: "user", session: id });
     const turns = [
