@@ -12,7 +12,13 @@ export type ScorerName = "hybrid" | "bm25" | "bm25c" | "recent";
 export interface LexicalParams {
   k1: number;
   b: number;
-  /** Weight of a query word met by the turn's speaker name, relative to one met in its text. */
+  /**
+   * Weight of a query word met by the turn's speaker name, relative to one met in its text. 0 by
+   * default: a person's name weighs as a factor (`named`), and a role said in the question
+   * ("user", "assistant") moved nothing at 0.3 on any set (LongMemEval dev user and all turns,
+   * LoCoMo dev, chat, facts; docs/BENCHMARKS.md 2026-12-05, issue 29), where the question-form
+   * rules (query-rules-en.ts en.assistant-said, en.to-assistant) say whose turns a question wants.
+   */
   speaker: number;
   /**
    * Weight, relative to another word, of a query word that is the name of a person who speaks in
@@ -160,7 +166,7 @@ export const PLAIN_BM25: LexicalParams = {
 export const DEFAULT_PARAMS: LexicalParams = {
   k1: 1.2,
   b: 0.75,
-  speaker: 0.3,
+  speaker: 0,
   nameInText: 0,
   named: 0.3,
   concepts: 0.2,
