@@ -670,6 +670,34 @@ describe("a dialogue between people", () => {
     expect(ids?.sort()).toEqual(["answer", "asks"]);
   });
 
+  test("the answer to a follow-up question means what the question followed up", async () => {
+    const at = (conv: string, id: string, speaker: string, session: number, text: string) => ({
+      ...turn(id, speaker, session, text),
+      conv,
+    });
+    using dir = tempDir();
+    const ids = await recall(
+      dir.path,
+      "hybrid",
+      at("d", "picnic", "Maya", 1, "Last weekend I had a picnic with some friends from church. So relaxing!"),
+      at("d", "what", "Jon", 1, "Fun! What did you get up to?"),
+      at("d", "games", "Maya", 1, "Charades and a scavenger hunt. We laughed so much!"),
+      at("d", "church", "Jon", 2, "Our church picnic is next month; friends bring food."),
+      ...others,
+      { op: "query", conv: "d", text: "What did Maya do at the picnic with her church friends?", k: 3 },
+      at("z", "picnic", "小美", 1, "上周末我和教会的朋友去野餐了，很放松！"),
+      at("z", "what", "小王", 1, "真好！你们玩了什么？"),
+      at("z", "games", "小美", 1, "猜字谜和寻宝游戏，笑死了！"),
+      at("z", "church", "小王", 2, "我们教会下个月也要野餐，朋友们会带吃的。"),
+      at("z", "traffic", "小王", 3, "今天早上堵车太厉害了。"),
+      { op: "query", conv: "z", text: "小美和教会的朋友野餐时做了什么？", k: 3 },
+    );
+    expect(ids).toEqual([
+      ["picnic", "church", "games"],
+      ["picnic", "church", "games"],
+    ]);
+  });
+
   test("a calendar date in the question prefers what was said that day, with no time of asking", async () => {
     const chat = [
       turn("lake", "Maya", 1, "I painted the lake at dawn, finally!", "1:56 pm on 8 May, 2023"),
