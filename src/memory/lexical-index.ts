@@ -37,9 +37,10 @@ export interface EventMeta {
  * as their verb; 4: with the texts of the event's blocks; 5: every event with its speaker, session
  * and time, src/memory/sessions.ts; 6: whether it asks or says it does not know; 7: whether it says
  * back the turn before, past-askings.ts; 8: whether its speaker is a person named in a dialogue,
- * not a role or a plugin); rows of another layout are re-made from the log.
+ * not a role or a plugin; 9: "today" also read from "just" before a past form, 刚, time.ts
+ * saysToday); rows of another layout are re-made from the log.
  */
-const FORMAT = "8";
+const FORMAT = "9";
 
 interface StoredTerms {
   /** Words, space-separated (no term holds a space). */
@@ -49,7 +50,7 @@ interface StoredTerms {
   sp?: string;
   se?: string;
   t?: number;
-  /** 1 when the text places what it tells on the day it is said ("today", 今天: time.ts). */
+  /** 1 when the text places what it tells on the day it is said ("today", "I just got back", 今天, 刚: time.ts). */
   td?: number;
   /** 1 when the text asks (past-askings.ts). */
   q?: number;

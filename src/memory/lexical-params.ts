@@ -12,7 +12,13 @@ export type ScorerName = "hybrid" | "bm25" | "bm25c" | "recent";
 export interface LexicalParams {
   k1: number;
   b: number;
-  /** Weight of a query word met by the turn's speaker name, relative to one met in its text. */
+  /**
+   * Weight of a query word met by the turn's speaker name, relative to one met in its text. 0 by
+   * default: a person's name weighs as a factor (`named`), and a role said in the question
+   * ("user", "assistant") moved nothing at 0.3 on any set (LongMemEval dev user and all turns,
+   * LoCoMo dev, chat, facts; docs/BENCHMARKS.md 2026-12-05, issue 29), where the question-form
+   * rules (query-rules-en.ts en.assistant-said, en.to-assistant) say whose turns a question wants.
+   */
   speaker: number;
   /**
    * Weight, relative to another word, of a query word that is the name of a person who speaks in
@@ -112,6 +118,12 @@ export interface LexicalParams {
   /** Share of the query's distinct words the turn must hold too (it asks the same thing). */
   restates: number;
   /**
+   * For a question that adds things up (it asks how many or how much, and not what the assistant
+   * said), a session's further turns among the best count (1 − this) times less for each of its
+   * turns ranked before them (src/memory/session-spread.ts); 0: ranked by score alone.
+   */
+  spread: number;
+  /**
    * Query-analysis rules to skip, by name ("en.hedge"; src/memory/query-rules-en.ts,
    * query-rules-zh.ts): how a benchmark measures what one rule adds. None by default.
    */
@@ -147,13 +159,14 @@ export const PLAIN_BM25: LexicalParams = {
   pastAsking: 0,
   echo: 1,
   restates: 1,
+  spread: 0,
   rulesOff: [],
 };
 
 export const DEFAULT_PARAMS: LexicalParams = {
   k1: 1.2,
   b: 0.75,
-  speaker: 0.3,
+  speaker: 0,
   nameInText: 0,
   named: 0.3,
   concepts: 0.2,
@@ -178,5 +191,6 @@ export const DEFAULT_PARAMS: LexicalParams = {
   pastAsking: 0.99,
   echo: 0.5,
   restates: 0.67,
+  spread: 0.2,
   rulesOff: [],
 };

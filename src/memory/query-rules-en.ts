@@ -129,6 +129,25 @@ export const QUERY_RULES_EN: readonly QueryRule[] = [
     counterpart: "zh.before-now",
   },
   {
+    name: "en.recalling",
+    does: "frame",
+    pattern:
+      /\b(?:i|i[’']ve|i\s+have|i\s+had)\s+(?:mentioned|said|told\s+you)\b|\bi\s+remember\b|\bwe\s+(?:talked|discussed|chatted)\s+about\b/gi,
+    means: "I mentioned / said / told you, I remember, we talked / discussed / chatted about: this was said before",
+    why:
+      "They say the question is about something said before, as 'earlier' does, and everything in " +
+      "memory was said before: 'I mentioned cooking something for my friend …' is about cooking, and " +
+      "the turns that say 'you mentioned' are not what it asks about. 'What did you say …' stays " +
+      "(en.assistant-said reads it), and so does 'We discussed jobs …' without 'about'.",
+    measured:
+      "Off: LongMemEval user turns R@5 .898 → .888 (one question, 'I mentioned cooking something for " +
+      "my friend a couple of days ago'), all turns unchanged; LoCoMo unchanged; chat unchanged. The " +
+      "references to the conversation itself ('our previous conversation about', 'can you remind " +
+      "me of', 'I was looking back at') framed too moved no R@5 or R@10 and cost all turns nDCG@10 " +
+      ".801 → .788: left out.",
+    counterpart: "zh.recalling",
+  },
+  {
     name: "en.advice-request",
     does: "frame",
     alsoFinds: "asksAdvice",

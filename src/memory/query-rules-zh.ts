@@ -177,6 +177,22 @@ export const QUERY_RULES_ZH: readonly QueryRule[] = [
     counterpart: "en.before-now",
   },
   {
+    name: "zh.recalling",
+    does: "frame",
+    pattern:
+      /我(?:之前|以前|上次)?\s*(?:提到|说|告诉你)过|我记得|(?:我们|咱们)\s*(?:之前|以前|上次|上回)?\s*(?:聊|谈|讨论)(?:过|到)了?/g,
+    means: "我提到过, 我说过, 我告诉你过, 我记得, 我们聊过 / 谈过 / 讨论过: this was said before",
+    why:
+      "As en.recalling: the question is about something said before, and every turn was. 你说过 " +
+      "stays (zh.assistant-said reads it); 我和小王聊过什么 ('what did I talk about with Xiao Wang') " +
+      "keeps its 聊过, which only 我们 / 咱们 before it make framing. Applied after zh.before-now, " +
+      "which leaves a space where 之前 was.",
+    measured:
+      "Off: LongMemEval unchanged; LoCoMo unchanged; chat unchanged. No Chinese question of the " +
+      "sets says it (test/memory/query-analysis.test.ts shows what it frames).",
+    counterpart: "en.recalling",
+  },
+  {
     name: "zh.advice-request",
     does: "frame",
     alsoFinds: "asksAdvice",

@@ -251,11 +251,27 @@ export function withoutTimePhrases(text: string): string {
 /** Words that place what a text tells on the day it is said. */
 const TODAY = /\b(?:today|tonight|this\s+(?:morning|afternoon|evening))\b|今天|今晚|今早/i;
 
+/** Common irregular past forms; a regular one ends in -ed. */
+const IRREGULAR_PAST =
+  "got|went|came|saw|had|made|took|bought|found|ran|met|began|did|won|left|read|wrote|built|heard|felt|spent|paid|sold|gave|brought|caught|taught|thought|told|sent|kept|held|ate|drank|flew|drove|rode|swam|sang|wore|chose|lost|became|threw|grew|knew|fell|hit|put|set|let|cut|shot|sat|stood|broke|spoke|woke|forgot";
+
 /**
- * Whether `text` tells of something on the day it is said ("I planted tomatoes today"): when a
- * question names a span, such a turn said within it is what happened then, where another turn
- * of the same days may only talk about the topic ("Which app tracks soil moisture?").
+ * "just" before a past form ("I just got back from …", "we just finished the 5K", "just turned
+ * 32"), 刚 / 刚刚 / 刚才 before what happened (我刚买了): the event is as recent as the turn, as
+ * with "today". Not "just" as "only" or before a wish ("just a few", "I just need", "I just
+ * wanted to ask"), not 刚 in another word (刚好 "exactly", 刚性, 金刚).
+ */
+const JUST_PAST = new RegExp(
+  `\\bjust\\s+(?:(?!(?:need|want|wanted)\\b)[a-z]{2,}ed|${IRREGULAR_PAST})\\b|(?<![金方])刚(?:刚|才)?(?![好巧性强毅度])`,
+  "i",
+);
+
+/**
+ * Whether `text` tells of something on the day it is said ("I planted tomatoes today", "I just
+ * got back from Hawaii"): when a question names a span, such a turn said within it is what
+ * happened then, where another turn of the same days may only talk about the topic ("Which app
+ * tracks soil moisture?").
  */
 export function saysToday(text: string): boolean {
-  return TODAY.test(text);
+  return TODAY.test(text) || JUST_PAST.test(text);
 }

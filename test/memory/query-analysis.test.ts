@@ -59,6 +59,19 @@ describe("English", () => {
     expect(unframed("Which book did Tom recommend?")).toBe("Which book did Tom recommend?");
   });
 
+  test("what says the question is about something said before frames it: 'I mentioned', 'we talked about'", () => {
+    expect(unframed("I mentioned cooking something for my friend a couple of days ago. What was it?")).toBe(
+      "cooking something for my friend a couple of days ago. What was it?",
+    );
+    expect(unframed("What was the book we talked about?")).toBe("What was the book ?");
+    expect(unframed("I remember I've told you about my bike. What colour is it?")).toBe(
+      "about my bike. What colour is it?",
+    );
+    // What the assistant said is what is asked: its words stay, and say so.
+    expect(unframed("What did you say about my bike?")).toBe("What did you say about my bike?");
+    expect(found("What did you say about my bike?")).toContain("asksWhatAssistantSaid");
+  });
+
   test("a rule turned off finds nothing and frames nothing", () => {
     expect(found("How many babies were born?", ["en.quantity"])).toEqual(["isQuestion"]);
     expect(found("Can you suggest a hotel?", ["en.advice-request"])).toEqual(["addressesAssistant", "isQuestion"]);
@@ -100,7 +113,7 @@ describe("Chinese", () => {
     expect(unframed("我这段时间在做什么运动？")).toBe("我 在做什么运动？");
     expect(found("我这段时间在做什么运动？")).toContain("asksPresentState");
     expect(unframed("到目前为止我去过哪些国家？")).toBe("我去过哪些国家？");
-    expect(unframed("我们之前聊过的那本书叫什么？")).toBe("我们 聊过的那本书叫什么？");
+    expect(unframed("我们之前聊过的那本书叫什么？")).toBe("的那本书叫什么？");
     expect(unframed("三天以前我买了什么？")).toBe("三天以前我买了什么？");
     expect(unframed("我在考虑办一个派对，但不知道选哪个鸡尾酒好。")).toBe("办一个派对，但 鸡尾酒好。");
     expect(unframed("小美在考虑什么？")).toBe("小美在考虑什么？");
@@ -120,6 +133,14 @@ describe("Chinese", () => {
     expect(found("你推荐过哪本书？")).toEqual(["addressesAssistant", "asksWhatAssistantSaid", "isQuestion"]);
     expect(unframed("你推荐过哪本书？")).toBe("你推荐过哪本书？");
     expect(unframed("汤姆推荐了哪本书？")).toBe("汤姆推荐了哪本书？");
+  });
+
+  test("我提到过, 我记得, 我们聊过 frame the question as en.recalling does; 你说过 and 我和小王聊过 stay", () => {
+    expect(unframed("我提到过的那家餐厅叫什么？")).toBe("的那家餐厅叫什么？");
+    expect(unframed("我记得我们上次聊到一本书，叫什么？")).toBe("一本书，叫什么？");
+    expect(unframed("你说过的那本书叫什么？")).toBe("你说过的那本书叫什么？");
+    expect(found("你说过的那本书叫什么？")).toContain("asksWhatAssistantSaid");
+    expect(unframed("我和小王聊过什么？")).toBe("我和小王聊过什么？");
   });
 
   test("最近 alone frames the question like 'recently'; 最近的 (nearest, most recent) and a span (最近两个月) stay", () => {

@@ -242,6 +242,91 @@ describe("default scorer", () => {
     expect(ids).toEqual(["tomatoes"]);
   });
 
+  test("in that span, a turn that says it 'just' happened (刚) is what happened then, as 'today' is", async () => {
+    const turn = (conv: string, id: string, text: string) => ({
+      op: "index",
+      conv,
+      id,
+      text,
+      speaker: "user",
+      time: "2023/04/21 (Fri) 10:00",
+      session: id,
+    });
+    using dir = tempDir();
+    const [en, zh] = await recall(
+      dir.path,
+      "hybrid",
+      turn("j", "app", "Which garden app tracks soil moisture best? Garden apps are many."),
+      turn("j", "tomatoes", "I just planted twelve tomato seedlings in the garden."),
+      {
+        op: "query",
+        conv: "j",
+        text: "What did I do in the garden two weeks ago?",
+        k: 1,
+        time: "2023/05/05 (Fri) 09:00",
+      },
+      turn("z", "app", "哪个花园应用最好用？花园应用很多，花园里用哪个？"),
+      turn("z", "tomatoes", "我刚在花园里种了十二棵番茄苗。"),
+      { op: "query", conv: "z", text: "我两周前在花园里做了什么？", k: 1, time: "2023/05/05 (Fri) 09:00" },
+    );
+    expect(en).toEqual(["tomatoes"]);
+    expect(zh).toEqual(["tomatoes"]);
+  });
+
+  test("a question that adds things up takes its turns from several sessions, not one session's repeats", async () => {
+    const turn = (conv: string, id: string, session: string, text: string, time: string) => ({
+      op: "index",
+      conv,
+      id,
+      text,
+      speaker: "user",
+      time,
+      session,
+    });
+    const en = (conv: string) => [
+      turn(conv, "a1", "s1", "I spent 30 hours playing The Last of Us, what a game.", "2023/05/20 (Sat) 10:00"),
+      turn(
+        conv,
+        "a2",
+        "s1",
+        "I spent 3 hours a night playing games, my favourite way to relax.",
+        "2023/05/20 (Sat) 10:05",
+      ),
+      turn(
+        conv,
+        "a3",
+        "s1",
+        "I spent hours playing games again; which games should I play next?",
+        "2023/05/20 (Sat) 10:10",
+      ),
+      turn(
+        conv,
+        "b1",
+        "s2",
+        "Celeste: I spent 10 hours playing that lovely little game before I finished it at last.",
+        "2023/05/25 (Thu) 10:00",
+      ),
+    ];
+    using dir = tempDir();
+    const [total, said, zh] = await recall(
+      dir.path,
+      "hybrid",
+      ...en("g"),
+      { op: "query", conv: "g", text: "How many hours have I spent playing games in total?", k: 2 },
+      ...en("o"),
+      // What the assistant said is one reply, not a sum: ranked by score alone.
+      { op: "query", conv: "o", text: "How many hours did you say I spent playing games?", k: 2 },
+      turn("z", "a1", "s1", "我玩《最后生还者》玩了30个小时，真是好游戏。", "2023/05/20 (Sat) 10:00"),
+      turn("z", "a2", "s1", "每天晚上玩3个小时游戏是我最喜欢的放松方式。", "2023/05/20 (Sat) 10:05"),
+      turn("z", "a3", "s1", "接下来我该玩什么游戏？玩游戏几个小时让我放松。", "2023/05/20 (Sat) 10:10"),
+      turn("z", "b1", "s2", "《蔚蓝》我花了10个小时通关，很可爱的小游戏。", "2023/05/25 (Thu) 10:00"),
+      { op: "query", conv: "z", text: "我玩游戏一共花了多少个小时？", k: 3 },
+    );
+    expect(total).toEqual(["a1", "b1"]);
+    expect(said).toEqual(["a1", "a2"]);
+    expect(zh).toEqual(["a3", "a1", "b1"]);
+  });
+
   test("a question for a quantity prefers the turn that states one", async () => {
     const turn = (id: string, text: string) => ({ op: "index", conv: "n", id, text, speaker: "user", session: id });
     const turns = [
@@ -583,6 +668,34 @@ describe("a dialogue between people", () => {
       k: 2,
     });
     expect(ids?.sort()).toEqual(["answer", "asks"]);
+  });
+
+  test("the answer to a follow-up question means what the question followed up", async () => {
+    const at = (conv: string, id: string, speaker: string, session: number, text: string) => ({
+      ...turn(id, speaker, session, text),
+      conv,
+    });
+    using dir = tempDir();
+    const ids = await recall(
+      dir.path,
+      "hybrid",
+      at("d", "picnic", "Maya", 1, "Last weekend I had a picnic with some friends from church. So relaxing!"),
+      at("d", "what", "Jon", 1, "Fun! What did you get up to?"),
+      at("d", "games", "Maya", 1, "Charades and a scavenger hunt. We laughed so much!"),
+      at("d", "church", "Jon", 2, "Our church picnic is next month; friends bring food."),
+      ...others,
+      { op: "query", conv: "d", text: "What did Maya do at the picnic with her church friends?", k: 3 },
+      at("z", "picnic", "小美", 1, "上周末我和教会的朋友去野餐了，很放松！"),
+      at("z", "what", "小王", 1, "真好！你们玩了什么？"),
+      at("z", "games", "小美", 1, "猜字谜和寻宝游戏，笑死了！"),
+      at("z", "church", "小王", 2, "我们教会下个月也要野餐，朋友们会带吃的。"),
+      at("z", "traffic", "小王", 3, "今天早上堵车太厉害了。"),
+      { op: "query", conv: "z", text: "小美和教会的朋友野餐时做了什么？", k: 3 },
+    );
+    expect(ids).toEqual([
+      ["picnic", "church", "games"],
+      ["picnic", "church", "games"],
+    ]);
   });
 
   test("a calendar date in the question prefers what was said that day, with no time of asking", async () => {

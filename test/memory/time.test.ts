@@ -1,6 +1,6 @@
 /** Times as conversation sets write them, and the spans questions name relative to when they are asked. */
 import { describe, expect, test } from "bun:test";
-import { dateWindow, parseTime, timeWindow, withoutTimePhrases } from "../../src/memory/time.ts";
+import { dateWindow, parseTime, saysToday, timeWindow, withoutTimePhrases } from "../../src/memory/time.ts";
 
 const day = (iso: string) => Date.parse(`${iso}T00:00:00Z`);
 const span = (text: string, now: string) => {
@@ -68,5 +68,32 @@ describe("withoutTimePhrases", () => {
     expect(clean("How many days ago did I watch the Super Bowl?")).toBe(
       "How many days ago did I watch the Super Bowl?",
     );
+  });
+});
+
+describe("saysToday", () => {
+  test("'today', and 'just' before a past form, 刚 before what happened: the event is as recent as the turn", () => {
+    for (const t of [
+      "I planted tomatoes today.",
+      "I just got back from a solo trip to New York City.",
+      "I just finished the Midsummer 5K with a personal best.",
+      "By the way, I just turned 32 last month.",
+      "今天我在花园里种了番茄。",
+      "我刚买了一辆自行车。",
+      "我刚刚看完那场音乐会。",
+    ])
+      expect(saysToday(t)).toBe(true);
+  });
+  test("not 'just' as 'only' or before a wish, not 刚 inside another word", () => {
+    for (const t of [
+      "Just a few more questions.",
+      "I just need a break from work.",
+      "I just wanted to ask about the route.",
+      "It's just fine.",
+      "时间刚好。",
+      "这个材料的刚性很好。",
+      "我喜欢金刚。",
+    ])
+      expect(saysToday(t)).toBe(false);
   });
 });
