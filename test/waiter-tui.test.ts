@@ -6,7 +6,6 @@
  */
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import * as v from "valibot";
 import { callDaemon } from "../src/client/control-client.ts";
 import { ConversationSummary } from "../src/protocol/channel.ts";
@@ -121,11 +120,7 @@ describe("waiter, the full-screen chat", () => {
 
     // A pasted paragraph is one message (bracketed paste), not one per line.
     rig.llm.script([{ text: "got both lines" }]);
-    const tmuxSock = join(dir.path, "tmux.sock");
-    expect(
-      Bun.spawnSync(["tmux", "-S", tmuxSock, "set-buffer", "--", "first pasted line\nsecond pasted line"]).exitCode,
-    ).toBe(0);
-    expect(Bun.spawnSync(["tmux", "-S", tmuxSock, "paste-buffer", "-p", "-t", "t"]).exitCode).toBe(0);
+    await t.paste("first pasted line\nsecond pasted line");
     await t.waitFor(/^> first pasted line↵second pasted line$/m, "the paste in the input line, newline and all");
     await t.press("Enter");
     s = await t.waitFor(

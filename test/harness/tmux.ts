@@ -11,6 +11,8 @@ export interface Tmux {
   type(text: string): Promise<void>;
   /** Press keys by tmux name: "Enter", "C-c", "C-d", "Up". */
   press(...keys: string[]): Promise<void>;
+  /** Paste text as a terminal pastes it (bracketed paste when the program asked for it). */
+  paste(text: string): Promise<void>;
   /** The pane's visible text; tmux drops spaces at the end of each line, and blank lines at the end are dropped. */
   screen(): Promise<string>;
   /** Wait until the screen matches; returns it. */
@@ -58,6 +60,10 @@ export async function startTmux(dir: string, cmd: string[], env: Record<string, 
   return {
     type: async (text) => void (await tmux(socket, "send-keys", "-t", "t", "-l", text)),
     press: async (...keys) => void (await tmux(socket, "send-keys", "-t", "t", ...keys)),
+    async paste(text) {
+      await tmux(socket, "set-buffer", "--", text);
+      await tmux(socket, "paste-buffer", "-p", "-t", "t");
+    },
     screen,
     waitFor: (match, what, timeoutMs = 15_000) =>
       poll(screen, (s) => (typeof match === "string" ? s.includes(match) : match.test(s)), {
