@@ -110,8 +110,9 @@ export interface TimeWindow {
 
 /**
  * The span a question points at relative to when it is asked ("two weeks ago", "last
- * Saturday", "in the past month", "in March", 上周六, 三天前, 最近两个月), with the slack a person
- * means by it; null when it names none. Only the first such phrase counts.
+ * Saturday", "in the past month", "in March", "two weekends ago", "last year", 上周六, 三天前,
+ * 最近两个月, 上周末, 去年), with the slack a person means by it; null when it names none. Only the
+ * first such phrase counts.
  */
 export function timeWindow(text: string, now: number): TimeWindow | null {
   const t = text.toLowerCase();
@@ -125,8 +126,19 @@ export function timeWindow(text: string, now: number): TimeWindow | null {
     const unit = UNIT[m[2] as string] as number;
     if (n > 0) return around(now - n * unit, Math.max(unit / 2, 2 * DAY));
   }
+  // A weekend n weekends back: the last one, then a week before it for each more.
+  const weekendsAgo = (n: number) =>
+    around(now - (((new Date(now).getUTCDay() + 1) % 7 || 7) + 7 * (n - 1)) * DAY, 2 * DAY);
   m =
-    /\b(?:in|during|over|within)\s+the\s+(?:past|last)\s+(?:(\d+|two|three|four|five|six|seven|eight|nine|ten|couple of|few|several)\s+)?(day|week|month|year)s?\b/.exec(
+    /\b(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a couple of|a few|several)\s+weekends?\s+ago\b/.exec(
+      t,
+    );
+  if (m) {
+    const n = count((m[1] as string).replace(/ of$/, "").replace(/^a /, ""));
+    if (n > 0) return weekendsAgo(n);
+  }
+  m =
+    /\b(?:in|during|over|within|for)\s+the\s+(?:past|last)\s+(?:(\d+|two|three|four|five|six|seven|eight|nine|ten|couple of|few|several)\s+)?(day|week|month|year)s?\b/.exec(
       t,
     );
   if (m) {
@@ -141,9 +153,10 @@ export function timeWindow(text: string, now: number): TimeWindow | null {
     if (back === 0) back = 7;
     return around(now - back * DAY, 1.5 * DAY);
   }
-  if (/\blast\s+weekend\b/.test(t)) return around(now - ((new Date(now).getUTCDay() + 1) % 7 || 7) * DAY, 2 * DAY);
+  if (/\b(?:last|this\s+past|the\s+past)\s+weekend\b/.test(t)) return weekendsAgo(1);
   if (/\blast\s+week\b/.test(t)) return { from: now - 14 * DAY, to: now - 2 * DAY };
   if (/\blast\s+month\b/.test(t)) return { from: now - 62 * DAY, to: now - 14 * DAY };
+  if (/\blast\s+year\b/.test(t)) return lastYear(now);
   m =
     /\b(?:in|during|on|since)\s+(january|february|march|april|may|june|july|august|september|october|november|december)\b/.exec(
       t,
@@ -165,6 +178,11 @@ export function timeWindow(text: string, now: number): TimeWindow | null {
     const n = m[1] ? count(m[1]) : 1;
     if (n > 0) return { from: now - n * (UNIT[m[2] as string] as number) - DAY, to: now };
   }
+  m = /(\d+|[一两二三四五六七八九十几])\s*个\s*周末(?:以)?前/.exec(text);
+  if (m) {
+    const n = count(m[1] as string);
+    if (n > 0) return weekendsAgo(n);
+  }
   if (text.includes("前天")) return around(now - 2 * DAY, DAY);
   if (text.includes("昨天")) return around(now - DAY, DAY);
   m = /上(?:个)?(?:周|星期|礼拜)([一二三四五六日天])/.exec(text);
@@ -176,9 +194,17 @@ export function timeWindow(text: string, now: number): TimeWindow | null {
     const back = sinceMonday + 7 - ((want + 6) % 7);
     return around(now - back * DAY, 1.5 * DAY);
   }
+  if (/上(?:个)?(?:周|星期|礼拜)末/.test(text)) return weekendsAgo(1);
   if (/上(?:个)?(?:周|星期|礼拜)/.test(text)) return { from: now - 14 * DAY, to: now - 2 * DAY };
   if (text.includes("上个月")) return { from: now - 62 * DAY, to: now - 14 * DAY };
+  if (text.includes("去年")) return lastYear(now);
   return null;
+}
+
+/** The calendar year before `now`'s, with a day's slack either side. */
+function lastYear(now: number): TimeWindow {
+  const y = new Date(now).getUTCFullYear();
+  return { from: Date.UTC(y - 1, 0, 1) - DAY, to: Date.UTC(y, 0, 1) + DAY };
 }
 
 const MONTH = "(january|february|march|april|may|june|july|august|september|october|november|december)";
@@ -228,12 +254,15 @@ const TIME_PHRASES = [
   new RegExp(ISO_DATE.source, "g"),
   new RegExp(HAN_DATE.source, "g"),
   /\b(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a couple of|a few|several)\s+(?:day|week|month|year)s?\s+ago\b/gi,
-  /\b(?:in|during|over|within)\s+the\s+(?:past|last)\s+(?:(?:\d+|two|three|four|five|six|seven|eight|nine|ten|couple of|few|several)\s+)?(?:day|week|month|year)s?\b/gi,
+  /\b(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a couple of|a few|several)\s+weekends?\s+ago\b/gi,
+  /\b(?:in|during|over|within|for)\s+the\s+(?:past|last)\s+(?:(?:\d+|two|three|four|five|six|seven|eight|nine|ten|couple of|few|several)\s+)?(?:day|week|month|year)s?\b/gi,
   /\byesterday\b/gi,
-  /\blast\s+(?:sunday|monday|tuesday|wednesday|thursday|friday|saturday|weekend|week|month)\b/gi,
+  /\b(?:this|the)\s+past\s+weekend\b/gi,
+  /\blast\s+(?:sunday|monday|tuesday|wednesday|thursday|friday|saturday|weekend|week|month|year)\b/gi,
   /(?:\d+|[一两二三四五六七八九十几])\s*(?:个)?(?:天|日|周|星期|礼拜|月|年)(?:以)?前/g,
   /(?:最近|过去|近)\s*(?:\d+|[一两二三四五六七八九十几])?\s*(?:个)?(?:天|周|星期|礼拜|月|年)/g,
-  /前天|昨天|上(?:个)?(?:周|星期|礼拜)[一二三四五六日天]?|上个月/g,
+  /(?:\d+|[一两二三四五六七八九十几])\s*个\s*周末(?:以)?前/g,
+  /前天|昨天|上(?:个)?(?:周|星期|礼拜)[一二三四五六日天末]?|上个月|去年/g,
 ];
 
 /**

@@ -26,11 +26,20 @@ describe("timeWindow", () => {
     expect(span("concerts I attended in the past two months", now)).toEqual(["2023-03-05", "2023-05-05"]);
     expect(span("the first BBQ in March", now)).toEqual(["2023-02-28", "2023-04-02"]);
     expect(span("How many days ago did I watch the Super Bowl?", now)).toBeNull();
+    // Weekends: the last one (Saturday 29 April) and those before it, a week apart.
+    expect(span("Where did I hike this past weekend?", now)).toEqual(["2023-04-27", "2023-05-01"]);
+    expect(span("Where did I hike last weekend?", now)).toEqual(["2023-04-27", "2023-05-01"]);
+    expect(span("What did I bake two weekends ago?", now)).toEqual(["2023-04-20", "2023-04-24"]);
+    expect(span("What have I been reading for the past two weeks?", now)).toEqual(["2023-04-20", "2023-05-05"]);
+    expect(span("Which trips did I take last year?", now)).toEqual(["2021-12-31", "2023-01-02"]);
   });
   test("Chinese spans", () => {
     expect(span("我上周六去了哪里？", now)).toEqual(["2023-04-28", "2023-05-01"]); // around Saturday 29 April
     expect(span("三天前我买了什么？", now)).toEqual(["2023-04-30", "2023-05-04"]);
     expect(span("我最近两个月看了几场演出？", now)).toEqual(["2023-03-05", "2023-05-05"]);
+    expect(span("我上周末去哪里爬山了？", now)).toEqual(["2023-04-27", "2023-05-01"]);
+    expect(span("两个周末前我烤了什么？", now)).toEqual(["2023-04-20", "2023-04-24"]);
+    expect(span("我去年去了哪些地方旅行？", now)).toEqual(["2021-12-31", "2023-01-02"]);
   });
 });
 
@@ -61,6 +70,13 @@ describe("withoutTimePhrases", () => {
     expect(clean("What did I plant two weeks ago?")).toBe("What did I plant ?");
     expect(clean("Who did I meet last Tuesday for lunch?")).toBe("Who did I meet for lunch?");
     expect(clean("concerts in the past two months")).toBe("concerts");
+    expect(clean("Where did I hike this past weekend?")).toBe("Where did I hike ?");
+    expect(clean("What did I bake two weekends ago?")).toBe("What did I bake ?");
+    expect(clean("books for the past two weeks")).toBe("books");
+    expect(clean("trips last year")).toBe("trips");
+    expect(withoutTimePhrases("我上周末去哪里爬山了？").replace(/\s/g, "")).toBe("我去哪里爬山了？");
+    expect(withoutTimePhrases("两个周末前我烤了什么？").trim()).toBe("我烤了什么？");
+    expect(withoutTimePhrases("我去年去了哪些地方旅行？").replace(/\s/g, "")).toBe("我去了哪些地方旅行？");
     expect(withoutTimePhrases("我上周六去了哪里？").replace(/\s/g, "")).toBe("我去了哪里？");
     expect(withoutTimePhrases("三天前我买了什么？").trim()).toBe("我买了什么？");
     expect(clean("What did Ana paint on October 13, 2023?")).toBe("What did Ana paint on ?");
