@@ -66,6 +66,16 @@ async function ranked(scorer: string, ...ops: unknown[]) {
 const rankedFor = (turns: unknown[], conv: string, ...asked: [string, number][]) =>
   ranked("hybrid", ...turns, ...queries(conv, ...asked));
 
+/** A person's turn of 21 April 2023 (a Friday two weeks before the questions), its own session. */
+const spanTurn = (conv: string, id: string, text: string) => ({
+  op: "index",
+  conv,
+  id,
+  text,
+  speaker: "user",
+  time: "2023/04/21 (Fri) 10:00",
+  session: id,
+});
 describe("default scorer", () => {
   test("a short reply is found through the turn it answers; plain BM25 cannot", async () => {
     const chat = [
@@ -208,15 +218,7 @@ describe("default scorer", () => {
   });
 
   test("in the span a question names, the turn that says 'today' is what happened then", async () => {
-    const turn = (id: string, text: string) => ({
-      op: "index",
-      conv: "d",
-      id,
-      text,
-      speaker: "user",
-      time: "2023/04/21 (Fri) 10:00",
-      session: id,
-    });
+    const turn = (id: string, text: string) => spanTurn("d", id, text);
     using dir = tempDir();
     const [ids] = await recall(
       dir.path,
@@ -243,15 +245,7 @@ describe("default scorer", () => {
   });
 
   test("in that span, a turn that says it 'just' happened (刚) is what happened then, as 'today' is", async () => {
-    const turn = (conv: string, id: string, text: string) => ({
-      op: "index",
-      conv,
-      id,
-      text,
-      speaker: "user",
-      time: "2023/04/21 (Fri) 10:00",
-      session: id,
-    });
+    const turn = spanTurn;
     using dir = tempDir();
     const [en, zh] = await recall(
       dir.path,
