@@ -267,8 +267,9 @@ export class Kernel {
     const patch = this.page.resolveServerEdits(request, this.config);
     this.page.checkSections(patch);
     const current = readSettingsPatch(this.paths.dir, this.log);
-    this.page.apply(this.baseConfig, mergeSettingsPatch(current, patch));
-    writeSettingsPatch(this.paths.dir, current, patch);
+    const next = mergeSettingsPatch(current, patch);
+    this.page.apply(this.baseConfig, next);
+    writeSettingsPatch(this.paths.dir, next);
     const reload = this.reload("settings saved");
     return { settings: this.settingsView(), reload };
   }

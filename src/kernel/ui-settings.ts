@@ -285,15 +285,13 @@ export function mergeSettingsPatch(current: SettingsPatch, patch: SettingsPatch)
   return next;
 }
 
-/** Merge `patch` into settings.json (0600, atomically); the caller has checked it with SettingsPage.apply. */
-export function writeSettingsPatch(dataDir: string, current: SettingsPatch, patch: SettingsPatch): SettingsPatch {
-  const next = mergeSettingsPatch(current, patch);
+/** Write settings.json (0600, atomically); the caller has checked `next` with SettingsPage.apply. */
+export function writeSettingsPatch(dataDir: string, next: SettingsPatch): void {
   const file = settingsFile(dataDir);
   const tmp = `${file}.tmp`;
   writeFileSync(tmp, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
   chmodSync(tmp, 0o600);
   renameSync(tmp, file);
-  return next;
 }
 
 /** Dotted paths of every leaf that differs between two configurations. */
