@@ -9,7 +9,8 @@
  * load.rss_idle_mb, load.rss_peak_mb, load.rss_after_mb: the same 20 streams for two minutes on
  * a fresh daemon, with the resident memory of the daemon and its plugins together (as
  * rss.idle_mb counts it) before, every 250 ms during, and 20 s after — what a person who chats
- * in bursts sees homed keep (issue 30: peak ≤ 200 MiB, after ≤ idle + 30).
+ * in bursts sees homed keep (issue 30: peak ≤ 200 MiB, after ≤ idle + 30). load.turn_after_idle_ms:
+ * one more streamed turn after those 20 s, when each process has trimmed what the burst left.
  */
 import type { RpcClient } from "../src/ipc/unix-rpc.ts";
 import { BenchDaemon, daemonRssMiB, rssMiB } from "./bench-daemon.ts";
@@ -195,6 +196,10 @@ export async function benchLoadMemory(durationMs = MEMORY_LOAD_MS): Promise<void
     report("load.rss_peak_mb", peak, "MiB");
     report("load.rss_after_mb", rss(), "MiB");
     report("load.memory_turns", r.turns, "turns", 0);
+    // What the trim after the burst (src/kernel/idle-trim.ts) costs: the next turn compiles again.
+    const s = performance.now();
+    await streamTurn(daemon.webUrl(), daemon.bearer(), "memory-after", "and now, what about the garden?");
+    report("load.turn_after_idle_ms", performance.now() - s, "ms");
   } finally {
     await daemon.stop();
     model.stop();

@@ -28,6 +28,7 @@ import { dataPaths, defaultDataDir } from "../kernel/data-paths.ts";
 import { VERSION } from "../version.ts";
 import { formatFlags, type FlagSpec } from "../client/flags.ts";
 import { sizeHeap } from "../kernel/heap-size.ts";
+import { startIdleTrim } from "../kernel/idle-trim.ts";
 
 export const DATA_FLAG: FlagSpec = {
   name: "data",
@@ -76,6 +77,8 @@ export const runDaemon: Subcommand = {
     // kernel's modules (jieba's addon among them).
     const { Kernel } = await import("../kernel/kernel.ts");
     const kernel = await Kernel.start({ dataDir: resolveDataDir(values), overrides });
+    // Measured from what the kernel holds once loaded, so loading is not taken for a burst.
+    void kernel.settled.then(startIdleTrim);
     await new Promise<void>((resolve) => {
       const stop = (signal: string) => {
         void kernel.stop(signal).then(resolve);
@@ -435,6 +438,7 @@ export const plugin: Subcommand = {
     if (!process.env.HOMED_PLUGIN_NAME)
       throw new HomedError("usage", `plugins are started by the homed daemon, not by hand`);
     await entry();
+    startIdleTrim();
     // The plugin keeps the process alive through its own handles (stdin, servers).
     return await new Promise<number>(() => {});
   },

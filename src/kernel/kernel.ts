@@ -215,10 +215,18 @@ export class Kernel {
     kernel.watchdog = kernel.createWatchdog(opts.clock ?? realClock);
     kernel.watchdog.start();
     kernel.l3.start();
-    if (config.memory.model) void kernel.loadDenseModel(config.memory.model);
-    void kernel.prepareFirstTurn();
+    kernel.settled = Promise.all([
+      config.memory.model ? kernel.loadDenseModel(config.memory.model) : undefined,
+      kernel.prepareFirstTurn(),
+    ]).then(() => {});
     return kernel;
   }
+
+  /**
+   * Resolves once what the kernel loads in the background after ready (the first turn's tables,
+   * the dense model) is loaded; never rejects (each step logs its own failure).
+   */
+  settled: Promise<void> = Promise.resolve();
 
   /**
    * Load, in the background after ready, what the first turn would otherwise load on its way to
