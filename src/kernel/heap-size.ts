@@ -4,8 +4,9 @@
  * 20 streaming turns before a full collection, and the web plugin's ~200 MiB (docs/BENCHMARKS.md,
  * memory under load). homed is a small daemon on a 2 GiB board as on a workstation, so its
  * processes run with ENGINE_OPTIONS: the heap sized as if the machine had 512 MiB, and grown by
- * 1.3 instead of 2 between full collections while it is small (the kernel's peak under that load
- * went 170–180 → 120–125 MiB, turns per second alike). JavaScriptCore reads its options from the
+ * 1.2 instead of 2 between full collections while it is small (the kernel's peak under that load
+ * went 170–180 → 120–125 MiB with 1.3, the whole peak 5–11 MiB lower again with 1.2, turns per
+ * second alike). JavaScriptCore reads its options from the
  * environment when it starts, so the daemon sets them by replacing itself (execve: same pid,
  * nothing left behind) before anything is loaded, and hands them to its plugins. An owner who
  * set one keeps their value.
@@ -14,7 +15,7 @@
 /** JavaScriptCore's options (`BUN_JSC_<option>`) every homed process runs with. */
 export const ENGINE_OPTIONS: Readonly<Record<string, string>> = {
   BUN_JSC_forceRAMSize: String(512 * 1024 * 1024),
-  BUN_JSC_smallHeapGrowthFactor: "1.3",
+  BUN_JSC_smallHeapGrowthFactor: "1.2",
 };
 
 /** The engine options set in `env` (the daemon's, after sizeHeap): what its plugins get too. */

@@ -148,7 +148,7 @@ describe("children's environment", () => {
       ]);
       expect(env.TZ).toBe("Europe/Paris");
       expect(env.BUN_JSC_forceRAMSize).toBe(String(512 * 1024 * 1024));
-      expect(env.BUN_JSC_smallHeapGrowthFactor).toBe("1.3");
+      expect(env.BUN_JSC_smallHeapGrowthFactor).toBe("1.2");
       expect(env.HOMED_PLUGIN_NAME).toBe(p.name);
     }
   });
