@@ -29,6 +29,7 @@ import { VERSION } from "../version.ts";
 import { formatFlags, type FlagSpec } from "../client/flags.ts";
 import { sizeHeap } from "../kernel/heap-size.ts";
 import { startIdleTrim } from "../kernel/idle-trim.ts";
+import { formatLogLine } from "../protocol/logfmt.ts";
 
 export const DATA_FLAG: FlagSpec = {
   name: "data",
@@ -78,7 +79,8 @@ export const runDaemon: Subcommand = {
     const { Kernel } = await import("../kernel/kernel.ts");
     const kernel = await Kernel.start({ dataDir: resolveDataDir(values), overrides });
     // Measured from what the kernel holds once loaded, so loading is not taken for a burst.
-    void kernel.settled.then(startIdleTrim);
+    const limits = kernel.log.with({ component: "limits" });
+    void kernel.settled.then(() => startIdleTrim((r) => limits.info("memory given back after a burst", { ...r })));
     await new Promise<void>((resolve) => {
       const stop = (signal: string) => {
         void kernel.stop(signal).then(resolve);
@@ -438,7 +440,12 @@ export const plugin: Subcommand = {
     if (!process.env.HOMED_PLUGIN_NAME)
       throw new HomedError("usage", `plugins are started by the homed daemon, not by hand`);
     await entry();
-    startIdleTrim();
+    // A logfmt line on stderr joins the daemon's log under the plugin's name.
+    startIdleTrim((r) =>
+      process.stderr.write(
+        `${formatLogLine("info", "memory given back after a burst", { plugin: name, component: "limits", ...r })}\n`,
+      ),
+    );
     // The plugin keeps the process alive through its own handles (stdin, servers).
     return await new Promise<number>(() => {});
   },

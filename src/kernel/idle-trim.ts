@@ -86,17 +86,42 @@ function shrink(): void {
   if (typeof deeper === "function") deeper();
 }
 
-/** Watch this process for the rest of its life (the timer never keeps it alive). */
-export function startIdleTrim(): () => void {
-  const policy = new TrimPolicy();
-  const sample = (): TrimSample => {
-    const c = process.cpuUsage();
-    return { cpuUs: c.user + c.system, rssBytes: residentBytes() };
-  };
+/** What a trim gave back, in MiB, as the next check reads it. */
+export interface TrimReport {
+  rss_mb_before: number;
+  rss_mb_after: number;
+}
+
+/** What a test replaces: the process's samples, the engine's trim, the time between checks. */
+export interface IdleTrimHooks {
+  intervalMs?: number;
+  sample?: () => TrimSample;
+  shrink?: () => void;
+}
+
+function processSample(): TrimSample {
+  const c = process.cpuUsage();
+  return { cpuUs: c.user + c.system, rssBytes: residentBytes() };
+}
+
+/**
+ * Watch this process for the rest of its life (the timer never keeps it alive); `report` hears
+ * of each trim at the check after it, when its effect can be read.
+ */
+export function startIdleTrim(report: (r: TrimReport) => void, hooks: IdleTrimHooks = {}): () => void {
+  const { intervalMs = TRIM_CHECK_MS, sample = processSample, shrink: trim = shrink } = hooks;
+  const policy = new TrimPolicy(intervalMs);
+  const mib = (bytes: number) => Math.round(bytes / MiB);
+  let trimmedAt: number | null = null;
   policy.check(sample());
   const timer = setInterval(() => {
-    if (policy.check(sample())) shrink();
-  }, TRIM_CHECK_MS);
+    const s = sample();
+    if (trimmedAt !== null) report({ rss_mb_before: mib(trimmedAt), rss_mb_after: mib(s.rssBytes) });
+    trimmedAt = null;
+    if (!policy.check(s)) return;
+    trimmedAt = s.rssBytes;
+    trim();
+  }, intervalMs);
   timer.unref();
   return () => clearInterval(timer);
 }

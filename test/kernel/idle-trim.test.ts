@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { GROWTH_MIB, QUIET_CPU_SHARE, TRIM_CHECK_MS, TrimPolicy } from "../../src/kernel/idle-trim.ts";
+import { GROWTH_MIB, QUIET_CPU_SHARE, startIdleTrim, TRIM_CHECK_MS, TrimPolicy } from "../../src/kernel/idle-trim.ts";
 
 const MiB = 1024 * 1024;
 /** CPU microseconds of one check's interval at a given share of one core. */
@@ -96,4 +96,34 @@ describe("TrimPolicy", () => {
 
 test("the engine offers the deeper trim (Bun.shrink), so a trim is more than a collection", () => {
   expect(typeof (Bun as unknown as { shrink?: unknown }).shrink).toBe("function");
+});
+
+test("startIdleTrim trims once after a burst and reports what came back at the next check", async () => {
+  // Ready at 100 MiB, a burst to 150, then quiet: trimmed, and the trim leaves 110.
+  const steps: [number, number][] = [
+    [0, 100],
+    [busy, 150],
+    [idle, 150],
+    [idle, 150],
+    [idle, 110],
+    [idle, 110],
+    [idle, 110],
+  ];
+  let i = 0;
+  let used = 0;
+  let trims = 0;
+  const reports: unknown[] = [];
+  const stop = startIdleTrim((r) => reports.push(r), {
+    intervalMs: 5,
+    sample: () => {
+      const [c, mib] = steps[Math.min(i++, steps.length - 1)] as [number, number];
+      used += c * (5 / TRIM_CHECK_MS); // the same shares of a 5 ms interval
+      return { cpuUs: used, rssBytes: mib * MiB };
+    },
+    shrink: () => trims++,
+  });
+  while (i < steps.length + 3) await Bun.sleep(5);
+  stop();
+  expect(trims).toBe(1);
+  expect(reports).toEqual([{ rss_mb_before: 150, rss_mb_after: 110 }]);
 });
