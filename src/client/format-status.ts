@@ -26,6 +26,7 @@ export function formatStatus(st: StatusResult): string {
     `  store    ${st.store.path}  schema v${st.store.schemaVersion}, ${st.store.events} events, ${formatBytes(st.store.sizeBytes)}`,
     `  model    ${st.llm.configured ? `${st.llm.provider} ${st.llm.model} at ${st.llm.baseURL} (key ${st.llm.hasKey ? st.llm.keyHint : "none"})` : "not configured (homed provider, or the web UI)"}`,
     `  memory   ${st.memory.embedder ? `dense model ${st.memory.embedder} (${st.memory.vectorsMade} vectors made${st.memory.imageVectorsMade ? `, ${st.memory.imageVectorsMade} of images` : ""}${st.memory.audioVectorsMade ? `, ${st.memory.audioVectorsMade} of audio` : ""}, ${st.memory.pending} queued) + words and concepts` : "words and concepts (no dense model)"}${st.memory.l3 ? `; L3 ${st.memory.l3.current} current facts (${st.memory.l3.facts} in all), ${st.memory.l3.nodes} nodes` : ""}`,
+    ...(st.usage ? [`  tokens   ${formatUsage(st.usage)}`] : []),
     `  tools    ${formatTools(st.tools)}`,
     ...(st.skills ? [`  skills   ${formatSkillCounts(st.skills)}`] : []),
     `  stages   ${st.stages.length ? st.stages.map((h) => `${h.stage}:${h.plugin}`).join(", ") : "none"}`,
@@ -35,6 +36,14 @@ export function formatStatus(st: StatusResult): string {
     `  plugins`,
     ...st.plugins.map((p) => `    ${formatPlugin(p)}`),
   ].join("\n");
+}
+
+/** All turns' tokens: "12040 in (9000 cached, 75 %) / 800 out over 12 turns". */
+export function formatUsage(u: NonNullable<StatusResult["usage"]>): string {
+  if (u.turns === 0) return "no turns yet";
+  const share = u.inputTokens > 0 ? `, ${Math.round((100 * u.cachedInputTokens) / u.inputTokens)} %` : "";
+  const cached = u.cachedInputTokens > 0 ? ` (${u.cachedInputTokens} cached${share})` : "";
+  return `${u.inputTokens} in${cached} / ${u.outputTokens} out over ${u.turns} turn${u.turns === 1 ? "" : "s"}`;
 }
 
 /**

@@ -69,6 +69,7 @@ export function kernelStatus(k: StatusSources): StatusResult {
       activity: k.store.channelActivity(),
       off: channelsOff(k.config, k.sections),
     }),
+    usage: k.store.totalUsage(),
   };
 }
 

@@ -74,6 +74,13 @@ export const StatusResult = v.object({
   skills: v.optional(v.object({ valid: v.number(), disabled: v.number(), invalid: v.number() })),
   /** Absent from an older daemon's answer: a newer client shows none rather than failing. */
   channels: v.optional(v.array(ChannelStatus), []),
+  /**
+   * Tokens of every finished turn in this data dir, as the providers reported them (cached: read
+   * from the provider's prompt cache, part of the input). Absent from older daemons.
+   */
+  usage: v.optional(
+    v.object({ turns: v.number(), inputTokens: v.number(), outputTokens: v.number(), cachedInputTokens: v.number() }),
+  ),
 });
 export type StatusResult = v.InferOutput<typeof StatusResult>;
 

@@ -286,6 +286,21 @@ export class Store {
       : null;
   }
 
+  /** Tokens of every finished turn, from the conversations' running sums (one row each). */
+  totalUsage(): { turns: number; inputTokens: number; outputTokens: number; cachedInputTokens: number } {
+    const row = this.db
+      .query<{ turns: number; input_tokens: number; output_tokens: number; cached_tokens: number }, []>(
+        "SELECT COALESCE(SUM(turns), 0) AS turns, COALESCE(SUM(input_tokens), 0) AS input_tokens, COALESCE(SUM(output_tokens), 0) AS output_tokens, COALESCE(SUM(cached_tokens), 0) AS cached_tokens FROM conversations",
+      )
+      .get();
+    return {
+      turns: row?.turns ?? 0,
+      inputTokens: row?.input_tokens ?? 0,
+      outputTokens: row?.output_tokens ?? 0,
+      cachedInputTokens: row?.cached_tokens ?? 0,
+    };
+  }
+
   /** Per channel: how many conversations it started and when its latest turn ended (null: none yet). */
   channelActivity(): { channel: string; conversations: number; lastTurnAt: number | null }[] {
     return this.db

@@ -1,10 +1,11 @@
 /**
  * Cached input tokens, as the provider reports them (OpenAI's `prompt_tokens_details.cached_tokens`,
  * Anthropic's `cache_read_input_tokens`), reach the person with the token counts: `homed chat`'s
- * line after the reply, the conversation's totals, the web API's transcript and conversation list.
+ * line after the reply, the conversation's totals, the web API's transcript and conversation list,
+ * `homed status`.
  */
 import { describe, expect, test } from "bun:test";
-import { tempDir } from "../harness/binary.ts";
+import { HOMED, run, tempDir } from "../harness/binary.ts";
 import { startAgentRig } from "../harness/agent-daemon.ts";
 import { webUrlOf } from "../harness/daemon.ts";
 
@@ -43,6 +44,10 @@ describe("cached input tokens", () => {
       });
       const body = (await v1.json()) as { usage: { prompt_tokens: number; prompt_tokens_details?: unknown } };
       expect(body.usage).toMatchObject({ prompt_tokens: 900, prompt_tokens_details: { cached_tokens: 512 } });
+
+      // `homed status`: every turn's tokens in this data dir, with the part the cache served.
+      const st = await run([HOMED, "status", "-data", dir.path]);
+      expect(st.stdout).toContain("  tokens   3400 in (1536 cached, 45 %) / 70 out over 3 turns");
     }, 60_000);
   }
 });
