@@ -12,12 +12,10 @@
  */
 import * as v from "valibot";
 
-/** A whole number within [min, max], with the messages every integer setting gives. */
-const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
-  v.pipe(v.number("must be a number"), v.integer("must be an integer"), v.minValue(min), v.maxValue(max));
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describeIssues } from "../protocol/jsonrpc.ts";
+import { wholeNumber } from "../protocol/plugin-settings.ts";
 import { HomedError } from "../protocol/errors.ts";
 import { LOG_LEVELS } from "../protocol/logfmt.ts";
 import { parseListen } from "../protocol/listen.ts";
@@ -64,10 +62,10 @@ const KernelConfigSchema = v.strictObject({
         "",
       ),
       model: v.optional(v.string(), ""),
-      context_window: v.optional(int(1024), 128_000),
-      max_output_tokens: v.optional(int(16), 4096),
-      timeout_ms: v.optional(int(100), 120_000),
-      max_retries: v.optional(int(0, 10), 3),
+      context_window: v.optional(wholeNumber(1024), 128_000),
+      max_output_tokens: v.optional(wholeNumber(16), 4096),
+      timeout_ms: v.optional(wholeNumber(100), 120_000),
+      max_retries: v.optional(wholeNumber(0, 10), 3),
       images: v.optional(v.picklist(["auto", "on", "off"], "must be auto, on or off"), "auto"),
     }),
     {},
@@ -78,14 +76,14 @@ const KernelConfigSchema = v.strictObject({
         v.string(),
         "You are homed, a personal agent running on the user's own machine. Answer plainly. Use tools when they help, and say what you did.",
       ),
-      max_iterations: v.optional(int(1, 200), 10),
-      tool_timeout_ms: v.optional(int(100), 120_000),
+      max_iterations: v.optional(wholeNumber(1, 200), 10),
+      tool_timeout_ms: v.optional(wholeNumber(100), 120_000),
     }),
     {},
   ),
   memory: v.optional(
     v.strictObject({
-      pinned_recent: v.optional(int(0, 1000), 10),
+      pinned_recent: v.optional(wholeNumber(0, 1000), 10),
       model: v.optional(
         v.pipe(v.string(), v.regex(/^[A-Za-z0-9._-]*$/, "must be a folder name under DATA/models")),
         "",
@@ -99,7 +97,7 @@ const KernelConfigSchema = v.strictObject({
   approval: v.optional(
     v.strictObject({
       default: v.optional(v.picklist(["allow", "ask", "deny"], "must be allow, ask or deny"), "ask"),
-      timeout_ms: v.optional(int(100), 120_000),
+      timeout_ms: v.optional(wholeNumber(100), 120_000),
       allow: v.optional(v.array(PolicyPattern), []),
       ask: v.optional(v.array(PolicyPattern), []),
       deny: v.optional(v.array(PolicyPattern), []),
@@ -143,22 +141,22 @@ const KernelConfigSchema = v.strictObject({
         [],
       ),
       /** Largest HTTP request body accepted, in KiB. */
-      max_body_kb: v.optional(int(16, 1_048_576), 10_240),
+      max_body_kb: v.optional(wholeNumber(16, 1_048_576), 10_240),
       /**
        * Seconds a client has to send a request's body (and an idle connection stays open);
        * slower ones are answered 408 and closed. At most 255 (the runtime's idle timer).
        */
-      request_timeout_s: v.optional(int(1, 255), 30),
+      request_timeout_s: v.optional(wholeNumber(1, 255), 30),
     }),
     {},
   ),
   plugins: v.optional(
     v.strictObject({
-      segment_mb: v.optional(int(1, 1024), 32),
-      start_timeout_ms: v.optional(int(100, 600_000), 30_000),
-      ping_interval_ms: v.optional(int(0, 3_600_000), 10_000),
-      frame_rate: v.optional(int(10), 20_000),
-      inline_bulk_kb: v.optional(int(1, 65_536), 8192),
+      segment_mb: v.optional(wholeNumber(1, 1024), 32),
+      start_timeout_ms: v.optional(wholeNumber(100, 600_000), 30_000),
+      ping_interval_ms: v.optional(wholeNumber(0, 3_600_000), 10_000),
+      frame_rate: v.optional(wholeNumber(10), 20_000),
+      inline_bulk_kb: v.optional(wholeNumber(1, 65_536), 8192),
       disabled: v.optional(v.array(v.string("must be plugin names")), []),
     }),
     {},
@@ -166,8 +164,8 @@ const KernelConfigSchema = v.strictObject({
   limits: v.optional(
     v.strictObject({
       /** Resident memory of the daemon and its plugins together, in MiB; 0: no cap. */
-      rss_mb: v.optional(int(0, 1_048_576), 1024),
-      rss_check_ms: v.optional(int(100, 3_600_000), 10_000),
+      rss_mb: v.optional(wholeNumber(0, 1_048_576), 1024),
+      rss_check_ms: v.optional(wholeNumber(100, 3_600_000), 10_000),
     }),
     {},
   ),
@@ -176,8 +174,8 @@ const KernelConfigSchema = v.strictObject({
     v.strictObject({
       agent: v.optional(
         v.strictObject({
-          max_depth: v.optional(int(1, 5), 2),
-          max_iterations: v.optional(int(1, 50), 8),
+          max_depth: v.optional(wholeNumber(1, 5), 2),
+          max_iterations: v.optional(wholeNumber(1, 50), 8),
         }),
         {},
       ),
@@ -191,7 +189,13 @@ const KernelConfigSchema = v.strictObject({
    */
   skills: v.optional(
     v.strictObject({
-      paths: v.optional(v.pipe(v.array(v.pipe(v.string("must be folder paths"), v.minLength(1))), v.maxLength(50)), []),
+      paths: v.optional(
+        v.pipe(
+          v.array(v.pipe(v.string("must be folder paths"), v.minLength(1, "must not be empty"))),
+          v.maxLength(50, "at most 50 folders"),
+        ),
+        [],
+      ),
     }),
     {},
   ),
@@ -199,7 +203,7 @@ const KernelConfigSchema = v.strictObject({
   channels: v.optional(v.strictObject({}), {}),
   store: v.optional(
     v.strictObject({
-      busy_timeout_ms: v.optional(int(0, 600_000), 5000),
+      busy_timeout_ms: v.optional(wholeNumber(0, 600_000), 5000),
     }),
     {},
   ),
