@@ -173,7 +173,16 @@ export class Kernel {
     const log = createLogger(sink);
     let config: Config;
     try {
-      config = page.apply(base, readSettingsPatch(paths.dir, log));
+      const stored = readSettingsPatch(paths.dir, log);
+      config = page.apply(base, stored);
+      const unused = page.unused(stored);
+      if (unused.length > 0)
+        log.warn(
+          "settings.json holds settings no plugin has now; they are ignored (the settings page can remove them)",
+          {
+            settings: unused.join(","),
+          },
+        );
     } catch (err) {
       // A settings.json that no longer fits (e.g. an old file) must not keep the daemon down.
       log.warn("settings.json ignored", { reason: (err as Error).message });
@@ -273,8 +282,8 @@ export class Kernel {
   /** Write a patch to settings.json (refused, unchanged, when the result is not a valid configuration) and apply it. */
   setSettings(request: SettingsPatch): SettingsSaveResult {
     const patch = this.page.resolveServerEdits(request, this.config);
-    this.page.checkSections(patch);
     const current = readSettingsPatch(this.paths.dir, this.log);
+    this.page.checkSections(patch, current);
     const next = mergeSettingsPatch(current, patch);
     this.page.apply(this.baseConfig, next);
     writeSettingsPatch(this.paths.dir, next);

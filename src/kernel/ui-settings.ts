@@ -112,11 +112,28 @@ export class SettingsPage {
   }
 
   /**
-   * Refuse a request's plugin fields the page does not list: an unknown section or field, or one
-   * the page leaves out (a builtinOnly section, a list of tables, an object).
+   * The plugin fields settings.json holds that the page does not list (their plugin removed or
+   * changed since), as dotted paths: apply passes them over, the page offers to remove them.
    */
-  checkSections(patch: SettingsPatch): void {
+  unused(stored: SettingsPatch): string[] {
+    const out: string[] = [];
+    for (const [section, fields] of Object.entries(stored.sections ?? {}))
+      for (const key of Object.keys(fields))
+        if (!this.forms.get(section)?.fields.has(key)) out.push(`${section}.${key}`);
+    return out;
+  }
+
+  /**
+   * Refuse a request's plugin fields the page does not list: an unknown section or field, or one
+   * the page leaves out (a builtinOnly section, a list of tables, an object). A null for a field
+   * settings.json holds unused (`unused`) is a removal, and passes.
+   */
+  checkSections(patch: SettingsPatch, stored: SettingsPatch = {}): void {
+    const removable = new Set(this.unused(stored));
     for (const [section, fields] of Object.entries(patch.sections ?? {})) {
+      const entries = Object.entries(fields);
+      const removals = entries.every(([key, value]) => value === null && removable.has(`${section}.${key}`));
+      if (entries.length > 0 && removals) continue;
       const form = this.forms.get(section);
       if (!form) {
         const owned = this.sections.some((s) => s.section === section);
@@ -127,8 +144,8 @@ export class SettingsPage {
             : `${section}: no plugin has this section`,
         );
       }
-      for (const key of Object.keys(fields)) {
-        if (form.fields.has(key)) continue;
+      for (const [key, value] of Object.entries(fields)) {
+        if (form.fields.has(key) || (value === null && removable.has(`${section}.${key}`))) continue;
         const declared = key in form.section.settings.schema.entries;
         throw new HomedError(
           "invalid_params",
@@ -193,6 +210,7 @@ export class SettingsPage {
         target: s.url || [s.command, ...s.args].join(" "),
       })),
       plugins: [...this.forms.values()].map((f) => this.sectionView(f, base, effective, patch, configured)),
+      unused: this.unused(patch),
     };
   }
 

@@ -130,6 +130,11 @@ export const SettingsView = v.object({
   mcp_servers: v.array(v.object({ name: v.string(), transport: v.picklist(["stdio", "http"]), target: v.string() })),
   /** Every plugin's section a form can edit, built-in and external (none of those carrying secrets). */
   plugins: v.optional(v.array(PluginSectionView), []),
+  /**
+   * Plugin fields settings.json holds that no section on the page lists (a plugin removed since),
+   * as dotted paths: they are ignored, and a Save sending null for one removes it.
+   */
+  unused: v.optional(v.array(v.string()), []),
 });
 export type SettingsView = v.InferOutput<typeof SettingsView>;
 

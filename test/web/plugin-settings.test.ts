@@ -111,6 +111,36 @@ describe("plugins' settings in the web API", () => {
     expect(JSON.parse(readFileSync(settingsFile, "utf8"))).toEqual({});
   }, 60_000);
 
+  test("settings.json's fields for a plugin no longer there: ignored, named in the log and the view, removable with null", async () => {
+    using dir = tempDir();
+    const settingsFile = join(dir.path, "settings.json");
+    writeFileSync(
+      settingsFile,
+      JSON.stringify({ sections: { "tools.fetch": { max_kb: 256 }, "tools.gone": { depth: 3, mode: "x" } } }),
+    );
+    await using d = await startDaemon(dir.path);
+    expect(d.stderr()).toContain("settings.json holds settings no plugin has now");
+    expect(d.stderr()).toContain("settings=tools.gone.depth,tools.gone.mode");
+    const url = await webUrlOf(d);
+    const view = (await (await fetch(`${url}api/settings`)).json()) as SettingsView;
+    expect(view.unused).toEqual(["tools.gone.depth", "tools.gone.mode"]);
+    // The rest of settings.json applies.
+    expect(fieldOf(view, "tools.fetch", "max_kb")).toMatchObject({ value: 256, source: "settings.json" });
+
+    // A value for the gone section is still refused; null for what it holds removes it.
+    const bad = await fetch(`${url}api/settings`, post({ sections: { "tools.gone": { depth: 4 } } }));
+    expect([bad.status, ((await bad.json()) as { error: string }).error]).toEqual([
+      400,
+      "tools.gone: no plugin has this section",
+    ]);
+    const unknownNull = await fetch(`${url}api/settings`, post({ sections: { "tools.gone": { other: null } } }));
+    expect(unknownNull.status).toBe(400);
+    const res = await fetch(`${url}api/settings`, post({ sections: { "tools.gone": { depth: null, mode: null } } }));
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as SettingsSaveResult).settings.unused).toEqual([]);
+    expect(JSON.parse(readFileSync(settingsFile, "utf8"))).toEqual({ sections: { "tools.fetch": { max_kb: 256 } } });
+  }, 30_000);
+
   test("an external plugin's JSON-Schema section is on the page; a Save reaches the running plugin as config/changed", async () => {
     using dir = tempDir();
     const out = join(dir.path, "weather.jsonl");

@@ -81,13 +81,46 @@ export interface PluginSettingsPart {
   /** The fields changed since the last paint, or undefined when none were. */
   changes(): SectionsPatch | undefined;
   /** Show the kernel's answer after a Save (the open blocks stay open). */
-  paint(sections: PluginSectionView[]): void;
+  paint(sections: PluginSectionView[], unused?: string[]): void;
 }
 
-/** The part, painted from `sections`. */
-export function pluginSettingsPart(sections: PluginSectionView[]): PluginSettingsPart {
+/**
+ * The part, painted from `sections`; `unused` are the dotted paths settings.json holds for no
+ * section on the page (SettingsView.unused), which a Save can remove.
+ */
+export function pluginSettingsPart(sections: PluginSectionView[], unused: string[] = []): PluginSettingsPart {
   const el = h("div", { class: "plugin-settings", id: "plugin-settings" });
   let readers: { section: string; field: PluginSettingView; read(): Value | null }[] = [];
+  /** The unused paths marked to go on the next Save. */
+  let removing = new Set<string>();
+
+  /** What settings.json keeps for plugins no longer there, with a way to let it go. */
+  const unusedPart = (paths: string[]) => {
+    if (paths.length === 0) return null;
+    const remove = h("input", {
+      type: "checkbox",
+      id: "remove-unused",
+      onchange: () => {
+        removing = remove.checked ? new Set(paths) : new Set();
+      },
+    });
+    return h(
+      "div",
+      { class: "unused-settings" },
+      h(
+        "p",
+        { class: "hint" },
+        "settings.json also holds settings that no plugin has now (its plugin removed or changed); they are ignored: ",
+        ...paths.flatMap((p, i) => [i ? ", " : "", h("code", {}, p)]),
+      ),
+      h(
+        "label",
+        { class: "check", for: "remove-unused" },
+        remove,
+        h("span", {}, "Remove them from settings.json on Save"),
+      ),
+    );
+  };
 
   const fieldRow = (s: PluginSectionView, f: PluginSettingView) => {
     const c = control(s.section, f);
@@ -132,11 +165,12 @@ export function pluginSettingsPart(sections: PluginSectionView[]): PluginSetting
     return h("label", { for: id }, h("span", {}, name, " ", source, back), c.el, hint);
   };
 
-  const paint = (next: PluginSectionView[]) => {
+  const paint = (next: PluginSectionView[], nextUnused: string[] = []) => {
     const open = new Set(
       [...el.querySelectorAll<HTMLDetailsElement>("details[open]")].map((d) => d.dataset.section ?? ""),
     );
     readers = [];
+    removing = new Set();
     el.replaceChildren(
       ...(next.length
         ? next.map((s) =>
@@ -160,9 +194,10 @@ export function pluginSettingsPart(sections: PluginSectionView[]): PluginSetting
             ),
           )
         : [h("p", { class: "hint" }, "No plugin has settings to edit here.")]),
+      ...[unusedPart(nextUnused)].filter((e) => e !== null),
     );
   };
-  paint(sections);
+  paint(sections, unused);
 
   return {
     el,
@@ -173,6 +208,12 @@ export function pluginSettingsPart(sections: PluginSectionView[]): PluginSetting
         const value = r.read();
         if (JSON.stringify(value) === JSON.stringify(r.field.value)) continue;
         out[r.section] = { ...out[r.section], [r.field.key]: value };
+      }
+      for (const path of removing) {
+        // A section's name holds dots of its own ("tools.gone"); the field is the last part.
+        const dot = path.lastIndexOf(".");
+        const section = path.slice(0, dot);
+        out[section] = { ...out[section], [path.slice(dot + 1)]: null };
       }
       return Object.keys(out).length ? out : undefined;
     },

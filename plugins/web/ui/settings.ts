@@ -57,7 +57,7 @@ export async function settingsView(): Promise<HTMLElement> {
   hosts.value = s.allow_hosts.join("\n");
   const msg = h("div", { class: "form-msg", id: "settings-msg" });
 
-  const plugins = pluginSettingsPart(s.plugins);
+  const plugins = pluginSettingsPart(s.plugins, s.unused);
 
   const save = async (e: Event) => {
     e.preventDefault();
@@ -84,7 +84,7 @@ export async function settingsView(): Promise<HTMLElement> {
       const r = await api<SettingsSaveResult>("/api/settings", patch);
       s = r.settings;
       for (const [field, span] of sourceSpans) span.textContent = r.settings.sources[field] ?? "";
-      plugins.paint(s.plugins);
+      plugins.paint(s.plugins, s.unused);
       msg.textContent = reloadSentence(r.reload);
       msg.classList.add(r.reload.error ? "bad" : "ok");
     } catch (err) {
