@@ -25,6 +25,7 @@ import {
   type StageName,
 } from "../../src/protocol/agent.ts";
 import { createPluginLogger, type PluginLogger } from "./log.ts";
+import { startIdleTrim } from "../../src/kernel/idle-trim.ts";
 import { TurnStreamClient } from "../../src/ipc/turn-stream-client.ts";
 import { ChannelStreamMethods } from "../../src/protocol/channel.ts";
 import { ConfigChangedParams } from "../../src/protocol/plugin-settings.ts";
@@ -41,6 +42,8 @@ type ToolCheck = NonNullable<ToolOptions<v.GenericSchema>["check"]>;
 
 export class PluginConnection implements Plugin {
   readonly log: PluginLogger & { level: LogLevel };
+  /** Whether this process watches for memory to give back (from its first readiness). */
+  private trimming = false;
   private readonly rpc: RpcPeer;
   private readonly link: PluginLink;
   private helloResult: HelloResult | null = null;
@@ -156,6 +159,11 @@ export class PluginConnection implements Plugin {
   async ready(facility?: string): Promise<void> {
     if (facility === undefined) await this.rpc.request(PluginMethod.Ready);
     else await this.rpc.request(PluginMethod.FacilityReady, { facility });
+    // From the first readiness on, memory a burst left is given back once the plugin is quiet
+    // (src/kernel/idle-trim.ts), as the daemon does.
+    if (this.trimming) return;
+    this.trimming = true;
+    startIdleTrim((r) => this.log.info("memory given back after a burst", { component: "limits", ...r }));
   }
 
   emit(type: number, payload: Uint8Array): Promise<void> {

@@ -29,7 +29,6 @@ import { VERSION } from "../version.ts";
 import { formatFlags, type FlagSpec } from "../client/flags.ts";
 import { sizeHeap } from "../kernel/heap-size.ts";
 import { startIdleTrim } from "../kernel/idle-trim.ts";
-import { formatLogLine } from "../protocol/logfmt.ts";
 
 export const DATA_FLAG: FlagSpec = {
   name: "data",
@@ -440,12 +439,6 @@ export const plugin: Subcommand = {
     if (!process.env.HOMED_PLUGIN_NAME)
       throw new HomedError("usage", `plugins are started by the homed daemon, not by hand`);
     await entry();
-    // A logfmt line on stderr joins the daemon's log under the plugin's name.
-    startIdleTrim((r) =>
-      process.stderr.write(
-        `${formatLogLine("info", "memory given back after a burst", { plugin: name, component: "limits", ...r })}\n`,
-      ),
-    );
     // The plugin keeps the process alive through its own handles (stdin, servers).
     return await new Promise<number>(() => {});
   },

@@ -109,7 +109,7 @@ describe("plugins on the settings page", () => {
 
     await page.check("#remove-unused");
     await page.click("#save-settings");
-    await page.waitForFunction(() => !document.querySelector("#plugin-settings .unused-settings"));
+    await page.waitForSelector("#plugin-settings .unused-settings", { state: "detached" });
     expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({ sections: { "tools.fetch": { max_kb: 300 } } });
     expect(errors).toEqual([]);
   }, 60_000);
