@@ -4,12 +4,11 @@
  * 20-stream load the daemon and its web plugin stayed ~40 MiB above idle long after the last turn,
  * and a full collection alone gave back nothing of it (docs/BENCHMARKS.md, issue 30). The daemon
  * and each plugin on the SDK (plugins/sdk: from its first readiness) therefore watch their own
- * CPU time and resident memory; once one has
- * been quiet for QUIET_TICKS checks in a row and has grown more than GROWTH_MIB since it was ready
- * or last trimmed, it asks the engine to shrink: a full collection, then
- * JavaScriptCore's shrinkFootprintWhenIdle (drop compiled code, collect again, return the
- * allocator's free memory to the system) — what Bun itself does under memory pressure. The next
- * turn compiles what it runs again (bench/load.ts measures that turn).
+ * CPU time and resident memory; once one has been quiet for QUIET_TICKS checks in a row and has
+ * grown more than GROWTH_MIB since it was ready or last trimmed, it asks the engine to shrink: a
+ * full collection, then JavaScriptCore's shrinkFootprintWhenIdle (drop compiled code, collect
+ * again, return the allocator's free memory to the system) — what Bun itself does under memory
+ * pressure. The next turn compiles what it runs again (bench/load.ts measures that turn).
  *
  * One trim per burst: after a trim the process is the new reference, so an idle daemon is never
  * trimmed again, and a person chatting now and then only once what the turns left adds up.
