@@ -31,6 +31,7 @@ describe("web UI", () => {
     await page.click("a[href='#/plugins']");
     await page.waitForSelector("tr[data-channel=web]");
     expect(await page.textContent("tr[data-channel=cli]")).toContain("listening");
+    expect(await page.textContent("#token-usage")).toBe("Tokens, all turns: no turns yet.");
     await shot(page, "01a-channels-before-setup");
     await page.click("a[href^='#/chat/']");
     await page.waitForSelector("#provider-form");
@@ -100,6 +101,12 @@ describe("web UI", () => {
     expect(await page.textContent("#messages")).toContain("is gone");
     expect(await page.textContent(".conv.active .title")).toBe("please delete /tmp/junk");
     await shot(page, "05-after-reload");
+    // The plugins page adds up every turn's tokens, as `homed status` does.
+    await page.click("a[href='#/plugins']");
+    await page.waitForSelector("#token-usage:has-text('out over')");
+    expect(await page.textContent("#token-usage")).toMatch(
+      /^Tokens, all turns: [1-9]\d* in .*\/ \d+ out over 2 turns\.$/,
+    );
     expect(errors).toEqual([]);
   }, 60_000);
 

@@ -1,16 +1,21 @@
 /**
  * The plugins page's channels table: every way in (the web UI, /v1, A2A, QQ, the terminal,
  * editors), whether it is up, who is connected and what it has done — the `channels` part of
- * `/api/status` (src/kernel/channel-status.ts).
+ * `/api/status` (src/kernel/channel-status.ts) — with every turn's tokens above it.
  */
 import { api } from "./api.ts";
 import { clear, h, timeAgo } from "./dom.ts";
 import type { StatusResult } from "../../../src/protocol/control.ts";
+import { formatUsage } from "../../../src/client/format-status.ts";
 
 export function channelsTable(): { el: HTMLElement; refresh(): Promise<void> } {
   const body = h("tbody");
+  // Every turn's tokens, as `homed status` shows them: what the providers were sent and how much
+  // of it their prompt caches served.
+  const usage = h("p", { class: "hint", id: "token-usage" });
   const refresh = async () => {
     const st = await api<StatusResult>("/api/status").catch(() => null);
+    if (st?.usage) usage.textContent = `Tokens, all turns: ${formatUsage(st.usage)}.`;
     if (!st?.channels) return;
     clear(body);
     for (const c of st.channels) {
@@ -33,7 +38,7 @@ export function channelsTable(): { el: HTMLElement; refresh(): Promise<void> } {
       );
     }
   };
-  const el = h(
+  const table = h(
     "table",
     { class: "plugins channels" },
     h(
@@ -43,5 +48,5 @@ export function channelsTable(): { el: HTMLElement; refresh(): Promise<void> } {
     ),
     body,
   );
-  return { el, refresh };
+  return { el: h("div", {}, usage, table), refresh };
 }
