@@ -1,6 +1,7 @@
 /** The human form of a daemon's status, shared by `homed status` and `waiter status`. */
 import type { ChannelStatus, StatusResult } from "../protocol/control.ts";
 import type { PluginInfo } from "../protocol/plugin.ts";
+import { formatUsage } from "../protocol/usage.ts";
 
 export function formatDuration(ms: number): string {
   const s = Math.floor(ms / 1000);
@@ -36,14 +37,6 @@ export function formatStatus(st: StatusResult): string {
     `  plugins`,
     ...st.plugins.map((p) => `    ${formatPlugin(p)}`),
   ].join("\n");
-}
-
-/** All turns' tokens: "12040 in (9000 cached, 75 %) / 800 out over 12 turns". */
-export function formatUsage(u: NonNullable<StatusResult["usage"]>): string {
-  if (u.turns === 0) return "no turns yet";
-  const share = u.inputTokens > 0 ? `, ${Math.round((100 * u.cachedInputTokens) / u.inputTokens)} %` : "";
-  const cached = u.cachedInputTokens > 0 ? ` (${u.cachedInputTokens} cached${share})` : "";
-  return `${u.inputTokens} in${cached} / ${u.outputTokens} out over ${u.turns} turn${u.turns === 1 ? "" : "s"}`;
 }
 
 /**

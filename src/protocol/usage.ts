@@ -17,3 +17,11 @@ export function tokenWords(u: TokenUsage): string {
   const cached = u.cachedInputTokens ? ` (${u.cachedInputTokens} cached)` : "";
   return `${u.inputTokens} in${cached} / ${u.outputTokens} out`;
 }
+
+/** All turns' tokens: "12040 in (9000 cached, 75 %) / 800 out over 12 turns". */
+export function formatUsage(u: TokenUsage & { turns: number; cachedInputTokens: number }): string {
+  if (u.turns === 0) return "no turns yet";
+  const share = u.inputTokens > 0 ? `, ${Math.round((100 * u.cachedInputTokens) / u.inputTokens)} %` : "";
+  const cached = u.cachedInputTokens > 0 ? ` (${u.cachedInputTokens} cached${share})` : "";
+  return `${u.inputTokens} in${cached} / ${u.outputTokens} out over ${u.turns} turn${u.turns === 1 ? "" : "s"}`;
+}

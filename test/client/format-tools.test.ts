@@ -1,6 +1,7 @@
 /** The status line for tools: how many, by risk class, most common first, and where each is listed. */
 import { describe, expect, test } from "bun:test";
-import { formatTools, formatUsage } from "../../src/client/format-status.ts";
+import { formatTools } from "../../src/client/format-status.ts";
+import { formatUsage } from "../../src/protocol/usage.ts";
 
 describe("formatTools", () => {
   test("counts by risk class instead of naming every tool", () => {

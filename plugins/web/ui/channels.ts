@@ -6,7 +6,7 @@
 import { api } from "./api.ts";
 import { clear, h, timeAgo } from "./dom.ts";
 import type { StatusResult } from "../../../src/protocol/control.ts";
-import { formatUsage } from "../../../src/client/format-status.ts";
+import { formatUsage } from "../../../src/protocol/usage.ts";
 
 export function channelsTable(): { el: HTMLElement; refresh(): Promise<void> } {
   const body = h("tbody");
