@@ -70,12 +70,16 @@ export class TrimPolicy {
   }
 }
 
-function residentBytes(): number {
+/**
+ * Resident memory of a process in bytes, from /proc (0 when it is gone or unreadable); the
+ * daemon's memory cap (src/kernel/rss-watchdog.ts) reads its plugins' with it too.
+ */
+export function processRss(pid: number): number {
   try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync("/proc/self/status", "utf8"));
-    return m ? Number(m[1]) * 1024 : process.memoryUsage.rss();
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m ? Number(m[1]) * 1024 : 0;
   } catch {
-    return process.memoryUsage.rss();
+    return 0;
   }
 }
 
@@ -101,7 +105,7 @@ export interface IdleTrimHooks {
 
 function processSample(): TrimSample {
   const c = process.cpuUsage();
-  return { cpuUs: c.user + c.system, rssBytes: residentBytes() };
+  return { cpuUs: c.user + c.system, rssBytes: processRss(process.pid) || process.memoryUsage.rss() };
 }
 
 /**

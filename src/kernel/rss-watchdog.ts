@@ -7,21 +7,10 @@
  * while memory stays over; once a sample is back under the cap, an `info` line says so and the
  * next excess warns again. Nothing is killed that is doing work.
  */
-import { readFileSync } from "node:fs";
 import type { Clock } from "./clock.ts";
 import type { Logger } from "./log.ts";
 
 const MiB = 1024 * 1024;
-
-/** Resident memory of a process in bytes, from /proc (0 when it is gone or unreadable). */
-export function processRss(pid: number): number {
-  try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-    return m ? Number(m[1]) * 1024 : 0;
-  } catch {
-    return 0;
-  }
-}
 
 export interface RssSample {
   kernel: number;
