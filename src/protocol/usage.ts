@@ -12,16 +12,19 @@ export const TokenUsage = v.object({
 });
 export type TokenUsage = v.InferOutput<typeof TokenUsage>;
 
-/** "1200 in (800 cached) / 40 out": the words every channel uses for a usage. */
-export function tokenWords(u: TokenUsage): string {
-  const cached = u.cachedInputTokens ? ` (${u.cachedInputTokens} cached)` : "";
+/**
+ * "1200 in (800 cached) / 40 out": the words every channel uses for a usage; with `share`, the
+ * cached part's share of the input too ("(800 cached, 67 %)").
+ */
+export function tokenWords(u: TokenUsage, opts: { share?: boolean } = {}): string {
+  const c = u.cachedInputTokens ?? 0;
+  const share = opts.share && u.inputTokens > 0 ? `, ${Math.round((100 * c) / u.inputTokens)} %` : "";
+  const cached = c ? ` (${c} cached${share})` : "";
   return `${u.inputTokens} in${cached} / ${u.outputTokens} out`;
 }
 
 /** All turns' tokens: "12040 in (9000 cached, 75 %) / 800 out over 12 turns". */
-export function formatUsage(u: TokenUsage & { turns: number; cachedInputTokens: number }): string {
+export function formatUsage(u: TokenUsage & { turns: number }): string {
   if (u.turns === 0) return "no turns yet";
-  const share = u.inputTokens > 0 ? `, ${Math.round((100 * u.cachedInputTokens) / u.inputTokens)} %` : "";
-  const cached = u.cachedInputTokens > 0 ? ` (${u.cachedInputTokens} cached${share})` : "";
-  return `${u.inputTokens} in${cached} / ${u.outputTokens} out over ${u.turns} turn${u.turns === 1 ? "" : "s"}`;
+  return `${tokenWords(u, { share: true })} over ${u.turns} turn${u.turns === 1 ? "" : "s"}`;
 }
