@@ -1,9 +1,9 @@
 /**
  * One conversation of a ChatGPT data export (`conversations.json`, a JSON array of them). As
- * the format is publicly described: `id` (or `conversation_id`), `title`, `create_time` in
- * epoch seconds, and `mapping` — the messages as a tree keyed by node id, each node
- * `{id, message, parent, children}` — with `current_node` the leaf of the branch the person
- * last saw. Editing a message or regenerating a reply starts a sibling branch; only the current
+ * the format is publicly described: `id` (or `conversation_id`), `title` (null in some: the
+ * conversation is then titled by its first words, as a chat is), `create_time` in epoch
+ * seconds, and `mapping` — the messages as a tree keyed by node id, each node `{id, message,
+ * parent, children}` — with `current_node` the leaf of the branch the person last saw. Editing a message or regenerating a reply starts a sibling branch; only the current
  * branch is the conversation as it was left, so it alone is read, from `current_node` up
  * through the parents, then put in order.
  *
@@ -17,7 +17,7 @@
  */
 import * as v from "valibot";
 import { ImportedConversation, type ImportedMessage, MAX_IMPORTED_TITLE_CHARS } from "../protocol/import.ts";
-import { type ImportRecord, issuesAt, type LeftOut, leave, titleOf } from "./import-record.ts";
+import { conversationTitle, firstWords, type ImportRecord, issuesAt, type LeftOut, leave } from "./import-record.ts";
 
 /** The conversation id prefix: ChatGPT's ids stay apart from every other source's. */
 export const CHATGPT_CONV_PREFIX = "chatgpt-";
@@ -142,7 +142,8 @@ export function chatgptConversation(raw: unknown, line: number): ImportRecord {
     if (!onBranch.has(id) && typeof node === "object" && node !== null && (node as { message?: unknown }).message)
       elsewhere++;
   leave(left, "on other branches", elsewhere);
-  const title = titleOf(c.output.title, MAX_IMPORTED_TITLE_CHARS);
+  const said = messages.map((m) => ({ role: m.role, words: m.text }));
+  const title = conversationTitle(c.output.title, firstWords(said), MAX_IMPORTED_TITLE_CHARS);
   const conv = v.safeParse(ImportedConversation, {
     conv: `${CHATGPT_CONV_PREFIX}${id}`,
     ...(title ? { title } : {}),

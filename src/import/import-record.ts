@@ -34,6 +34,31 @@ export function titleOf(raw: string | null | undefined, max: number): string | u
   return t.length > max ? `${t.slice(0, max - 1).trimEnd()}…` : t;
 }
 
+/**
+ * A title made from a conversation's first words, as the conversation list makes one for a chat
+ * from its first message (Store.listConversations): one line of at most this many characters.
+ */
+export const FIRST_WORDS_TITLE_CHARS = 60;
+
+/**
+ * The title an export's conversation is listed by: the source's own, else — as a chat is titled
+ * by its first message — `firstWords`, what the person said first (else the assistant). So a
+ * conversation without a title in its export (Claude's `name` is often "", ChatGPT's `title` may
+ * be null) is listed by what was said in it, never by its id.
+ */
+export function conversationTitle(
+  raw: string | null | undefined,
+  firstWords: string | undefined,
+  max: number,
+): string | undefined {
+  return titleOf(raw, max) ?? titleOf(firstWords, FIRST_WORDS_TITLE_CHARS);
+}
+
+/** The first words of `messages` for a title: the person's first message, else the first. */
+export function firstWords(messages: readonly { role: string; words: string }[]): string | undefined {
+  return (messages.find((m) => m.role === "user") ?? messages[0])?.words;
+}
+
 /** A record's validation issues as a reason, each path under `prefix` ("mapping.n3.message"). */
 export function issuesAt(prefix: string, issues: readonly v.BaseIssue<unknown>[]): string {
   return issues

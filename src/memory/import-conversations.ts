@@ -2,13 +2,47 @@
  * A person's past conversations brought into memory (`homed import`: the daemon's
  * `memory.import`, or the command itself on a data dir no daemon holds). Every message becomes
  * the ordinary message event a chat turn writes, with the source's id as its `ref`, indexed by
- * the same code (ingestMessage), trusted like anything the person says themselves — so it is
- * recalled across conversations, searched and listed exactly like a chat of theirs.
+ * the same code (messageEvent, Memory.add), trusted like anything the person says themselves —
+ * so it is recalled across conversations, searched and listed exactly like a chat of theirs.
+ *
+ * An imported exchange is also a turn of its conversation, and a cold one (docs/memory.md,
+ * "Importing past chats"): no context holds it when it arrives, so it is in L2, and it went
+ * cold when it was said. Its events' layer state (event_state, never the log) is dated by their
+ * original time, so an old chat is as idle as its age says and the distillation (L3) takes it
+ * once it has stayed unused for the idle time (72 hours) — counted from when it was said, not
+ * from the import. If the person continues the conversation, its turns come back into context
+ * as any cold turn does.
  */
-import type { ImportedConversation, MemoryImportResult } from "../protocol/import.ts";
+import type { ImportedConversation, ImportedMessage, MemoryImportResult } from "../protocol/import.ts";
 import type { Store } from "../store/store.ts";
-import { ingestMessage } from "./ingest.ts";
+import { messageEvent } from "./ingest.ts";
 import type { Memory } from "./memory.ts";
+
+/** The cold layer (src/memory/memory.ts): turns that no context holds. */
+const COLD = 2;
+
+/**
+ * The turn each of `messages` belongs to, in order: a person's message starts one, and the
+ * assistant's reply that follows joins it; an assistant message with no person's message before
+ * it in its turn starts one of its own. One reply per turn, as a chat turn has: a turn's messages
+ * are rebuilt from its events with one reply (src/memory/turn-log.ts). A turn is named after the
+ * `ref` of its first message, unique within the conversation (refs are), and apart from every
+ * chat turn's id (a UUID).
+ */
+function importedTurns(messages: readonly ImportedMessage[]): string[] {
+  const out: string[] = [];
+  let turn = "";
+  let replied = true;
+  for (const m of messages) {
+    if (m.role === "user" || replied) {
+      turn = `import:${m.ref}`;
+      replied = false;
+    }
+    if (m.role === "assistant") replied = true;
+    out.push(turn);
+  }
+  return out;
+}
 
 /**
  * Append the messages of `conversations` that their conversation does not hold yet (by `ref`;
@@ -45,7 +79,15 @@ export function importConversations(
         if (m.role === "user") exchanges++;
       }
       store.recordImport(c.conv, channel, { firstAt, lastAt, title: c.title, exchanges });
-      for (const m of fresh) ingestMessage(store, memory, { ...m, conv: c.conv, time: m.time ?? now });
+      const turns = importedTurns(fresh);
+      for (const [i, m] of fresh.entries()) {
+        const time = m.time ?? now;
+        const { kind, body, actor } = messageEvent({ ...m, conv: c.conv, time, turn: turns[i] });
+        const { id } = store.append({ conv: c.conv, actor, kind, body, ts: time });
+        // Cold since it was said: the state's times are the original one (the log is not touched).
+        store.setLayer([id], COLD, time);
+        memory.add(id);
+      }
       added += fresh.length;
     }
   });

@@ -1,7 +1,7 @@
 /**
- * Messages that come without a turn — a person's past chats brought in by `homed import`, the
- * turns of `homed recall`'s index ops — appended to the log as the ordinary messages a chat turn
- * writes (the person's `user-message`, the assistant's `agent-reply`) and indexed by the same
+ * Messages that come from elsewhere than a live chat turn — a person's past chats brought in by
+ * `homed import` (each exchange a turn of its own, src/memory/import-conversations.ts), the turns
+ * of `homed recall`'s index ops — appended to the log as the ordinary messages a chat turn writes (the person's `user-message`, the assistant's `agent-reply`) and indexed by the same
  * code (Memory.add), so they are recalled, searched and shown exactly like chat turns.
  */
 import type { Store } from "../store/store.ts";
@@ -23,6 +23,8 @@ export interface IncomingMessage {
   session?: string | number;
   /** The source's id for it. */
   ref?: string | number;
+  /** The turn it belongs to, when the source has turns (an import's exchanges). */
+  turn?: string;
   /** What an image shared with it showed. */
   caption?: string;
 }
@@ -33,6 +35,7 @@ export function messageEvent(m: IncomingMessage): { kind: EventKind; body: unkno
     ...(m.ref !== undefined ? { ref: m.ref } : {}),
     ...(m.session !== undefined ? { session: m.session } : {}),
     ...(m.said !== undefined ? { said: m.said } : {}),
+    ...(m.turn !== undefined ? { turn: m.turn } : {}),
   };
   if (m.role === "assistant")
     return { actor: "agent", ...eventOf("agent-reply", { text: m.text, fromModel: false, ...origin }) };

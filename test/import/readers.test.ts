@@ -1,9 +1,11 @@
 /**
  * The export readers (src/import) on files the test writes, read as `homed import` reads them
  * (a stream of the file's bytes): the current branch of a ChatGPT tree in order, what each
- * format leaves out and counts, Claude's content blocks, JSON lines' roles, speakers, times and
- * refs, bad records named by the line they start on with the rest still read, and the format
- * told by the content. The binary's own use of them is test/cli/import.test.ts.
+ * format leaves out and counts, Claude's words wherever they are (content blocks, `text`, an
+ * attachment's extracted text), a title from the first words when the export has none, JSON
+ * lines' roles, speakers, times and refs, bad records named by the line they start on with the
+ * rest still read, and the format told by the content. The binary's own use of them is
+ * test/cli/import.test.ts and test/import/imported-memory.test.ts.
  */
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
@@ -11,6 +13,7 @@ import { tempDir } from "../harness/binary.ts";
 import { readExport } from "../../src/import/read-export.ts";
 import type { ImportFormat, ImportRecord } from "../../src/import/import-record.ts";
 import { HomedError } from "../../src/protocol/errors.ts";
+import { MAX_IMPORTED_TEXT_CHARS } from "../../src/protocol/import.ts";
 import { branchingChatgpt, chatgptConversation, claudeConversation, elementLines, pretty } from "./fixtures.ts";
 
 async function readFile(path: string, format?: ImportFormat) {
@@ -220,6 +223,79 @@ describe("Claude export", () => {
       ],
     });
     expect(r.left).toEqual({ "non-text parts": 2, empty: 1 });
+  });
+
+  test("the person's words wherever the export put them, attachments' text after them; a title from the first words", async () => {
+    const human = (uuid: string, extra: Record<string, unknown>) => ({
+      uuid,
+      sender: "human",
+      created_at: "2024-05-02T08:00:00.000Z",
+      text: "",
+      ...extra,
+    });
+    const c = {
+      uuid: "c-uuid-words",
+      name: "  ",
+      created_at: "2024-05-02T08:00:00.000Z",
+      chat_messages: [
+        // A paste: no words of its own, the pasted text an attachment without a name.
+        human("p", {
+          content: [{ type: "text", text: "" }],
+          attachments: [
+            { file_name: "", file_type: "txt", file_size: 40, extracted_content: "Favourite book: Piranesi." },
+          ],
+        }),
+        // Words in `text`; the blocks only a picture.
+        human("t", {
+          text: "And this is my cat.",
+          content: [{ type: "image", file_uuid: "f" }],
+          files: [{ file_name: "cat.jpg" }],
+        }),
+        // Words and an attached document; an attachment nothing was read from is counted.
+        human("d", {
+          content: [{ type: "text", text: "Summarise my notes." }],
+          attachments: [
+            { file_name: "notes.md", extracted_content: "Dentist on the 4th." },
+            { file_name: "scan.pdf", extracted_content: "" },
+          ],
+        }),
+        // More text than a message may hold: cut, not a bad conversation.
+        human("big", { attachments: [{ file_name: "book.txt", extracted_content: "word ".repeat(250_000) }] }),
+      ],
+    };
+    const { records } = await readText(pretty([c]));
+    const r = records[0] as Extract<ImportRecord, { kind: "conversation" }>;
+    expect(r.kind).toBe("conversation");
+    const texts = r.conversation.messages.map((m) => [
+      m.role,
+      m.text.length > 100 ? `${m.text.slice(0, 45)}…` : m.text,
+    ]);
+    expect(texts).toEqual([
+      ["user", "[attached document]\nits text:\nFavourite book: Piranesi."],
+      ["user", "And this is my cat."],
+      ["user", 'Summarise my notes.\n\n[attached document "notes.md"]\nits text:\nDentist on the 4th.'],
+      ["user", '[attached document "book.txt"]\nits text:\nword…'],
+    ]);
+    expect(r.conversation.messages[3]?.text.length).toBe(MAX_IMPORTED_TEXT_CHARS);
+    expect(r.left).toEqual({ "non-text parts": 3 }); // the picture block, cat.jpg, scan.pdf
+    // No name: titled by what the person said first (not by the header of the paste).
+    expect(r.conversation.title).toBe("Favourite book: Piranesi.");
+  });
+
+  test("without a title and without the person's words, the assistant's first words are the title", async () => {
+    const c = claudeConversation();
+    c.name = "";
+    const onlyReplies = {
+      ...c,
+      chat_messages: (c.chat_messages as { sender: string }[]).filter((m) => m.sender === "assistant"),
+    };
+    const [named, unnamed] = conversations((await readText(pretty([{ ...c, name: null }, onlyReplies]))).records);
+    expect(named?.title).toBe("My starter smells like acetone, is it dead?");
+    expect(unnamed?.title).toBe("No, it is hungry. Feed it twice a day.");
+    const g = branchingChatgpt();
+    g.title = null;
+    const [untitled] = conversations((await readText(pretty([g]))).records);
+    expect(untitled?.title).toBe("Where should I kayak in June, near Oslo?");
   });
 
   test("a message with a time that is no time makes its conversation bad", async () => {
