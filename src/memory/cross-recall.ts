@@ -13,23 +13,29 @@ import { type FoundEvent, formatTime, type MemorySearch, sourceOf } from "./memo
 import type { RecallScope } from "./recall-scope.ts";
 import { cutToTokens, estimateTokens } from "./tokens.ts";
 import type { TextMark } from "./turn-log.ts";
+import { onlyAsks, tellsNothing } from "./past-askings.ts";
 
 /**
- * An event of another conversation is quoted only if it matches at least this well (the best of
- * the person's memory scores 1). The same bar as cold recall within a conversation.
+ * A quoted event's own words say at least this share of what the question asks
+ * (src/memory/coverage.ts): below it, a question about something never told (its key word said
+ * nowhere) would be answered with turns that only share its other words.
  */
-export const CROSS_RECALL_MIN_SCORE = 0.2;
+export const CROSS_RECALL_MIN_COVERAGE = 0.55;
 /** Events quoted at most. */
 const MAX_QUOTES = 3;
+/** Candidates looked at: the best by rank that pass the gate are quoted. */
+const CANDIDATES = 10;
 /** Each quote is cut to this many tokens: a reminder, not the whole exchange (memory_search brings that). */
 const QUOTE_TOKENS = 160;
 /** The note takes at most this share of the history budget, so the conversation itself keeps room. */
 const BUDGET_SHARE = 0.25;
 
 export const CROSS_RECALL_HEADER = "From your other conversations (quoted from memory; not said in this conversation):";
-/** The header when the conversation's own earlier turns may be quoted too (a client that sent only some). */
+/** The header when the conversation's own earlier turns are quoted too (a client that sent only some). */
 export const RECALL_HEADER_WITH_OWN =
   "From memory (quoted; earlier turns of this conversation that are not in these messages, and your other conversations):";
+/** The header when only the conversation's own earlier turns are quoted. */
+export const RECALL_HEADER_OWN = "From earlier in this conversation (quoted from memory; not in these messages):";
 
 export interface CrossRecallRequest {
   conv: string;
@@ -65,15 +71,26 @@ export function crossRecallNote(
   let room = Math.floor(req.budgetTokens * BUDGET_SHARE);
   if (room < 32) return null;
   const known = req.known ?? new Set<string>();
-  // Asked for more, so up to MAX_QUOTES remain when some are known already or said twice.
+  // Asked for more, so up to MAX_QUOTES remain when some are known already, said twice or do not cover the question.
   const kept = new Map<string, FoundEvent>();
-  for (const f of search.find(req.scope, req.input, 2 * MAX_QUOTES + Math.min(known.size, MAX_QUOTES), {
+  const found = search.find(req.scope, req.input, CANDIDATES + Math.min(known.size, MAX_QUOTES), {
     excludeTurn: req.turn,
     accept: req.includeOwn ? undefined : (conv) => conv !== req.conv,
     boost: req.boost,
     askedFrom: req.askedFrom,
-  })) {
-    if ((f.score ?? 0) < CROSS_RECALL_MIN_SCORE || known.has(f.text)) continue;
+  });
+  const cover = search.coverage(req.scope, req.input, found);
+  for (const [i, f] of found.entries()) {
+    if (known.has(f.text)) continue;
+    // What is quoted tells something of what is asked: an earlier asking tells nothing, nor does
+    // a reply that says it does not know or only acknowledges, nor a turn whose own words say
+    // too little of the question.
+    if (
+      (cover[i] as number) < CROSS_RECALL_MIN_COVERAGE ||
+      onlyAsks(f.text) ||
+      (f.role === "assistant" && tellsNothing(f.text))
+    )
+      continue;
     // The same words said twice (a message sent again after a failed turn, a question asked in
     // two chats) are quoted once, from the first time, and leave their place to the next.
     const key = `${f.role}\u0000${f.text.trim()}`;
@@ -81,12 +98,12 @@ export function crossRecallNote(
     if (!same) kept.set(key, f);
     else if (f.ts < same.ts) kept.set(key, { ...f, score: same.score });
   }
-  const found = [...kept.values()].slice(0, MAX_QUOTES);
+  const quotes = [...kept.values()].slice(0, MAX_QUOTES);
   const lines: string[] = [];
   const quoted: number[] = [];
   let best = 0;
   let mark: TextMark | null = null;
-  for (const f of found.sort((a, b) => a.ts - b.ts || a.id - b.id)) {
+  for (const f of quotes.sort((a, b) => a.ts - b.ts || a.id - b.id)) {
     const where = f.conv === req.conv ? "this conversation" : sourceOf(f);
     const head = `- [${formatTime(f.ts)} · ${where}] ${f.role}: `;
     const left = Math.min(QUOTE_TOKENS, room - estimateTokens(head) - 2);
@@ -102,7 +119,10 @@ export function crossRecallNote(
   }
   if (lines.length === 0) return null;
   memory.touch(quoted);
-  const content = `${req.includeOwn ? RECALL_HEADER_WITH_OWN : CROSS_RECALL_HEADER}\n${lines.join("\n")}`;
+  // The header says where the quotes are from: this conversation, others, or both.
+  const own = quotes.filter((f) => quoted.includes(f.id) && f.conv === req.conv).length;
+  const header = own === 0 ? CROSS_RECALL_HEADER : own === quoted.length ? RECALL_HEADER_OWN : RECALL_HEADER_WITH_OWN;
+  const content = `${header}\n${lines.join("\n")}`;
   return {
     entry: {
       message: { role: "system", content },

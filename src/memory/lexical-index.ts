@@ -12,7 +12,7 @@ import { ConvIndex, type IndexedEvent } from "./conv-index.ts";
 import { readEventBody } from "../protocol/event-bodies.ts";
 import { bodyText, eventSpeaker, speakerIsPerson } from "./event-text.ts";
 import { SessionClock } from "./sessions.ts";
-import { abstains, asks } from "./past-askings.ts";
+import { asks, tellsNothing } from "./past-askings.ts";
 import { parseTime, saysToday } from "./time.ts";
 import { withBlockTexts } from "../store/block-records.ts";
 import type { EventTerms, LoggedEvent } from "../store/event-terms.ts";
@@ -38,9 +38,11 @@ export interface EventMeta {
  * and time, src/memory/sessions.ts; 6: whether it asks or says it does not know; 7: whether it says
  * back the turn before, past-askings.ts; 8: whether its speaker is a person named in a dialogue,
  * not a role or a plugin; 9: "today" also read from "just" before a past form, 刚, time.ts
- * saysToday); rows of another layout are re-made from the log.
+ * saysToday; 10: the concepts of every CC-CEDICT sense, scripts/build-lexicon.ts, and a reply that
+ * only acknowledges tells nothing, like one that says it does not know); rows of another
+ * layout are re-made from the log.
  */
-const FORMAT = "9";
+const FORMAT = "10";
 
 interface StoredTerms {
   /** Words, space-separated (no term holds a space). */
@@ -54,7 +56,7 @@ interface StoredTerms {
   td?: number;
   /** 1 when the text asks (past-askings.ts). */
   q?: number;
-  /** 1 when it is an assistant's reply that says it does not know (past-askings.ts). */
+  /** 1 when it is an assistant's reply that tells nothing: it says it does not know, or only acknowledges (past-askings.ts). */
   ab?: number;
   /** 1 when it is an assistant's turn that says back the person's turn before it (echoes). */
   eo?: number;
@@ -137,17 +139,29 @@ export class LexicalIndex {
   }
 
   analyse(text: string, names?: ReadonlySet<string>): { words: string[]; concepts: string[] } {
-    const ws = this.tokenizer.words(text);
-    const words = ws.map((w) => w.term);
+    const each = this.analyseEach(text, names);
+    const words = each.map((w) => w.term);
     const own = new Set(words);
     const concepts = new Set<string>();
-    const seen = new Set<string>();
-    for (const w of ws) {
-      if (seen.has(w.surface) || names?.has(w.term)) continue;
-      seen.add(w.surface);
-      for (const c of this.tokenizer.concepts(w.surface)) if (!own.has(c)) concepts.add(c);
-    }
+    for (const w of each) for (const c of w.concepts) if (!own.has(c)) concepts.add(c);
     return { words, concepts: [...concepts] };
+  }
+
+  /** How much an index term says in general use, 0–1 (Tokenizer.commonness). */
+  commonness(term: string): number {
+    return this.tokenizer.commonness(term);
+  }
+
+  /** Each word of a text, in order, with the concepts it stands for (as `analyse`, word by word). */
+  analyseEach(
+    text: string,
+    names?: ReadonlySet<string>,
+  ): { term: string; surface: string; concepts: readonly string[] }[] {
+    return this.tokenizer.words(text).map((w) => ({
+      term: w.term,
+      surface: w.surface,
+      concepts: names?.has(w.term) ? [] : this.tokenizer.concepts(w.surface),
+    }));
   }
 
   /** Index one event's text. Call inside the transaction that appended the event, or after it. */
@@ -158,7 +172,7 @@ export class LexicalIndex {
     if (meta.speaker && meta.person) stored.nm = 1;
     if (saysToday(text)) stored.td = 1;
     if (asks(text)) stored.q = 1;
-    if (meta.speaker === "assistant" && abstains(text)) stored.ab = 1;
+    if (meta.speaker === "assistant" && tellsNothing(text)) stored.ab = 1;
     if (meta.speaker === "assistant" && this.echoes(conv, words, meta.session)) stored.eo = 1;
     if (meta.session !== undefined && meta.session !== null) stored.se = String(meta.session);
     if (typeof meta.time === "number" && Number.isFinite(meta.time)) stored.t = meta.time;

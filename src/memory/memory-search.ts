@@ -22,6 +22,8 @@ export interface FoundEvent {
   conv: string;
   /** The channel the conversation started on ("web", "cli", …; "" when unknown). */
   channel: string;
+  /** The conversation's own title (given by the person, or an imported chat's), when it has one. */
+  title?: string;
   untrusted: boolean;
   /** Where its text came from when outside the person's own words, or what was in view when the model wrote it. */
   mark: string | null;
@@ -115,6 +117,15 @@ export class MemorySearch {
       .slice(0, k);
   }
 
+  /** How much of `query` each found event's text says (0–1; Memory.coverage). */
+  coverage(scope: RecallScope, query: string, found: readonly Pick<FoundEvent, "text">[]): number[] {
+    return this.memory.coverage(
+      scope,
+      query,
+      found.map((f) => f.text),
+    );
+  }
+
   /**
    * The events of `ids` that `scope` may see, oldest first; ids that do not exist, have no text
    * or are outside the scope are listed in `refused`.
@@ -134,7 +145,7 @@ export class MemorySearch {
   /** The stored events of `ids` with text, with their conversation's channel, in id order. */
   private describe(ids: readonly number[]): { event: FoundEvent; turn: string | null }[] {
     const events = this.store.eventsByIds(ids);
-    const channels = this.channels([...new Set(events.map((e) => e.conv))]);
+    const convs = this.conversations([...new Set(events.map((e) => e.conv))]);
     const blocks = this.records.ofEvents(events.map((e) => e.id));
     const out: { event: FoundEvent; turn: string | null }[] = [];
     for (const e of events) {
@@ -146,7 +157,8 @@ export class MemorySearch {
           id: e.id,
           ts: e.ts,
           conv: e.conv,
-          channel: channels.get(e.conv) ?? "",
+          channel: convs.get(e.conv)?.channel ?? "",
+          ...(convs.get(e.conv)?.title ? { title: convs.get(e.conv)?.title as string } : {}),
           untrusted: e.untrusted,
           mark: e.mark,
           role: roleOf(e),
@@ -167,9 +179,9 @@ export class MemorySearch {
     return out;
   }
 
-  private channels(convs: readonly string[]): Map<string, string> {
+  private conversations(convs: readonly string[]): Map<string, { channel: string; title: string | null }> {
     if (convs.length === 0) return new Map();
-    return this.store.channelsOf(convs);
+    return this.store.conversationsOf(convs);
   }
 }
 
@@ -198,7 +210,11 @@ export function formatTime(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 16).replace("T", " ")} UTC`;
 }
 
-/** Where an event is from, as a person reads it: "web conversation web-1 · untrusted". */
-export function sourceOf(e: Pick<FoundEvent, "conv" | "channel" | "untrusted">): string {
-  return `${e.channel ? `${e.channel} ` : ""}conversation ${e.conv}${e.untrusted ? " · untrusted" : ""}`;
+/**
+ * Where an event is from, as a person reads it: "web conversation web-1 · untrusted", or by its
+ * title when it has one ("import conversation “Trip to Kyoto” (chatgpt-67f…)").
+ */
+export function sourceOf(e: Pick<FoundEvent, "conv" | "channel" | "untrusted" | "title">): string {
+  const name = e.title ? `“${e.title}” (${e.conv})` : e.conv;
+  return `${e.channel ? `${e.channel} ` : ""}conversation ${name}${e.untrusted ? " · untrusted" : ""}`;
 }

@@ -7,7 +7,8 @@
 import type { Store } from "../store/store.ts";
 import type { Tokenizer } from "../embed/tokenizer.ts";
 import { LexicalIndex } from "./lexical-index.ts";
-import { rankEvents, type IdSet, type LexicalParams, type ScorerName } from "./relevance.ts";
+import { askedOf, DEFAULT_PARAMS, rankEvents, type IdSet, type LexicalParams, type ScorerName } from "./relevance.ts";
+import { coverageOf, markSlot, questionWords } from "./coverage.ts";
 import type { DenseIndex } from "./dense-index.ts";
 import { PersonIndex } from "./person-index.ts";
 import type { RecallScope } from "./recall-scope.ts";
@@ -173,6 +174,24 @@ export class Memory {
         conv: convOf(s.id) ?? "",
       }),
     );
+  }
+
+  /**
+   * How much of the question `text` each of `turns` says (0–1; src/memory/coverage.ts), its words
+   * weighed by the statistics of the memory `scope` searches, the question read as ranking reads
+   * it (its framing and the span it names left out).
+   */
+  coverage(scope: RecallScope, text: string, turns: readonly string[], time?: number | null): number[] {
+    const ci =
+      scope.kind === "conversation"
+        ? this.index.conv(scope.conv, this.minId(scope.conv))
+        : this.person.scope(scope.includeUntrusted).index;
+    const { matched } = askedOf(text, DEFAULT_PARAMS, time === undefined ? Date.now() : time);
+    const question = questionWords(markSlot(matched, this.index.analyseEach(matched, ci.names)));
+    // Rare in this memory and not among the most common words of the language: "learning" or
+    // 公司 say less of what a question is about than "banjo" or 宠物, however seldom they were said here.
+    const idf = (term: string) => ci.idf(ci.words.get(term)?.n ?? 0) * this.index.commonness(term);
+    return turns.map((t) => coverageOf(question, idf, this.index.analyseEach(t)));
   }
 
   /** Count an access (a recall that did not move the events), for cooling decisions. */

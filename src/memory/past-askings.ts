@@ -23,6 +23,19 @@ export function asks(text: string): boolean {
 }
 
 /**
+ * Whether every sentence of a text asks ("Which relative is coming to live with us? And when?"):
+ * such a turn tells nothing, though it holds the words of what it asked about. A turn that also
+ * tells ("I bought a scarf for my sister. Can you suggest wrapping?") does not only ask.
+ */
+export function onlyAsks(text: string): boolean {
+  const sentences = text
+    .split(/(?<=[.!?。！？])\s*|\n+/u)
+    .map((s) => s.trim())
+    .filter((s) => /[\p{L}\p{N}]/u.test(s));
+  return sentences.length > 0 && sentences.every((s) => ASKS.test(s));
+}
+
+/**
  * An assistant's reply that says it does not know ("I don't know what colour your bicycle is",
  * "you haven't told me", 我不知道, 你没有告诉过我): it answers nothing, and the question it
  * replied to went unanswered.
@@ -33,6 +46,19 @@ const ABSTAINS =
 /** Whether an assistant's text says it does not know (indexed per event). */
 export function abstains(text: string): boolean {
   return ABSTAINS.test(text);
+}
+
+/**
+ * A reply made only of an acknowledgement ("ok, noted.", "Got it!", "Thanks for telling me.", 好的，
+ * 记下了。, 明白了): it adds nothing of its own, so the question it followed went unanswered.
+ */
+const ACKNOWLEDGES =
+  /^(?:(?:ok(?:ay)?|sure|alright|all right|noted|got it|understood|i see|will do|thanks?(?: you)?(?: for (?:telling|letting) me(?: know)?)?|good to know|nice|great|cool|好的?|好吧|嗯+|哦+|明白了?|收到了?|记下了?|记住了?|知道了|了解了?|谢谢(?:你)?(?:告诉我)?|没问题)[\s,.!~。，！、…]*)+$/iu;
+
+/** Whether an assistant's text tells nothing: it says it does not know, or it only acknowledges (indexed per event). */
+export function tellsNothing(text: string): boolean {
+  const t = text.trim();
+  return ABSTAINS.test(t) || (t.length <= 60 && ACKNOWLEDGES.test(t));
 }
 
 /** What a reply that says back the turn before scores at most, as a share of that turn's score. */

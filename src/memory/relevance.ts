@@ -300,6 +300,26 @@ function byScore(a: Scored, b: Scored): number {
   return b.score - a.score || b.id - a.id;
 }
 
+/**
+ * What of a question is matched against memory: its words less the phrases that only frame it
+ * ("Can you remind me …", "these days") and, when it names a span, less the span's own phrase
+ * ("two weeks ago"); the span itself, and what the question asks for.
+ */
+export function askedOf(
+  text: string,
+  params: LexicalParams,
+  time: number | null | undefined,
+): { span: ReturnType<typeof timeWindow>; query: ReturnType<typeof analyseQuery>; matched: string } {
+  // A calendar date needs no "now" ("on 13 October 2023"); a relative span does ("last week").
+  const span =
+    params.time <= 0
+      ? null
+      : ((params.dates > 0 ? dateWindow(text) : null) ?? (typeof time === "number" ? timeWindow(text, time) : null));
+  const query = analyseQuery(text, params.rulesOff);
+  const asked = params.framing > 0 ? query.unframed : text;
+  return { span, query, matched: span ? withoutTimePhrases(asked) : asked };
+}
+
 /** Event ids of `conv` ranked by relevance to `text`, best first, scores normalised to the best = 1. */
 export function rankEvents(index: LexicalIndex, conv: string, text: string, opts: RankOptions): Scored[] {
   const minId = opts.minId ?? 0;
@@ -316,18 +336,8 @@ export function rankEvents(index: LexicalIndex, conv: string, text: string, opts
       : scorer === "bm25c"
         ? { ...PLAIN_BM25, concepts: 0.5, sharedConcepts: 0.5 }
         : (opts.params ?? DEFAULT_PARAMS);
-  // A calendar date needs no "now" ("on 13 October 2023"); a relative span does ("last week").
-  const span =
-    params.time <= 0
-      ? null
-      : ((params.dates > 0 ? dateWindow(text) : null) ??
-        (typeof opts.time === "number" ? timeWindow(text, opts.time) : null));
-  const query = analyseQuery(text, params.rulesOff);
-  const asked = params.framing > 0 ? query.unframed : text;
-  const { words, concepts } = index.analyse(
-    span ? withoutTimePhrases(asked) : asked,
-    params.nameInText < 1 ? ci.names : undefined,
-  );
+  const { span, query, matched } = askedOf(text, params, opts.time);
+  const { words, concepts } = index.analyse(matched, params.nameInText < 1 ? ci.names : undefined);
   const scores = lexicalScores(ci, words, concepts, params, opts.askedFrom);
   favourAnswers(ci, query, params, scores);
   favourNamedSpeakers(ci, words, params.named, params.hanParts > 0, scores);

@@ -572,14 +572,14 @@ export class Store {
     })();
   }
 
-  /** The channel of each of `convs` that exists. */
-  channelsOf(convs: readonly string[]): Map<string, string> {
+  /** The channel of each of `convs` that exists, and its title when it has one of its own (given, or an import's). */
+  conversationsOf(convs: readonly string[]): Map<string, { channel: string; title: string | null }> {
     const rows = this.db
-      .query<{ id: string; channel: string }, [string]>(
-        "SELECT id, channel FROM conversations WHERE id IN (SELECT value FROM json_each(?))",
+      .query<{ id: string; channel: string; title: string | null }, [string]>(
+        "SELECT id, channel, title FROM conversations WHERE id IN (SELECT value FROM json_each(?))",
       )
       .all(JSON.stringify(convs));
-    return new Map(rows.map((r) => [r.id, r.channel]));
+    return new Map(rows.map((r) => [r.id, { channel: r.channel, title: r.title }]));
   }
 
   eventCount(): number {

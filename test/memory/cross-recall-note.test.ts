@@ -22,7 +22,11 @@ describe("crossRecallNote", () => {
       hit(3, 1_000, "My bike is a red Brompton", 1),
       hit(9, 3_000, "I ride it to work", 0.5),
     ];
-    const search = { find: () => found } as unknown as MemorySearch;
+    // Every hit covers the question whole: this test is about saying a thing once.
+    const search = {
+      find: () => found,
+      coverage: (_s: unknown, _q: string, f: readonly unknown[]) => f.map(() => 1),
+    } as unknown as MemorySearch;
     const touched: number[] = [];
     const note = crossRecallNote(
       search,

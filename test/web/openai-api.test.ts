@@ -6,7 +6,7 @@
  * round-trip as OpenAI's do; turns of one conversation queue. The request shapes are those Open
  * WebUI and LibreChat send (`stream_options.include_usage`, `user`, tools, /v1/models fields).
  */
-import { RECALL_HEADER_WITH_OWN } from "../../src/memory/cross-recall.ts";
+import { CROSS_RECALL_HEADER } from "../../src/memory/cross-recall.ts";
 import { describe, expect, test } from "bun:test";
 import OpenAI from "openai";
 import { join } from "node:path";
@@ -73,9 +73,9 @@ describe("/v1/chat/completions follows the API's semantics", () => {
     expect(sent[tides + 1]).toMatchObject({ role: "assistant", content: "earlier answer about tides" });
     expect(sent.at(-1)).toMatchObject({ role: "user", content: "what is my sailing boat named?" });
     expect(roles.filter((r) => r === "user")).toHaveLength(2);
-    // homed's memory: one marked system message quoting the web conversation (and whatever of
-    // this conversation the client did not send).
-    const note = sent.find((m) => m.role === "system" && m.content?.startsWith(RECALL_HEADER_WITH_OWN));
+    // homed's memory: one marked system message quoting the web conversation, headed as quoting
+    // other conversations only (nothing of this one was left unsent).
+    const note = sent.find((m) => m.role === "system" && m.content?.startsWith(CROSS_RECALL_HEADER));
     expect(note?.content).toContain("My sailing boat is named Albatross.");
 
     // The next request on the same conversation carries its own history; the log's is not replayed.
