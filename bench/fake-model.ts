@@ -9,6 +9,8 @@ export interface FakeModelOptions {
   chunks?: number;
   /** Pause between chunks; > 0 keeps each turn in flight for about chunks × this long. */
   chunkDelayMs?: number;
+  /** The reply's text (one chunk), asked for each request; default "ok" (or `chunks` words). */
+  reply?: () => string;
 }
 
 export interface FakeModel {
@@ -28,7 +30,7 @@ export interface FakeModel {
 const sse = (o: unknown) => `data: ${JSON.stringify(o)}\n\n`;
 
 export function startFakeModel(opts: FakeModelOptions = {}): FakeModel {
-  const chunks = opts.chunks ?? 1;
+  const chunks = opts.reply ? 1 : (opts.chunks ?? 1);
   const delay = opts.chunkDelayMs ?? 0;
   const encoder = new TextEncoder();
   let spentMs = 0;
@@ -37,7 +39,7 @@ export function startFakeModel(opts: FakeModelOptions = {}): FakeModel {
   const frames = (): string[] => {
     const out: string[] = [];
     for (let i = 0; i < chunks; i++) {
-      const content = chunks === 1 ? "ok" : `${i === 0 ? "" : " "}w${i}`;
+      const content = opts.reply ? opts.reply() : chunks === 1 ? "ok" : `${i === 0 ? "" : " "}w${i}`;
       out.push(sse({ choices: [{ index: 0, delta: i === 0 ? { role: "assistant", content } : { content } }] }));
     }
     out.push(sse({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }));

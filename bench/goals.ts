@@ -66,6 +66,15 @@ export const GOALS: Record<string, Goal> = {
   "import.turns_s": { goal: "≥ 2,000 turns/s", source: "issue 29" },
   "import.recall_ok": { goal: "= 1", source: "issue 29" },
   "import.again_added": { goal: "= 0", source: "issue 29" },
+  // Issue 41 set these on a person set kept from the project; here they judge ours, which guides.
+  "memory.person_hit_en": { goal: "≥ 80 %", source: "issue 41" },
+  "memory.person_hit_zh": { goal: "≥ 80 %", source: "issue 41" },
+  "memory.person_update_newest_pct": { goal: "≥ 95 %", source: "issue 41" },
+  "memory.person_update_stale_alone_pct": { goal: "= 0 %", source: "issue 41" },
+  "memory.person_unrelated_note_pct": { goal: "≤ 10 %", source: "issue 41" },
+  "memory.person_remembered_avg": { goal: "≤ 4 turns", source: "issue 41" },
+  "memory.person_search_top5_pct": { goal: "≥ 85 %", source: "issue 41" },
+  "memory.person_failed_turns": { goal: "= 0 turns", source: "issue 41" },
   // Issue 15: L3 and scenes stay in recall only where they add over their base.
   "l3.recall_r10": { goal: "≥ l3.recall_r10_base", source: "issue 15" },
   "scenes.recall_r10": { goal: "≥ scenes.recall_r10_base", source: "issue 15" },
