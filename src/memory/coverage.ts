@@ -115,17 +115,22 @@ function matchOf(q: AnalysedWord, t: TurnWords): number {
   return shared;
 }
 
+/** What a turn says of a question: the share of its weight (0–1), and which of its words it says something of. */
+export interface Coverage {
+  share: number;
+  said: string[];
+}
+
 /**
- * The share of the question's weight that a turn covers (0–1). `idf` gives a word's weight in
- * the memory searched (a word no turn holds weighs most: what the question asks about was
- * never said).
+ * What a turn covers of a question. `idf` gives a word's weight in the memory searched (a word no
+ * turn holds weighs most: what the question asks about was never said).
  */
 export function coverageOf(
   question: readonly AnalysedWord[],
   idf: (term: string) => number,
   turn: readonly AnalysedWord[],
-): number {
-  if (question.length === 0) return 0;
+): Coverage {
+  if (question.length === 0) return { share: 0, said: [] };
   const t: TurnWords = {
     words: new Set(turn.map((w) => w.term)),
     concepts: new Set(turn.flatMap((w) => w.concepts)),
@@ -134,11 +139,13 @@ export function coverageOf(
   };
   let total = 0;
   let covered = 0;
+  const said: string[] = [];
   for (const q of question) {
     const weight = idf(q.term);
     const m = matchOf(q, t);
     total += q.slot && m === 0 ? SLOT_UNSAID * weight : weight;
     covered += weight * m;
+    if (m > 0) said.push(q.term);
   }
-  return total > 0 ? covered / total : 0;
+  return { share: total > 0 ? covered / total : 0, said };
 }

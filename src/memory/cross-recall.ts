@@ -14,6 +14,7 @@ import type { RecallScope } from "./recall-scope.ts";
 import { cutToTokens, estimateTokens } from "./tokens.ts";
 import type { TextMark } from "./turn-log.ts";
 import { onlyAsks, tellsNothing } from "./past-askings.ts";
+import type { Coverage } from "./coverage.ts";
 
 /**
  * A quoted event's own words say at least this share of what the question asks
@@ -21,6 +22,22 @@ import { onlyAsks, tellsNothing } from "./past-askings.ts";
  * nowhere) would be answered with turns that only share its other words.
  */
 export const CROSS_RECALL_MIN_COVERAGE = 0.55;
+/** What a quote's head says when a later quote tells of the same (a fact that may have been updated). */
+export const EARLIER = "earlier than a line below on the same";
+
+/**
+ * Whether a later quote of the same speaker says something of at least half the words of the
+ * question that quote `i` does (quotes oldest first): "I ride the tram to work" then "now I ride
+ * my bike to work" are two words on one thing, and the model should know which is the newer.
+ */
+function superseded(quotes: readonly (FoundEvent & { said: readonly string[] })[], i: number): boolean {
+  const q = quotes[i] as FoundEvent & { said: readonly string[] };
+  if (q.said.length === 0) return false;
+  return quotes
+    .slice(i + 1)
+    .some((later) => later.role === q.role && 2 * q.said.filter((w) => later.said.includes(w)).length >= q.said.length);
+}
+
 /** Events quoted at most. */
 const MAX_QUOTES = 3;
 /** Candidates looked at: the best by rank that pass the gate are quoted. */
@@ -72,7 +89,7 @@ export function crossRecallNote(
   if (room < 32) return null;
   const known = req.known ?? new Set<string>();
   // Asked for more, so up to MAX_QUOTES remain when some are known already, said twice or do not cover the question.
-  const kept = new Map<string, FoundEvent>();
+  const kept = new Map<string, FoundEvent & { said: readonly string[] }>();
   const found = search.find(req.scope, req.input, CANDIDATES + Math.min(known.size, MAX_QUOTES), {
     excludeTurn: req.turn,
     accept: req.includeOwn ? undefined : (conv) => conv !== req.conv,
@@ -85,27 +102,24 @@ export function crossRecallNote(
     // What is quoted tells something of what is asked: an earlier asking tells nothing, nor does
     // a reply that says it does not know or only acknowledges, nor a turn whose own words say
     // too little of the question.
-    if (
-      (cover[i] as number) < CROSS_RECALL_MIN_COVERAGE ||
-      onlyAsks(f.text) ||
-      (f.role === "assistant" && tellsNothing(f.text))
-    )
+    const c = cover[i] as Coverage;
+    if (c.share < CROSS_RECALL_MIN_COVERAGE || onlyAsks(f.text) || (f.role === "assistant" && tellsNothing(f.text)))
       continue;
     // The same words said twice (a message sent again after a failed turn, a question asked in
     // two chats) are quoted once, from the first time, and leave their place to the next.
     const key = `${f.role}\u0000${f.text.trim()}`;
     const same = kept.get(key);
-    if (!same) kept.set(key, f);
-    else if (f.ts < same.ts) kept.set(key, { ...f, score: same.score });
+    if (!same) kept.set(key, { ...f, said: c.said });
+    else if (f.ts < same.ts) kept.set(key, { ...f, score: same.score, said: c.said });
   }
-  const quotes = [...kept.values()].slice(0, MAX_QUOTES);
+  const quotes = [...kept.values()].slice(0, MAX_QUOTES).sort((a, b) => a.ts - b.ts || a.id - b.id);
   const lines: string[] = [];
   const quoted: number[] = [];
   let best = 0;
   let mark: TextMark | null = null;
-  for (const f of quotes.sort((a, b) => a.ts - b.ts || a.id - b.id)) {
+  for (const [i, f] of quotes.entries()) {
     const where = f.conv === req.conv ? "this conversation" : sourceOf(f);
-    const head = `- [${formatTime(f.ts)} · ${where}] ${f.role}: `;
+    const head = `- [${formatTime(f.ts)} · ${where}${superseded(quotes, i) ? ` · ${EARLIER}` : ""}] ${f.role}: `;
     const left = Math.min(QUOTE_TOKENS, room - estimateTokens(head) - 2);
     if (left < 8) continue;
     const text = cutToTokens(f.text, left);

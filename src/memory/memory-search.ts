@@ -13,6 +13,7 @@ import { inScope, type RecallScope } from "./recall-scope.ts";
 import type { BlockRecords } from "../store/block-records.ts";
 import type { BlockRecord } from "../protocol/blocks.ts";
 import { chunkRole } from "./attachment-chunks.ts";
+import type { Coverage } from "./coverage.ts";
 
 /** One remembered event as search shows it. */
 export interface FoundEvent {
@@ -117,8 +118,8 @@ export class MemorySearch {
       .slice(0, k);
   }
 
-  /** How much of `query` each found event's text says (0–1; Memory.coverage). */
-  coverage(scope: RecallScope, query: string, found: readonly Pick<FoundEvent, "text">[]): number[] {
+  /** What each found event's text says of `query` (Memory.coverage). */
+  coverage(scope: RecallScope, query: string, found: readonly Pick<FoundEvent, "text">[]): Coverage[] {
     return this.memory.coverage(
       scope,
       query,

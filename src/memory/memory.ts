@@ -8,7 +8,7 @@ import type { Store } from "../store/store.ts";
 import type { Tokenizer } from "../embed/tokenizer.ts";
 import { LexicalIndex } from "./lexical-index.ts";
 import { askedOf, DEFAULT_PARAMS, rankEvents, type IdSet, type LexicalParams, type ScorerName } from "./relevance.ts";
-import { coverageOf, markSlot, questionWords } from "./coverage.ts";
+import { type Coverage, coverageOf, markSlot, questionWords } from "./coverage.ts";
 import type { DenseIndex } from "./dense-index.ts";
 import { PersonIndex } from "./person-index.ts";
 import type { RecallScope } from "./recall-scope.ts";
@@ -177,11 +177,11 @@ export class Memory {
   }
 
   /**
-   * How much of the question `text` each of `turns` says (0–1; src/memory/coverage.ts), its words
+   * What each of `turns` says of the question `text` (src/memory/coverage.ts), its words
    * weighed by the statistics of the memory `scope` searches, the question read as ranking reads
    * it (its framing and the span it names left out).
    */
-  coverage(scope: RecallScope, text: string, turns: readonly string[], time?: number | null): number[] {
+  coverage(scope: RecallScope, text: string, turns: readonly string[], time?: number | null): Coverage[] {
     const ci =
       scope.kind === "conversation"
         ? this.index.conv(scope.conv, this.minId(scope.conv))
