@@ -116,6 +116,8 @@ export interface TimeWindow {
  */
 export function timeWindow(text: string, now: number): TimeWindow | null {
   const t = text.toLowerCase();
+  const calendar = calendarSpan(t, now);
+  if (calendar) return calendar;
   const around = (at: number, slack: number): TimeWindow => ({ from: at - slack, to: at + slack });
   let m =
     /\b(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a couple of|a few|several)\s+(day|week|month|year)s?\s+ago\b/.exec(
@@ -201,6 +203,103 @@ export function timeWindow(text: string, now: number): TimeWindow | null {
   return null;
 }
 
+/** The Northern seasons by their first month and length: spring is March to May. */
+const SEASON: Record<string, number> = {
+  spring: 2,
+  summer: 5,
+  autumn: 8,
+  fall: 8,
+  winter: 11,
+  春: 2,
+  夏: 5,
+  秋: 8,
+  冬: 11,
+};
+const HAN_MONTH: Record<string, number> = {
+  一: 1,
+  二: 2,
+  三: 3,
+  四: 4,
+  五: 5,
+  六: 6,
+  七: 7,
+  八: 8,
+  九: 9,
+  十: 10,
+  十一: 11,
+  十二: 12,
+};
+/** 三月, 3月, 十二月份, not 三个月 (three months) nor 每月. */
+const MONTH_ZH =
+  /(?<![\d一二三四五六七八九十个每])(十[一二]?|[一二三四五六七八九]|1[0-2]|[1-9])\s*月(?:份)?(?:(\d{1,2})\s*[日号])?/;
+
+/**
+ * A span a question names by the calendar, as a person means it: this or last week (Monday to
+ * Sunday), the week before last, this or last month, the month before last, this year, the year
+ * before last, a season of this or last year, a month by its number in Chinese (三月, as "in
+ * March"), a day three days back (大前天) — each with a day's slack either side. Null when it names
+ * none of these (timeWindow reads the rest).
+ */
+function calendarSpan(t: string, now: number): TimeWindow | null {
+  const d = new Date(now);
+  const y = d.getUTCFullYear();
+  const mo = d.getUTCMonth();
+  const today = Date.UTC(y, mo, d.getUTCDate());
+  const monday = today - ((d.getUTCDay() + 6) % 7) * DAY;
+  const slack = (from: number, to: number): TimeWindow => ({ from: from - DAY, to: to + DAY });
+  const week = (back: number) =>
+    back === 0 ? slack(monday, now) : slack(monday - 7 * back * DAY, monday - 7 * (back - 1) * DAY);
+  const month = (back: number) =>
+    back === 0 ? slack(Date.UTC(y, mo, 1), now) : slack(Date.UTC(y, mo - back, 1), Date.UTC(y, mo - back + 1, 1));
+  const year = (back: number) =>
+    back === 0 ? slack(Date.UTC(y, 0, 1), now) : slack(Date.UTC(y - back, 0, 1), Date.UTC(y - back + 1, 0, 1));
+  /**
+   * A season: of a calendar year (今年夏天, 去年夏天), "this" one (this year's, last year's while
+   * this year's has not begun) or "last" one (the latest that has ended: in December, this
+   * year's summer).
+   */
+  const season = (first: number, which: "this" | "last" | number) => {
+    let sy = typeof which === "number" ? y - which : y;
+    if (which === "this" && Date.UTC(sy, first, 1) > now) sy--;
+    if (which === "last" && Date.UTC(sy, first + 3, 1) > now) sy--;
+    return slack(Date.UTC(sy, first, 1), Date.UTC(sy, first + 3, 1));
+  };
+  if (/\b(?:the\s+)?week\s+before\s+last\b/.test(t) || /上上(?:个)?(?:周|星期|礼拜)(?![一二三四五六日天末])/.test(t))
+    return week(2);
+  if (
+    /\b(?:this|earlier\s+this)\s+week\b/.test(t) ||
+    /(?:这|本)(?:个)?(?:周|星期|礼拜)(?![一二三四五六日天末])/.test(t)
+  )
+    return week(0);
+  if (/\b(?:the\s+)?month\s+before\s+last\b/.test(t) || t.includes("上上个月")) return month(2);
+  if (/\b(?:this|earlier\s+this)\s+month\b/.test(t) || /(?:这个|本)月/.test(t)) return month(0);
+  if (/\b(?:the\s+)?year\s+before\s+last\b/.test(t) || t.includes("前年")) return year(2);
+  if (
+    /\b(?:this|earlier\s+this)\s+year\b/.test(t) ||
+    /今年(?![\d一二三四五六七八九十]+岁|[\d一二三四五六七八九十]+[了])/.test(t)
+  ) {
+    const s = /(今年|去年)?\s*(春|夏|秋|冬)(?:天|季)/.exec(t);
+    return s ? season(SEASON[s[2] as string] as number, 0) : year(0);
+  }
+  let m = /\b(this|last)\s+(spring|summer|autumn|fall|winter)\b/.exec(t);
+  if (m) return season(SEASON[m[2] as string] as number, m[1] === "last" ? "last" : "this");
+  m = /(去年|今年)?(春|夏|秋|冬)(?:天|季)/.exec(t);
+  if (m && m[1]) return season(SEASON[m[2] as string] as number, m[1] === "去年" ? 1 : 0);
+  if (t.includes("大前天")) return slack(today - 3 * DAY, today - 3 * DAY);
+  m = MONTH_ZH.exec(t);
+  if (m) {
+    const n = HAN_MONTH[m[1] as string] ?? Number(m[1]);
+    // A month not yet come this year is last year's, as "in March" is.
+    const my = n - 1 > mo ? y - 1 : y;
+    if (m[2]) {
+      const day = Number(m[2]);
+      if (day >= 1 && day <= 31) return slack(Date.UTC(my, n - 1, day), Date.UTC(my, n - 1, day));
+    }
+    return slack(Date.UTC(my, n - 1, 1), Date.UTC(my, n, 1));
+  }
+  return null;
+}
+
 /** The calendar year before `now`'s, with a day's slack either side. */
 function lastYear(now: number): TimeWindow {
   const y = new Date(now).getUTCFullYear();
@@ -248,6 +347,12 @@ export function dateWindow(text: string): TimeWindow | null {
 
 /** Phrases that name a span: what timeWindow and dateWindow read, not what the question is about. */
 const TIME_PHRASES = [
+  // The calendar's first: 上上周 holds 上周.
+  /\b(?:the\s+)?(?:week|month|year)\s+before\s+last\b/gi,
+  /\b(?:earlier\s+)?this\s+(?:week|month|year)\b/gi,
+  /\b(?:this|last)\s+(?:spring|summer|autumn|fall|winter)\b/gi,
+  /上上(?:个)?(?:周|星期|礼拜|月)|(?:这|本)(?:个)?(?:周|星期|礼拜|月)|前年|今年|大前天|[春夏秋冬](?:天|季)/g,
+  new RegExp(MONTH_ZH.source, "g"),
   new RegExp(DAY_MONTH_YEAR.source, "gi"),
   new RegExp(MONTH_DAY_YEAR.source, "gi"),
   new RegExp(MONTH_YEAR.source, "gi"),

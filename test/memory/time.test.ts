@@ -43,6 +43,42 @@ describe("timeWindow", () => {
   });
 });
 
+describe("timeWindow by the calendar", () => {
+  const now = "2026-12-09T10:00:00Z"; // a Wednesday
+  test("weeks run Monday to Sunday, months and years by the calendar, each with a day's slack", () => {
+    expect(span("What did I read this week?", now)).toEqual(["2026-12-06", "2026-12-10"]);
+    expect(span("这周我读了什么书？", now)).toEqual(["2026-12-06", "2026-12-10"]);
+    expect(span("What did I do the week before last?", now)).toEqual(["2026-11-22", "2026-12-01"]);
+    expect(span("上上周我去了哪里？", now)).toEqual(["2026-11-22", "2026-12-01"]);
+    expect(span("How much did I spend earlier this month?", now)).toEqual(["2026-11-30", "2026-12-10"]);
+    expect(span("这个月我花了多少钱？", now)).toEqual(["2026-11-30", "2026-12-10"]);
+    expect(span("上上个月我去了哪儿？", now)).toEqual(["2026-09-30", "2026-11-02"]);
+    expect(span("前年我在哪儿工作？", now)).toEqual(["2023-12-31", "2025-01-02"]);
+    expect(span("大前天我吃了什么？", now)).toEqual(["2026-12-05", "2026-12-07"]);
+  });
+  test("seasons: 'last' is the latest that has ended, a calendar year's is that year's", () => {
+    expect(span("Where did I go last summer?", now)).toEqual(["2026-05-31", "2026-09-02"]);
+    expect(span("What did I plant last winter?", now)).toEqual(["2025-11-30", "2026-03-02"]);
+    expect(span("去年夏天我去了哪儿？", now)).toEqual(["2025-05-31", "2025-09-02"]);
+    expect(span("今年春天我学了什么？", now)).toEqual(["2026-02-28", "2026-06-02"]);
+  });
+  test("a month by its number, as 'in March': this year's, or last year's when it has not come yet", () => {
+    expect(span("三月份我去了哪儿？", now)).toEqual(["2026-02-28", "2026-04-02"]);
+    expect(span("5月3号我做了什么？", now)).toEqual(["2026-05-02", "2026-05-04"]);
+    expect(span("三个月前我买了什么？", now)).not.toEqual(["2026-02-28", "2026-04-02"]);
+    expect(span("我每月给家里打多少钱？", now)).toBeNull();
+    expect(span("我姥姥今年九十二了吗？", now)).toBeNull();
+  });
+  test("their phrases leave the question", () => {
+    const clean = (t: string) => withoutTimePhrases(t).replace(/\s+/g, "").trim();
+    expect(clean("What did I read this week?")).toBe("WhatdidIread?");
+    expect(clean("Where did I go last summer?")).toBe("WheredidIgo?");
+    expect(clean("上上周我去了哪里？")).toBe("我去了哪里？");
+    expect(clean("三月份我去了哪儿？")).toBe("我去了哪儿？");
+    expect(clean("去年夏天我去了哪儿？")).toBe("我去了哪儿？");
+  });
+});
+
 describe("dateWindow", () => {
   const dated = (text: string) => {
     const w = dateWindow(text);
