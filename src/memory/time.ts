@@ -284,7 +284,7 @@ function calendarSpan(t: string, now: number): TimeWindow | null {
   let m = /\b(this|last)\s+(spring|summer|autumn|fall|winter)\b/.exec(t);
   if (m) return season(SEASON[m[2] as string] as number, m[1] === "last" ? "last" : "this");
   m = /(去年|今年)?(春|夏|秋|冬)(?:天|季)/.exec(t);
-  if (m && m[1]) return season(SEASON[m[2] as string] as number, m[1] === "去年" ? 1 : 0);
+  if (m?.[1]) return season(SEASON[m[2] as string] as number, m[1] === "去年" ? 1 : 0);
   if (t.includes("大前天")) return slack(today - 3 * DAY, today - 3 * DAY);
   m = MONTH_ZH.exec(t);
   if (m) {
