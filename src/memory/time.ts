@@ -215,20 +215,6 @@ const SEASON: Record<string, number> = {
   秋: 8,
   冬: 11,
 };
-const HAN_MONTH: Record<string, number> = {
-  一: 1,
-  二: 2,
-  三: 3,
-  四: 4,
-  五: 5,
-  六: 6,
-  七: 7,
-  八: 8,
-  九: 9,
-  十: 10,
-  十一: 11,
-  十二: 12,
-};
 /** 三月, 3月, 十二月份, not 三个月 (three months) nor 每月. */
 const MONTH_ZH =
   /(?<![\d一二三四五六七八九十个每])(十[一二]?|[一二三四五六七八九]|1[0-2]|[1-9])\s*月(?:份)?(?:(\d{1,2})\s*[日号])?/;
@@ -288,7 +274,9 @@ function calendarSpan(t: string, now: number): TimeWindow | null {
   if (t.includes("大前天")) return slack(today - 3 * DAY, today - 3 * DAY);
   m = MONTH_ZH.exec(t);
   if (m) {
-    const n = HAN_MONTH[m[1] as string] ?? Number(m[1]);
+    const x = m[1] as string;
+    // 三 → 3, 十二 → 12, 12 → 12.
+    const n = /^\d/.test(x) ? Number(x) : x.length === 2 ? 10 + (NUMBER[x[1] as string] ?? 0) : (NUMBER[x] ?? 0);
     // A month not yet come this year is last year's, as "in March" is.
     const my = n - 1 > mo ? y - 1 : y;
     if (m[2]) {

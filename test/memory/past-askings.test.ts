@@ -6,6 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { tempDir } from "../harness/binary.ts";
+import { memoryRig } from "../harness/memory-rig.ts";
 import { Store } from "../../src/store/store.ts";
 import { Memory } from "../../src/memory/memory.ts";
 import { MemorySearch } from "../../src/memory/memory-search.ts";
@@ -61,18 +62,7 @@ describe("past questions are not answers", () => {
   for (const c of CASES)
     test(`${c.lang}: asked again, the statement comes first, not the earlier asking or its echo`, () => {
       using dir = tempDir();
-      const store = Store.open(join(dir.path, "homed.db"));
-      const memory = new Memory(store, new Tokenizer());
-      const search = new MemorySearch(store, memory);
-      let n = 0;
-      const say = (conv: string, user: string, reply: string) => {
-        const turn = `t${++n}`;
-        store.beginTurn(turn, conv, "web");
-        memory.add(store.append({ conv, actor: "user", ...eventOf("user-message", { turn, text: user }) }).id);
-        memory.add(
-          store.append({ conv, actor: "agent", ...eventOf("agent-reply", { turn, text: reply, fromModel: false }) }).id,
-        );
-      };
+      const { store, memory, search, say } = memoryRig(dir.path);
       say("a", c.statement, c.ack);
       for (const [u, r] of c.chatter) say("a", u as string, r as string);
       say("b", c.asking, c.echo);

@@ -7,13 +7,9 @@
  * Memory and MemorySearch the daemon runs.
  */
 import { describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import { tempDir } from "../harness/binary.ts";
-import { Store } from "../../src/store/store.ts";
-import { Memory } from "../../src/memory/memory.ts";
-import { MemorySearch } from "../../src/memory/memory-search.ts";
+import { memoryRig } from "../harness/memory-rig.ts";
 import { Tokenizer } from "../../src/embed/tokenizer.ts";
-import { eventOf } from "../../src/protocol/event-bodies.ts";
 import { crossRecallNote, EARLIER } from "../../src/memory/cross-recall.ts";
 import { coverageOf, markSlot, questionWords } from "../../src/memory/coverage.ts";
 import { onlyAsks } from "../../src/memory/past-askings.ts";
@@ -57,18 +53,7 @@ const CASES = [
 ];
 
 function rig(dir: string) {
-  const store = Store.open(join(dir, "homed.db"));
-  const memory = new Memory(store, new Tokenizer());
-  const search = new MemorySearch(store, memory);
-  let n = 0;
-  const say = (conv: string, user: string, reply: string) => {
-    const turn = `t${++n}`;
-    store.beginTurn(turn, conv, "web");
-    memory.add(store.append({ conv, actor: "user", ...eventOf("user-message", { turn, text: user }) }).id);
-    memory.add(
-      store.append({ conv, actor: "agent", ...eventOf("agent-reply", { turn, text: reply, fromModel: false }) }).id,
-    );
-  };
+  const { store, memory, search, say } = memoryRig(dir);
   const note = (conv: string, input: string) =>
     crossRecallNote(search, memory, {
       conv,
