@@ -34,7 +34,7 @@ const AMBIGUOUS_FORMS = new Set(
 );
 
 const GENERIC = new Set(
-  "entity physical_entity abstraction abstract_entity object whole thing matter artifact artefact organism being living_thing unit group act event attribute relation measure psychological_feature cognition content location region causal_agent cause agent instrumentality instrumentation part portion state process activity people communication social_group collection quantity property person individual someone somebody mortal soul adult grownup worker".split(
+  "entity physical_entity abstraction abstract_entity object whole thing matter artifact artefact organism being living_thing unit group act event attribute relation measure psychological_feature cognition content location region causal_agent cause agent instrumentality instrumentation part portion state process activity people communication social_group collection quantity property person individual someone somebody mortal soul adult grownup worker device".split(
     " ",
   ),
 );

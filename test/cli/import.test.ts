@@ -191,7 +191,7 @@ describe("homed import", () => {
     const sent = (rig.llm.requests.at(-1)!.body as { messages: { role: string; content: string | null }[] }).messages;
     const note = sent.find((m) => m.role === "system" && (m.content ?? "").startsWith("From your other conversations"));
     expect(note?.content).toContain(
-      "[2023-07-22 04:28 UTC · import conversation chatgpt-conv-gym] user: My climbing gym locker code is 4471.",
+      "[2023-07-22 04:28 UTC · import conversation “Gym” (chatgpt-conv-gym)] user: My climbing gym locker code is 4471.",
     );
   }, 60_000);
 
