@@ -195,6 +195,8 @@ export const MemoryHit = v.object({
   conv: v.string(),
   /** The channel the conversation started on ("" when unknown). */
   channel: v.string(),
+  /** The conversation's own title (given by the person, or an imported chat's), when it has one. */
+  title: v.optional(v.string()),
   untrusted: v.boolean(),
   /** user, assistant, tool <name>, or attachment <name> · <anchor> (a long attachment's chunk). */
   role: v.string(),

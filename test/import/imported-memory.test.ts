@@ -237,6 +237,13 @@ describe("imported chats in the daemon", () => {
       "chatgpt-cg-untitled": "A kingfisher on a branch.",
       "chatgpt-cg-notes": "Reading notes",
     });
+    // The memory page's search names an imported conversation by its title too.
+    const hits = (await (await fetch(`${web}/api/memory/search?q=${encodeURIComponent("bike repair")}`)).json()) as {
+      conv: string;
+      title?: string;
+    }[];
+    const bike = hits.find((h) => h.conv === "chatgpt-cg-bike");
+    expect(bike?.title).toBe("Bike repair");
     // What waiter and the control socket list: the same titles.
     const c = await connectUnixRpc(rig.daemon.socket, quiet);
     try {

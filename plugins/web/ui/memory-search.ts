@@ -56,7 +56,7 @@ export function hitView(e: MemoryHit): HTMLElement {
       h(
         "a",
         { class: "tag conv-link", href: `#/chat/${encodeURIComponent(e.conv)}`, title: e.conv },
-        `${e.channel ? `${e.channel} · ` : ""}${e.conv}`,
+        `${e.channel ? `${e.channel} · ` : ""}${e.title ?? e.conv}`,
       ),
       e.untrusted ? h("span", { class: "tag untrusted" }, "untrusted") : null,
       e.score !== null ? h("span", { class: "tokens" }, `score ${e.score.toFixed(2)}`) : null,
