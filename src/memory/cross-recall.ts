@@ -14,7 +14,6 @@ import type { RecallScope } from "./recall-scope.ts";
 import { cutToTokens, estimateTokens } from "./tokens.ts";
 import type { TextMark } from "./turn-log.ts";
 import { onlyAsks, tellsNothing } from "./past-askings.ts";
-import type { Coverage } from "./coverage.ts";
 
 /**
  * A quoted event's own words say at least this share of what the question asks
@@ -96,21 +95,24 @@ export function crossRecallNote(
     boost: req.boost,
     askedFrom: req.askedFrom,
   });
-  const cover = search.coverage(req.scope, req.input, found);
-  for (const [i, f] of found.entries()) {
-    if (known.has(f.text)) continue;
+  const cover = search.coverage(req.scope, req.input);
+  for (const f of found) {
     // What is quoted tells something of what is asked: an earlier asking tells nothing, nor does
-    // a reply that says it does not know or only acknowledges, nor a turn whose own words say
-    // too little of the question.
-    const c = cover[i] as Coverage;
-    if (c.share < CROSS_RECALL_MIN_COVERAGE || onlyAsks(f.text) || (f.role === "assistant" && tellsNothing(f.text)))
-      continue;
+    // a reply that says it does not know or only acknowledges.
+    if (known.has(f.text) || onlyAsks(f.text) || (f.role === "assistant" && tellsNothing(f.text))) continue;
     // The same words said twice (a message sent again after a failed turn, a question asked in
     // two chats) are quoted once, from the first time, and leave their place to the next.
     const key = `${f.role}\u0000${f.text.trim()}`;
     const same = kept.get(key);
-    if (!same) kept.set(key, { ...f, said: c.said });
-    else if (f.ts < same.ts) kept.set(key, { ...f, score: same.score, said: c.said });
+    if (same) {
+      if (f.ts < same.ts) kept.set(key, { ...f, score: same.score, said: same.said });
+      continue;
+    }
+    // Only the first MAX_QUOTES are quoted: a new one past them needs no weighing.
+    if (kept.size >= MAX_QUOTES) continue;
+    // Nor a turn whose own words say too little of the question.
+    const c = cover(f.text);
+    if (c.share >= CROSS_RECALL_MIN_COVERAGE) kept.set(key, { ...f, said: c.said });
   }
   const quotes = [...kept.values()].slice(0, MAX_QUOTES).sort((a, b) => a.ts - b.ts || a.id - b.id);
   const lines: string[] = [];

@@ -118,13 +118,9 @@ export class MemorySearch {
       .slice(0, k);
   }
 
-  /** What each found event's text says of `query` (Memory.coverage). */
-  coverage(scope: RecallScope, query: string, found: readonly Pick<FoundEvent, "text">[]): Coverage[] {
-    return this.memory.coverage(
-      scope,
-      query,
-      found.map((f) => f.text),
-    );
+  /** What a found event's text says of `query` (Memory.coverage): the query read once. */
+  coverage(scope: RecallScope, query: string): (text: string) => Coverage {
+    return this.memory.coverage(scope, query);
   }
 
   /**

@@ -177,11 +177,11 @@ export class Memory {
   }
 
   /**
-   * What each of `turns` says of the question `text` (src/memory/coverage.ts), its words
-   * weighed by the statistics of the memory `scope` searches, the question read as ranking reads
-   * it (its framing and the span it names left out).
+   * What a turn says of the question `text` (src/memory/coverage.ts), its words weighed by the
+   * statistics of the memory `scope` searches, the question read as ranking reads it (its framing
+   * and the span it names left out): the question is read once, each turn when asked about.
    */
-  coverage(scope: RecallScope, text: string, turns: readonly string[], time?: number | null): Coverage[] {
+  coverage(scope: RecallScope, text: string, time?: number | null): (turn: string) => Coverage {
     const ci =
       scope.kind === "conversation"
         ? this.index.conv(scope.conv, this.minId(scope.conv))
@@ -191,7 +191,7 @@ export class Memory {
     // Rare in this memory and not among the most common words of the language: "learning" or
     // 公司 say less of what a question is about than "banjo" or 宠物, however seldom they were said here.
     const idf = (term: string) => ci.idf(ci.words.get(term)?.n ?? 0) * this.index.commonness(term);
-    return turns.map((t) => coverageOf(question, idf, this.index.analyseEach(t)));
+    return (turn) => coverageOf(question, idf, this.index.analyseEach(turn));
   }
 
   /** Count an access (a recall that did not move the events), for cooling decisions. */

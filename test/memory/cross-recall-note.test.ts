@@ -25,7 +25,7 @@ describe("crossRecallNote", () => {
     // Every hit covers the question whole: this test is about saying a thing once.
     const search = {
       find: () => found,
-      coverage: (_s: unknown, _q: string, f: readonly unknown[]) => f.map(() => ({ share: 1, said: ["bicycl"] })),
+      coverage: () => () => ({ share: 1, said: ["bicycl"] }),
     } as unknown as MemorySearch;
     const touched: number[] = [];
     const note = crossRecallNote(
