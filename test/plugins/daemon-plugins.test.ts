@@ -38,6 +38,13 @@ async function waitPlugin(
   return p as PluginInfo;
 }
 
+/**
+ * Ready, and its log already says where it listens: `ready` comes over the plugin's RPC link and
+ * the "web listening" line through its stderr pipe, which the kernel reads on its own, so the
+ * line may arrive a moment after the state (a clean-clone run met exactly that).
+ */
+const listening = (p: PluginInfo) => p.state === "ready" && p.stderrTail.some((l) => /url=http:\/\//.test(l));
+
 /** The web plugin's URL, from the line it logs once listening. */
 function webUrl(p: PluginInfo): string {
   for (const line of [...p.stderrTail].reverse()) {
@@ -79,7 +86,7 @@ describe("plugins under a running daemon", () => {
   test("web comes up, serves /healthz and /, and after kill -9 returns at 1 s, 2 s, 3 s, then stops until plugin-restart", async () => {
     using dir = tempDir();
     await using d = await startDaemon(dir.path);
-    let web = await waitPlugin(dir.path, "web", (p) => p.state === "ready");
+    let web = await waitPlugin(dir.path, "web", listening);
     let url = webUrl(web);
     const health = await fetch(`${url}healthz`);
     expect(health.status).toBe(200);
@@ -121,7 +128,7 @@ describe("plugins under a running daemon", () => {
 
     const r = await run([HOMED, "plugin-restart", "-data", dir.path, "web"]);
     expect(r.exitCode).toBe(0);
-    web = await waitPlugin(dir.path, "web", (p) => p.state === "ready");
+    web = await waitPlugin(dir.path, "web", listening);
     url = webUrl(web);
     expect((await fetch(`${url}healthz`)).status).toBe(200);
     expect(d.proc.exitCode).toBeNull();
