@@ -9,7 +9,8 @@
  * FORGET_MS without a failure. At the cap that is about four guesses an hour instead of thousands
  * a second.
  *
- * A client is its source address (an IPv6 client its /64, which one host usually holds whole).
+ * A client is its source address (an IPv6 client its /64, which one host usually holds whole;
+ * every loopback address together).
  * Clients behind one reverse proxy share its address, so one of them guessing slows all of them;
  * forwarded-for headers are not trusted, since anyone can send them.
  */
@@ -45,6 +46,20 @@ export function clientKey(address: string): string {
     .join(":")}::/64`;
 }
 
+/** What every loopback address (127.0.0.0/8, ::1) is counted under by the guess limit. */
+export const LOOPBACK_CLIENT = "loopback";
+
+/**
+ * The key a guesser is counted under: clientKey, but every loopback address as one — 127.0.0.2
+ * is the same machine as 127.0.0.1, not a fresh client with five free guesses.
+ */
+export function guesserKey(address: string): string {
+  const key = clientKey(address);
+  if (/^127\./.test(key)) return LOOPBACK_CLIENT;
+  const g = parseIPv6(address);
+  return g?.slice(0, 7).every((x) => x === 0) && g[7] === 1 ? LOOPBACK_CLIENT : key;
+}
+
 export class GuessLimiter {
   /** Oldest failure first: a record is re-inserted on every failure. */
   private readonly clients = new Map<string, Client>();
@@ -53,7 +68,7 @@ export class GuessLimiter {
 
   /** Whole seconds `address` must wait before its credentials are checked again; 0 = check now. */
   retryAfter(address: string): number {
-    const c = this.clients.get(clientKey(address));
+    const c = this.clients.get(guesserKey(address));
     const left = c ? c.blockedUntil - this.now() : 0;
     return left > 0 ? Math.ceil(left / 1000) : 0;
   }
@@ -72,7 +87,7 @@ export class GuessLimiter {
   }
 
   failed(address: string): void {
-    const key = clientKey(address);
+    const key = guesserKey(address);
     const now = this.now();
     this.forgetQuiet(now);
     const old = this.clients.get(key);
@@ -85,7 +100,7 @@ export class GuessLimiter {
   }
 
   succeeded(address: string): void {
-    this.clients.delete(clientKey(address));
+    this.clients.delete(guesserKey(address));
   }
 
   /** Drop records quiet for FORGET_MS; the map is in failure order, so stop at the first live one. */

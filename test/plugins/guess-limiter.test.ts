@@ -6,7 +6,7 @@
  * test/web/guess-doors.test.ts.
  */
 import { describe, expect, test } from "bun:test";
-import { clientKey, GuessLimiter } from "../../plugins/sdk/guess-limiter.ts";
+import { clientKey, GuessLimiter, guesserKey } from "../../plugins/sdk/guess-limiter.ts";
 
 function limiterAt() {
   const clock = { t: 1_000_000 };
@@ -50,10 +50,24 @@ describe("GuessLimiter", () => {
     expect(limiter.retryAfter("10.0.0.1")).toBe(0);
   });
 
-  test("an IPv6 client is its /64; an IPv4-mapped one is its IPv4 address", () => {
+  test("an IPv6 client is its /64; an IPv4-mapped one is its IPv4 address; a guesser on loopback is one", () => {
     expect(clientKey("2001:db8:1:2::1")).toBe(clientKey("2001:db8:1:2:ffff::9"));
     expect(clientKey("2001:db8:1:2::1")).not.toBe(clientKey("2001:db8:1:3::1"));
     expect(clientKey("::ffff:127.0.0.1")).toBe("127.0.0.1");
     expect(clientKey("127.0.0.2")).toBe("127.0.0.2");
+    const loopback = ["127.0.0.1", "127.0.0.2", "127.255.0.9", "::1", "::ffff:127.0.0.1", "0:0:0:0:0:0:0:1"];
+    expect(new Set(loopback.map(guesserKey))).toEqual(new Set(["loopback"]));
+    expect(guesserKey("::2")).not.toBe("loopback");
+    expect(guesserKey("128.0.0.1")).toBe("128.0.0.1");
+    expect(guesserKey("2001:db8:1:2::1")).toBe(clientKey("2001:db8:1:2::1"));
+  });
+
+  test("guessing from six loopback addresses is guessing from one", () => {
+    const { limiter } = limiterAt();
+    for (let n = 1; n <= 4; n++) limiter.failed(`127.0.0.${n}`);
+    expect(limiter.retryAfter("127.0.0.1")).toBe(0);
+    limiter.failed("::1");
+    expect(limiter.retryAfter("127.0.0.99")).toBeGreaterThan(0);
+    expect(limiter.retryAfter("::1")).toBeGreaterThan(0);
   });
 });
