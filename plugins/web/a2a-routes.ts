@@ -22,7 +22,7 @@ import { A2aRunner, type A2aCaller } from "./a2a-runner.ts";
 import { TaskBook } from "./a2a-tasks.ts";
 import { METHODS, RpcRequest } from "./a2a-wire.ts";
 import type { ChatHub } from "./chat-hub.ts";
-import { isJsonContentType } from "./http-util.ts";
+import { BadBody, isJsonContentType, jsonBody } from "./http-util.ts";
 import { type Security, tooManyAttempts } from "./security.ts";
 
 function sameBytes(a: string, b: string): boolean {
@@ -100,9 +100,9 @@ export function a2aRoutes(o: A2aOptions): Hono {
       return c.json(rpcError(null, RPC.invalidRequest, "send the JSON-RPC request as application/json"), 415);
     let body: unknown;
     try {
-      body = JSON.parse(await c.req.text());
-    } catch {
-      return c.json(rpcError(null, RPC.parse, "the body is not valid JSON"));
+      body = await jsonBody(c);
+    } catch (err) {
+      return c.json(rpcError(null, RPC.parse, err instanceof BadBody ? err.message : "the body could not be read"));
     }
     if (Array.isArray(body))
       return c.json(rpcError(null, RPC.invalidRequest, "A2A takes one request per call, not a batch"));

@@ -21,7 +21,7 @@ import { describeIssues } from "../../src/protocol/jsonrpc.ts";
 import type { ChatHub } from "./chat-hub.ts";
 import type { Plugin } from "../sdk/index.ts";
 import { storeRequestImages } from "./openai-images.ts";
-import { isJsonContentType } from "./http-util.ts";
+import { BadBody, isJsonContentType, jsonBody } from "./http-util.ts";
 import { openAiError, openAiErrorBody, turnFailure } from "./openai-error.ts";
 import {
   BadCompletionRequest,
@@ -104,9 +104,9 @@ export function openAiRoutes(hub: ChatHub, plugin: Plugin): Hono {
       return openAiError(c, 415, "send the body as JSON (Content-Type: application/json)");
     let raw: unknown;
     try {
-      raw = await c.req.json();
-    } catch {
-      return openAiError(c, 400, "the body is not valid JSON");
+      raw = await jsonBody(c);
+    } catch (err) {
+      return openAiError(c, 400, err instanceof BadBody ? err.message : "the body could not be read");
     }
     const parsed = v.safeParse(CompletionBody, raw);
     if (!parsed.success) return openAiError(c, 400, `invalid request: ${describeIssues(parsed.issues)}`);

@@ -2,6 +2,7 @@
  * The kernel: owns the data dir, the store and the control socket for the lifetime of one
  * daemon. Scope is passed explicitly (a Kernel object), never through module singletons.
  */
+import { HomedError } from "../protocol/errors.ts";
 import { TurnStreams } from "./turn-streams.ts";
 import { valueAt } from "./config-sections.ts";
 import type { StatusResult } from "../protocol/control.ts";
@@ -31,7 +32,13 @@ import { Agent } from "../agent/agent.ts";
 import { outputReserve } from "../agent/turn.ts";
 import { LlmSettings } from "./llm-settings.ts";
 import { readSecretValues } from "./secret-values.ts";
-import { mergeSettingsPatch, readSettingsPatch, SettingsPage, writeSettingsPatch } from "./ui-settings.ts";
+import {
+  mergeSettingsPatch,
+  readSettingsPatch,
+  SettingsPage,
+  settingsFile,
+  writeSettingsPatch,
+} from "./ui-settings.ts";
 import type { ReloadResult, SettingsPatch, SettingsSaveResult, SettingsView } from "../protocol/settings.ts";
 import { ProviderModels } from "./provider-models.ts";
 import { applyLiveChanges } from "./config-reload.ts";
@@ -172,23 +179,25 @@ export class Kernel {
     const sink = createLogSink(base.log.level);
     attachLogFile(sink, paths.logs);
     const log = createLogger(sink);
+    // A settings.json that cannot be read or no longer fits stops the start, as config.toml does
+    // (exit 78): ignored, the approval rules saved in it (a deny among them) would silently lapse.
+    const stored = readSettingsPatch(paths.dir);
     let config: Config;
     try {
-      const stored = readSettingsPatch(paths.dir, log);
       config = page.apply(base, stored);
-      const unused = page.unused(stored);
-      if (unused.length > 0)
-        log.warn(
-          "settings.json holds settings no plugin has now; they are ignored (the settings page can remove them)",
-          {
-            settings: unused.join(","),
-          },
-        );
     } catch (err) {
-      // A settings.json that no longer fits (e.g. an old file) must not keep the daemon down.
-      log.warn("settings.json ignored", { reason: (err as Error).message });
-      config = structuredClone(base);
+      throw new HomedError(
+        "config",
+        `${settingsFile(paths.dir)}: ${(err as Error).message}`,
+        { file: settingsFile(paths.dir) },
+        { cause: err },
+      );
     }
+    const unused = page.unused(stored);
+    if (unused.length > 0)
+      log.warn("settings.json holds settings no plugin has now; they are ignored (the settings page can remove them)", {
+        settings: unused.join(","),
+      });
     if (dir.openToOthers) log.warn("data dir is readable by other users; chmod 700 it", { data: paths.dir });
     const lock = lockDataDir(paths);
     let store: Store;
@@ -270,7 +279,12 @@ export class Kernel {
 
   /** The UI's settings and where each comes from. */
   settingsView(): SettingsView {
-    const patch = readSettingsPatch(this.paths.dir, this.log);
+    let patch: SettingsPatch = {};
+    try {
+      patch = readSettingsPatch(this.paths.dir);
+    } catch {
+      // Broken since the start (edited by hand): what is in force stands; a save or reload says why.
+    }
     let configured = this.config;
     try {
       configured = this.page.apply(this.baseConfig, patch);
@@ -283,7 +297,7 @@ export class Kernel {
   /** Write a patch to settings.json (refused, unchanged, when the result is not a valid configuration) and apply it. */
   setSettings(request: SettingsPatch): SettingsSaveResult {
     const patch = this.page.resolveServerEdits(request, this.config);
-    const current = readSettingsPatch(this.paths.dir, this.log);
+    const current = readSettingsPatch(this.paths.dir);
     this.page.checkSections(patch, current);
     const next = mergeSettingsPatch(current, patch);
     this.page.apply(this.baseConfig, next);
@@ -312,7 +326,7 @@ export class Kernel {
         overrides: this.loadOptions.overrides,
         sections,
       });
-      next = page.apply(base, readSettingsPatch(this.paths.dir, log));
+      next = page.apply(base, readSettingsPatch(this.paths.dir));
     } catch (err) {
       const error = (err as Error).message;
       log.error("configuration not reloaded", { why, err: error });

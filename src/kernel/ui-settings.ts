@@ -14,6 +14,7 @@ import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from "
 import { join } from "node:path";
 import { HomedError } from "../protocol/errors.ts";
 import { describeIssues } from "../protocol/jsonrpc.ts";
+import { firstBadUtf8, jsonErrorPlace, placeOf } from "../protocol/json-where.ts";
 import {
   type PluginSectionView,
   type PluginSettingView,
@@ -24,7 +25,6 @@ import {
 import { fieldDoc, fieldPageKey, fieldPageLabel, type SettingForm, settingForm } from "../protocol/plugin-settings.ts";
 import { configSchema, type Config } from "./config.ts";
 import { type SettingsSection, setValueAt, valueAt } from "./config-sections.ts";
-import type { Logger } from "./log.ts";
 
 /**
  * Fields settings.json keeps under their own name; mcp_add and mcp_remove are requests the kernel
@@ -267,18 +267,46 @@ export function settingsFile(dataDir: string): string {
   return join(dataDir, "settings.json");
 }
 
-/** The patch in DATA/settings.json; a missing file is none, a malformed one is ignored (and said). */
-export function readSettingsPatch(dataDir: string, log: Logger): SettingsPatch {
+/**
+ * The patch in DATA/settings.json; a missing file is none. One that cannot be read, is not UTF-8
+ * JSON or holds what no setting takes is a HomedError("config") naming the file and the line, as
+ * a bad config.toml is: ignoring it would drop the approval rules the owner saved (a deny among
+ * them) without a word.
+ */
+export function readSettingsPatch(dataDir: string): SettingsPatch {
   const file = settingsFile(dataDir);
   if (!existsSync(file)) return {};
+  const bad = (why: string, cause?: unknown): never => {
+    throw new HomedError("config", `${file}: ${why}`, { file }, cause ? { cause } : undefined);
+  };
+  let bytes: Uint8Array;
   try {
-    const r = v.safeParse(SettingsPatch, JSON.parse(readFileSync(file, "utf8")));
-    if (r.success) return r.output;
-    log.warn("settings.json ignored", { reason: describeIssues(r.issues) });
+    bytes = new Uint8Array(readFileSync(file));
   } catch (err) {
-    log.warn("settings.json ignored", { err: (err as Error).message });
+    return bad(`cannot read: ${(err as Error).message}`, err);
   }
-  return {};
+  let text = "";
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    const at = firstBadUtf8(bytes);
+    const line = 1 + bytes.subarray(0, at).filter((b) => b === 10).length;
+    bad(`line ${line}: not UTF-8 (byte ${at}); fix or remove the file (the settings page writes it again)`);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    const at = jsonErrorPlace(text);
+    bad(`${at ? `line ${at.line}, column ${at.column}: ` : ""}not valid JSON (${(err as Error).message})`, err);
+  }
+  const r = v.safeParse(SettingsPatch, raw);
+  if (!r.success) {
+    const key = r.issues[0]?.path?.[0]?.key;
+    const found = typeof key === "string" ? text.indexOf(JSON.stringify(key)) : -1;
+    bad(`${found >= 0 ? `line ${placeOf(text, found).line}: ` : ""}${describeIssues(r.issues)}`);
+  }
+  return (r as v.SafeParseResult<typeof SettingsPatch> & { success: true }).output;
 }
 
 /**

@@ -95,6 +95,23 @@ describe("config.toml", () => {
     expect(r.stderr).toContain("not valid TOML");
   });
 
+  test("a settings.json that cannot be read as settings is exit 78 too, naming the file and the line", async () => {
+    using dir = tempDir();
+    const file = join(dir.path, "settings.json");
+    writeFileSync(file, Buffer.from([0xff, 0x7b]));
+    let r = await failing(dir.path);
+    expect(r.code).toBe(78);
+    expect(r.stderr).toContain(`${file}: line 1: not UTF-8 (byte 0)`);
+    writeFileSync(file, '{\n  "approval_deny": ["shell_*"],\n  "approval_allow": [files_write]\n}\n');
+    r = await failing(dir.path);
+    expect(r.code).toBe(78);
+    expect(r.stderr).toContain(`${file}: line 3, column 22: not valid JSON`);
+    writeFileSync(file, '{\n  "approval_deny": "shell_*"\n}\n');
+    r = await failing(dir.path);
+    expect(r.code).toBe(78);
+    expect(r.stderr).toContain(`${file}: line 2: `);
+  });
+
   test("a bad environment override or flag names where it came from", async () => {
     using dir = tempDir();
     let r = await failing(dir.path, { env: { HOMED_LOG_LEVEL: "chatty" } });

@@ -25,6 +25,31 @@ describe("bad HTTP input", () => {
       ["api/chat", json({ conv: 5, text: [] }), 422, "invalid request"],
       ["api/chat", json({ conv: "ok", text: "" }), 422, "message is empty"],
       ["api/chat", json("{not json"), 400, "not valid JSON"],
+      // Invalid UTF-8 is refused where it is, never turned into U+FFFD in silence.
+      [
+        "api/chat",
+        {
+          ...json(""),
+          body: new Uint8Array([...Buffer.from('{"conv":"u","text":"a'), 0xff, 0xfe, ...Buffer.from('"}')]),
+        },
+        400,
+        "not valid UTF-8 (at byte 21)",
+      ],
+      [
+        "v1/chat/completions",
+        {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: new Uint8Array([
+            ...Buffer.from('{"messages":[{"role":"user","content":"'),
+            0xc3,
+            0x28,
+            ...Buffer.from('"}]}'),
+          ]),
+        },
+        400,
+        "not valid UTF-8 (at byte 39)",
+      ],
       [
         "api/chat",
         { method: "POST", headers: { "x-homed": "1", "content-type": "text/plain" }, body: "hi" },
