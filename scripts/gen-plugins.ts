@@ -10,6 +10,7 @@ import * as v from "valibot";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { PluginManifest } from "../src/protocol/manifest.ts";
+import { declaresOutput } from "../src/protocol/agent.ts";
 import { describeIssues } from "../src/protocol/jsonrpc.ts";
 import { resolveGraph } from "../src/kernel/plugin-graph.ts";
 import { type ToolSpec, toolDefinition } from "../plugins/sdk/tool-spec.ts";
@@ -49,6 +50,11 @@ for (const dir of readdirSync(pluginsDir).sort()) {
     const defs = Object.values(mod.TOOLS).map(toolDefinition);
     for (const d of defs) {
       if (!d.name.startsWith(`${dir}_`)) fail(`${specsFile}: tool ${d.name} must be named ${dir}_<verb>`);
+      // Untrusted unless it says why not: a built-in tool says which, so none is marked by oversight.
+      if (!declaresOutput(d))
+        fail(
+          `${specsFile}: tool ${d.name} must say what it returns: untrustedOutput: true, or ownOutput: "why it is the person's own"`,
+        );
     }
     r.output.tools = defs;
   }

@@ -23,7 +23,8 @@ if (all) {
     const rig = memoryRig(dir);
     let n = 0;
     const mine = cases.filter((x) => x.lang === lang);
-    for (const x of mine) for (const t of x.told) rig.say(`talk-${n++ % 8}`, t, lang === "en" ? "ok, noted." : "好的，记下了。");
+    for (const x of mine)
+      for (const t of x.told) rig.say(`talk-${n++ % 8}`, t, lang === "en" ? "ok, noted." : "好的，记下了。");
     for (const f of fillers[lang]) rig.say(`talk-${n++ % 8}`, f, lang === "en" ? "Happy to help." : "没问题。");
     const scope = { kind: "person", includeUntrusted: false } as const;
     for (const c of mine) {
@@ -31,7 +32,9 @@ if (all) {
       const cover = rig.search.coverage(scope, c.question);
       if (c.kind === "never") {
         const best = found.map((f) => ({ f, cv: cover(f.text) })).sort((a, b) => b.cv.share - a.cv.share)[0];
-        console.log(`NEVER ${best && best.cv.share >= CROSS_RECALL_MIN_COVERAGE ? "NOTE" : "ok  "} ${c.id.padEnd(12)} best ${best?.cv.share.toFixed(2)} [${best?.cv.said.join(",")}] ${c.question} -> ${best?.f.text.slice(0, 50)}`);
+        console.log(
+          `NEVER ${best && best.cv.share >= CROSS_RECALL_MIN_COVERAGE ? "NOTE" : "ok  "} ${c.id.padEnd(12)} best ${best?.cv.share.toFixed(2)} [${best?.cv.said.join(",")}] ${c.question} -> ${best?.f.text.slice(0, 50)}`,
+        );
         continue;
       }
       const passing = found.filter((f) => cover(f.text).share >= CROSS_RECALL_MIN_COVERAGE);
@@ -39,7 +42,9 @@ if (all) {
       const fact = c.told.at(-1) as string;
       const q = passing.slice(0, 3).some((f) => f.text.includes(c.needle));
       const cv = cover(fact);
-      console.log(`${q ? "HIT " : rank < 0 ? "RANK" : cv.share < CROSS_RECALL_MIN_COVERAGE ? "GATE" : "CROWD"} ${c.id.padEnd(12)} rank ${rank} cov ${cv.share.toFixed(2)} [${cv.said.join(",")}] ${c.question}`);
+      console.log(
+        `${q ? "HIT " : rank < 0 ? "RANK" : cv.share < CROSS_RECALL_MIN_COVERAGE ? "GATE" : "CROWD"} ${c.id.padEnd(12)} rank ${rank} cov ${cv.share.toFixed(2)} [${cv.said.join(",")}] ${c.question}`,
+      );
     }
     rig.store.close();
     rmSync(dir, { recursive: true, force: true });
@@ -70,9 +75,22 @@ for (const id of ids) {
     const cv = cover(fact);
     console.log(`  fact not in top 10; cov ${cv.share.toFixed(2)} [${cv.said.join(",")}]`);
   }
-  const idx = (rig.memory as unknown as { index: { analyseEach(t: string): { term: string; concepts: string[] }[] } }).index;
-  console.log("  question:", idx.analyseEach(c.question).map((w) => `${w.term}{${w.concepts.slice(0, 6).join(" ")}}`).join("  "));
-  console.log("  fact:    ", idx.analyseEach(fact).map((w) => `${w.term}{${w.concepts.slice(0, 6).join(" ")}}`).join("  "));
+  const idx = (rig.memory as unknown as { index: { analyseEach(t: string): { term: string; concepts: string[] }[] } })
+    .index;
+  console.log(
+    "  question:",
+    idx
+      .analyseEach(c.question)
+      .map((w) => `${w.term}{${w.concepts.slice(0, 6).join(" ")}}`)
+      .join("  "),
+  );
+  console.log(
+    "  fact:    ",
+    idx
+      .analyseEach(fact)
+      .map((w) => `${w.term}{${w.concepts.slice(0, 6).join(" ")}}`)
+      .join("  "),
+  );
   rig.store.close();
   rmSync(dir, { recursive: true, force: true });
 }

@@ -60,6 +60,7 @@ export const TOOLS = {
       "Add an event to the calendar (DATA/calendar). Whole-day events take dates; timed ones a date and time in the time zone. Repeating events take an RRULE. Returns its uid.",
     input: v.strictObject(EventFields),
     risk: "write",
+    ownOutput: "echoes the event the model asked for",
   },
   calendar_list: {
     name: "calendar_list",
@@ -92,6 +93,7 @@ export const TOOLS = {
       remind_minutes: v.optional(Remind),
     }),
     risk: "write",
+    untrustedOutput: true,
   },
   calendar_delete: {
     name: "calendar_delete",
@@ -104,6 +106,7 @@ export const TOOLS = {
       timezone: v.optional(Tz),
     }),
     risk: "write",
+    untrustedOutput: true,
   },
   calendar_import: {
     name: "calendar_import",
@@ -123,6 +126,7 @@ export const TOOLS = {
       ),
     }),
     risk: "write",
+    untrustedOutput: true,
   },
   calendar_export: {
     name: "calendar_export",

@@ -26,5 +26,6 @@ export const TOOLS = {
       ),
     }),
     risk: "exec",
+    untrustedOutput: true,
   },
 } satisfies Record<string, ToolSpec>;

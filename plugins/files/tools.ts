@@ -51,6 +51,7 @@ export const TOOLS = {
       content: v.pipe(v.string("content must be a string"), v.description("The complete new content of the file.")),
     }),
     risk: "write",
+    ownOutput: "says whether the file was written, and its size",
   },
   files_edit: {
     name: "files_edit",
@@ -69,6 +70,7 @@ export const TOOLS = {
       ),
     }),
     risk: "write",
+    untrustedOutput: true,
   },
   files_list: {
     name: "files_list",
@@ -152,6 +154,7 @@ export const TOOLS = {
       ),
     }),
     risk: "write",
+    ownOutput: "says whether the file was moved",
   },
   files_delete: {
     name: "files_delete",
@@ -165,5 +168,6 @@ export const TOOLS = {
       ),
     }),
     risk: "write",
+    ownOutput: "says whether the file was deleted",
   },
 } satisfies Record<string, ToolSpec>;

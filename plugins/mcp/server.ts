@@ -110,6 +110,8 @@ export class McpServer {
           description: `[MCP ${this.cfg.name}] ${t.description ?? t.name}`.slice(0, 4000),
           parameters: t.inputSchema as Record<string, unknown>,
           risk: this.cfg.read_only_hint && t.annotations?.readOnlyHint === true ? "read" : this.cfg.risk,
+          // What a server returns is its own text, not the person's: marked, whatever it claims.
+          untrustedOutput: true,
           run: async (args, ctx) => {
             if (!this.client) return { content: `error: MCP server ${this.cfg.name} is not running`, isError: true };
             // The SDK sends the server notifications/cancelled when the signal fires.

@@ -100,6 +100,7 @@ export const TOOLS = {
       overwrite: v.optional(v.pipe(v.boolean(), v.description("Replace an existing file at path. Default false."))),
     }),
     risk: "write",
+    ownOutput: "says whether the speech was made and where the audio is",
   },
   media_transcribe: {
     name: "media_transcribe",
@@ -121,6 +122,7 @@ export const TOOLS = {
       transcribe: v.optional(v.pipe(v.boolean(), v.description("Transcribe the audio track. Default true."))),
     }),
     risk: "read",
+    untrustedOutput: true,
   },
   media_screenshot: {
     name: "media_screenshot",
@@ -129,5 +131,6 @@ export const TOOLS = {
       "A screenshot of the owner's X display (where one is configured), as an image. For a web page use browser_screenshot instead.",
     input: v.strictObject({}),
     risk: "secret",
+    untrustedOutput: true,
   },
 } satisfies Record<string, ToolSpec>;

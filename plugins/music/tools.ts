@@ -27,6 +27,7 @@ export const TOOLS = {
       "Index the music library folders ([tools.music] library, default DATA/music) by their tags: title, artist, album, track, year, genre, length. Run after adding music; search uses the index.",
     input: v.strictObject({}),
     risk: "read",
+    untrustedOutput: true,
   },
   music_search: {
     name: "music_search",
@@ -38,6 +39,7 @@ export const TOOLS = {
       limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(200), v.description("Default 20."))),
     }),
     risk: "read",
+    untrustedOutput: true,
   },
   music_queue: {
     name: "music_queue",
@@ -50,6 +52,7 @@ export const TOOLS = {
       clear: v.optional(v.pipe(v.boolean(), v.description("Empty the queue before adding."))),
     }),
     risk: "write",
+    untrustedOutput: true,
   },
   music_play: {
     name: "music_play",
@@ -58,6 +61,7 @@ export const TOOLS = {
       "Play through mpv: with ids or a query, those tracks replace the queue and play; without, the queue plays (or a paused track resumes). Says plainly when mpv is missing or there is no audio output.",
     input: v.strictObject({ ids: v.optional(Ids), query: v.optional(Query) }),
     risk: "exec",
+    untrustedOutput: true,
   },
   music_pause: {
     name: "music_pause",
@@ -65,6 +69,7 @@ export const TOOLS = {
     description: "Pause what is playing (music_play resumes).",
     input: v.strictObject({}),
     risk: "write",
+    untrustedOutput: true,
   },
   music_next: {
     name: "music_next",
@@ -72,6 +77,7 @@ export const TOOLS = {
     description: "Skip to the next track in the queue.",
     input: v.strictObject({}),
     risk: "write",
+    untrustedOutput: true,
   },
   music_stop: {
     name: "music_stop",
@@ -79,6 +85,7 @@ export const TOOLS = {
     description: "Stop playing and close mpv; the queue is kept.",
     input: v.strictObject({}),
     risk: "write",
+    ownOutput: "says whether playback stopped and how many tracks are queued",
   },
   music_status: {
     name: "music_status",
@@ -86,5 +93,6 @@ export const TOOLS = {
     description: "What is playing: the track, position and length, paused or not, and the queue around it.",
     input: v.strictObject({}),
     risk: "read",
+    untrustedOutput: true,
   },
 } satisfies Record<string, ToolSpec>;

@@ -26,6 +26,7 @@ export const TOOLS = {
       "Create a Markdown note. Link other notes with [[their name]]. Fails if a note of that name exists (use notes_edit or notes_append). The note is indexed into memory.",
     input: v.strictObject({ name: Name, text: Text("The note's Markdown text.") }),
     risk: "write",
+    ownOutput: "says whether the note was saved, with its name and links",
   },
   notes_read: {
     name: "notes_read",
@@ -47,6 +48,7 @@ export const TOOLS = {
       text: v.optional(Text("The note's whole new text (instead of find/replace).")),
     }),
     risk: "write",
+    ownOutput: "says whether the note was changed, with its name and links",
   },
   notes_append: {
     name: "notes_append",
@@ -54,6 +56,7 @@ export const TOOLS = {
     description: "Add text at the end of a note (on a new line); creates the note if it does not exist.",
     input: v.strictObject({ name: Name, text: v.pipe(Text("Markdown to add."), v.minLength(1)) }),
     risk: "write",
+    ownOutput: "says whether the note was saved, with its name and links",
   },
   notes_search: {
     name: "notes_search",
@@ -92,5 +95,6 @@ export const TOOLS = {
     description: "Delete a note's file. Memory keeps what it indexed of it (memory never forgets).",
     input: v.strictObject({ name: Name }),
     risk: "write",
+    ownOutput: "says whether the note was deleted and which notes still link to it",
   },
 } satisfies Record<string, ToolSpec>;

@@ -36,6 +36,7 @@ export const TOOLS = {
     description: "Stop following a feed and forget its items.",
     input: v.strictObject({ feed: FeedRef }),
     risk: "write",
+    ownOutput: "says whether the feed was removed",
   },
   rss_feeds: {
     name: "rss_feeds",

@@ -89,6 +89,7 @@ export function jobTools(d: JobToolsDeps) {
       tz,
       createdBy: ctx.conv,
       untrusted: ctx.untrusted,
+      ...(ctx.mark ? { mark: ctx.mark } : {}),
       createdAt: now,
       next,
     });
@@ -117,14 +118,17 @@ export function jobTools(d: JobToolsDeps) {
       `- ${j.id} · ${state} · "${j.title}"`,
       `  when: ${when}, time zone ${j.tz}; next run: ${j.next === null ? "none" : formatInstant(j.next, j.tz)}; ${last}`,
       `  prompt: ${oneLine(j.prompt, 200)}`,
-      `  created by ${j.createdBy || "a person"}${j.untrusted ? " (untrusted input)" : ""}; runs in ${jobConversation(j.id)}`,
+      `  created by ${j.createdBy || "a person"}${j.untrusted ? " (untrusted input)" : ""}${j.mark ? ` (written with untrusted text in view, from ${j.mark})` : ""}; runs in ${jobConversation(j.id)}`,
     ].join("\n");
   }
 
   function list(args: Args<"schedule_list">): ToolReturn {
     const jobs = args.all ? d.book.all() : d.book.active();
     if (jobs.length === 0) return args.all ? "No jobs were ever scheduled." : "No jobs are scheduled.";
-    return `${jobs.length} job${jobs.length === 1 ? "" : "s"}${args.all ? "" : " waiting to run"}:\n${jobs.map(describeJob).join("\n")}`;
+    const content = `${jobs.length} job${jobs.length === 1 ? "" : "s"}${args.all ? "" : " waiting to run"}:\n${jobs.map(describeJob).join("\n")}`;
+    // A prompt the model wrote with untrusted text in view is that text's, shown again here.
+    const marked = jobs.find((j) => j.mark !== undefined);
+    return marked ? { content, mark: `the prompt of job ${marked.id} (written with ${marked.mark} in view)` } : content;
   }
 
   async function cancel(args: Args<"schedule_cancel">, ctx: ToolContext): Promise<ToolReturn> {

@@ -26,6 +26,11 @@ export const JobRecords = {
     createdBy: v.string(),
     /** Created from untrusted input: its turns are untrusted too. */
     untrusted: v.boolean(),
+    /**
+     * Its prompt was written with untrusted text in view, and where that came from: its runs start
+     * marked, and a list that shows the prompt carries the mark.
+     */
+    mark: v.optional(v.string()),
     createdAt: v.number(),
     next: v.nullable(v.number()),
   }),

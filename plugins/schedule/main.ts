@@ -68,6 +68,7 @@ const scheduler = new Scheduler({
           channel: "schedule",
           text: job.prompt,
           untrusted: job.untrusted,
+          ...(job.mark ? { mark: job.mark } : {}),
           interactive: false,
           origin: "scheduled",
         },

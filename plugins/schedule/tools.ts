@@ -86,6 +86,7 @@ export const TOOLS = {
       "Say when with exactly one of in_minutes, at, cron or every. Returns the job id and its next run.",
     input: ScheduleCreateArgs,
     risk: "write",
+    ownOutput: "echoes the job the model asked for",
   } satisfies ToolSpec<typeof ScheduleCreateArgs>,
   schedule_list: {
     name: "schedule_list",
@@ -96,6 +97,7 @@ export const TOOLS = {
       all: v.optional(v.pipe(v.boolean(), v.description("Also list cancelled and finished jobs."))),
     }),
     risk: "read",
+    ownOutput: "the jobs the owner and the model made; a prompt written with outside text in view marks the result",
   },
   schedule_cancel: {
     name: "schedule_cancel",
@@ -104,5 +106,6 @@ export const TOOLS = {
       "Cancel a scheduled job by its id (from schedule_create or schedule_list); a run in progress is stopped.",
     input: v.strictObject({ id: JobId }),
     risk: "write",
+    ownOutput: "says whether the job was cancelled",
   },
 } satisfies Record<string, ToolSpec>;

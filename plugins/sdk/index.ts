@@ -47,6 +47,11 @@ export interface ToolContext {
   /** The call came from input marked untrusted (a group chat, a web page): be careful. */
   untrusted: boolean;
   /**
+   * Untrusted text was in the model's view when it made the call, and where from; null when none.
+   * What the tool keeps of the call and shows again later (a job's prompt) should carry it on.
+   */
+  mark: string | null;
+  /**
    * Fires when the turn that made this call is stopped (the kernel's `tool/cancel`): stop work,
    * end processes you started (`runProcess` does that), and return soon — the answer is ignored.
    */
@@ -68,7 +73,15 @@ export interface ToolImage {
  * MAX_TOOL_IMAGES images (each ≤ MAX_TOOL_IMAGE_BYTES, together ≤ MAX_TOOL_IMAGES_TOTAL_BYTES;
  * src/protocol/images.ts). Images travel as bulk data; the model sees them when it takes images.
  */
-export type ToolReturn = string | { content: string; isError?: boolean; images?: ToolImage[] };
+export type ToolReturn =
+  | string
+  | {
+      content: string;
+      isError?: boolean;
+      images?: ToolImage[];
+      /** This answer carries text written with untrusted text in view, and where that came from. */
+      mark?: string;
+    };
 
 /** A tool: its spec (tool-spec.ts) and its code. Arguments are validated before `run` sees them. */
 export interface ToolOptions<S extends v.GenericSchema> extends ToolSpec<S> {
@@ -97,6 +110,10 @@ export interface JsonSchemaTool {
   parameters: Record<string, unknown>;
   risk: RiskClass;
   approval?: "auto" | "ask";
+  /** Its output is outside text (ToolSpec.untrustedOutput); a tool that says neither is treated so. */
+  untrustedOutput?: boolean;
+  /** Why its output is the person's own (ToolSpec.ownOutput). */
+  ownOutput?: string;
   run(args: unknown, ctx: ToolContext): ReturnType<ToolOptions<v.GenericSchema>["run"]>;
 }
 

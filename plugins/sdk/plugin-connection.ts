@@ -18,6 +18,7 @@ import { HelloResult, PLUGIN_PROTOCOL_VERSION, PluginMethod, type BulkRefFrame }
 import {
   AgentMethod,
   CancelToolParams,
+  capMark,
   RegisterStagesResult,
   RunToolParams,
   CheckToolParams,
@@ -209,6 +210,8 @@ export class PluginConnection implements Plugin {
         parameters: t.parameters,
         risk: t.risk,
         approval: t.approval ?? "auto",
+        ...(t.untrustedOutput !== undefined ? { untrustedOutput: t.untrustedOutput } : {}),
+        ...(t.ownOutput !== undefined ? { ownOutput: t.ownOutput } : {}),
       })),
     });
   }
@@ -376,7 +379,9 @@ export class PluginConnection implements Plugin {
     return { refuse: await t.check(args.output, { conv: p.conv }) };
   }
 
-  private async runTool(params: unknown): Promise<{ content: string; isError: boolean; images?: unknown[] }> {
+  private async runTool(
+    params: unknown,
+  ): Promise<{ content: string; isError: boolean; images?: unknown[]; mark?: string }> {
     const p = parseParams(RunToolParams, params);
     const t = this.toolRuns.get(p.name);
     if (!t) return { content: `error: ${this.name} has no tool ${p.name}`, isError: true };
@@ -389,10 +394,17 @@ export class PluginConnection implements Plugin {
     const ac = new AbortController();
     this.toolCalls.set(p.callId, ac);
     try {
-      const r = await t.run(input, { callId: p.callId, conv: p.conv, untrusted: p.untrusted, signal: ac.signal });
+      const r = await t.run(input, {
+        callId: p.callId,
+        conv: p.conv,
+        untrusted: p.untrusted,
+        mark: p.mark ?? null,
+        signal: ac.signal,
+      });
       if (typeof r === "string") return { content: r, isError: false };
       const images = r.images?.length ? await this.sendImages(r.images, ac.signal) : [];
-      return { content: r.content, isError: r.isError ?? false, ...(images.length ? { images } : {}) };
+      const mark = r.mark ? { mark: capMark(r.mark) } : {};
+      return { content: r.content, isError: r.isError ?? false, ...(images.length ? { images } : {}), ...mark };
     } catch (err) {
       return { content: `error: ${(err as Error).message}`, isError: true };
     } finally {

@@ -23,10 +23,16 @@ export interface ToolSpec<S extends v.GenericSchema = v.GenericSchema> {
   approval?: "auto" | "ask";
   /**
    * Its results carry content from outside the person's own words (web pages, feeds, files,
-   * notes): they carry the untrusted mark, and while they are in what the model is sent no
-   * `write`, `exec`, `secret` or sending tool runs without a person's yes.
+   * notes, command output): they carry the untrusted mark, and while they are in what the model
+   * is sent no `write`, `exec`, `secret` or sending tool runs without a person's yes. A tool
+   * that says neither this nor `ownOutput` is treated as this.
    */
   untrustedOutput?: boolean;
+  /**
+   * Why its results are the person's own or the daemon's ("says whether the file was written"):
+   * only then are they unmarked. Every tool should say one or the other.
+   */
+  ownOutput?: string;
   /** It sends what the model gives it to someone else: asked about while the conversation is marked. */
   sendsOut?: boolean;
   /**
@@ -51,7 +57,8 @@ export function toolDefinition(spec: ToolSpec): ToolDefinition {
     parameters,
     risk: spec.risk,
     approval: spec.approval ?? "auto",
-    untrustedOutput: spec.untrustedOutput ?? false,
+    ...(spec.untrustedOutput !== undefined ? { untrustedOutput: spec.untrustedOutput } : {}),
+    ...(spec.ownOutput !== undefined ? { ownOutput: spec.ownOutput } : {}),
     sendsOut: spec.sendsOut ?? false,
     checks: spec.checks ?? false,
     examples: spec.examples ?? [],

@@ -37,6 +37,7 @@ export const TOOLS = {
       background: v.optional(v.pipe(v.boolean(), v.description("Start it as a background job and return its id."))),
     }),
     risk: "exec",
+    untrustedOutput: true,
   },
   shell_jobs: {
     name: "shell_jobs",
@@ -56,6 +57,7 @@ export const TOOLS = {
       ),
     }),
     risk: "read",
+    untrustedOutput: true,
   },
   shell_kill: {
     name: "shell_kill",
@@ -63,5 +65,6 @@ export const TOOLS = {
     description: "End a background job: SIGTERM, then SIGKILL if it is still running 2 s later.",
     input: v.strictObject({ id: JobId }),
     risk: "exec",
+    ownOutput: "says whether the job ended, and how",
   },
 } satisfies Record<string, ToolSpec>;

@@ -22,6 +22,7 @@ import {
   SettingsSaveResult,
   SettingsView,
 } from "../../src/protocol/settings.ts";
+import { ApprovalScope } from "../../src/protocol/turn-stream.ts";
 import type { Plugin } from "../sdk/index.ts";
 import type { ChatHub } from "./chat-hub.ts";
 import { exportJson, exportMarkdown } from "./conversation-export.ts";
@@ -52,7 +53,13 @@ const ChatBody = v.strictObject({
   /** What sends it, for the scene the turn declares: the web UI (the default) or a remote waiter. */
   client: v.optional(v.picklist(["browser", "waiter"]), "browser"),
 });
-const ApproveBody = v.strictObject({ stream: v.string(), callId: v.string(), approved: v.boolean() });
+const ApproveBody = v.strictObject({
+  stream: v.string(),
+  callId: v.string(),
+  approved: v.boolean(),
+  /** "conversation": allow the tool for the rest of the conversation. */
+  scope: v.optional(ApprovalScope),
+});
 const StreamBody = v.strictObject({ stream: v.string() });
 const SearchQuery = v.object({
   q: v.pipe(v.string("q is required"), v.trim(), v.minLength(1, "q is empty"), v.maxLength(500)),
@@ -179,7 +186,7 @@ export function apiRoutes(plugin: Plugin, hub: ChatHub, security: Security): Hon
   });
   api.post("/approve", async (c) => {
     const b = await readJson(c, ApproveBody);
-    return (await live.answer(b.stream, b.callId, b.approved))
+    return (await live.answer(b.stream, b.callId, b.approved, b.scope))
       ? c.json({ ok: true })
       : c.json({ error: "no question is waiting for that answer" }, 404);
   });

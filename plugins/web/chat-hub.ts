@@ -8,7 +8,7 @@ import * as v from "valibot";
 import { type ChannelChatParams, ChannelMethod, LlmModelsResult } from "../../src/protocol/channel.ts";
 import type { TurnResultView } from "../../src/protocol/control.ts";
 import { HomedError } from "../../src/protocol/errors.ts";
-import type { StreamEvent } from "../../src/protocol/turn-stream.ts";
+import type { ApprovalScope, StreamEvent } from "../../src/protocol/turn-stream.ts";
 import type { Plugin } from "../sdk/index.ts";
 
 export interface ChatListener {
@@ -68,8 +68,8 @@ export class ChatHub {
   }
 
   /** A person's answer to an approval question; false if nothing was waiting for it. */
-  answer(conv: string, callId: string, approved: boolean): Promise<boolean> {
-    return this.plugin.turns.answer(conv, callId, approved);
+  answer(conv: string, callId: string, approved: boolean, scope?: ApprovalScope): Promise<boolean> {
+    return this.plugin.turns.answer(conv, callId, approved, scope);
   }
 
   /** Stop a turn this plugin sent; its open questions are answered no by the kernel. */

@@ -7,7 +7,7 @@
  * events themselves are kept once, by the kernel (src/kernel/turn-streams.ts).
  */
 import type { AttachmentRef } from "../../src/protocol/attachments.ts";
-import type { StreamEvent } from "../../src/protocol/turn-stream.ts";
+import type { ApprovalScope, StreamEvent } from "../../src/protocol/turn-stream.ts";
 import type { LiveTurnHeader } from "../../src/protocol/web.ts";
 import type { ChatHub } from "./chat-hub.ts";
 
@@ -139,8 +139,8 @@ export class LiveTurns {
   }
 
   /** A person's answer, from any page; every page watching is told by the turn's stream. */
-  answer(stream: string, callId: string, approved: boolean): Promise<boolean> {
+  answer(stream: string, callId: string, approved: boolean, scope?: ApprovalScope): Promise<boolean> {
     const t = this.turns.get(stream);
-    return t ? this.hub.answer(t.conv, callId, approved) : Promise.resolve(false);
+    return t ? this.hub.answer(t.conv, callId, approved, scope) : Promise.resolve(false);
   }
 }

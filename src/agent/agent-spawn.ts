@@ -54,6 +54,7 @@ export const AGENT_SPAWN_TOOL: ToolDefinition = kernelTool({
     "limited in model calls. Returns the sub-agent's final answer. Use it for self-contained work whose intermediate steps need not fill this conversation.",
   args: AgentSpawnArgs,
   risk: "exec",
+  own: "a sub-agent's answer; marked on its result when the sub-agent read outside text",
   examples: ["have a helper look into this separately", "research this on the side and report back"],
 });
 

@@ -40,6 +40,7 @@ import {
   SKILL_FILE_TOOL_DEF,
   SKILL_TOOL,
   skillFileTool,
+  describedSkill,
   skillTool,
   skillToolDescription,
 } from "./skill-tools.ts";
@@ -181,7 +182,10 @@ export class Agent {
           ...(skills
             ? {
                 rankSkills: (query, k, among) => this.rankSkills([{ text: query, weight: 1 }], k, among),
-                describeSkill: (name) => skills.catalog.find(name)?.description,
+                describeSkill: (name) => {
+                  const s = skills.catalog.find(name);
+                  return s ? describedSkill(s) : undefined;
+                },
               }
             : {}),
         }),

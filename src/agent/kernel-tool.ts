@@ -1,9 +1,9 @@
 /**
  * The definition of a tool the kernel runs itself (memory_search, tools_find, skill, skill_file,
  * agent_spawn): its arguments' valibot schema published as JSON Schema, and the fields every
- * kernel tool shares — the approval policy decides by its risk class, its output is the kernel's
- * own (an untrusted mark travels on the result, not the definition), it sends nothing out and
- * has no pre-check.
+ * kernel tool shares — the approval policy decides by its risk class, it sends nothing out and
+ * has no pre-check. Each says why its output is the daemon's own (`own`); where a result quotes
+ * outside text (memory of a marked conversation, an untrusted skill), the mark travels on it.
  */
 import type * as v from "valibot";
 import { toJsonSchema } from "@valibot/to-json-schema";
@@ -14,6 +14,8 @@ export function kernelTool(o: {
   description: string;
   args: v.GenericSchema;
   risk: RiskClass;
+  /** Why what it returns is the daemon's own (ToolDefinition.ownOutput). */
+  own: string;
   examples?: string[];
 }): ToolDefinition {
   return {
@@ -22,7 +24,7 @@ export function kernelTool(o: {
     parameters: toJsonSchema(o.args, { errorMode: "ignore" }) as Record<string, unknown>,
     risk: o.risk,
     approval: "auto",
-    untrustedOutput: false,
+    ownOutput: o.own,
     sendsOut: false,
     checks: false,
     examples: o.examples ?? [],

@@ -60,6 +60,7 @@ export const MEMORY_SEARCH_TOOL: ToolDefinition = kernelTool({
     "Give query or ids, not both.",
   args: MemorySearchArgs,
   risk: "read",
+  own: "the person's own memory; a quote of a marked conversation carries its mark",
   examples: [
     "what did I tell you about my sister",
     "do you remember the restaurant I liked",

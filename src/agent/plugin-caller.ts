@@ -12,6 +12,11 @@ export interface PluginCaller {
   releaseBulk?(plugin: string, ref: unknown): void;
   /** True if the plugin is critical (its failures must fail closed). */
   isCritical(plugin: string): boolean;
+  /**
+   * True if the plugin is built in: it speaks this kernel's newest tool/run (the call's `mark`);
+   * an external plugin built with an older SDK would refuse the field.
+   */
+  isBuiltin?(plugin: string): boolean;
   /** Critical plugins that are down right now. */
   failClosed(): string[];
 }

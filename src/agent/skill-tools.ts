@@ -57,6 +57,7 @@ export const SKILL_TOOL: ToolDefinition = kernelTool({
   description: SKILL_TOOL_DESCRIPTION,
   args: SkillArgs,
   risk: "read",
+  own: "the owner's skill's instructions; an installed skill the owner has not trusted marks its result",
 });
 
 export const SKILL_FILE_TOOL_DEF: ToolDefinition = kernelTool({
@@ -66,6 +67,7 @@ export const SKILL_FILE_TOOL_DEF: ToolDefinition = kernelTool({
     '{"name": "pdf-forms", "path": "references/fields.md"}. Text files only.',
   args: SkillFileArgs,
   risk: "read",
+  own: "a file of the owner's skill; an installed skill the owner has not trusted marks its result",
 });
 
 export interface SkillToolDeps {
@@ -81,10 +83,14 @@ export interface SkillToolDeps {
 
 const fail = (content: string): RunToolResult => ({ content: `error: ${content}`, isError: true });
 
-/** Where an installed skill's text came from, for the mark it puts on the conversation. */
+/** Where an installed skill's text came from, for the mark it puts on the conversation; null for the owner's own. */
+export function skillMark(s: Pick<FoundSkill, "name" | "trusted" | "installedFrom">): string | null {
+  return s.trusted ? null : `skill ${s.name} installed from ${s.installedFrom ?? "elsewhere"}`;
+}
+
 function markOf(s: FoundSkill): { mark: string } | Record<string, never> {
-  if (s.trusted) return {};
-  return { mark: `skill ${s.name} installed from ${s.installedFrom ?? "elsewhere"}` };
+  const mark = skillMark(s);
+  return mark ? { mark } : {};
 }
 
 /** The usable skill `name` the calling turn may load (a scene may narrow them), or the refusal. */
@@ -230,7 +236,22 @@ const MIN_LISTED_CHARS = 60;
  * same text), within MAX_TOOL_DESCRIPTION: each description cut to an equal share of the room,
  * and when even that does not fit them all, the rest counted for tools_find to find.
  */
-export function skillToolDescription(skills: readonly Pick<FoundSkill, "name" | "description">[]): string {
+/**
+ * What the model reads of a skill before loading it: its description when it is the owner's; for
+ * one installed from elsewhere that the owner has not trusted, a line that says so. Its author's
+ * description stays out of every request (it could hold instructions) until the skill is loaded,
+ * and loading it marks the conversation. Which skills are offered still follows their
+ * descriptions: ranking reads them, the model does not.
+ */
+export function describedSkill(s: Pick<FoundSkill, "description" | "trusted">): string {
+  return s.trusted ? s.description : UNTRUSTED_SKILL_LINE;
+}
+
+/** How an untrusted skill is described to the model. */
+export const UNTRUSTED_SKILL_LINE =
+  "(installed from elsewhere, not trusted by the owner: its own description is shown when it is loaded, and loading it marks the conversation)";
+
+export function skillToolDescription(skills: readonly Pick<FoundSkill, "name" | "description" | "trusted">[]): string {
   if (skills.length === 0)
     return `${SKILL_TOOL_DESCRIPTION} No skill is listed for this conversation now; tools_find finds skills too.`;
   const head = `${SKILL_TOOL_DESCRIPTION}\nSkills:`;
@@ -245,7 +266,7 @@ export function skillToolDescription(skills: readonly Pick<FoundSkill, "name" | 
   };
   let text = head;
   for (const [i, s] of sorted.entries()) {
-    const line = `\n- ${s.name}: ${cut(s.description)}`;
+    const line = `\n- ${s.name}: ${cut(describedSkill(s))}`;
     const left = sorted.length - i - 1;
     if (text.length + line.length + (left ? more(left).length : 0) > MAX_TOOL_DESCRIPTION)
       return text + more(sorted.length - i);

@@ -14,6 +14,7 @@ import {
   CheckToolResult,
   RunToolResult,
   type ExecutionOrigin,
+  outputIsOwn,
   type ToolCallView,
 } from "../protocol/agent.ts";
 import { RpcErrorCode } from "../protocol/jsonrpc.ts";
@@ -24,6 +25,7 @@ import { describeIssues } from "../protocol/jsonrpc.ts";
 import type { ToolCall } from "../llm/types.ts";
 import type { Store } from "../store/store.ts";
 import type { ApprovalPolicy } from "./approval.ts";
+import { addressGiven, addressOf } from "./outbound.ts";
 import type { PluginCaller } from "./plugin-caller.ts";
 import { runStage, type StageLog, type StageRegistry } from "./stages.ts";
 import type { ToolRegistry } from "./tools.ts";
@@ -68,7 +70,7 @@ function untilAborted<T>(signal: AbortSignal | undefined, work: Promise<T>): Pro
 
 /** A tool call waiting for a person's yes or no (src/protocol/turn-stream.ts). */
 export type { ApprovalQuestion } from "../protocol/turn-stream.ts";
-import type { ApprovalQuestion } from "../protocol/turn-stream.ts";
+import type { ApprovalAnswer, ApprovalQuestion } from "../protocol/turn-stream.ts";
 
 export interface ExecContext {
   conv: string;
@@ -76,7 +78,7 @@ export interface ExecContext {
   untrusted: boolean;
   origin: ExecutionOrigin;
   /** Ask a person; undefined when nobody can be asked (then "ask" means no). */
-  ask?: (q: ApprovalQuestion, signal: AbortSignal) => Promise<boolean>;
+  ask?: (q: ApprovalQuestion, signal: AbortSignal) => Promise<ApprovalAnswer>;
   /** The turn's cancellation: a question still open when it fires is answered no. */
   signal?: AbortSignal;
   /** Sub-agent depth of the turn (0 for a turn a person or job started). */
@@ -94,6 +96,11 @@ export interface ExecContext {
   offer?: (names: readonly string[]) => void;
   /** The Agent Skills this turn may load (a scene's list); absent or null: every usable one. */
   skills?: ReadonlySet<string> | null;
+  /**
+   * The text the person and the tools gave the model so far (not what it wrote): an address in
+   * it may be gone to while the conversation is marked (src/agent/outbound.ts).
+   */
+  given?: () => string;
 }
 
 /** "cancelled": the turn was stopped while the tool ran; the plugin was told to stop it. */
@@ -129,8 +136,33 @@ export interface ToolExecutorDeps {
   blocks?: BlockSink;
 }
 
+/** Conversations kept with their "Allow in this conversation" grants, at most (the oldest go first). */
+const GRANTED_CONVERSATIONS = 1000;
+
 export class ToolExecutor {
+  /**
+   * Tools a person allowed for the rest of a conversation (an approval answered "conversation"):
+   * asked no more there, untrusted text in view or not; a deny rule still wins. Kept while the
+   * daemon runs.
+   */
+  private readonly granted = new Map<string, Set<string>>();
+
   constructor(private readonly d: ToolExecutorDeps) {}
+
+  /** Whether `tool` was allowed for the rest of `conv`. */
+  grantedIn(conv: string, tool: string): boolean {
+    return this.granted.get(conv)?.has(tool) ?? false;
+  }
+
+  private grant(conv: string, tool: string): void {
+    let tools = this.granted.get(conv);
+    if (!tools) {
+      if (this.granted.size >= GRANTED_CONVERSATIONS) this.granted.delete(this.granted.keys().next().value as string);
+      tools = new Set();
+      this.granted.set(conv, tools);
+    }
+    tools.add(tool);
+  }
 
   /** Replace the approval policy (a configuration reload); calls already decided keep their decision. */
   setPolicy(policy: ApprovalPolicy): void {
@@ -187,7 +219,8 @@ export class ToolExecutor {
   private markOf(name: string, result: ToolExecution): string | null {
     if (result.mark) return result.mark;
     const tool = this.d.tools.get(name);
-    if (result.status !== "ok" || tool?.def.untrustedOutput !== true) return null;
+    // Untrusted unless the tool says why its output is the person's own or the daemon's.
+    if (result.status !== "ok" || !tool || outputIsOwn(tool.def)) return null;
     const traits = { name, risk: tool.def.risk, wantsApproval: tool.def.approval === "ask" };
     return this.d.policy.trustsOutput(traits) ? null : sourceOf(name, result.arguments);
   }
@@ -281,12 +314,17 @@ export class ToolExecutor {
       sendsOut: tool.def.sendsOut,
     };
     const tainted = ctx.tainted ?? null;
-    const decision = this.d.policy.decide(traits, ctx.untrusted, tainted);
+    let decision = this.d.policy.decide(traits, ctx.untrusted, tainted);
     if (decision.kind === "deny") return out("denied", `denied: ${decision.reason}`, args);
+    // While marked, going to an address nobody gave could carry data out in the request itself.
+    const address = tainted && decision.kind === "allow" && tool.def.risk === "network" ? addressOf(args) : null;
+    const composed = address !== null && ctx.given !== undefined && !addressGiven(address, ctx.given());
+    if (composed) decision = { kind: "ask" };
     if (decision.kind === "ask") {
       // Asked only because untrusted text is in view: say so and where it came from, to the person and in a denial.
-      const note =
-        tainted && this.d.policy.decide(traits, ctx.untrusted).kind === "allow"
+      const note = composed
+        ? `asked although allowed: ${address} is not in your words or in what was read, and untrusted text is in view (from ${tainted}); the address itself could carry data out`
+        : tainted && this.d.policy.decide(traits, ctx.untrusted).kind === "allow"
           ? `asked although allowed: untrusted text is in view (from ${tainted})`
           : undefined;
       // Never "the user declined" when nobody was asked: the policy said no.
@@ -298,8 +336,11 @@ export class ToolExecutor {
           args,
         );
       }
-      const yes = await this.askPerson(call, args, ctx, ctx.ask, note);
-      if (!yes.approved) return out("denied", `denied: ${yes.why}`, args);
+      if (!this.grantedIn(ctx.conv, call.name)) {
+        const yes = await this.askPerson(call, args, ctx, ctx.ask, note);
+        if (!yes.approved) return out("denied", `denied: ${yes.why}`, args);
+        if (yes.conversation) this.grant(ctx.conv, call.name);
+      }
     }
 
     if (ctx.signal?.aborted) return out("cancelled", CANCELLED, args);
@@ -323,7 +364,14 @@ export class ToolExecutor {
         : this.d.caller.call(
             tool.plugin,
             AgentMethod.RunTool,
-            { name: call.name, callId: call.id, arguments: args, conv: ctx.conv, untrusted: ctx.untrusted },
+            {
+              name: call.name,
+              callId: call.id,
+              arguments: args,
+              conv: ctx.conv,
+              untrusted: ctx.untrusted,
+              ...(ctx.tainted && this.d.caller.isBuiltin?.(tool.plugin) ? { mark: capMark(ctx.tainted) } : {}),
+            },
             this.d.toolTimeoutMs,
           );
       const stopped = await untilAborted(ctx.signal, Promise.resolve(running));
@@ -408,7 +456,7 @@ export class ToolExecutor {
     ctx: ExecContext,
     ask: NonNullable<ExecContext["ask"]>,
     note?: string,
-  ): Promise<{ approved: boolean; why: string }> {
+  ): Promise<{ approved: boolean; why: string; conversation?: boolean }> {
     const timeoutMs = this.d.policy.config.timeout_ms;
     const ac = new AbortController();
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -428,6 +476,7 @@ export class ToolExecutor {
       if (answer === "timeout")
         return { approved: false, why: `nobody approved ${call.name} within ${Math.round(timeoutMs / 1000)} s` };
       if (answer === "cancelled") return { approved: false, why: "the turn was cancelled before anyone answered" };
+      if (answer === "conversation") return { approved: true, why: "", conversation: true };
       return answer ? { approved: true, why: "" } : { approved: false, why: `the user declined ${call.name}` };
     } finally {
       clearTimeout(timer);
@@ -437,7 +486,19 @@ export class ToolExecutor {
 }
 
 /** Argument fields that say where a tool's text came from, in the order they are looked for. */
-const SOURCE_FIELDS = ["url", "path", "file", "query", "name", "agent", "uid", "from"] as const;
+const SOURCE_FIELDS = [
+  "url",
+  "path",
+  "file",
+  "query",
+  "name",
+  "agent",
+  "uid",
+  "from",
+  "command",
+  "language",
+  "id",
+] as const;
 
 /** "fetch_url https://example.com/page": the tool and what it read, from its arguments. */
 export function sourceOf(name: string, args: unknown): string {

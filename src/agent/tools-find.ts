@@ -37,6 +37,7 @@ export const TOOLS_FIND_TOOL: ToolDefinition = kernelTool({
     "Returns the best matching tools' names and descriptions; from your next step on you can call them.",
   args: ToolsFindArgs,
   risk: "read",
+  own: "the daemon's list of the tools it has",
 });
 
 export interface ToolsFindDeps {
@@ -48,7 +49,7 @@ export interface ToolsFindDeps {
   names(): string[];
   /** Usable Agent Skills matching `query` best first, at most `k` (absent: no skills). */
   rankSkills?(query: string, k: number, among: ReadonlySet<string> | null): string[];
-  /** A usable skill's description, or undefined. */
+  /** A usable skill's description as the model may read it (describedSkill), or undefined. */
   describeSkill?(name: string): string | undefined;
 }
 

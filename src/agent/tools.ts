@@ -3,6 +3,7 @@
  * from a valibot schema); the kernel compiles it once and validates every call's arguments
  * before anything runs, so a bad call goes back to the model as an error it can correct.
  */
+import type { ApprovalAnswer } from "../protocol/turn-stream.ts";
 import { Ajv, type ValidateFunction } from "ajv";
 import { HomedError } from "../protocol/errors.ts";
 import type { ExecutionOrigin, RunToolResult, ToolDefinition } from "../protocol/agent.ts";
@@ -19,7 +20,7 @@ export interface LocalToolContext {
   /** The tools the calling turn may use; null: every registered tool. */
   allowed: ReadonlySet<string> | null;
   /** Ask the calling turn's person; undefined when nobody can be asked. */
-  ask?: (q: { tool: string; arguments: unknown; callId: string }, signal: AbortSignal) => Promise<boolean>;
+  ask?: (q: { tool: string; arguments: unknown; callId: string }, signal: AbortSignal) => Promise<ApprovalAnswer>;
   /** The calling turn's cancellation. */
   signal?: AbortSignal;
   /** Tell the calling turn's channel something (a notice in its stream). */

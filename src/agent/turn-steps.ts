@@ -93,7 +93,11 @@ export function beginTurn(d: TurnDeps, input: TurnInput, sink: TurnSink, signal:
     replyTokens: 0,
     // Untrusted input counts from its first word; a sub-agent starts with its parent's mark; an
     // API client's own tools brought their results from outside (pages, files), as ours do.
-    tainted: input.untrusted ? `untrusted input on ${input.channel}` : (input.mark ?? clientToolMark(input)),
+    // An attachment's text (a document's, an image's by OCR, a recording's transcript) is its
+    // author's, not the person's: the message that carries it is marked, as a page is.
+    tainted: input.untrusted
+      ? `untrusted input on ${input.channel}`
+      : (input.mark ?? clientToolMark(input) ?? attachmentMark(input)),
   };
   d.store.beginTurn(s.turn, s.conv, s.channel, Date.now(), input.scene);
   sink.event({ type: "turn-start", turn: s.turn, conv: s.conv });
@@ -115,6 +119,12 @@ export function beginTurn(d: TurnDeps, input: TurnInput, sink: TurnSink, signal:
  * Where the client's tool results came from, when the turn carries any (the /v1 API: results
  * of the client's own tools, new or in the history it sends), or null.
  */
+/** Where the text read out of the message's attachments came from, or null when none has text. */
+function attachmentMark(input: Pick<TurnInput, "attachments">): string | null {
+  const named = (input.attachments ?? []).filter((a) => a.text).map((a) => a.name ?? a.mime);
+  return named.length ? capMark(`the text of the attachment ${named.join(", ")}`) : null;
+}
+
 function clientToolMark(input: Pick<TurnInput, "toolResults" | "history">): string | null {
   const names = new Set<string>();
   for (const r of input.toolResults ?? []) names.add(r.name);
@@ -447,6 +457,15 @@ export function redirect(s: TurnScope, prompt: PromptEntry[], out: ModelOutput, 
   );
 }
 
+/** What the person and the tools gave the model in `prompt` (not what it wrote itself). */
+function givenText(prompt: readonly PromptEntry[]): string {
+  return prompt
+    .map((e) => e.message)
+    .filter((m) => m.role !== "assistant")
+    .map((m) => m.content)
+    .join("\n");
+}
+
 /**
  * Run the round's tool calls one after another, each through the one gate, their results
  * joining the prompt. Returns the reasons when every call was denied, else null.
@@ -474,6 +493,7 @@ export async function runTools(
       allowed: s.allowed,
       notice: (text) => s.sink.event({ type: "notice", text }),
       tainted: s.tainted,
+      given: () => givenText(prompt),
       offer: (names) => {
         for (const n of names) s.offered?.add(n);
       },

@@ -21,6 +21,7 @@ import type { ContextEntry, ContextItem, ConversationContext } from "../memory/c
 import type { PluginCaller } from "./plugin-caller.ts";
 import type { StageLog, StageRegistry } from "./stages.ts";
 import type { ApprovalQuestion, ToolExecutor } from "./tool-executor.ts";
+import type { ApprovalAnswer } from "../protocol/turn-stream.ts";
 import type { ToolRegistry } from "./tools.ts";
 import { type KeptOffer, nextOffer, type RankSkills, type RankTools } from "./tool-offer.ts";
 import { estimateTokens } from "../memory/tokens.ts";
@@ -54,7 +55,7 @@ import type { TurnEvent } from "../protocol/turn-stream.ts";
 export interface TurnSink {
   event(e: TurnEvent): void;
   /** Ask the person on this channel to approve a tool call. Absent: nobody can be asked. */
-  ask?: (q: ApprovalQuestion, signal: AbortSignal) => Promise<boolean>;
+  ask?: (q: ApprovalQuestion, signal: AbortSignal) => Promise<ApprovalAnswer>;
 }
 
 export interface TurnInput {

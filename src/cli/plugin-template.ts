@@ -69,6 +69,8 @@ export const HELLO = {
   }),
   // "read": no side effects, so it may run unasked. write, exec, network and secret are asked about.
   risk: "read",
+  // Its answer is the plugin's own words, not text from outside: say why, or it is marked untrusted.
+  ownOutput: "a greeting made of the name the model gave",
   // What a person says when they need it: ranks the tool for a turn; never sent to the model.
   examples: ["say hello to Ada", "greet my friend"],
 } satisfies ToolSpec;

@@ -27,13 +27,13 @@ const quietLog = { warn: () => {}, debug: () => {} };
 export type ChatEvent = StreamEvent;
 
 export type { ApprovalQuestion } from "../protocol/turn-stream.ts";
-import type { ApprovalQuestion } from "../protocol/turn-stream.ts";
+import type { ApprovalAnswer, ApprovalQuestion } from "../protocol/turn-stream.ts";
 
 export interface ChatHandlers {
   /** One event of the running turn. */
   event(e: ChatEvent): void;
-  /** May this tool call run? Anything but true is a no. */
-  approve(q: ApprovalQuestion): Promise<boolean>;
+  /** May this tool call run? false is a no; "conversation" a yes for the rest of the conversation. */
+  approve(q: ApprovalQuestion): Promise<ApprovalAnswer>;
 }
 
 /** How long a turn may take before the client gives up on it: a day (a person can always Ctrl-C). */

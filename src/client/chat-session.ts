@@ -12,7 +12,8 @@ import { createInterface } from "node:readline";
 import type { TurnResultView } from "../protocol/control.ts";
 import { HomedError } from "../protocol/errors.ts";
 import { ChatConnection } from "./chat-connection.ts";
-import { approvalPrompt, CHAT_SCENE, isYes, TurnPrinter } from "./chat.ts";
+import { answerOf, approvalPrompt, CHAT_SCENE, saidAnswer, TurnPrinter } from "./chat.ts";
+import type { ApprovalAnswer } from "../protocol/turn-stream.ts";
 
 export interface SessionTerminal {
   input: NodeJS.ReadableStream;
@@ -66,7 +67,7 @@ export async function runChatSession(socketPath: string, conv: string, term: Ses
         printer.event(e);
       },
       approve: (q) =>
-        new Promise<boolean>((resolve) => {
+        new Promise<ApprovalAnswer>((resolve) => {
           printer.endLine();
           asked = q.callId;
           dismiss = () => {
@@ -79,8 +80,9 @@ export async function runChatSession(socketPath: string, conv: string, term: Ses
             answer = null;
             dismiss = null;
             asked = null;
-            write(isYes(line) ? "approved\n" : "denied\n");
-            resolve(isYes(line));
+            const a = answerOf(line);
+            write(saidAnswer(a));
+            resolve(a);
           };
           rl.setPrompt(approvalPrompt(q));
           rl.prompt();

@@ -6,6 +6,7 @@
  * no answer means no.
  */
 import type { TurnResultView } from "../protocol/control.ts";
+import type { ApprovalAnswer } from "../protocol/turn-stream.ts";
 import { type ApprovalQuestion, type ChatEvent, type ChatHandlers, ChatConnection } from "./chat-connection.ts";
 
 /** The scene `homed chat` declares for its turns: the owner at a terminal. */
@@ -28,12 +29,23 @@ function short(text: string, max = 200): string {
 /** The one-line question an approval puts to the person (the answer follows on the same line). */
 export function approvalPrompt(q: ApprovalQuestion): string {
   const why = q.note ? `[${q.note}]\n` : "";
-  return `${why}? allow ${q.tool} ${short(JSON.stringify(q.arguments), 400)} [y/N] `;
+  return `${why}? allow ${q.tool} ${short(JSON.stringify(q.arguments), 400)} [y/N] (c = yes for this conversation) `;
 }
 
 /** A typed answer to an approval question: only y or yes (any case) is a yes. */
 export function isYes(line: string | null): boolean {
   return line !== null && /^y(es)?$/i.test(line.trim());
+}
+
+/** A typed answer: y or yes, c (yes for the rest of the conversation), anything else no. */
+export function answerOf(line: string | null): ApprovalAnswer {
+  if (line !== null && /^c(onversation)?$/i.test(line.trim())) return "conversation";
+  return isYes(line);
+}
+
+/** How a typed answer is said back. */
+export function saidAnswer(a: ApprovalAnswer): string {
+  return a === "conversation" ? "approved for this conversation\n" : a ? "approved\n" : "denied\n";
 }
 
 /**
@@ -137,8 +149,9 @@ export async function chatOnce(
       printer.endLine();
       io.err(approvalPrompt(q));
       const line = await io.readLine();
-      io.err(isYes(line) ? "approved\n" : line === null ? "no answer: denied\n" : "denied\n");
-      return isYes(line);
+      const a = answerOf(line);
+      io.err(line === null ? "no answer: denied\n" : saidAnswer(a));
+      return a;
     },
   });
   try {

@@ -10,6 +10,7 @@ import type { ConversationSummary } from "../protocol/channel.ts";
 import { HomedError } from "../protocol/errors.ts";
 import type { PluginInfo } from "../protocol/plugin.ts";
 import type { ChannelStatus } from "../protocol/control.ts";
+import type { ApprovalAnswer } from "../protocol/turn-stream.ts";
 import type { ApprovalQuestion, ChatEvent } from "./chat-connection.ts";
 import { bodyRows, bodyWidth, frameLines, listedConvs, pluginLines, pluginSummary } from "./tui-frame.ts";
 import { InputLine } from "./tui-input.ts";
@@ -52,7 +53,7 @@ export async function runTui(open: OpenLink, firstConv: string, term: TuiTermina
   let turn: { stopping: boolean } | null = null;
   /** The question "is a reply running here?" (chat.attach) while it is open. */
   let follow: { stopping: boolean } | null = null;
-  const asks: { q: ApprovalQuestion; resolve: (yes: boolean) => void }[] = [];
+  const asks: { q: ApprovalQuestion; resolve: (yes: ApprovalAnswer) => void }[] = [];
   let armed = false;
   let flash = "";
   let finish: (status: number) => void = () => {};
@@ -105,7 +106,7 @@ export async function runTui(open: OpenLink, firstConv: string, term: TuiTermina
     const q = asks[0]?.q;
     if (q)
       return {
-        text: `allow ${q.tool}? y yes · n no · a always (this tool stops asking) · Esc stops the reply`,
+        text: `allow ${q.tool}? y yes · n no · a always (this tool stops asking) · c yes in this conversation · Esc stops the reply`,
         paint: style.yellow,
       };
     if (turn) return { text: turn.stopping ? "stopping… (Ctrl-C again quits)" : "replying… Esc or Ctrl-C stops it" };
@@ -130,7 +131,7 @@ export async function runTui(open: OpenLink, firstConv: string, term: TuiTermina
       draw();
     },
     approve: (q: ApprovalQuestion) =>
-      new Promise<boolean>((resolve) => {
+      new Promise<ApprovalAnswer>((resolve) => {
         if (!turn && follow) turn = follow;
         transcript.ask(q);
         asks.push({ q, resolve });
@@ -283,8 +284,11 @@ export async function runTui(open: OpenLink, firstConv: string, term: TuiTermina
     }
     if (asks[0] !== a) return;
     asks.shift();
-    transcript.answered(a.q.callId, key === "y" ? "approved" : key === "a" ? "always" : "denied");
-    a.resolve(key !== "n");
+    transcript.answered(
+      a.q.callId,
+      key === "y" ? "approved" : key === "a" ? "always" : key === "c" ? "approved for this conversation" : "denied",
+    );
+    a.resolve(key === "c" ? "conversation" : key !== "n");
     draw();
   };
   const submit = () => {
@@ -332,9 +336,9 @@ export async function runTui(open: OpenLink, firstConv: string, term: TuiTermina
     }
     if (asks.length) {
       const t = "text" in k ? k.text.toLowerCase() : null;
-      if (t === "y" || t === "n" || t === "a") return void answer(t);
+      if (t === "y" || t === "n" || t === "a" || t === "c") return void answer(t);
       if (name === "esc") return stop();
-      return say("answer y (yes), n (no) or a (always)");
+      return say("answer y (yes), c (yes in this conversation), n (no) or a (always)");
     }
     if (name === "esc" && turn) return stop();
     if (focus === "list") return inList(k);

@@ -16,7 +16,13 @@ export interface Line {
   paint?: (s: string) => string;
 }
 
-type Answer = "approved" | "denied" | "always" | "answered elsewhere: approved" | "answered elsewhere: denied";
+type Answer =
+  | "approved"
+  | "approved for this conversation"
+  | "denied"
+  | "always"
+  | "answered elsewhere: approved"
+  | "answered elsewhere: denied";
 
 interface ToolCard {
   kind: "tool";
@@ -223,7 +229,7 @@ function cardLines(c: ToolCard, width: number): Line[] {
   if (c.asked) {
     if (c.asked.note) out.push(...body(`[${c.asked.note}]`, style.yellow));
     const a = c.asked.answer;
-    if (!a) out.push(...body("? allow this call — y yes · n no · a always", style.yellow));
+    if (!a) out.push(...body("? allow this call — y yes · n no · a always · c yes in this conversation", style.yellow));
     else
       out.push(
         ...body(

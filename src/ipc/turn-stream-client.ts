@@ -15,6 +15,8 @@ import { describeIssues } from "../protocol/jsonrpc.ts";
 import {
   AnswerResult,
   type ApprovalQuestion,
+  type ApprovalAnswer,
+  type ApprovalScope,
   StreamEvent,
   StreamFrame,
   type StreamMethods,
@@ -31,7 +33,7 @@ export interface TurnListener {
    * May this tool call run? The answer is sent for you (anything but true is a no). Absent: the
    * questions are answered with `answer`, or the turn was sent as one nobody is asked about.
    */
-  approve?(q: ApprovalQuestion): Promise<boolean>;
+  approve?(q: ApprovalQuestion): Promise<ApprovalAnswer>;
 }
 
 interface Followed {
@@ -70,7 +72,7 @@ export class TurnStreamClient {
       void at.listener
         .approve(q)
         .then(
-          (yes) => this.answer(conv, q.callId, yes === true),
+          (yes) => this.answer(conv, q.callId, yes !== false, yes === "conversation" ? "conversation" : "call"),
           () => this.answer(conv, q.callId, false),
         )
         .catch(() => {});
@@ -134,8 +136,8 @@ export class TurnStreamClient {
   }
 
   /** Answer an approval question of `conv`'s live turn; false when nothing was waiting for it. */
-  async answer(conv: string, callId: string, approved: boolean): Promise<boolean> {
-    const raw = await this.peer.request(this.methods.answer, { conv, callId, approved });
+  async answer(conv: string, callId: string, approved: boolean, scope: ApprovalScope = "call"): Promise<boolean> {
+    const raw = await this.peer.request(this.methods.answer, { conv, callId, approved, scope });
     const r = v.safeParse(AnswerResult, raw);
     if (!r.success)
       throw new HomedError("upstream", `malformed ${this.methods.answer} answer: ${describeIssues(r.issues)}`);

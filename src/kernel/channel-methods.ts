@@ -151,6 +151,7 @@ export function channelMethods(k: KernelServices): Record<string, (params: unkno
             text: p.text,
             ...(p.attachments?.length ? { attachments: await resolveAttachments(k, p.attachments) } : {}),
             untrusted: p.untrusted,
+            ...(p.mark ? { mark: p.mark } : {}),
             scene: p.scene,
             history: p.history,
             toolResults: p.toolResults,
@@ -201,7 +202,7 @@ export function channelMethods(k: KernelServices): Record<string, (params: unkno
     },
     [ChannelMethod.ChatAnswer]: (params, plugin): AnswerResult => {
       const p = parseParams(AnswerParams, params);
-      return { answered: k.streams.answer(p.conv, p.callId, p.approved, { plugin }) };
+      return { answered: k.streams.answer(p.conv, p.callId, p.approved, { plugin }, p.scope) };
     },
     [ChannelMethod.ChatCancel]: (params, plugin) => {
       const ac = running.get(key(plugin, parseParams(ChannelCancelParams, params).stream));

@@ -112,7 +112,7 @@ export function controlMethods(k: KernelServices): ControlMethods {
     },
     [ControlMethod.ChatAnswer]: (params): AnswerResult => {
       const p = parseParams(AnswerParams, params);
-      return { answered: k.streams.answer(p.conv, p.callId, p.approved, { owner: true }) };
+      return { answered: k.streams.answer(p.conv, p.callId, p.approved, { owner: true }, p.scope) };
     },
     [ControlMethod.ChatCancel]: (params, ctx) => {
       parseParams(ChatCancelParams, params);

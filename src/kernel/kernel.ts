@@ -129,6 +129,7 @@ export class Kernel {
         takeBulk: this.bulk.take,
         releaseBulk: this.bulk.release,
         isCritical: (plugin) => this.supervisor.isCritical(plugin),
+        isBuiltin: (plugin) => this.supervisor.isBuiltin(plugin),
         failClosed: () => this.supervisor.failClosed(),
       },
       log: log.with({ component: "agent" }),

@@ -7,6 +7,7 @@
  * the turn's own signal (the executor's timeout, a cancel). Nobody is sent a request.
  */
 import type { ApprovalQuestion } from "../agent/tool-executor.ts";
+import type { ApprovalAnswer, ApprovalScope } from "../protocol/turn-stream.ts";
 import type { TurnEvent } from "../agent/turn.ts";
 import type { TurnResultView } from "../protocol/control.ts";
 import { HomedError } from "../protocol/errors.ts";
@@ -37,7 +38,7 @@ interface Turn {
   askable: boolean;
   kept: Kept[];
   seq: number;
-  open: Map<string, (approved: boolean) => void>;
+  open: Map<string, (approved: boolean, scope?: ApprovalScope) => void>;
   followers: Set<Deliver>;
   cancel: AbortController;
   ended: Promise<TurnResultView | null>;
@@ -49,7 +50,7 @@ interface Turn {
 export interface TurnProducer {
   event(e: TurnEvent): void;
   /** Absent when nobody can be asked (then the approval policy says no). */
-  ask?: (q: ApprovalQuestion, signal: AbortSignal) => Promise<boolean>;
+  ask?: (q: ApprovalQuestion, signal: AbortSignal) => Promise<ApprovalAnswer>;
   /** The turn ended: with its result, or with the error that stopped it. */
   end(r: { result: TurnResultView } | { error: string }): void;
 }
@@ -129,16 +130,17 @@ export class TurnStreams {
   }
 
   /** Ask the question on the stream; the first entitled answer, or the signal, settles it. */
-  private ask(turn: Turn, q: ApprovalQuestion, signal: AbortSignal): Promise<boolean> {
-    return new Promise<boolean>((resolve) => {
+  private ask(turn: Turn, q: ApprovalQuestion, signal: AbortSignal): Promise<ApprovalAnswer> {
+    return new Promise<ApprovalAnswer>((resolve) => {
       let settled = false;
-      const settle = (approved: boolean) => {
+      const settle = (approved: boolean, scope: ApprovalScope = "call") => {
         if (settled) return;
         settled = true;
         turn.open.delete(q.callId);
         signal.removeEventListener("abort", stop);
-        this.push(turn, { type: "approval-answered", callId: q.callId, approved });
-        resolve(approved);
+        const whole = approved && scope === "conversation";
+        this.push(turn, { type: "approval-answered", callId: q.callId, approved, ...(whole ? { scope } : {}) });
+        resolve(whole ? "conversation" : approved);
       };
       const stop = () => settle(false);
       if (signal.aborted || turn.over) return settle(false);
@@ -196,13 +198,13 @@ export class TurnStreams {
    * Answer a question of `conv`'s live turn; false when nothing is waiting for `callId`.
    * A forbidden error when `by` may not answer it (another plugin's turn).
    */
-  answer(conv: string, callId: string, approved: boolean, by: Answerer): boolean {
+  answer(conv: string, callId: string, approved: boolean, by: Answerer, scope: ApprovalScope = "call"): boolean {
     const turn = this.byConv.get(conv)?.find((t) => t.open.has(callId));
     const settle = turn?.open.get(callId);
     if (!turn || !settle) return false;
     if (!("owner" in by) && by.plugin !== turn.origin)
       throw new HomedError("forbidden", `${by.plugin} may answer only the questions of turns it sent`);
-    settle(approved);
+    settle(approved, scope);
     return true;
   }
 

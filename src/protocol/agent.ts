@@ -67,12 +67,19 @@ export const ToolDefinition = v.strictObject({
   approval: v.optional(v.picklist(["auto", "ask"]), "auto"),
   /**
    * What it returns comes from outside the person's own words (web pages, feeds, files, notes,
-   * other agents): its result carries the untrusted mark, and so does the conversation while the
-   * result is in what the model is sent — no `write`, `exec` or `secret` tool, nor one that
-   * sends data out, runs without a person's yes, and `[approval] untrusted_deny` applies
-   * (src/agent/approval.ts). The owner may trust a tool's output (`[trust] tools`).
+   * command output, other agents): its result carries the untrusted mark, and so does the
+   * conversation while the result is in what the model is sent — no `write`, `exec` or `secret`
+   * tool, nor one that sends data out, runs without a person's yes, and `[approval]
+   * untrusted_deny` applies (src/agent/approval.ts). The owner may trust a tool's output
+   * (`[trust] tools`). A tool that declares neither this nor `ownOutput` is treated as this.
    */
-  untrustedOutput: v.optional(v.boolean(), false),
+  untrustedOutput: v.optional(v.boolean()),
+  /**
+   * Why what it returns is the person's own or the daemon's, not outside text ("says whether the
+   * file was written", "the daemon's clock"): only a tool that says why returns unmarked output
+   * (outputIsOwn). Every built-in tool declares one of the two (test/agent/tool-output.test.ts).
+   */
+  ownOutput: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200))),
   /**
    * It sends what the model gives it to someone else (a message to another agent, text typed
    * into a page): asked about while the conversation is marked, like `write` and `exec`.
@@ -91,6 +98,16 @@ export const ToolDefinition = v.strictObject({
   examples: v.optional(v.pipe(v.array(v.pipe(v.string(), v.maxLength(300))), v.maxLength(20)), []),
 });
 export type ToolDefinition = v.InferOutput<typeof ToolDefinition>;
+
+/** Whether a tool's output is the person's own or the daemon's: it says why, and not that it is untrusted. */
+export function outputIsOwn(def: Pick<ToolDefinition, "untrustedOutput" | "ownOutput">): boolean {
+  return def.untrustedOutput !== true && def.ownOutput !== undefined;
+}
+
+/** Whether a tool says what its output is (untrusted, or the person's own and why). */
+export function declaresOutput(def: Pick<ToolDefinition, "untrustedOutput" | "ownOutput">): boolean {
+  return def.untrustedOutput === true || def.ownOutput !== undefined;
+}
 
 export const RegisterToolsParams = v.strictObject({ tools: v.pipe(v.array(ToolDefinition), v.maxLength(500)) });
 export const UnregisterToolsParams = v.strictObject({ names: v.array(ToolName) });
@@ -180,12 +197,20 @@ export const StageResults = {
 
 export type StageResult<S extends StageName> = v.InferOutput<(typeof StageResults)[S]>;
 
+/** A mark's source is a line a person reads in an approval question. */
+export const MAX_MARK_CHARS = 300;
+
 export const RunToolParams = v.strictObject({
   name: ToolName,
   callId: v.string(),
   arguments: v.unknown(),
   conv: v.string(),
   untrusted: v.boolean(),
+  /**
+   * Untrusted text was in the model's view when it made the call, and where it came from (sent
+   * only then): what the tool keeps of the call (a job's prompt) should carry it on.
+   */
+  mark: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(MAX_MARK_CHARS))),
 });
 
 export const CancelToolParams = v.object({ callId: v.string() });
@@ -205,9 +230,6 @@ export const ToolImageFrame = v.strictObject({
   data: BulkRefSchema,
   alt: v.optional(v.pipe(v.string(), v.maxLength(MAX_IMAGE_ALT_CHARS))),
 });
-
-/** A mark's source is a line a person reads in an approval question. */
-export const MAX_MARK_CHARS = 300;
 
 /** `source` cut to MAX_MARK_CHARS. */
 export function capMark(source: string): string {

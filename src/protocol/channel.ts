@@ -8,6 +8,7 @@ import * as v from "valibot";
 import { BlockHash, ImageMimeSchema, StoredImage } from "./images.ts";
 import { BlockRecordSchema } from "./blocks.ts";
 import { Attachment, AttachmentRef, MAX_ATTACHMENTS } from "./attachments.ts";
+import { MAX_MARK_CHARS } from "./agent.ts";
 
 export const ChannelMethod = {
   ChatSend: "chat/send",
@@ -119,6 +120,11 @@ export const ChannelChatParams = v.strictObject({
   attachments: v.optional(v.pipe(v.array(AttachmentRef), v.maxLength(MAX_ATTACHMENTS))),
   channel: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(64)), "web"),
   untrusted: v.optional(v.boolean(), false),
+  /**
+   * The text was written with untrusted text in view, and where that came from (a job's prompt
+   * the model wrote while reading a page): the turn starts marked. A plugin can only add a mark.
+   */
+  mark: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(MAX_MARK_CHARS))),
   scene: v.optional(SceneKey),
   /**
    * Whether a person on this stream can answer `chat/approve`. false (the /v1 API, scripts):

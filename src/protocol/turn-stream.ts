@@ -28,6 +28,15 @@ export const ApprovalQuestion = v.object({
 export type ApprovalQuestion = v.InferOutput<typeof ApprovalQuestion>;
 
 /** Every kind of event a turn's stream carries. */
+/**
+ * What a yes covers: this call, or every call of the tool in the rest of the conversation ("Allow
+ * in this conversation"), asked again after the daemon restarts.
+ */
+export const ApprovalScope = v.picklist(["call", "conversation"]);
+export type ApprovalScope = v.InferOutput<typeof ApprovalScope>;
+/** A person's answer to an approval question, as the turn gets it: no, yes, or yes for the conversation. */
+export type ApprovalAnswer = boolean | "conversation";
+
 export const StreamEvent = v.variant("type", [
   /** The turn began running (it may have waited behind another of its conversation). */
   v.object({ type: v.literal("turn-start"), turn: v.string(), conv: v.string() }),
@@ -63,7 +72,13 @@ export const StreamEvent = v.variant("type", [
   /** A tool call waits for approval; answered with `answer` by anyone who may. */
   v.object({ type: v.literal("approval"), ...ApprovalQuestion.entries }),
   /** The question was answered (by someone, or no when the turn stopped waiting). */
-  v.object({ type: v.literal("approval-answered"), callId: v.string(), approved: v.boolean() }),
+  v.object({
+    type: v.literal("approval-answered"),
+    callId: v.string(),
+    approved: v.boolean(),
+    /** "conversation": the person allowed the tool for the rest of the conversation. */
+    scope: v.optional(ApprovalScope),
+  }),
   /** The turn ended with this result; the stream's last event. */
   v.object({ type: v.literal("done"), result: TurnResultSchema }),
   /** The turn failed before it had a result; the stream's last event. */
@@ -105,7 +120,13 @@ export const WatchParams = v.strictObject({
 export const UnwatchParams = v.strictObject({ watch: Id });
 
 /** Answer a turn's approval question; `answered` is false when nothing was waiting for it (any more). */
-export const AnswerParams = v.strictObject({ conv: Id, callId: Id, approved: v.boolean() });
+export const AnswerParams = v.strictObject({
+  conv: Id,
+  callId: Id,
+  approved: v.boolean(),
+  /** A yes for this call only, or for every call of the tool in the rest of the conversation. */
+  scope: v.optional(ApprovalScope, "call"),
+});
 export const AnswerResult = v.object({ answered: v.boolean() });
 export type AnswerResult = v.InferOutput<typeof AnswerResult>;
 

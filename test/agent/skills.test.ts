@@ -226,6 +226,10 @@ describe("agent skills", () => {
       `asked although allowed: untrusted text is in view (from skill: skill tidy-notes installed from ${join(src.path, "tidy-notes")})`,
     );
     expect(existsSync(join(dir.path, "workspace", "foreign.txt"))).toBe(false);
+    // Until then its author's description never rides in a request: the skill is named, and said to be untrusted.
+    const offered = rig.llm.requests.map((r) => skillSpec(r)?.function.description ?? "").join("\n");
+    expect(offered).toContain("- tidy-notes: (installed from elsewhere, not trusted by the owner");
+    expect(offered).not.toContain("merge duplicates and sort headings");
 
     // Trusted by the owner, it marks nothing.
     expect((await run([HOMED, "skills", "trust", "tidy-notes", "-data", dir.path])).exitCode).toBe(0);

@@ -14,7 +14,10 @@ import { toolTurn } from "./tool-turns.ts";
 describe("code plugin", () => {
   test("runs TypeScript, JavaScript and Python in the sandbox and lists the files they produced", async () => {
     using dir = tempDir();
-    await Bun.write(join(dir.path, "config.toml"), `[approval]\nallow = ["code_run"]\n`);
+    await Bun.write(
+      join(dir.path, "config.toml"),
+      `[approval]\nallow = ["code_run"]\n\n[trust]\ntools = ["code_run"]\n`,
+    );
     await using rig = await startAgentRig(dir.path, {
       plugin: false,
       env: { HOMED_WEB_TOKEN: "tok-should-never-leak-0123456789", CLOUD_SECRET: "cloud-should-never-leak" },
@@ -81,7 +84,7 @@ describe("code plugin", () => {
   // is code-runner.test.ts's.
   test("runs Python with the sandbox's python3", async () => {
     using dir = tempDir();
-    writeFileSync(join(dir.path, "config.toml"), `[approval]\nallow = ["code_run"]\n`);
+    writeFileSync(join(dir.path, "config.toml"), `[approval]\nallow = ["code_run"]\n\n[trust]\ntools = ["code_run"]\n`);
     await using rig = await startAgentRig(dir.path, { plugin: false });
     const py = [
       "import os",

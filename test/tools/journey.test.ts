@@ -118,7 +118,7 @@ describe("tools as a person uses them from the web UI", () => {
     const outside = `/tmp/homed-escape-${crypto.randomUUID()}`;
     writeFileSync(
       join(dir.path, "config.toml"),
-      `[approval]\nallow = ["files_read", "shell_run", "code_run", "fetch_url", "browser_open"]\n`,
+      `[approval]\nallow = ["files_read", "shell_run", "code_run", "fetch_url", "browser_open"]\n\n[trust]\ntools = ["shell_run", "code_run"]\n`,
     );
     await using rig = await startAgentRig(dir.path, { plugin: false });
     rig.llm.script([

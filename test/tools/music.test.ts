@@ -32,7 +32,9 @@ function library(data: string): void {
   writeFileSync(join(data, "music", "broken.mp3"), "this is not audio");
 }
 
-const musicConfig = (extra: string) => `[approval]\nallow = ["music_*"]\n\n[tools.music]\n${extra}\n`;
+// File tags are outside text; this owner trusts their own music folder's.
+const musicConfig = (extra: string) =>
+  `[approval]\nallow = ["music_*"]\n\n[trust]\ntools = ["music_*"]\n\n[tools.music]\n${extra}\n`;
 
 describe("music plugin in the daemon", () => {
   test("scan, search, queue, play with mpv --ao=null, status, pause, resume, next, stop", async () => {

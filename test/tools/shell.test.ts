@@ -10,7 +10,9 @@ import { startAgentRig } from "../harness/agent-daemon.ts";
 import { poll } from "../harness/poll.ts";
 import { toolTurn } from "./tool-turns.ts";
 
-const ALLOW = `[approval]\nallow = ["shell_run", "shell_kill"]\n`;
+// Commands' output is untrusted unless the owner trusts the tool: this owner does, so one
+// command's output does not turn the next allowed command into a question.
+const ALLOW = `[approval]\nallow = ["shell_run", "shell_kill"]\n\n[trust]\ntools = ["shell_*"]\n`;
 const unique = () => `homed-escape-${process.pid}-${Math.random().toString(36).slice(2)}`;
 
 describe("shell plugin", () => {

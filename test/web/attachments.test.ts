@@ -162,7 +162,15 @@ describe("attachments", () => {
         "SELECT b.kind, b.mime, b.sha256, b.text FROM blocks b JOIN events e ON e.id = b.event_id WHERE e.kind = 'user-message' ORDER BY b.seq",
       )
       .all();
+    // The attachments' text is theirs, not the person's: the message carries the mark, so an
+    // instruction in a document or a photo meets the same questions as one on a page.
+    const said0 = db
+      .query<{ untrusted: number; mark: string | null }, []>(
+        "SELECT untrusted, mark FROM events WHERE conv = 'web-attach-1' AND kind = 'user-message' ORDER BY id LIMIT 1",
+      )
+      .get();
     db.close();
+    expect(said0).toEqual({ untrusted: 0, mark: "the text of the attachment IMG_0001.jpg, notes.md" });
     expect(blocks.map((b) => [b.kind, b.mime])).toEqual([
       ["image", "image/jpeg"],
       ["file", "text/markdown"],

@@ -312,10 +312,12 @@ export class ChatPane {
                 this.onTurnDone();
               }
               const card = cards.get(e.callId);
-              const answerWith = (approved: boolean) => () => {
-                void api("/api/approve", { stream: running.stream, callId: e.callId, approved });
-                card?.result(approved ? "approved" : "denied", "");
-              };
+              const answerWith =
+                (approved: boolean, scope: "call" | "conversation" = "call") =>
+                () => {
+                  void api("/api/approve", { stream: running.stream, callId: e.callId, approved, scope });
+                  card?.result(approved ? "approved" : "denied", "");
+                };
               card?.approval(
                 h(
                   "div",
@@ -323,6 +325,15 @@ export class ChatPane {
                   h("span", {}, `Allow ${e.tool} to run?`),
                   ...(e.note !== undefined ? [h("span", { class: "approval-note" }, e.note)] : []),
                   h("button", { class: "primary approve", onclick: answerWith(true) }, "Allow"),
+                  h(
+                    "button",
+                    {
+                      class: "approve-conversation",
+                      title: `Allow ${e.tool} for the rest of this conversation, untrusted text in view or not`,
+                      onclick: answerWith(true, "conversation"),
+                    },
+                    "Allow in this conversation",
+                  ),
                   alwaysAllowButton(e.tool, answerWith(true)),
                   h("button", { class: "deny", onclick: answerWith(false) }, "Deny"),
                 ),
