@@ -64,15 +64,19 @@ describe("rss plugin in the daemon", () => {
       ["rss_unsubscribe", "write"],
     ]);
 
-    const a = await toolTurn(rig, [
-      [
-        { name: "rss_subscribe", arguments: { url: `${base}/feed.xml` } },
-        { name: "rss_subscribe", arguments: { url: `${base}/atom.xml` } },
-        { name: "rss_subscribe", arguments: { url: `http://127.0.0.2:${server.port}/feed.xml` } },
-        { name: "rss_subscribe", arguments: { url: `${base}/page.html` } },
-      ],
-      [{ name: "rss_items", arguments: {} }],
-    ]);
+    const urls = [
+      `${base}/feed.xml`,
+      `${base}/atom.xml`,
+      `http://127.0.0.2:${server.port}/feed.xml`,
+      `${base}/page.html`,
+    ];
+    // The person names the feeds: after the first feed's text is in view, the others' addresses
+    // were given, so they are fetched unasked (an address nobody gave would be asked about).
+    const a = await toolTurn(
+      rig,
+      [urls.map((url) => ({ name: "rss_subscribe", arguments: { url } })), [{ name: "rss_items", arguments: {} }]],
+      { text: `subscribe to ${urls.join(" and ")}` },
+    );
     const [sub1, sub2, denied, notFeed, listed] = a.results;
     const aside = readdirSync(join(dir.path, "rss")).filter((f) => f.startsWith("feeds.json.broken-"));
     expect(aside.length).toBe(1);

@@ -17,10 +17,13 @@ interface Message {
 export async function toolTurn(
   rig: AgentRig,
   rounds: FakeToolCall[][],
-  opts: { stdin?: string; conv?: string } = {},
+  opts: { stdin?: string; conv?: string; text?: string } = {},
 ): Promise<{ results: string[]; stderr: string; exitCode: number }> {
   rig.llm.script([...rounds.map((toolCalls) => ({ toolCalls })), { text: "done" }]);
-  const r = await rig.chat("use the tools", { stdin: opts.stdin, ...(opts.conv ? { conv: opts.conv } : {}) });
+  const r = await rig.chat(opts.text ?? "use the tools", {
+    stdin: opts.stdin,
+    ...(opts.conv ? { conv: opts.conv } : {}),
+  });
   const last = rig.llm.requests.at(-1);
   if (!last) throw new Error("the model was never asked");
   const messages = (last.body as { messages: Message[] }).messages;
