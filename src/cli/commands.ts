@@ -307,12 +307,12 @@ export const recall: Subcommand = {
   },
 };
 
-const IMPORT_FORMATS_TEXT = "chatgpt, claude or jsonl";
+const IMPORT_FORMATS_TEXT = "chatgpt, claude, jsonl or homed";
 
 export const importHistory: Subcommand = {
   name: "import",
   summary:
-    "bring in past chats: a ChatGPT or Claude export's conversations.json, or JSON lines {conv, role|speaker, text, time}",
+    "bring in past chats: a ChatGPT or Claude export's conversations.json, homed's own JSON export of a conversation, or JSON lines {conv, role|speaker, text, time, mark?}",
   flags: [
     DATA_FLAG,
     {
@@ -328,7 +328,7 @@ export const importHistory: Subcommand = {
     const file = rest[0];
     if (!file || rest.length > 1) throw new HomedError("usage", "import takes one file");
     const format = values.format;
-    if (format !== undefined && format !== "chatgpt" && format !== "claude" && format !== "jsonl")
+    if (format !== undefined && format !== "chatgpt" && format !== "claude" && format !== "jsonl" && format !== "homed")
       throw new HomedError("usage", `-format ${JSON.stringify(format)}: must be ${IMPORT_FORMATS_TEXT}`, {
         flag: "format",
       });

@@ -157,6 +157,7 @@ const FORMAT_NAME: Record<ImportFormat, string> = {
   chatgpt: "a ChatGPT export",
   claude: "a Claude export",
   jsonl: "JSON lines",
+  homed: "homed's export of a conversation",
 };
 
 const n = (x: number) => x.toLocaleString("en-US");

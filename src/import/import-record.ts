@@ -19,7 +19,7 @@ export type ImportRecord =
   | { kind: "bad"; line: number; reason: string };
 
 /** The formats `homed import` reads. */
-export const IMPORT_FORMATS = ["chatgpt", "claude", "jsonl"] as const;
+export const IMPORT_FORMATS = ["chatgpt", "claude", "jsonl", "homed"] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
 /** Add one to a reason's count. */

@@ -22,6 +22,9 @@ const Line = v.object({
   time: v.optional(v.nullable(v.union([v.string(), v.number()]))),
   session: v.optional(v.union([v.string(), v.number()])),
   id: v.optional(v.union([v.pipe(v.string(), v.minLength(1), v.maxLength(200)), v.number()])),
+  /** Where the text came from when it is not the person's own words; `untrusted: true` says only that it is not. */
+  mark: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200))),
+  untrusted: v.optional(v.boolean()),
 });
 
 /** The ref of a line without an id: stable across imports of the same file. */
@@ -67,6 +70,9 @@ export function jsonLine(text: string, line: number): ImportRecord | null {
             ...(time !== undefined ? { time } : {}),
             ...(l.session !== undefined ? { session: l.session } : {}),
             ref: l.id ?? lineRef(l.conv, trimmed),
+            ...(l.mark !== undefined || l.untrusted
+              ? { mark: `imported, from ${l.mark ?? "an untrusted source"} (line ${line})` }
+              : {}),
           },
         ],
   });

@@ -11,6 +11,7 @@ import { chatgptConversation } from "./chatgpt-export.ts";
 import { claudeConversation } from "./claude-export.ts";
 import type { ImportFormat, ImportRecord } from "./import-record.ts";
 import { jsonLine } from "./json-lines.ts";
+import { homedConversation, looksLikeHomedExport } from "./homed-export.ts";
 
 /**
  * The longest line of JSON lines read: a message of MAX_IMPORTED_TEXT_CHARS with its JSON
@@ -101,6 +102,43 @@ async function* lineRecords(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<I
   yield* out;
 }
 
+/** The most of homed's export read (one conversation, its tool results included). */
+const MAX_HOMED_EXPORT_BYTES = 512 << 20;
+
+/** Whether the file starts as homed's export: reads on (into `taken`) until its first key shows. */
+async function homedHead(taken: Uint8Array[], it: AsyncIterator<Uint8Array>): Promise<boolean> {
+  let bytes = taken.reduce((n, c) => n + c.length, 0);
+  while (bytes < 256) {
+    const r = await it.next();
+    if (r.done) break;
+    taken.push(r.value.slice());
+    bytes += r.value.length;
+  }
+  return looksLikeHomedExport(new TextDecoder().decode(Buffer.concat(taken).subarray(0, 256)));
+}
+
+/** homed's export: one JSON object, one conversation (read whole, up to MAX_HOMED_EXPORT_BYTES). */
+async function* wholeRecord(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<ImportRecord> {
+  const parts: Uint8Array[] = [];
+  let bytes = 0;
+  for await (const c of chunks) {
+    bytes += c.length;
+    if (bytes > MAX_HOMED_EXPORT_BYTES) {
+      yield { kind: "bad", line: 1, reason: `longer than ${MAX_HOMED_EXPORT_BYTES >> 20} MiB, not read` };
+      return;
+    }
+    parts.push(c.slice());
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder().decode(Buffer.concat(parts)));
+  } catch (err) {
+    yield { kind: "bad", line: 1, reason: `not JSON (${(err as Error).message})` };
+    return;
+  }
+  yield homedConversation(value, 1);
+}
+
 /**
  * Tell the format of `chunks` (unless `format` is given) and read its records. Throws
  * HomedError invalid_params when the content is no format it knows.
@@ -110,6 +148,8 @@ export async function readExport(chunks: AsyncIterable<Uint8Array>, format?: Imp
   const { byte, taken } = await firstByte(it);
   const stream = replay(taken, it);
   if (byte === null) return { format: format ?? null, records: (async function* () {})() };
+  if (format === "homed" || (format === undefined && byte === 0x7b /* { */ && (await homedHead(taken, it))))
+    return { format: "homed", records: wholeRecord(replay(taken, it)) };
   if (format === "jsonl" || (format === undefined && byte === 0x7b) /* { */)
     return { format: "jsonl", records: lineRecords(stream) };
   if (byte !== 0x5b /* [ */) {

@@ -69,7 +69,7 @@ export function transcript(
   const out: TranscriptItem[] = [];
   for (const e of events) {
     const read = readEventBody(e.kind, e.body);
-    const base = { id: e.id, ts: e.ts, untrusted: e.untrusted };
+    const base = { id: e.id, ts: e.ts, untrusted: e.untrusted, ...(e.mark ? { mark: e.mark } : {}) };
     if (read?.kind === "user-message") {
       const files = read.body.attachments?.map(({ text: _t, anchors: _a, ...a }) => a);
       out.push({ ...base, kind: "user", text: read.body.text, ...(files?.length ? { attachments: files } : {}) });

@@ -83,7 +83,7 @@ export function importConversations(
       for (const [i, m] of fresh.entries()) {
         const time = m.time ?? now;
         const { kind, body, actor } = messageEvent({ ...m, conv: c.conv, time, turn: turns[i] });
-        const { id } = store.append({ conv: c.conv, actor, kind, body, ts: time });
+        const { id } = store.append({ conv: c.conv, actor, kind, body, ts: time, mark: m.mark ?? null });
         // Cold since it was said: the state's times are the original one (the log is not touched).
         store.setLayer([id], COLD, time);
         memory.add(id);

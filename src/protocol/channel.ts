@@ -242,6 +242,8 @@ export const TranscriptItem = v.object({
   status: v.optional(v.string()),
   callId: v.optional(v.string()),
   untrusted: v.boolean(),
+  /** Where its text came from when not the person's own words, or what was in view when it was written. */
+  mark: v.optional(v.string()),
   /** A reply's turn: the tokens it used, once finished. */
   usage: v.optional(TokenUsage),
   /** A tool result's images (GET /api/blocks/<sha256> serves them). */

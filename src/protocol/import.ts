@@ -5,6 +5,7 @@
  */
 import * as v from "valibot";
 import { PLUGIN_RECORDS_CONV_PREFIX } from "./event-bodies.ts";
+import { MAX_MARK_CHARS } from "./agent.ts";
 
 /** The channel imported conversations are listed under (the conversation list's tag). */
 export const IMPORT_CHANNEL = "import";
@@ -44,6 +45,11 @@ export const ImportedMessage = v.strictObject({
   time: v.optional(v.pipe(v.number(), v.finite())),
   session: v.optional(v.union([v.string(), v.number()])),
   ref: ImportedRef,
+  /**
+   * Where its text came from when it is not the person's own words (a page's text in a reply, an
+   * untrusted source): it is logged with this mark, and what quotes it is marked in turn.
+   */
+  mark: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(MAX_MARK_CHARS))),
 });
 export type ImportedMessage = v.InferOutput<typeof ImportedMessage>;
 

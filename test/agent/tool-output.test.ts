@@ -117,7 +117,7 @@ describe("tool output", () => {
     const answered = await fetch(`${url}api/approve`, {
       method: "POST",
       headers: { "content-type": "application/json", "x-homed": "1" },
-      body: JSON.stringify({ stream: first.stream, callId: q.callId, approved: true, scope: "conversation" }),
+      body: JSON.stringify({ stream: first.stream, callId: q?.callId, approved: true, scope: "conversation" }),
     });
     expect(answered.status).toBe(200);
     await first.done;
