@@ -4,7 +4,7 @@
  * homed writes to stdout is checked against the ACP JSON schema the SDK ships (harness/acp-client.ts).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { HOMED, tempDir } from "./harness/binary.ts";
@@ -109,7 +109,8 @@ describe("homed acp bridges an editor to the daemon", () => {
     const q = r.asked[0]!;
     expect(q.sessionId).toBe(sessionId);
     expect(q.toolCall.title).toContain("danger_rm");
-    expect(q.options.map((o) => o.kind)).toEqual(["allow_once", "allow_always", "reject_once"]);
+    expect(q.options.map((o) => o.optionId)).toEqual(["allow_once", "allow_session", "allow_always", "reject_once"]);
+    expect(q.options.map((o) => o.kind)).toEqual(["allow_once", "allow_always", "allow_always", "reject_once"]);
     const calls = ofKind(r, "tool_call");
     expect(calls).toHaveLength(1);
     expect(calls[0]).toMatchObject({ toolCallId: q.toolCall.toolCallId, status: "pending", kind: "delete" });
@@ -233,6 +234,35 @@ describe("homed acp bridges an editor to the daemon", () => {
     expect((await prompt).stopReason).toBe("cancelled");
     expect(ran()).toBe(before);
     expect(r.problems()).toEqual([]);
+  }, 60_000);
+
+  test('"allow in this session" covers the tool for that session\'s conversation only', async () => {
+    const ran = () => rig.seen().filter((s) => s.tool === "danger_rm").length;
+    const before = ran();
+    {
+      const { r, sessionId } = await started(rig.data);
+      await using _ = r;
+      rig.llm.script([{ toolCalls: [{ name: "danger_rm", arguments: { path: "/tmp/acp-s1" } }] }, { text: "Gone." }]);
+      r.answer = () => ({ outcome: { outcome: "selected", optionId: "allow_session" } });
+      await r.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "rm s1" }] });
+      rig.llm.script([
+        { toolCalls: [{ name: "danger_rm", arguments: { path: "/tmp/acp-s2" } }] },
+        { text: "Gone too." },
+      ]);
+      await r.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "rm s2" }] });
+      expect(r.asked).toHaveLength(1);
+      expect(ran()).toBe(before + 2);
+    }
+    // Nothing was saved: a new session is asked again.
+    const saved = join(rig.data, "settings.json");
+    expect(existsSync(saved) ? readFileSync(saved, "utf8") : "").not.toContain("danger_rm");
+    const { r, sessionId } = await started(rig.data);
+    await using _ = r;
+    rig.llm.script([{ toolCalls: [{ name: "danger_rm", arguments: { path: "/tmp/acp-s3" } }] }]);
+    r.answer = () => ({ outcome: { outcome: "selected", optionId: "reject_once" } });
+    await r.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "rm s3" }] });
+    expect(r.asked).toHaveLength(1);
+    expect(ran()).toBe(before + 2);
   }, 60_000);
 
   test('"allow always" is kept like the web UI\'s: the tool joins approval.allow and is not asked again', async () => {

@@ -19,6 +19,7 @@ import { describeIssues } from "../protocol/jsonrpc.ts";
 import type { RpcPeer } from "../ipc/rpc-peer.ts";
 import { callDaemon } from "../client/control-client.ts";
 import { type ApprovalQuestion, ChatConnection } from "../client/chat-connection.ts";
+import type { ApprovalAnswer } from "../protocol/turn-stream.ts";
 import { VERSION } from "../version.ts";
 import {
   ACP_PROTOCOL_VERSION,
@@ -331,7 +332,7 @@ export class AcpBridge {
   }
 
   /** The daemon asks about a tool call of session `s`'s turn: the editor's person answers. */
-  private async askPermission(s: AcpSession, q: ApprovalQuestion): Promise<boolean> {
+  private async askPermission(s: AcpSession, q: ApprovalQuestion): Promise<ApprovalAnswer> {
     const turn = s.turn;
     if (!this.editor || !turn || turn.cancelled) return false;
     const toolCallId = turn.updates.toolCallId(q.callId);
@@ -344,6 +345,6 @@ export class AcpBridge {
         .catch((err: Error) => this.log("warn", "could not save allow-always", { tool: q.tool, err: err.message }));
     }
     this.update(s.id, { sessionUpdate: "tool_call_update", toolCallId, status: "in_progress" });
-    return true;
+    return answer === "session" ? "conversation" : true;
   }
 }

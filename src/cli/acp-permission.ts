@@ -1,6 +1,6 @@
 /**
- * One tool call put to the editor's person as `session/request_permission`: allow once, always
- * allow, or reject. Anything but a well-formed choice of an allow option — the editor's
+ * One tool call put to the editor's person as `session/request_permission`: allow once, allow
+ * in this session (the conversation: asked no more there), always allow, or reject. Anything but a well-formed choice of an allow option — the editor's
  * "cancelled", a malformed answer, the editor gone — is a rejection: the approval gate fails closed.
  */
 import * as v from "valibot";
@@ -16,7 +16,7 @@ export type AcpLog = (level: "info" | "warn", msg: string, fields?: Record<strin
 const PERMISSION_TIMEOUT_MS = 24 * 60 * 60 * 1000;
 
 /** What the person chose. */
-export type PermissionChoice = "once" | "always" | "reject";
+export type PermissionChoice = "once" | "session" | "always" | "reject";
 
 export async function askEditor(
   editor: RpcPeer,
@@ -42,6 +42,11 @@ export async function askEditor(
         toolCall: { ...toolCall, ...note },
         options: [
           { optionId: PermissionOptionId.AllowOnce, name: "Allow once", kind: "allow_once" },
+          {
+            optionId: PermissionOptionId.AllowSession,
+            name: `Allow ${q.tool} in this session`,
+            kind: "allow_always",
+          },
           { optionId: PermissionOptionId.AllowAlways, name: `Always allow ${q.tool}`, kind: "allow_always" },
           { optionId: PermissionOptionId.RejectOnce, name: "Reject", kind: "reject_once" },
         ],
@@ -60,6 +65,7 @@ export async function askEditor(
   const o = a.output.outcome;
   if (o.outcome !== "selected") return "reject";
   if (o.optionId === PermissionOptionId.AllowOnce) return "once";
+  if (o.optionId === PermissionOptionId.AllowSession) return "session";
   if (o.optionId === PermissionOptionId.AllowAlways) return "always";
   return "reject";
 }

@@ -84,6 +84,8 @@ export const PermissionAnswer = v.looseObject({
 /** The options homed offers for a tool call; their ids are what the editor sends back. */
 export const PermissionOptionId = {
   AllowOnce: "allow_once",
+  /** Allow the tool for the rest of the session (its conversation), untrusted text in view or not. */
+  AllowSession: "allow_session",
   AllowAlways: "allow_always",
   RejectOnce: "reject_once",
 } as const;
