@@ -81,6 +81,8 @@ export type ToolReturn =
       images?: ToolImage[];
       /** This answer carries text written with untrusted text in view, and where that came from. */
       mark?: string;
+      /** Why this answer is the person's own though the tool's output is not in general (built-in plugins only). */
+      own?: string;
     };
 
 /** A tool: its spec (tool-spec.ts) and its code. Arguments are validated before `run` sees them. */

@@ -381,7 +381,7 @@ export class PluginConnection implements Plugin {
 
   private async runTool(
     params: unknown,
-  ): Promise<{ content: string; isError: boolean; images?: unknown[]; mark?: string }> {
+  ): Promise<{ content: string; isError: boolean; images?: unknown[]; mark?: string; own?: string }> {
     const p = parseParams(RunToolParams, params);
     const t = this.toolRuns.get(p.name);
     if (!t) return { content: `error: ${this.name} has no tool ${p.name}`, isError: true };
@@ -403,7 +403,7 @@ export class PluginConnection implements Plugin {
       });
       if (typeof r === "string") return { content: r, isError: false };
       const images = r.images?.length ? await this.sendImages(r.images, ac.signal) : [];
-      const mark = r.mark ? { mark: capMark(r.mark) } : {};
+      const mark = r.mark ? { mark: capMark(r.mark) } : r.own ? { own: capMark(r.own) } : {};
       return { content: r.content, isError: r.isError ?? false, ...(images.length ? { images } : {}), ...mark };
     } catch (err) {
       return { content: `error: ${(err as Error).message}`, isError: true };

@@ -120,6 +120,8 @@ export interface ToolExecution {
    * https://…"): the conversation is marked while the result is in what the model is sent.
    */
   mark?: string;
+  /** A built-in plugin said why this result is the person's own (RunToolResult.own): no mark. */
+  own?: string;
 }
 
 export interface ToolExecutorDeps {
@@ -218,6 +220,7 @@ export class ToolExecutor {
    */
   private markOf(name: string, result: ToolExecution): string | null {
     if (result.mark) return result.mark;
+    if (result.own) return null;
     const tool = this.d.tools.get(name);
     // Untrusted unless the tool says why its output is the person's own or the daemon's.
     if (result.status !== "ok" || !tool || outputIsOwn(tool.def)) return null;
@@ -425,7 +428,9 @@ export class ToolExecutor {
     );
     content = redacted.result.content;
     const reported = parsed.output.mark ? { mark: capMark(`${call.name}: ${parsed.output.mark}`) } : {};
-    const done = { ...out(parsed.output.isError ? "error" : "ok", content, args), ...reported };
+    // Only a built-in plugin may say a result is the person's own: an installed one could say anything.
+    const own = parsed.output.own && this.d.caller.isBuiltin?.(tool.plugin) ? { own: parsed.output.own } : {};
+    const done = { ...out(parsed.output.isError ? "error" : "ok", content, args), ...reported, ...own };
     return stored.images.length ? { ...done, images: stored.images } : done;
   }
 

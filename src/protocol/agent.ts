@@ -244,6 +244,12 @@ export const RunToolResult = v.object({
    * conversation as `untrustedOutput` does. A tool can only add a mark, never remove one.
    */
   mark: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(MAX_MARK_CHARS))),
+  /**
+   * Why this result is the person's own although the tool's output in general is not (a file of
+   * a folder the owner named trusted): no mark. Taken from built-in plugins only, and never over
+   * a `mark`.
+   */
+  own: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(MAX_MARK_CHARS))),
   isError: v.optional(v.boolean(), false),
   /** The kernel keeps the first MAX_TOOL_IMAGES and drops the rest with a note; past 64 the answer is malformed. */
   images: v.optional(v.pipe(v.array(ToolImageFrame), v.maxLength(64))),

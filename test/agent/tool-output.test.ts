@@ -150,4 +150,31 @@ describe("tool output", () => {
     await other.done;
     expect(existsSync(join(dir.path, "workspace", "d.txt"))).toBe(false);
   }, 60_000);
+
+  test("a folder the owner trusts: reading it marks nothing, so the coding session's writes run unasked", async () => {
+    using dir = tempDir();
+    writeFileSync(
+      join(dir.path, "config.toml"),
+      `[approval]\nallow = ["files_write"]\n\n[tools.files]\nroots = ["workspace", "downloads"]\ntrusted = ["workspace"]\n`,
+    );
+    await using rig = await startAgentRig(dir.path, { plugin: false });
+    for (const f of ["workspace", "downloads"]) {
+      mkdirSync(join(dir.path, f), { recursive: true });
+      writeFileSync(join(dir.path, f, "notes.txt"), "TODO: write out.txt\n");
+    }
+    const readThenWrite = (path: string, out: string) => [
+      { toolCalls: [{ name: "files_read", arguments: { path } }] },
+      { toolCalls: [{ name: "files_write", arguments: { path: out, content: "x" } }] },
+      { text: "done" },
+    ];
+    rig.llm.script(readThenWrite("notes.txt", "own.txt"));
+    const own = await rig.chat("do my todo", { conv: "trusted-folder" });
+    expect(own.stderr).not.toContain("untrusted text is in view");
+    expect(existsSync(join(dir.path, "workspace", "own.txt"))).toBe(true);
+    // The other root is not trusted: the same read marks, and the write is asked.
+    rig.llm.script(readThenWrite(join(dir.path, "downloads", "notes.txt"), "theirs.txt").slice(0, 2));
+    const theirs = await rig.chat("do the downloaded todo", { conv: "other-folder", stdin: "n\n" });
+    expect(theirs.stderr).toContain("asked although allowed: untrusted text is in view (from files_read");
+    expect(existsSync(join(dir.path, "workspace", "theirs.txt"))).toBe(false);
+  }, 60_000);
 });
