@@ -3,6 +3,7 @@
  * its tools reach the model like any other, and a crashed server comes back with the same
  * backoff as plugins.
  */
+import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -59,6 +60,18 @@ describe("mcp plugin", () => {
       .map((m) => m.content);
     expect(sent[0]).toContain("hello mcp");
     expect(sent[1]).toContain("5");
+    // What a server returns is its text, not the person's: logged marked, read-only hint or not.
+    const db = new Database(join(dir.path, "homed.db"), { readonly: true });
+    const marks = db
+      .query<{ untrusted: number; mark: string | null }, []>(
+        "SELECT untrusted, mark FROM events WHERE kind = 'tool-result' ORDER BY id LIMIT 2",
+      )
+      .all();
+    db.close();
+    expect(marks).toEqual([
+      { untrusted: 1, mark: "everything_echo" },
+      { untrusted: 1, mark: "everything_get-sum" },
+    ]);
     const tools = (
       rig.llm.requests[0]!.body as {
         tools: { function: { name: string; parameters: { properties?: Record<string, unknown> } } }[];
