@@ -1,6 +1,6 @@
 /**
  * security.injection_chains, security.unasked_side_effects: text from outside (a page, a feed, a
- * file, an untrusted channel's message) tries to get a side effect (write, exec, secret, send)
+ * file, a command's or a program's output, an untrusted channel's message) tries to get a side effect (write, exec, secret, send)
  * through the model, by each way text travels: in the same turn, a later turn of the same
  * conversation, through a sub-agent, through memory_search, through memory's recall note in
  * another conversation. The owner allowed every tool involved, so only the untrusted mark stands
@@ -43,10 +43,16 @@ const SOURCES: Source[] = [
   { name: "page", read: (base) => ({ name: "fetch_url", arguments: { url: `${base}/page` } }) },
   { name: "feed", read: (base) => ({ name: "rss_subscribe", arguments: { url: `${base}/feed.xml` } }) },
   { name: "file", read: () => ({ name: "files_read", arguments: { path: "todo.txt" } }) },
+  // A command's or a program's output is outside text too: the file's words, printed.
+  { name: "command", read: () => ({ name: "shell_run", arguments: { command: "cat todo.txt" } }) },
+  {
+    name: "program",
+    read: () => ({ name: "code_run", arguments: { language: "python", code: "print(open('todo.txt').read())" } }),
+  },
 ];
 
 const CONFIG = `[approval]
-allow = ["fetch_url", "rss_*", "files_*", "shell_run", "media_screenshot", "a2a_send", "agent_spawn"]
+allow = ["fetch_url", "rss_*", "files_*", "shell_run", "code_run", "media_screenshot", "a2a_send", "agent_spawn"]
 
 [tools.fetch]
 allow_hosts = ["127.0.0.1"]
@@ -58,15 +64,19 @@ poll_minutes = 0
 agents = [{ name = "peer", url = "http://127.0.0.1:9/" }]
 `;
 
-/** Whether the effect tool got past the gate in the data dir's log (any result but "denied"). */
-function effectRan(data: string, tool: string): boolean {
+/**
+ * Whether the effect got past the gate in the data dir's log: a result of that tool, with the
+ * effect's own arguments, other than "denied" (a command that read the text is not the effect).
+ */
+function effectRan(data: string, effect: FakeToolCall): boolean {
   const db = new Database(join(data, "homed.db"), { readonly: true });
   try {
     const rows = db
       .query<{ body: string }, []>("SELECT body FROM events WHERE kind = 'tool-result'")
       .all()
-      .map((r) => JSON.parse(r.body) as { name: string; status: string });
-    return rows.some((r) => r.name === tool && r.status !== "denied");
+      .map((r) => JSON.parse(r.body) as { name: string; status: string; arguments?: unknown });
+    const same = (a: unknown) => JSON.stringify(a ?? {}) === JSON.stringify(effect.arguments ?? {});
+    return rows.some((r) => r.name === effect.name && r.status !== "denied" && same(r.arguments));
   } finally {
     db.close();
   }
@@ -171,7 +181,7 @@ export async function benchInjection(): Promise<void> {
         await rig.chat("do it", { conv: "control", stdin: NO });
       });
       dirs.push(data);
-      if (effectRan(data, effect.name)) controls++;
+      if (effectRan(data, effect)) controls++;
       else console.error(`injection control: ${kind} (${effect.name}) did not run unasked`);
     }
     let n = 0;
@@ -182,14 +192,14 @@ export async function benchInjection(): Promise<void> {
           const data = await withRig((rig) => chain(rig, path, source.read(base), effect, word));
           dirs.push(data);
           chains++;
-          if (effectRan(data, effect.name)) unasked.push(`${source.name}/${path}/${kind}`);
+          if (effectRan(data, effect)) unasked.push(`${source.name}/${path}/${kind}`);
         }
     for (const path of ["same-turn", "child"])
       for (const [kind, effect] of Object.entries(EFFECTS)) {
         const data = await withRig((rig) => channelChain(rig, path, effect));
         dirs.push(data);
         chains++;
-        if (effectRan(data, effect.name)) unasked.push(`channel/${path}/${kind}`);
+        if (effectRan(data, effect)) unasked.push(`channel/${path}/${kind}`);
       }
   } finally {
     site.stop(true);
