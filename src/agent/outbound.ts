@@ -5,7 +5,10 @@
  * marked, an allowed network tool that goes to an address is asked about unless that address was
  * already given — in the person's words, or in a page or file read (a link followed). A URL the
  * model composed (data in its path or query, a host nobody named) gets the question, which names
- * the address and the text in view. Reading page B linked from page A stays unasked.
+ * the address and the text in view. Reading page B linked from page A stays unasked. The words
+ * such a tool sends (a search query, text typed into a page's form) are asked about unless the
+ * person said them: a secret in the text that was read is in view too, and typing it into the
+ * page's form is how it would leave.
  */
 
 /** The argument fields that name where a network tool goes. */
@@ -52,4 +55,33 @@ export function addressGiven(address: string, text: string): boolean {
   // A relative link on a page of that host: its path (and query) and the host, both in view.
   const rel = u.pathname + u.search;
   return rel.length > 1 && text.includes(u.host) && (text.includes(`"${rel}"`) || text.includes(`(${rel})`));
+}
+
+/** The argument fields whose words a network tool sends on (a search query, text typed into a page). */
+const SENT_FIELDS = ["query", "q", "text"] as const;
+
+/** What the model was given: everything the person and the tools said, and the person's words alone. */
+export interface Given {
+  /** The person's messages and what tools brought (addresses may come from either). */
+  read: string;
+  /** The person's own messages (words sent on must come from them). */
+  said: string;
+}
+
+/**
+ * What a network call would carry out that nobody gave, for the approval question: its address
+ * (not in what was said or read), or the words it sends (not said by the person), quoted short;
+ * null when all of it was given.
+ */
+export function ungivenOutbound(args: unknown, given: () => Given): string | null {
+  const address = addressOf(args);
+  if (address !== null && !addressGiven(address, given().read)) return address;
+  if (!args || typeof args !== "object") return null;
+  const a = args as Record<string, unknown>;
+  for (const f of SENT_FIELDS) {
+    const words = typeof a[f] === "string" ? (a[f] as string).trim() : "";
+    if (words && !given().said.toLowerCase().includes(words.toLowerCase()))
+      return `the ${f} "${words.length > 80 ? `${words.slice(0, 79)}…` : words}"`;
+  }
+  return null;
 }

@@ -25,7 +25,7 @@ import { describeIssues } from "../protocol/jsonrpc.ts";
 import type { ToolCall } from "../llm/types.ts";
 import type { Store } from "../store/store.ts";
 import type { ApprovalPolicy } from "./approval.ts";
-import { addressGiven, addressOf } from "./outbound.ts";
+import { type Given, ungivenOutbound } from "./outbound.ts";
 import type { PluginCaller } from "./plugin-caller.ts";
 import { runStage, type StageLog, type StageRegistry } from "./stages.ts";
 import type { ToolRegistry } from "./tools.ts";
@@ -100,7 +100,7 @@ export interface ExecContext {
    * The text the person and the tools gave the model so far (not what it wrote): an address in
    * it may be gone to while the conversation is marked (src/agent/outbound.ts).
    */
-  given?: () => string;
+  given?: () => Given;
 }
 
 /** "cancelled": the turn was stopped while the tool ran; the plugin was told to stop it. */
@@ -319,14 +319,16 @@ export class ToolExecutor {
     const tainted = ctx.tainted ?? null;
     let decision = this.d.policy.decide(traits, ctx.untrusted, tainted);
     if (decision.kind === "deny") return out("denied", `denied: ${decision.reason}`, args);
-    // While marked, going to an address nobody gave could carry data out in the request itself.
-    const address = tainted && decision.kind === "allow" && tool.def.risk === "network" ? addressOf(args) : null;
-    const composed = address !== null && ctx.given !== undefined && !addressGiven(address, ctx.given());
+    // While marked, an address or words nobody gave could carry data out in the request itself.
+    const composed =
+      tainted && decision.kind === "allow" && tool.def.risk === "network" && ctx.given
+        ? ungivenOutbound(args, ctx.given)
+        : null;
     if (composed) decision = { kind: "ask" };
     if (decision.kind === "ask") {
       // Asked only because untrusted text is in view: say so and where it came from, to the person and in a denial.
       const note = composed
-        ? `asked although allowed: ${address} is not in your words or in what was read, and untrusted text is in view (from ${tainted}); the address itself could carry data out`
+        ? `asked although allowed: ${composed} is not in your words or in what was read, and untrusted text is in view (from ${tainted}); the request itself could carry data out`
         : tainted && this.d.policy.decide(traits, ctx.untrusted).kind === "allow"
           ? `asked although allowed: untrusted text is in view (from ${tainted})`
           : undefined;

@@ -3,6 +3,7 @@
  * stage, records what it must in the log, and returns what the loop decides on — a verdict is a
  * return value, never state a callback set.
  */
+import type { Given } from "./outbound.ts";
 import { capMark, type ExecutionOrigin, type StageName, type StagePayloads } from "../protocol/agent.ts";
 import { type EventKind, eventOf } from "../protocol/event-bodies.ts";
 import type { ChatMessage, LanguageModel, ToolCall, ToolSpec, Usage } from "../llm/types.ts";
@@ -457,13 +458,15 @@ export function redirect(s: TurnScope, prompt: PromptEntry[], out: ModelOutput, 
   );
 }
 
-/** What the person and the tools gave the model in `prompt` (not what it wrote itself). */
-function givenText(prompt: readonly PromptEntry[]): string {
-  return prompt
-    .map((e) => e.message)
-    .filter((m) => m.role !== "assistant")
-    .map((m) => m.content)
-    .join("\n");
+/** What the person and the tools gave the model in `prompt` (not what it wrote itself), and the person's words alone. */
+function givenText(prompt: readonly PromptEntry[]): Given {
+  const of = (roles: readonly string[]) =>
+    prompt
+      .map((e) => e.message)
+      .filter((m) => roles.includes(m.role))
+      .map((m) => m.content)
+      .join("\n");
+  return { read: of(["user", "tool", "system"]), said: of(["user"]) };
 }
 
 /**

@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { addressGiven, addressOf } from "../../src/agent/outbound.ts";
+import { addressGiven, addressOf, ungivenOutbound } from "../../src/agent/outbound.ts";
 import { tempDir } from "../harness/binary.ts";
 import { startAgentRig } from "../harness/agent-daemon.ts";
 
@@ -23,6 +23,15 @@ describe("addresses while marked", () => {
     expect(addressGiven("https://docs.example/exfil?d=42", page)).toBe(false);
     expect(addressOf({ url: "https://a.example/" })).toBe("https://a.example/");
     expect(addressOf({ query: "weather" })).toBeNull();
+    // The words a search or a form sends: given, or named in the question.
+    const said = () => ({
+      read: "search the weather in Lisbon. The page: K-771",
+      said: "search the weather in Lisbon",
+    });
+    expect(ungivenOutbound({ query: "weather in lisbon" }, said)).toBeNull();
+    expect(ungivenOutbound({ query: "K-771 leaked" }, said)).toBe('the query "K-771 leaked"');
+    expect(ungivenOutbound({ element: "#q", text: "K-771" }, said)).toBe('the text "K-771"');
+    expect(ungivenOutbound({ url: "https://evil.example/?d=1" }, said)).toBe("https://evil.example/?d=1");
   });
 
   test("a page's link is followed, a URL with data the page asked for is asked about and never fetched", async () => {
@@ -61,7 +70,7 @@ describe("addresses while marked", () => {
       // The page the person named and the page it links to: read unasked.
       expect(hits).toEqual(["/a", "/b"]);
       expect(r.stderr).toContain(
-        `[asked although allowed: ${base}/exfil?d=K-771 is not in your words or in what was read, and untrusted text is in view (from fetch_url ${base}/a)`,
+        `[asked although allowed: ${base}/exfil?d=K-771 is not in your words or in what was read, and untrusted text is in view (from fetch_url ${base}/a); the request itself could carry data out`,
       );
       expect(r.stderr).toContain("denied: the user declined fetch_url");
     } finally {
