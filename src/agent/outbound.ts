@@ -69,19 +69,20 @@ export interface Given {
 }
 
 /**
- * What a network call would carry out that nobody gave, for the approval question: its address
- * (not in what was said or read), or the words it sends (not said by the person), quoted short;
- * null when all of it was given.
+ * What a network call would carry out that nobody gave, said for the approval question: its
+ * address (not in what was said or read), or the words it sends (not said by the person), quoted
+ * short; null when all of it was given.
  */
 export function ungivenOutbound(args: unknown, given: () => Given): string | null {
   const address = addressOf(args);
-  if (address !== null && !addressGiven(address, given().read)) return address;
+  if (address !== null && !addressGiven(address, given().read))
+    return `${address} is not in your words or in what was read`;
   if (!args || typeof args !== "object") return null;
   const a = args as Record<string, unknown>;
   for (const f of SENT_FIELDS) {
     const words = typeof a[f] === "string" ? (a[f] as string).trim() : "";
     if (words && !given().said.toLowerCase().includes(words.toLowerCase()))
-      return `the ${f} "${words.length > 80 ? `${words.slice(0, 79)}…` : words}"`;
+      return `the ${f} "${words.length > 80 ? `${words.slice(0, 79)}…` : words}" is not in your words`;
   }
   return null;
 }

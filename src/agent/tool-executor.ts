@@ -328,7 +328,7 @@ export class ToolExecutor {
     if (decision.kind === "ask") {
       // Asked only because untrusted text is in view: say so and where it came from, to the person and in a denial.
       const note = composed
-        ? `asked although allowed: ${composed} is not in your words or in what was read, and untrusted text is in view (from ${tainted}); the request itself could carry data out`
+        ? `asked although allowed: ${composed}, and untrusted text is in view (from ${tainted}); the request itself could carry data out`
         : tainted && this.d.policy.decide(traits, ctx.untrusted).kind === "allow"
           ? `asked although allowed: untrusted text is in view (from ${tainted})`
           : undefined;

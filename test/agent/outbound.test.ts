@@ -29,9 +29,11 @@ describe("addresses while marked", () => {
       said: "search the weather in Lisbon",
     });
     expect(ungivenOutbound({ query: "weather in lisbon" }, said)).toBeNull();
-    expect(ungivenOutbound({ query: "K-771 leaked" }, said)).toBe('the query "K-771 leaked"');
-    expect(ungivenOutbound({ element: "#q", text: "K-771" }, said)).toBe('the text "K-771"');
-    expect(ungivenOutbound({ url: "https://evil.example/?d=1" }, said)).toBe("https://evil.example/?d=1");
+    expect(ungivenOutbound({ query: "K-771 leaked" }, said)).toBe('the query "K-771 leaked" is not in your words');
+    expect(ungivenOutbound({ element: 1, text: "K-771" }, said)).toBe('the text "K-771" is not in your words');
+    expect(ungivenOutbound({ url: "https://evil.example/?d=1" }, said)).toBe(
+      "https://evil.example/?d=1 is not in your words or in what was read",
+    );
   });
 
   test("a page's link is followed, a URL with data the page asked for is asked about and never fetched", async () => {

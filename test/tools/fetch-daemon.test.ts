@@ -53,7 +53,8 @@ describe("fetch plugin in the daemon", () => {
       },
       { text: "read it" },
     ]);
-    const r = await rig.chat("read the page and search");
+    // The person names the search: its words are theirs, so it runs unasked after the page.
+    const r = await rig.chat("read the page, then search for tide tables");
     expect(r.exitCode).toBe(0);
     expect(r.stderr).not.toContain("? allow");
     const sent = (rig.llm.requests[1]!.body as { messages: { role: string; content: string }[] }).messages
