@@ -2,6 +2,7 @@
 import type { Agent } from "../agent/agent.ts";
 import type { Memory } from "../memory/memory.ts";
 import type { StatusResult } from "../protocol/control.ts";
+import { declaresOutput, outputIsOwn } from "../protocol/agent.ts";
 import type { Store } from "../store/store.ts";
 import { VERSION } from "../version.ts";
 import { channelStatus, type ControlClients } from "./channel-status.ts";
@@ -48,9 +49,18 @@ export function kernelStatus(k: StatusSources): StatusResult {
     plugins,
     failClosed: k.supervisor.failClosed(),
     llm: k.llm.view(),
-    tools: k.agent.tools
-      .list()
-      .map((t) => ({ name: t.def.name, plugin: t.plugin, risk: t.def.risk, approval: t.def.approval })),
+    tools: k.agent.tools.list().map((t) => ({
+      name: t.def.name,
+      plugin: t.plugin,
+      risk: t.def.risk,
+      approval: t.def.approval,
+      // Untrusted unless it says why not: "undeclared" is treated as untrusted, and is a tool's oversight.
+      output: outputIsOwn(t.def)
+        ? ("own" as const)
+        : declaresOutput(t.def)
+          ? ("untrusted" as const)
+          : ("undeclared" as const),
+    })),
     memory: {
       embedder: k.memory.dense?.embedder.id ?? null,
       vectorsMade: k.memory.dense?.made ?? 0,

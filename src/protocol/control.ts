@@ -56,7 +56,16 @@ export const StatusResult = v.object({
   /** Critical plugins that are down: the kernel denies what they guard until they are back. */
   failClosed: v.array(v.string()),
   llm: v.lazy(() => LlmSettingsView),
-  tools: v.array(v.object({ name: v.string(), plugin: v.string(), risk: v.string(), approval: v.string() })),
+  tools: v.array(
+    v.object({
+      name: v.string(),
+      plugin: v.string(),
+      risk: v.string(),
+      approval: v.string(),
+      /** What its output is: the person's own (it says why), untrusted, or undeclared (treated as untrusted). */
+      output: v.optional(v.picklist(["own", "untrusted", "undeclared"])),
+    }),
+  ),
   /** Dense memory: the embedder in use (null: words and concepts only), vectors made, queued. */
   memory: v.object({
     embedder: v.nullable(v.string()),
