@@ -107,13 +107,14 @@ describe("tools a manifest declares", () => {
     const notBuiltin = (before.tools as Record<string, unknown>[]).filter(
       (t) => t.plugin === "lazytools" || t.plugin === "kernel",
     );
+    // An installed plugin's tool that says nothing of its output is listed so (and marked when it runs).
     expect(notBuiltin).toEqual([
-      { name: "agent_spawn", plugin: "kernel", risk: "exec", approval: "auto" },
-      { name: "echo_text", plugin: "lazytools", risk: "read", approval: "auto" },
-      { name: "memory_search", plugin: "kernel", risk: "read", approval: "auto" },
-      { name: "skill", plugin: "kernel", risk: "read", approval: "auto" },
-      { name: "skill_file", plugin: "kernel", risk: "read", approval: "auto" },
-      { name: "tools_find", plugin: "kernel", risk: "read", approval: "auto" },
+      { name: "agent_spawn", plugin: "kernel", risk: "exec", approval: "auto", output: "own" },
+      { name: "echo_text", plugin: "lazytools", risk: "read", approval: "auto", output: "undeclared" },
+      { name: "memory_search", plugin: "kernel", risk: "read", approval: "auto", output: "own" },
+      { name: "skill", plugin: "kernel", risk: "read", approval: "auto", output: "own" },
+      { name: "skill_file", plugin: "kernel", risk: "read", approval: "auto", output: "own" },
+      { name: "tools_find", plugin: "kernel", risk: "read", approval: "auto", output: "own" },
     ]);
     rig.llm.script([{ toolCalls: [{ name: "echo_text", arguments: '{"text":"wake up"}' }] }, { text: "it answered" }]);
     const r = await rig.chat("echo");
