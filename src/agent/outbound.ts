@@ -74,14 +74,17 @@ export interface Given {
  * short; null when all of it was given.
  */
 export function ungivenOutbound(args: unknown, given: () => Given): string | null {
+  // The prompt's text is joined once, and only when there is something to look for.
+  let g: Given | undefined;
+  const text = () => (g ??= given());
   const address = addressOf(args);
-  if (address !== null && !addressGiven(address, given().read))
+  if (address !== null && !addressGiven(address, text().read))
     return `${address} is not in your words or in what was read`;
   if (!args || typeof args !== "object") return null;
   const a = args as Record<string, unknown>;
   for (const f of SENT_FIELDS) {
     const words = typeof a[f] === "string" ? (a[f] as string).trim() : "";
-    if (words && !given().said.toLowerCase().includes(words.toLowerCase()))
+    if (words && !text().said.toLowerCase().includes(words.toLowerCase()))
       return `the ${f} "${words.length > 80 ? `${words.slice(0, 79)}…` : words}" is not in your words`;
   }
   return null;
