@@ -14,11 +14,15 @@
 /** The argument fields that name where a network tool goes. */
 const ADDRESS_FIELDS = ["url", "href", "uri", "endpoint"] as const;
 
-/** The address a call goes to, when its arguments name one. */
+/** Schemes of addresses a request goes out to (not a local file). */
+const REMOTE = /^(?:https?|wss?|ftp):\/\//i;
+
+/** The remote address a call goes to, when its arguments name one. */
 export function addressOf(args: unknown): string | null {
   if (!args || typeof args !== "object") return null;
   const a = args as Record<string, unknown>;
-  for (const f of ADDRESS_FIELDS) if (typeof a[f] === "string" && a[f]) return a[f] as string;
+  for (const f of ADDRESS_FIELDS)
+    if (typeof a[f] === "string" && REMOTE.test((a[f] as string).trim())) return a[f] as string;
   return null;
 }
 
@@ -71,16 +75,18 @@ export interface Given {
 /**
  * What a network call would carry out that nobody gave, said for the approval question: its
  * address (not in what was said or read), or the words it sends (not said by the person), quoted
- * short; null when all of it was given.
+ * short; null when all of it was given. The address is looked at whatever the tool's risk class
+ * (an MCP server's "read-only" fetch goes out all the same); the words only for a `network`
+ * tool (`sends`), since `memory_search`'s or `notes_search`'s query stays on the machine.
  */
-export function ungivenOutbound(args: unknown, given: () => Given): string | null {
+export function ungivenOutbound(args: unknown, given: () => Given, sends = true): string | null {
   // The prompt's text is joined once, and only when there is something to look for.
   let g: Given | undefined;
   const text = () => (g ??= given());
   const address = addressOf(args);
   if (address !== null && !addressGiven(address, text().read))
     return `${address} is not in your words or in what was read`;
-  if (!args || typeof args !== "object") return null;
+  if (!sends || !args || typeof args !== "object") return null;
   const a = args as Record<string, unknown>;
   for (const f of SENT_FIELDS) {
     const words = typeof a[f] === "string" ? (a[f] as string).trim() : "";

@@ -321,8 +321,8 @@ export class ToolExecutor {
     if (decision.kind === "deny") return out("denied", `denied: ${decision.reason}`, args);
     // While marked, an address or words nobody gave could carry data out in the request itself.
     const composed =
-      tainted && decision.kind === "allow" && tool.def.risk === "network" && ctx.given
-        ? ungivenOutbound(args, ctx.given)
+      tainted && decision.kind === "allow" && ctx.given
+        ? ungivenOutbound(args, ctx.given, tool.def.risk === "network")
         : null;
     if (composed) decision = { kind: "ask" };
     if (decision.kind === "ask") {

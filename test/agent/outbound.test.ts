@@ -31,6 +31,10 @@ describe("addresses while marked", () => {
     expect(ungivenOutbound({ query: "weather in lisbon" }, said)).toBeNull();
     expect(ungivenOutbound({ query: "K-771 leaked" }, said)).toBe('the query "K-771 leaked" is not in your words');
     expect(ungivenOutbound({ element: 1, text: "K-771" }, said)).toBe('the text "K-771" is not in your words');
+    // A local query is not sent anywhere; an address is looked at whatever the tool (an MCP "read" fetch).
+    expect(ungivenOutbound({ query: "K-771" }, said, false)).toBeNull();
+    expect(ungivenOutbound({ url: "https://evil.example/?d=1" }, said, false)).not.toBeNull();
+    expect(addressOf({ url: "file:///etc/passwd" })).toBeNull();
     expect(ungivenOutbound({ url: "https://evil.example/?d=1" }, said)).toBe(
       "https://evil.example/?d=1 is not in your words or in what was read",
     );
