@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """jot: a homed plugin in Python, standard library only.
 
-It offers one tool, jot_add, which appends a dated line to jottings.md in the plugin's own
-folder (homed starts a plugin in its folder). The tool changes a file, so it declares the risk
+It offers one tool, jot_add, which appends a dated line to jottings.md in the plugin's state
+folder: the dataDir homed's answer to plugin/hello names (DATA/plugin-state/jot). homed runs a
+plugin someone added in a sandbox where its own folder is read-only and that state folder is
+the one place it may write. The tool changes a file, so it declares the risk
 class "write": homed asks the person before each call unless they have allowed it.
 
 The protocol (homed's docs/plugins.md has the whole table):
@@ -25,7 +27,7 @@ import sys
 
 PROTOCOL = 1  # PLUGIN_PROTOCOL_VERSION: homed refuses a hello with another one
 NAME = os.environ.get("HOMED_PLUGIN_NAME", "jot")  # set by homed: the folder's (and manifest's) name
-JOTTINGS = os.path.join(os.getcwd(), "jottings.md")
+JOTTINGS = None  # set from plugin/hello's dataDir
 MAX_TEXT = 2000
 
 TOOLS = [
@@ -141,7 +143,9 @@ def handle(frame):
 
 
 def main():
+    global JOTTINGS
     hello = request("plugin/hello", {"name": NAME, "protocol": PROTOCOL, "pid": os.getpid()})
+    JOTTINGS = os.path.join(hello["dataDir"], "jottings.md")
     log("info", "connected", kernel=hello.get("kernelVersion", "?"))
     request("tools/register", {"tools": TOOLS})
     # We provide no facility, so one plugin/ready says we are ready (a plugin that provides

@@ -10,37 +10,21 @@
  * owner's explicit choice) runs commands as the daemon's user, in the workspace, with the same
  * clean environment, time limit and output cap.
  */
-import { existsSync, lstatSync, readlinkSync, realpathSync } from "node:fs";
 import { constants } from "node:os";
+import { SANDBOX_PATH, bwrapCannotRun, systemSandboxArgs } from "../../src/protocol/bwrap-system.ts";
 import { OutputCapture, drainInto } from "./output-capture.ts";
-import { descendantsOf, signalEach } from "./process-tree.ts";
+import { descendantsOf, signalEach } from "../../src/ipc/process-tree.ts";
 import type { SandboxSettings } from "./sandbox-settings.ts";
 
 export { type SandboxSettings, loadSandboxSettings, resolveWorkspace } from "./sandbox-settings.ts";
 export { OutputCapture } from "./output-capture.ts";
+export { SANDBOX_PATH } from "../../src/protocol/bwrap-system.ts";
 export { SANDBOX_SKILLS, skillBinds } from "./skill-binds.ts";
 
 /** Where the workspace appears inside the sandbox; also HOME there. */
 export const SANDBOX_WORKSPACE = "/workspace";
-/** PATH inside the sandbox: only system folders are there. */
-export const SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 /** Time between SIGTERM and SIGKILL when a command is stopped. */
 const STOP_GRACE_MS = 2000;
-
-/** Top-level system folders bound read-only (or re-created as the symlinks they are). */
-const SYSTEM_DIRS = ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
-/** Secrets under /etc, hidden behind an unreadable node or an empty folder. */
-const HIDDEN_ETC_FILES = ["/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers"];
-const HIDDEN_ETC_DIRS = [
-  "/etc/ssh",
-  "/etc/ssl/private",
-  "/etc/sudoers.d",
-  "/etc/wireguard",
-  "/etc/letsencrypt",
-  "/etc/NetworkManager/system-connections",
-  "/etc/credstore",
-  "/etc/credstore.encrypted",
-];
 
 export interface SandboxCommand {
   /** What to run, with paths as the command sees them (see `pathInside`). */
@@ -124,32 +108,12 @@ async function probeBwrap(bwrap: string, settings: SandboxSettings): Promise<str
   });
   const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
   if (code === 0) return null;
-  const detail = stderr.trim().split("\n")[0] || `exit ${code}`;
-  return `bubblewrap cannot build its sandbox here (${detail}); let it create user namespaces (e.g. sysctl kernel.unprivileged_userns_clone=1, or an AppArmor profile allowing bwrap)`;
+  return bwrapCannotRun(stderr.trim().split("\n")[0] || `exit ${code}`);
 }
 
 /** bwrap's arguments for `cmd`, up to and including the command itself. */
 export function bwrapArgs(settings: SandboxSettings, cmd: SandboxCommand): string[] {
-  const a = ["--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"];
-  if (settings.network) a.push("--share-net");
-  a.push("--ro-bind", "/usr", "/usr");
-  for (const dir of SYSTEM_DIRS) {
-    const st = lstatSync(dir, { throwIfNoEntry: false });
-    if (st?.isSymbolicLink()) a.push("--symlink", readlinkSync(dir), dir);
-    else if (st?.isDirectory()) a.push("--ro-bind", dir, dir);
-  }
-  a.push("--ro-bind", "/etc", "/etc");
-  for (const f of HIDDEN_ETC_FILES) if (existsSync(f)) a.push("--ro-bind", "/dev/null", f);
-  for (const d of HIDDEN_ETC_DIRS) if (existsSync(d)) a.push("--tmpfs", d);
-  if (settings.network) {
-    // A resolv.conf that points into /run (systemd-resolved) needs its target to resolve names.
-    const resolv = lstatSync("/etc/resolv.conf", { throwIfNoEntry: false });
-    if (resolv?.isSymbolicLink()) {
-      const target = realpathSync("/etc/resolv.conf");
-      if (!target.startsWith("/etc/") && !target.startsWith("/usr/")) a.push("--ro-bind-try", target, target);
-    }
-  }
-  a.push("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp");
+  const a = systemSandboxArgs({ network: settings.network });
   a.push("--bind", settings.workspace, SANDBOX_WORKSPACE, "--chdir", SANDBOX_WORKSPACE);
   for (const b of cmd.roBinds ?? []) a.push("--ro-bind", b.host, b.at);
   a.push("--", ...cmd.argv);

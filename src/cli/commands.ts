@@ -405,15 +405,21 @@ export const acp: Subcommand = {
 };
 
 /**
- * `homed plugin new NAME [-dir DIR]` writes a new plugin's folder (plugin-new.ts). Internal:
- * `homed plugin NAME` runs a built-in plugin (the kernel starts these; a person never needs
- * to). "new" is no plugin's name (src/protocol/manifest.ts refuses it), so the two never meet.
+ * `homed plugin new NAME [-dir DIR]` writes a new plugin's folder (plugin-new.ts); `plugin add
+ * DIR` copies one into the data dir after showing what it asks for, `plugin remove NAME` takes
+ * it out (plugin-add.ts). Internal: `homed plugin NAME` runs a built-in plugin (the kernel
+ * starts these; a person never needs to). The commands are no plugin's name
+ * (src/protocol/manifest.ts refuses them), so the two never meet.
  */
 export const plugin: Subcommand = {
   name: "plugin",
   summary:
-    "write a working plugin (a tool, a stage handler, a test) into DATA/plugins/NAME, or -dir DIR; homed loads it at its next start",
-  flags: [DATA_FLAG, { name: "dir", kind: "string", arg: "DIR", usage: "plugin new: the folder to write" }],
+    "new NAME writes a working plugin (a tool, a stage handler, a test) into DATA/plugins/NAME, or -dir DIR; add DIR installs one after showing what it asks for; remove NAME; homed loads them at its next start",
+  flags: [
+    DATA_FLAG,
+    { name: "dir", kind: "string", arg: "DIR", usage: "plugin new: the folder to write" },
+    { name: "yes", kind: "bool", usage: "plugin add: add without asking, allowing what it asks for" },
+  ],
   flagsAnywhere: true,
   async run(values, rest) {
     if (rest[0] === "new") {
@@ -429,12 +435,20 @@ export const plugin: Subcommand = {
       process.stdout.write(await newPlugin(name, dir, pluginsDir));
       return 0;
     }
+    if (rest[0] === "add" || rest[0] === "remove") {
+      const what = rest[0] === "add" ? "one plugin folder (e.g. homed plugin add ./jot)" : "one plugin NAME";
+      if (rest.length !== 2) throw new HomedError("usage", `plugin ${rest[0]} takes ${what}`);
+      const paths = dataPaths(resolveDataDir(values));
+      const { addPlugin, removePlugin } = await import("./plugin-add.ts");
+      if (rest[0] === "add") return await addPlugin(paths, rest[1] as string, values.yes === true);
+      return removePlugin(paths, rest[1] as string);
+    }
     const name = rest[0] ?? "";
     const entry = BUILTIN_ENTRIES[name];
     if (!entry || rest.length > 1 || values.dir !== undefined)
       throw new HomedError(
         "usage",
-        `plugin takes new NAME, or (the daemon's own use) one of: ${Object.keys(BUILTIN_ENTRIES).join(", ")}`,
+        `plugin takes new NAME, add DIR or remove NAME, or (the daemon's own use) one of: ${Object.keys(BUILTIN_ENTRIES).join(", ")}`,
       );
     if (!process.env.HOMED_PLUGIN_NAME)
       throw new HomedError("usage", `plugins are started by the homed daemon, not by hand`);
@@ -473,7 +487,7 @@ export function usage(): string {
     `  homed ${synopsis(runDaemon)}`,
     `      ${runDaemon.summary}`,
     ...visible.flatMap((c) => [
-      `  homed ${c.name}${c.flags.length ? ` ${synopsis(c)}` : ""}${c === chat ? ' ["message"]' : c === pluginRestart ? " NAME" : c === importHistory ? " FILE" : c === plugin ? " new NAME" : c === skills ? " COMMAND [NAME|DIR|GIT-URL]" : ""}`,
+      `  homed ${c.name}${c.flags.length ? ` ${synopsis(c)}` : ""}${c === chat ? ' ["message"]' : c === pluginRestart ? " NAME" : c === importHistory ? " FILE" : c === plugin ? " new|add|remove NAME|DIR" : c === skills ? " COMMAND [NAME|DIR|GIT-URL]" : ""}`,
       `      ${c.summary}`,
     ]),
     "",

@@ -14,6 +14,7 @@
  * trimmed again, and a person chatting now and then only once what the turns left adds up.
  */
 import { readFileSync } from "node:fs";
+import { descendantsOf } from "./process-tree.ts";
 
 /** Milliseconds between two looks at the process. */
 export const TRIM_CHECK_MS = 4000;
@@ -81,6 +82,14 @@ export function processRss(pid: number): number {
   } catch {
     return 0;
   }
+}
+
+/**
+ * Resident memory of `pid` and everything under it: a plugin in bubblewrap is two bwrap
+ * processes (a few hundred KiB) above the program that holds the memory.
+ */
+export function processTreeRss(pid: number): number {
+  return [pid, ...descendantsOf(pid)].reduce((sum, p) => sum + processRss(p), 0);
 }
 
 /** The engine's deeper trim (Bun.shrink, not in Bun's public types); absent, a full collection. */

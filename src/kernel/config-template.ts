@@ -178,6 +178,11 @@ frame_rate = 20000
 inline_bulk_kb = 8192
 # Plugins not to start, by name (HOMED_PLUGINS_DISABLED takes a comma-separated list).
 disabled = []
+# How the plugins you add (DATA/plugins) run. "bwrap": each in a bubblewrap sandbox of its
+# own: its folder read-only, a private DATA/plugin-state/NAME, no data dir (keys, token,
+# database), no network unless it asks and you allowed it at homed plugin add. "none": as
+# the daemon's user, with everything the daemon can reach. Built-in plugins are not affected.
+sandbox = "bwrap"
 
 [limits]
 # Resident memory of the daemon and its plugin processes together (MiB). Over it, the daemon

@@ -158,6 +158,11 @@ const KernelConfigSchema = v.strictObject({
       frame_rate: v.optional(wholeNumber(10), 20_000),
       inline_bulk_kb: v.optional(wholeNumber(1, 65_536), 8192),
       disabled: v.optional(v.array(v.string("must be plugin names")), []),
+      /**
+       * How external plugins (DATA/plugins) run: "bwrap", each in a bubblewrap sandbox of its
+       * own (src/kernel/plugin-sandbox.ts); "none", unconfined as the daemon's user.
+       */
+      sandbox: v.optional(v.picklist(["bwrap", "none"], 'must be "bwrap" or "none"'), "bwrap"),
     }),
     {},
   ),

@@ -27,7 +27,7 @@ import { engineEnv } from "./heap-size.ts";
 import { realClock, type Clock } from "./clock.ts";
 import { configuredSpecs } from "./plugin-catalog.ts";
 import { KERNEL_FACILITIES } from "./plugin-graph.ts";
-import { Supervisor } from "./supervisor.ts";
+import { Supervisor, type PluginSpec } from "./supervisor.ts";
 import { Agent } from "../agent/agent.ts";
 import { outputReserve } from "../agent/turn.ts";
 import { LlmSettings } from "./llm-settings.ts";
@@ -52,7 +52,7 @@ import { eventText, Memory } from "../memory/memory.ts";
 import { importConversations } from "../memory/import-conversations.ts";
 import { kernelScenes } from "./scenes-config.ts";
 import { Tokenizer } from "../embed/tokenizer.ts";
-import { processRss } from "../ipc/idle-trim.ts";
+import { processRss, processTreeRss } from "../ipc/idle-trim.ts";
 import { RssWatchdog } from "./rss-watchdog.ts";
 import { KernelL3 } from "./distill-runner.ts";
 import { SkillCatalog } from "../skills/skill-catalog.ts";
@@ -380,7 +380,11 @@ export class Kernel {
       log: this.log.with({ component: "limits" }),
       sample: () => {
         const plugins: Record<string, number> = {};
-        for (const p of this.supervisor.list()) if (p.pid !== null) plugins[p.name] = processRss(p.pid);
+        for (const p of this.supervisor.list()) {
+          if (p.pid === null) continue;
+          const confined = this.supervisor.spec(p.name)?.room?.sandbox === "bwrap";
+          plugins[p.name] = confined ? processTreeRss(p.pid) : processRss(p.pid);
+        }
         return { kernel: process.memoryUsage.rss(), plugins };
       },
       shedLazy: () => this.supervisor.stopIdleLazy("stopped to give memory back ([limits] rss_mb)"),
@@ -390,7 +394,19 @@ export class Kernel {
 
   private createSupervisor(clock: Clock, env: Record<string, string | undefined>): Supervisor {
     const pc = this.config.plugins;
-    const specs = configuredSpecs(this.paths.dir, this.config);
+    // Plugins never see the daemon's environment (tokens, cloud keys): only what a program needs.
+    // The data dir is named to built-in plugins only; external ones run in a room of their own
+    // (src/kernel/plugin-sandbox.ts). HOMED_TEST_CLOCK_FILE (tests only, never set in
+    // production) gives the schedule plugin a clock a test can move; it passes only when the
+    // daemon itself was started with it.
+    const testClock = env.HOMED_TEST_CLOCK_FILE;
+    const builtinEnv = { HOMED_DATA: this.paths.dir, ...(testClock ? { HOMED_TEST_CLOCK_FILE: testClock } : {}) };
+    const specs = configuredSpecs(this.paths.dir, this.config, {
+      builtinEnv,
+      searchPath: env.PATH,
+      onGrantsProblem: (problem) =>
+        this.log.warn("plugin grants not read: added plugins run without network until it is fixed", { problem }),
+    });
     for (const s of specs) {
       if (s.disabled || s.problem || s.manifest.tools.length === 0) continue;
       try {
@@ -402,29 +418,21 @@ export class Kernel {
         });
       }
     }
-    // Plugins never see the daemon's environment (tokens, cloud keys): only what a program needs.
-    // HOMED_TEST_CLOCK_FILE (tests only, never set in production) gives the schedule plugin a
-    // clock a test can move; it passes only when the daemon itself was started with it.
-    const testClock = env.HOMED_TEST_CLOCK_FILE;
-    const childEnv = childEnvironment(env, {
-      HOMED_DATA: this.paths.dir,
-      // The plugins' engines run with the kernel's options (src/kernel/heap-size.ts).
-      ...engineEnv(env),
-      ...(testClock ? { HOMED_TEST_CLOCK_FILE: testClock } : {}),
-    });
-    const hello: HelloResult = {
+    // The plugins' engines run with the kernel's options (src/kernel/heap-size.ts).
+    const childEnv = childEnvironment(env, engineEnv(env));
+    const hello = (spec: PluginSpec): HelloResult => ({
       kernelVersion: VERSION,
-      dataDir: this.paths.dir,
+      dataDir: spec.room?.stateDir ?? this.paths.dir,
       listen: this.config.listen,
       logLevel: this.config.log.level,
       inlineBulkLimit: pc.inline_bulk_kb * 1024,
-    };
+    });
     return new Supervisor({
       specs,
       kernelFacilities: KERNEL_FACILITIES,
       clock,
       log: this.log.with({ component: "supervisor" }),
-      hello: () => hello,
+      hello,
       kernelMethods: pluginMethods(this.services(env), this.agent),
       onPluginExit: (name) => {
         const gone = this.agent.pluginGone(name);

@@ -13,18 +13,22 @@ import { jsonSchemaSettings, type PluginSettings } from "../protocol/plugin-sett
 import { BUILTIN_PLUGINS } from "../generated/builtin-plugins.ts";
 import type { PluginSpec } from "./supervisor.ts";
 import type { Config } from "./config.ts";
+import { readGrants } from "./plugin-grants.ts";
+import { confineExternal } from "./plugin-sandbox.ts";
 
 /** How this binary re-runs itself as `homed plugin NAME` (compiled, or under `bun run`). */
 export function selfCommand(): string[] {
   return Bun.main.startsWith("/$bunfs") ? [process.execPath] : [process.execPath, Bun.main];
 }
 
-export function builtinSpecs(cwd: string): PluginSpec[] {
+/** The built-in plugins, started in `cwd` with `env` (what only they get, e.g. HOMED_DATA). */
+export function builtinSpecs(cwd: string, env: Record<string, string> = {}): PluginSpec[] {
   return BUILTIN_PLUGINS.map((manifest) => ({
     manifest,
     builtin: true,
     command: [...selfCommand(), "plugin", manifest.name],
     cwd,
+    env,
   }));
 }
 
@@ -40,7 +44,8 @@ function bunRun(entry: string, args: string[]): Pick<PluginSpec, "command" | "en
 }
 
 function blockedSpec(name: string, dir: string, problem: string): PluginSpec {
-  const manifest = v.parse(PluginManifest, { name: /^[a-z][a-z0-9-]{0,62}$/.test(name) ? name : "invalid-plugin" });
+  const named = v.safeParse(PluginManifest, { name });
+  const manifest = named.success ? named.output : v.parse(PluginManifest, { name: "invalid-plugin" });
   return { manifest, builtin: false, command: [], cwd: dir, problem };
 }
 
@@ -78,13 +83,16 @@ function readManifest(dir: string, name: string): PluginManifest | string {
   return r.output;
 }
 
-/** Folders under DATA/plugins holding a plugin.json, by name. */
+/** Folders under DATA/plugins holding a plugin.json, by name (a dot folder is one being added). */
 function pluginFolders(pluginsDir: string): string[] {
   if (!existsSync(pluginsDir)) return [];
   return readdirSync(pluginsDir)
     .sort()
     .filter(
-      (name) => statSync(join(pluginsDir, name)).isDirectory() && existsSync(join(pluginsDir, name, "plugin.json")),
+      (name) =>
+        !name.startsWith(".") &&
+        statSync(join(pluginsDir, name)).isDirectory() &&
+        existsSync(join(pluginsDir, name, "plugin.json")),
     );
 }
 
@@ -103,46 +111,31 @@ export function externalSections(pluginsDir: string): { plugin: string; section:
   return out;
 }
 
+/**
+ * How the plugin in `dir` runs (or why it cannot), as the folder DATA/plugins/`name` would:
+ * its manifest must name `name`, and its program must be there.
+ */
+export function folderSpec(dir: string, name: string): PluginSpec {
+  const m = readManifest(dir, name);
+  if (typeof m === "string") return blockedSpec(name, dir, m);
+  const settings = externalSettings(m);
+  if (typeof settings === "string") return blockedSpec(name, dir, settings);
+  if (m.exec && m.main) return blockedSpec(name, dir, `plugin.json has both "exec" and "main": give one`);
+  if (m.main) {
+    const entry = join(dir, m.main);
+    if (!existsSync(entry)) return blockedSpec(name, dir, `entry file ${entry} ("main") does not exist`);
+    return { manifest: m, builtin: false, ...bunRun(entry, m.args), cwd: dir };
+  }
+  if (!m.exec)
+    return blockedSpec(name, dir, `plugin.json has neither "exec" nor "main": which program runs the plugin?`);
+  const exe = isAbsolute(m.exec) ? m.exec : join(dir, m.exec);
+  if (!existsSync(exe)) return blockedSpec(name, dir, `executable ${exe} does not exist`);
+  return { manifest: m, builtin: false, command: [exe, ...m.args], cwd: dir };
+}
+
 /** Every DATA/plugins/<name>/ folder with a plugin.json. */
 export function externalSpecs(pluginsDir: string): PluginSpec[] {
-  const specs: PluginSpec[] = [];
-  for (const name of pluginFolders(pluginsDir)) {
-    const dir = join(pluginsDir, name);
-    const m = readManifest(dir, name);
-    if (typeof m === "string") {
-      specs.push(blockedSpec(name, dir, m));
-      continue;
-    }
-    const settings = externalSettings(m);
-    if (typeof settings === "string") {
-      specs.push(blockedSpec(name, dir, settings));
-      continue;
-    }
-    if (m.exec && m.main) {
-      specs.push(blockedSpec(name, dir, `plugin.json has both "exec" and "main": give one`));
-      continue;
-    }
-    if (m.main) {
-      const entry = join(dir, m.main);
-      if (!existsSync(entry)) {
-        specs.push(blockedSpec(name, dir, `entry file ${entry} ("main") does not exist`));
-        continue;
-      }
-      specs.push({ manifest: m, builtin: false, ...bunRun(entry, m.args), cwd: dir });
-      continue;
-    }
-    if (!m.exec) {
-      specs.push(blockedSpec(name, dir, `plugin.json has neither "exec" nor "main": which program runs the plugin?`));
-      continue;
-    }
-    const exe = isAbsolute(m.exec) ? m.exec : join(dir, m.exec);
-    if (!existsSync(exe)) {
-      specs.push(blockedSpec(name, dir, `executable ${exe} does not exist`));
-      continue;
-    }
-    specs.push({ manifest: m, builtin: false, command: [exe, ...m.args], cwd: dir });
-  }
-  return specs;
+  return pluginFolders(pluginsDir).map((name) => folderSpec(join(pluginsDir, name), name));
 }
 
 /** The value at a dotted path of the configuration (undefined if absent). */
@@ -163,14 +156,24 @@ function isEmpty(value: unknown): boolean {
   );
 }
 
+export interface ConfiguredOptions {
+  /** Variables only built-in plugins get (HOMED_DATA; a test's clock). */
+  builtinEnv: Record<string, string>;
+  /** Where to look for bwrap. */
+  searchPath: string | undefined;
+  /** Told why DATA/plugins.json was not read (every added plugin then runs without network). */
+  onGrantsProblem?: (problem: string) => void;
+}
+
 /**
- * Every plugin this daemon knows, built-in then installed, each marked disabled when
- * config.toml's [plugins] disabled names it or when the setting its manifest is
- * `enabled_by` is empty (no MCP servers: no mcp plugin).
+ * Every plugin this daemon knows, built-in then installed (each external one in its room,
+ * src/kernel/plugin-sandbox.ts), each marked disabled when config.toml's [plugins] disabled
+ * names it or when the setting its manifest is `enabled_by` is empty (no MCP servers: no mcp
+ * plugin).
  */
-export function configuredSpecs(dataDir: string, config: Config): PluginSpec[] {
+export function configuredSpecs(dataDir: string, config: Config, opts: ConfiguredOptions): PluginSpec[] {
   const disabled = new Set(config.plugins.disabled);
-  return [...builtinSpecs(dataDir), ...externalSpecs(join(dataDir, "plugins"))].map((s) => {
+  const all = [...builtinSpecs(dataDir, opts.builtinEnv), ...externalSpecs(join(dataDir, "plugins"))].map((s) => {
     if (disabled.has(s.manifest.name)) return { ...s, disabled: "disabled in config.toml ([plugins] disabled)" };
     const by = s.manifest.enabled_by;
     const on = by ? configValue(config, by) : true;
@@ -178,4 +181,7 @@ export function configuredSpecs(dataDir: string, config: Config): PluginSpec[] {
     if (by && isEmpty(on)) return { ...s, disabled: `not needed: ${by} is empty in config.toml` };
     return s;
   });
+  const { grants, problem } = readGrants(dataDir);
+  if (problem) opts.onGrantsProblem?.(problem);
+  return confineExternal(all, { dataDir, mode: config.plugins.sandbox, grants, searchPath: opts.searchPath });
 }

@@ -7,6 +7,7 @@ import { crashesInWindow } from "../protocol/restart-policy.ts";
 import { JobTimers } from "./job-timers.ts";
 import type { Clock } from "./clock.ts";
 import type { PluginRun } from "./plugin-run.ts";
+import { describeRoom } from "./plugin-sandbox.ts";
 import type { PluginSpec } from "./supervisor-options.ts";
 
 /** Each job has its own timer: start timeout, SIGKILL grace, restart delay, idle stop, ping reply. */
@@ -59,6 +60,7 @@ export function describeEntry(e: Entry, now: number): PluginInfo {
     stderrTail: proc ? [...proc.stderrTail] : [...e.lastStderr],
     startedAt: proc ? proc.startedAt.toISOString() : null,
     badFrames: proc?.badFrames ?? 0,
+    ...(e.spec.room ? { sandbox: describeRoom(e.spec) } : {}),
   };
 }
 

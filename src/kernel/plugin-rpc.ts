@@ -41,7 +41,7 @@ export interface PluginSession {
 
 /** What the kernel side offers to every plugin. */
 export interface PluginRpcHost {
-  hello(): HelloResult;
+  hello(name: string): HelloResult;
   list(): PluginInfo[];
   restart(name: string): PluginInfo;
   isBuiltin(name: string): boolean;
@@ -63,7 +63,7 @@ export function answerPlugin(session: PluginSession, host: PluginRpcHost, method
         `protocol ${p.protocol} unsupported; this kernel speaks ${PLUGIN_PROTOCOL_VERSION}`,
       );
     session.greeted();
-    return host.hello();
+    return host.hello(name);
   }
   if (!session.helloDone) throw new RpcError(RpcErrorCode.InvalidRequest, `${method} before ${PluginMethod.Hello}`);
   switch (method) {

@@ -4,6 +4,16 @@ import type { PluginManifest } from "../protocol/manifest.ts";
 import type { Clock } from "./clock.ts";
 import type { Logger } from "./log.ts";
 
+/** Where an external plugin runs (src/kernel/plugin-sandbox.ts). */
+export interface PluginRoom {
+  /** "bwrap": confined; "none": unconfined, as the owner set in [plugins] sandbox. */
+  sandbox: "bwrap" | "none";
+  /** Whether it can reach the network (always, unconfined). */
+  network: boolean;
+  /** Its private folder: its hello's dataDir, and its HOME in the sandbox. */
+  stateDir: string;
+}
+
 export interface PluginSpec {
   manifest: PluginManifest;
   builtin: boolean;
@@ -15,6 +25,8 @@ export interface PluginSpec {
   problem?: string;
   /** Set when configuration turns the plugin off; it is listed as disabled with this reason. */
   disabled?: string;
+  /** External plugins: the room they run in. */
+  room?: PluginRoom;
 }
 
 export interface SupervisorOptions {
@@ -22,7 +34,8 @@ export interface SupervisorOptions {
   kernelFacilities: readonly string[];
   clock: Clock;
   log: Logger;
-  hello: () => HelloResult;
+  /** What the plugin's hello is answered (its dataDir differs for external plugins). */
+  hello: (spec: PluginSpec) => HelloResult;
   /** Kernel methods plugins may call beyond the supervisor's own (e.g. kernel/status). */
   kernelMethods: Record<string, (params: unknown, plugin: string) => unknown>;
   onEvent?: (plugin: string, type: number, payload: Uint8Array) => void;

@@ -41,7 +41,7 @@ export class Supervisor {
   constructor(private readonly opts: SupervisorOptions) {
     this.timers = new JobTimers(opts.clock);
     this.pluginHost = {
-      hello: () => opts.hello(),
+      hello: (name) => opts.hello(this.entries.get(name)?.spec as PluginSpec),
       list: () => this.list(),
       restart: (name) => this.restart(name),
       isBuiltin: (name) => this.isBuiltin(name),

@@ -6,11 +6,17 @@ import * as v from "valibot";
 import { ToolDefinition } from "./agent.ts";
 import { ManifestSettings } from "./plugin-settings.ts";
 
+/** The words after `homed plugin` that are commands, so never a plugin's name. */
+export const PLUGIN_COMMANDS: readonly string[] = ["new", "add", "remove"];
+
 const Name = v.pipe(
   v.string(),
   v.regex(/^[a-z][a-z0-9-]{0,62}$/, "must be lower-case letters, digits and dashes, starting with a letter"),
-  // `homed plugin new NAME` makes a plugin and `homed plugin NAME` runs a built-in one.
-  v.check((name) => name !== "new", `"new" is reserved (homed plugin new)`),
+  // `homed plugin new|add|remove …` are commands and `homed plugin NAME` runs a built-in one.
+  v.check(
+    (name) => !PLUGIN_COMMANDS.includes(name),
+    (i) => `"${i.input}" is reserved (homed plugin ${i.input})`,
+  ),
 );
 const Facility = v.pipe(
   v.string(),
@@ -63,6 +69,12 @@ export const PluginManifest = v.strictObject({
    * description), its section [plugins.<name>] unless it names another.
    */
   settings: v.optional(ManifestSettings),
+  /**
+   * External plugins: the plugin needs the network. Its sandbox has none unless this is true
+   * and the owner allowed it when adding the plugin (`homed plugin add DIR`). Built-in plugins
+   * are not sandboxed and ignore it.
+   */
+  network: v.optional(v.boolean(), false),
   /** Arguments after the executable (`exec`) or the entry file (`main`). */
   args: v.optional(v.array(v.string()), []),
 });

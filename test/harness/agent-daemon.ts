@@ -38,6 +38,8 @@ export async function startAgentRig(
     plugin?: boolean;
     kind?: "openai" | "anthropic";
     critical?: boolean;
+    /** External plugins in their bubblewrap rooms (test/harness/daemon.ts). */
+    pluginSandbox?: boolean;
   } = {},
 ): Promise<AgentRig> {
   const llm = await startFakeLlm();
@@ -46,7 +48,7 @@ export async function startAgentRig(
     installBunPlugin(data, "agent", "agent.ts", { critical: opts.critical ?? false });
     writeFileSync(join(pluginDir, "behavior.json"), JSON.stringify(opts.behavior ?? {}));
   }
-  const daemon = await startDaemon(data, { env: opts.env });
+  const daemon = await startDaemon(data, { env: opts.env, pluginSandbox: opts.pluginSandbox });
   const kind = opts.kind ?? "openai";
   const set = await run(
     [

@@ -40,6 +40,13 @@ export function spawnDaemon(
      * login on loopback has suites of its own (test/web/loopback-login.test.ts).
      */
     loopbackLogin?: boolean;
+    /**
+     * Run external plugins in their bubblewrap rooms, as the daemon does by default. Without it
+     * the suites' plugins (fixtures that import the SDK from this repository and write where
+     * the test reads) run unconfined (HOMED_PLUGINS_SANDBOX=none); the rooms have suites of
+     * their own (test/plugins/plugin-sandbox.test.ts).
+     */
+    pluginSandbox?: boolean;
   } = {},
 ): Daemon {
   const args = opts.args ?? [];
@@ -49,6 +56,7 @@ export function spawnDaemon(
       PATH: process.env.PATH ?? "/usr/bin:/bin",
       HOME: process.env.HOME ?? "/root",
       ...(opts.loopbackLogin ? {} : { HOMED_WEB_AUTH: "none" }),
+      ...(opts.pluginSandbox ? {} : { HOMED_PLUGINS_SANDBOX: "none" }),
       ...opts.env,
     },
     stdin: "ignore",

@@ -6,7 +6,7 @@
  * daemon's secrets.
  */
 import { describe, expect, test } from "bun:test";
-import { cpSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { HOMED, ROOT, run, tempDir } from "../harness/binary.ts";
 import { type AgentRig, startAgentRig } from "../harness/agent-daemon.ts";
@@ -68,7 +68,11 @@ describe("homed plugin new", () => {
     const manifest = JSON.parse(readFileSync(join(dir.path, "plugins/demo/plugin.json"), "utf8"));
     expect(manifest).toMatchObject({ name: "demo", transport: "stdio", main: "main.ts", requires: ["kernel.agent"] });
 
-    await using rig = await startAgentRig(dir.path, { plugin: false, env: { OPENAI_API_KEY: "sk-daemon-env-secret" } });
+    await using rig = await startAgentRig(dir.path, {
+      plugin: false,
+      pluginSandbox: true,
+      env: { OPENAI_API_KEY: "sk-daemon-env-secret" },
+    });
     const { st, plugin } = await pluginState(rig, "demo", (p) => p.state === "ready", "the demo plugin ready");
     expect(st.tools.find((t) => t.name === "demo_hello")).toMatchObject({ plugin: "demo", risk: "read" });
     expect(st.stages.filter((s) => s.plugin === "demo").map((s) => s.stage)).toEqual(["after_output"]);
@@ -90,14 +94,16 @@ describe("homed plugin new", () => {
     expect(second.exitCode).toBe(0);
     expect(toolResultsSent(rig).join("\n")).toContain("Hello, Grace! homed has sent 1 answer since demo started.");
 
-    // The plugin runs on the Bun inside homed with the children's minimal environment.
+    // The plugin runs on the Bun inside homed, in its sandbox, with the children's minimal
+    // environment: no data dir, its state folder for a HOME.
     const env = environOf(plugin.pid as number);
     expect(env.BUN_BE_BUN).toBe("1");
     expect(Object.keys(env).sort()).toEqual(
-      ["BUN_BE_BUN", "HOME", "HOMED_DATA", "HOMED_PLUGIN_NAME", "HOMED_PLUGIN_TRANSPORT", "PATH"]
+      ["BUN_BE_BUN", "HOME", "HOMED_PLUGIN_NAME", "HOMED_PLUGIN_TRANSPORT", "PATH", "TMPDIR"]
         .concat(Object.keys(ENGINE_OPTIONS).filter((k) => k in env))
         .sort(),
     );
+    expect(env.HOME).toBe(join(dir.path, "plugin-state/demo"));
     expect(JSON.stringify(env)).not.toContain("sk-daemon-env-secret");
     expect(JSON.stringify(env)).not.toContain("sk-test-secret-key-1234");
   }, 60_000);
@@ -222,9 +228,19 @@ describe("a plugin in Python", () => {
     "joins over stdio; its write tool is asked about and runs only on yes",
     async () => {
       using dir = tempDir();
-      const folder = join(dir.path, "plugins/jot");
-      cpSync(join(ROOT, "examples/python-plugin"), folder, { recursive: true });
-      await using rig = await startAgentRig(dir.path, { plugin: false });
+      const added = await run([
+        HOMED,
+        "plugin",
+        "add",
+        join(ROOT, "examples/python-plugin"),
+        "-yes",
+        "-data",
+        dir.path,
+      ]);
+      expect(added.exitCode).toBe(0);
+      // It writes where its sandbox lets it: its state folder, named by its hello.
+      const folder = join(dir.path, "plugin-state/jot");
+      await using rig = await startAgentRig(dir.path, { plugin: false, pluginSandbox: true });
       const { st, plugin } = await pluginState(rig, "jot", (p) => p.state === "ready", "the Python plugin ready");
       expect(st.tools.find((t) => t.name === "jot_add")).toMatchObject({ plugin: "jot", risk: "write" });
       expect(plugin.stderrTail.join("\n")).toContain('msg="connected"');
