@@ -42,7 +42,9 @@ describe("an external plugin's room", () => {
       expect(o.report.wrote).toEqual({ ownFolder: false, stateDir: true });
       expect(Object.keys(o.report.env).some((k) => k === "HOMED_DATA" || k.includes("API_KEY"))).toBe(false);
       expect(o.report.env.HOME).toEndWith("/plugin-state/probe");
-      expect((o.report.kernel.hello as { result: { dataDir: string } }).result.dataDir).toBe(o.report.env.HOME);
+      expect((o.report.kernel.hello as { result: { dataDir: string } }).result.dataDir).toBe(
+        o.report.env.HOME as string,
+      );
     } finally {
       host.stop();
     }
