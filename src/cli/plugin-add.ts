@@ -91,7 +91,7 @@ function describe(m: PluginManifest, source: string, into: string, files: Folder
   const bytes = files.reduce((n, f) => n + f.size, 0);
   lines.push(`  ${files.length} files, ${sizeOf(bytes)}`);
   lines.push(
-    `It runs in a sandbox: its folder read-only, a state folder of its own (DATA/${PLUGIN_STATE_DIR}/${m.name}), no data dir (keys, token, database)${m.network ? "" : ", no network"}.`,
+    `It runs in a sandbox: its folder read-only, a state folder of its own (DATA/${PLUGIN_STATE_DIR}/${m.name}), no data dir (keys, token, database), ${m.network ? "the network only if you allow it" : "no network"}.`,
   );
   return `${lines.join("\n")}\n`;
 }

@@ -63,11 +63,15 @@ export function formatChannel(c: ChannelStatus, now: number): string {
   return `${c.name.padEnd(12)} ${(c.state || "-").padEnd(10)} ${via}${done}`;
 }
 
-/** One line per plugin: name, state, why, pid and restart count; then its last stderr line if it is not running. */
+/**
+ * One line per plugin: name, state, why, pid and restart count; an external one's room below
+ * it; then its last stderr line if it is not running.
+ */
 export function formatPlugin(p: PluginInfo): string {
   const head = `${p.name.padEnd(12)} ${p.state.padEnd(10)} ${p.detail}${p.pid ? ` (pid ${p.pid})` : ""}${p.restarts ? `, ${p.restarts} restarts` : ""}`;
+  const room = p.sandbox ? `${head}\n      runs in: ${p.sandbox}` : head;
   const last = p.stderrTail[p.stderrTail.length - 1];
-  return p.state === "ready" || !last ? head : `${head}\n      last stderr: ${last}`;
+  return p.state === "ready" || !last ? room : `${room}\n      last stderr: ${last}`;
 }
 
 /** "3 valid (1 disabled), 1 invalid (homed skills list says why)". */
