@@ -25,11 +25,13 @@ import { benchImport } from "./import.ts";
 import { benchToolsOffer } from "./tools-offer.ts";
 import { benchExternalPlugins } from "./external-plugins.ts";
 import { benchSkills } from "./skills.ts";
+import { benchWebPath } from "./web-path.ts";
 
 const t0 = performance.now();
 await benchStartup();
 await benchExternalPlugins();
 await benchFirstTurn();
+await benchWebPath();
 await benchIpc();
 await benchTurn();
 await benchRecall();

@@ -33,7 +33,7 @@ export class ChatHub {
      */
     extra: Pick<
       v.InferInput<typeof ChannelChatParams>,
-      "history" | "toolResults" | "clientTools" | "model" | "untrusted" | "scene" | "attachments"
+      "history" | "toolResults" | "clientTools" | "model" | "untrusted" | "scene" | "attachments" | "follow"
     > = {},
   ): Promise<TurnResultView> {
     return this.plugin.turns.send(

@@ -76,6 +76,8 @@ export class LiveTurns {
         },
         "web",
         {
+          // The pages follow the turn with chat/watch: the sender needs only its start and end.
+          follow: "ends",
           ...(opts.model === undefined ? {} : { model: opts.model }),
           ...(opts.scene === undefined ? {} : { scene: opts.scene }),
           ...(opts.attachments?.length ? { attachments: opts.attachments } : {}),

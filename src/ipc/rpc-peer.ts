@@ -70,15 +70,21 @@ export class RpcPeer {
   private closed = false;
   private maxFrame: number;
   readonly timeoutMs: number;
-  /** Counters a supervisor can show: frames rejected as malformed, and oversized lines. */
-  readonly stats = { badFrames: 0, oversized: 0, lateReplies: 0 };
+  /**
+   * Counters a supervisor can show: frames rejected as malformed, oversized lines, late
+   * replies, and every frame read and written (what a path costs in messages).
+   */
+  readonly stats = { badFrames: 0, oversized: 0, lateReplies: 0, framesIn: 0, framesOut: 0 };
 
   constructor(private readonly opts: RpcPeerOptions) {
     this.maxFrame = opts.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.decoder = new LineDecoder(
       {
-        line: (text) => this.onLine(text),
+        line: (text) => {
+          this.stats.framesIn++;
+          this.onLine(text);
+        },
         oversized: (bytes) => {
           this.stats.oversized++;
           this.opts.log.warn("rpc frame too large, dropped", { peer: opts.name, bytes, limit: this.maxFrameBytes });
@@ -185,6 +191,7 @@ export class RpcPeer {
         `outgoing frame of ${line.length} bytes exceeds ${this.maxFrameBytes}`,
       );
     }
+    this.stats.framesOut++;
     this.opts.send(`${line}\n`);
   }
 

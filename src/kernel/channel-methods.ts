@@ -142,6 +142,7 @@ export function channelMethods(k: KernelServices): Record<string, (params: unkno
             eventMethod: ChannelMethod.ChatEvent,
             // A job's turn has nobody to ask, whatever the plugin said of `interactive`.
             askable: p.interactive && p.origin === "foreground",
+            endsOnly: p.follow === "ends",
           },
           p.conv,
           // Typed by their bytes and read by the media plugin before the turn: the model reads them with the words.

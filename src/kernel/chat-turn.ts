@@ -21,7 +21,12 @@ export interface ChatOrigin {
   eventMethod: string;
   /** Someone there can answer approval questions. */
   askable: boolean;
+  /** The sender is sent only the turn's start and end; its readers watch the rest. */
+  endsOnly?: boolean;
 }
+
+/** The events a sender that follows only the ends is sent. */
+const ENDS = new Set(["turn-start", "done", "error"]);
 
 /**
  * Run a turn for `origin` and return its result with the conversation's usage. `input` may still
@@ -41,7 +46,10 @@ export async function runChatTurn(
     stream: origin.stream,
     askable: origin.askable,
     cancel,
-    deliver: (seq, event) => origin.peer.notify(origin.eventMethod, { stream: origin.stream, seq, event }),
+    deliver: (seq, event) => {
+      if (!origin.endsOnly || ENDS.has(event.type))
+        origin.peer.notify(origin.eventMethod, { stream: origin.stream, seq, event });
+    },
   });
   const forget = origin.peer.onClose(() => cancel.abort());
   const sink: TurnSink = { event: (e) => live.event(e), ...(live.ask ? { ask: live.ask } : {}) };

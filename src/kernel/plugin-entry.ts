@@ -60,6 +60,7 @@ export function describeEntry(e: Entry, now: number): PluginInfo {
     stderrTail: proc ? [...proc.stderrTail] : [...e.lastStderr],
     startedAt: proc ? proc.startedAt.toISOString() : null,
     badFrames: proc?.badFrames ?? 0,
+    ...(proc ? { frames: { in: proc.rpc.stats.framesIn, out: proc.rpc.stats.framesOut } } : {}),
     ...(e.spec.room ? { sandbox: describeRoom(e.spec) } : {}),
   };
 }

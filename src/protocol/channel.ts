@@ -151,6 +151,12 @@ export const ChannelChatParams = v.strictObject({
   clientTools: v.optional(v.pipe(v.array(ClientTool), v.maxLength(500))),
   /** A model of the configured provider other than the configured one. */
   model: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200))),
+  /**
+   * What of the turn's stream reaches the sender: every event ("all"), or only its start and
+   * its end ("ends": turn-start, done, error) for a sender whose readers follow the turn with
+   * chat/watch, so no event crosses the pipe twice.
+   */
+  follow: v.optional(v.picklist(["all", "ends"]), "all"),
 });
 
 /** The configured model and what the provider's /models lists (empty when it could not be asked). */

@@ -215,6 +215,8 @@ export const PluginInfo = v.object({
   stderrTail: v.array(v.string()),
   startedAt: v.nullable(v.string()),
   badFrames: v.number(),
+  /** JSON-RPC frames the kernel read from it and wrote to it since it started. */
+  frames: v.optional(v.object({ in: v.number(), out: v.number() })),
   /** External plugins: the sandbox they run in, in words (absent for built-in ones). */
   sandbox: v.optional(v.string()),
 });

@@ -9,6 +9,8 @@ export type Wire = "openai" | "anthropic";
 
 export interface Reply {
   text?: string;
+  /** How many pieces the text streams in (default 3). */
+  chunks?: number;
   toolCalls?: FakeToolCall[];
   finish?: "stop" | "length";
 }
@@ -50,7 +52,7 @@ export function openAIFrames(model: string, reply: Reply, usage: FakeUsage | nul
     `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], ...extra })}\n\n`;
   const frames = [chunk({ role: "assistant", content: "", refusal: null })];
   let cut = 0;
-  for (const p of pieces(reply.text ?? "")) {
+  for (const p of pieces(reply.text ?? "", reply.chunks)) {
     frames.push(chunk({ content: p }));
     cut ||= frames.length;
   }
@@ -108,7 +110,7 @@ export function anthropicFrames(model: string, reply: Reply, usage: FakeUsage): 
   if (reply.text) {
     frames.push(event("content_block_start", { index, content_block: { type: "text", text: "" } }));
     ping();
-    for (const p of pieces(reply.text)) {
+    for (const p of pieces(reply.text, reply.chunks)) {
       frames.push(event("content_block_delta", { index, delta: { type: "text_delta", text: p } }));
       cut ||= frames.length;
     }

@@ -34,7 +34,15 @@ export type FakeStep =
    * arguments split across chunks. `stall` sends the chunks through the first output and then
    * nothing, keeping the connection open until the client gives up or `llm.resume()` sends the rest.
    */
-  | { text?: string; toolCalls?: FakeToolCall[]; usage?: FakeUsage; finish?: "stop" | "length"; stall?: true }
+  | {
+      text?: string;
+      /** The text's pieces on the wire (default 3). */
+      chunks?: number;
+      toolCalls?: FakeToolCall[];
+      usage?: FakeUsage;
+      finish?: "stop" | "length";
+      stall?: true;
+    }
   /**
    * An HTTP response: `body` defaults to the provider's own error JSON for the status; an object
    * is sent as JSON, a string verbatim (with a 2xx status: a hand-written SSE stream).

@@ -183,7 +183,7 @@ export function pluginsView(): { el: HTMLElement; stop(): void } {
             h("b", {}, p.name),
             p.builtin ? "" : h("span", { class: "tag" }, "external"),
             p.critical ? h("span", { class: "tag" }, "critical") : "",
-            p.sandbox ? h("div", { class: "detail room" }, p.sandbox) : "",
+            p.sandbox ? h("div", { class: "room" }, p.sandbox) : "",
           ),
           h("td", {}, h("span", { class: `state ${p.state}` }, p.state), h("div", { class: "detail" }, p.detail)),
           h("td", {}, p.pid ? String(p.pid) : "–"),
