@@ -26,12 +26,14 @@ import { benchToolsOffer } from "./tools-offer.ts";
 import { benchExternalPlugins } from "./external-plugins.ts";
 import { benchSkills } from "./skills.ts";
 import { benchWebPath } from "./web-path.ts";
+import { benchWebUiDelta } from "./web-ui-delta.ts";
 
 const t0 = performance.now();
 await benchStartup();
 await benchExternalPlugins();
 await benchFirstTurn();
 await benchWebPath();
+await benchWebUiDelta();
 await benchIpc();
 await benchTurn();
 await benchRecall();

@@ -7,6 +7,7 @@ import { alwaysAllowButton, conversationModelPicker } from "./settings.ts";
 import { api, streamChat, watchChat } from "./api.ts";
 import { clear, h } from "./dom.ts";
 import { renderMarkdown } from "./markdown.ts";
+import { MarkdownStream } from "./markdown-stream.ts";
 import { copyText, copyButton, flash, usageText, bubble, toolCard } from "./chat-parts.ts";
 import { AttachTray, type AttachmentView } from "./attach.ts";
 import type { TranscriptItem } from "../../../src/protocol/channel.ts";
@@ -14,6 +15,14 @@ import type { PageEvent } from "../../../src/protocol/web.ts";
 
 /** How the kernel's notice that untrusted text is in view begins (src/agent/turn-steps.ts). */
 const MARK_NOTICE = "untrusted text is in view";
+
+/** The reply bubble's body as a stream: settled blocks, then the tail being written. */
+function streamInto(answer: HTMLElement): MarkdownStream {
+  const done = h("div", { class: "md-done" });
+  const tail = h("div", { class: "md-tail" });
+  (answer.querySelector(".body") as HTMLElement).replaceChildren(done, tail);
+  return new MarkdownStream(done, tail, renderMarkdown);
+}
 
 export class ChatPane {
   readonly el: HTMLElement;
@@ -235,7 +244,7 @@ export class ChatPane {
     let text = sent ?? "";
     let answer = bubble("assistant", "");
     answer.classList.add("streaming");
-    let draft = "";
+    let reply = streamInto(answer);
     let prompt: Extract<PageEvent, { type: "context" }> | null = null;
     const cards = new Map<string, ReturnType<typeof toolCard>>();
     const running = { abort: new AbortController(), stream: null as string | null };
@@ -252,7 +261,6 @@ export class ChatPane {
     if (sent !== null) begin();
     const paint = () => {
       answer.hidden = false;
-      (answer.querySelector(".body") as HTMLElement).innerHTML = renderMarkdown(draft);
       this.scroll();
     };
     let attached = false;
@@ -280,15 +288,15 @@ export class ChatPane {
               break;
             }
             case "text-delta":
-              draft += e.text;
+              reply.append(e.text);
               paint();
               break;
             case "text-replace":
-              draft = e.text;
+              reply.set(e.text);
               paint();
               break;
             case "tool-call": {
-              if (!draft) answer.remove();
+              if (!reply.value) answer.remove();
               answer.classList.remove("streaming");
               const c = toolCard(e.name, e.arguments);
               cards.set(e.callId, c);
@@ -298,7 +306,7 @@ export class ChatPane {
               answer.classList.add("streaming");
               answer.hidden = true;
               this.list.append(answer);
-              draft = "";
+              reply = streamInto(answer);
               this.scroll();
               break;
             }
@@ -353,7 +361,8 @@ export class ChatPane {
               break;
             case "done": {
               const r = e.result;
-              draft = r.text;
+              if (r.text !== reply.value) reply.set(r.text);
+              reply.finish();
               paint();
               // A turn stopped before any text: no empty bubble, just how it ended.
               if (!r.text) answer.querySelector(".body")?.remove();
@@ -376,7 +385,7 @@ export class ChatPane {
       else this.list.append(h("div", { class: "notice" }, "stopped"));
     } finally {
       answer.classList.remove("streaming");
-      if (!draft && !answer.querySelector(".meta")) answer.remove();
+      if (!reply.value && !answer.querySelector(".meta")) answer.remove();
       this.running = null;
       settle();
       this.send.hidden = false;
