@@ -42,7 +42,7 @@ export function exportMarkdown(
       const ended = it.status && it.status !== "done" ? ` (${it.status})` : "";
       out.push(`## homed · ${iso(it.ts)}${ended}`, "", it.text, "");
       if (it.usage) out.push(`_${tokenWords(it.usage)} tokens_`, "");
-    } else {
+    } else if (it.kind === "tool-call" || it.kind === "tool-result") {
       const f = fence(it.text);
       const head = it.kind === "tool-call" ? `Tool call \`${it.name ?? "tool"}\`` : `Tool result (${it.status ?? ""})`;
       out.push(`**${head}**`, "", `${f}${it.kind === "tool-call" ? "json" : ""}`, it.text, f, "");

@@ -278,14 +278,16 @@ export async function assembleContext(
   s.prefixTokens = estimateTokens(systemPrompt) + (context ? context.tokens - note : givenCost);
   const inputs = tail.map(entry);
   const prompt = tail[0]?.role === "tool" ? [...stable, ...inputs, ...perTurn] : [...stable, ...perTurn, ...inputs];
-  s.sink.event({
-    type: "context",
+  const figures = {
     messages: history,
     recalled: context?.recalledNote != null,
     across: across !== null,
     tokens: prompt.reduce((n, e) => n + estimateTokens(e.message.content) + 4, 0),
     window: contextWindow,
-  });
+  };
+  s.sink.event({ type: "context", ...figures });
+  // Kept with the turn, so a transcript read later says what the live stream said.
+  append(s, eventOf("context", { turn: s.turn, ...figures }));
   return prompt;
 }
 

@@ -5,6 +5,7 @@
  * prints (turnSummary). `lines(width)` lays it out; the screen shows the last ones that fit.
  */
 import type { TranscriptItem } from "../protocol/channel.ts";
+import type { ContextFigures } from "../protocol/context-figures.ts";
 import type { TurnResultView } from "../protocol/control.ts";
 import type { ApprovalQuestion, ChatEvent } from "./chat-connection.ts";
 import { turnSummary } from "./chat-session.ts";
@@ -54,13 +55,24 @@ export class Transcript {
       else if (it.kind === "assistant") this.blocks.push({ kind: "reply", text: it.text, open: false });
       else if (it.kind === "tool-call")
         this.blocks.push({ kind: "tool", callId: it.callId ?? "", name: it.name ?? "?", args: it.text });
-      else {
+      else if (it.kind === "context") {
+        if (it.context) this.context(it.context);
+      } else {
         const card = this.card(it.callId);
         const result = { status: it.status ?? "", content: it.text, images: it.images?.length ?? 0 };
         if (card) card.result = result;
         else this.notice(`← ${it.name ?? "?"} [${result.status}] ${it.text}`);
       }
     }
+  }
+
+  /** What memory brought, said only when it is more than the conversation's recent turns. */
+  private context(c: ContextFigures): void {
+    const from = [
+      ...(c.recalled ? ["recalled older turns"] : []),
+      ...(c.across ? ["quoted your other conversations"] : []),
+    ];
+    if (from.length) this.notice(`memory: ${from.join("; ")}`);
   }
 
   user(text: string): void {
@@ -109,10 +121,7 @@ export class Transcript {
         this.notice(e.text);
         break;
       case "context":
-        if (e.recalled || e.across)
-          this.notice(
-            `memory: ${[...(e.recalled ? ["recalled older turns"] : []), ...(e.across ? ["quoted your other conversations"] : [])].join("; ")}`,
-          );
+        this.context(e);
         break;
     }
   }

@@ -46,6 +46,8 @@ export function homedConversation(value: unknown, line: number): ImportRecord {
   const left: LeftOut = {};
   const kept: { role: "user" | "assistant"; text: string; time: number; ref: string; mark?: string }[] = [];
   for (const m of messages) {
+    // What memory put before the model for a turn: the new log makes its own.
+    if (m.kind === "context") continue;
     if (m.kind !== "user" && m.kind !== "assistant") {
       leave(left, "tool");
       continue;

@@ -95,6 +95,9 @@ export function transcript(
         callId: b.callId,
         ...(b.images?.length ? { images: b.images } : {}),
       });
+    } else if (read?.kind === "context") {
+      const { turn: _turn, ...context } = read.body;
+      out.push({ ...base, kind: "context", text: "", context });
     } else if (read?.kind === "agent-reply") {
       const used = read.body.turn ? usage.get(read.body.turn) : undefined;
       out.push({

@@ -42,6 +42,7 @@ export function bodyText(e: ReadEventBody): string | null {
     case "tool-call":
     case "plugin-record":
     case "mark-clear":
+    case "context":
       return null;
     case "other":
       return e.body.text ?? null;

@@ -9,6 +9,7 @@ import { BlockHash, ImageMimeSchema, StoredImage } from "./images.ts";
 import { BlockRecordSchema } from "./blocks.ts";
 import { Attachment, AttachmentRef, MAX_ATTACHMENTS } from "./attachments.ts";
 import { MAX_MARK_CHARS } from "./agent.ts";
+import { ContextFigures } from "./context-figures.ts";
 
 export const ChannelMethod = {
   ChatSend: "chat/send",
@@ -242,7 +243,12 @@ export type ConversationSummary = v.InferOutput<typeof ConversationSummary>;
 export const TranscriptItem = v.object({
   id: v.number(),
   ts: v.number(),
-  kind: v.picklist(["user", "assistant", "tool-call", "tool-result"]),
+  /**
+   * What it is; "context" (what memory put before the model for the turn that follows, with
+   * `context`) is the live stream's `context` event, stored. A client skips a kind it does not
+   * know, as it does on the stream.
+   */
+  kind: v.picklist(["user", "assistant", "tool-call", "tool-result", "context"]),
   text: v.string(),
   name: v.optional(v.string()),
   status: v.optional(v.string()),
@@ -254,6 +260,8 @@ export const TranscriptItem = v.object({
   usage: v.optional(TokenUsage),
   /** A tool result's images (GET /api/blocks/<sha256> serves them). */
   images: v.optional(v.array(StoredImage)),
+  /** A context item's figures. */
+  context: v.optional(ContextFigures),
   /** A person's message's attachments (without their text: the memory page shows that). */
   attachments: v.optional(v.array(v.omit(Attachment, ["text", "anchors"]))),
 });

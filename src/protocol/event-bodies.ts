@@ -11,6 +11,7 @@
 import * as v from "valibot";
 import { StoredImage } from "./images.ts";
 import { Attachment } from "./attachments.ts";
+import { ContextFigures } from "./context-figures.ts";
 
 /**
  * Characters of one event's text that memory indexes and embeds. Past this, more text adds
@@ -113,6 +114,8 @@ export const EventBodies = {
     /** Images the tool returned, stored as blocks (src/store/blocks.ts). */
     images: v.optional(v.array(StoredImage)),
   }),
+  /** What memory put before the model for the turn, as the live stream said it. */
+  context: v.object({ turn: TurnId, ...ContextFigures.entries }),
   /** The turn's answer. `fromModel`: the model wrote it (then its model-output holds the same text). */
   "agent-reply": v.object({
     turn: TurnId,

@@ -14,6 +14,7 @@
 import * as v from "valibot";
 import { StoredImage } from "./images.ts";
 import { TurnResultSchema } from "./control.ts";
+import { ContextFigures } from "./context-figures.ts";
 
 const Id = v.pipe(v.string(), v.minLength(1), v.maxLength(200));
 
@@ -53,20 +54,8 @@ export const StreamEvent = v.variant("type", [
     content: v.string(),
     images: v.optional(v.array(StoredImage)),
   }),
-  /**
-   * What memory put before the model this turn, sent once before the first model call: the
-   * conversation's earlier messages in the prompt, whether older turns of it were recalled by
-   * relevance, whether the person's other conversations (or known facts) were quoted, and the
-   * prompt's estimated size against the model's window.
-   */
-  v.object({
-    type: v.literal("context"),
-    messages: v.number(),
-    recalled: v.boolean(),
-    across: v.boolean(),
-    tokens: v.number(),
-    window: v.number(),
-  }),
+  /** What memory put before the model this turn (ContextFigures), sent once before the first model call. */
+  v.object({ type: v.literal("context"), ...ContextFigures.entries }),
   /** Something the person should know that is not the reply (a model fallback, a limit met). */
   v.object({ type: v.literal("notice"), text: v.string() }),
   /** A tool call waits for approval; answered with `answer` by anyone who may. */

@@ -63,9 +63,11 @@ describe("the turn", () => {
       .map((r) => r.kind);
     expect(kinds).toEqual([
       "user-message",
+      "context",
       "model-output",
       "agent-reply",
       "user-message",
+      "context",
       "model-output",
       "agent-reply",
     ]);

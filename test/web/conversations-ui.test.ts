@@ -130,7 +130,7 @@ describe("conversations", () => {
       (await fetch("/api/conversations/cli-bike/export?format=json")).json(),
     )) as { conversation: { title: string }; messages: { kind: string }[] };
     expect(json.conversation.title).toBe("Bike notes");
-    expect(json.messages.map((m) => m.kind)).toEqual(["user", "assistant"]);
+    expect(json.messages.map((m) => m.kind)).toEqual(["user", "context", "assistant"]);
     expect(await page.getAttribute("#export-md", "href")).toBe("/api/conversations/cli-bike/export?format=md");
 
     // Before forgetting, another conversation recalls the bike (so the checks below can fail).

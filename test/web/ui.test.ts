@@ -84,6 +84,9 @@ describe("web UI", () => {
     expect(await page.textContent(".tool .tool-status")).toBe("ok");
     expect(await page.textContent(".tool .tool-result")).toBe("removed /tmp/junk");
     await shot(page, "04-chat-done");
+    // What memory put before the model is said with the reply, and again after a reload.
+    const liveMeta = await page.locator(".msg.assistant .meta").first().textContent();
+    expect(liveMeta).toContain("context ~");
 
     // Stop cancels a turn that is still running.
     llm.script([{ text: "This answer never finishes", stall: true }]);
@@ -100,6 +103,7 @@ describe("web UI", () => {
     expect(await page.locator(".msg.user .body").first().textContent()).toBe("please delete /tmp/junk");
     expect(await page.textContent("#messages")).toContain("is gone");
     expect(await page.textContent(".conv.active .title")).toBe("please delete /tmp/junk");
+    expect(await page.locator(".msg.assistant .meta").first().textContent()).toBe(liveMeta);
     await shot(page, "05-after-reload");
     // The plugins page adds up every turn's tokens, as `homed status` does.
     await page.click("a[href='#/plugins']");

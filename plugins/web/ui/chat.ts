@@ -12,6 +12,7 @@ import { copyText, copyButton, flash, usageText, bubble, toolCard } from "./chat
 import { AttachTray, type AttachmentView } from "./attach.ts";
 import type { TranscriptItem } from "../../../src/protocol/channel.ts";
 import type { PageEvent } from "../../../src/protocol/web.ts";
+import type { ContextFigures } from "../../../src/protocol/context-figures.ts";
 
 /** How the kernel's notice that untrusted text is in view begins (src/agent/turn-steps.ts). */
 const MARK_NOTICE = "untrusted text is in view";
@@ -156,8 +157,11 @@ export class ChatPane {
     const items = await api<TranscriptItem[]>(`/api/conversations/${encodeURIComponent(this.conv)}`).catch(() => []);
     const cards = new Map<string, ReturnType<typeof toolCard>>();
     let lastUser = "";
+    // What memory put before the model for the turn being read: said with its reply, as live.
+    let context: ContextFigures | null = null;
     for (const it of items) {
-      if (it.kind === "user" || it.kind === "assistant") {
+      if (it.kind === "context") context = it.context ?? null;
+      else if (it.kind === "user" || it.kind === "assistant") {
         const b = bubble(it.kind, it.text, it.attachments);
         if (it.kind === "user") [lastUser, this.lastFiles] = [it.text, it.attachments ?? []];
         // A reply says what it cost, and how it ended when not normally (stopped, error, limit…).
@@ -168,8 +172,10 @@ export class ChatPane {
               "div",
               { class: "meta" },
               it.usage ? usageText(it.usage, status) : status === "cancelled" ? "stopped" : status.replace(/_/g, " "),
+              contextText(context),
             ),
           );
+        if (it.kind === "assistant" && it.status !== undefined) context = null;
         const again = lastUser || this.lastFiles.length;
         this.actions(b, it.kind === "assistant" && status === "error" && again ? lastUser : null);
         this.list.append(b);
@@ -245,7 +251,7 @@ export class ChatPane {
     let answer = bubble("assistant", "");
     answer.classList.add("streaming");
     let reply = streamInto(answer);
-    let prompt: Extract<PageEvent, { type: "context" }> | null = null;
+    let prompt: ContextFigures | null = null;
     const cards = new Map<string, ReturnType<typeof toolCard>>();
     const running = { abort: new AbortController(), stream: null as string | null };
     this.running = running;
@@ -435,7 +441,7 @@ export class ChatPane {
 }
 
 /** What memory put before the model, after a reply's token counts: " · context ~3.1k of 128k tokens · …". */
-function contextText(c: Extract<PageEvent, { type: "context" }> | null): string {
+function contextText(c: ContextFigures | null): string {
   if (!c) return "";
   const k = (n: number) => (n >= 1000 ? `${(n / 1000).toFixed(n >= 10_000 ? 0 : 1)}k` : String(n));
   const parts = [
