@@ -59,16 +59,52 @@ export function conversationTranscript(k: KernelServices, conv: string, limit: n
 }
 
 /**
- * Events as a person reads the conversation: the final reply, not every model draft. A reply
- * carries its turn's token usage when `usage` knows the turn (so a reloaded page still shows it).
+ * Turns that failed before doing anything (no text, no tool call) and whose message the next
+ * turn sent again (Retry): the model never reads them (src/memory/turn-log.ts), and a person
+ * reads the message once.
+ */
+function retriedTurns(events: readonly StoredEvent[]): Set<string> {
+  const order: string[] = [];
+  const seen = new Map<string, { text?: string; did: boolean; failed: boolean }>();
+  for (const e of events) {
+    const read = readEventBody(e.kind, e.body);
+    const turn = read && "turn" in read.body ? read.body.turn : null;
+    if (!read || !turn) continue;
+    let t = seen.get(turn);
+    if (!t) {
+      t = { did: false, failed: false };
+      seen.set(turn, t);
+      order.push(turn);
+    }
+    if (read.kind === "user-message") t.text = read.body.text;
+    else if (read.kind === "tool-call") t.did = true;
+    else if (read.kind === "model-output" && !read.body.failed && (read.body.text || read.body.toolCalls.length))
+      t.did = true;
+    else if (read.kind === "agent-reply" && read.body.stopReason === "error") t.failed = true;
+  }
+  const retried = new Set<string>();
+  for (let i = 0; i + 1 < order.length; i++) {
+    const a = seen.get(order[i] as string);
+    const b = seen.get(order[i + 1] as string);
+    if (a?.failed && !a.did && a.text !== undefined && a.text === b?.text) retried.add(order[i] as string);
+  }
+  return retried;
+}
+
+/**
+ * Events as a person reads the conversation: the final reply, not every model draft, and a
+ * message sent again after its turn failed shown once. A reply carries its turn's token usage
+ * when `usage` knows the turn (so a reloaded page still shows it).
  */
 export function transcript(
   events: readonly StoredEvent[],
   usage: ReadonlyMap<string, { inputTokens: number; outputTokens: number }> = new Map(),
 ): TranscriptItem[] {
   const out: TranscriptItem[] = [];
+  const retried = retriedTurns(events);
   for (const e of events) {
     const read = readEventBody(e.kind, e.body);
+    if (read && "turn" in read.body && read.body.turn && retried.has(read.body.turn)) continue;
     const base = { id: e.id, ts: e.ts, untrusted: e.untrusted, ...(e.mark ? { mark: e.mark } : {}) };
     if (read?.kind === "user-message") {
       const files = read.body.attachments?.map(({ text: _t, anchors: _a, ...a }) => a);

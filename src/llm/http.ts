@@ -296,11 +296,32 @@ async function readLimited(res: Response, guard: <T>(p: Promise<T>) => Promise<T
   return new TextDecoder().decode(all);
 }
 
-/** A thrown value as text for a message: the code (ECONNREFUSED…) when there is one, key removed. */
+/** What a network failure's code means for the person setting up a provider: what to check. */
+const NETWORK_ADVICE: Record<string, string> = {
+  ECONNREFUSED: "nothing answers at that address and port: check the base URL, and that the server is running",
+  ConnectionRefused: "nothing answers at that address and port: check the base URL, and that the server is running",
+  ENOTFOUND: "the host name does not resolve: check the base URL's host, and the machine's DNS",
+  EAI_AGAIN: "the host name could not be resolved now: check the machine's DNS and network",
+  ETIMEDOUT: "the connection timed out: check the address, and any firewall or proxy on the way",
+  ECONNRESET: "the server closed the connection: check the base URL, and whether it speaks HTTP there",
+  EPROTO: "the TLS handshake failed: does the server speak https on that port (or should the URL be http)?",
+  CERT_HAS_EXPIRED: "the server's TLS certificate has expired",
+  DEPTH_ZERO_SELF_SIGNED_CERT: "the server's TLS certificate is self-signed and not trusted by this machine",
+  SELF_SIGNED_CERT_IN_CHAIN: "the server's TLS certificate chain is not trusted by this machine",
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: "the server's TLS certificate is not trusted by this machine",
+  ERR_TLS_CERT_ALTNAME_INVALID: "the server's TLS certificate is for another host name",
+};
+
+/**
+ * A thrown value as text for a message: what to check for a failure we know (the runtime's own
+ * wording — "Is the computer able to access the url?" — says nothing a person can act on), with
+ * its code; the runtime's message otherwise. The key is removed either way.
+ */
 function describe(err: unknown, apiKey: string): string {
   const code = err instanceof Error && "code" in err && typeof err.code === "string" ? err.code : null;
   const message = err instanceof Error ? err.message : String(err);
-  const text = code && !message.includes(code) ? `${code}: ${message}` : message;
+  const advice = code ? NETWORK_ADVICE[code] : undefined;
+  const text = advice ? `${advice} (${code})` : code && !message.includes(code) ? `${code}: ${message}` : message;
   return redactKey(text, apiKey);
 }
 

@@ -243,9 +243,11 @@ describe("messages", () => {
     await page.waitForSelector('.msg.assistant .body:has-text("Recovered.")');
     expect(rig.llm.requests.length).toBe(before + 1);
     expect(sent(rig).at(-1)).toEqual({ role: "user", content: "try something risky" });
-    // After a reload the failed reply still offers it.
+    // After a reload the message shows once, answered: the failed try that did nothing is gone.
     await page.reload();
-    await page.waitForSelector(".msg.assistant .msg-retry");
+    await page.waitForSelector('.msg.assistant .body:has-text("Recovered.")');
+    expect(await page.locator('.msg.user:has-text("try something risky")').count()).toBe(1);
+    expect(await page.locator(".msg-retry").count()).toBe(0);
 
     // Edit and resend: the edited text goes out as a new message.
     rig.llm.script([{ text: "Edited answer." }]);

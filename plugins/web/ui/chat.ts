@@ -81,8 +81,11 @@ export class ChatPane {
     this.tray.listen(this.el);
   }
 
-  /** Copy on every message; Edit on the person's, Retry on a reply that failed. */
-  private actions(msg: HTMLElement, retryWith: string | null): void {
+  /**
+   * Copy on every message; Edit on the person's, Retry on a reply that failed (`clean`: the
+   * failed turn did nothing, see retryButton).
+   */
+  private actions(msg: HTMLElement, retryWith: string | null, clean = true): void {
     const bar = h(
       "div",
       { class: "msg-actions" },
@@ -101,11 +104,18 @@ export class ChatPane {
           "Edit",
         ),
       );
-    if (retryWith !== null) bar.append(this.retryButton(retryWith));
+    if (retryWith !== null) bar.append(this.retryButton(retryWith, clean));
     msg.append(bar);
   }
 
-  private retryButton(text: string): HTMLButtonElement {
+  /**
+   * Send the message again. A failed turn that did nothing (no text, no tool call) goes from
+   * the view with its error, so the message shows once — as the transcript shows it after a
+   * reload (src/kernel/channel-methods.ts drops such a turn when the same message follows it),
+   * and as the model reads it (a failed turn without output is never replayed). A turn that
+   * did something stays: its tool calls happened.
+   */
+  private retryButton(text: string, clean: boolean): HTMLButtonElement {
     const files = this.lastFiles;
     return h(
       "button",
@@ -113,7 +123,12 @@ export class ChatPane {
         type: "button",
         class: "small msg-retry",
         title: "Send the same message again",
-        onclick: () => void this.idle().then(() => this.submit(text, files)),
+        onclick: () =>
+          void this.idle().then(() => {
+            if (clean) this.dropFromLast(text);
+            else for (const n of this.list.querySelectorAll(".notice.error")) n.remove();
+            return this.submit(text, files);
+          }),
       },
       "↻ Retry",
     );
@@ -159,7 +174,12 @@ export class ChatPane {
     let lastUser = "";
     // What memory put before the model for the turn being read: said with its reply, as live.
     let context: ContextFigures | null = null;
+    // The turn since the last message of the person wrote text or called a tool.
+    let produced = false;
     for (const it of items) {
+      if (it.kind === "user") produced = false;
+      else if (it.kind === "tool-call" || (it.kind === "assistant" && it.status === undefined && it.text))
+        produced = true;
       if (it.kind === "context") context = it.context ?? null;
       else if (it.kind === "user" || it.kind === "assistant") {
         const b = bubble(it.kind, it.text, it.attachments);
@@ -177,7 +197,7 @@ export class ChatPane {
           );
         if (it.kind === "assistant" && it.status !== undefined) context = null;
         const again = lastUser || this.lastFiles.length;
-        this.actions(b, it.kind === "assistant" && status === "error" && again ? lastUser : null);
+        this.actions(b, it.kind === "assistant" && status === "error" && again ? lastUser : null, !produced);
         this.list.append(b);
       } else if (it.kind === "tool-call") {
         const c = toolCard(it.name ?? "tool", it.text);
@@ -251,6 +271,8 @@ export class ChatPane {
     let answer = bubble("assistant", "");
     answer.classList.add("streaming");
     let reply = streamInto(answer);
+    /** The turn wrote text or called a tool: a Retry after its failure keeps it in view. */
+    let produced = false;
     let prompt: ContextFigures | null = null;
     const cards = new Map<string, ReturnType<typeof toolCard>>();
     const running = { abort: new AbortController(), stream: null as string | null };
@@ -294,6 +316,7 @@ export class ChatPane {
               break;
             }
             case "text-delta":
+              if (e.text) produced = true;
               reply.append(e.text);
               paint();
               break;
@@ -302,6 +325,7 @@ export class ChatPane {
               paint();
               break;
             case "tool-call": {
+              produced = true;
               if (!reply.value) answer.remove();
               answer.classList.remove("streaming");
               const c = toolCard(e.name, e.arguments);
@@ -374,11 +398,11 @@ export class ChatPane {
               if (!r.text) answer.querySelector(".body")?.remove();
               answer.dataset.source = r.text;
               answer.append(h("div", { class: "meta" }, usageText(r.usage, r.stopReason), contextText(prompt)));
-              this.actions(answer, r.stopReason === "error" ? text : null);
+              this.actions(answer, r.stopReason === "error" ? text : null, !produced);
               break;
             }
             case "error":
-              this.list.append(h("div", { class: "notice error" }, e.message, " ", this.retryButton(text)));
+              this.list.append(h("div", { class: "notice error" }, e.message, " ", this.retryButton(text, !produced)));
               break;
           }
         },
@@ -387,7 +411,9 @@ export class ChatPane {
     } catch (err) {
       attached = true;
       if (!running.abort.signal.aborted)
-        this.list.append(h("div", { class: "notice error" }, (err as Error).message, " ", this.retryButton(text)));
+        this.list.append(
+          h("div", { class: "notice error" }, (err as Error).message, " ", this.retryButton(text, !produced)),
+        );
       else this.list.append(h("div", { class: "notice" }, "stopped"));
     } finally {
       answer.classList.remove("streaming");
