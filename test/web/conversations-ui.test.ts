@@ -288,6 +288,8 @@ describe("phone width", () => {
     await page.click("#send");
     await page.waitForSelector(".msg.assistant .meta");
     expect(await inView(".msg.assistant .body")).toBe(true);
+    // The composer's placeholder fits: the keys it names are for a keyboard and a wide window.
+    expect(await page.getAttribute("#prompt", "placeholder")).toBe("Message homed…");
     // Nothing is wider than the screen: no sideways scroll of the page.
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
     await shot(page, "conv-phone-chat");

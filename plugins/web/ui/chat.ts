@@ -51,11 +51,14 @@ export class ChatPane {
     private readonly onTurnDone: () => void,
   ) {
     this.list = h("div", { class: "messages", id: "messages" });
-    this.input = h("textarea", {
-      id: "prompt",
-      placeholder: "Message homed…  (Enter sends, Shift+Enter for a new line)",
-      rows: "2",
-    });
+    this.input = h("textarea", { id: "prompt", rows: "2" });
+    // The keys are said where there is room for them (and a keyboard to press them on).
+    const wide = matchMedia("(min-width: 700px)");
+    const hint = () => {
+      this.input.placeholder = wide.matches ? "Message homed…  (Enter sends, Shift+Enter for a new line)" : "Message homed…";
+    };
+    hint();
+    wide.addEventListener("change", hint);
     this.send = h("button", { id: "send", class: "primary", onclick: () => void this.submit() }, "Send");
     this.stop = h("button", { id: "stop", class: "danger", hidden: true, onclick: () => void this.cancel() }, "Stop");
     this.input.addEventListener("keydown", (e) => {
