@@ -196,7 +196,10 @@ export function apiRoutes(plugin: Plugin, hub: ChatHub, security: Security): Hon
   api.post("/provider", async (c) =>
     c.json(await plugin.call(ChannelMethod.LlmSet, await readJson(c, LlmSetParams), LlmSettingsView)),
   );
-  api.post("/provider/test", async (c) => c.json(await plugin.call(ChannelMethod.LlmTest, {}, LlmTestResult)));
+  // `{}`: the settings in force; settings: those, tested without being saved.
+  api.post("/provider/test", async (c) =>
+    c.json(await plugin.call(ChannelMethod.LlmTest, await readJson(c, LlmSetParams), LlmTestResult)),
+  );
 
   // The settings beyond the provider: written to DATA/settings.json and applied at once; the
   // answer says what needs a restart. A bad value is a 400 with config.toml's message.

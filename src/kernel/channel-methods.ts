@@ -353,9 +353,11 @@ export function channelMethods(k: KernelServices): Record<string, (params: unkno
     },
     // Model ids only: neither the key nor the URL leaves the kernel.
     [ChannelMethod.LlmModels]: () => k.models.list(),
-    [ChannelMethod.LlmTest]: (_params, plugin) => {
+    // With settings: those, not saved (the settings page's Test before Save); without: the configured ones.
+    [ChannelMethod.LlmTest]: (params, plugin) => {
       builtinOnly(plugin, "testing the model provider");
-      return checkModel(k.llm);
+      const p = params === undefined || params === null ? {} : parseParams(LlmSetParams, params);
+      return checkModel(k.llm, Object.keys(p).length ? k.llm.candidate(p) : k.llm.model());
     },
   };
 }

@@ -5,10 +5,15 @@ import type { KernelServices } from "./kernel-services.ts";
 /** Bound on the whole test call: a hung provider must not hang the settings page. */
 const TEST_TIMEOUT_MS = 30_000;
 
-/** Send a one-line prompt to the configured model and say what happened. Never throws for a provider failure. */
-export async function checkModel(llm: KernelServices["llm"]): Promise<LlmTestResult> {
+/**
+ * Send a one-line prompt to the configured model (or `model`, one built from settings not saved
+ * yet) and say what happened. Never throws for a provider failure.
+ */
+export async function checkModel(
+  llm: KernelServices["llm"],
+  model: ReturnType<KernelServices["llm"]["model"]> = llm.model(),
+): Promise<LlmTestResult> {
   const t0 = performance.now();
-  const model = llm.model();
   if (typeof model === "string") return { ok: false, message: model, latencyMs: 0 };
   let text = "";
   const ac = new AbortController();

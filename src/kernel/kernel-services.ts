@@ -63,7 +63,7 @@ export interface KernelServices {
   readonly l3: Pick<KernelL3, "graph" | "recall" | "runNow">;
   /** Running turns by conversation, for clients that re-attach (`chat.attach`). */
   readonly streams: TurnStreams;
-  readonly llm: Pick<LlmSettings, "view" | "set" | "setTested" | "model">;
+  readonly llm: Pick<LlmSettings, "view" | "set" | "setTested" | "model" | "candidate">;
   /** The configured model and the provider's list, cached. */
   readonly models: Pick<ProviderModels, "list">;
   readonly plugins: PluginServices;

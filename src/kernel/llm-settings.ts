@@ -279,6 +279,34 @@ export class LlmSettings {
     return model;
   }
 
+  /**
+   * The model `p` describes over the settings in force, built without saving anything (the
+   * settings page's Test before Save): an omitted key is the one `set` would keep, an empty one
+   * none. A sentence instead when `p` names no provider or model.
+   */
+  candidate(p: LlmSetParams): LanguageModel | string {
+    const e = this.effective();
+    const kind = p.provider ?? e.provider;
+    if (!kind) return "Give the provider (openai or anthropic) to test.";
+    const model = p.model ?? (kind === e.provider ? e.model : "");
+    if (!model) return "Give the model to test.";
+    const sameProvider = kind === e.provider;
+    const baseURL = (
+      p.baseURL || (sameProvider && p.baseURL === undefined ? e.baseURL : DEFAULT_BASE_URL[kind])
+    ).replace(/\/+$/, "");
+    if (!/^https?:\/\/\S+$/.test(baseURL)) return `The base URL must be http(s): ${baseURL}`;
+    // As `set` would keep it: the key stored for that URL, else (same provider) the one in force.
+    const stored =
+      this.secrets()[keyId(kind, baseURL)] ?? (sameProvider && e.provider ? this.apiKey(e.provider, e.baseURL) : "");
+    const apiKey = p.apiKey ?? stored;
+    return createLanguageModel(
+      { kind, baseURL, model, apiKey, idleTimeoutMs: this.config.llm.timeout_ms },
+      // One try: a test says what happens now, not after the retries a turn would make.
+      { maxRetries: 0 },
+      { mode: this.config.llm.images, refusals: this.imageRefusals },
+    );
+  }
+
   /** Where the configured provider is and its key (kernel-internal: never sent to a plugin), or null. */
   connection(): { kind: ProviderKind; baseURL: string; model: string; apiKey: string } | null {
     const e = this.effective();

@@ -49,6 +49,7 @@ describe("settings page", () => {
 
     // A new base URL with no key typed keeps the stored key (the placeholder's promise).
     await page.fill("#base-url", `${rig.llm.url}/`);
+    rig.llm.script([{ text: "ok" }]);
     await page.click("#save-provider");
     await page.waitForSelector("#provider-msg.ok");
     expect(await page.textContent("#provider-msg")).toContain("key …1234");

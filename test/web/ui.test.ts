@@ -38,9 +38,21 @@ describe("web UI", () => {
     await page.fill("#base-url", llm.url);
     await page.fill("#model", "fake-model");
     await page.fill("#api-key", "sk-ui-secret-abcd");
+    // Save tests first: a provider that refuses is not saved unless the person says so.
+    llm.script([{ status: 401 }]);
+    await page.click("#save-provider");
+    await page.waitForSelector("#provider-msg.bad #save-anyway");
+    expect(await page.textContent("#provider-msg")).toMatch(/^Not saved: the test call failed: .*key/);
+    await shot(page, "01b-save-refused");
+    expect(
+      await page.evaluate(
+        async () => ((await (await fetch("/api/provider")).json()) as { configured: boolean }).configured,
+      ),
+    ).toBe(false);
+    llm.script([{ text: "ok" }]);
     await page.click("#save-provider");
     await page.waitForSelector("#provider-msg.ok");
-    expect(await page.textContent("#provider-msg")).toContain("key …abcd");
+    expect(await page.textContent("#provider-msg")).toContain("Saved and connected: openai fake-model, key …abcd.");
     // The provider's own complaint comes through the test button.
     llm.script([{ status: 401 }]);
     await page.click("#test-connection");

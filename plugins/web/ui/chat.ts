@@ -55,7 +55,9 @@ export class ChatPane {
     // The keys are said where there is room for them (and a keyboard to press them on).
     const wide = matchMedia("(min-width: 700px)");
     const hint = () => {
-      this.input.placeholder = wide.matches ? "Message homed…  (Enter sends, Shift+Enter for a new line)" : "Message homed…";
+      this.input.placeholder = wide.matches
+        ? "Message homed…  (Enter sends, Shift+Enter for a new line)"
+        : "Message homed…";
     };
     hint();
     wide.addEventListener("change", hint);

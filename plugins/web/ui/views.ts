@@ -72,11 +72,8 @@ export function providerView(current: LlmSettingsView, firstRun: boolean, onSave
     value: String(current.contextWindow || 128000),
   });
   const msg = h("div", { class: "form-msg", id: "provider-msg" });
-  const testBtn = h(
-    "button",
-    { type: "button", id: "test-connection", disabled: !current.configured },
-    "Test connection",
-  );
+  // Usable before Save: it tests what the form says, saved or not.
+  const testBtn = h("button", { type: "button", id: "test-connection" }, "Test connection");
   // First run: after saving, stay on the form so the connection can be tested, then go on.
   const startBtn = h(
     "button",
@@ -86,40 +83,65 @@ export function providerView(current: LlmSettingsView, firstRun: boolean, onSave
   kind.addEventListener("change", () => {
     baseURL.placeholder = kind.value === "anthropic" ? "https://api.anthropic.com" : "https://api.openai.com/v1";
   });
+  /** The settings as the form has them; an empty key field keeps the stored key. */
+  const formSettings = (): Record<string, unknown> => {
+    const body: Record<string, unknown> = {
+      provider: kind.value,
+      baseURL: baseURL.value.trim(),
+      model: model.value.trim(),
+      contextWindow: Number(window.value) || undefined,
+    };
+    if (key.value) body.apiKey = key.value;
+    return body;
+  };
+  const say = (text: string, tone: "ok" | "bad" | "", ...more: HTMLElement[]) => {
+    msg.className = tone ? `form-msg ${tone}` : "form-msg";
+    msg.replaceChildren(text, ...more);
+  };
+  const test = () => api<LlmTestResult>("/api/provider/test", formSettings());
+  const store = async (tested: LlmTestResult | null) => {
+    const saved = await api<LlmSettingsView>("/api/provider", formSettings());
+    key.value = "";
+    key.placeholder = saved.hasKey ? `keep the stored key (${saved.keyHint})` : "API key";
+    const what = `${saved.provider} ${saved.model}${saved.hasKey ? `, key ${saved.keyHint}` : ", no key"}`;
+    say(
+      tested
+        ? `Saved and connected: ${what}. ${tested.message} (${tested.latencyMs} ms)`
+        : `Saved without a test: ${what}.`,
+      tested ? "ok" : "",
+    );
+    startBtn.hidden = !firstRun;
+    if (!firstRun) onSaved();
+  };
+  // Save tests first: settings that do not answer are not saved unless the person says so.
   const save = async (e: Event) => {
     e.preventDefault();
-    msg.className = "form-msg";
+    say("Testing the connection…", "");
     try {
-      const body: Record<string, unknown> = {
-        provider: kind.value,
-        baseURL: baseURL.value.trim(),
-        model: model.value.trim(),
-        contextWindow: Number(window.value) || undefined,
-      };
-      if (key.value) body.apiKey = key.value;
-      const saved = await api<LlmSettingsView>("/api/provider", body);
-      key.value = "";
-      key.placeholder = saved.hasKey ? `keep the stored key (${saved.keyHint})` : "API key";
-      msg.textContent = `Saved: ${saved.provider} ${saved.model}${saved.hasKey ? `, key ${saved.keyHint}` : ", no key"}.`;
-      msg.classList.add("ok");
-      testBtn.disabled = false;
-      startBtn.hidden = !firstRun;
-      if (!firstRun) onSaved();
+      const r = await test();
+      if (r.ok) return await store(r);
+      const anyway = h(
+        "button",
+        {
+          type: "button",
+          id: "save-anyway",
+          class: "small",
+          onclick: () => void store(null).catch((err: Error) => say(err.message, "bad")),
+        },
+        "Save anyway",
+      );
+      say(`Not saved: the test call failed: ${r.message} (${r.latencyMs} ms). `, "bad", anyway);
     } catch (err) {
-      msg.textContent = (err as Error).message;
-      msg.classList.add("bad");
+      say((err as Error).message, "bad");
     }
   };
   testBtn.addEventListener("click", async () => {
-    msg.className = "form-msg";
-    msg.textContent = "Testing…";
+    say("Testing…", "");
     try {
-      const r = await api<LlmTestResult>("/api/provider/test", {});
-      msg.textContent = `${r.ok ? "Connected" : "Failed"}: ${r.message} (${r.latencyMs} ms)`;
-      msg.classList.add(r.ok ? "ok" : "bad");
+      const r = await test();
+      say(`${r.ok ? "Connected" : "Failed"}: ${r.message} (${r.latencyMs} ms)`, r.ok ? "ok" : "bad");
     } catch (err) {
-      msg.textContent = (err as Error).message;
-      msg.classList.add("bad");
+      say((err as Error).message, "bad");
     }
   });
   return h(
