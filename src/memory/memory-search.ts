@@ -202,10 +202,7 @@ export function snippetOf(text: string, query: string, chars: number): string {
   return `${text.slice(0, head)}… ${cut(text.slice(at - 40), chars - head)}`;
 }
 
-/** "2026-12-01 09:05 UTC". */
-export function formatTime(ms: number): string {
-  return `${new Date(ms).toISOString().slice(0, 16).replace("T", " ")} UTC`;
-}
+export { formatTime } from "../protocol/time-format.ts";
 
 /**
  * Where an event is from, as a person reads it: "web conversation web-1 · untrusted", or by its

@@ -1,4 +1,6 @@
 /** Building DOM without innerHTML: every string becomes a text node unless it is markdown we rendered. */
+import { formatDay } from "../../../src/protocol/time-format.ts";
+
 type Child = Node | string | null | undefined | false;
 
 export function h<K extends keyof HTMLElementTagNameMap>(
@@ -26,5 +28,5 @@ export function timeAgo(ms: number): string {
   if (s < 60) return "just now";
   if (s < 3600) return `${Math.floor(s / 60)} min ago`;
   if (s < 86400) return `${Math.floor(s / 3600)} h ago`;
-  return new Date(ms).toLocaleDateString();
+  return formatDay(ms);
 }

@@ -6,6 +6,7 @@
  */
 import { api, type ApiError } from "./api.ts";
 import { clear, h } from "./dom.ts";
+import { formatDay } from "../../../src/protocol/time-format.ts";
 import type {
   FactView,
   L3DistillResult,
@@ -15,7 +16,7 @@ import type {
 } from "../../../src/protocol/l3.ts";
 
 const SVG = "http://www.w3.org/2000/svg";
-const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+const day = formatDay;
 
 function svg(tag: string, attrs: Record<string, string | number>, text?: string): SVGElement {
   const el = document.createElementNS(SVG, tag);

@@ -3,6 +3,7 @@ import { api } from "./api.ts";
 import { clear, h } from "./dom.ts";
 import { attachmentView } from "./attach.ts";
 import type { MemoryHit } from "../../../src/protocol/channel.ts";
+import { formatTime } from "../../../src/protocol/time-format.ts";
 
 /** An event's picture blocks, each a thumbnail linking to its full size, captioned by its text. */
 function blockViews(e: MemoryHit): HTMLElement | null {
@@ -41,7 +42,7 @@ function fileViews(e: MemoryHit): HTMLElement | null {
   );
 }
 
-const when = (ms: number) => new Date(ms).toLocaleString();
+const when = formatTime;
 
 /** One remembered event: when, which conversation (a link to it), who, the snippet. */
 export function hitView(e: MemoryHit): HTMLElement {

@@ -6,6 +6,7 @@
 import { api, type ApiError } from "./api.ts";
 import { clear, h, timeAgo } from "./dom.ts";
 import type { SceneDetail, SceneView } from "../../../src/protocol/scenes.ts";
+import { formatTime } from "../../../src/protocol/time-format.ts";
 
 /** What a person calls a scene: its declared key, or what clustering found it to be. */
 function title(s: SceneView): string {
@@ -83,7 +84,7 @@ function membersView(s: SceneView): HTMLElement {
           "li",
           {},
           h("a", { class: "conv-link", href: `#/chat/${encodeURIComponent(m.conv)}` }, m.conv),
-          ` · ${new Date(m.ts).toLocaleString()}`,
+          ` · ${formatTime(m.ts)}`,
         ),
       );
   });
