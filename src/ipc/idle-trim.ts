@@ -2,7 +2,7 @@
  * Memory back after a burst. Under load, the engine keeps what the busy minutes grew: compiled
  * code for the paths the turns ran, heap capacity, and free pages its allocator holds on to. On a
  * 20-stream load the daemon and its web plugin stayed ~40 MiB above idle long after the last turn,
- * and a full collection alone gave back nothing of it (docs/BENCHMARKS.md, issue 30). The daemon
+ * and a full collection alone gave back nothing of it (docs/BENCHMARKS.md, "memory back after a burst"). The daemon
  * and each plugin on the SDK (plugins/sdk: from its first readiness) therefore watch their own
  * CPU time and resident memory; once one has been quiet for QUIET_TICKS checks in a row and has
  * grown more than GROWTH_MIB since it was ready or last trimmed, it asks the engine to shrink: a

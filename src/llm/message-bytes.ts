@@ -3,7 +3,7 @@
  * next that history barely changes: the same messages, a new turn at the end, maybe a recall note
  * or a system prompt that differs. `MessageBytes` keeps the UTF-8 JSON of recent requests'
  * messages and builds the next request from byte runs of the messages it already wrote, writing
- * only those it has not seen (docs/BENCHMARKS.md, issue 11: at 10k events a turn's request held
+ * only those it has not seen (docs/BENCHMARKS.md, the turn-overhead entries: at 10k events a turn's request held
  * ~6,700 messages).
  *
  * Messages are never changed once made (a changed message is a new object; the turn log freezes

@@ -1,7 +1,7 @@
 /**
  * The tools a request offers, as JSON. Every model call offers the same few dozen tools, each
  * with its JSON Schema; writing them anew took ~0.2 ms a call at 10k events (docs/BENCHMARKS.md,
- * issue 11), about as much as the whole request's messages once those are reused. A tool's JSON
+ * the turn-overhead entries), about as much as the whole request's messages once those are reused. A tool's JSON
  * is kept by its schema object (one per registered tool, the same object every call) and used
  * again while its name and description are unchanged.
  */

@@ -2,7 +2,7 @@
  * When every past turn fits the budget (the usual case with a large window), a turn's context is
  * all of them, and from one turn to the next only the newest turns are new. Building it anew
  * walked every turn and made an entry for each of its messages: at 10k events, ~3,300 turns and
- * ~6,700 messages on every turn (docs/BENCHMARKS.md, issue 11). `AllFit` keeps, per conversation,
+ * ~6,700 messages on every turn (docs/BENCHMARKS.md, the turn-overhead entries). `AllFit` keeps, per conversation,
  * the entries of the turns before the one being answered and adds only the turns that came
  * after; anything else that changed in those turns (a layer, their events, the forgotten mark,
  * the turn log read anew) makes it build them again.

@@ -1,5 +1,5 @@
 /**
- * A long attachment's text cut into chunks for memory (issue 16). Memory indexes an event's text
+ * A long attachment's text cut into chunks for memory. Memory indexes an event's text
  * only up to MAX_INDEXED_TEXT_CHARS, so a fact on page 27 of a long PDF would never be found
  * through the user message that carries it. Each chunk is logged as its own `attachment-chunk`
  * event of the turn (src/agent/turn-steps.ts), indexed with the file name and its anchor. Chunks

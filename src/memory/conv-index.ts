@@ -312,7 +312,7 @@ export class ConvIndex {
    * A zeroed count and a zeroed flag per document, the same memory on every query, as
    * scoreBuffers: cutting past askings needs both on every recall, and fresh arrays the length
    * of the person-wide index (every conversation's events) were 5 bytes an event of garbage on
-   * every one, growing with the person's memory (issue 30). Valid until the next call.
+   * every one, growing with the person's memory. Valid until the next call.
    */
   docScratch(): [Int32Array, Uint8Array] {
     if (this.countBuf.length < this.size) {

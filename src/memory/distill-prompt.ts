@@ -1,5 +1,5 @@
 /**
- * The versioned distillation prompt and triple schema (issue 15): what the model is asked to
+ * The versioned distillation prompt and triple schema: what the model is asked to
  * extract from cold turns, and the valibot schema its answer must pass. A change to either
  * bumps its version, and every fact records the version that made it (l3_facts.version), so
  * facts of an old prompt can be told apart and re-made.

@@ -1,5 +1,5 @@
 /**
- * Cooling (issue 15): a background job distills cold turns into L3 facts. A turn is
+ * Cooling: a background job distills cold turns into L3 facts. A turn is
  * ready when all its events are in L2, none was accessed more than `maxAccesses` times, and none
  * was touched (moved, recalled, quoted) for `idleMs`. Ready turns go to the model in batches of
  * about `batchTokens`, under a token budget per run; each answer is parsed with the versioned

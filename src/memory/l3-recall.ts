@@ -1,5 +1,5 @@
 /**
- * L3 recall (issue 15): the facts relevant to an input reach the model as one compact,
+ * L3 recall: the facts relevant to an input reach the model as one compact,
  * deduplicated system note with provenance. Relevant: a fact touching a node the input names
  * (all of a name's words in the input; "user" when the person speaks of themself), then facts one
  * hop further. Per subject and predicate only the newest fact the turn may see is stated, with

@@ -16,7 +16,7 @@ export interface LexicalParams {
    * Weight of a query word met by the turn's speaker name, relative to one met in its text. 0 by
    * default: a person's name weighs as a factor (`named`), and a role said in the question
    * ("user", "assistant") moved nothing at 0.3 on any set (LongMemEval dev user and all turns,
-   * LoCoMo dev, chat, facts; docs/BENCHMARKS.md 2026-12-05, issue 29), where the question-form
+   * LoCoMo dev, chat, facts; docs/BENCHMARKS.md 2026-12-05, query analysis), where the question-form
    * rules (query-rules-en.ts en.assistant-said, en.to-assistant) say whose turns a question wants.
    */
   speaker: number;

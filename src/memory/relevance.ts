@@ -2,114 +2,36 @@
  * How relevant each remembered event is to the current input: the one scorer the agent's
  * pruning, cold recall and `homed recall` share. Lexical: BM25 over a conversation's own
  * statistics (src/memory/conv-index.ts), plus what a turn means beyond its own words, each at a
- * lower weight and each kept because it measured a gain (docs/BENCHMARKS.md, 2026-12-01):
+ * lower weight and each kept only because it gained on the sets without losing on any (the
+ * measurements, and what was tried and rejected: docs/BENCHMARKS.md, "How the lexical scorer's
+ * signals were chosen"):
  *   - its neighbours (src/memory/neighbours.ts): a short reply ("Yes! We went last week.") takes
- *     part of the score of the turn it answers, a long self-contained turn almost none; the turn
- *     two away takes a fifth of that through a short turn between ("Where to?"): chat R@10 EN
- *     .790 → .819, ZH .803 → .839, LongMemEval unchanged (0.15–0.25 the same; at 0.3 all turns
- *     lose a question, and without the short turn between, 0.1 already did);
- *     between people, the turn after a question (a turn ending with "?") answers it: it takes
- *     the question's whole score, not a neighbour's half, scaled by a length of 100 words, not
- *     10 ("How often do you swim these days?" — a 30-word "Most mornings before work. It clears
- *     my head …"): LoCoMo R@10 .706 → .804 (conv-26 .726 → .801, conv-41 .687 → .807; R@5 .624
- *     → .714, MRR .481 → .598; single-hop .74 → .90, open-domain .37 → .34), chat R@10 EN .857
- *     → .926, ZH .854 → .971, LongMemEval unchanged (measured in two steps: the length first,
- *     .706 → .758, 50–200 words .749–.760; then the whole score, .791 → .804, three quarters
- *     .801). Not for an assistant's reply to a person's question: given it, after any turn that
- *     asks, LongMemEval all turns lost R@5 .864 → .857 (R@10 .931 → .918; a question limit of
- *     30 words avoided that), and on the memory page the assistant's "?" and its answer quoting
- *     a recalled turn rose above the turns that told the facts;
- *   - its session as one document (BM25), fused at a tenth of the turn's weight, up to a fifth
- *     when the conversation's turns are long and self-contained (sessions that work one task
- *     through): at a fifth for every kind of conversation, the chat sets lost 4–7 points;
- *   - its speaker's name ("When did Caroline ..."); a speaker's name in a turn's text counts
- *     nothing (LexicalParams.nameInText): said there, it mostly addresses that person ("Hey
- *     Caroline!", said by the other; in LoCoMo dev 611 of 612 turns that name a speaker are the
- *     other's), so the question's name pointed at the wrong person's turns. LoCoMo R@10 .697 →
- *     .706 (conv-26 .713 → .726, conv-41 .682 → .687), chat R@10 EN .819 → .857, ZH .839 →
- *     .854, LongMemEval unchanged (roles, "user" and "assistant", are words as before); the
- *     turns of a person the question names count 1.3 times (src/memory/named-speakers.ts), in
- *     place of the added speaker weight, which lifted every turn of theirs alike, matching or
- *     not: LoCoMo R@10 .779 → .789 (conv-26 .780 → .793, conv-41 .778 → .785; R@5 .665 → .694,
- *     MRR .533 → .561; adversarial questions, which name the wrong person, .85 → .83), chat R@10
- *     EN .865 → .860, ZH .887 → .904, LongMemEval unchanged; 1.2–1.4 measured .788–.792;
- *     such a name weighs nothing in a session's text either (chat R@10 EN .860 → .864, ZH .904
- *     → .908, LoCoMo the same), and stands for no concept (Maya is no illusion, John no toilet;
- *     src/memory/lexical-index.ts analyse): LoCoMo .789 → .791 (conv-41 .785 → .789), chat R@10
- *     EN .864 → .889 (R@5 .761 → .788), ZH the same, LongMemEval unchanged;
+ *     part of the score of the turn it answers, a long self-contained turn almost none; between
+ *     people, the turn after a question takes the question's whole score (not for an assistant's
+ *     reply, which would rise above the turns that told the facts);
+ *   - its session as one document, fused at a tenth of the turn's weight, up to a fifth when the
+ *     conversation's turns are long and self-contained;
+ *   - the speakers: the turns of a person the question names count 1.3 times
+ *     (src/memory/named-speakers.ts); a name in a turn's text weighs nothing, since said there it
+ *     mostly addresses that person;
  *   - concept bridges (WordNet, CC-CEDICT) at a fifth of a shared word, a tenth when only the
- *     concepts meet: at half weight they cost LongMemEval 4–5 points;
- *   - a Chinese query word no turn uses, which jieba made by joining a name or a character to
- *     its neighbour (王芳订, 狗叫), stands for the turns' words that make it up (王芳, 订; 小狗) at
- *     half a word's weight (src/memory/han-parts.ts): chat ZH R@10 .640 → .803, facts ZH hit@10
- *     .483 → .650, 0.3–1 measured alike;
- *   - the span the query names ("two weeks ago", 上周六): turns said then count double, and gain
- *     0.3 of the best score even when they share no word with the question (0.25–0.5 measured
- *     the same, 0.2 a question less); the phrase's own words ("weeks", "ago") are left out of the
- *     query; of those turns, one that says "today" ("I planted tomatoes today"), or that it
- *     "just" happened ("I just got back from …", 刚买了; LongMemEval user turns .879 → .883, R@10
- *     .931 → .946, all turns .864 → .874, LoCoMo and chat unchanged, 2026-12-05), tells what
- *     happened then, and counts double again; a calendar date the question names ("on 13 October
- *     2023", "in May 2023", 2023年5月; time.ts dateWindow) is such a span whether or not the time
- *     of asking is known, and its words leave the query too: LoCoMo R@10 .758 → .779 (conv-26
- *     .770 → .780, conv-41 .746 → .778; 8 questions up, none down; single-hop .83 → .88; 34 of
- *     its 392 questions name a date), LongMemEval and chat unchanged (no question names one);
- *   - what the question asks for (src/memory/query-analysis.ts): a turn stating a number counts
- *     1.7 times for a measure ("how many hours", "how much", "total"; LongMemEval user turns
- *     .868 → .881, all turns .857 → .864, R@10 of all turns .934 → .931), 1.3 times for a count
- *     of things ("how many babies") and for the time between two things ("how many days
- *     before …"); the assistant's turns count half for a question in the person's own voice, or
- *     any question, that does not address the assistant ("Can you suggest …" only frames a
- *     request for advice: its "you" does not count; LongMemEval all turns .842 → .848 for any
- *     question, → .857 for the request, R@10 .915 → .934), the person's half for one about what
- *     the assistant said; a question about the present state ("these days", "currently", 现在) favours
- *     the newer of the turns that match, up to 1.2 times for the newest (one chat question of two
- *     conversations gained, LongMemEval unchanged; 0.1–0.5 measured the same);
- *   - a question that adds things up (it asks how many or how much, not what the assistant
- *     said) takes its turns from several sessions (src/memory/session-spread.ts): among the best
- *     50, each further turn of a session already ranked counts 0.8 times less, as maximal
- *     marginal relevance picks them: LongMemEval user turns .883 → .888 (R@10 .946 → .947), all
- *     turns .874 → .880 (R@10 .941 → .936), LoCoMo R@10 .804 (R@5 .714 → .716), chat unchanged
- *     (0.1–0.3 measured .888–.891 on user turns; for every question, at 0.15–0.3, LongMemEval
- *     user turns lost 2.4–4.8 points and LoCoMo 4.6–7.7);
- *   - words that only frame the question leave it, as a span's phrase does: "these days", "so
- *     far" (they say now), "earlier", "lately" (before now), "Can you suggest …", "Any tips?" (a
- *     request for advice), "I've been thinking about …, but I'm not sure which one to choose" (the
- *     person's hedges; a person's messages to an assistant are full of both), "different types
- *     of", "how many": LongMemEval all turns .829 → .842, user turns .853 → .868 (R@10 .924 →
- *     .931), chat EN .811 → .819; "I mentioned …", "we talked about" (said before, as every turn
- *     was; 2026-12-05: user turns .888 → .898, one question, the other sets unchanged).
- *   - past questions are not answers (src/memory/past-askings.ts): a turn that asks what the query
- *     asks (half its words or more are the query's, and it holds two thirds of the query's) and
- *     was not answered with something of its own, an assistant's turn made that way (an echo),
- *     and an assistant's reply that says it does not know count a hundredth, below any turn that
- *     tells something; not for a request for advice, whose earlier askings say what the person
- *     cares about (with them: LongMemEval user turns −0.5, dev 2026-12-05). LongMemEval, LoCoMo
- *     and the chat sets unchanged; at a half or a tenth the earlier asking still came first over
- *     a statement met only through concept bridges; every question left unanswered cut, not only
- *     those that restate the query, cost LongMemEval all turns R@10 .931 → .927; an assistant's
- *     reply that says back the person's turn before it ("Nice bike!") scores at most 0.9 of that
- *     turn (a short echo outranked the statement on the memory page; the sets unchanged).
- * Tried and rejected on the same measurements: pseudo-relevance feedback (RM3-like, +1 on
- * LongMemEval, −1 to −10 on the chat sets), session diversification of the top (−2 to −4 on
- * LongMemEval), b = 0.5 (+0.5 on LongMemEval user turns, −4 with all turns); and (2026-12-02)
- * query-term coverage, BM25+ and BM25L, term proximity in the top 30–50, the noun phrase after
- * "how many / which" weighed up, session-level idf, a number before the unit "how many" names,
- * proper names weighed up, newer turns favoured for every question: none raised every set.
- * And (2026-12-05, LoCoMo): the added speaker weight raised to 0.6–2 before the name became a
- * factor (LoCoMo R@10 +.003 to +.021, chat EN −.008 to −.036); neighbours 0.6–0.7, neighbourLen
- * 15–20, twoHop 0.4, session 0.15–0.2 (LoCoMo +.005 to +.017, but on one conversation only or
- * at a cost of 1–2 points to chat EN); "would", "might", "likely", "probably", "considered"
- * leaving a question as framing of a hypothetical ("likely" is stemmed to "like"): LoCoMo .789
- * → .791, one question of one conversation, LongMemEval and chat unchanged, not worth a rule in
- * each language; k1 0.9 / 1.6 and concepts 0.1 / 0.3 on LongMemEval user turns (±1 question);
- * the other's turns that say "you" to the named person (next to a turn of theirs) × 1.15 or
- * × 1.3: LoCoMo .804 → .803 / .793, only the generated chat set gained (EN .926 → .956), where
- * the asker's "Did you …?" is part of the evidence by construction.
+ *     concepts meet;
+ *   - a Chinese query word no turn uses, which jieba made by joining a name or a character to its
+ *     neighbour, stands for the words that make it up at half weight (src/memory/han-parts.ts);
+ *   - the span the question names ("two weeks ago", a calendar date; src/memory/time.ts): turns
+ *     said then count double and gain a share of the best score, and the phrase's own words
+ *     leave the query;
+ *   - what the question asks for (src/memory/query-analysis.ts): a turn stating a number for a
+ *     measure or a count, the person's or the assistant's turns as the question addresses them,
+ *     the newer of the matching turns for the present state;
+ *   - a question that adds things up takes its turns from several sessions
+ *     (src/memory/session-spread.ts);
+ *   - words that only frame the question ("these days", "Can you suggest …") leave it;
+ *   - past questions are not answers (src/memory/past-askings.ts): a turn that asks what the
+ *     query asks and was not answered counts a hundredth.
  * With a dense model installed, dense cosine brings its own candidates and half of the score
  * (a first, untuned split: no real model has been measured yet).
- */
-import { type ConvIndex, type Postings, PostingsCursor } from "./conv-index.ts";
+ */import { type ConvIndex, type Postings, PostingsCursor } from "./conv-index.ts";
 import type { LexicalIndex, Scored } from "./lexical-index.ts";
 import { hanParts } from "./han-parts.ts";
 import { lendToNeighbours } from "./neighbours.ts";

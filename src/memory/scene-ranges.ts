@@ -2,7 +2,7 @@
  * Which events are a scene's memories: the event ranges of its member turns, per conversation,
  * sorted, so "is this event a memory of that scene" is a binary search. A turn asked it of every
  * member row it read from the database, on every turn: a scene a person keeps coming back to
- * gathers thousands of member turns, and each turn read them all (docs/BENCHMARKS.md, issue 11).
+ * gathers thousands of member turns, and each turn read them all (docs/BENCHMARKS.md, the turn-overhead entries).
  * The ranges are read once per scene and kept as members join.
  */
 

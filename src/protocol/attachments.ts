@@ -1,5 +1,5 @@
 /**
- * Attachments to a person's message (issue 16): images, audio, video and documents uploaded to
+ * Attachments to a person's message: images, audio, video and documents uploaded to
  * a channel (the web UI, the /v1 API). The bytes are content-addressed blocks (DATA/blocks); the
  * user message's event body names them with the type sniffed from their own bytes (never the
  * file name's extension nor a client's Content-Type) and, once the media plugin read them, the

@@ -1,5 +1,5 @@
 /**
- * Vectors of image and audio blocks (issue 15): with a CLIP-style model each image block of an
+ * Vectors of image and audio blocks: with a CLIP-style model each image block of an
  * event gets its own vector in the text space, with a CLAP-style model each audio block does,
  * kept in block_vectors with the embedder's id (migration 12), so dense recall can find a turn by
  * what its picture shows or its sound is. A block that could not be embedded gets a row with no

@@ -1,5 +1,5 @@
 /**
- * The stable graph, L3 (issue 15): subject–predicate–object facts whose nodes are
+ * The stable graph, L3: subject–predicate–object facts whose nodes are
  * blocks. An entity node is a text block of its own `l3-entity` event in the log's L3_CONV
  * conversation, whose layer is 3 from the start, so L3 is its one holder; a media node is an
  * image's existing block, held by L3 once its event is distilled. Nothing here is ever deleted

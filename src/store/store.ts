@@ -2,7 +2,7 @@
  * homed.db: bun:sqlite in WAL mode with synchronous=NORMAL. In WAL mode a committed
  * transaction is in the WAL file before the commit returns, so an event acknowledged to a
  * caller survives a crash of the process (kill -9); power loss may drop the last commits,
- * which is out of scope (issue 2).
+ * which the design leaves out of scope: sqlite's full sync on every commit costs every turn.
  */
 import { Database } from "bun:sqlite";
 import { chmodSync, existsSync, statSync } from "node:fs";
