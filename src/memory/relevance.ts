@@ -31,7 +31,8 @@
  *     query asks and was not answered counts a hundredth.
  * With a dense model installed, dense cosine brings its own candidates and half of the score
  * (a first, untuned split: no real model has been measured yet).
- */import { type ConvIndex, type Postings, PostingsCursor } from "./conv-index.ts";
+ */
+import { type ConvIndex, type Postings, PostingsCursor } from "./conv-index.ts";
 import type { LexicalIndex, Scored } from "./lexical-index.ts";
 import { hanParts } from "./han-parts.ts";
 import { lendToNeighbours } from "./neighbours.ts";
