@@ -22,7 +22,6 @@ import {
   SettingsSaveResult,
   SettingsView,
 } from "../../src/protocol/settings.ts";
-import { ApprovalScope } from "../../src/protocol/turn-stream.ts";
 import type { Plugin } from "../sdk/index.ts";
 import type { ChatHub } from "./chat-hub.ts";
 import { exportJson, exportMarkdown } from "./conversation-export.ts";
@@ -34,37 +33,12 @@ import { skillRoutes } from "./skills-routes.ts";
 import { getBlock } from "../sdk/blocks.ts";
 import { LiveTurns } from "./live-turns.ts";
 import { tooManyAttempts, type Security } from "./security.ts";
-import { AttachmentRef, MAX_ATTACHMENTS } from "../../src/protocol/attachments.ts";
 import { cleanName, prepareUpload, readUploadBody, storeUpload } from "./uploads.ts";
-import type { WebSession } from "../../src/protocol/web.ts";
+import { ApproveBody, ChatBody, ConvId, LiveQuery, StreamBody, type WebSession } from "../../src/protocol/web.ts";
 
-const ConvId = v.pipe(
-  v.string(),
-  v.regex(/^[A-Za-z0-9._:-]{1,200}$/, "conversation ids are 1-200 letters, digits, . _ : -"),
-);
-const ChatBody = v.strictObject({
-  conv: ConvId,
-  /** The words; may be empty when files are attached. */
-  text: v.pipe(v.string(), v.maxLength(1_000_000)),
-  /** Files uploaded first (POST /api/uploads), by the block each became. */
-  attachments: v.optional(v.pipe(v.array(AttachmentRef), v.maxLength(MAX_ATTACHMENTS)), []),
-  /** This conversation's model when it is not the configured one: one the provider lists. */
-  model: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200))),
-  /** What sends it, for the scene the turn declares: the web UI (the default) or a remote waiter. */
-  client: v.optional(v.picklist(["browser", "waiter"]), "browser"),
-});
-const ApproveBody = v.strictObject({
-  stream: v.string(),
-  callId: v.string(),
-  approved: v.boolean(),
-  /** "conversation": allow the tool for the rest of the conversation. */
-  scope: v.optional(ApprovalScope),
-});
-const StreamBody = v.strictObject({ stream: v.string() });
 const SearchQuery = v.object({
   q: v.pipe(v.string("q is required"), v.trim(), v.minLength(1, "q is empty"), v.maxLength(500)),
 });
-const LiveQuery = v.object({ conv: v.pipe(v.string("conv is required"), ConvId) });
 const ModelBody = v.strictObject({ model: v.pipe(v.string(), v.maxLength(200)) });
 const RenameBody = v.strictObject({ title: v.pipe(v.string(), v.maxLength(200)) });
 const ExportQuery = v.object({ format: v.optional(v.picklist(["md", "json"], "format is md or json"), "md") });

@@ -12,10 +12,10 @@ import type { LiveTurnHeader } from "../../src/protocol/web.ts";
 import type { ChatHub } from "./chat-hub.ts";
 
 /**
- * What a page is sent: the header, one event of the turn with its number, or why the turn could
+ * What a page is sent (PageFrame): the header, one event of the turn with its number, or why the turn could
  * not start at all (the kernel refused it: there is no stream to carry the reason).
  */
-export type PageEvent = { header: LiveTurnHeader } | { seq: number; event: StreamEvent } | { refused: string };
+export type PageFrame = { header: LiveTurnHeader } | { seq: number; event: StreamEvent } | { refused: string };
 
 interface LiveTurn {
   stream: string;
@@ -103,7 +103,7 @@ export class LiveTurns {
    * numbered above `from` and each new one; resolves when the turn has ended (at once if it
    * already has). `unwatch` stops the events without touching the turn.
    */
-  watch(stream: string, from: number, onEvent: (e: PageEvent) => void): { ended: Promise<void>; unwatch: () => void } {
+  watch(stream: string, from: number, onEvent: (e: PageFrame) => void): { ended: Promise<void>; unwatch: () => void } {
     const t = this.turns.get(stream);
     if (!t) return { ended: Promise.resolve(), unwatch: () => {} };
     onEvent({

@@ -13,6 +13,7 @@ import { HomedError } from "../protocol/errors.ts";
 import { describeIssues } from "../protocol/jsonrpc.ts";
 import type { ChatHandlers } from "./chat-connection.ts";
 import { readSse } from "./sse-reader.ts";
+import type { ApproveBody } from "../protocol/web.ts";
 import type { OpenLink, WaiterLink } from "./waiter-link.ts";
 
 const SseEvent = v.looseObject({ type: v.string() });
@@ -107,13 +108,16 @@ export function remoteLink(base: URL, token: string | null): OpenLink {
             const q = v.safeParse(ApprovalQuestion, ev);
             const s = stream;
             if (!q.success || s === null) continue;
-            void handlers
-              .approve(q.output)
-              .then((approved) =>
-                call("api/approve", { stream: s, callId: q.output.callId, approved: approved === true }).catch(
-                  () => {},
-                ),
-              );
+            void handlers.approve(q.output).then((answer) => {
+              // A yes for the rest of the conversation goes as one, not as a no.
+              const body: ApproveBody = {
+                stream: s,
+                callId: q.output.callId,
+                approved: answer !== false,
+                ...(answer === "conversation" ? { scope: "conversation" } : {}),
+              };
+              return call("api/approve", body).catch(() => {});
+            });
           } else if (ev.type === "done") {
             const d = v.safeParse(DoneEvent, ev);
             if (!d.success)

@@ -1,7 +1,6 @@
 /** Talking to the web plugin from the page: JSON with the CSRF header, and the turn's event stream. */
 import { createParser } from "eventsource-parser";
-import type { AttachmentRef } from "../../../src/protocol/attachments.ts";
-import type { PageEvent } from "../../../src/protocol/web.ts";
+import type { ChatBody, PageEvent } from "../../../src/protocol/web.ts";
 
 export class ApiError extends Error {
   constructor(
@@ -31,11 +30,7 @@ export async function api<T>(path: string, body?: unknown): Promise<T> {
 }
 
 /** POST a turn and hand each server-sent event (JSON) to `onEvent` until the stream ends. */
-export async function streamChat(
-  body: { conv: string; text: string; model?: string; attachments?: AttachmentRef[] },
-  onEvent: (e: PageEvent) => void,
-  signal: AbortSignal,
-): Promise<void> {
+export async function streamChat(body: ChatBody, onEvent: (e: PageEvent) => void, signal: AbortSignal): Promise<void> {
   const res = await fetch("/api/chat", {
     method: "POST",
     headers: { "x-homed": "1", "content-type": "application/json" },

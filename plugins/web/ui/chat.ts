@@ -11,7 +11,7 @@ import { MarkdownStream } from "./markdown-stream.ts";
 import { copyText, copyButton, flash, usageText, bubble, toolCard } from "./chat-parts.ts";
 import { AttachTray, type AttachmentView } from "./attach.ts";
 import type { TranscriptItem } from "../../../src/protocol/channel.ts";
-import type { PageEvent } from "../../../src/protocol/web.ts";
+import type { ApproveBody, PageEvent, StreamBody } from "../../../src/protocol/web.ts";
 import type { ContextFigures } from "../../../src/protocol/context-figures.ts";
 
 /** How the kernel's notice that untrusted text is in view begins (src/agent/turn-steps.ts). */
@@ -229,7 +229,7 @@ export class ChatPane {
     // as it really did (a stopped tool says "cancelled"); without a stream id, just stop reading.
     if (
       !r.stream ||
-      !(await api("/api/cancel", { stream: r.stream }).then(
+      !(await api("/api/cancel", { stream: r.stream } satisfies StreamBody).then(
         () => true,
         () => false,
       ))
@@ -358,7 +358,13 @@ export class ChatPane {
               const answerWith =
                 (approved: boolean, scope: "call" | "conversation" = "call") =>
                 () => {
-                  void api("/api/approve", { stream: running.stream, callId: e.callId, approved, scope });
+                  if (running.stream)
+                    void api("/api/approve", {
+                      stream: running.stream,
+                      callId: e.callId,
+                      approved,
+                      scope,
+                    } satisfies ApproveBody);
                   card?.result(approved ? "approved" : "denied", "");
                 };
               card?.approval(
