@@ -28,7 +28,7 @@ import type { ApprovalPolicy } from "./approval.ts";
 import { type Given, ungivenOutbound } from "./outbound.ts";
 import type { PluginCaller } from "./plugin-caller.ts";
 import { runStage, type StageLog, type StageRegistry } from "./stages.ts";
-import type { ToolRegistry } from "./tools.ts";
+import type { RegisteredTool, ToolRegistry } from "./tools.ts";
 import { type BlockSink, releaseToolImages, storeToolImages } from "./tool-images.ts";
 
 /** How a denial reads, in the reply and the audit event, when "ask" met nobody to ask. */
@@ -122,6 +122,24 @@ export interface ToolExecution {
   mark?: string;
   /** A built-in plugin said why this result is the person's own (RunToolResult.own): no mark. */
   own?: string;
+}
+
+/** A call on its way through the gate: what the steps so far have established of it. */
+interface GateCall {
+  call: ToolCall;
+  ctx: ExecContext;
+  tool: RegisteredTool;
+  /** Its arguments, parsed (and perhaps rewritten by a before_toolcall handler). */
+  args: unknown;
+}
+
+function isExecution(g: GateCall | ToolExecution): g is ToolExecution {
+  return "status" in g;
+}
+
+/** How a call ended, for the model and the log. */
+function ended(call: ToolCall, status: ExecStatus, content: string, args: unknown = null): ToolExecution {
+  return { callId: call.id, name: call.name, status, content, arguments: args };
 }
 
 export interface ToolExecutorDeps {
@@ -228,24 +246,46 @@ export class ToolExecutor {
     return this.d.policy.trustsOutput(traits) ? null : sourceOf(name, result.arguments);
   }
 
+  /**
+   * The gate: a call goes through each step in turn, and the first that stops it gives its
+   * execution (invalid, denied, the tool's own error); one that passes them all runs.
+   *   1. known: the tool exists, this turn may use it, its arguments parse and fit its schema;
+   *   2. before_toolcall: plugins audit, deny or rewrite it (a critical one that fails denies);
+   *   3. fail-closed: no call while a critical plugin is down;
+   *   4. the tool's own check: a call it would refuse is its error before anyone is asked;
+   *   5. approval: the policy's allow, ask or deny, asked while untrusted text is in view or
+   *      the request could carry data out, denied where nobody can be asked;
+   *   6. run, then after_toolcall.
+   */
   private async decideAndRun(call: ToolCall, ctx: ExecContext): Promise<ToolExecution> {
-    const out = (status: ExecStatus, content: string, args: unknown = null): ToolExecution => ({
-      callId: call.id,
-      name: call.name,
-      status,
-      content,
-      arguments: args,
-    });
+    const steps: ((g: GateCall) => GateCall | ToolExecution | Promise<GateCall | ToolExecution>)[] = [
+      (g) => this.beforeToolcall(g),
+      (g) => this.failClosed(g),
+      (g) => this.toolsOwnCheck(g),
+      (g) => this.approval(g),
+    ];
+    let g: GateCall | ToolExecution = this.known(call, ctx);
+    for (const step of steps) {
+      if (isExecution(g)) return g;
+      g = await step(g);
+    }
+    return isExecution(g) ? g : await this.run(g);
+  }
+
+  /** Step 1: the tool exists, this turn may use it, and its arguments parse and fit its schema. */
+  private known(call: ToolCall, ctx: ExecContext): GateCall | ToolExecution {
     const tool = this.d.tools.get(call.name);
     if (!tool) {
       const known = this.d.tools.list().map((t) => t.def.name);
-      return out(
+      return ended(
+        call,
         "invalid",
         `error: there is no tool named ${call.name}. Available tools: ${known.join(", ") || "none"}.`,
       );
     }
     if (ctx.allowed && !ctx.allowed.has(call.name))
-      return out(
+      return ended(
+        call,
         "invalid",
         `error: ${call.name} is not one of the tools this turn may use: ${[...ctx.allowed].sort().join(", ") || "none"}.`,
       );
@@ -253,18 +293,28 @@ export class ToolExecutor {
     try {
       args = call.arguments.trim() === "" ? {} : JSON.parse(call.arguments);
     } catch (err) {
-      return out(
+      return ended(
+        call,
         "invalid",
         `error: the arguments are not valid JSON (${(err as Error).message}). Call ${call.name} again with a JSON object.`,
       );
     }
     const problem = this.d.tools.check(tool, args);
     if (problem)
-      return out("invalid", `error: invalid arguments for ${call.name}: ${problem}. Fix them and call again.`, args);
+      return ended(
+        call,
+        "invalid",
+        `error: invalid arguments for ${call.name}: ${problem}. Fix them and call again.`,
+        args,
+      );
+    return { call, ctx, tool, args };
+  }
 
-    // before_toolcall: audit, deny or rewrite. A critical plugin that fails to answer denies.
+  /** Step 2, before_toolcall: audit, deny or rewrite. A critical plugin that fails to answer denies. */
+  private async beforeToolcall(g: GateCall): Promise<GateCall | ToolExecution> {
+    const { call, ctx, tool } = g;
     let denied: string | null = null;
-    const view: ToolCallView = { id: call.id, name: call.name, arguments: args };
+    const view: ToolCallView = { id: call.id, name: call.name, arguments: g.args };
     const after = await runStage(
       this.d.stages,
       this.d.caller,
@@ -289,27 +339,49 @@ export class ToolExecutor {
         return { payload: p };
       },
     );
-    if (denied) return out("denied", `denied: ${denied}`, args);
-    if (after.call.arguments !== args) {
-      args = after.call.arguments;
-      const again = this.d.tools.check(tool, args);
-      if (again) return out("invalid", `error: arguments rewritten by a policy are invalid: ${again}`, args);
-    }
-
-    const down = this.d.caller.failClosed();
-    if (down.length > 0)
-      return out(
-        "denied",
-        `denied: critical plugin ${down.join(", ")} is down, so tool calls are refused until it is back`,
-        args,
+    if (denied) return ended(call, "denied", `denied: ${denied}`, g.args);
+    if (after.call.arguments === g.args) return g;
+    const again = this.d.tools.check(tool, after.call.arguments);
+    if (again)
+      return ended(
+        call,
+        "invalid",
+        `error: arguments rewritten by a policy are invalid: ${again}`,
+        after.call.arguments,
       );
+    return { ...g, args: after.call.arguments };
+  }
 
-    // The tool's own refusal comes before the approval question: asking a person about a call
-    // that cannot run (a page on a private address) only to refuse it after their yes wastes it.
-    // It is the tool's error, as if it had run: the model may try something else, the turn goes on.
-    const refused = tool.def.checks && !tool.local ? await this.check(tool.plugin, call.name, args, ctx.conv) : null;
-    if (refused) return out("error", `error: ${refused}`, args);
+  /** Step 3: no call runs while a critical plugin is down. */
+  private failClosed(g: GateCall): GateCall | ToolExecution {
+    const down = this.d.caller.failClosed();
+    if (down.length === 0) return g;
+    return ended(
+      g.call,
+      "denied",
+      `denied: critical plugin ${down.join(", ")} is down, so tool calls are refused until it is back`,
+      g.args,
+    );
+  }
 
+  /**
+   * Step 4: the tool's own refusal comes before the approval question: asking a person about a
+   * call that cannot run (a page on a private address) only to refuse it after their yes wastes
+   * it. It is the tool's error, as if it had run: the model may try something else.
+   */
+  private async toolsOwnCheck(g: GateCall): Promise<GateCall | ToolExecution> {
+    const { call, ctx, tool } = g;
+    const refused = tool.def.checks && !tool.local ? await this.check(tool.plugin, call.name, g.args, ctx.conv) : null;
+    return refused ? ended(call, "error", `error: ${refused}`, g.args) : g;
+  }
+
+  /**
+   * Step 5: the policy's allow, ask or deny. While untrusted text is in view an allowed call
+   * is asked; so is one whose request carries an address or words nobody gave. Where nobody
+   * can be asked, asking is a denial that says so.
+   */
+  private async approval(g: GateCall): Promise<GateCall | ToolExecution> {
+    const { call, ctx, tool, args } = g;
     const traits = {
       name: call.name,
       risk: tool.def.risk,
@@ -318,36 +390,42 @@ export class ToolExecutor {
     };
     const tainted = ctx.tainted ?? null;
     let decision = this.d.policy.decide(traits, ctx.untrusted, tainted);
-    if (decision.kind === "deny") return out("denied", `denied: ${decision.reason}`, args);
+    if (decision.kind === "deny") return ended(call, "denied", `denied: ${decision.reason}`, args);
     // While marked, an address or words nobody gave could carry data out in the request itself.
     const composed =
       tainted && decision.kind === "allow" && ctx.given
         ? ungivenOutbound(args, ctx.given, tool.def.risk === "network")
         : null;
     if (composed) decision = { kind: "ask" };
-    if (decision.kind === "ask") {
-      // Asked only because untrusted text is in view: say so and where it came from, to the person and in a denial.
-      const note = composed
-        ? `asked although allowed: ${composed}, and untrusted text is in view (from ${tainted}); the request itself could carry data out`
-        : tainted && this.d.policy.decide(traits, ctx.untrusted).kind === "allow"
-          ? `asked although allowed: untrusted text is in view (from ${tainted})`
-          : undefined;
-      // Never "the user declined" when nobody was asked: the policy said no.
-      if (ctx.untrusted || !ctx.ask) {
-        const nobody = ctx.untrusted ? "the input is untrusted" : NOBODY_BY_ORIGIN[ctx.origin];
-        return out(
-          "denied",
-          `${NO_ONE_TO_ASK}: ${call.name} (${tool.def.risk}) needs a person's approval${note ? ` (${note})` : ""}, and ${nobody}`,
-          args,
-        );
-      }
-      if (!this.grantedIn(ctx.conv, call.name)) {
-        const yes = await this.askPerson(call, args, ctx, ctx.ask, note);
-        if (!yes.approved) return out("denied", `denied: ${yes.why}`, args);
-        if (yes.conversation) this.grant(ctx.conv, call.name);
-      }
+    if (decision.kind !== "ask") return g;
+    // Asked only because untrusted text is in view: say so and where it came from, to the person and in a denial.
+    const note = composed
+      ? `asked although allowed: ${composed}, and untrusted text is in view (from ${tainted}); the request itself could carry data out`
+      : tainted && this.d.policy.decide(traits, ctx.untrusted).kind === "allow"
+        ? `asked although allowed: untrusted text is in view (from ${tainted})`
+        : undefined;
+    // Never "the user declined" when nobody was asked: the policy said no.
+    if (ctx.untrusted || !ctx.ask) {
+      const nobody = ctx.untrusted ? "the input is untrusted" : NOBODY_BY_ORIGIN[ctx.origin];
+      return ended(
+        call,
+        "denied",
+        `${NO_ONE_TO_ASK}: ${call.name} (${tool.def.risk}) needs a person's approval${note ? ` (${note})` : ""}, and ${nobody}`,
+        args,
+      );
     }
+    if (this.grantedIn(ctx.conv, call.name)) return g;
+    const yes = await this.askPerson(call, args, ctx, ctx.ask, note);
+    if (!yes.approved) return ended(call, "denied", `denied: ${yes.why}`, args);
+    if (yes.conversation) this.grant(ctx.conv, call.name);
+    return g;
+  }
 
+  /** Step 6: run the tool (in the kernel or its plugin), then after_toolcall. */
+  private async run(g: GateCall): Promise<ToolExecution> {
+    const { call, ctx, tool, args } = g;
+    const out = (status: ExecStatus, content: string, a: unknown = null) => ended(call, status, content, a);
+    const view: ToolCallView = { id: call.id, name: call.name, arguments: args };
     if (ctx.signal?.aborted) return out("cancelled", CANCELLED, args);
     let raw: unknown;
     try {
