@@ -12,7 +12,7 @@ import { ApprovalQuestion, StreamEvent } from "../protocol/turn-stream.ts";
 import { HomedError } from "../protocol/errors.ts";
 import { describeIssues } from "../protocol/jsonrpc.ts";
 import type { ChatHandlers } from "./chat-connection.ts";
-import { readSse } from "./sse-reader.ts";
+import { parseSse } from "../protocol/sse.ts";
 import type { ApproveBody } from "../protocol/web.ts";
 import type { OpenLink, WaiterLink } from "./waiter-link.ts";
 
@@ -94,7 +94,7 @@ export function remoteLink(base: URL, token: string | null): OpenLink {
       if (!res.body) throw new HomedError("upstream", `${where} sent no event stream`);
       let stream: string | null = null;
       try {
-        for await (const data of readSse(res.body)) {
+        for await (const { data } of parseSse(res.body)) {
           const e = v.safeParse(SseEvent, safeJson(data));
           if (!e.success) continue;
           const ev = e.output;

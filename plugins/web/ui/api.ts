@@ -1,5 +1,5 @@
 /** Talking to the web plugin from the page: JSON with the CSRF header, and the turn's event stream. */
-import { createParser } from "eventsource-parser";
+import { parseSse } from "../../../src/protocol/sse.ts";
 import type { ChatBody, PageEvent } from "../../../src/protocol/web.ts";
 
 export class ApiError extends Error {
@@ -57,12 +57,5 @@ async function readEvents(res: Response, onEvent: (e: PageEvent) => void): Promi
     if (res.status === 401) onUnauthorized();
     throw new ApiError(res.status, data.error ?? `${res.status}`);
   }
-  const reader = res.body.getReader();
-  const dec = new TextDecoder();
-  const parser = createParser({ onEvent: (e) => onEvent(JSON.parse(e.data) as PageEvent) });
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    parser.feed(dec.decode(value, { stream: true }));
-  }
+  for await (const e of parseSse(res.body)) onEvent(JSON.parse(e.data) as PageEvent);
 }

@@ -1,7 +1,9 @@
 /**
- * Server-Sent Events from a model provider, parsed by eventsource-parser (the WHATWG "event
- * stream interpretation": LF, CR and CRLF line ends split anywhere, a leading BOM, comments).
- * This wrapper adds what a provider stream needs beyond the parser: streaming UTF-8 decoding
+ * Server-Sent Events, the one reader of them: a model provider's stream (src/llm), the web
+ * plugin's turn streams as waiter's remote link (src/client) and the page (plugins/web/ui) read
+ * them. Parsed by eventsource-parser (the WHATWG "event stream interpretation": LF, CR and CRLF
+ * line ends split anywhere, a leading BOM, comments). This wrapper adds what a stream needs
+ * beyond the parser: streaming UTF-8 decoding
  * (a multi-byte character may be split between chunks), a bound on one event's size, a final
  * event that lacks its blank line, and releasing the connection when the reader stops early.
  */
