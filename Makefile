@@ -35,7 +35,7 @@ dist/native/libhomed-shim-arm64.so: native/shim.c native/shim.h
 
 # Start order of the built-in plugins (fails on a dependency cycle or a missing facility), and the
 # config.toml sections they own (src/generated/builtin-settings.ts, from each plugins/*/settings.ts).
-src/generated/builtin-plugins.ts src/generated/builtin-settings.ts &: node_modules/.installed scripts/gen-plugins.ts src/kernel/plugin-graph.ts src/protocol/manifest.ts src/protocol/plugin-settings.ts $(MANIFESTS) $(wildcard plugins/*/settings.ts)
+src/generated/builtin-plugins.ts src/generated/builtin-settings.ts &: node_modules/.installed scripts/gen-plugins.ts src/kernel/plugins/graph.ts src/protocol/manifest.ts src/protocol/plugin-settings.ts $(MANIFESTS) $(wildcard plugins/*/settings.ts)
 	$(BUN) scripts/gen-plugins.ts
 
 # Word → concepts from WordNet and CC-CEDICT, irregular verb forms → verb, and how common the most frequent words

@@ -24,12 +24,12 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { Supervisor } from "../src/kernel/supervisor.ts";
-import { externalSpecs } from "../src/kernel/plugin-catalog.ts";
-import { KERNEL_FACILITIES } from "../src/kernel/plugin-graph.ts";
+import { Supervisor } from "../src/kernel/plugins/supervisor.ts";
+import { externalSpecs } from "../src/kernel/plugins/catalog.ts";
+import { KERNEL_FACILITIES } from "../src/kernel/plugins/graph.ts";
 import { createLogger, createLogSink } from "../src/kernel/log.ts";
 import { realClock } from "../src/kernel/clock.ts";
-import type { PluginProcess } from "../src/kernel/plugin-process.ts";
+import type { PluginProcess } from "../src/kernel/plugins/process.ts";
 import { Doorbell } from "../src/ipc/doorbell.ts";
 import { closeFd, socketPair } from "../src/ipc/shim.ts";
 import { median, percentile, report } from "./report.ts";

@@ -1,5 +1,5 @@
 /**
- * Reading a block from the kernel (blocks/get, src/kernel/block-methods.ts): its record and its
+ * Reading a block from the kernel (blocks/get, src/kernel/methods/blocks.ts): its record and its
  * bytes, which arrive as bulk — read in place from the shared-memory arena on `shm` (copied out
  * here, then the reference is released so the arena can reuse the room), base64 in the reply on
  * `stdio`. Built-in plugins only.

@@ -1,7 +1,7 @@
 /**
  * /api/skills: the Skills page — the Agent Skills found (where, trusted, enabled, why one is
  * skipped), one skill's SKILL.md, enable/disable/trust, and removing a skill of DATA/skills.
- * Everything goes through the kernel's skills/* methods (src/kernel/skill-methods.ts), which
+ * Everything goes through the kernel's skills/* methods (src/kernel/methods/skills.ts), which
  * change the same DATA/skills.json as `homed skills`.
  */
 import * as v from "valibot";

@@ -10,7 +10,7 @@ import { Memory } from "../memory/memory.ts";
 import { importConversations } from "../memory/import-conversations.ts";
 import { IMPORT_CHANNEL, type ImportedConversation, type MemoryImportResult } from "../protocol/import.ts";
 import { HomedError } from "../protocol/errors.ts";
-import { loadConfig } from "../kernel/config.ts";
+import { loadConfig } from "../kernel/config/config.ts";
 import { ensureDataDir, lockDataDir } from "../kernel/data-dir.ts";
 import type { DataPaths } from "../kernel/data-paths.ts";
 

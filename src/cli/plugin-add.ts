@@ -3,8 +3,8 @@
  * dir. `add` checks the folder as the daemon would run it, shows what the plugin asks for — its
  * tools and their risk, the kernel facilities it requires, the network — and asks on a terminal
  * (elsewhere it needs -yes), then copies the folder into DATA/plugins/NAME and writes what the
- * owner allowed into DATA/plugins.json (src/kernel/plugin-grants.ts). The daemon runs it at its
- * next start, in its sandbox (src/kernel/plugin-sandbox.ts).
+ * owner allowed into DATA/plugins.json (src/kernel/plugins/grants.ts). The daemon runs it at its
+ * next start, in its sandbox (src/kernel/plugins/sandbox.ts).
  */
 import {
   cpSync,
@@ -25,9 +25,9 @@ import { outputIsOwn } from "../protocol/agent.ts";
 import type { PluginManifest } from "../protocol/manifest.ts";
 import { ensureDataDir } from "../kernel/data-dir.ts";
 import type { DataPaths } from "../kernel/data-paths.ts";
-import { folderSpec } from "../kernel/plugin-catalog.ts";
-import { grantsFile, readGrants, updateGrants } from "../kernel/plugin-grants.ts";
-import { PLUGIN_STATE_DIR } from "../kernel/plugin-sandbox.ts";
+import { folderSpec } from "../kernel/plugins/catalog.ts";
+import { grantsFile, readGrants, updateGrants } from "../kernel/plugins/grants.ts";
+import { PLUGIN_STATE_DIR } from "../kernel/plugins/sandbox.ts";
 
 /** What each kernel facility lets a plugin do, in a person's words. */
 const FACILITY_WORDS: Record<string, string> = {

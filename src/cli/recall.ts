@@ -18,7 +18,7 @@ import { Store } from "../store/store.ts";
 import { Tokenizer } from "../embed/tokenizer.ts";
 import { RecallSession } from "../memory/recall-session.ts";
 import type { ScorerName } from "../memory/relevance.ts";
-import { loadConfig } from "../kernel/config.ts";
+import { loadConfig } from "../kernel/config/config.ts";
 import { ensureDataDir, lockDataDir } from "../kernel/data-dir.ts";
 import { dataPaths } from "../kernel/data-paths.ts";
 import { LineDecoder } from "../ipc/line-decoder.ts";

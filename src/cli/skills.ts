@@ -10,7 +10,7 @@ import { resolve } from "node:path";
 import { createInterface } from "node:readline/promises";
 import { HomedError } from "../protocol/errors.ts";
 import type { SkillView } from "../protocol/skills.ts";
-import { loadConfig } from "../kernel/config.ts";
+import { loadConfig } from "../kernel/config/config.ts";
 import { ensureDataDir } from "../kernel/data-dir.ts";
 import type { DataPaths } from "../kernel/data-paths.ts";
 import { type FoundSkill, SkillCatalog } from "../skills/skill-catalog.ts";

@@ -11,7 +11,7 @@ import { L3Recall } from "../memory/l3-recall.ts";
 import { L3Graph } from "../store/l3-graph.ts";
 import type { Store } from "../store/store.ts";
 import type { Clock } from "./clock.ts";
-import { type DistillConfig, distillOptions } from "./distill-config.ts";
+import { type DistillConfig, distillOptions } from "./config/distill.ts";
 import type { Logger } from "./log.ts";
 
 /** The configured model as an extractor: the answer's text and usage; a failed call throws its LlmError (retryable says if). */

@@ -5,7 +5,7 @@
  */
 import type { TurnStreams } from "./turn-streams.ts";
 import type { WebLogin } from "./web-login.ts";
-import type { Supervisor } from "./supervisor.ts";
+import type { Supervisor } from "./plugins/supervisor.ts";
 import type { ControlClients } from "./channel-status.ts";
 import type { Agent } from "../agent/agent.ts";
 import type { RpcPeer } from "../ipc/rpc-peer.ts";
@@ -15,10 +15,10 @@ import type { ImportedConversation, MemoryImportResult } from "../protocol/impor
 import type { BulkRefFrame, PluginInfo } from "../protocol/plugin.ts";
 import type { BlockRecord } from "../protocol/blocks.ts";
 import type { Store } from "../store/store.ts";
-import type { SettingsSection } from "./config-sections.ts";
-import type { Config } from "./config.ts";
+import type { SettingsSection } from "./config/sections.ts";
+import type { Config } from "./config/config.ts";
 import type { ReloadResult, SettingsPatch, SettingsSaveResult, SettingsView } from "../protocol/settings.ts";
-import type { LlmSettings } from "./llm-settings.ts";
+import type { LlmSettings } from "./config/llm-settings.ts";
 import type { ProviderModels } from "./provider-models.ts";
 import type { KernelL3 } from "./distill-runner.ts";
 import type { SkillCatalog } from "../skills/skill-catalog.ts";

@@ -6,11 +6,11 @@ import { declaresOutput, outputIsOwn } from "../protocol/agent.ts";
 import type { Store } from "../store/store.ts";
 import { VERSION } from "../version.ts";
 import { channelStatus, type ControlClients } from "./channel-status.ts";
-import type { Config } from "./config.ts";
-import { type SettingsSection, valueAt } from "./config-sections.ts";
+import type { Config } from "./config/config.ts";
+import { type SettingsSection, valueAt } from "./config/sections.ts";
 import type { DataPaths } from "./data-paths.ts";
-import type { LlmSettings } from "./llm-settings.ts";
-import type { Supervisor } from "./supervisor.ts";
+import type { LlmSettings } from "./config/llm-settings.ts";
+import type { Supervisor } from "./plugins/supervisor.ts";
 import type { SkillCatalog } from "../skills/skill-catalog.ts";
 
 export interface StatusSources {

@@ -4,17 +4,17 @@
  */
 import { HomedError } from "../protocol/errors.ts";
 import { TurnStreams } from "./turn-streams.ts";
-import { valueAt } from "./config-sections.ts";
+import { valueAt } from "./config/sections.ts";
 import type { StatusResult } from "../protocol/control.ts";
 import { segmentBytesFor } from "../ipc/segment-layout.ts";
-import { MAX_BLOCK_BYTES } from "./block-methods.ts";
+import { MAX_BLOCK_BYTES } from "./methods/blocks.ts";
 import { listenUnixRpc, type RpcServer } from "../ipc/unix-rpc.ts";
 import { VERSION } from "../version.ts";
 import { Store } from "../store/store.ts";
-import { kernelBlocks, pluginBulk } from "./plugin-bulk.ts";
+import { kernelBlocks, pluginBulk } from "./plugins/bulk.ts";
 import { BlockStore } from "../store/blocks.ts";
-import { approvalOf, loadConfig, type Config } from "./config.ts";
-import { controlHandler } from "./control.ts";
+import { approvalOf, loadConfig, type Config } from "./config/config.ts";
+import { controlHandler } from "./methods/control.ts";
 import { ControlClients } from "./channel-status.ts";
 import { kernelStatus } from "./kernel-status.ts";
 import { ensureDataDir, lockDataDir, type DataDirLock } from "./data-dir.ts";
@@ -25,12 +25,12 @@ import type { HelloResult } from "../protocol/plugin.ts";
 import { childEnvironment, passThrough } from "../protocol/child-env.ts";
 import { engineEnv } from "./heap-size.ts";
 import { realClock, type Clock } from "./clock.ts";
-import { configuredSpecs } from "./plugin-catalog.ts";
-import { KERNEL_FACILITIES } from "./plugin-graph.ts";
-import { Supervisor, type PluginSpec } from "./supervisor.ts";
+import { configuredSpecs } from "./plugins/catalog.ts";
+import { KERNEL_FACILITIES } from "./plugins/graph.ts";
+import { Supervisor, type PluginSpec } from "./plugins/supervisor.ts";
 import { Agent } from "../agent/agent.ts";
 import { outputReserve } from "../agent/turn.ts";
-import { LlmSettings } from "./llm-settings.ts";
+import { LlmSettings } from "./config/llm-settings.ts";
 import { readSecretValues } from "./secret-values.ts";
 import {
   mergeSettingsPatch,
@@ -38,19 +38,19 @@ import {
   SettingsPage,
   settingsFile,
   writeSettingsPatch,
-} from "./ui-settings.ts";
+} from "./config/ui-settings.ts";
 import type { ReloadResult, SettingsPatch, SettingsSaveResult, SettingsView } from "../protocol/settings.ts";
 import { ProviderModels } from "./provider-models.ts";
-import { applyLiveChanges } from "./config-reload.ts";
-import { pluginSectionFor, sectionReadDeps, type SettingsSection, settingsSections } from "./config-sections.ts";
-import { pluginMethods } from "./plugin-methods.ts";
+import { applyLiveChanges } from "./config/reload.ts";
+import { pluginSectionFor, sectionReadDeps, type SettingsSection, settingsSections } from "./config/sections.ts";
+import { pluginMethods } from "./methods/plugin.ts";
 import { type KernelServices, pluginServices } from "./kernel-services.ts";
 import { ensureWebToken } from "./web-token.ts";
 import { WebLogin } from "./web-login.ts";
 import { checkListen } from "./listen-check.ts";
 import { eventText, Memory } from "../memory/memory.ts";
 import { importConversations } from "../memory/import-conversations.ts";
-import { kernelScenes } from "./scenes-config.ts";
+import { kernelScenes } from "./config/scenes.ts";
 import { Tokenizer } from "../embed/tokenizer.ts";
 import { processRss, processTreeRss } from "../ipc/idle-trim.ts";
 import { RssWatchdog } from "./rss-watchdog.ts";
@@ -396,7 +396,7 @@ export class Kernel {
     const pc = this.config.plugins;
     // Plugins never see the daemon's environment (tokens, cloud keys): only what a program needs.
     // The data dir is named to built-in plugins only; external ones run in a room of their own
-    // (src/kernel/plugin-sandbox.ts). HOMED_TEST_CLOCK_FILE (tests only, never set in
+    // (src/kernel/plugins/sandbox.ts). HOMED_TEST_CLOCK_FILE (tests only, never set in
     // production) gives the schedule plugin a clock a test can move; it passes only when the
     // daemon itself was started with it.
     const testClock = env.HOMED_TEST_CLOCK_FILE;

@@ -5,7 +5,7 @@
  */
 import type { LlmModelsResult } from "../protocol/channel.ts";
 import { listModels } from "../llm/list-models.ts";
-import type { LlmSettings } from "./llm-settings.ts";
+import type { LlmSettings } from "./config/llm-settings.ts";
 import type { Logger } from "./log.ts";
 
 /** How long a provider's list is trusted: models come and go in days, not minutes. */

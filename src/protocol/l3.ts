@@ -1,6 +1,6 @@
 /**
  * The stable graph (L3) as the kernel serves it to built-in plugins (the web UI's Knowledge
- * page; src/kernel/l3-methods.ts): `l3/facts` lists and searches facts, `l3/history` gives a
+ * page; src/kernel/methods/l3.ts): `l3/facts` lists and searches facts, `l3/history` gives a
  * fact's supersession chain with provenance and what was done to it, `l3/correct` adds the
  * person's superseding fact, `l3/delete` hides a fact (kept, and logged), `l3/recall` shows
  * what a trusted turn would be told for a text, and `l3/distill` runs the distillation now.

@@ -1,18 +1,18 @@
 /**
  * The kernel's side of blocks/get with real plugin processes: a Supervisor running
  * test/fixtures/plugins/block-reader.ts twice — over `shm` and over `stdio` — and answering
- * blocks/get with the kernel's own handler (src/kernel/block-methods.ts) over a real Store,
+ * blocks/get with the kernel's own handler (src/kernel/methods/blocks.ts) over a real Store,
  * BlockRecords and BlockStore. Used by test/ipc/blocks-get.test.ts and bench/blocks.ts.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Supervisor } from "../../src/kernel/supervisor.ts";
-import { externalSpecs } from "../../src/kernel/plugin-catalog.ts";
-import { KERNEL_FACILITIES } from "../../src/kernel/plugin-graph.ts";
+import { Supervisor } from "../../src/kernel/plugins/supervisor.ts";
+import { externalSpecs } from "../../src/kernel/plugins/catalog.ts";
+import { KERNEL_FACILITIES } from "../../src/kernel/plugins/graph.ts";
 import { createLogger, createLogSink } from "../../src/kernel/log.ts";
 import { realClock } from "../../src/kernel/clock.ts";
-import { kernelBlocks, pluginBulk } from "../../src/kernel/plugin-bulk.ts";
-import { blockMethods } from "../../src/kernel/block-methods.ts";
+import { kernelBlocks, pluginBulk } from "../../src/kernel/plugins/bulk.ts";
+import { blockMethods } from "../../src/kernel/methods/blocks.ts";
 import { Store } from "../../src/store/store.ts";
 import { BlockStore } from "../../src/store/blocks.ts";
 import { BlockRecords } from "../../src/store/block-records.ts";

@@ -2,8 +2,8 @@
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { loadConfig } from "../../src/kernel/config.ts";
-import { valueAt } from "../../src/kernel/config-sections.ts";
+import { loadConfig } from "../../src/kernel/config/config.ts";
+import { valueAt } from "../../src/kernel/config/sections.ts";
 import type { A2aConfig } from "../../plugins/a2a/settings.ts";
 import { tempDir } from "../harness/binary.ts";
 

@@ -3,7 +3,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { HOMED, run, tempDir } from "../harness/binary.ts";
 import { spawnDaemon, startDaemon } from "../harness/daemon.ts";
-import { CONFIG_TEMPLATE, ConfigSchema, loadConfig } from "../../src/kernel/config.ts";
+import { CONFIG_TEMPLATE, ConfigSchema, loadConfig } from "../../src/kernel/config/config.ts";
 import * as v from "valibot";
 
 /** Start a daemon expected to fail; return its exit code and stderr. */

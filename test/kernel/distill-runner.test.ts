@@ -19,7 +19,7 @@ import { createLogger, createLogSink } from "../../src/kernel/log.ts";
 import { createOpenAI } from "../../src/llm/openai.ts";
 import type { LanguageModel } from "../../src/llm/types.ts";
 import * as v from "valibot";
-import { DistillConfig, distillOptions } from "../../src/kernel/distill-config.ts";
+import { DistillConfig, distillOptions } from "../../src/kernel/config/distill.ts";
 
 const HOUR = 3_600_000;
 

@@ -6,8 +6,8 @@ import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../harness/binary.ts";
-import { loadConfig } from "../../src/kernel/config.ts";
-import { applyLiveChanges } from "../../src/kernel/config-reload.ts";
+import { loadConfig } from "../../src/kernel/config/config.ts";
+import { applyLiveChanges } from "../../src/kernel/config/reload.ts";
 import { createLogger, createLogSink } from "../../src/kernel/log.ts";
 
 describe("[memory.scenes]", () => {

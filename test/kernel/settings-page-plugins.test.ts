@@ -8,9 +8,9 @@
  */
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
-import { configSchema, type Config } from "../../src/kernel/config.ts";
-import { type SettingsSection, settingsSections, valueAt } from "../../src/kernel/config-sections.ts";
-import { mergeSettingsPatch, SettingsPage } from "../../src/kernel/ui-settings.ts";
+import { configSchema, type Config } from "../../src/kernel/config/config.ts";
+import { type SettingsSection, settingsSections, valueAt } from "../../src/kernel/config/sections.ts";
+import { mergeSettingsPatch, SettingsPage } from "../../src/kernel/config/ui-settings.ts";
 import { defineSettings, jsonSchemaSettings, setting } from "../../src/protocol/plugin-settings.ts";
 
 /** An external plugin's section, as plugin.json's JSON Schema gives it. */

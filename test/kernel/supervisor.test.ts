@@ -4,12 +4,12 @@
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { Supervisor, type SupervisorOptions } from "../../src/kernel/supervisor.ts";
-import { externalSpecs } from "../../src/kernel/plugin-catalog.ts";
-import { KERNEL_FACILITIES } from "../../src/kernel/plugin-graph.ts";
+import { Supervisor, type SupervisorOptions } from "../../src/kernel/plugins/supervisor.ts";
+import { externalSpecs } from "../../src/kernel/plugins/catalog.ts";
+import { KERNEL_FACILITIES } from "../../src/kernel/plugins/graph.ts";
 import { createLogger, createLogSink } from "../../src/kernel/log.ts";
 import type { PluginInfo, PluginStateName } from "../../src/protocol/plugin.ts";
-import { PLUGIN_TRANSITIONS } from "../../src/kernel/plugin-states.ts";
+import { PLUGIN_TRANSITIONS } from "../../src/kernel/plugins/states.ts";
 import type { Logger } from "../../src/kernel/log.ts";
 import { FakeClock } from "../harness/fake-clock.ts";
 import { installBunPlugin, installPlugin, FIXTURES } from "../harness/plugins.ts";

@@ -12,7 +12,7 @@ import { Store } from "../../src/store/store.ts";
 import { Tokenizer } from "../../src/embed/tokenizer.ts";
 import { L3Graph } from "../../src/store/l3-graph.ts";
 import { L3_HEADER, L3Recall } from "../../src/memory/l3-recall.ts";
-import { l3Methods } from "../../src/kernel/l3-methods.ts";
+import { l3Methods } from "../../src/kernel/methods/l3.ts";
 import { L3Method, type L3HistoryResult } from "../../src/protocol/l3.ts";
 
 const DAY = 86_400_000;

@@ -1,5 +1,5 @@
 /**
- * External plugins live in their own room (src/kernel/plugin-sandbox.ts), through the compiled
+ * External plugins live in their own room (src/kernel/plugins/sandbox.ts), through the compiled
  * daemon with its default [plugins] sandbox = "bwrap": a TypeScript and a Python plugin that try
  * to read everything under DATA, every /proc entry and their environment get none of the key,
  * the token or the database, cannot write their own folder, keep what they write in their state

@@ -116,7 +116,7 @@ export class ChatPane {
   /**
    * Send the message again. A failed turn that did nothing (no text, no tool call) goes from
    * the view with its error, so the message shows once — as the transcript shows it after a
-   * reload (src/kernel/channel-methods.ts drops such a turn when the same message follows it),
+   * reload (src/kernel/methods/channel.ts drops such a turn when the same message follows it),
    * and as the model reads it (a failed turn without output is never replayed). A turn that
    * did something stays: its tool calls happened.
    */

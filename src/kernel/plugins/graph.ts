@@ -4,7 +4,7 @@
  * missing facility, naming it) and at run time for external plugins (which are then blocked,
  * not fatal).
  */
-import type { PluginManifest } from "../protocol/manifest.ts";
+import type { PluginManifest } from "../../protocol/manifest.ts";
 
 /** What the kernel itself provides, ready before any plugin starts. */
 export const KERNEL_FACILITIES = ["kernel.store", "kernel.control", "kernel.agent", "kernel.llm"] as const;

@@ -3,10 +3,16 @@
  * who the person talks to, about what and when, and their settings change what turns may do:
  * built-in plugins only (the web UI), as memory search is.
  */
-import { HomedError } from "../protocol/errors.ts";
-import { parseParams } from "../protocol/parse-params.ts";
-import { SceneGetParams, SceneMethod, SceneSetParams, type SceneDetail, type SceneView } from "../protocol/scenes.ts";
-import type { KernelServices } from "./kernel-services.ts";
+import { HomedError } from "../../protocol/errors.ts";
+import { parseParams } from "../../protocol/parse-params.ts";
+import {
+  SceneGetParams,
+  SceneMethod,
+  SceneSetParams,
+  type SceneDetail,
+  type SceneView,
+} from "../../protocol/scenes.ts";
+import type { KernelServices } from "../kernel-services.ts";
 
 export function sceneMethods(
   k: Pick<KernelServices, "agent">,

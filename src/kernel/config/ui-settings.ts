@@ -12,19 +12,25 @@
 import * as v from "valibot";
 import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { HomedError } from "../protocol/errors.ts";
-import { describeIssues } from "../protocol/jsonrpc.ts";
-import { firstBadUtf8, jsonErrorPlace, placeOf } from "../protocol/json-where.ts";
+import { HomedError } from "../../protocol/errors.ts";
+import { describeIssues } from "../../protocol/jsonrpc.ts";
+import { firstBadUtf8, jsonErrorPlace, placeOf } from "../../protocol/json-where.ts";
 import {
   type PluginSectionView,
   type PluginSettingView,
   SettingsPatch,
   type SettingsField,
   type SettingsView,
-} from "../protocol/settings.ts";
-import { fieldDoc, fieldPageKey, fieldPageLabel, type SettingForm, settingForm } from "../protocol/plugin-settings.ts";
+} from "../../protocol/settings.ts";
+import {
+  fieldDoc,
+  fieldPageKey,
+  fieldPageLabel,
+  type SettingForm,
+  settingForm,
+} from "../../protocol/plugin-settings.ts";
 import { configSchema, type Config } from "./config.ts";
-import { type SettingsSection, setValueAt, valueAt } from "./config-sections.ts";
+import { type SettingsSection, setValueAt, valueAt } from "./sections.ts";
 
 /**
  * Fields settings.json keeps under their own name; mcp_add and mcp_remove are requests the kernel

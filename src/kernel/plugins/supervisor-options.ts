@@ -1,10 +1,10 @@
 /** What the supervisor is given: the plugins to run and the kernel's side of their channels. */
-import type { HelloResult } from "../protocol/plugin.ts";
-import type { PluginManifest } from "../protocol/manifest.ts";
-import type { Clock } from "./clock.ts";
-import type { Logger } from "./log.ts";
+import type { HelloResult } from "../../protocol/plugin.ts";
+import type { PluginManifest } from "../../protocol/manifest.ts";
+import type { Clock } from "../clock.ts";
+import type { Logger } from "../log.ts";
 
-/** Where an external plugin runs (src/kernel/plugin-sandbox.ts). */
+/** Where an external plugin runs (src/kernel/plugins/sandbox.ts). */
 export interface PluginRoom {
   /** "bwrap": confined; "none": unconfined, as the owner set in [plugins] sandbox. */
   sandbox: "bwrap" | "none";

@@ -6,18 +6,18 @@
  * are throttled.
  */
 import type { Subprocess } from "bun";
-import { RpcPeer, type RequestHandler } from "../ipc/rpc-peer.ts";
-import { SharedSegment } from "../ipc/shared-memory.ts";
-import { closeFd, socketPair } from "../ipc/shim.ts";
-import { planLayout, writeLayout } from "../ipc/segment-layout.ts";
-import { ShmLink } from "../ipc/shm-link.ts";
-import { ShmPluginLink, StdioPluginLink, type PluginLink } from "../ipc/plugin-link.ts";
-import { LineDecoder } from "../ipc/line-decoder.ts";
-import { RpcError } from "../protocol/errors.ts";
-import { RpcErrorCode } from "../protocol/jsonrpc.ts";
-import type { PluginManifest } from "../protocol/manifest.ts";
-import { LOG_LEVELS, parseLogLine } from "../protocol/logfmt.ts";
-import type { Logger } from "./log.ts";
+import { RpcPeer, type RequestHandler } from "../../ipc/rpc-peer.ts";
+import { SharedSegment } from "../../ipc/shared-memory.ts";
+import { closeFd, socketPair } from "../../ipc/shim.ts";
+import { planLayout, writeLayout } from "../../ipc/segment-layout.ts";
+import { ShmLink } from "../../ipc/shm-link.ts";
+import { ShmPluginLink, StdioPluginLink, type PluginLink } from "../../ipc/plugin-link.ts";
+import { LineDecoder } from "../../ipc/line-decoder.ts";
+import { RpcError } from "../../protocol/errors.ts";
+import { RpcErrorCode } from "../../protocol/jsonrpc.ts";
+import type { PluginManifest } from "../../protocol/manifest.ts";
+import { LOG_LEVELS, parseLogLine } from "../../protocol/logfmt.ts";
+import type { Logger } from "../log.ts";
 
 export const STDERR_TAIL_LINES = 50;
 const STDERR_LINE_MAX = 2000;

@@ -7,9 +7,9 @@
  * Guard, as for the kernel's other privileged methods: restarting another plugin is reserved
  * to built-in plugins (the web UI's restart button is one); any plugin may restart itself.
  */
-import { HomedError, RpcError } from "../protocol/errors.ts";
-import { RpcErrorCode } from "../protocol/jsonrpc.ts";
-import { parseParams } from "../protocol/parse-params.ts";
+import { HomedError, RpcError } from "../../protocol/errors.ts";
+import { RpcErrorCode } from "../../protocol/jsonrpc.ts";
+import { parseParams } from "../../protocol/parse-params.ts";
 import {
   FacilityReadyParams,
   HelloParams,
@@ -20,7 +20,7 @@ import {
   RestartParams,
   type HelloResult,
   type PluginInfo,
-} from "../protocol/plugin.ts";
+} from "../../protocol/plugin.ts";
 
 /** One running plugin process, as far as its requests are concerned. */
 export interface PluginSession {

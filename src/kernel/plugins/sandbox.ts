@@ -7,7 +7,7 @@
  *   its HOME — nothing else of the host: not the data dir (secrets.json, web-token, homed.db,
  *   other plugins), not the owner's home, not the kernel's /proc;
  * - the network only when its manifest asks for it and the owner allowed it when adding it
- *   (DATA/plugins.json, src/kernel/plugin-grants.ts);
+ *   (DATA/plugins.json, src/kernel/plugins/grants.ts);
  * - the children's minimal environment without HOMED_DATA.
  *
  * What it needs of the person's data comes through the kernel methods its `requires` lists. A
@@ -16,9 +16,9 @@
  */
 import { existsSync, mkdirSync, realpathSync } from "node:fs";
 import { join } from "node:path";
-import { bwrapCannotRun, systemSandboxArgs } from "../protocol/bwrap-system.ts";
+import { bwrapCannotRun, systemSandboxArgs } from "../../protocol/bwrap-system.ts";
 import type { PluginRoom, PluginSpec } from "./supervisor-options.ts";
-import type { PluginGrants } from "./plugin-grants.ts";
+import type { PluginGrants } from "./grants.ts";
 
 export type PluginSandboxMode = "bwrap" | "none";
 

@@ -4,7 +4,7 @@
  * `homed initconfig`'s template parses to exactly the defaults (test/kernel/config.test.ts).
  */
 import * as v from "valibot";
-import type { DistillOptions } from "../memory/distill.ts";
+import type { DistillOptions } from "../../memory/distill.ts";
 
 const int = (min: number, max: number, what: string) =>
   v.pipe(

@@ -5,11 +5,11 @@
  * provider is reserved to built-in plugins: an installed third-party plugin may chat, but not
  * redirect the agent to another model or key.
  */
-import { HomedError } from "../protocol/errors.ts";
-import { parseParams } from "../protocol/parse-params.ts";
-import { LlmSetParams } from "../protocol/control.ts";
-import { AllowToolParams, SettingsMethod, SettingsPatch } from "../protocol/settings.ts";
-import { eventOf, readEventBody } from "../protocol/event-bodies.ts";
+import { HomedError } from "../../protocol/errors.ts";
+import { parseParams } from "../../protocol/parse-params.ts";
+import { LlmSetParams } from "../../protocol/control.ts";
+import { AllowToolParams, SettingsMethod, SettingsPatch } from "../../protocol/settings.ts";
+import { eventOf, readEventBody } from "../../protocol/event-bodies.ts";
 import {
   ChannelCancelParams,
   ChannelChatParams,
@@ -25,17 +25,17 @@ import {
   type MemoryHit,
   type ContextView,
   type TranscriptItem,
-} from "../protocol/channel.ts";
-import { estimateTokens } from "../memory/tokens.ts";
-import { snippetOf } from "../memory/memory-search.ts";
-import type { StoredEvent } from "../store/store.ts";
-import { AnswerParams, type AnswerResult, UnwatchParams, WatchParams } from "../protocol/turn-stream.ts";
-import { runChatTurn } from "./chat-turn.ts";
-import { checkHistoryImages, resolveAttachments } from "./attachments.ts";
-import { sceneMethods } from "./scene-methods.ts";
-import { l3Methods } from "./l3-methods.ts";
-import { checkModel } from "./check-model.ts";
-import type { KernelServices } from "./kernel-services.ts";
+} from "../../protocol/channel.ts";
+import { estimateTokens } from "../../memory/tokens.ts";
+import { snippetOf } from "../../memory/memory-search.ts";
+import type { StoredEvent } from "../../store/store.ts";
+import { AnswerParams, type AnswerResult, UnwatchParams, WatchParams } from "../../protocol/turn-stream.ts";
+import { runChatTurn } from "../chat-turn.ts";
+import { checkHistoryImages, resolveAttachments } from "../attachments.ts";
+import { sceneMethods } from "./scenes.ts";
+import { l3Methods } from "./l3.ts";
+import { checkModel } from "../check-model.ts";
+import type { KernelServices } from "../kernel-services.ts";
 
 /** What a search result shows of an event's text. */
 const SNIPPET_CHARS = 300;

@@ -2,12 +2,12 @@
  * What the supervisor keeps per plugin across its processes (state, crash history, timers),
  * and how that is shown to people (`PluginInfo`: `homed status`, the web UI).
  */
-import type { PluginInfo, PluginStateName } from "../protocol/plugin.ts";
-import { crashesInWindow } from "../protocol/restart-policy.ts";
-import { JobTimers } from "./job-timers.ts";
-import type { Clock } from "./clock.ts";
-import type { PluginRun } from "./plugin-run.ts";
-import { describeRoom } from "./plugin-sandbox.ts";
+import type { PluginInfo, PluginStateName } from "../../protocol/plugin.ts";
+import { crashesInWindow } from "../../protocol/restart-policy.ts";
+import { JobTimers } from "../job-timers.ts";
+import type { Clock } from "../clock.ts";
+import type { PluginRun } from "./run.ts";
+import { describeRoom } from "./sandbox.ts";
 import type { PluginSpec } from "./supervisor-options.ts";
 
 /** Each job has its own timer: start timeout, SIGKILL grace, restart delay, idle stop, ping reply. */

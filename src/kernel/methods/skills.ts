@@ -6,8 +6,8 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { HomedError } from "../protocol/errors.ts";
-import { parseParams } from "../protocol/parse-params.ts";
+import { HomedError } from "../../protocol/errors.ts";
+import { parseParams } from "../../protocol/parse-params.ts";
 import {
   SkillMethod,
   SkillNameParams,
@@ -15,10 +15,10 @@ import {
   type SkillFolders,
   type SkillReadResult,
   type SkillView,
-} from "../protocol/skills.ts";
-import type { FoundSkill, SkillCatalog } from "../skills/skill-catalog.ts";
-import { removeSkill, setSkill } from "../skills/skill-install.ts";
-import { SKILL_FILE } from "../skills/skill-md.ts";
+} from "../../protocol/skills.ts";
+import type { FoundSkill, SkillCatalog } from "../../skills/skill-catalog.ts";
+import { removeSkill, setSkill } from "../../skills/skill-install.ts";
+import { SKILL_FILE } from "../../skills/skill-md.ts";
 
 const view = ({ body: _body, ...s }: FoundSkill): SkillView => s;
 

@@ -19,17 +19,17 @@ import {
   StatusParams,
   type EventAppendResult,
   type StatusResult,
-} from "../protocol/control.ts";
-import type { RequestContext, RequestHandler, RpcPeer } from "../ipc/rpc-peer.ts";
-import { RpcError } from "../protocol/errors.ts";
-import { RpcErrorCode } from "../protocol/jsonrpc.ts";
-import { parseParams } from "../protocol/parse-params.ts";
-import { MemoryImportParams, type MemoryImportResult } from "../protocol/import.ts";
-import { AnswerParams, type AnswerResult, WatchParams } from "../protocol/turn-stream.ts";
-import { runChatTurn } from "./chat-turn.ts";
-import { checkModel } from "./check-model.ts";
-import { allowToolAlways, conversationTranscript } from "./channel-methods.ts";
-import type { KernelServices } from "./kernel-services.ts";
+} from "../../protocol/control.ts";
+import type { RequestContext, RequestHandler, RpcPeer } from "../../ipc/rpc-peer.ts";
+import { RpcError } from "../../protocol/errors.ts";
+import { RpcErrorCode } from "../../protocol/jsonrpc.ts";
+import { parseParams } from "../../protocol/parse-params.ts";
+import { MemoryImportParams, type MemoryImportResult } from "../../protocol/import.ts";
+import { AnswerParams, type AnswerResult, WatchParams } from "../../protocol/turn-stream.ts";
+import { runChatTurn } from "../chat-turn.ts";
+import { checkModel } from "../check-model.ts";
+import { allowToolAlways, conversationTranscript } from "./channel.ts";
+import type { KernelServices } from "../kernel-services.ts";
 
 type ControlMethods = Record<string, (params: unknown, ctx: RequestContext) => unknown>;
 

@@ -5,10 +5,10 @@
  * to exactly ConfigSchema's defaults and names every setting, so the two cannot drift apart.
  */
 import * as v from "valibot";
-import { fieldDoc, fieldIsTableList } from "../protocol/plugin-settings.ts";
-import { type SettingsSection, settingsSections } from "./config-sections.ts";
-import { SCENES_TEMPLATE } from "./scenes-config.ts";
-import { DISTILL_TEMPLATE } from "./distill-config.ts";
+import { fieldDoc, fieldIsTableList } from "../../protocol/plugin-settings.ts";
+import { type SettingsSection, settingsSections } from "./sections.ts";
+import { SCENES_TEMPLATE } from "./scenes.ts";
+import { DISTILL_TEMPLATE } from "./distill.ts";
 
 /** Each line of `text` as a TOML comment. */
 function comment(text: string): string {

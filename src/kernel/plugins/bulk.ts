@@ -5,12 +5,12 @@
  * kernel hands a plugin (blocks/get): into its arena on `shm`, base64 in the frame on `stdio`
  * up to the inline limit (a clear error above it).
  */
-import type { PluginLink } from "../ipc/plugin-link.ts";
-import type { BlockRecords } from "../store/block-records.ts";
-import type { BlockStore } from "../store/blocks.ts";
-import type { KernelServices } from "./kernel-services.ts";
-import type { BulkRefFrame } from "../protocol/plugin.ts";
-import { HomedError } from "../protocol/errors.ts";
+import type { PluginLink } from "../../ipc/plugin-link.ts";
+import type { BlockRecords } from "../../store/block-records.ts";
+import type { BlockStore } from "../../store/blocks.ts";
+import type { KernelServices } from "../kernel-services.ts";
+import type { BulkRefFrame } from "../../protocol/plugin.ts";
+import { HomedError } from "../../protocol/errors.ts";
 
 export interface PluginBulk {
   /** The bytes, copied (the shared-memory view dies with the release); throws if the plugin is gone. */

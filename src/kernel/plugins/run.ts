@@ -3,9 +3,9 @@
  * said (hello, facilities, ready), why the kernel is stopping it, and its liveness pings. A new
  * process gets a new `PluginRun`, so nothing of the last one leaks into it.
  */
-import type { PluginManifest } from "../protocol/manifest.ts";
-import type { PluginProcess } from "./plugin-process.ts";
-import type { PluginSession } from "./plugin-rpc.ts";
+import type { PluginManifest } from "../../protocol/manifest.ts";
+import type { PluginProcess } from "./process.ts";
+import type { PluginSession } from "./rpc.ts";
 
 /** Why the kernel itself stops a process (then its exit is not a crash). */
 export type StopIntent = "shutdown" | "restart" | "idle";

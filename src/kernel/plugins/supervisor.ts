@@ -9,21 +9,21 @@
  * stops answering pings, is killed and counts as crashed. A `critical` plugin that is not
  * ready makes the kernel fail closed on what it guards (see `failClosed`).
  */
-import { HomedError } from "../protocol/errors.ts";
-import { EventType } from "../protocol/events.ts";
-import { PLUGIN_EXIT_CONFIG, PluginMethod, type PluginInfo } from "../protocol/plugin.ts";
-import { resolveGraph } from "./plugin-graph.ts";
-import { afterCrash } from "../protocol/restart-policy.ts";
-import { PluginProcess, type PluginLaunch } from "./plugin-process.ts";
-import { JobTimers } from "./job-timers.ts";
-import { PluginRun, type StopIntent } from "./plugin-run.ts";
-import { describeEntry, newEntry, type Entry } from "./plugin-entry.ts";
-import { pingPlugin } from "./plugin-ping.ts";
+import { HomedError } from "../../protocol/errors.ts";
+import { EventType } from "../../protocol/events.ts";
+import { PLUGIN_EXIT_CONFIG, PluginMethod, type PluginInfo } from "../../protocol/plugin.ts";
+import { resolveGraph } from "./graph.ts";
+import { afterCrash } from "../../protocol/restart-policy.ts";
+import { PluginProcess, type PluginLaunch } from "./process.ts";
+import { JobTimers } from "../job-timers.ts";
+import { PluginRun, type StopIntent } from "./run.ts";
+import { describeEntry, newEntry, type Entry } from "./entry.ts";
+import { pingPlugin } from "./ping.ts";
 import type { PluginSpec, SupervisorOptions } from "./supervisor-options.ts";
-import { nextState, type PluginTransition } from "./plugin-states.ts";
-import { answerPlugin, type PluginRpcHost } from "./plugin-rpc.ts";
+import { nextState, type PluginTransition } from "./states.ts";
+import { answerPlugin, type PluginRpcHost } from "./rpc.ts";
 
-export { CRASH_WINDOW_MS, MAX_CRASHES, RESTART_DELAYS_MS } from "../protocol/restart-policy.ts";
+export { CRASH_WINDOW_MS, MAX_CRASHES, RESTART_DELAYS_MS } from "../../protocol/restart-policy.ts";
 
 export type { PluginSpec, SupervisorOptions } from "./supervisor-options.ts";
 

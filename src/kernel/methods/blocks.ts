@@ -13,13 +13,13 @@
  * Built-in plugins only: a third-party plugin has no business filling the disk, nor reading the
  * person's pictures.
  */
-import { BlocksPutParams, PluginMethod } from "../protocol/plugin.ts";
-import { BlocksGetParams, type BlocksGetResult } from "../protocol/blocks.ts";
-import { HomedError } from "../protocol/errors.ts";
-import { sniffImageMime, type StoredImage } from "../protocol/images.ts";
-import { sniffAttachmentMime } from "../protocol/attachments.ts";
-import { parseParams } from "../protocol/parse-params.ts";
-import type { KernelServices, PluginServices } from "./kernel-services.ts";
+import { BlocksPutParams, PluginMethod } from "../../protocol/plugin.ts";
+import { BlocksGetParams, type BlocksGetResult } from "../../protocol/blocks.ts";
+import { HomedError } from "../../protocol/errors.ts";
+import { sniffImageMime, type StoredImage } from "../../protocol/images.ts";
+import { sniffAttachmentMime } from "../../protocol/attachments.ts";
+import { parseParams } from "../../protocol/parse-params.ts";
+import type { KernelServices, PluginServices } from "../kernel-services.ts";
 
 /** The largest block stored or read in one piece; every plugin's segment is sized so it fits (kernel.ts). */
 export const MAX_BLOCK_BYTES = 16 * 1024 * 1024;

@@ -13,13 +13,13 @@
  *
  * Every other changed path is reported as needing a restart and left as it was.
  */
-import type { Agent } from "../agent/agent.ts";
-import { PluginMethod, type PluginStateName } from "../protocol/plugin.ts";
-import type { ConfigChangedParams } from "../protocol/plugin-settings.ts";
+import type { Agent } from "../../agent/agent.ts";
+import { PluginMethod, type PluginStateName } from "../../protocol/plugin.ts";
+import type { ConfigChangedParams } from "../../protocol/plugin-settings.ts";
 import { approvalOf, type Config } from "./config.ts";
-import { inSection, type SettingsSection, setValueAt, valueAt } from "./config-sections.ts";
-import type { Logger } from "./log.ts";
-import type { Supervisor } from "./supervisor.ts";
+import { inSection, type SettingsSection, setValueAt, valueAt } from "./sections.ts";
+import type { Logger } from "../log.ts";
+import type { Supervisor } from "../plugins/supervisor.ts";
 import { changedPaths } from "./ui-settings.ts";
 
 /** States in which a plugin holds (or failed on) settings it read at start: a restart gives it the new ones. */

@@ -4,9 +4,9 @@
  * (test/kernel/config.test.ts).
  */
 import * as v from "valibot";
-import type { Tokenizer } from "../embed/tokenizer.ts";
-import { Scenes } from "../memory/scenes.ts";
-import type { Store } from "../store/store.ts";
+import type { Tokenizer } from "../../embed/tokenizer.ts";
+import { Scenes } from "../../memory/scenes.ts";
+import type { Store } from "../../store/store.ts";
 
 export const ScenesConfig = v.strictObject({
   /** Days after which an idle scene's strength has halved; 0: scenes never fade. */

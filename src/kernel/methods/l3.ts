@@ -4,7 +4,7 @@
  * forgetting as recall does (a fact whose only sources are forgotten is not shown); hidden and
  * superseded facts are shown only when asked for.
  */
-import { HomedError } from "../protocol/errors.ts";
+import { HomedError } from "../../protocol/errors.ts";
 import {
   L3CorrectParams,
   L3DeleteParams,
@@ -17,10 +17,10 @@ import {
   type L3FactsResult,
   type L3HistoryResult,
   type L3RecallResult,
-} from "../protocol/l3.ts";
-import { parseParams } from "../protocol/parse-params.ts";
-import type { Fact } from "../store/l3-graph.ts";
-import type { KernelServices } from "./kernel-services.ts";
+} from "../../protocol/l3.ts";
+import { parseParams } from "../../protocol/parse-params.ts";
+import type { Fact } from "../../store/l3-graph.ts";
+import type { KernelServices } from "../kernel-services.ts";
 
 const OWNER = { kind: "person", includeUntrusted: true } as const;
 

@@ -7,14 +7,14 @@
 import * as v from "valibot";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
-import { describeIssues } from "../protocol/jsonrpc.ts";
-import { PluginManifest } from "../protocol/manifest.ts";
-import { jsonSchemaSettings, type PluginSettings } from "../protocol/plugin-settings.ts";
-import { BUILTIN_PLUGINS } from "../generated/builtin-plugins.ts";
+import { describeIssues } from "../../protocol/jsonrpc.ts";
+import { PluginManifest } from "../../protocol/manifest.ts";
+import { jsonSchemaSettings, type PluginSettings } from "../../protocol/plugin-settings.ts";
+import { BUILTIN_PLUGINS } from "../../generated/builtin-plugins.ts";
 import type { PluginSpec } from "./supervisor.ts";
-import type { Config } from "./config.ts";
-import { readGrants } from "./plugin-grants.ts";
-import { confineExternal } from "./plugin-sandbox.ts";
+import type { Config } from "../config/config.ts";
+import { readGrants } from "./grants.ts";
+import { confineExternal } from "./sandbox.ts";
 
 /** How this binary re-runs itself as `homed plugin NAME` (compiled, or under `bun run`). */
 export function selfCommand(): string[] {
@@ -167,7 +167,7 @@ export interface ConfiguredOptions {
 
 /**
  * Every plugin this daemon knows, built-in then installed (each external one in its room,
- * src/kernel/plugin-sandbox.ts), each marked disabled when config.toml's [plugins] disabled
+ * src/kernel/plugins/sandbox.ts), each marked disabled when config.toml's [plugins] disabled
  * names it or when the setting its manifest is `enabled_by` is empty (no MCP servers: no mcp
  * plugin).
  */

@@ -10,20 +10,20 @@
 import * as v from "valibot";
 import { chmodSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { HomedError } from "../protocol/errors.ts";
-import { describeIssues } from "../protocol/jsonrpc.ts";
+import { HomedError } from "../../protocol/errors.ts";
+import { describeIssues } from "../../protocol/jsonrpc.ts";
 import type {
   LlmSettingField,
   LlmSettingSource,
   LlmSettingsView,
   LlmSetParams,
   LlmTestResult,
-} from "../protocol/control.ts";
-import { createLanguageModel, maskKey } from "../llm/provider.ts";
-import { ImageRefusals } from "../llm/image-fallback.ts";
-import type { LanguageModel, ProviderKind } from "../llm/types.ts";
+} from "../../protocol/control.ts";
+import { createLanguageModel, maskKey } from "../../llm/provider.ts";
+import { ImageRefusals } from "../../llm/image-fallback.ts";
+import type { LanguageModel, ProviderKind } from "../../llm/types.ts";
 import { ConfigSchema, type Config } from "./config.ts";
-import type { Logger } from "./log.ts";
+import type { Logger } from "../log.ts";
 
 export const DEFAULT_BASE_URL: Record<ProviderKind, string> = {
   openai: "https://api.openai.com/v1",

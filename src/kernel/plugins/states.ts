@@ -4,7 +4,7 @@
  * each state, and where it leads. `homed status` and the web UI show the states; `detail` says
  * why in words.
  */
-import type { PluginStateName } from "../protocol/plugin.ts";
+import type { PluginStateName } from "../../protocol/plugin.ts";
 
 export const PLUGIN_TRANSITIONS = {
   /** Everything it requires is ready (or, lazy, it was asked for): spawn it. */

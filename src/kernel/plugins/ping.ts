@@ -2,10 +2,10 @@
  * Liveness: the supervisor pings every ready plugin each interval; a plugin that leaves
  * `pingMisses` pings in a row unanswered is killed as hung (and so counts as crashed).
  */
-import { PluginMethod } from "../protocol/plugin.ts";
-import type { Logger } from "./log.ts";
-import type { Entry } from "./plugin-entry.ts";
-import type { PluginRun } from "./plugin-run.ts";
+import { PluginMethod } from "../../protocol/plugin.ts";
+import type { Logger } from "../log.ts";
+import type { Entry } from "./entry.ts";
+import type { PluginRun } from "./run.ts";
 
 export interface PingOptions {
   pingIntervalMs: number;

@@ -14,18 +14,18 @@ import * as v from "valibot";
 
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { describeIssues } from "../protocol/jsonrpc.ts";
-import { wholeNumber } from "../protocol/plugin-settings.ts";
-import { HomedError } from "../protocol/errors.ts";
-import { LOG_LEVELS } from "../protocol/logfmt.ts";
-import { parseListen } from "../protocol/listen.ts";
-import { RISK_CLASSES } from "../protocol/agent.ts";
-import { type ApprovalConfig, isPolicyPattern } from "../agent/approval.ts";
-import { type SettingsSection, settingsSections } from "./config-sections.ts";
-import { ScenesConfig } from "./scenes-config.ts";
-import { DistillConfig } from "./distill-config.ts";
+import { describeIssues } from "../../protocol/jsonrpc.ts";
+import { wholeNumber } from "../../protocol/plugin-settings.ts";
+import { HomedError } from "../../protocol/errors.ts";
+import { LOG_LEVELS } from "../../protocol/logfmt.ts";
+import { parseListen } from "../../protocol/listen.ts";
+import { RISK_CLASSES } from "../../protocol/agent.ts";
+import { type ApprovalConfig, isPolicyPattern } from "../../agent/approval.ts";
+import { type SettingsSection, settingsSections } from "./sections.ts";
+import { ScenesConfig } from "./scenes.ts";
+import { DistillConfig } from "./distill.ts";
 
-export { CONFIG_TEMPLATE, configTemplate } from "./config-template.ts";
+export { CONFIG_TEMPLATE, configTemplate } from "./template.ts";
 
 /** Tool-name globs, or risk:<class> for every tool of a class. */
 const PolicyPattern = v.pipe(
@@ -160,7 +160,7 @@ const KernelConfigSchema = v.strictObject({
       disabled: v.optional(v.array(v.string("must be plugin names")), []),
       /**
        * How external plugins (DATA/plugins) run: "bwrap", each in a bubblewrap sandbox of its
-       * own (src/kernel/plugin-sandbox.ts); "none", unconfined as the daemon's user.
+       * own (src/kernel/plugins/sandbox.ts); "none", unconfined as the daemon's user.
        */
       sandbox: v.optional(v.picklist(["bwrap", "none"], 'must be "bwrap" or "none"'), "bwrap"),
     }),

@@ -3,7 +3,7 @@
  *
  * | methods | answered by |
  * |---|---|
- * | plugin/hello, facility/ready, plugin/ready, plugins/list, plugins/restart, plugin/keep-running | the supervisor's plugin RPC (src/kernel/plugin-rpc.ts; restarting another plugin: built-in plugins only), before this table |
+ * | plugin/hello, facility/ready, plugin/ready, plugins/list, plugins/restart, plugin/keep-running | the supervisor's plugin RPC (src/kernel/plugins/rpc.ts; restarting another plugin: built-in plugins only), before this table |
  * | kernel/status, config/get, records/append, records/list | this file |
  * | blocks/put, blocks/get | block-methods.ts |
  * | tools/register, tools/unregister, stages/register (AgentMethod) | `Agent.pluginMethods` (src/agent/agent.ts) |
@@ -19,15 +19,15 @@ import {
   RecordsListParams,
   WebListeningParams,
   WebLoginRedeemParams,
-} from "../protocol/plugin.ts";
-import { HomedError } from "../protocol/errors.ts";
-import { parseParams } from "../protocol/parse-params.ts";
-import type { Agent } from "../agent/agent.ts";
-import { blockMethods } from "./block-methods.ts";
-import { channelMethods } from "./channel-methods.ts";
-import { skillMethods } from "./skill-methods.ts";
-import type { KernelServices } from "./kernel-services.ts";
-import { pluginSectionFor, sectionReadDeps } from "./config-sections.ts";
+} from "../../protocol/plugin.ts";
+import { HomedError } from "../../protocol/errors.ts";
+import { parseParams } from "../../protocol/parse-params.ts";
+import type { Agent } from "../../agent/agent.ts";
+import { blockMethods } from "./blocks.ts";
+import { channelMethods } from "./channel.ts";
+import { skillMethods } from "./skills.ts";
+import type { KernelServices } from "../kernel-services.ts";
+import { pluginSectionFor, sectionReadDeps } from "../config/sections.ts";
 
 /** A kernel method a plugin calls; `plugin` is the caller's name as the supervisor knows it. */
 export type PluginMethodTable = Record<string, (params: unknown, plugin: string) => unknown>;

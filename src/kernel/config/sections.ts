@@ -4,10 +4,10 @@
  * plugins, from the JSON Schema in their plugin.json, read when the configuration is. The
  * kernel's config code works from this list alone and names no plugin.
  */
-import type { PluginSettings } from "../protocol/plugin-settings.ts";
-import { HomedError } from "../protocol/errors.ts";
-import { BUILTIN_SETTINGS } from "../generated/builtin-settings.ts";
-import { externalSections } from "./plugin-catalog.ts";
+import type { PluginSettings } from "../../protocol/plugin-settings.ts";
+import { HomedError } from "../../protocol/errors.ts";
+import { BUILTIN_SETTINGS } from "../../generated/builtin-settings.ts";
+import { externalSections } from "../plugins/catalog.ts";
 
 /** A built-in plugin's section, as the generator writes it. */
 export interface BuiltinSection {

@@ -9,8 +9,8 @@
 import * as v from "valibot";
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { HomedError } from "../protocol/errors.ts";
-import { describeIssues } from "../protocol/jsonrpc.ts";
+import { HomedError } from "../../protocol/errors.ts";
+import { describeIssues } from "../../protocol/jsonrpc.ts";
 
 export const PLUGIN_GRANTS_FILE = "plugins.json";
 
