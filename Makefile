@@ -61,7 +61,7 @@ dist/native/libhomed-shim.so: dist/native/libhomed-shim-x64.so
 
 # The plugin SDK as an npm package (dist/sdk/package) and the copy `homed plugin new` vendors
 # into a new plugin (dist/sdk/vendor.bin, embedded in homed); scripts/build-sdk.ts.
-SDK_SRC := $(shell find plugins/sdk src/protocol src/ipc -name '*.ts' 2>/dev/null) plugins/sdk/package.json docs/plugins.md LICENSE
+SDK_SRC := $(shell find plugins/sdk src/protocol src/shared src/ipc -name '*.ts' 2>/dev/null) plugins/sdk/package.json docs/plugins.md LICENSE
 dist/sdk/vendor.bin: node_modules/.installed dist/native/libhomed-shim.so scripts/build-sdk.ts $(SDK_SRC)
 	$(BUN) scripts/build-sdk.ts
 

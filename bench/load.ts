@@ -196,7 +196,7 @@ export async function benchLoadMemory(durationMs = MEMORY_LOAD_MS): Promise<void
     report("load.rss_peak_mb", peak, "MiB");
     report("load.rss_after_mb", rss(), "MiB");
     report("load.memory_turns", r.turns, "turns", 0);
-    // What the trim after the burst (src/ipc/idle-trim.ts) costs: the next turn compiles again.
+    // What the trim after the burst (src/shared/idle-trim.ts) costs: the next turn compiles again.
     const s = performance.now();
     await streamTurn(daemon.webUrl(), daemon.bearer(), "memory-after", "and now, what about the garden?");
     report("load.turn_after_idle_ms", performance.now() - s, "ms");

@@ -3,7 +3,7 @@
  * `bun scripts/build-sdk.ts` writes
  *
  * - dist/sdk/package/: what `npm pack` packs — plugins/sdk/package.json, index.js (plugins/sdk
- *   and the src/protocol and src/ipc files it uses, bundled by Bun.build; valibot and
+ *   and the src/protocol, src/shared and src/ipc files it uses, bundled by Bun.build; valibot and
  *   @valibot/to-json-schema stay imports, as dependencies), the native shim for the shm
  *   transport (x64 Linux), and declarations under types/ (tsc, with the repository's layout kept
  *   so their relative imports stay inside the package), docs/plugins.md as README.md, LICENSE;

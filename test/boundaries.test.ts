@@ -68,6 +68,7 @@ const under = (target: string | null, ...prefixes: string[]) =>
  */
 const LAYERS = [
   "src/protocol",
+  "src/shared",
   "src/ipc",
   "src/import",
   "src/client",
@@ -80,7 +81,7 @@ const LAYERS = [
   "src/kernel",
   "src/cli",
 ];
-const BETWEEN: Record<string, number> = { "src/import": 1.25, "src/client": 1.5 };
+const BETWEEN: Record<string, number> = { "src/import": 2.25, "src/client": 2.5 };
 const LAYER_RANK = new Map(LAYERS.map((l, i) => [l, BETWEEN[l] ?? i]));
 function rankOf(target: string | null): number | null {
   if (target === null || under(target, "src/version.ts", "src/generated", "src/types", "package.json", "dist"))
@@ -121,7 +122,7 @@ describe("import boundaries", () => {
     );
   });
 
-  test("plugins import only plugins/sdk, src/protocol, src/ipc and their own folder", () => {
+  test("plugins import only plugins/sdk, src/protocol, src/shared, src/ipc and their own folder", () => {
     const bad: string[] = [];
     for (const f of files(join(ROOT, "plugins"))) {
       const own = relative(ROOT, f).split("/").slice(0, 2).join("/");
@@ -135,7 +136,7 @@ describe("import boundaries", () => {
           (target === "plugins/fetch/http-get.ts" || target === "plugins/fetch/address-guard.ts")
         )
           continue;
-        if (!under(target, "plugins/sdk", "src/protocol", "src/ipc", own))
+        if (!under(target, "plugins/sdk", "src/protocol", "src/shared", "src/ipc", own))
           bad.push(`${relative(ROOT, f)} imports ${spec}`);
       }
     }
@@ -150,7 +151,7 @@ describe("import boundaries", () => {
     expect(violations("src/memory", (t) => !under(t, "src/llm"))).toEqual([]);
   });
 
-  test("src folders import only folders below them: protocol ← ipc ← import, client ← store ← embed ← memory ← llm ← agent ← kernel ← cli", () => {
+  test("src folders import only folders below them: protocol ← shared ← ipc ← import, client ← store ← embed ← memory ← llm ← agent ← kernel ← cli", () => {
     const bad: string[] = [];
     for (const [folder, rank] of LAYER_RANK) {
       for (const v of violations(folder, (t) => {
@@ -162,17 +163,26 @@ describe("import boundaries", () => {
     expect(bad).toEqual([]);
   });
 
-  test("client sits between ipc and cli; waiter.ts imports only client, protocol, ipc and kernel/data-paths.ts", () => {
+  test("client sits between ipc and cli; waiter.ts imports only client, protocol, shared, ipc and kernel/data-paths.ts", () => {
     const client = violations(
       "src/client",
       (t) =>
-        t === null || under(t, "src/client", "src/protocol", "src/ipc", "src/version.ts", "src/kernel/data-paths.ts"),
+        t === null ||
+        under(t, "src/client", "src/protocol", "src/shared", "src/ipc", "src/version.ts", "src/kernel/data-paths.ts"),
     );
     const waiter = ownImports(join(ROOT, "src/waiter.ts"))
       .filter(
         ({ target }) =>
           target !== null &&
-          !under(target, "src/client", "src/protocol", "src/ipc", "src/version.ts", "src/kernel/data-paths.ts"),
+          !under(
+            target,
+            "src/client",
+            "src/protocol",
+            "src/shared",
+            "src/ipc",
+            "src/version.ts",
+            "src/kernel/data-paths.ts",
+          ),
       )
       .map(({ spec }) => `src/waiter.ts imports ${spec}`);
     expect([...client, ...waiter]).toEqual([]);

@@ -18,7 +18,7 @@ import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage,
 import { createServer, type Server } from "node:http";
 import { connect, type Socket } from "node:net";
 import type { Duplex } from "node:stream";
-import { type AddressPolicy, nonPublicReason, parseIp } from "../../src/protocol/ip-range.ts";
+import { type AddressPolicy, nonPublicReason, parseIp } from "../../src/shared/ip-range.ts";
 import { addressRefusal, type Resolve } from "./nav-guard.ts";
 
 export const PROXY_LIMITS = {

@@ -1,6 +1,6 @@
 /**
  * The browser's SSRF guard, the same rule as fetch_url's: a page on a private, loopback,
- * link-local (or otherwise non-public, src/protocol/ip-range.ts) address is refused unless the
+ * link-local (or otherwise non-public, src/shared/ip-range.ts) address is refused unless the
  * owner lists its host, address or range in [tools.browser] allow_hosts or sets allow_private.
  * Checked here twice: the URL browser_open is given,
  * before anything is sent; and every request the browser makes — a document (main frame or frame,
@@ -21,7 +21,7 @@
  */
 import { lookup } from "node:dns/promises";
 import type { CDPSession } from "playwright-core";
-import { type AddressPolicy, parseIp, refusedAddress } from "../../src/protocol/ip-range.ts";
+import { type AddressPolicy, parseIp, refusedAddress } from "../../src/shared/ip-range.ts";
 
 /** Resolves a host name to every address it has. */
 export type Resolve = (host: string) => Promise<string[]>;

@@ -10,7 +10,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { chromium, type BrowserContext, type Locator, type Page } from "playwright-core";
 import type { PluginLogger } from "../sdk/index.ts";
 import { type GuardProxy, type Route, startGuardProxy } from "./guard-proxy.ts";
-import type { AddressPolicy } from "../../src/protocol/ip-range.ts";
+import type { AddressPolicy } from "../../src/shared/ip-range.ts";
 import { cachedResolve, guardNavigations, refusalOf, type Resolve, systemResolve } from "./nav-guard.ts";
 import {
   MAX_ELEMENTS,

@@ -1,13 +1,13 @@
 /**
  * The SSRF guard: before fetch_url connects anywhere, the host is resolved (every address it
- * has) and refused when any address is not on the public internet (src/protocol/ip-range.ts),
+ * has) and refused when any address is not on the public internet (src/shared/ip-range.ts),
  * unless the owner allows private addresses or names the host, the address or a range holding
  * it in [tools.fetch] allow_hosts. The caller connects to the address returned here and to no
  * other, so a second DNS answer (rebinding) cannot change where the request goes.
  */
 import { lookup } from "node:dns/promises";
 import { HomedError } from "../../src/protocol/errors.ts";
-import { type AddressPolicy, parseIp, refusedAddress } from "../../src/protocol/ip-range.ts";
+import { type AddressPolicy, parseIp, refusedAddress } from "../../src/shared/ip-range.ts";
 
 export type GuardPolicy = AddressPolicy;
 

@@ -7,10 +7,10 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { afterCrash } from "../../src/protocol/restart-policy.ts";
+import { afterCrash } from "../../src/shared/restart-policy.ts";
 import type { JsonSchemaTool, Plugin } from "../sdk/index.ts";
 import type { RiskClass } from "../../src/protocol/agent.ts";
-import { childEnvironment } from "../../src/protocol/child-env.ts";
+import { childEnvironment } from "../../src/shared/child-env.ts";
 
 export interface McpServerConfig {
   name: string;

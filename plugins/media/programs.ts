@@ -4,7 +4,7 @@
  * tesseract-ocr"), never a spawn error. Runs are bound to the tool call's signal and a time cap,
  * with a minimal environment (no secrets reach a child).
  */
-import { childEnvironment } from "../../src/protocol/child-env.ts";
+import { childEnvironment } from "../../src/shared/child-env.ts";
 import { runProcess, type ProcessResult } from "../sdk/run-process.ts";
 import { MediaError } from "./media-error.ts";
 

@@ -6,7 +6,7 @@
  */
 import { existsSync, unlinkSync } from "node:fs";
 import { createConnection, type Socket } from "node:net";
-import { childEnvironment, passThrough } from "../../src/protocol/child-env.ts";
+import { childEnvironment, passThrough } from "../../src/shared/child-env.ts";
 
 export class MpvError extends Error {}
 

@@ -5,7 +5,7 @@
  */
 import { connectPlugin, PLUGIN_EXIT_CONFIG } from "../sdk/index.ts";
 import { PluginMethod } from "../../src/protocol/plugin.ts";
-import { isLoopback, parseListen } from "../../src/protocol/listen.ts";
+import { isLoopback, parseListen } from "../../src/shared/listen.ts";
 import { QqConfig } from "./settings.ts";
 import { ForwardWs } from "./ws-forward.ts";
 import { ReverseWs } from "./ws-reverse.ts";

@@ -5,7 +5,7 @@
  * loopback needs an access token. A change restarts the plugin with it.
  */
 import * as v from "valibot";
-import { parseListen } from "../../src/protocol/listen.ts";
+import { parseListen } from "../../src/shared/listen.ts";
 import { defineSettings, setting, wholeNumber } from "../../src/protocol/plugin-settings.ts";
 
 const bool = v.boolean("must be true or false");

@@ -14,7 +14,7 @@
  * Clients behind one reverse proxy share its address, so one of them guessing slows all of them;
  * forwarded-for headers are not trusted, since anyone can send them.
  */
-import { mappedIPv4, parseIPv4, parseIPv6 } from "../../src/protocol/ip-address.ts";
+import { mappedIPv4, parseIPv4, parseIPv6 } from "../../src/shared/ip-address.ts";
 
 /** What a guarded check found; blocked: not checked at all (too many wrong ones before). */
 export type GuessCheck = { result: "ok" | "wrong" } | { result: "blocked"; retryAfter: number };

@@ -26,7 +26,7 @@ import {
   type StageName,
 } from "../../src/protocol/agent.ts";
 import { createPluginLogger, type PluginLogger } from "./log.ts";
-import { startIdleTrim } from "../../src/ipc/idle-trim.ts";
+import { startIdleTrim } from "../../src/shared/idle-trim.ts";
 import { TurnStreamClient } from "../../src/ipc/turn-stream-client.ts";
 import { ChannelStreamMethods } from "../../src/protocol/channel.ts";
 import { ConfigChangedParams } from "../../src/protocol/plugin-settings.ts";
@@ -161,7 +161,7 @@ export class PluginConnection implements Plugin {
     if (facility === undefined) await this.rpc.request(PluginMethod.Ready);
     else await this.rpc.request(PluginMethod.FacilityReady, { facility });
     // From the first readiness on, memory a burst left is given back once the plugin is quiet
-    // (src/ipc/idle-trim.ts), as the daemon does.
+    // (src/shared/idle-trim.ts), as the daemon does.
     if (this.trimming) return;
     this.trimming = true;
     startIdleTrim((r) => this.log.info("memory given back after a burst", { component: "limits", ...r }));

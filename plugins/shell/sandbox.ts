@@ -11,14 +11,14 @@
  * clean environment, time limit and output cap.
  */
 import { constants } from "node:os";
-import { SANDBOX_PATH, bwrapCannotRun, systemSandboxArgs } from "../../src/protocol/bwrap-system.ts";
+import { SANDBOX_PATH, bwrapCannotRun, systemSandboxArgs } from "../../src/shared/bwrap-system.ts";
 import { OutputCapture, drainInto } from "./output-capture.ts";
-import { descendantsOf, signalEach } from "../../src/ipc/process-tree.ts";
+import { descendantsOf, signalEach } from "../../src/shared/process-tree.ts";
 import type { SandboxSettings } from "./sandbox-settings.ts";
 
 export { type SandboxSettings, loadSandboxSettings, resolveWorkspace } from "./sandbox-settings.ts";
 export { OutputCapture } from "./output-capture.ts";
-export { SANDBOX_PATH } from "../../src/protocol/bwrap-system.ts";
+export { SANDBOX_PATH } from "../../src/shared/bwrap-system.ts";
 export { SANDBOX_SKILLS, skillBinds } from "./skill-binds.ts";
 
 /** Where the workspace appears inside the sandbox; also HOME there. */

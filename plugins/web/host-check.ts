@@ -4,7 +4,7 @@
  * names that cannot be rebound (IP literals of this machine, localhost) and the names the owner
  * lists keeps such a page out even though the loopback bind has no login.
  */
-import { isLoopback } from "../../src/protocol/listen.ts";
+import { isLoopback } from "../../src/shared/listen.ts";
 
 /**
  * The host part of a Host header value, lower-cased, brackets kept for IPv6; null when the value

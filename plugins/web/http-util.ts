@@ -3,7 +3,7 @@ import * as v from "valibot";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { describeIssues } from "../../src/protocol/jsonrpc.ts";
-import { firstBadUtf8 } from "../../src/protocol/json-where.ts";
+import { firstBadUtf8 } from "../../src/shared/json-where.ts";
 
 /**
  * Whether a Content-Type header says JSON: its media type (before any parameters, trimmed, any

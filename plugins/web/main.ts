@@ -1,7 +1,7 @@
 /** The `web` plugin: Hono on Bun.serve at the daemon's listen address. HTTP never runs in the kernel. */
 import * as v from "valibot";
 import { connectPlugin, PLUGIN_EXIT_CONFIG } from "../sdk/index.ts";
-import { parseListen } from "../../src/protocol/listen.ts";
+import { parseListen } from "../../src/shared/listen.ts";
 import { PluginMethod, WebConfig } from "../../src/protocol/plugin.ts";
 import { ChannelsConfig } from "../../src/protocol/a2a.ts";
 import { createApp } from "./app.ts";

@@ -21,7 +21,7 @@
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
-import { isLoopback } from "../../src/protocol/listen.ts";
+import { isLoopback } from "../../src/shared/listen.ts";
 import { type GuessCheck, GuessLimiter } from "../sdk/index.ts";
 import { hostHeaderName, loopbackHostAllowed } from "./host-check.ts";
 import { isJsonContentType } from "./http-util.ts";

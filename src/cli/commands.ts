@@ -28,7 +28,7 @@ import { dataPaths, defaultDataDir } from "../kernel/data-paths.ts";
 import { VERSION } from "../version.ts";
 import { formatFlags, type FlagSpec } from "../client/flags.ts";
 import { sizeHeap } from "../kernel/heap-size.ts";
-import { startIdleTrim } from "../ipc/idle-trim.ts";
+import { startIdleTrim } from "../shared/idle-trim.ts";
 
 export const DATA_FLAG: FlagSpec = {
   name: "data",

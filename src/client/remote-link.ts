@@ -12,7 +12,7 @@ import { ApprovalQuestion, StreamEvent } from "../protocol/turn-stream.ts";
 import { HomedError } from "../protocol/errors.ts";
 import { describeIssues } from "../protocol/jsonrpc.ts";
 import type { ChatHandlers } from "./chat-connection.ts";
-import { parseSse } from "../protocol/sse.ts";
+import { parseSse } from "../shared/sse.ts";
 import type { ApproveBody } from "../protocol/web.ts";
 import type { OpenLink, WaiterLink } from "./waiter-link.ts";
 

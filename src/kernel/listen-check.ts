@@ -6,7 +6,7 @@
  * and then the plugin fails as before).
  */
 import { HomedError } from "../protocol/errors.ts";
-import { parseListen } from "../protocol/listen.ts";
+import { parseListen } from "../shared/listen.ts";
 
 const REASONS: Record<string, string> = {
   EADDRINUSE: "address already in use (another program listens there; pick another port with -listen)",

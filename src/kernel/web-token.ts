@@ -8,7 +8,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { isLoopback, parseListen } from "../protocol/listen.ts";
+import { isLoopback, parseListen } from "../shared/listen.ts";
 
 export function ensureWebToken(dataDir: string, configured: string, listen: string): string {
   if (configured) return configured;

@@ -6,7 +6,7 @@ import * as v from "valibot";
 import { finishWithError, postStream, providerComplaint, streamError, trimBase } from "./http.ts";
 import { dataUrl, sendsImages, sentImages, textWithOmitted } from "./image-parts.ts";
 import { MessageBytes, sameMessage } from "./message-bytes.ts";
-import { parseSse } from "../protocol/sse.ts";
+import { parseSse } from "../shared/sse.ts";
 import { ToolJson } from "./tool-json.ts";
 import {
   LlmError,

@@ -202,7 +202,7 @@ export function snippetOf(text: string, query: string, chars: number): string {
   return `${text.slice(0, head)}… ${cut(text.slice(at - 40), chars - head)}`;
 }
 
-export { formatTime } from "../protocol/time-format.ts";
+export { formatTime } from "../shared/time-format.ts";
 
 /**
  * Where an event is from, as a person reads it: "web conversation web-1 · untrusted", or by its

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { GROWTH_MIB, QUIET_CPU_SHARE, startIdleTrim, TRIM_CHECK_MS, TrimPolicy } from "../../src/ipc/idle-trim.ts";
+import { GROWTH_MIB, QUIET_CPU_SHARE, startIdleTrim, TRIM_CHECK_MS, TrimPolicy } from "../../src/shared/idle-trim.ts";
 
 const MiB = 1024 * 1024;
 /** CPU microseconds of one check's interval at a given share of one core. */

@@ -3,7 +3,7 @@
  * same events whatever the chunking — including splits inside CRLF and inside UTF-8 characters.
  */
 import { describe, expect, test } from "bun:test";
-import { parseSse, type SseEvent } from "../../src/protocol/sse.ts";
+import { parseSse, type SseEvent } from "../../src/shared/sse.ts";
 
 const enc = new TextEncoder();
 

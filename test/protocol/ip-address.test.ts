@@ -1,7 +1,7 @@
 /** What counts as this machine: the listen address and Host header decisions rest on these. */
 import { describe, expect, test } from "bun:test";
-import { parseIPv6 } from "../../src/protocol/ip-address.ts";
-import { isLoopback } from "../../src/protocol/listen.ts";
+import { parseIPv6 } from "../../src/shared/ip-address.ts";
+import { isLoopback } from "../../src/shared/listen.ts";
 
 describe("isLoopback", () => {
   test("loopback IP literals and exactly localhost", () => {

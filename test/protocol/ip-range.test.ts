@@ -1,9 +1,9 @@
 /**
- * src/protocol/ip-range.ts: which addresses the fetch tools' SSRF guard refuses, including the
+ * src/shared/ip-range.ts: which addresses the fetch tools' SSRF guard refuses, including the
  * IPv6 forms that carry an IPv4 address, and the CIDR ranges owners write in allow_hosts.
  */
 import { describe, expect, test } from "bun:test";
-import { formatIp, inCidr, nonPublicReason, parseCidr, parseIp } from "../../src/protocol/ip-range.ts";
+import { formatIp, inCidr, nonPublicReason, parseCidr, parseIp } from "../../src/shared/ip-range.ts";
 
 const reason = (a: string) => nonPublicReason(parseIp(a) as number[]);
 

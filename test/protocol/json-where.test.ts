@@ -1,6 +1,6 @@
 /** Where a JSON text stops being JSON, and where bytes stop being UTF-8: for messages a person can act on. */
 import { describe, expect, test } from "bun:test";
-import { firstBadUtf8, jsonErrorPlace } from "../../src/protocol/json-where.ts";
+import { firstBadUtf8, jsonErrorPlace } from "../../src/shared/json-where.ts";
 
 describe("json-where", () => {
   test("valid JSON has no error place; a broken one names its line and column", () => {

@@ -177,7 +177,7 @@ describe("attachments in the web UI", () => {
       await page.waitForSelector("#recall-results .hit .hit-files .att-file");
       expect(await page.locator("#recall-results .hit .hit-blocks img").count()).toBe(2);
       expect(await page.locator("#recall-results .hit .hit-files .att-file").textContent()).toContain("list.txt");
-      // Its date reads as the notes the model gets write it (src/protocol/time-format.ts).
+      // Its date reads as the notes the model gets write it (src/shared/time-format.ts).
       expect(await page.locator("#recall-results .hit .when").first().textContent()).toMatch(
         /^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/,
       );

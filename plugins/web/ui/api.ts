@@ -1,5 +1,5 @@
 /** Talking to the web plugin from the page: JSON with the CSRF header, and the turn's event stream. */
-import { parseSse } from "../../../src/protocol/sse.ts";
+import { parseSse } from "../../../src/shared/sse.ts";
 import type { ChatBody, PageEvent } from "../../../src/protocol/web.ts";
 
 export class ApiError extends Error {

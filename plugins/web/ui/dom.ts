@@ -1,5 +1,5 @@
 /** Building DOM without innerHTML: every string becomes a text node unless it is markdown we rendered. */
-import { formatDay } from "../../../src/protocol/time-format.ts";
+import { formatDay } from "../../../src/shared/time-format.ts";
 
 type Child = Node | string | null | undefined | false;
 

@@ -6,7 +6,7 @@
  */
 import { api, type ApiError } from "./api.ts";
 import { clear, h } from "./dom.ts";
-import { formatDay } from "../../../src/protocol/time-format.ts";
+import { formatDay } from "../../../src/shared/time-format.ts";
 import type {
   FactView,
   L3DistillResult,

@@ -3,7 +3,7 @@ import { api } from "./api.ts";
 import { clear, h } from "./dom.ts";
 import { attachmentView } from "./attach.ts";
 import type { MemoryHit } from "../../../src/protocol/channel.ts";
-import { formatTime } from "../../../src/protocol/time-format.ts";
+import { formatTime } from "../../../src/shared/time-format.ts";
 
 /** An event's picture blocks, each a thumbnail linking to its full size, captioned by its text. */
 function blockViews(e: MemoryHit): HTMLElement | null {

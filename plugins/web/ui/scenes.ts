@@ -6,7 +6,7 @@
 import { api, type ApiError } from "./api.ts";
 import { clear, h, timeAgo } from "./dom.ts";
 import type { SceneDetail, SceneView } from "../../../src/protocol/scenes.ts";
-import { formatTime } from "../../../src/protocol/time-format.ts";
+import { formatTime } from "../../../src/shared/time-format.ts";
 
 /** What a person calls a scene: its declared key, or what clustering found it to be. */
 function title(s: SceneView): string {

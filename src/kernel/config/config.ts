@@ -18,7 +18,7 @@ import { describeIssues } from "../../protocol/jsonrpc.ts";
 import { wholeNumber } from "../../protocol/plugin-settings.ts";
 import { HomedError } from "../../protocol/errors.ts";
 import { LOG_LEVELS } from "../../protocol/logfmt.ts";
-import { parseListen } from "../../protocol/listen.ts";
+import { parseListen } from "../../shared/listen.ts";
 import { RISK_CLASSES } from "../../protocol/agent.ts";
 import { type ApprovalConfig, isPolicyPattern } from "../../agent/approval.ts";
 import { type SettingsSection, settingsSections } from "./sections.ts";

@@ -14,7 +14,7 @@ import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from "
 import { join } from "node:path";
 import { HomedError } from "../../protocol/errors.ts";
 import { describeIssues } from "../../protocol/jsonrpc.ts";
-import { firstBadUtf8, jsonErrorPlace, placeOf } from "../../protocol/json-where.ts";
+import { firstBadUtf8, jsonErrorPlace, placeOf } from "../../shared/json-where.ts";
 import {
   type PluginSectionView,
   type PluginSettingView,

@@ -3,7 +3,7 @@
  * and how that is shown to people (`PluginInfo`: `homed status`, the web UI).
  */
 import type { PluginInfo, PluginStateName } from "../../protocol/plugin.ts";
-import { crashesInWindow } from "../../protocol/restart-policy.ts";
+import { crashesInWindow } from "../../shared/restart-policy.ts";
 import { JobTimers } from "../job-timers.ts";
 import type { Clock } from "../clock.ts";
 import type { PluginRun } from "./run.ts";

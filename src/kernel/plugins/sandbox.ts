@@ -1,6 +1,6 @@
 /**
  * The room an external plugin runs in. Built-in plugins are part of homed and keep the data
- * dir; a plugin someone else wrote gets, under bubblewrap (src/protocol/bwrap-system.ts):
+ * dir; a plugin someone else wrote gets, under bubblewrap (src/shared/bwrap-system.ts):
  *
  * - the system read-only, its own folder read-only (where it starts), and a private state
  *   folder DATA/plugin-state/NAME read-write, which its hello names as its dataDir and which is
@@ -16,7 +16,7 @@
  */
 import { existsSync, mkdirSync, realpathSync } from "node:fs";
 import { join } from "node:path";
-import { bwrapCannotRun, systemSandboxArgs } from "../../protocol/bwrap-system.ts";
+import { bwrapCannotRun, systemSandboxArgs } from "../../shared/bwrap-system.ts";
 import type { PluginRoom, PluginSpec } from "./supervisor-options.ts";
 import type { PluginGrants } from "./grants.ts";
 

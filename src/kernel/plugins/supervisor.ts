@@ -13,7 +13,7 @@ import { HomedError } from "../../protocol/errors.ts";
 import { EventType } from "../../protocol/events.ts";
 import { PLUGIN_EXIT_CONFIG, PluginMethod, type PluginInfo } from "../../protocol/plugin.ts";
 import { resolveGraph } from "./graph.ts";
-import { afterCrash } from "../../protocol/restart-policy.ts";
+import { afterCrash } from "../../shared/restart-policy.ts";
 import { PluginProcess, type PluginLaunch } from "./process.ts";
 import { JobTimers } from "../job-timers.ts";
 import { PluginRun, type StopIntent } from "./run.ts";
@@ -23,7 +23,7 @@ import type { PluginSpec, SupervisorOptions } from "./supervisor-options.ts";
 import { nextState, type PluginTransition } from "./states.ts";
 import { answerPlugin, type PluginRpcHost } from "./rpc.ts";
 
-export { CRASH_WINDOW_MS, MAX_CRASHES, RESTART_DELAYS_MS } from "../../protocol/restart-policy.ts";
+export { CRASH_WINDOW_MS, MAX_CRASHES, RESTART_DELAYS_MS } from "../../shared/restart-policy.ts";
 
 export type { PluginSpec, SupervisorOptions } from "./supervisor-options.ts";
 
