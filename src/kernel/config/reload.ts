@@ -17,7 +17,7 @@ import type { Agent } from "../../agent/agent.ts";
 import { PluginMethod, type PluginStateName } from "../../protocol/plugin.ts";
 import type { ConfigChangedParams } from "../../protocol/plugin-settings.ts";
 import { approvalOf, type Config } from "./config.ts";
-import { inSection, type SettingsSection, setValueAt, valueAt } from "./sections.ts";
+import { inSection, isEmptySetting, type SettingsSection, setValueAt, valueAt } from "./sections.ts";
 import type { Logger } from "../log.ts";
 import type { Supervisor } from "../plugins/supervisor.ts";
 import { changedPaths } from "./ui-settings.ts";
@@ -35,16 +35,6 @@ export interface LiveChangeDeps {
   enabledBy(plugin: string): string | undefined;
   /** A section as config/get answers its owner now (secrets resolved for a built-in one). */
   read(plugin: string, section: string): unknown;
-}
-
-function isEmpty(value: unknown): boolean {
-  return (
-    value === undefined ||
-    value === null ||
-    value === false ||
-    value === "" ||
-    (Array.isArray(value) && value.length === 0)
-  );
 }
 
 /** The kernel's own settings a reload applies in place. */
@@ -115,7 +105,7 @@ function applySection(
   try {
     if (info.state === "disabled") {
       // Disabled only because what it serves was not configured: the first setting starts it.
-      if (by && !isEmpty(valueAt(c, by))) deps.supervisor.enable(s.plugin);
+      if (by && !isEmptySetting(valueAt(c, by))) deps.supervisor.enable(s.plugin);
       return "applied";
     }
     if (policy === "plugin-restart") {

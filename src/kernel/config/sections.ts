@@ -8,6 +8,9 @@ import type { PluginSettings } from "../../protocol/plugin-settings.ts";
 import { HomedError } from "../../protocol/errors.ts";
 import { BUILTIN_SETTINGS } from "../../generated/builtin-settings.ts";
 import { externalSections } from "../plugins/catalog.ts";
+import { valueAt } from "./values.ts";
+
+export { isEmptySetting, valueAt } from "./values.ts";
 
 /** A built-in plugin's section, as the generator writes it. */
 export interface BuiltinSection {
@@ -26,14 +29,6 @@ export function settingsSections(pluginsDir?: string): SettingsSection[] {
   const builtin = BUILTIN_SETTINGS.map((s) => ({ ...s, builtin: true }));
   const external = pluginsDir ? externalSections(pluginsDir).map((s) => ({ ...s, builtin: false })) : [];
   return [...builtin, ...external];
-}
-
-/** The value at a dotted path of a configuration (undefined if absent). */
-export function valueAt(config: unknown, path: string): unknown {
-  let cur: unknown = config;
-  for (const key of path.split("."))
-    cur = typeof cur === "object" && cur !== null ? (cur as Record<string, unknown>)[key] : undefined;
-  return cur;
 }
 
 /** Set the dotted `path` of a configuration whose parent tables exist. */

@@ -13,6 +13,7 @@ import { jsonSchemaSettings, type PluginSettings } from "../../protocol/plugin-s
 import { BUILTIN_PLUGINS } from "../../generated/builtin-plugins.ts";
 import type { PluginSpec } from "./supervisor.ts";
 import type { Config } from "../config/config.ts";
+import { isEmptySetting, valueAt } from "../config/values.ts";
 import { readGrants } from "./grants.ts";
 import { confineExternal } from "./sandbox.ts";
 
@@ -138,24 +139,6 @@ export function externalSpecs(pluginsDir: string): PluginSpec[] {
   return pluginFolders(pluginsDir).map((name) => folderSpec(join(pluginsDir, name), name));
 }
 
-/** The value at a dotted path of the configuration (undefined if absent). */
-function configValue(config: Config, path: string): unknown {
-  let cur: unknown = config;
-  for (const key of path.split("."))
-    cur = typeof cur === "object" && cur !== null ? (cur as Record<string, unknown>)[key] : undefined;
-  return cur;
-}
-
-function isEmpty(value: unknown): boolean {
-  return (
-    value === undefined ||
-    value === null ||
-    value === false ||
-    value === "" ||
-    (Array.isArray(value) && value.length === 0)
-  );
-}
-
 export interface ConfiguredOptions {
   /** Variables only built-in plugins get (HOMED_DATA; a test's clock). */
   builtinEnv: Record<string, string>;
@@ -176,9 +159,9 @@ export function configuredSpecs(dataDir: string, config: Config, opts: Configure
   const all = [...builtinSpecs(dataDir, opts.builtinEnv), ...externalSpecs(join(dataDir, "plugins"))].map((s) => {
     if (disabled.has(s.manifest.name)) return { ...s, disabled: "disabled in config.toml ([plugins] disabled)" };
     const by = s.manifest.enabled_by;
-    const on = by ? configValue(config, by) : true;
+    const on = by ? valueAt(config, by) : true;
     if (by && on === false) return { ...s, disabled: `off until ${by} = true in config.toml` };
-    if (by && isEmpty(on)) return { ...s, disabled: `not needed: ${by} is empty in config.toml` };
+    if (by && isEmptySetting(on)) return { ...s, disabled: `not needed: ${by} is empty in config.toml` };
     return s;
   });
   const { grants, problem } = readGrants(dataDir);
