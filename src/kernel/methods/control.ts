@@ -28,7 +28,8 @@ import { MemoryImportParams, type MemoryImportResult } from "../../protocol/impo
 import { AnswerParams, type AnswerResult, WatchParams } from "../../protocol/turn-stream.ts";
 import { runChatTurn } from "../chat-turn.ts";
 import { checkModel } from "../check-model.ts";
-import { allowToolAlways, conversationTranscript } from "./channel.ts";
+import { allowToolAlways } from "./channel.ts";
+import { conversationTranscript } from "../transcript.ts";
 import type { KernelServices } from "../kernel-services.ts";
 
 type ControlMethods = Record<string, (params: unknown, ctx: RequestContext) => unknown>;
