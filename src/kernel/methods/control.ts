@@ -28,7 +28,7 @@ import { MemoryImportParams, type MemoryImportResult } from "../../protocol/impo
 import { AnswerParams, type AnswerResult, WatchParams } from "../../protocol/turn-stream.ts";
 import { runChatTurn } from "../chat-turn.ts";
 import { checkModel } from "../check-model.ts";
-import { allowToolAlways } from "./channel.ts";
+import { allowToolAlways } from "./settings.ts";
 import { conversationTranscript } from "../transcript.ts";
 import type { KernelServices } from "../kernel-services.ts";
 
@@ -52,7 +52,7 @@ export function controlMethods(k: KernelServices): ControlMethods {
       return r;
     },
     // The socket is the owner's (0600): whoever can use it may log a browser in.
-    [ControlMethod.WebLoginUrl]: () => ({ url: k.webLogin.url(), loginRequired: k.webLogin.loginRequired }),
+    [ControlMethod.LoginUrl]: () => ({ url: k.webLogin.url(), loginRequired: k.webLogin.loginRequired }),
     [ControlMethod.PluginRestart]: (params) => k.plugins.restart(parseParams(PluginRestartParams, params).name),
     [ControlMethod.LlmGet]: () => k.llm.view(),
     [ControlMethod.LlmSet]: (params) => k.llm.set(parseParams(LlmSetParams, params)),
