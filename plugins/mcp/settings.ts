@@ -7,7 +7,13 @@
  */
 import * as v from "valibot";
 import { RiskClass } from "../../src/protocol/agent.ts";
-import { defineSettings, onSettingsPage, setting, tableList } from "../../src/protocol/plugin-settings.ts";
+import {
+  configFileOnly,
+  defineSettings,
+  onSettingsPage,
+  setting,
+  tableList,
+} from "../../src/protocol/plugin-settings.ts";
 
 const EnvName = v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be environment variable names"));
 const HeaderName = v.pipe(v.string(), v.regex(/^[A-Za-z0-9-]{1,64}$/, "must be HTTP header names"));
@@ -17,36 +23,58 @@ const SecretName = v.pipe(
   v.regex(/^[A-Za-z0-9_.-]{1,64}$/, "must be secret names (letters, digits, _ . -)"),
 );
 
+/**
+ * One server. The settings page edits the list item by item (onSettingsPage below), with a
+ * control for each field but those kept to config.toml: headers and env by value may hold
+ * credentials, and env_passthrough hands the daemon's own environment to a child.
+ */
 export const McpServer = v.pipe(
   v.strictObject({
-    name: v.pipe(v.string(), v.regex(/^[a-zA-Z0-9-]{1,32}$/, "must be 1-32 letters, digits or dashes")),
-    /** A stdio server: the command to start. */
-    command: v.optional(v.string(), ""),
-    /** A Streamable HTTP server: its endpoint. */
-    url: v.optional(
+    name: v.pipe(
+      v.string(),
+      v.regex(/^[a-zA-Z0-9-]{1,32}$/, "must be 1-32 letters, digits or dashes"),
+      v.description("1-32 letters, digits or dashes; its tools are called <name>_<tool>."),
+    ),
+    command: setting(v.string(), "", "A stdio server: the command to start."),
+    args: setting(v.array(v.string()), [], "The command's arguments, one per line."),
+    url: setting(
       v.pipe(
         v.string(),
         v.check((s) => s === "" || /^https?:\/\/\S+$/.test(s), "must be an http(s) URL"),
       ),
       "",
+      "A Streamable HTTP server (instead of a command): its endpoint.",
     ),
-    /** HTTP headers sent to a url server, by value. */
-    headers: v.optional(v.record(HeaderName, v.string()), {}),
-    /** HTTP headers whose values are named entries of DATA/secrets.json's "values". */
-    header_secrets: v.optional(v.record(HeaderName, SecretName), {}),
-    args: v.optional(v.array(v.string()), []),
-    env: v.optional(v.record(EnvName, v.string()), {}),
-    env_passthrough: v.optional(
-      v.array(
-        v.pipe(
-          EnvName,
-          v.check((n) => !n.startsWith("HOMED_"), "HOMED_* variables are the daemon's own and never reach a child"),
+    header_secrets: setting(
+      v.record(HeaderName, SecretName),
+      {},
+      `HTTP headers sent to a url server whose values are named entries of DATA/secrets.json's
+"values" (Authorization = github), never the values themselves.`,
+    ),
+    headers: setting(
+      configFileOnly(v.record(HeaderName, v.string())),
+      {},
+      "HTTP headers sent to a url server, by value.",
+    ),
+    env: setting(configFileOnly(v.record(EnvName, v.string())), {}, "Variables of a stdio server, by value."),
+    env_passthrough: setting(
+      configFileOnly(
+        v.array(
+          v.pipe(
+            EnvName,
+            v.check((n) => !n.startsWith("HOMED_"), "HOMED_* variables are the daemon's own and never reach a child"),
+          ),
         ),
       ),
       [],
+      "Variables passed through from the daemon's environment.",
     ),
-    risk: v.optional(RiskClass, "exec"),
-    read_only_hint: v.optional(v.boolean("must be true or false"), false),
+    risk: setting(RiskClass, "exec", "The risk class its tools are asked about as."),
+    read_only_hint: setting(
+      v.boolean("must be true or false"),
+      false,
+      "Tools the server marks readOnlyHint run as read (trust the server's word only if you trust the server).",
+    ),
   }),
   v.check(
     (s) => (s.command === "") !== (s.url === ""),

@@ -2,12 +2,14 @@
  * settingForm reads how a form edits a plugin's field from the field's valibot schema alone:
  * the control from the base schema under v.optional and its pipes, the bounds from the integer,
  * min_value and max_value actions, the choices from a picklist; what a form cannot edit safely
- * (lists of tables, objects, records, unions, lists of non-strings) gets no control.
+ * (lists of tables, objects, records, unions, lists of non-strings) gets no control. itemFields
+ * reads a list of named tables the same way, field by field, records of strings included.
  */
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
 import {
   configFileOnly,
+  itemFields,
   jsonSchemaSettings,
   onSettingsPage,
   setting,
@@ -92,5 +94,38 @@ describe("settingForm", () => {
     expect(issue({ refresh: 0 })).toBe("must be at least 1");
     expect(issue({ refresh: 1441 })).toBe("must be at most 1440");
     expect(issue({ refresh: 2.5 })).toBe("must be an integer");
+  });
+});
+
+describe("itemFields", () => {
+  const Peer = v.pipe(
+    v.strictObject({
+      port: setting(int(1, 65535), 80, "Port."),
+      name: v.pipe(v.string(), v.regex(/^[a-z]+$/), v.description("Its name.")),
+      tags: setting(v.array(v.string()), [], "Tags."),
+      secrets: setting(v.record(v.string(), v.pipe(v.string(), v.regex(/^[a-z]+$/))), {}, "Secret names."),
+      token: setting(configFileOnly(v.string()), "", "A credential: config.toml only."),
+      nested: setting(v.strictObject({ a: v.string() }), { a: "" }, "A table."),
+    }),
+    v.check(() => true),
+  );
+
+  test("a list of named tables: its fields a form edits, name first, none kept to config.toml", () => {
+    const fields = itemFields(setting(tableList(onSettingsPage(v.array(Peer), "peers", "Peers")), [], "Peers."));
+    expect(fields?.map((f) => [f.key, f.form.kind, f.required])).toEqual([
+      ["name", "string", true],
+      ["port", "number", false],
+      ["tags", "list", false],
+      ["secrets", "record", false],
+    ]);
+    expect(fields?.[0]?.doc).toBe("Its name.");
+    expect(fields?.[1]).toMatchObject({ form: { kind: "number", integer: true, min: 1, max: 65535 }, fallback: 80 });
+  });
+
+  test("anything but a list of tables with a string name is not one", () => {
+    expect(itemFields(setting(v.array(v.string()), [], "Hosts."))).toBeUndefined();
+    expect(itemFields(setting(v.array(v.strictObject({ id: v.string() })), [], "Unnamed."))).toBeUndefined();
+    expect(itemFields(setting(v.array(v.strictObject({ name: v.number() })), [], "Numbered."))).toBeUndefined();
+    expect(itemFields(setting(v.string(), "", "Text."))).toBeUndefined();
   });
 });

@@ -45,7 +45,11 @@ describe("settings page", () => {
     await page.waitForSelector("#settings-form");
     await page.waitForSelector("#model-list option[value='fake-model-large']", { state: "attached" });
     expect(await page.inputValue("#system-prompt")).toStartWith("You are homed");
-    expect(await page.textContent("#mcp-servers")).toContain("remotehttphttp://127.0.0.1:9/mcp");
+    // The MCP servers, as the mcp plugin's settings declare the list: each item's fields but those kept to config.toml.
+    const servers = ".item-list[data-list='mcp_servers']";
+    expect(await page.textContent(`${servers} li[data-item='remote']`)).toBe(
+      "remoteurl http://127.0.0.1:9/mcpheader_secrets Authorization = absentRemove",
+    );
 
     // A new base URL with no key typed keeps the stored key (the placeholder's promise).
     await page.fill("#base-url", `${rig.llm.url}/`);
@@ -164,27 +168,43 @@ describe("settings page", () => {
     // MCP servers: one added over Streamable HTTP (its key from secrets.json) offers its tools; one removed is gone.
     await page.goto(`${url}#/settings`);
     await page.waitForSelector("#settings-form");
-    await page.fill("#mcp-name", "second");
-    await page.fill("#mcp-target", mcp.url);
-    await page.fill("#mcp-secret", "fixture-token");
-    await page.click("#add-server");
-    await page.waitForSelector("#mcp-servers li[data-server='second']");
+    await page.fill("#add-mcp_servers-name", "second");
+    await page.fill("#add-mcp_servers-url", mcp.url);
+    await page.fill("#add-mcp_servers-header_secrets", "Authorization = fixture-token");
+    await page.click(".item-add[data-list='mcp_servers'] .add-item");
+    await page.waitForSelector(`${servers} li[data-item='second']`);
     expect(await page.textContent("#settings-msg")).toBe("Applied now: mcp.servers.");
+    expect(await page.inputValue("#add-mcp_servers-name")).toBe("");
     await poll(
       async () => (await rig.status()).tools.map((t) => t.name),
       (names) => names.includes("second_whoami"),
       { timeoutMs: 20_000, intervalMs: 50, what: "second_whoami after adding the server" },
     );
-    await page.click("#mcp-servers li[data-server='remote'] .remove-server");
-    await page.waitForSelector("#mcp-servers li[data-server='remote']", { state: "detached" });
-    await page.locator("#mcp-servers").scrollIntoViewIfNeeded();
+    await page.click(`${servers} li[data-item='remote'] .remove-item`);
+    await page.waitForSelector(`${servers} li[data-item='remote']`, { state: "detached" });
+    await page.locator(servers).scrollIntoViewIfNeeded();
     await shot(page, "settings-mcp");
     expect(await page.textContent(".source[data-field='mcp_servers']")).toBe("settings.json");
-    await page.fill("#mcp-name", "bad name!");
-    await page.fill("#mcp-target", "true");
-    await page.click("#add-server");
+    await page.fill("#add-mcp_servers-name", "bad name!");
+    await page.fill("#add-mcp_servers-command", "true");
+    await page.click(".item-add[data-list='mcp_servers'] .add-item");
     await page.waitForSelector("#settings-msg.bad");
-    expect(await page.textContent("#settings-msg")).toContain("1-32 letters, digits or dashes");
+    expect(await page.textContent("#settings-msg")).toBe("mcp.servers.1.name: must be 1-32 letters, digits or dashes");
+    // Refused, the form keeps what was typed.
+    expect(await page.inputValue("#add-mcp_servers-name")).toBe("bad name!");
+
+    // Private hosts: one control for fetch's and the browser's fields, under the heading their settings give.
+    expect(await page.textContent("label[for='page-allow_hosts']")).toStartWith(
+      "Hosts on your network that fetch_url and the browser may open",
+    );
+    await page.fill("#page-allow_hosts", "nas.lan\n*.lan");
+    await page.click("#save-settings");
+    await page.waitForSelector("#settings-msg.ok");
+    expect(await page.textContent("#settings-msg")).toBe(
+      "Applied now: tools.browser.allow_hosts, tools.fetch.allow_hosts.",
+    );
+    expect(await page.textContent(".source[data-field='allow_hosts']")).toBe("settings.json");
+    expect(await page.inputValue("#page-allow_hosts")).toBe("nas.lan\n*.lan");
     expect(errors).toEqual([]);
   }, 90_000);
 });

@@ -31,12 +31,16 @@ describe("settings in the web API", () => {
     const before = (await (await fetch(`${url}api/settings`)).json()) as {
       system_prompt: string;
       sources: Record<string, string>;
-      labels: Record<string, string>;
+      page: { key: string; label: string; heading: string }[];
+      lists: { key: string; label: string }[];
     };
     expect(before.sources.system_prompt).toBe("default");
     // The plugins' fields on the page carry the labels their settings give them.
-    expect(before.labels.allow_hosts).toStartWith("Hosts on your network that fetch_url and the browser may open");
-    expect(before.labels.mcp_servers).toBe("MCP servers");
+    expect(before.page.find((f) => f.key === "allow_hosts")?.label).toStartWith(
+      "Hosts on your network that fetch_url and the browser may open",
+    );
+    expect(before.page.find((f) => f.key === "allow_hosts")?.heading).toBe("Private addresses");
+    expect(before.lists.find((l) => l.key === "mcp_servers")?.label).toBe("MCP servers");
 
     const res = await fetch(`${url}api/settings`, post({ system_prompt: "You are a pirate.", recall_untrusted: true }));
     expect(res.status).toBe(200);
@@ -94,7 +98,7 @@ describe("settings in the web API", () => {
     expect(existsSync(join(dir.path, "settings.json"))).toBe(false);
   }, 60_000);
 
-  test("the first MCP server added while none ran starts the mcp plugin at once; an unknown one cannot be removed", async () => {
+  test("the first MCP server added while none ran starts the mcp plugin at once; a bad one or an unknown one changes nothing", async () => {
     using dir = tempDir();
     using mcp = startHttpMcp();
     writeFileSync(join(dir.path, "secrets.json"), JSON.stringify({ values: { "later-token": MCP_TOKEN } }), {
@@ -107,17 +111,22 @@ describe("settings in the web API", () => {
         plugins: { name: string; state: string }[];
         tools: { name: string }[];
       };
-    expect((await status()).plugins.find((p) => p.name === "mcp")?.state).toBe("disabled");
-    const res = await fetch(
-      `${url}api/settings`,
-      post({ mcp_add: { name: "later", url: mcp.url, header_secrets: { Authorization: "later-token" } } }),
-    );
-    expect(res.status).toBe(200);
-    const r = (await res.json()) as {
-      settings: { mcp_servers: { name: string; transport: string; target: string }[] };
+    type Saved = {
+      settings: { lists: { key: string; source: string; items: Record<string, unknown>[] }[] };
       reload: { applied: string[]; restartNeeded: string[] };
     };
-    expect(r.settings.mcp_servers).toEqual([{ name: "later", transport: "http", target: mcp.url }]);
+    const edit = (body: unknown) => fetch(`${url}api/settings`, post({ list_edits: [body] }));
+    expect((await status()).plugins.find((p) => p.name === "mcp")?.state).toBe("disabled");
+    const res = await edit({
+      key: "mcp_servers",
+      add: { name: "later", url: mcp.url, header_secrets: { Authorization: "later-token" } },
+    });
+    expect(res.status).toBe(200);
+    const r = (await res.json()) as Saved;
+    expect(r.settings.lists.find((l) => l.key === "mcp_servers")).toMatchObject({
+      source: "settings.json",
+      items: [{ name: "later", url: mcp.url, header_secrets: { Authorization: "later-token" } }],
+    });
     expect(r.reload).toEqual({ applied: ["mcp.servers"], restartNeeded: [] });
     await poll(status, (s) => s.tools.some((t) => t.name === "later_whoami"), {
       timeoutMs: 20_000,
@@ -125,9 +134,88 @@ describe("settings in the web API", () => {
       what: "the new server's tool without a restart",
     });
     expect((await status()).plugins.find((p) => p.name === "mcp")?.state).toBe("ready");
-    const gone = await fetch(`${url}api/settings`, post({ mcp_remove: "nope" }));
+    const saved = readFileSync(join(dir.path, "settings.json"), "utf8");
+
+    // A bad item gets the section's own message; a header by value is not taken from the page.
+    const bad = await edit({ key: "mcp_servers", add: { name: "bad name!", command: "true" } });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: string }).error).toBe(
+      "mcp.servers.1.name: must be 1-32 letters, digits or dashes",
+    );
+    const byValue = await edit({ key: "mcp_servers", add: { name: "x", url: mcp.url, headers: { A: "b" } } });
+    expect(byValue.status).toBe(400);
+    expect(((await byValue.json()) as { error: string }).error).toBe(
+      "mcp.servers.headers: not edited on the settings page",
+    );
+    const gone = await edit({ key: "mcp_servers", remove: "nope" });
     expect(gone.status).toBe(404);
-    expect(((await gone.json()) as { error: string }).error).toContain("no MCP server named nope");
+    expect(((await gone.json()) as { error: string }).error).toBe("MCP servers: none is named nope");
+    expect(readFileSync(join(dir.path, "settings.json"), "utf8")).toBe(saved);
+
+    const removed = await edit({ key: "mcp_servers", remove: "later" });
+    expect(removed.status).toBe(200);
+    const after = (await removed.json()) as Saved;
+    expect(after.settings.lists.find((l) => l.key === "mcp_servers")?.items).toEqual([]);
+    expect(after.reload.applied).toEqual(["mcp.servers"]);
+    expect(JSON.parse(readFileSync(join(dir.path, "settings.json"), "utf8"))).toEqual({ page: { mcp_servers: [] } });
+    await poll(status, (s) => !s.tools.some((t) => t.name === "later_whoami"), {
+      timeoutMs: 20_000,
+      intervalMs: 100,
+      what: "the removed server's tool gone",
+    });
+  }, 60_000);
+
+  test("private hosts are one list written to fetch's and the browser's sections", async () => {
+    using dir = tempDir();
+    await using d = await startDaemon(dir.path);
+    const url = await webUrlOf(d);
+    const res = await fetch(`${url}api/settings`, post({ page: { allow_hosts: ["nas.lan", "10.0.0.0/8"] } }));
+    expect(res.status).toBe(200);
+    const r = (await res.json()) as {
+      settings: { page: { key: string; value: unknown; source: string; paths: string[] }[] };
+      reload: { applied: string[] };
+    };
+    expect(r.settings.page.find((f) => f.key === "allow_hosts")).toMatchObject({
+      value: ["nas.lan", "10.0.0.0/8"],
+      source: "settings.json",
+    });
+    expect(r.reload.applied.sort()).toEqual(["tools.browser.allow_hosts", "tools.fetch.allow_hosts"]);
+    const bad = await fetch(`${url}api/settings`, post({ page: { allow_hosts: ["no spaces"] } }));
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: string }).error).toContain("must be host names, addresses or CIDR ranges");
+    expect(JSON.parse(readFileSync(join(dir.path, "settings.json"), "utf8"))).toEqual({
+      page: { allow_hosts: ["nas.lan", "10.0.0.0/8"] },
+    });
+  }, 60_000);
+
+  test("a settings.json saved before the page carried plugin fields generically is still read", async () => {
+    using dir = tempDir();
+    writeFileSync(
+      join(dir.path, "settings.json"),
+      JSON.stringify({
+        allow_hosts: ["old.lan"],
+        mcp_servers: [{ name: "old-one", url: "http://127.0.0.1:9/mcp" }],
+      }),
+    );
+    await using d = await startDaemon(dir.path);
+    const url = await webUrlOf(d);
+    const s = (await (await fetch(`${url}api/settings`)).json()) as {
+      page: { key: string; value: unknown; source: string }[];
+      lists: { key: string; source: string; items: Record<string, unknown>[] }[];
+      unused: string[];
+    };
+    expect(s.page.find((f) => f.key === "allow_hosts")).toMatchObject({ value: ["old.lan"], source: "settings.json" });
+    expect(s.lists.find((l) => l.key === "mcp_servers")).toMatchObject({
+      source: "settings.json",
+      items: [{ name: "old-one", url: "http://127.0.0.1:9/mcp" }],
+    });
+    expect(s.unused).toEqual([]);
+    // The next save writes it in today's shape.
+    expect((await fetch(`${url}api/settings`, post({ recall_untrusted: true }))).status).toBe(200);
+    expect(JSON.parse(readFileSync(join(dir.path, "settings.json"), "utf8"))).toEqual({
+      recall_untrusted: true,
+      page: { allow_hosts: ["old.lan"], mcp_servers: [{ name: "old-one", url: "http://127.0.0.1:9/mcp" }] },
+    });
   }, 60_000);
 
   test("every settings route needs the login token", async () => {

@@ -1,13 +1,14 @@
 /**
  * The settings page beyond the provider form: system prompt, approval rules, memory's recall
- * scope, the private hosts tools may reach, the MCP servers, and every plugin's own settings
- * (plugin-settings.ts). A Save writes DATA/settings.json and applies it at once; the answer says
- * what was applied and what needs a restart. Also the "Always allow" button an approval card
+ * scope, and what the plugins' settings put on the page (plugin-settings.ts): the controls they
+ * share (the private hosts tools may reach), the lists edited item by item (the MCP servers) and
+ * every plugin's own settings. A Save writes DATA/settings.json and applies it at once; the answer
+ * says what was applied and what needs a restart. Also the "Always allow" button an approval card
  * carries.
  */
 import { api } from "./api.ts";
 import { h } from "./dom.ts";
-import { pluginSettingsPart } from "./plugin-settings.ts";
+import { itemListPart, type ListEditBody, pageFieldsPart, pluginSettingsPart } from "./plugin-settings.ts";
 import type { ConversationSummary, LlmModelsResult } from "../../../src/protocol/channel.ts";
 import type { ReloadResult, SettingsSaveResult, SettingsView } from "../../../src/protocol/settings.ts";
 
@@ -53,11 +54,25 @@ export async function settingsView(): Promise<HTMLElement> {
   const ask = list("approval-ask", s.approval_ask);
   const deny = list("approval-deny", s.approval_deny);
   const recall = h("input", { id: "recall-untrusted", type: "checkbox", checked: s.recall_untrusted });
-  const hosts = h("textarea", { id: "allow-hosts", rows: "2", placeholder: "nas.lan, *.lan, 192.168.1.0/24" });
-  hosts.value = s.allow_hosts.join("\n");
   const msg = h("div", { class: "form-msg", id: "settings-msg" });
 
+  const shared = pageFieldsPart(s.page);
   const plugins = pluginSettingsPart(s.plugins, s.unused);
+  /**
+   * Show the kernel's answer: the sources, the lists, and what the reload did; after a Save (not
+   * a list's edit, which leaves the rest as typed) the plugins' controls too.
+   */
+  const show = (r: SettingsSaveResult, saved: boolean) => {
+    s = r.settings;
+    for (const [field, span] of sourceSpans) span.textContent = s.sources[field] ?? "";
+    for (const l of s.lists) lists.get(l.key)?.paint(l);
+    if (saved) {
+      shared.paint(s.page);
+      plugins.paint(s.plugins, s.unused);
+    }
+    msg.textContent = reloadSentence(r.reload);
+    msg.classList.add(r.reload.error ? "bad" : "ok");
+  };
 
   const save = async (e: Event) => {
     e.preventDefault();
@@ -71,7 +86,6 @@ export async function settingsView(): Promise<HTMLElement> {
         approval_ask: lines(ask.value),
         approval_deny: lines(deny.value),
         recall_untrusted: recall.checked,
-        allow_hosts: lines(hosts.value),
       };
       // Only what was changed goes to settings.json: the rest keeps following config.toml.
       const patch = Object.fromEntries(
@@ -79,31 +93,22 @@ export async function settingsView(): Promise<HTMLElement> {
           ([k, v]) => JSON.stringify(v) !== JSON.stringify((s as unknown as Record<string, unknown>)[k]),
         ),
       );
-      const sections = plugins.changes();
+      const { sections, page: removed } = plugins.changes();
       if (sections) patch.sections = sections;
-      const r = await api<SettingsSaveResult>("/api/settings", patch);
-      s = r.settings;
-      for (const [field, span] of sourceSpans) span.textContent = r.settings.sources[field] ?? "";
-      plugins.paint(s.plugins, s.unused);
-      msg.textContent = reloadSentence(r.reload);
-      msg.classList.add(r.reload.error ? "bad" : "ok");
+      const page = { ...shared.changes(), ...removed };
+      if (Object.keys(page).length) patch.page = page;
+      show(await api<SettingsSaveResult>("/api/settings", patch), true);
     } catch (err) {
       msg.textContent = (err as Error).message;
       msg.classList.add("bad");
     }
   };
 
-  // MCP servers: listed with a Remove each, and a row to add one; each change is saved at once.
-  const servers = h("ul", { class: "mcp-servers", id: "mcp-servers" });
-  const mcpEdit = async (body: Record<string, unknown>) => {
+  // The lists edited item by item: each change is saved at once, the rest of the form kept as typed.
+  const edit = async (body: ListEditBody) => {
     msg.className = "form-msg";
     try {
-      const r = await api<SettingsSaveResult>("/api/settings", body);
-      s = r.settings;
-      paintServers();
-      for (const [field, span] of sourceSpans) span.textContent = s.sources[field] ?? "";
-      msg.textContent = reloadSentence(r.reload);
-      msg.classList.add(r.reload.error ? "bad" : "ok");
+      show(await api<SettingsSaveResult>("/api/settings", { list_edits: [body] }), false);
       return true;
     } catch (err) {
       msg.textContent = (err as Error).message;
@@ -111,51 +116,7 @@ export async function settingsView(): Promise<HTMLElement> {
       return false;
     }
   };
-  const paintServers = () => {
-    servers.replaceChildren(
-      ...(s.mcp_servers.length
-        ? s.mcp_servers.map((m) =>
-            h(
-              "li",
-              { "data-server": m.name },
-              h("b", {}, m.name),
-              h("span", { class: "tag" }, m.transport),
-              h("code", { class: "mcp-target" }, m.target),
-              h(
-                "button",
-                { type: "button", class: "small remove-server", onclick: () => void mcpEdit({ mcp_remove: m.name }) },
-                "Remove",
-              ),
-            ),
-          )
-        : [h("li", { class: "hint" }, "No MCP servers.")]),
-    );
-  };
-  paintServers();
-  const newName = h("input", { id: "mcp-name", placeholder: "name", autocomplete: "off" });
-  const newTarget = h("input", {
-    id: "mcp-target",
-    placeholder: "https://…/mcp  or  a command with its arguments",
-    autocomplete: "off",
-  });
-  const newSecret = h("input", { id: "mcp-secret", placeholder: "Authorization from secret (name, optional)" });
-  const addServer = async () => {
-    const target = newTarget.value.trim();
-    const add: Record<string, unknown> = { name: newName.value.trim() };
-    if (/^https?:\/\//.test(target)) {
-      add.url = target;
-      if (newSecret.value.trim()) add.header_secrets = { Authorization: newSecret.value.trim() };
-    } else {
-      const [command, ...args] = target.split(/\s+/).filter(Boolean);
-      add.command = command ?? "";
-      add.args = args;
-    }
-    if (await mcpEdit({ mcp_add: add })) {
-      newName.value = "";
-      newTarget.value = "";
-      newSecret.value = "";
-    }
-  };
+  const lists = new Map(s.lists.map((l) => [l.key, itemListPart(l, edit)] as const));
 
   return h(
     "form",
@@ -191,34 +152,16 @@ export async function settingsView(): Promise<HTMLElement> {
         source("recall_untrusted"),
       ),
     ),
-    h("h3", {}, "Private addresses"),
-    h(
-      "label",
-      {},
-      h(
-        "span",
-        {},
-        // The label is the plugins' own (their settings.ts), as the kernel composed the page.
-        `${s.labels.allow_hosts ?? "Private hosts"} `,
-        source("allow_hosts"),
-      ),
-      hosts,
-    ),
-    h("h3", {}, `${s.labels.mcp_servers ?? "MCP servers"} `, source("mcp_servers")),
-    servers,
-    h(
-      "div",
-      { class: "mcp-add" },
-      newName,
-      newTarget,
-      newSecret,
-      h("button", { type: "button", id: "add-server", onclick: () => void addServer() }, "Add server"),
-    ),
-    h(
-      "p",
-      { class: "hint" },
-      'A secret\'s value lives in DATA/secrets.json ("values"), never here. Tools of MCP servers are asked about (exec) unless an approval rule says otherwise.',
-    ),
+    // The plugins' own labels and headings (their settings.ts), as the kernel composed the page.
+    shared.el,
+    ...[...lists.values()].map((l) => l.el),
+    s.lists.length
+      ? h(
+          "p",
+          { class: "hint" },
+          'A secret\'s value lives in DATA/secrets.json ("values"), never here: the page names secrets only.',
+        )
+      : null,
     h("h3", {}, "Plugins"),
     h(
       "p",

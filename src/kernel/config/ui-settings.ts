@@ -1,13 +1,16 @@
 /**
  * DATA/settings.json: what the web UI changed of config.toml's [agent] system_prompt, [approval]
- * default/allow/ask/deny, [memory] recall_untrusted, the plugins' fields their settings put
- * on the page (fetch's and the browser's allow_hosts, one list for both; the MCP servers): a
- * field shown under a page key (onSettingsPage) is written to every plugin field with that key;
- * and any other field of a plugin's section a form can edit (settingForm), under "sections".
- * A section marked builtinOnly (tokens, secrets) is not on the page. One precedence, field by field:
- * settings.json, else config.toml (with its HOMED_* and flag overrides), else the default — as
- * llm.json does for [llm]. The file holds only the fields the UI set; the result is checked with
- * config.toml's own schema, so a bad value is refused with the message config.toml would get.
+ * default/allow/ask/deny, [memory] recall_untrusted, and the plugins' fields, as their settings
+ * declare them (no plugin is named here):
+ * - a field shown under a page key (onSettingsPage) is kept under "page": a shared control's
+ *   value is written to every plugin field with that key; a list of objects is edited item by
+ *   item (the request's list_edits) and kept whole, replacing config.toml's;
+ * - any other field of a plugin's section a form can edit (settingForm), under "sections".
+ * A section marked builtinOnly (tokens, secrets) has no form, but its fields declared on the page
+ * are there. One precedence, field by field: settings.json, else config.toml (with its HOMED_* and
+ * flag overrides), else the default — as llm.json does for [llm]. The file holds only the fields
+ * the UI set; the result is checked with config.toml's own schema, so a bad value is refused with
+ * the message config.toml would get.
  */
 import * as v from "valibot";
 import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
@@ -16,27 +19,36 @@ import { HomedError } from "../../protocol/errors.ts";
 import { describeIssues } from "../../protocol/jsonrpc.ts";
 import { firstBadUtf8, jsonErrorPlace, placeOf } from "../../shared/json-where.ts";
 import {
+  type ItemListView,
+  type PageFieldView,
   type PluginSectionView,
   type PluginSettingView,
   SettingsPatch,
-  type SettingsField,
   type SettingsView,
 } from "../../protocol/settings.ts";
 import {
   fieldDoc,
+  fieldPageHeading,
   fieldPageKey,
   fieldPageLabel,
+  type ItemField,
+  itemFields,
   type SettingForm,
   settingForm,
 } from "../../protocol/plugin-settings.ts";
 import { configSchema, type Config } from "./config.ts";
 import { type SettingsSection, setValueAt, valueAt } from "./sections.ts";
 
-/**
- * Fields settings.json keeps under their own name; mcp_add and mcp_remove are requests the kernel
- * turns into mcp_servers, and "sections" holds the plugins' other fields.
- */
-type StoredField = Exclude<SettingsField, "mcp_add" | "mcp_remove" | "sections">;
+/** The kernel's own fields on the page, by their name in SettingsPatch, and where they live in config.toml. */
+const KERNEL_FIELDS = {
+  system_prompt: "agent.system_prompt",
+  approval_default: "approval.default",
+  approval_allow: "approval.allow",
+  approval_ask: "approval.ask",
+  approval_deny: "approval.deny",
+  recall_untrusted: "memory.recall_untrusted",
+} as const;
+type KernelField = keyof typeof KERNEL_FIELDS;
 
 /** A plugin's section on the page: the fields a form edits, by name. */
 interface FormSection {
@@ -44,55 +56,86 @@ interface FormSection {
   fields: Map<string, { entry: v.GenericSchema; form: SettingForm }>;
 }
 
-/** The kernel's own fields on the page and where they live in config.toml. */
-const KERNEL_FIELDS: Partial<Record<StoredField, string[]>> = {
-  system_prompt: ["agent.system_prompt"],
-  approval_default: ["approval.default"],
-  approval_allow: ["approval.allow"],
-  approval_ask: ["approval.ask"],
-  approval_deny: ["approval.deny"],
-  recall_untrusted: ["memory.recall_untrusted"],
-};
+/** One control under a page key, written to every plugin field declared with it. */
+interface SharedField {
+  key: string;
+  paths: string[];
+  label: string;
+  heading: string;
+  form: SettingForm;
+}
+
+/** A list of objects under a page key, edited item by item. */
+interface ItemList {
+  key: string;
+  path: string;
+  label: string;
+  doc: string;
+  fields: ItemField[];
+}
+
+type Item = Record<string, unknown>;
+
+/** The name an item is added and removed by. */
+const nameOf = (item: Item) => (typeof item.name === "string" ? item.name : "");
 
 /**
- * The settings page as the plugins' settings make it: each field's dotted paths in config.toml
- * (a plugin field is on the page when its settings give it a page key) and the labels the
- * plugins give those fields there.
+ * The settings page as the plugins' settings make it: the controls under page keys (shared by
+ * several plugins' fields, or one list edited item by item), each section's other fields a form
+ * can edit, and the labels and headings the plugins give them.
  */
 export class SettingsPage {
-  readonly paths: Partial<Record<StoredField, string[]>> = { ...KERNEL_FIELDS };
-  readonly labels: Partial<Record<StoredField, string>> = {};
-  readonly fields: StoredField[];
+  /** Controls under a page key, by key. */
+  readonly shared = new Map<string, SharedField>();
+  /** Lists edited item by item, by page key. */
+  readonly lists = new Map<string, ItemList>();
   /** The plugins' sections a form edits, by dotted name, in the order of `sections`. */
   readonly forms = new Map<string, FormSection>();
   private readonly schema: ReturnType<typeof configSchema>;
   private readonly defaults: Config;
 
+  /** Throws (Error) when two plugins declare one page key for a list and for another field: a declaration mistake. */
   constructor(readonly sections: readonly SettingsSection[]) {
-    const known = new Set(Object.keys(SettingsPatch.entries).filter((k) => k !== "sections"));
     for (const s of sections) {
       const form: FormSection = { section: s, fields: new Map() };
       for (const [key, entry] of Object.entries(s.settings.schema.entries)) {
-        const field = fieldPageKey(entry) as StoredField | undefined;
-        if (!field || !known.has(field)) {
-          // Not on the page under a key of its own: in the plugin's section, if a form can edit it.
+        const path = `${s.section}.${key}`;
+        const pageKey = fieldPageKey(entry);
+        if (!pageKey) {
+          // Not on the page under a key: in the plugin's section, if a form can edit it.
           const control = settingForm(entry);
           if (control && !s.settings.builtinOnly) form.fields.set(key, { entry, form: control });
           continue;
         }
-        this.paths[field] = [...(this.paths[field] ?? []), `${s.section}.${key}`];
-        if (!this.labels[field] && fieldPageLabel(entry)) this.labels[field] = fieldPageLabel(entry);
+        const items = itemFields(entry);
+        const control = settingForm(entry);
+        const taken = this.lists.get(pageKey) ?? (items ? this.shared.get(pageKey) : undefined);
+        if (taken || (!items && !control))
+          throw new Error(
+            `${path}: ${taken ? `page key ${pageKey} is another field's already` : "a form cannot edit this field"}`,
+          );
+        if (items) {
+          const label = fieldPageLabel(entry) || fieldPageHeading(entry);
+          const doc = fieldDoc(entry).replace(/\s*\n\s*/g, " ");
+          this.lists.set(pageKey, { key: pageKey, path, label, doc, fields: items });
+          continue;
+        }
+        const shared = this.shared.get(pageKey) ?? {
+          key: pageKey,
+          paths: [],
+          label: "",
+          heading: "",
+          form: control as SettingForm,
+        };
+        shared.paths.push(path);
+        shared.label ||= fieldPageLabel(entry);
+        shared.heading ||= fieldPageHeading(entry);
+        this.shared.set(pageKey, shared);
       }
       if (form.fields.size > 0) this.forms.set(s.section, form);
     }
-    this.fields = Object.keys(this.paths) as StoredField[];
     this.schema = configSchema(sections);
     this.defaults = v.parse(this.schema, {});
-  }
-
-  /** The field's values in `config`, one per path. */
-  valuesAt(config: Config, field: StoredField): unknown[] {
-    return (this.paths[field] ?? []).map((path) => valueAt(config, path));
   }
 
   /**
@@ -102,10 +145,13 @@ export class SettingsPage {
    */
   apply(base: Config, patch: SettingsPatch): Config {
     const raw = structuredClone(base) as unknown as Record<string, unknown>;
-    for (const field of this.fields) {
-      const value = patch[field];
-      if (value === undefined) continue;
-      for (const path of this.paths[field] ?? []) setValueAt(raw, path, value);
+    for (const [field, path] of Object.entries(KERNEL_FIELDS)) {
+      const value = patch[field as KernelField];
+      if (value !== undefined) setValueAt(raw, path, value);
+    }
+    for (const [key, value] of Object.entries(patch.page ?? {})) {
+      if (value === null) continue;
+      for (const path of this.pathsOf(key)) setValueAt(raw, path, value);
     }
     for (const [section, fields] of Object.entries(patch.sections ?? {})) {
       const form = this.forms.get(section);
@@ -117,12 +163,20 @@ export class SettingsPage {
     return r.output;
   }
 
+  /** The dotted config paths a page key writes (none for a key no plugin declares). */
+  private pathsOf(key: string): string[] {
+    const list = this.lists.get(key);
+    return list ? [list.path] : (this.shared.get(key)?.paths ?? []);
+  }
+
   /**
    * The plugin fields settings.json holds that the page does not list (their plugin removed or
-   * changed since), as dotted paths: apply passes them over, the page offers to remove them.
+   * changed since): sections' fields as dotted paths, page keys bare. apply passes them over, the
+   * page offers to remove them.
    */
   unused(stored: SettingsPatch): string[] {
     const out: string[] = [];
+    for (const key of Object.keys(stored.page ?? {})) if (this.pathsOf(key).length === 0) out.push(key);
     for (const [section, fields] of Object.entries(stored.sections ?? {}))
       for (const key of Object.keys(fields))
         if (!this.forms.get(section)?.fields.has(key)) out.push(`${section}.${key}`);
@@ -130,12 +184,15 @@ export class SettingsPage {
   }
 
   /**
-   * Refuse a request's plugin fields the page does not list: an unknown section or field, or one
-   * the page leaves out (a builtinOnly section, a list of tables, an object). A null for a field
-   * settings.json holds unused (`unused`) is a removal, and passes.
+   * Refuse a request's plugin fields the page does not list: an unknown page key, section or
+   * field, or one the page leaves out (a builtinOnly section, a list of tables, an object). A null
+   * for a field settings.json holds unused (`unused`) is a removal, and passes.
    */
   checkSections(patch: SettingsPatch, stored: SettingsPatch = {}): void {
     const removable = new Set(this.unused(stored));
+    for (const [key, value] of Object.entries(patch.page ?? {}))
+      if (this.pathsOf(key).length === 0 && !(value === null && removable.has(key)))
+        throw new HomedError("invalid_params", `${key}: nothing on the settings page has this key`);
     for (const [section, fields] of Object.entries(patch.sections ?? {})) {
       const entries = Object.entries(fields);
       const removals = entries.every(([key, value]) => value === null && removable.has(`${section}.${key}`));
@@ -162,25 +219,51 @@ export class SettingsPage {
   }
 
   /**
-   * Turn mcp_add / mcp_remove into the whole list (mcp_servers), from the servers in force now.
-   * A name already taken, or one that is not there, is refused.
+   * Turn a request's list_edits into the whole lists under "page", from the items in force now
+   * (`current`): an item added gives only fields the page edits (so never a value kept to
+   * config.toml, a credential among them) under a name not taken; one removed must be there.
+   * A request may not set a list whole (null, giving it back to config.toml, it may). The
+   * result is checked with the section's schema by apply, so a bad item gets its message.
    */
-  resolveServerEdits(patch: SettingsPatch, current: Config): SettingsPatch {
-    const { mcp_add, mcp_remove, ...rest } = patch;
-    if (!mcp_add && mcp_remove === undefined) return rest;
-    const inForce = (this.valuesAt(current, "mcp_servers")[0] ?? []) as Record<string, unknown>[];
-    let list: Record<string, unknown>[] = (rest.mcp_servers ?? inForce).map((s) => ({ ...s }));
-    if (mcp_remove !== undefined) {
-      if (!list.some((s) => s.name === mcp_remove))
-        throw new HomedError("not_found", `no MCP server named ${mcp_remove}`);
-      list = list.filter((s) => s.name !== mcp_remove);
+  resolveListEdits(request: SettingsPatch, current: Config): SettingsPatch {
+    const { list_edits, ...patch } = request;
+    for (const [key, value] of Object.entries(patch.page ?? {}))
+      if (value !== null && this.lists.has(key))
+        throw new HomedError("invalid_params", `${key}: a list is changed one item at a time (list_edits)`);
+    if (!list_edits?.length) return patch;
+    const page = { ...patch.page };
+    for (const edit of list_edits) {
+      const list = this.lists.get(edit.key);
+      if (!list) throw new HomedError("invalid_params", `${edit.key}: no list on the settings page has this key`);
+      const what = list.label || list.path;
+      const before = page[edit.key];
+      let items: Item[] = (Array.isArray(before) ? before : (valueAt(current, list.path) as Item[])).map((i) => ({
+        ...(i as Item),
+      }));
+      if ("remove" in edit) {
+        if (!items.some((i) => nameOf(i) === edit.remove))
+          throw new HomedError("not_found", `${what}: none is named ${edit.remove}`);
+        items = items.filter((i) => nameOf(i) !== edit.remove);
+      } else {
+        const edited = new Set(list.fields.map((f) => f.key));
+        for (const field of Object.keys(edit.add))
+          if (!edited.has(field))
+            throw new HomedError("invalid_params", `${list.path}.${field}: not edited on the settings page`);
+        const name = nameOf(edit.add);
+        if (name && items.some((i) => nameOf(i) === name))
+          throw new HomedError("invalid_params", `${what}: one is named ${name} already`);
+        items.push(edit.add);
+      }
+      page[edit.key] = items;
     }
-    if (mcp_add) {
-      if (list.some((s) => s.name === mcp_add.name))
-        throw new HomedError("invalid_params", `an MCP server named ${mcp_add.name} exists already`);
-      list.push(Object.fromEntries(Object.entries(mcp_add).filter(([, v]) => v !== undefined && v !== "")));
-    }
-    return { ...rest, mcp_servers: list };
+    return { ...patch, page };
+  }
+
+  /** Where a value comes from: settings.json when it holds one, else config.toml when it differs from the default. */
+  private sourceOf(stored: unknown, base: Config, paths: readonly string[]): PluginSettingView["source"] {
+    if (stored !== undefined && stored !== null) return "settings.json";
+    const at = (c: Config) => JSON.stringify(paths.map((p) => valueAt(c, p)));
+    return at(base) === at(this.defaults) ? "default" : "config.toml";
   }
 
   /**
@@ -190,15 +273,42 @@ export class SettingsPage {
    */
   view(base: Config, effective: Config, patch: SettingsPatch, configured: Config = effective): SettingsView {
     const sources: SettingsView["sources"] = {};
-    for (const field of this.fields) {
-      if (patch[field] !== undefined) sources[field] = "settings.json";
-      else
-        sources[field] =
-          JSON.stringify(this.valuesAt(base, field)) === JSON.stringify(this.valuesAt(this.defaults, field))
-            ? "default"
-            : "config.toml";
-    }
-    const servers = (this.valuesAt(effective, "mcp_servers")[0] ?? []) as ServerSummary[];
+    for (const [field, path] of Object.entries(KERNEL_FIELDS))
+      sources[field] = this.sourceOf(patch[field as KernelField], base, [path]);
+    const page = [...this.shared.values()].map((f): PageFieldView => {
+      const values = f.paths.map((path) => valueAt(configured, path));
+      return {
+        key: f.key,
+        label: f.label,
+        heading: f.heading,
+        ...f.form,
+        // One control on the page: config.toml may give the fields behind it different values.
+        value: (f.form.kind === "list"
+          ? [...new Set((values as string[][]).flat())]
+          : values[0]) as PageFieldView["value"],
+        source: this.sourceOf(patch.page?.[f.key], base, f.paths),
+        paths: f.paths,
+      };
+    });
+    const lists = [...this.lists.values()].map((l): ItemListView => {
+      const shown = (item: Item) =>
+        Object.fromEntries(l.fields.filter((f) => item[f.key] !== undefined).map((f) => [f.key, item[f.key]]));
+      return {
+        key: l.key,
+        label: l.label,
+        path: l.path,
+        doc: l.doc,
+        fields: l.fields.map((f) => ({
+          key: f.key,
+          doc: f.doc,
+          ...f.form,
+          required: f.required,
+          ...(f.fallback !== undefined ? { default: f.fallback as ItemListView["fields"][number]["default"] } : {}),
+        })),
+        items: ((valueAt(configured, l.path) ?? []) as Item[]).map(shown) as ItemListView["items"],
+        source: this.sourceOf(patch.page?.[l.key], base, [l.path]),
+      };
+    });
     return {
       system_prompt: effective.agent.system_prompt,
       approval_default: effective.approval.default,
@@ -206,15 +316,9 @@ export class SettingsPage {
       approval_ask: effective.approval.ask,
       approval_deny: effective.approval.deny,
       recall_untrusted: effective.memory.recall_untrusted,
-      // One list on the page: config.toml may give the fields behind it different ones.
-      allow_hosts: [...new Set((this.valuesAt(effective, "allow_hosts") as string[][]).flat())],
       sources,
-      labels: this.labels,
-      mcp_servers: servers.map((s) => ({
-        name: s.name,
-        transport: s.url ? ("http" as const) : ("stdio" as const),
-        target: s.url || [s.command, ...s.args].join(" "),
-      })),
+      page,
+      lists,
       plugins: [...this.forms.values()].map((f) => this.sectionView(f, base, effective, patch, configured)),
       unused: this.unused(patch),
     };
@@ -230,8 +334,6 @@ export class SettingsPage {
     const s = f.section;
     const fields = [...f.fields].map(([key, { entry, form }]): PluginSettingView => {
       const path = `${s.section}.${key}`;
-      const fallback = valueAt(this.defaults, path);
-      const stored = patch.sections?.[s.section]?.[key];
       const value = valueAt(configured, path) as PluginSettingView["value"];
       const running = valueAt(effective, path) as PluginSettingView["value"];
       return {
@@ -241,13 +343,8 @@ export class SettingsPage {
         ...form,
         value,
         ...(JSON.stringify(running) !== JSON.stringify(value) ? { running } : {}),
-        default: fallback as PluginSettingView["value"],
-        source:
-          stored !== undefined && stored !== null
-            ? "settings.json"
-            : JSON.stringify(valueAt(base, path)) === JSON.stringify(fallback)
-              ? "default"
-              : "config.toml",
+        default: valueAt(this.defaults, path) as PluginSettingView["value"],
+        source: this.sourceOf(patch.sections?.[s.section]?.[key], base, [path]),
       };
     });
     return {
@@ -259,14 +356,6 @@ export class SettingsPage {
       fields,
     };
   }
-}
-
-/** What the page lists of an MCP server. */
-interface ServerSummary {
-  name: string;
-  url: string;
-  command: string;
-  args: string[];
 }
 
 export function settingsFile(dataDir: string): string {
@@ -306,6 +395,21 @@ export function readSettingsPatch(dataDir: string): SettingsPatch {
     const at = jsonErrorPlace(text);
     bad(`${at ? `line ${at.line}, column ${at.column}: ` : ""}not valid JSON (${(err as Error).message})`, err);
   }
+  // settings.json written before "page" existed kept the plugins' page fields at the top level,
+  // beside the kernel's: every top-level key SettingsPatch does not know is one of those, under
+  // the same page key it has now (a plugin's declaration, so it is not named here).
+  if (typeof raw === "object" && raw !== null && !Array.isArray(raw)) {
+    const record = raw as Record<string, unknown>;
+    const older = Object.keys(record).filter((k) => !(k in SettingsPatch.entries));
+    if (older.length > 0) {
+      const page = { ...(record.page as Record<string, unknown>) };
+      for (const key of older) {
+        page[key] ??= record[key];
+        delete record[key];
+      }
+      record.page = page;
+    }
+  }
   const r = v.safeParse(SettingsPatch, raw);
   if (!r.success) {
     const key = r.issues[0]?.path?.[0]?.key;
@@ -316,11 +420,20 @@ export function readSettingsPatch(dataDir: string): SettingsPatch {
 }
 
 /**
- * settings.json's patch with a request's over it: a field replaces the stored one; the plugins'
- * sections merge field by field, a null removing the field (and a section left empty).
+ * settings.json's patch with a request's over it: a field replaces the stored one; the page keys
+ * and the plugins' sections merge key by key, a null removing the key (and a section left empty).
  */
 export function mergeSettingsPatch(current: SettingsPatch, patch: SettingsPatch): SettingsPatch {
-  const next: SettingsPatch = { ...current, ...patch };
+  const { list_edits: _, ...next }: SettingsPatch = { ...current, ...patch };
+  if (patch.page) {
+    const page = { ...current.page };
+    for (const [key, value] of Object.entries(patch.page)) {
+      if (value === null) delete page[key];
+      else page[key] = value;
+    }
+    if (Object.keys(page).length > 0) next.page = page;
+    else delete next.page;
+  }
   if (!patch.sections) return next;
   const sections = structuredClone(current.sections ?? {});
   for (const [name, fields] of Object.entries(patch.sections)) {
