@@ -1,8 +1,9 @@
 /**
  * Layers point one way. Scans every import in the tree:
  *   - plugins import only src/protocol, src/ipc and plugins/sdk (and packages); the one shared
- *     module between plugins is the sandbox (plugins/code imports plugins/shell/sandbox.ts), and
- *     fetch's guarded GET, which plugins/rss fetches feeds through;
+ *     modules between plugins are the sandbox (plugins/code imports plugins/shell/sandbox.ts),
+ *     fetch's guarded GET, which plugins/rss fetches feeds through, and the A2A settings the web
+ *     listener serves with (plugins/a2a/config.ts);
  *   - src/protocol imports nothing of ours;
  *   - src/memory never imports src/llm;
  *   - only src/ipc touches bun:ffi;
@@ -130,6 +131,8 @@ describe("import boundaries", () => {
         if (target === null) continue;
         // One confinement for both tools that run programs: code_run uses shell_run's sandbox.
         if (own === "plugins/code" && target === "plugins/shell/sandbox.ts") continue;
+        // The web listener serves A2A with the a2a plugin's settings, read as that plugin reads them.
+        if (own === "plugins/web" && target === "plugins/a2a/config.ts") continue;
         // One network path for web content: rss fetches feeds through fetch_url's guard and capped GET.
         if (
           own === "plugins/rss" &&

@@ -1,7 +1,8 @@
 /**
  * What the built-in plugins read of config.toml's [channels.a2a] (config/get "channels"): the web
- * plugin serves A2A with it, the a2a plugin calls other agents with it. The kernel checks the
- * section fully (plugins/a2a/settings.ts); these schemas only check what crosses the boundary.
+ * plugin serves A2A with it (importing this file, the one it shares with this plugin), the a2a
+ * plugin calls other agents with it. The kernel checks the section fully (settings.ts); these
+ * schemas only check what crosses the boundary.
  */
 import * as v from "valibot";
 

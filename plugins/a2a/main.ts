@@ -3,7 +3,7 @@
  * tool. The agent list is read on each call; a name that is not listed is refused, so the model
  * can reach only the agents the owner named.
  */
-import { ChannelsConfig } from "../../src/protocol/a2a.ts";
+import { ChannelsConfig } from "./config.ts";
 import { PluginMethod } from "../../src/protocol/plugin.ts";
 import { connectPlugin, withRun } from "../sdk/index.ts";
 import { sendToAgent } from "./a2a-client.ts";

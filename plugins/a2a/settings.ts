@@ -6,7 +6,7 @@
  * it starts, so a change waits for homed's next start.
  */
 import * as v from "valibot";
-import { A2A_ANON_PEER, A2A_OWNER_PEER } from "../../src/protocol/a2a.ts";
+import { A2A_ANON_PEER, A2A_OWNER_PEER } from "./config.ts";
 import { defineSettings, setting } from "../../src/protocol/plugin-settings.ts";
 
 const bool = v.boolean("must be true or false");

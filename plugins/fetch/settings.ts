@@ -25,6 +25,7 @@ for every address a name resolves to, and again at every redirect) unless allowe
         v.array(HostName),
         "allow_hosts",
         "Hosts on your network that fetch_url and the browser may open (names, *.lan, addresses, ranges; others on private addresses are refused)",
+        "Private addresses",
       ),
       [],
       `Hosts, addresses or CIDR ranges let through anyway, e.g. ["wiki.lan", "*.lan", "10.0.0.0/8"].`,

@@ -1,5 +1,6 @@
 /** [tools.files]: the folders the files tools (and the sandbox, media, calendar) may touch. */
 import * as v from "valibot";
+import { KERNEL_READS, kernelReads } from "../../src/protocol/kernel-reads.ts";
 import { defineSettings, setting, wholeNumber } from "../../src/protocol/plugin-settings.ts";
 
 export const SETTINGS = defineSettings({
@@ -19,7 +20,11 @@ workspace): what files_read, _list, _glob, _grep and _edit show of them carries 
 mark, so allowed writes and commands after reading them run unasked. Name only folders nobody
 else writes to (not a download folder, not a checkout of someone else's code).`,
     ),
-    max_read_kb: setting(wholeNumber(1, 1_048_576), 256, "Files larger than this (KiB) are read a page at a time."),
+    max_read_kb: setting(
+      kernelReads(wholeNumber(1, 1_048_576), KERNEL_READS.readMaxKb),
+      256,
+      "Files larger than this (KiB) are read a page at a time.",
+    ),
     max_write_kb: setting(wholeNumber(1, 1_048_576), 10_240, "Largest file files_write and files_edit write (KiB)."),
   }),
   reload: "daemon-restart",

@@ -40,6 +40,8 @@ export const TOOLS = {
     }),
     risk: "read",
     untrustedOutput: true,
+    // Reading a file the person names is as common as recalling: offered on every call.
+    core: true,
   },
   files_write: {
     name: "files_write",

@@ -45,6 +45,8 @@ export interface ToolSpec<S extends v.GenericSchema = v.GenericSchema> {
    * ("what's on my plate Friday"): they rank it for a turn's offer, and are never sent to the model.
    */
   examples?: string[];
+  /** Offered on every model call (built-in plugins only; ToolDefinition.core). */
+  core?: boolean;
 }
 
 /** The definition the kernel and the model see. */
@@ -62,5 +64,6 @@ export function toolDefinition(spec: ToolSpec): ToolDefinition {
     sendsOut: spec.sendsOut ?? false,
     checks: spec.checks ?? false,
     examples: spec.examples ?? [],
+    ...(spec.core ? { core: true } : {}),
   };
 }

@@ -1,12 +1,13 @@
 /** [tools.sandbox]: how shell_run and code_run (plugins/code uses this plugin's sandbox) confine commands. */
 import * as v from "valibot";
+import { KERNEL_READS, kernelReads } from "../../src/protocol/kernel-reads.ts";
 import { configFileOnly, defineSettings, setting, wholeNumber } from "../../src/protocol/plugin-settings.ts";
 
 export const SETTINGS = defineSettings({
   doc: "",
   schema: v.strictObject({
     mode: setting(
-      configFileOnly(v.picklist(["bwrap", "none"], "must be bwrap or none")),
+      configFileOnly(kernelReads(v.picklist(["bwrap", "none"], "must be bwrap or none"), KERNEL_READS.commandSandbox)),
       "bwrap",
       `shell_run and code_run: "bwrap" runs commands in bubblewrap with the first files root
 read-write (as /workspace) and the system read-only; where bubblewrap cannot run the tools

@@ -8,7 +8,7 @@
  * gets 1.0's ProtoJSON shape; none, as 0.3 clients send, gets 0.3's `type: "http"` shape).
  */
 import type { Context } from "hono";
-import type { A2aChannelConfig } from "../../src/protocol/a2a.ts";
+import type { A2aChannelConfig } from "../a2a/config.ts";
 
 /** Where the JSON-RPC endpoint is mounted. */
 export const A2A_PATH = "/a2a";

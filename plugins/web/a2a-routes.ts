@@ -14,7 +14,7 @@
 import { Hono, type Context } from "hono";
 import { streamSSE } from "hono/streaming";
 import * as v from "valibot";
-import { A2A_ANON_PEER, A2A_OWNER_PEER, type A2aChannelConfig } from "../../src/protocol/a2a.ts";
+import { A2A_ANON_PEER, A2A_OWNER_PEER, type A2aChannelConfig } from "../a2a/config.ts";
 import type { Plugin } from "../sdk/index.ts";
 import { A2A_PATH, agentCard, CARD_PATH } from "./a2a-card.ts";
 import { A2aRpcError, type A2aContext, dispatch, RPC } from "./a2a-rpc.ts";

@@ -6,8 +6,8 @@ import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import { StatusResult } from "../../src/protocol/control.ts";
 import { ERROR_MAPPING, errorCodeOf, HomedError, RpcError } from "../../src/protocol/errors.ts";
-import { PluginMethod, WebLoginRedeemResult } from "../../src/protocol/plugin.ts";
-import type { A2aChannelConfig } from "../../src/protocol/a2a.ts";
+import { PluginMethod, LoginRedeemResult } from "../../src/protocol/plugin.ts";
+import type { A2aChannelConfig } from "../a2a/config.ts";
 import type { Plugin } from "../sdk/index.ts";
 import { a2aRoutes } from "./a2a-routes.ts";
 import { apiRoutes } from "./api.ts";
@@ -67,7 +67,7 @@ export function createApp(
     if (!security.loginRequired) return c.redirect("/", 303);
     const code = c.req.query("code") ?? "";
     const r = await security.guard(c, async () =>
-      code === "" ? false : (await plugin.call(PluginMethod.WebLoginRedeem, { code }, WebLoginRedeemResult)).ok,
+      code === "" ? false : (await plugin.call(PluginMethod.LoginRedeem, { code }, LoginRedeemResult)).ok,
     );
     if (r.result === "blocked") return tooManyAttempts(c, r.retryAfter);
     if (r.result !== "ok")

@@ -2,8 +2,9 @@
 import * as v from "valibot";
 import { connectPlugin, PLUGIN_EXIT_CONFIG } from "../sdk/index.ts";
 import { parseListen } from "../../src/shared/listen.ts";
-import { PluginMethod, WebConfig } from "../../src/protocol/plugin.ts";
-import { ChannelsConfig } from "../../src/protocol/a2a.ts";
+import { LISTEN_FACILITY, LOGIN_FACILITY, PluginMethod } from "../../src/protocol/plugin.ts";
+import { WebConfig } from "./settings.ts";
+import { ChannelsConfig } from "../a2a/config.ts";
 import { createApp } from "./app.ts";
 import { guardConnections, idleTimeoutFor, MAX_OPEN_REQUESTS_PER_CLIENT, requestBudget } from "./connection-guard.ts";
 import { createSecurity } from "./security.ts";
@@ -52,13 +53,15 @@ plugin.onShutdown(() => listening.stop(true));
 // kernel prints it, with a one-time login link where a login is needed.
 const reach = host === "0.0.0.0" ? "127.0.0.1" : host === "::" ? "::1" : host;
 await plugin.call(
-  PluginMethod.WebListening,
+  PluginMethod.LoginListening,
   {
     origin: `http://${reach.includes(":") ? `[${reach}]` : reach}:${listening.port}`,
     loginRequired: security.loginRequired,
   },
   v.object({ ok: v.boolean() }),
 );
+await plugin.ready(LISTEN_FACILITY);
+await plugin.ready(LOGIN_FACILITY);
 await plugin.ready("channel.web");
 await plugin.ready("channel.api");
 // Announced even when [channels.a2a] enabled = false: the channel is then there and refuses.

@@ -17,6 +17,8 @@ export function kernelTool(o: {
   /** Why what it returns is the daemon's own (ToolDefinition.ownOutput). */
   own: string;
   examples?: string[];
+  /** Offered on every model call (ToolDefinition.core). */
+  core?: boolean;
 }): ToolDefinition {
   return {
     name: o.name,
@@ -28,5 +30,6 @@ export function kernelTool(o: {
     sendsOut: false,
     checks: false,
     examples: o.examples ?? [],
+    ...(o.core ? { core: true } : {}),
   };
 }

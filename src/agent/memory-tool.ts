@@ -61,6 +61,7 @@ export const MEMORY_SEARCH_TOOL: ToolDefinition = kernelTool({
   args: MemorySearchArgs,
   risk: "read",
   own: "the person's own memory; a quote of a marked conversation carries its mark",
+  core: true,
   examples: [
     "what did I tell you about my sister",
     "do you remember the restaurant I liked",

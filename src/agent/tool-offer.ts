@@ -2,8 +2,8 @@
  * Which of homed's tools a model call is offered. Every tool's spec is sent with every call and
  * the person pays for it as input: all of a default install's ~60 cost ~37 kB (~9k tokens) even
  * for "hello". So a turn is offered:
- *   - the core: what nearly any turn may need and costs little — memory_search, tools_find (to ask
- *     for any other tool), files_read;
+ *   - the core: what nearly any turn may need and costs little, the tools whose definitions say
+ *     `core` (memory_search, tools_find to ask for any other tool, reading a file);
  *   - the tools the input calls for, with the conversation's last few messages at half weight,
  *     ranked by memory's index over each tool's name and description (src/memory/tool-index.ts);
  *   - every tool whose call is in what the model is sent (used earlier in the conversation or in
@@ -29,12 +29,16 @@
  */
 import type { ChatMessage, ToolSpec } from "../llm/types.ts";
 import type { WeightedText } from "../memory/tool-index.ts";
-import { MEMORY_SEARCH } from "./memory-tool.ts";
-import { TOOLS_FIND } from "./tools-find.ts";
+import type { RegisteredTool } from "./tools.ts";
 import { SKILL, SKILL_OFFER_PREFIX } from "./skill-tools.ts";
 
-/** Offered on every call the turn may make them. */
-export const CORE_TOOLS: readonly string[] = [MEMORY_SEARCH, TOOLS_FIND, "files_read"];
+/**
+ * The tools offered on every call the turn may make them: those whose definitions say `core`,
+ * the kernel's own or a built-in plugin's (ToolDefinition.core).
+ */
+export function coreTools(tools: readonly RegisteredTool[], isBuiltin: (plugin: string) => boolean): string[] {
+  return tools.filter((t) => t.def.core && (t.local || isBuiltin(t.plugin))).map((t) => t.def.name);
+}
 /**
  * Ranked tools offered beside the core: a task's tool and its neighbours (browser_open beside
  * browser_screenshot) fit, and the core and these stay within a dozen specs.
@@ -79,6 +83,7 @@ export interface KeptOffer {
  * to rank with, or a narrowed list short enough to send whole).
  */
 export function firstOffer(
+  core: readonly string[],
   input: string,
   messages: readonly ChatMessage[],
   allowed: ReadonlySet<string> | null,
@@ -95,7 +100,7 @@ export function firstOffer(
     { text: input, weight: 1 },
     { text: recent, weight: RECENT_WEIGHT },
   ];
-  const offer = new Set([...CORE_TOOLS, ...rank(texts, RANKED_TOOLS, allowed)]);
+  const offer = new Set([...core, ...rank(texts, RANKED_TOOLS, allowed)]);
   // Skills ride along only where the turn may load them.
   const skills = rankSkills && (!allowed || allowed.has(SKILL)) ? rankSkills(texts, RANKED_SKILLS) : [];
   if (skills.length) offer.add(SKILL);
@@ -120,6 +125,7 @@ export function offeredSkills(offer: ReadonlySet<string> | null): string[] | nul
  * none yet: then the first offer for this input. Null when every tool the turn may use is.
  */
 export function nextOffer(
+  core: readonly string[],
   kept: KeptOffer | undefined,
   now: number,
   prefixTokens: number,
@@ -132,7 +138,7 @@ export function nextOffer(
 ): Set<string> | null {
   if (!rank || (allowed && allowed.size <= OFFER_WHOLE)) return null;
   if (kept && !replanned && prefixTokens >= MIN_CACHED_TOKENS && now - kept.at < CACHE_LIFETIME_MS) return kept.offer;
-  return firstOffer(input, messages, allowed, rank, rankSkills);
+  return firstOffer(core, input, messages, allowed, rank, rankSkills);
 }
 
 /** The specs a model call is offered: those of `specs` in `offered` or called in `messages` (all when offered is null). */

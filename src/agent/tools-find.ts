@@ -38,6 +38,7 @@ export const TOOLS_FIND_TOOL: ToolDefinition = kernelTool({
   args: ToolsFindArgs,
   risk: "read",
   own: "the daemon's list of the tools it has",
+  core: true,
 });
 
 export interface ToolsFindDeps {

@@ -23,7 +23,7 @@ import type { StageLog, StageRegistry } from "./stages.ts";
 import type { ApprovalQuestion, ToolExecutor } from "./tool-executor.ts";
 import type { ApprovalAnswer } from "../protocol/turn-stream.ts";
 import type { ToolRegistry } from "./tools.ts";
-import { type KeptOffer, nextOffer, type RankSkills, type RankTools } from "./tool-offer.ts";
+import { coreTools, type KeptOffer, nextOffer, type RankSkills, type RankTools } from "./tool-offer.ts";
 import { estimateTokens } from "../memory/tokens.ts";
 import {
   assembleContext,
@@ -225,6 +225,7 @@ export async function runTurn(d: TurnDeps, input: TurnInput, sink: TurnSink, sig
         .reduce((n, t) => n + estimateTokens(JSON.stringify(t)), 0)
     : 0;
   s.offered = nextOffer(
+    coreTools(d.tools.list(), (plugin) => d.caller.isBuiltin?.(plugin) ?? false),
     kept,
     now,
     s.prefixTokens + toolTokens,

@@ -12,7 +12,7 @@ import {
   LlmTestResult,
   LlmSetTestedResult,
   StatusResult,
-  WebLoginUrlResult,
+  LoginUrlResult,
   type LlmSettingField,
 } from "../protocol/control.ts";
 import { stdinLines } from "../client/stdin-lines.ts";
@@ -133,7 +133,7 @@ export const open: Subcommand = {
   async run(values, rest) {
     noArgs("open", rest);
     const paths = dataPaths(resolveDataDir(values));
-    const r = await callDaemon(paths.socket, ControlMethod.WebLoginUrl, {}, WebLoginUrlResult);
+    const r = await callDaemon(paths.socket, ControlMethod.LoginUrl, {}, LoginUrlResult);
     process.stdout.write(`${r.url}\n`);
     // A desktop session opens it in the person's browser; over ssh the printed link is the way.
     const opener = Bun.which("xdg-open");

@@ -13,6 +13,7 @@ import { HomedError } from "../protocol/errors.ts";
 import { loadConfig } from "../kernel/config/config.ts";
 import { ensureDataDir, lockDataDir } from "../kernel/data-dir.ts";
 import type { DataPaths } from "../kernel/data-paths.ts";
+import { imageTagChannels } from "../kernel/plugins/catalog.ts";
 
 export interface LocalImport {
   send(conversations: ImportedConversation[]): Promise<MemoryImportResult>;
@@ -40,7 +41,7 @@ export function openLocalImport(paths: DataPaths): LocalImport {
   }
   let store: Store;
   try {
-    store = Store.open(paths.db, { busyTimeoutMs: config.store.busy_timeout_ms });
+    store = Store.open(paths.db, { busyTimeoutMs: config.store.busy_timeout_ms, imageTagChannels: imageTagChannels() });
   } catch (err) {
     lock.release();
     throw err;

@@ -23,6 +23,7 @@ import { ensureDataDir, lockDataDir } from "../kernel/data-dir.ts";
 import { dataPaths } from "../kernel/data-paths.ts";
 import { LineDecoder } from "../ipc/line-decoder.ts";
 import { DEFAULT_MAX_FRAME_BYTES } from "../ipc/rpc-peer.ts";
+import { imageTagChannels } from "../kernel/plugins/catalog.ts";
 
 /**
  * The longest line read, as for a control-socket frame: an index op carries one turn, which is
@@ -65,7 +66,10 @@ export async function runRecall(dataDir: string): Promise<number> {
   ensureDataDir(paths);
   const config = loadConfig({ file: paths.config, env: process.env });
   const lock = lockDataDir(paths);
-  const store = Store.open(paths.db, { busyTimeoutMs: config.store.busy_timeout_ms });
+  const store = Store.open(paths.db, {
+    busyTimeoutMs: config.store.busy_timeout_ms,
+    imageTagChannels: imageTagChannels(),
+  });
   const session = new RecallSession(store, new Tokenizer(), scorer);
   const handle = (op: RecallOp): void => {
     const ids = session.handle(op);

@@ -87,7 +87,7 @@ export interface KernelServices {
     send(plugin: string, bytes: Uint8Array): Promise<BulkRefFrame>;
   };
   /** The web login token in force (config.toml, or DATA/web-token). */
-  readonly webToken: string;
+  readonly loginToken: string;
   /** Where the web UI listens, and its one-time login links (`homed open`). */
   readonly webLogin: WebLogin;
   /** The values of these daemon environment variables that are set (an MCP server's env_passthrough). */

@@ -4,7 +4,6 @@
  */
 import { HomedError } from "../protocol/errors.ts";
 import { TurnStreams } from "./turn-streams.ts";
-import { valueAt } from "./config/sections.ts";
 import type { StatusResult } from "../protocol/control.ts";
 import { segmentBytesFor } from "../ipc/segment-layout.ts";
 import { MAX_BLOCK_BYTES } from "./methods/blocks.ts";
@@ -25,7 +24,7 @@ import type { HelloResult } from "../protocol/plugin.ts";
 import { childEnvironment, passThrough } from "../shared/child-env.ts";
 import { engineEnv } from "./heap-size.ts";
 import { realClock, type Clock } from "./clock.ts";
-import { configuredSpecs } from "./plugins/catalog.ts";
+import { bindsListen, configuredSpecs, imageTagChannels } from "./plugins/catalog.ts";
 import { KERNEL_FACILITIES } from "./plugins/graph.ts";
 import { Supervisor, type PluginSpec } from "./plugins/supervisor.ts";
 import { Agent } from "../agent/agent.ts";
@@ -42,7 +41,14 @@ import {
 import type { ReloadResult, SettingsPatch, SettingsSaveResult, SettingsView } from "../protocol/settings.ts";
 import { ProviderModels } from "./provider-models.ts";
 import { applyLiveChanges } from "./config/reload.ts";
-import { pluginSectionFor, sectionReadDeps, type SettingsSection, settingsSections } from "./config/sections.ts";
+import {
+  declaredValue,
+  pluginSectionFor,
+  sectionReadDeps,
+  type SettingsSection,
+  settingsSections,
+} from "./config/sections.ts";
+import { KERNEL_READS } from "../protocol/kernel-reads.ts";
 import { pluginMethods } from "./methods/plugin.ts";
 import { type KernelServices, pluginServices } from "./kernel-services.ts";
 import { ensureWebToken } from "./web-token.ts";
@@ -80,7 +86,7 @@ export class Kernel {
   private readonly clients = new ControlClients();
   readonly memory: Memory;
   /** The login token of the web UI and HTTP APIs (config.toml, or DATA/web-token). */
-  webToken = "";
+  loginToken = "";
   /** Where the web UI listens and its one-time login links. */
   private readonly webLogin = new WebLogin();
   readonly agent: Agent;
@@ -151,9 +157,9 @@ export class Kernel {
       blocks: this.blocks,
       skills: {
         catalog: this.skills,
-        // The files plugin's read cap and the shell plugin's sandbox mode (their sections).
-        maxReadBytes: () => Number(valueAt(config, "tools.files.max_read_kb")) * 1024,
-        unconfined: () => valueAt(config, "tools.sandbox.mode") === "none",
+        // A read's cap and how commands are confined, from the plugin sections that declare them.
+        maxReadBytes: () => Number(declaredValue(config, this.sections, KERNEL_READS.readMaxKb) ?? 256) * 1024,
+        unconfined: () => declaredValue(config, this.sections, KERNEL_READS.commandSandbox) === "none",
       },
       pinnedRecent: config.memory.pinned_recent,
       subAgents: () => ({ maxDepth: config.tools.agent.max_depth, maxIterations: config.tools.agent.max_iterations }),
@@ -204,8 +210,11 @@ export class Kernel {
     let store: Store;
     try {
       // After the lock: a second daemon on this data dir must hear "locked", not "port busy".
-      if (!config.plugins.disabled.includes("web")) checkListen(config.listen);
-      store = Store.open(paths.db, { busyTimeoutMs: config.store.busy_timeout_ms });
+      if (bindsListen(config)) checkListen(config.listen);
+      store = Store.open(paths.db, {
+        busyTimeoutMs: config.store.busy_timeout_ms,
+        imageTagChannels: imageTagChannels(),
+      });
     } catch (err) {
       lock.release();
       throw err;
@@ -215,7 +224,11 @@ export class Kernel {
     kernel.sections = sections;
     kernel.page = page;
     kernel.loadOptions = opts;
-    kernel.webToken = ensureWebToken(paths.dir, config.web.token, config.listen);
+    kernel.loginToken = ensureWebToken(
+      paths.dir,
+      String(declaredValue(config, sections, KERNEL_READS.loginToken) ?? ""),
+      config.listen,
+    );
     kernel.supervisor = kernel.createSupervisor(opts.clock ?? realClock, opts.env ?? process.env);
     kernel.control = listenUnixRpc(
       paths.socket,
@@ -297,7 +310,7 @@ export class Kernel {
 
   /** Write a patch to settings.json (refused, unchanged, when the result is not a valid configuration) and apply it. */
   setSettings(request: SettingsPatch): SettingsSaveResult {
-    const patch = this.page.resolveServerEdits(request, this.config);
+    const patch = this.page.resolveListEdits(request, this.config);
     const current = readSettingsPatch(this.paths.dir);
     this.page.checkSections(patch, current);
     const next = mergeSettingsPatch(current, patch);
@@ -469,8 +482,8 @@ export class Kernel {
       get settingsSections() {
         return kernel.sections;
       },
-      get webToken() {
-        return kernel.webToken;
+      get loginToken() {
+        return kernel.loginToken;
       },
       webLogin: this.webLogin,
       blocks: kernelBlocks(this.bulk, this.blocks, this.store.blockRecords),

@@ -3,7 +3,7 @@
  * account on the same machine can reach 127.0.0.1), so the person needs a way in that does not
  * make them copy a token: the daemon prints a link at start, and `homed open` asks for a fresh
  * one over the control socket (0600, the owner's). A link's code is 128 random bits, works once,
- * and expires after LINK_TTL_MS; the web plugin redeems it (web/login-redeem) for a session
+ * and expires after LINK_TTL_MS; the web plugin redeems it (login/redeem) for a session
  * cookie. Only a hash of each code is kept, so a memory dump reveals none.
  */
 /** A printed link still works after a long coffee, but not forever. */

@@ -96,6 +96,12 @@ export const ToolDefinition = v.strictObject({
    * the model, so they cost nothing per turn.
    */
   examples: v.optional(v.pipe(v.array(v.pipe(v.string(), v.maxLength(300))), v.maxLength(20)), []),
+  /**
+   * Offered on every model call (src/agent/tool-offer.ts): a tool nearly any turn may need that
+   * costs little to send. Honoured for the kernel's and built-in plugins' tools only, so an
+   * installed plugin cannot make every request larger.
+   */
+  core: v.optional(v.boolean()),
 });
 export type ToolDefinition = v.InferOutput<typeof ToolDefinition>;
 

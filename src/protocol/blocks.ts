@@ -46,13 +46,6 @@ export const BlocksGetResult = v.object({
 });
 export type BlocksGetResult = v.InferOutput<typeof BlocksGetResult>;
 
-/**
- * Channels whose user messages' image tags are believed: they store the pictures themselves
- * (blocks/put) and defuse tags a sender typed (plugins/qq/message-text.ts). Elsewhere a tag is
- * just text someone wrote, and makes no block record.
- */
-export const IMAGE_TAG_CHANNELS: readonly string[] = ["qq"];
-
 const TAG = /\[image block ([0-9a-f]{64}) (image\/(?:png|jpeg|webp|gif)) (\d+) bytes\]/g;
 
 /** How a channel names a stored image in a message's text. */

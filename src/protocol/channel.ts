@@ -119,7 +119,8 @@ export const ChannelChatParams = v.strictObject({
    * its text with the media plugin (src/kernel/attachments.ts). Built-in plugins only.
    */
   attachments: v.optional(v.pipe(v.array(AttachmentRef), v.maxLength(MAX_ATTACHMENTS))),
-  channel: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(64)), "web"),
+  /** The channel the message came in on; absent: the sending plugin's name. */
+  channel: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(64))),
   untrusted: v.optional(v.boolean(), false),
   /**
    * The text was written with untrusted text in view, and where that came from (a job's prompt

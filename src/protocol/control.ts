@@ -273,10 +273,10 @@ export const ControlMethod = {
   ApprovalAllow: "approval.allow",
   ClientHello: "client.hello",
   /** A link that logs a browser into the web UI once (`homed open`). */
-  WebLoginUrl: "web.login-url",
+  LoginUrl: "login.url",
   /** daemon → client: one frame of a turn the client sent or follows */
   ChatEvent: ChatStreamMethods.event,
 } as const;
 
 /** `url`: the web UI, with a one-time login code when a login is needed. */
-export const WebLoginUrlResult = v.object({ url: v.string(), loginRequired: v.boolean() });
+export const LoginUrlResult = v.object({ url: v.string(), loginRequired: v.boolean() });

@@ -75,6 +75,12 @@ export const PluginManifest = v.strictObject({
    * are not sandboxed and ignore it.
    */
   network: v.optional(v.boolean(), false),
+  /**
+   * A channel plugin whose messages name pictures it stored itself (blocks/put) as `[image block
+   * …]` tags, defusing tags a sender typed: memory believes those tags in the messages of its
+   * channels (the `channel.<name>` it provides) and records the pictures. Built-in plugins only.
+   */
+  image_tags: v.optional(v.boolean(), false),
   /** Arguments after the executable (`exec`) or the entry file (`main`). */
   args: v.optional(v.array(v.string()), []),
 });

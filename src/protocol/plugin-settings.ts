@@ -30,6 +30,8 @@ export interface SettingsResolveContext {
   secrets(): Record<string, string>;
   /** The values of these daemon environment variables that are set. */
   passThrough(names: readonly string[]): Record<string, string>;
+  /** The login token in force: the one the owner set, or the one generated into DATA/web-token. */
+  loginToken(): string;
 }
 
 export interface PluginSettings<S extends SectionSchema = SectionSchema> {
@@ -81,9 +83,10 @@ export function wholeNumber(min: number, max = Number.MAX_SAFE_INTEGER) {
   );
 }
 
-/** Metadata keys: which shared control of the settings page shows a field, and its label there. */
+/** Metadata keys: which control of the settings page shows a field, its label and the heading above it. */
 export const SETTINGS_PAGE_KEY = "homed.page";
 export const SETTINGS_PAGE_LABEL = "homed.page-label";
+export const SETTINGS_PAGE_HEADING = "homed.page-heading";
 /** Metadata key: a list written as [[section.field]] tables, so the template shows it only as a comment. */
 export const SETTINGS_TABLES_KEY = "homed.tables";
 
@@ -96,12 +99,21 @@ export function tableList<const S extends v.GenericSchema>(schema: S) {
 }
 
 /**
- * Mark a field as shown on the web settings page under `key` (a field of src/protocol/settings.ts)
- * with `label`: fields of several plugins with one key are one control there (e.g. the private
- * hosts both fetch_url and the browser may reach), labelled by the first plugin that gives a label.
+ * Mark a field as shown on the web settings page under `key` (lower_snake_case, the key of
+ * SettingsPatch.page and SettingsView.page) with `label`, under `heading` when given:
+ * - fields of several plugins with one key are one control there, written to each of them (e.g.
+ *   the private hosts both fetch_url and the browser may reach), labelled and headed by the first
+ *   plugin that gives a label or a heading;
+ * - a list of objects with a `name` (a list of [[tables]]) is edited item by item there: the
+ *   current items with a Remove each and an Add form with a control per item field a form can
+ *   edit (itemFields), its label the list's heading. Mark with configFileOnly the item fields
+ *   whose values may be credentials: the page never shows nor accepts them.
  */
-export function onSettingsPage<const S extends v.GenericSchema>(schema: S, key: string, label = "") {
-  return v.pipe(schema, v.metadata({ [SETTINGS_PAGE_KEY]: key, [SETTINGS_PAGE_LABEL]: label }));
+export function onSettingsPage<const S extends v.GenericSchema>(schema: S, key: string, label = "", heading = "") {
+  return v.pipe(
+    schema,
+    v.metadata({ [SETTINGS_PAGE_KEY]: key, [SETTINGS_PAGE_LABEL]: label, [SETTINGS_PAGE_HEADING]: heading }),
+  );
 }
 
 /** Every action on a field's schema: inside v.optional, and through pipes of pipes. */
@@ -125,7 +137,7 @@ export function fieldDoc(entry: v.GenericSchema): string {
   return "";
 }
 
-function fieldMetadata(entry: v.GenericSchema, key: string): unknown {
+export function fieldMetadata(entry: v.GenericSchema, key: string): unknown {
   for (const a of pipeOf(entry)) {
     const action = a as { type?: string; metadata?: Record<string, unknown> };
     if (action.type === "metadata" && action.metadata?.[key] !== undefined) return action.metadata[key];
@@ -143,6 +155,12 @@ export function fieldPageKey(entry: v.GenericSchema): string | undefined {
 export function fieldPageLabel(entry: v.GenericSchema): string {
   const label = fieldMetadata(entry, SETTINGS_PAGE_LABEL);
   return typeof label === "string" ? label : "";
+}
+
+/** The heading a field gives its control on the settings page ("" for none). */
+export function fieldPageHeading(entry: v.GenericSchema): string {
+  const heading = fieldMetadata(entry, SETTINGS_PAGE_HEADING);
+  return typeof heading === "string" ? heading : "";
 }
 
 /** Metadata key: a field set in config.toml only, never from the settings page (configFileOnly). */
@@ -231,6 +249,58 @@ export function settingForm(entry: v.GenericSchema): SettingForm | undefined {
       form.max = Math.min(action.requirement, form.max ?? Infinity);
   }
   return form;
+}
+
+/** The controls a form has for a field of a list's item: settingForm's, and a record of strings. */
+export const ITEM_KINDS = [...SETTING_KINDS, "record"] as const;
+export type ItemKind = (typeof ITEM_KINDS)[number];
+
+/** How a form edits one field of a list's items (onSettingsPage on a list of objects). */
+export interface ItemField {
+  key: string;
+  /** Its doc (fieldDoc), one paragraph. */
+  doc: string;
+  form: Omit<SettingForm, "kind"> & { kind: ItemKind };
+  /** No default: an item must give it (the `name` does). */
+  required: boolean;
+  /** The value an item that leaves the field out gets. */
+  fallback?: unknown;
+}
+
+/** A record whose keys and values are strings (with pipes of their own, e.g. a pattern). */
+function isStringRecord(base: Node): boolean {
+  const node = base as Node & { key?: unknown; value?: unknown };
+  return base.type === "record" && baseOf(node.key).type === "string" && baseOf(node.value).type === "string";
+}
+
+/**
+ * The fields a form edits of a list's items, when `entry` is a list of objects each named by a
+ * string `name` (undefined otherwise): those settingForm gives a control, and records of strings
+ * (e.g. header names to secret names); never a field kept to config.toml (configFileOnly), so a
+ * field whose values may be credentials stays out of the page both ways. `name` comes first.
+ */
+export function itemFields(entry: v.GenericSchema): ItemField[] | undefined {
+  const list = baseOf(entry);
+  if (list.type !== "array") return undefined;
+  const item = baseOf(list.item) as Node & { entries?: Record<string, v.GenericSchema> };
+  if ((item.type !== "strict_object" && item.type !== "object") || !item.entries) return undefined;
+  if (!item.entries.name || baseOf(item.entries.name).type !== "string") return undefined;
+  const out: ItemField[] = [];
+  for (const [key, field] of Object.entries(item.entries)) {
+    if (fieldMetadata(field, SETTINGS_FILE_ONLY_KEY) === true) continue;
+    const control = settingForm(field) ?? (isStringRecord(baseOf(field)) ? { kind: "record" as const } : undefined);
+    if (!control) continue;
+    const optional = (field as Node).type === "optional";
+    const fallback = (field as { default?: unknown }).default;
+    out.push({
+      key,
+      doc: fieldDoc(field).replace(/\s*\n\s*/g, " "),
+      form: control,
+      required: !optional,
+      ...(optional && typeof fallback !== "function" && fallback !== undefined ? { fallback } : {}),
+    });
+  }
+  return out.sort((a, b) => Number(b.key === "name") - Number(a.key === "name"));
 }
 
 /** A dotted config path, e.g. "tools.fetch" or "plugins.weather". */

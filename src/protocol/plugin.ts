@@ -39,13 +39,13 @@ export const PluginMethod = {
   /** A block record by id with its bytes as bulk (src/protocol/blocks.ts); built-in plugins only. */
   BlocksGet: "blocks/get",
   /**
-   * The built-in web plugin is listening at `origin` (as a person on this machine reaches it):
+   * The built-in plugin that provides LOGIN_FACILITY is listening at `origin` (as a person on this machine reaches it):
    * the kernel prints the link to open, with a one-time login code where a login is needed, and
    * `homed open` makes more of them for that origin.
    */
-  WebListening: "web/listening",
-  /** The built-in web plugin redeems a one-time login code (src/kernel/login-links.ts). */
-  WebLoginRedeem: "web/login-redeem",
+  LoginListening: "login/listening",
+  /** The built-in plugin that provides LOGIN_FACILITY redeems a one-time login code (src/kernel/login-links.ts). */
+  LoginRedeem: "login/redeem",
   /** kernel → plugin: its section of config.toml changed on a reload (ConfigChangedParams). */
   ConfigChanged: "config/changed",
   /** kernel → plugin: please exit cleanly. */
@@ -151,28 +151,12 @@ export const FacilityReadyParams = v.strictObject({ facility: v.string() });
 export const RestartParams = v.strictObject({ name: v.string() });
 
 /**
- * A section of config.toml a plugin may read: "approval", "agent", "web" (the login token:
- * built-in plugins only), a plugin's section ("tools.fetch", "mcp", "plugins.<name>") or a
- * table of them ("tools", "channels"). A section its plugin's settings mark built-in only
+ * A section of config.toml a plugin may read: "approval", "agent", a plugin's section
+ * ("tools.<name>", "channels.<name>", "plugins.<name>") or a table of them ("tools", "channels"). A section its plugin's settings mark built-in only
  * (tokens, resolved secrets) is refused to external plugins, and an external plugin's section
  * to every plugin but its own.
  */
 export const ConfigGetParams = v.strictObject({ section: SectionPath });
-
-/**
- * What the web plugin gets for section "web": the token in force, wherever it came from;
- * token_set: the owner set it ([web] token or HOMED_WEB_TOKEN), so it is required even on a
- * loopback bind; the Host names besides loopback ones that a loopback bind answers.
- */
-export const WebConfig = v.object({
-  token: v.string(),
-  token_set: v.boolean(),
-  /** "token": a login is needed on loopback too; "none": the owner trusts every local client. */
-  auth: v.picklist(["token", "none"]),
-  max_body_kb: v.number(),
-  allowed_hosts: v.array(v.string()),
-  request_timeout_s: v.number(),
-});
 
 /**
  * waiting: for required facilities · idle: lazy, starts on use · disabled: turned off by
@@ -250,9 +234,21 @@ export const BlocksPutParams = v.strictObject({
   as: v.optional(v.picklist(["image", "attachment"]), "image"),
 });
 
-export const WebListeningParams = v.strictObject({
+/**
+ * A plugin that binds the daemon's listen address (hello.listen): while one that provides this
+ * is enabled, the kernel checks the address can be bound before it starts anything, so a busy
+ * port stops homed with a clear error instead of a plugin that crashes in a loop.
+ */
+export const LISTEN_FACILITY = "http.listen";
+/**
+ * A plugin that logs people in with the kernel's one-time links (login/listening,
+ * login/redeem): only a built-in one that provides this may call those methods.
+ */
+export const LOGIN_FACILITY = "http.login";
+
+export const LoginListeningParams = v.strictObject({
   origin: v.pipe(v.string(), v.regex(/^http:\/\/\S+:\d+$/)),
   loginRequired: v.boolean(),
 });
-export const WebLoginRedeemParams = v.strictObject({ code: v.pipe(v.string(), v.maxLength(64)) });
-export const WebLoginRedeemResult = v.object({ ok: v.boolean() });
+export const LoginRedeemParams = v.strictObject({ code: v.pipe(v.string(), v.maxLength(64)) });
+export const LoginRedeemResult = v.object({ ok: v.boolean() });

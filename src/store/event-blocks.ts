@@ -3,8 +3,8 @@
  * the same transaction) and — for events logged before block records existed — by migration 10,
  * which adopts them from the same bodies. Today's blocks are images: a tool result's images
  * (`images`, with the alt text the tool gave) and the images a channel stored and named in a
- * user message (`[image block …]`, src/protocol/blocks.ts; only from IMAGE_TAG_CHANNELS, the
- * QQ channel), captioned by the message's other words; and the attachments a user message names
+ * user message (`[image block …]`, src/protocol/blocks.ts; only from the channels whose plugins
+ * declare `image_tags`, src/protocol/manifest.ts), captioned by the message's other words; and the attachments a user message names
  * (`attachments`, src/protocol/attachments.ts: images, audio, video, documents uploaded to the
  * web UI or the /v1 API), each carrying its name, the message's words and the start of the
  * text read from it. The bytes are already in DATA/blocks (src/store/blocks.ts); a record
@@ -13,7 +13,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { readEventBody } from "../protocol/event-bodies.ts";
-import { type BlockKind, IMAGE_TAG_CHANNELS, MAX_BLOCK_TEXT_CHARS, parseImageTags } from "../protocol/blocks.ts";
+import { type BlockKind, MAX_BLOCK_TEXT_CHARS, parseImageTags } from "../protocol/blocks.ts";
 
 export interface NewBlock {
   kind: BlockKind;
@@ -27,9 +27,10 @@ const cut = (s: string) => (s.length > MAX_BLOCK_TEXT_CHARS ? s.slice(0, MAX_BLO
 
 /**
  * The blocks of an event by its kind and stored body (JSON); none for kinds that carry none.
- * Cheap for every other event: the body is only parsed when it can hold a block.
+ * Cheap for every other event: the body is only parsed when it can hold a block. A user message's
+ * image tags are believed from `tagChannels` alone: elsewhere a tag is just text someone wrote.
  */
-export function blocksOfEvent(kind: string, body: string): NewBlock[] {
+export function blocksOfEvent(kind: string, body: string, tagChannels: readonly string[] = []): NewBlock[] {
   if (kind === "tool-result" && body.includes('"images"')) {
     const r = readEventBody(kind, body);
     if (r?.kind !== "tool-result" || !r.body.images) return [];
@@ -55,7 +56,7 @@ export function blocksOfEvent(kind: string, body: string): NewBlock[] {
   }
   if (kind === "user-message" && body.includes("[image block ")) {
     const r = readEventBody(kind, body);
-    if (r?.kind !== "user-message" || !IMAGE_TAG_CHANNELS.includes(r.body.channel ?? "")) return [];
+    if (r?.kind !== "user-message" || !tagChannels.includes(r.body.channel ?? "")) return [];
     const { images, rest } = parseImageTags(r.body.text);
     return images.map((i) => ({ kind: "image", sha256: i.sha256, mime: i.mime, size: i.bytes, text: cut(rest) }));
   }
@@ -76,7 +77,7 @@ export function insertBlocks(db: Database, eventId: number, blocks: readonly New
  * result with images and every user message naming a stored image gets its records, once.
  * Returns how many records were made.
  */
-export function adoptBlocks(db: Database): number {
+export function adoptBlocks(db: Database, tagChannels: readonly string[]): number {
   const rows = db
     .query<{ id: number; kind: string; body: string }, []>(
       `SELECT e.id, e.kind, e.body FROM events e
@@ -87,7 +88,7 @@ export function adoptBlocks(db: Database): number {
     .all();
   let n = 0;
   for (const r of rows) {
-    const blocks = blocksOfEvent(r.kind, r.body);
+    const blocks = blocksOfEvent(r.kind, r.body, tagChannels);
     insertBlocks(db, r.id, blocks);
     n += blocks.length;
   }

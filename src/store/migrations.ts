@@ -17,7 +17,13 @@ export interface Migration {
   name: string;
   sql: string;
   /** Work SQL alone cannot do (parsing bodies), run after `sql` in the same transaction. */
-  run?: (db: Database) => void;
+  run?: (db: Database, opts: MigrateOptions) => void;
+}
+
+/** What migrations that read event bodies need to know of this daemon. */
+export interface MigrateOptions {
+  /** Channels whose user messages' image tags are believed (src/store/event-blocks.ts). */
+  imageTagChannels: readonly string[];
 }
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -221,9 +227,9 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE TRIGGER blocks_no_delete BEFORE DELETE ON blocks
         BEGIN SELECT RAISE(ABORT, 'block records are never deleted: DELETE refused'); END;
     `,
-    // Images logged before this migration (tool results, QQ pictures) become their events' blocks.
-    run: (db) => {
-      adoptBlocks(db);
+    // Images logged before this migration (tool results, pictures a channel stored) become their events' blocks.
+    run: (db, opts) => {
+      adoptBlocks(db, opts.imageTagChannels);
     },
   },
   {
@@ -341,7 +347,7 @@ export function userVersion(db: Database): number {
 }
 
 /** Run the migrations `db` has not run yet, each in its own transaction; refuse a newer schema. */
-export function migrate(db: Database, path: string): void {
+export function migrate(db: Database, path: string, opts: MigrateOptions = { imageTagChannels: [] }): void {
   const current = userVersion(db);
   if (current > SCHEMA_VERSION) {
     throw new HomedError(
@@ -354,7 +360,7 @@ export function migrate(db: Database, path: string): void {
     if (m.version <= current) continue;
     db.transaction(() => {
       db.exec(m.sql);
-      m.run?.(db);
+      m.run?.(db, opts);
       db.exec(`PRAGMA user_version = ${m.version}`);
     })();
   }

@@ -23,6 +23,11 @@ export type { AppendEvent, ConversationRow, StoredEvent } from "./rows.ts";
 
 export interface StoreOptions {
   busyTimeoutMs?: number;
+  /**
+   * Channels whose user messages' image tags are believed: their plugins store the pictures
+   * themselves and defuse tags a sender typed (manifest `image_tags`). None by default.
+   */
+  imageTagChannels?: readonly string[];
 }
 
 const SELECT_EVENTS =
@@ -57,6 +62,7 @@ export class Store {
   private constructor(
     readonly path: string,
     db: Database,
+    private readonly imageTagChannels: readonly string[],
   ) {
     this.db = db;
     this.insertEvent = db.prepare<{ id: number }, [number, string, string, string, number, string | null, string]>(
@@ -82,8 +88,9 @@ export class Store {
       db.exec("PRAGMA journal_mode = WAL");
       db.exec("PRAGMA synchronous = NORMAL");
       db.exec("PRAGMA foreign_keys = ON");
-      migrate(db, path);
-      return new Store(path, db);
+      const imageTagChannels = opts.imageTagChannels ?? [];
+      migrate(db, path, { imageTagChannels });
+      return new Store(path, db, imageTagChannels);
     } catch (err) {
       db.close();
       if (err instanceof HomedError) throw err;
@@ -104,7 +111,7 @@ export class Store {
       const row = this.insertEvent.get(ts, ev.conv, ev.kind, ev.actor, ev.untrusted ? 1 : 0, mark, body);
       if (!row) throw new HomedError("store", "insert returned no id");
       this.insertState.run(row.id, ts);
-      insertBlocks(this.db, row.id, blocksOfEvent(ev.kind, body));
+      insertBlocks(this.db, row.id, blocksOfEvent(ev.kind, body, this.imageTagChannels));
       return { id: row.id, ts };
     })();
   }

@@ -9,7 +9,14 @@ import { describe, expect, test } from "bun:test";
 import { tempDir } from "../harness/binary.ts";
 import { startAgentRig } from "../harness/agent-daemon.ts";
 import type { RecordedRequest } from "../harness/fake-llm.ts";
-import { CACHE_LIFETIME_MS, MIN_CACHED_TOKENS, nextOffer, type RankTools } from "../../src/agent/tool-offer.ts";
+import {
+  CACHE_LIFETIME_MS,
+  coreTools,
+  MIN_CACHED_TOKENS,
+  nextOffer,
+  type RankTools,
+} from "../../src/agent/tool-offer.ts";
+import type { RegisteredTool } from "../../src/agent/tools.ts";
 
 const offered = (r: RecordedRequest | undefined) =>
   ((r?.body.tools as { function: { name: string } }[] | undefined) ?? []).map((t) => t.function.name).sort();
@@ -93,27 +100,49 @@ describe("a conversation's offer from turn to turn", () => {
   const rank: RankTools = (texts, limit) =>
     (texts[0]?.text.split(" ") ?? []).filter((w) => w.includes("_")).slice(0, limit);
   const kept = { offer: new Set(["memory_search", "tools_find", "files_read", "notes_list"]), at: 1_000 };
+  const CORE = ["memory_search", "tools_find", "files_read"];
 
   test("is kept while the provider keeps its cache, and chosen afresh after a new plan or a quiet spell", () => {
     const now = kept.at + 60_000;
     const long = MIN_CACHED_TOKENS;
-    expect(nextOffer(kept, now, long, false, "play music_play", [], null, rank)).toBe(kept.offer);
-    expect([...(nextOffer(kept, now, long, true, "play music_play", [], null, rank) ?? [])]).toContain("music_play");
+    expect(nextOffer(CORE, kept, now, long, false, "play music_play", [], null, rank)).toBe(kept.offer);
+    expect([...(nextOffer(CORE, kept, now, long, true, "play music_play", [], null, rank) ?? [])]).toContain(
+      "music_play",
+    );
     const later = kept.at + CACHE_LIFETIME_MS + 1;
-    const fresh = nextOffer(kept, later, long, false, "play music_play", [], null, rank);
+    const fresh = nextOffer(CORE, kept, later, long, false, "play music_play", [], null, rank);
     expect([...(fresh ?? [])].sort()).toEqual(["files_read", "memory_search", "music_play", "tools_find"]);
-    expect(nextOffer(undefined, now, long, false, "hi", [], null, rank)).toEqual(
+    expect(nextOffer(CORE, undefined, now, long, false, "hi", [], null, rank)).toEqual(
       new Set(["memory_search", "tools_find", "files_read"]),
     );
   });
 
   test("is chosen afresh while the conversation is too short for a provider to cache", () => {
     const now = kept.at + 60_000;
-    const short = nextOffer(kept, now, MIN_CACHED_TOKENS - 1, false, "play music_play", [], null, rank);
+    const short = nextOffer(CORE, kept, now, MIN_CACHED_TOKENS - 1, false, "play music_play", [], null, rank);
     expect([...(short ?? [])]).toContain("music_play");
   });
 
   test("a short narrowed list is offered whole, kept or not", () => {
-    expect(nextOffer(kept, kept.at, MIN_CACHED_TOKENS, false, "x", [], new Set(["echo_text"]), rank)).toBeNull();
+    expect(nextOffer(CORE, kept, kept.at, MIN_CACHED_TOKENS, false, "x", [], new Set(["echo_text"]), rank)).toBeNull();
+  });
+});
+
+describe("the core of every offer", () => {
+  const tool = (plugin: string, name: string, core: boolean, local = false) =>
+    ({
+      plugin,
+      def: { name, ...(core ? { core } : {}) },
+      ...(local ? { local: {} } : {}),
+    }) as unknown as RegisteredTool;
+
+  test("is what the kernel's and built-in plugins' definitions say is core; an installed plugin's claim is ignored", () => {
+    const tools = [
+      tool("kernel", "memory_search", true, true),
+      tool("files", "files_read", true),
+      tool("files", "files_write", false),
+      tool("weather", "weather_now", true),
+    ];
+    expect(coreTools(tools, (p) => p === "files")).toEqual(["memory_search", "files_read"]);
   });
 });

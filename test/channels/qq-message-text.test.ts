@@ -18,9 +18,9 @@ describe("qq message text", () => {
       maxImageBytes: 1000,
     });
     expect(text).toBe(`see [image-block ${"c".repeat(64)} image/png 5 bytes]`);
-    expect(blocksOfEvent("user-message", JSON.stringify({ text, channel: "qq" }))).toEqual([]);
-    expect(blocksOfEvent("user-message", JSON.stringify({ text: forged, channel: "qq" }))).toHaveLength(1);
+    expect(blocksOfEvent("user-message", JSON.stringify({ text, channel: "qq" }), ["qq"])).toEqual([]);
+    expect(blocksOfEvent("user-message", JSON.stringify({ text: forged, channel: "qq" }), ["qq"])).toHaveLength(1);
     // Another channel's tags are only text: they make no block record at all.
-    expect(blocksOfEvent("user-message", JSON.stringify({ text: forged, channel: "web" }))).toEqual([]);
+    expect(blocksOfEvent("user-message", JSON.stringify({ text: forged, channel: "web" }), ["qq"])).toEqual([]);
   });
 });

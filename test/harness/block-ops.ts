@@ -79,7 +79,7 @@ export async function runBlockOps(
   const rand = prng(seed);
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)] as T;
   const words = (n: number) => Array.from({ length: n }, () => pick(WORDS)).join(" ");
-  const store = Store.open(join(dataDir, "homed.db"));
+  const store = Store.open(join(dataDir, "homed.db"), { imageTagChannels: ["qq"] });
   const bytes = new BlockStore(dataDir);
   const records = new BlockRecords(store.db);
   const memory = new Memory(store, new Tokenizer());

@@ -34,7 +34,7 @@ afterAll(async () => {
 });
 
 function rig(dir: string, opts: Partial<DistillOptions> = {}) {
-  const store = Store.open(join(dir, "homed.db"));
+  const store = Store.open(join(dir, "homed.db"), { imageTagChannels: ["qq"] });
   const memory = new Memory(store, new Tokenizer());
   const ctx = new ConversationContext(store, memory, 2);
   const graph = new L3Graph(store);

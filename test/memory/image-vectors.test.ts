@@ -41,7 +41,7 @@ class Logs {
 
 /** A log with three tool results: "hello" + green picture, "world" alone, "hello" + blue picture. */
 async function world(dir: string) {
-  const store = Store.open(join(dir, "homed.db"));
+  const store = Store.open(join(dir, "homed.db"), { imageTagChannels: ["qq"] });
   const blocks = new BlockStore(dir);
   const memory = new Memory(store, new Tokenizer());
   const ids: number[] = [];
@@ -117,7 +117,7 @@ describe("image block vectors", () => {
   test("a bad image is logged once and skipped; the queue goes on; the same bytes are embedded once", async () => {
     using dir = tempDir();
     writeTinyClip(join(dir.path, "clip"));
-    const store = Store.open(join(dir.path, "homed.db"));
+    const store = Store.open(join(dir.path, "homed.db"), { imageTagChannels: ["qq"] });
     const blocks = new BlockStore(dir.path);
     const memory = new Memory(store, new Tokenizer());
     const good = await png(0, 255, 0);
@@ -174,7 +174,7 @@ describe("image block vectors", () => {
   test("a small file claiming over 60 MP (a decompression bomb) is refused, not decoded", async () => {
     using dir = tempDir();
     writeTinyClip(join(dir.path, "clip"));
-    const store = Store.open(join(dir.path, "homed.db"));
+    const store = Store.open(join(dir.path, "homed.db"), { imageTagChannels: ["qq"] });
     const blocks = new BlockStore(dir.path);
     const bomb = new Uint8Array(
       await sharpModule()({ create: { width: 9000, height: 7000, channels: 3, background: "#0f0" } })
@@ -197,7 +197,7 @@ describe("image block vectors", () => {
   test("bytes missing from the block store: logged, marked, skipped", async () => {
     using dir = tempDir();
     writeTinyClip(join(dir.path, "clip"));
-    const store = Store.open(join(dir.path, "homed.db"));
+    const store = Store.open(join(dir.path, "homed.db"), { imageTagChannels: ["qq"] });
     const memory = new Memory(store, new Tokenizer());
     const body = {
       turn: "t",

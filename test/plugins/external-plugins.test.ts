@@ -171,7 +171,7 @@ describe("external plugins start closed", () => {
     const mcpOut = join(dir.path, "mcp.json");
     const webOut = join(dir.path, "web.json");
     installBunPlugin(dir.path, "peek", "kernel-call.ts", {}, ["config/get", '{"section":"mcp"}', mcpOut]);
-    installBunPlugin(dir.path, "minter", "kernel-call.ts", {}, ["web/login-redeem", '{"code":"x"}', webOut]);
+    installBunPlugin(dir.path, "minter", "kernel-call.ts", {}, ["login/redeem", '{"code":"x"}', webOut]);
     // A tool that does not say what it can do is not registered at all.
     const riskOut = join(dir.path, "risk.json");
     const noRisk = { tools: [{ name: "vague_tool", description: "does things", parameters: { type: "object" } }] };
@@ -180,7 +180,7 @@ describe("external plugins start closed", () => {
     const read = (f: string) => poll(() => (existsSync(f) ? readFileSync(f, "utf8") : ""), Boolean, { what: f });
     expect(JSON.parse(await read(mcpOut))).toEqual({ error: "the mcp section is reserved to built-in plugins" });
     expect(JSON.parse(await read(webOut))).toEqual({
-      error: "web/login-redeem is not available to external plugins; minter is one",
+      error: "login/redeem is not available to external plugins; minter is one",
     });
     expect(JSON.parse(await read(riskOut)).error).toContain("risk");
     expect((await rig.status()).tools.some((t) => t.name === "vague_tool")).toBe(false);

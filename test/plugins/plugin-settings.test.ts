@@ -186,6 +186,7 @@ describe("a built-in plugin's settings.ts", () => {
       isBuiltin: () => true,
       secretValues: () => ({ "kite-colour": "red" }),
       passThrough: () => ({}),
+      loginToken: () => "",
     };
     expect(pluginSectionFor("kite", "tools.kite", loaded, deps)).toEqual({
       length_m: 30,
@@ -217,18 +218,23 @@ describe("a built-in plugin's settings.ts", () => {
 
   test("the settings page finds the field by its page key: shown, saved and sourced with the built-in ones", () => {
     const page = new SettingsPage(sections);
-    expect(page.paths.allow_hosts).toEqual(
+    expect(page.shared.get("allow_hosts")?.paths).toEqual(
       expect.arrayContaining(["tools.fetch.allow_hosts", "tools.browser.allow_hosts", "tools.kite.fly_hosts"]),
     );
-    // The label is the one a plugin's settings give the control (fetch's).
-    expect(page.labels.allow_hosts).toContain("fetch_url and the browser");
+    // The label and heading are the ones a plugin's settings give the control (fetch's).
+    expect(page.shared.get("allow_hosts")?.label).toContain("fetch_url and the browser");
+    expect(page.shared.get("allow_hosts")?.heading).toBe("Private addresses");
     const base = v.parse(configSchema(sections), {}) as never;
-    const saved = page.apply(base, { allow_hosts: ["nas.lan"] });
+    const saved = page.apply(base, { page: { allow_hosts: ["nas.lan"] } });
     expect(valueAt(saved, "tools.kite.fly_hosts")).toEqual(["nas.lan"]);
     expect(valueAt(saved, "tools.fetch.allow_hosts")).toEqual(["nas.lan"]);
-    const view = page.view(base, saved, { allow_hosts: ["nas.lan"] });
-    expect(view.allow_hosts).toEqual(["nas.lan"]);
-    expect(view.sources.allow_hosts).toBe("settings.json");
+    expect(valueAt(saved, "tools.browser.allow_hosts")).toEqual(["nas.lan"]);
+    const view = page.view(base, saved, { page: { allow_hosts: ["nas.lan"] } });
+    expect(view.page.find((f) => f.key === "allow_hosts")).toMatchObject({
+      kind: "list",
+      value: ["nas.lan"],
+      source: "settings.json",
+    });
   });
 
   test("every built-in plugin's manifest that names settings points at a module the build composed", () => {

@@ -92,7 +92,7 @@ describe("block records: one holder", () => {
 
   test("records never change and are never deleted; holder follows the event's layer", () => {
     using dir = tempDir();
-    const store = Store.open(join(dir.path, "homed.db"));
+    const store = Store.open(join(dir.path, "homed.db"), { imageTagChannels: ["qq"] });
     const e = store.append({
       conv: "c",
       kind: "tool-result",
@@ -149,7 +149,7 @@ describe("block records: one holder", () => {
       }),
     );
     db.close();
-    const store = Store.open(path);
+    const store = Store.open(path, { imageTagChannels: ["qq"] });
     expect(store.schemaVersion).toBe(SCHEMA_VERSION);
     const all = new BlockRecords(store.db).all();
     expect(all.map((b) => [b.eventId, b.seq, b.sha256, b.mime, b.size, b.text, b.holder])).toEqual([
@@ -159,7 +159,7 @@ describe("block records: one holder", () => {
     ]);
     store.close();
     // Opening again adopts nothing twice.
-    const again = Store.open(path);
+    const again = Store.open(path, { imageTagChannels: ["qq"] });
     expect(new BlockRecords(again.db).count()).toBe(3);
     again.close();
   });

@@ -42,7 +42,7 @@ const ListenAddress = v.pipe(
 );
 
 /** The kernel's own sections; plugin sections are added by configSchema. */
-const KernelConfigSchema = v.strictObject({
+export const KernelConfigSchema = v.strictObject({
   listen: v.optional(ListenAddress, "127.0.0.1:8080"),
   log: v.optional(
     v.strictObject({
@@ -110,46 +110,6 @@ const KernelConfigSchema = v.strictObject({
    * risk:<class>) whose output carries no untrusted mark, e.g. ["notes_*"] for one's own notes.
    */
   trust: v.optional(v.strictObject({ tools: v.optional(v.array(PolicyPattern), []) }), {}),
-  web: v.optional(
-    v.strictObject({
-      /**
-       * "token" (the default): the web UI and the HTTP APIs need a login on a loopback address
-       * too, since another account on the same machine can reach it. "none": the owner's explicit
-       * opt-out for a machine nobody else uses; loopback clients are trusted (beyond loopback the
-       * token is always required).
-       */
-      auth: v.optional(v.picklist(["token", "none"], 'must be "token" or "none"'), "token"),
-      /** Set: required on every bind. Empty: generated at first start into DATA/web-token. */
-      token: v.optional(
-        v.pipe(
-          v.string(),
-          v.check((t) => t === "" || t.length >= 16, "must be at least 16 characters (or empty to generate one)"),
-        ),
-        "",
-      ),
-      /**
-       * Host header names a loopback listen answers besides 127.0.0.0/8, [::1] and localhost
-       * (e.g. the name a reverse proxy forwards). Names only: no port, no wildcard.
-       */
-      allowed_hosts: v.optional(
-        v.array(
-          v.pipe(
-            v.string("must be host names"),
-            v.regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)$/, "must be host names without a port, e.g. homed.lan"),
-          ),
-        ),
-        [],
-      ),
-      /** Largest HTTP request body accepted, in KiB. */
-      max_body_kb: v.optional(wholeNumber(16, 1_048_576), 10_240),
-      /**
-       * Seconds a client has to send a request's body (and an idle connection stays open);
-       * slower ones are answered 408 and closed. At most 255 (the runtime's idle timer).
-       */
-      request_timeout_s: v.optional(wholeNumber(1, 255), 30),
-    }),
-    {},
-  ),
   plugins: v.optional(
     v.strictObject({
       segment_mb: v.optional(wholeNumber(1, 1024), 32),

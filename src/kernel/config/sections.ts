@@ -6,6 +6,7 @@
  */
 import type { PluginSettings } from "../../protocol/plugin-settings.ts";
 import { HomedError } from "../../protocol/errors.ts";
+import { fieldKernelRead, type KernelRead } from "../../protocol/kernel-reads.ts";
 import { BUILTIN_SETTINGS } from "../../generated/builtin-settings.ts";
 import { externalSections } from "../plugins/catalog.ts";
 import { valueAt } from "./values.ts";
@@ -50,6 +51,7 @@ export interface SectionReadDeps {
   isBuiltin(plugin: string): boolean;
   secretValues(): Record<string, string>;
   passThrough(names: readonly string[]): Record<string, string>;
+  loginToken(): string;
 }
 
 /** What reading a section needs, from the kernel's services. */
@@ -58,13 +60,28 @@ export function sectionReadDeps(k: {
   plugins: { isBuiltin(name: string): boolean };
   secretValues(): Record<string, string>;
   passThrough(names: readonly string[]): Record<string, string>;
+  readonly loginToken: string;
 }): SectionReadDeps {
   return {
     sections: k.settingsSections,
     isBuiltin: (name) => k.plugins.isBuiltin(name),
     secretValues: () => k.secretValues(),
     passThrough: (names) => k.passThrough(names),
+    loginToken: () => k.loginToken,
   };
+}
+
+/**
+ * The value of the field a built-in section declares the kernel reads for `what` (kernelReads),
+ * or undefined when none does (that plugin is not in this build).
+ */
+export function declaredValue(config: unknown, sections: readonly SettingsSection[], what: KernelRead): unknown {
+  for (const s of sections) {
+    if (!s.builtin) continue;
+    for (const [key, entry] of Object.entries(s.settings.schema.entries))
+      if (fieldKernelRead(entry) === what) return valueAt(config, `${s.section}.${key}`);
+  }
+  return undefined;
 }
 
 /** A section's value as `plugin` may see it: the owner's `*_secret` names and resolve hook applied for a built-in owner. */
@@ -79,7 +96,11 @@ function resolvedFor(plugin: string, s: SettingsSection, value: unknown, deps: S
     for (const [k, name] of named) out[k.slice(0, -"_secret".length)] = secrets[name as string] ?? "";
   }
   return s.settings.resolve
-    ? s.settings.resolve(out as never, { secrets: deps.secretValues, passThrough: deps.passThrough })
+    ? s.settings.resolve(out as never, {
+        secrets: deps.secretValues,
+        passThrough: deps.passThrough,
+        loginToken: deps.loginToken,
+      })
     : out;
 }
 

@@ -143,25 +143,6 @@ tools = []
 # Looked at on every turn: a change here applies on reload (SIGHUP), no restart.
 paths = []
 
-[web]
-# Who may use the web UI and the HTTP APIs on a loopback address. "token": a login is needed
-# there too, since other accounts on this machine reach 127.0.0.1 as well; the daemon prints a
-# one-time login link when it starts, and "homed open" makes another. "none": trust every
-# local client (a machine nobody else uses). Beyond loopback the token is always required.
-auth = "token"
-# Login token for the web UI and the HTTP APIs (Authorization: Bearer for API clients). Set
-# here (or by HOMED_WEB_TOKEN), or empty: one is generated at first start into DATA/web-token
-# (0600), printed once when listen is not a loopback address.
-token = ""
-# While listen is a loopback address, requests are answered only for the Host names 127.x.x.x,
-# [::1] and localhost (so no web page can reach homed through DNS rebinding). Add the names a
-# reverse proxy or your own DNS uses for it, without the port, e.g. ["homed.lan"].
-allowed_hosts = []
-# Largest HTTP request body accepted (KiB).
-max_body_kb = 10240
-# Seconds a client has to send a request's body; an idle connection is closed after as long.
-request_timeout_s = 30
-
 [plugins]
 # Shared-memory segment per plugin (MiB): bulk data and event rings. Pages are only
 # resident once used, so a generous size costs little. Made larger when needed so that a

@@ -4,11 +4,11 @@
  * | methods | answered by |
  * |---|---|
  * | plugin/hello, facility/ready, plugin/ready, plugins/list, plugins/restart, plugin/keep-running | the supervisor's plugin RPC (src/kernel/plugins/rpc.ts; restarting another plugin: built-in plugins only), before this table |
- * | kernel/status, config/get, records/append, records/list | this file |
- * | blocks/put, blocks/get | block-methods.ts |
+ * | kernel/status, config/get, records/append, records/list, login/listening, login/redeem | this file |
+ * | blocks/put, blocks/get | blocks.ts |
  * | tools/register, tools/unregister, stages/register (AgentMethod) | `Agent.pluginMethods` (src/agent/agent.ts) |
- * | chat/send, chat/cancel, conversations/*, context/get, llm/* (ChannelMethod) | channel-methods.ts |
- * | skills/* (SkillMethod) | skill-methods.ts (built-in plugins only) |
+ * | chat/send, chat/cancel, conversations/*, context/get, llm/* (ChannelMethod) | channel.ts |
+ * | skills/* (SkillMethod) | skills.ts (built-in plugins only) |
  *
  * The control socket's methods are all in control.ts.
  */
@@ -17,8 +17,9 @@ import {
   PluginMethod,
   RecordsAppendParams,
   RecordsListParams,
-  WebListeningParams,
-  WebLoginRedeemParams,
+  LoginListeningParams,
+  LoginRedeemParams,
+  LOGIN_FACILITY,
 } from "../../protocol/plugin.ts";
 import { HomedError } from "../../protocol/errors.ts";
 import { parseParams } from "../../protocol/parse-params.ts";
@@ -37,10 +38,10 @@ export type PluginMethodTable = Record<string, (params: unknown, plugin: string)
  * the plugin's own records in the log (a plugin reads and writes only its own: the name is the
  * caller's, as the supervisor knows it, never a parameter).
  */
-/** The login methods serve the built-in web plugin alone: no other plugin may mint a way in. */
-function builtinWeb(k: KernelServices, plugin: string): void {
-  if (plugin !== "web" || !k.plugins.isBuiltin(plugin))
-    throw new HomedError("forbidden", "web login links are the built-in web plugin's alone");
+/** The login methods serve the built-in plugin that logs people in alone: no other plugin may mint a way in. */
+function loginPlugin(k: KernelServices, plugin: string): void {
+  if (k.plugins.provider(LOGIN_FACILITY) !== plugin || !k.plugins.isBuiltin(plugin))
+    throw new HomedError("forbidden", `login links are the built-in plugin's that provides ${LOGIN_FACILITY}`);
 }
 
 function kernelMethods(k: KernelServices): PluginMethodTable {
@@ -54,23 +55,18 @@ function kernelMethods(k: KernelServices): PluginMethodTable {
       const p = parseParams(RecordsListParams, params);
       return k.store.pluginRecords(plugin, p.after, p.limit);
     },
-    [PluginMethod.WebListening]: (params, plugin) => {
-      builtinWeb(k, plugin);
-      const p = parseParams(WebListeningParams, params);
+    [PluginMethod.LoginListening]: (params, plugin) => {
+      loginPlugin(k, plugin);
+      const p = parseParams(LoginListeningParams, params);
       k.webLogin.listening(p.origin, p.loginRequired);
       return { ok: true };
     },
-    [PluginMethod.WebLoginRedeem]: (params, plugin) => {
-      builtinWeb(k, plugin);
-      return { ok: k.webLogin.redeem(parseParams(WebLoginRedeemParams, params).code) };
+    [PluginMethod.LoginRedeem]: (params, plugin) => {
+      loginPlugin(k, plugin);
+      return { ok: k.webLogin.redeem(parseParams(LoginRedeemParams, params).code) };
     },
     [PluginMethod.ConfigGet]: (params, plugin) => {
       const { section } = parseParams(ConfigGetParams, params);
-      if (section === "web") {
-        if (!k.plugins.isBuiltin(plugin))
-          throw new HomedError("forbidden", `the web section is reserved to built-in plugins`);
-        return { ...k.config.web, token: k.webToken, token_set: k.config.web.token !== "" };
-      }
       if (section === "approval" || section === "agent") return k.config[section];
       // A plugin's section, or a table of them ("tools"): config-sections.ts says who may read what.
       const value = pluginSectionFor(plugin, section, k.config, sectionReadDeps(k));

@@ -9,6 +9,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { describeIssues } from "../../protocol/jsonrpc.ts";
 import { PluginManifest } from "../../protocol/manifest.ts";
+import { LISTEN_FACILITY } from "../../protocol/plugin.ts";
 import { jsonSchemaSettings, type PluginSettings } from "../../protocol/plugin-settings.ts";
 import { BUILTIN_PLUGINS } from "../../generated/builtin-plugins.ts";
 import type { PluginSpec } from "./supervisor.ts";
@@ -31,6 +32,21 @@ export function builtinSpecs(cwd: string, env: Record<string, string> = {}): Plu
     cwd,
     env,
   }));
+}
+
+/**
+ * Whether a built-in plugin that binds the daemon's listen address (LISTEN_FACILITY) will start,
+ * so the kernel checks the address before anything else.
+ */
+export function bindsListen(config: Config): boolean {
+  return BUILTIN_PLUGINS.some((m) => m.provides.includes(LISTEN_FACILITY) && !config.plugins.disabled.includes(m.name));
+}
+
+/** The channels whose image tags memory believes: those of built-in plugins that declare `image_tags`. */
+export function imageTagChannels(): string[] {
+  return BUILTIN_PLUGINS.filter((m) => m.image_tags).flatMap((m) =>
+    m.provides.filter((f) => f.startsWith("channel.")).map((f) => f.slice("channel.".length)),
+  );
 }
 
 /**
