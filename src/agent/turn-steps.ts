@@ -101,7 +101,8 @@ export function beginTurn(d: TurnDeps, input: TurnInput, sink: TurnSink, signal:
       : (input.mark ?? clientToolMark(input) ?? attachmentMark(input)),
   };
   d.store.beginTurn(s.turn, s.conv, s.channel, Date.now(), input.scene);
-  sink.event({ type: "turn-start", turn: s.turn, conv: s.conv });
+  const shown = (input.attachments ?? []).map(({ text: _t, anchors: _a, ...a }) => a);
+  sink.event({ type: "turn-start", turn: s.turn, conv: s.conv, text: input.text, attachments: shown });
   const words = userMessageText(input.text, input.attachments);
   const attachments = input.attachments?.length ? { attachments: input.attachments } : {};
   const said = { turn: s.turn, text: input.text, channel: s.channel, ...attachments };

@@ -306,7 +306,7 @@ export class AcpBridge {
 
   private async runPrompt(s: AcpSession, text: string) {
     const conn = await this.connect(s);
-    const turn = { updates: new TurnUpdates(`${s.id}-${++s.turns}`), cancelled: false };
+    const turn = { updates: new TurnUpdates(`${s.id}-${++s.turns}`, text), cancelled: false };
     s.turn = turn;
     try {
       const r = await conn.send(text, s.conv, { channel: "acp", scene: `chan:acp/peer:${this.peer}` });

@@ -7,6 +7,7 @@
  */
 import type { TranscriptItem } from "../protocol/channel.ts";
 import type { ChatEvent } from "../client/chat-connection.ts";
+import { knownEvent } from "../protocol/turn-stream.ts";
 
 /** One `session/update` body (its `update` field). */
 export type AcpUpdate = Record<string, unknown> & { sessionUpdate: string };
@@ -68,16 +69,26 @@ export function toolResultUpdate(callId: string, status: string, content: string
 }
 
 /**
- * Turns one live turn's events into updates. A plugin may replace the reply after it streamed
- * (text-replace); ACP cannot take chunks back, so the new text starts a new message (a new
- * messageId), which editors show as a message of its own.
+ * Folds a turn's events into updates, live or from history (one fold for both). A plugin may
+ * replace the reply after it streamed (text-replace); ACP cannot take chunks back, so the new
+ * text starts a new message (a new messageId), which editors show as a message of its own. The
+ * person's message is the turn-start's, sent as user_message_chunk unless this client sent it
+ * itself (`sent`); the turn's `done` completes the reply (its whole text when nothing streamed,
+ * as in history) and says that a call which never got a result did not run.
  */
 export class TurnUpdates {
   private message = 0;
   private afterTools = false;
+  /** The reply's text sent in the current message. */
+  private streamed = "";
+  /** Calls shown as pending, by their ACP id, until their result. */
+  private readonly pending = new Set<string>();
 
   /** `turnId` names the turn until the daemon's turn-start tells its own id. */
-  constructor(private turnId: string) {}
+  constructor(
+    private turnId: string,
+    private sent: string | null = null,
+  ) {}
 
   private messageId(): string {
     return `${this.turnId}-${this.message}`;
@@ -92,56 +103,78 @@ export class TurnUpdates {
     return `${this.turnId}/${callId}`;
   }
 
+  private chunk(t: string): AcpUpdate[] {
+    this.streamed += t;
+    return t ? [{ sessionUpdate: "agent_message_chunk", content: text(t), messageId: this.messageId() }] : [];
+  }
+
+  private newMessage(): void {
+    this.message++;
+    this.streamed = "";
+  }
+
   updates(e: ChatEvent): AcpUpdate[] {
     switch (e.type) {
-      case "turn-start":
+      case "turn-start": {
         if (e.turn) this.turnId = e.turn;
-        return [];
+        [this.message, this.streamed, this.afterTools] = [0, "", false];
+        const words = e.text ?? "";
+        const mine = this.sent !== null && this.sent === words;
+        this.sent = null;
+        return words && !mine
+          ? [{ sessionUpdate: "user_message_chunk", content: text(words), messageId: `${this.turnId}-user` }]
+          : [];
+      }
       case "text-delta":
         if (this.afterTools) {
           // A new model call after tool results: its text is a message after the cards.
           this.afterTools = false;
-          this.message++;
+          this.newMessage();
         }
-        return e.text
-          ? [{ sessionUpdate: "agent_message_chunk", content: text(e.text), messageId: this.messageId() }]
-          : [];
+        return this.chunk(e.text);
       case "text-replace":
-        this.message++;
-        return e.text
-          ? [{ sessionUpdate: "agent_message_chunk", content: text(e.text), messageId: this.messageId() }]
-          : [];
-      case "tool-call":
-        return [toolCallUpdate(this.toolCallId(e.callId), e.name, e.arguments, "pending")];
-      case "tool-result":
+        this.newMessage();
+        return this.chunk(e.text);
+      case "tool-call": {
+        const id = this.toolCallId(e.callId);
+        this.pending.add(id);
+        return [toolCallUpdate(id, e.name, e.arguments, "pending")];
+      }
+      case "tool-result": {
+        const id = this.toolCallId(e.callId);
         this.afterTools = true;
-        return [toolResultUpdate(this.toolCallId(e.callId), e.status, e.content)];
+        this.pending.delete(id);
+        return [toolResultUpdate(id, e.status, e.content)];
+      }
       case "notice":
         return [{ sessionUpdate: "agent_thought_chunk", content: text(`[${e.text}]`) }];
+      case "done": {
+        // A call that never got a result (the turn stopped first) did not run.
+        const out = [...this.pending].map((id) => toolResultUpdate(id, "not run", ""));
+        this.pending.clear();
+        const final = e.result.text;
+        if (this.afterTools) this.newMessage();
+        this.afterTools = false;
+        if (final && final !== this.streamed) {
+          if (final.startsWith(this.streamed)) out.push(...this.chunk(final.slice(this.streamed.length)));
+          else {
+            if (this.streamed) this.newMessage();
+            out.push(...this.chunk(final));
+          }
+        }
+        return out;
+      }
       default:
         return [];
     }
   }
 }
 
-/** A conversation's transcript as the updates that show it again (session/load). */
+/** A conversation's transcript as the updates that show it again (session/load): its events folded as live ones are. */
 export function replayUpdates(items: readonly TranscriptItem[]): AcpUpdate[] {
-  const results = new Map<string, TranscriptItem>();
-  for (const it of items) if (it.kind === "tool-result" && it.callId) results.set(it.callId, it);
-  const out: AcpUpdate[] = [];
-  for (const it of items) {
-    const messageId = `e${it.id}`;
-    if (it.kind === "user") out.push({ sessionUpdate: "user_message_chunk", content: text(it.text), messageId });
-    else if (it.kind === "assistant" && it.text)
-      out.push({ sessionUpdate: "agent_message_chunk", content: text(it.text), messageId });
-    else if (it.kind === "tool-call" && it.callId) {
-      // Unique in the session however the model numbered its calls (see TurnUpdates.toolCallId).
-      const id = `e${it.id}/${it.callId}`;
-      const r = results.get(it.callId);
-      out.push(toolCallUpdate(id, it.name ?? "tool", it.text, "pending"));
-      // A call that never got a result (the turn stopped first) did not run.
-      out.push(r ? toolResultUpdate(id, r.status ?? "", r.text) : toolResultUpdate(id, "not run", ""));
-    }
-  }
-  return out;
+  const fold = new TurnUpdates("history");
+  return items.flatMap((it) => {
+    const e = knownEvent(it.event);
+    return e ? fold.updates(e) : [];
+  });
 }

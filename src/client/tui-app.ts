@@ -271,7 +271,5 @@ function applyChange(t: Transcript, c: TranscriptChange) {
       return t.ask(c.q);
     case "answered":
       return t.answered(c.callId, c.answer);
-    case "finish":
-      return t.finish(c.result);
   }
 }

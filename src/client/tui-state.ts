@@ -100,8 +100,7 @@ export type TranscriptChange =
   | { op: "notice"; text: string; tone: "info" | "bad" }
   | { op: "event"; event: ChatEvent }
   | { op: "ask"; q: ApprovalQuestion }
-  | { op: "answered"; callId: string; answer: Parameters<Transcript["answered"]>[1] }
-  | { op: "finish"; result: TurnResultView };
+  | { op: "answered"; callId: string; answer: Parameters<Transcript["answered"]>[1] };
 
 /** What the runtime is to do, in the order given. */
 export type TuiEffect =
@@ -216,7 +215,6 @@ function next(s: TuiState, a: TuiAction, fx: TuiEffect[]): TuiState {
       fx.push(DRAW);
       return { ...s, flash: `could not allow ${a.tool} always: ${(a.error as Error).message}` };
     case "turn-end":
-      if (a.result) fx.push(change({ op: "finish", result: a.result }));
       return turnOver(s, a.turn, fx);
     case "turn-failed": {
       if (isLinkLoss(a.error)) return turnOver(lose(s, fx), a.turn, fx);

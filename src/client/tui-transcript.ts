@@ -1,10 +1,12 @@
 /**
- * What waiter's TUI shows of one conversation: the transcript loaded from homed, then the live
- * turn's events folded in — the reply as it streams, each tool call as a card that gathers its
- * approval question, the answer and the result, notices, and the summary line `homed chat`
- * prints (turnSummary). `lines(width)` lays it out; the screen shows the last ones that fit.
+ * What waiter's TUI shows of one conversation: its turns' events folded in one way, whether they
+ * come from the transcript homed keeps or from the live turn — the person's message, the reply
+ * as it streams, each tool call as a card that gathers its approval question, the answer and the
+ * result, notices, and the summary line `homed chat` prints (turnSummary). `lines(width)` lays
+ * it out; the screen shows the last ones that fit.
  */
 import type { TranscriptItem } from "../protocol/channel.ts";
+import { knownEvent } from "../protocol/turn-stream.ts";
 import type { ContextFigures } from "../protocol/context-figures.ts";
 import type { TurnResultView } from "../protocol/control.ts";
 import type { ApprovalQuestion, ChatEvent } from "./chat-connection.ts";
@@ -35,7 +37,8 @@ interface ToolCard {
 }
 
 type Block =
-  | { kind: "user"; text: string }
+  /** `sent`: shown when this client sent it, before its turn started. */
+  | { kind: "user"; text: string; sent?: boolean }
   | { kind: "reply"; text: string; open: boolean }
   | ToolCard
   | { kind: "notice"; text: string; tone: "info" | "bad" };
@@ -47,22 +50,12 @@ export class Transcript {
   private blocks: Block[] = [];
   private readonly cache = new WeakMap<Block, { key: string; lines: Line[] }>();
 
-  /** Start over from what homed has of the conversation. */
+  /** Start over from what homed has of the conversation: its events, folded as live ones are. */
   load(items: readonly TranscriptItem[]): void {
     this.blocks = [];
     for (const it of items) {
-      if (it.kind === "user") this.blocks.push({ kind: "user", text: it.text });
-      else if (it.kind === "assistant") this.blocks.push({ kind: "reply", text: it.text, open: false });
-      else if (it.kind === "tool-call")
-        this.blocks.push({ kind: "tool", callId: it.callId ?? "", name: it.name ?? "?", args: it.text });
-      else if (it.kind === "context") {
-        if (it.context) this.context(it.context);
-      } else {
-        const card = this.card(it.callId);
-        const result = { status: it.status ?? "", content: it.text, images: it.images?.length ?? 0 };
-        if (card) card.result = result;
-        else this.notice(`← ${it.name ?? "?"} [${result.status}] ${it.text}`);
-      }
+      const e = knownEvent(it.event);
+      if (e) this.event(e);
     }
   }
 
@@ -75,8 +68,9 @@ export class Transcript {
     if (from.length) this.notice(`memory: ${from.join("; ")}`);
   }
 
+  /** The person's message as this client sends it; its turn's start finds it shown. */
   user(text: string): void {
-    this.blocks.push({ kind: "user", text });
+    this.blocks.push({ kind: "user", text, sent: true });
   }
 
   notice(text: string, tone: "info" | "bad" = "info"): void {
@@ -86,6 +80,16 @@ export class Transcript {
 
   event(e: ChatEvent): void {
     switch (e.type) {
+      case "turn-start": {
+        const words = e.text ?? "";
+        const shown = this.blocks.findLast((b) => b.kind === "user" && b.sent && b.text === words);
+        if (shown?.kind === "user") shown.sent = false;
+        else if (words) this.blocks.push({ kind: "user", text: words });
+        break;
+      }
+      case "done":
+        this.finish(e.result);
+        break;
       case "text-delta": {
         const last = this.blocks.at(-1);
         if (last?.kind === "reply" && last.open) last.text += e.text;
@@ -148,15 +152,19 @@ export class Transcript {
     return card?.asked !== undefined && card.asked.answer === undefined;
   }
 
-  /** The turn ended: the reply is the final text (a plugin may have changed it), then the summary. */
-  finish(r: TurnResultView): void {
+  /**
+   * The turn ended: the reply is the final text (a plugin may have changed it), then the summary
+   * — none for a reply that cost nothing and ended normally (one imported from another app).
+   */
+  private finish(r: TurnResultView): void {
     const reply = this.openReply();
     if (reply) {
       if (r.text && reply.text.trimEnd() !== r.text.trimEnd()) reply.text = r.text;
       reply.open = false;
     } else if (r.text) this.blocks.push({ kind: "reply", text: r.text, open: false });
     for (const b of this.blocks) if (b.kind === "tool" && b.asked && !b.asked.answer) b.asked.answer = "denied";
-    this.notice(turnSummary(r), r.stopReason === "error" ? "bad" : "info");
+    const spent = r.usage.inputTokens + r.usage.outputTokens > 0 || r.conversation !== null;
+    if (spent || r.stopReason !== "done") this.notice(turnSummary(r), r.stopReason === "error" ? "bad" : "info");
   }
 
   /** The transcript laid out at `width`; with `need`, only the newest blocks that give that many lines. */

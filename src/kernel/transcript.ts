@@ -1,9 +1,10 @@
 /**
- * A conversation as a person reads it, from the stored events: the final reply rather than
- * every model draft, a message sent again after its turn failed shown once.
+ * A conversation as a person reads it, from the stored events, replayed as the events its turns
+ * streamed: every renderer folds them the way it folds a live turn.
  */
-import { readEventBody } from "../protocol/event-bodies.ts";
+import { type ReadEventBody, readEventBody } from "../protocol/event-bodies.ts";
 import type { TranscriptItem } from "../protocol/channel.ts";
+import type { StreamEvent } from "../protocol/turn-stream.ts";
 import type { StoredEvent } from "../store/store.ts";
 import type { KernelServices } from "./kernel-services.ts";
 
@@ -52,59 +53,91 @@ function retriedTurns(events: readonly StoredEvent[]): Set<string> {
   return retried;
 }
 
+/** What each turn's replies need beside their text: the tokens it used and its model calls. */
+export interface TurnTotals {
+  usage: { inputTokens: number; outputTokens: number; cachedInputTokens?: number };
+  iterations: number;
+}
+
 /**
- * Events as a person reads the conversation: the final reply, not every model draft, and a
- * message sent again after its turn failed shown once. A reply carries its turn's token usage
- * when `usage` knows the turn (so a reloaded page still shows it).
+ * The conversation's events as a person reads them, as the events its turns streamed
+ * (src/protocol/channel.ts TranscriptItem): the final reply, not every model draft, and a message
+ * sent again after its turn failed shown once. A reply is its turn's `done`, with the tokens the
+ * turn used when `usage` knows the turn (finished here; an imported reply has none).
  */
 export function transcript(
   events: readonly StoredEvent[],
-  usage: ReadonlyMap<string, { inputTokens: number; outputTokens: number }> = new Map(),
+  usage: ReadonlyMap<string, TurnTotals["usage"]> = new Map(),
 ): TranscriptItem[] {
-  const out: TranscriptItem[] = [];
   const retried = retriedTurns(events);
+  const calls = new Map<string, number>();
+  for (const e of events) {
+    const read = e.kind === "model-output" ? readEventBody(e.kind, e.body) : null;
+    if (read?.kind === "model-output" && read.body.turn)
+      calls.set(read.body.turn, (calls.get(read.body.turn) ?? 0) + 1);
+  }
+  const out: TranscriptItem[] = [];
   for (const e of events) {
     const read = readEventBody(e.kind, e.body);
-    if (read && "turn" in read.body && read.body.turn && retried.has(read.body.turn)) continue;
-    const base = { id: e.id, ts: e.ts, untrusted: e.untrusted, ...(e.mark ? { mark: e.mark } : {}) };
-    if (read?.kind === "user-message") {
-      const files = read.body.attachments?.map(({ text: _t, anchors: _a, ...a }) => a);
-      out.push({ ...base, kind: "user", text: read.body.text, ...(files?.length ? { attachments: files } : {}) });
-    } else if (read?.kind === "model-output") {
-      const b = read.body;
-      if (b.toolCalls.length && !b.discarded && b.text) out.push({ ...base, kind: "assistant", text: b.text });
-    } else if (read?.kind === "tool-call")
-      out.push({
-        ...base,
-        kind: "tool-call",
-        text: read.body.arguments,
-        name: read.body.name,
-        callId: read.body.callId,
-      });
-    else if (read?.kind === "tool-result") {
-      const b = read.body;
-      out.push({
-        ...base,
-        kind: "tool-result",
-        text: b.content,
-        name: b.name,
-        status: b.status,
-        callId: b.callId,
-        ...(b.images?.length ? { images: b.images } : {}),
-      });
-    } else if (read?.kind === "context") {
-      const { turn: _turn, ...context } = read.body;
-      out.push({ ...base, kind: "context", text: "", context });
-    } else if (read?.kind === "agent-reply") {
-      const used = read.body.turn ? usage.get(read.body.turn) : undefined;
-      out.push({
-        ...base,
-        kind: "assistant",
-        text: read.body.text,
-        status: read.body.stopReason ?? "",
-        ...(used ? { usage: used } : {}),
-      });
-    }
+    if (!read) continue;
+    const turn = "turn" in read.body ? (read.body.turn ?? "") : "";
+    if (turn && retried.has(turn)) continue;
+    const event = streamed(read, e.conv, {
+      usage: usage.get(turn) ?? { inputTokens: 0, outputTokens: 0 },
+      iterations: calls.get(turn) ?? 0,
+    });
+    if (event) out.push({ id: e.id, ts: e.ts, untrusted: e.untrusted, ...(e.mark ? { mark: e.mark } : {}), event });
   }
   return out;
+}
+
+/** The stream event a logged event was, or null for what a person does not read (drafts, audit records). */
+function streamed(read: ReadEventBody, conv: string, totals: TurnTotals): StreamEvent | null {
+  switch (read.kind) {
+    case "user-message": {
+      const b = read.body;
+      const files = (b.attachments ?? []).map(({ text: _t, anchors: _a, ...a }) => a);
+      return { type: "turn-start", turn: b.turn ?? "", conv, text: b.text, attachments: files };
+    }
+    case "model-output": {
+      // A reply's words before its tool calls; the last call's words are the turn's `done`.
+      const b = read.body;
+      return b.toolCalls.length && !b.discarded && b.text ? { type: "text-delta", text: b.text } : null;
+    }
+    case "tool-call":
+      return { type: "tool-call", callId: read.body.callId, name: read.body.name, arguments: read.body.arguments };
+    case "tool-result": {
+      const b = read.body;
+      return {
+        type: "tool-result",
+        callId: b.callId,
+        name: b.name,
+        status: b.status,
+        content: b.content,
+        ...(b.images?.length ? { images: b.images } : {}),
+      };
+    }
+    case "context": {
+      const { turn: _turn, ...figures } = read.body;
+      return { type: "context", ...figures };
+    }
+    case "agent-reply": {
+      const b = read.body;
+      return {
+        type: "done",
+        result: {
+          turn: b.turn ?? "",
+          conv,
+          text: b.text,
+          stopReason: b.stopReason ?? "done",
+          iterations: totals.iterations,
+          usage: totals.usage,
+          ...(b.error ? { error: b.error } : {}),
+          conversation: null,
+        },
+      };
+    }
+    default:
+      return null;
+  }
 }

@@ -1,15 +1,13 @@
 /**
- * What channel plugins (web today; QQ, ACP, A2A later) ask of the kernel: run turns with
+ * What channel plugins ask of the kernel: run turns with
  * streamed events and approval questions, list conversations and their transcripts, show what
  * the model was sent, and manage the model provider.
  */
-import { TokenUsage } from "./usage.ts";
 import * as v from "valibot";
-import { BlockHash, ImageMimeSchema, StoredImage } from "./images.ts";
+import { BlockHash, ImageMimeSchema } from "./images.ts";
 import { BlockRecordSchema } from "./blocks.ts";
-import { Attachment, AttachmentRef, MAX_ATTACHMENTS } from "./attachments.ts";
+import { AttachmentRef, MAX_ATTACHMENTS } from "./attachments.ts";
 import { MAX_MARK_CHARS } from "./agent.ts";
-import { ContextFigures } from "./context-figures.ts";
 
 export const ChannelMethod = {
   ChatSend: "chat/send",
@@ -240,31 +238,21 @@ export const ConversationSummary = v.object({
 });
 export type ConversationSummary = v.InferOutput<typeof ConversationSummary>;
 
-/** One line of a conversation as a person reads it. */
+/**
+ * One event of a conversation as a person reads it: the stored turn replayed as the events its
+ * stream carried (StreamEvent, src/protocol/turn-stream.ts, read the same way: a kind a client
+ * does not know is skipped). The person's message is its turn's `turn-start`, a reply's text
+ * before a tool call a `text-delta`, the reply itself the turn's `done` (its result with the
+ * tokens the turn used), what memory brought the `context`.
+ */
 export const TranscriptItem = v.object({
+  /** The logged event it was read from. */
   id: v.number(),
   ts: v.number(),
-  /**
-   * What it is; "context" (what memory put before the model for the turn that follows, with
-   * `context`) is the live stream's `context` event, stored. A client skips a kind it does not
-   * know, as it does on the stream.
-   */
-  kind: v.picklist(["user", "assistant", "tool-call", "tool-result", "context"]),
-  text: v.string(),
-  name: v.optional(v.string()),
-  status: v.optional(v.string()),
-  callId: v.optional(v.string()),
   untrusted: v.boolean(),
   /** Where its text came from when not the person's own words, or what was in view when it was written. */
   mark: v.optional(v.string()),
-  /** A reply's turn: the tokens it used, once finished. */
-  usage: v.optional(TokenUsage),
-  /** A tool result's images (GET /api/blocks/<sha256> serves them). */
-  images: v.optional(v.array(StoredImage)),
-  /** A context item's figures. */
-  context: v.optional(ContextFigures),
-  /** A person's message's attachments (without their text: the memory page shows that). */
-  attachments: v.optional(v.array(v.omit(Attachment, ["text", "anchors"]))),
+  event: v.looseObject({ type: v.string() }),
 });
 export type TranscriptItem = v.InferOutput<typeof TranscriptItem>;
 

@@ -3,7 +3,7 @@
  * prompt, whether older turns of it were recalled by relevance, whether the person's other
  * conversations (or known facts) were quoted, and the prompt's estimated size against the
  * model's window. The live `context` event (turn-stream.ts), the stored `context` event
- * (event-bodies.ts) and the transcript's `context` item (channel.ts) carry it alike.
+ * (event-bodies.ts), read back as the same live event in a transcript, carry it alike.
  */
 import * as v from "valibot";
 

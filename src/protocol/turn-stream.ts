@@ -10,11 +10,15 @@
  * plugins (`chat/*`); `TurnStreamClient` (src/ipc/turn-stream-client.ts, exported by the plugin
  * SDK) is the one client of both. Adding an event kind: its schema here, its producer in the
  * kernel, and the renderers that show it; everything between passes events through unread.
+ *
+ * A finished turn is read back as the same events (TranscriptItem, src/protocol/channel.ts): a
+ * renderer folds events into what it shows one way, live or from history.
  */
 import * as v from "valibot";
 import { StoredImage } from "./images.ts";
 import { TurnResultSchema } from "./control.ts";
 import { ContextFigures } from "./context-figures.ts";
+import { Attachment } from "./attachments.ts";
 
 const Id = v.pipe(v.string(), v.minLength(1), v.maxLength(200));
 
@@ -28,7 +32,10 @@ export const ApprovalQuestion = v.object({
 });
 export type ApprovalQuestion = v.InferOutput<typeof ApprovalQuestion>;
 
-/** Every kind of event a turn's stream carries. */
+/** A file sent with a message, as a renderer shows it (its text is memory's, not shown). */
+export const AttachmentSummary = v.omit(Attachment, ["text", "anchors"]);
+export type AttachmentSummary = v.InferOutput<typeof AttachmentSummary>;
+
 /**
  * What a yes covers: this call, or every call of the tool in the rest of the conversation ("Allow
  * in this conversation"), asked again after the daemon restarts.
@@ -38,9 +45,19 @@ export type ApprovalScope = v.InferOutput<typeof ApprovalScope>;
 /** A person's answer to an approval question, as the turn gets it: no, yes, or yes for the conversation. */
 export type ApprovalAnswer = boolean | "conversation";
 
+/** Every kind of event a turn's stream carries. */
 export const StreamEvent = v.variant("type", [
-  /** The turn began running (it may have waited behind another of its conversation). */
-  v.object({ type: v.literal("turn-start"), turn: v.string(), conv: v.string() }),
+  /**
+   * The turn began running (it may have waited behind another of its conversation), with the
+   * person's message that started it: a renderer that did not send it shows it from here.
+   */
+  v.object({
+    type: v.literal("turn-start"),
+    turn: v.string(),
+    conv: v.string(),
+    text: v.optional(v.string()),
+    attachments: v.optional(v.array(AttachmentSummary)),
+  }),
   /** More of the reply's text. */
   v.object({ type: v.literal("text-delta"), text: v.string() }),
   /** The reply so far is replaced (a retried model call). */
@@ -74,6 +91,15 @@ export const StreamEvent = v.variant("type", [
   v.object({ type: v.literal("error"), message: v.string() }),
 ]);
 export type StreamEvent = v.InferOutput<typeof StreamEvent>;
+/**
+ * An event as a renderer reads it, live or from history: null for a kind it does not know (a
+ * newer daemon's), which it skips, or one that does not parse.
+ */
+export function knownEvent(raw: unknown): StreamEvent | null {
+  const r = v.safeParse(StreamEvent, raw);
+  return r.success ? r.output : null;
+}
+
 /** The events a turn itself produces; the kernel adds the approvals and the end. */
 export type TurnEvent = Extract<
   StreamEvent,

@@ -80,7 +80,7 @@ describe("qq over forward WebSocket", () => {
     const conv = await rig.conversation(`qq:group_${GROUP}`);
     expect(conv).toMatchObject({ channel: "qq", scene: `chan:qq/peer:group_${GROUP}`, turns: 1 });
     const lines = await rig.transcript(`qq:group_${GROUP}`);
-    expect(lines.find((l) => l.kind === "user")).toMatchObject({ untrusted: true });
+    expect(lines.find((l) => l.type === "turn-start")).toMatchObject({ untrusted: true });
 
     // A keyword rule and a CQ-code string with an image: the image's bytes land in DATA/blocks.
     const url = fake.serveMedia("cat.png", PNG);
@@ -158,7 +158,7 @@ describe("qq over forward WebSocket", () => {
       expect(done.params.user_id).toBe(OWNER);
       expect(rig.seen().some((s) => s.tool === "danger_rm")).toBe(true);
       const mine = await rig.transcript(`qq:private_${OWNER}`);
-      expect(mine.filter((l) => l.kind === "user").map((l) => [l.text, l.untrusted])).toEqual([
+      expect(mine.filter((l) => l.type === "turn-start").map((l) => [l.text, l.untrusted])).toEqual([
         ["please remove /tmp/qq", false],
       ]);
       expect(await rig.conversation(`qq:private_${OWNER}`)).toMatchObject({ scene: `chan:qq/peer:private_${OWNER}` });
@@ -175,7 +175,7 @@ describe("qq over forward WebSocket", () => {
         false,
       );
       const theirs = await rig.transcript("qq:private_50005");
-      expect(theirs.find((l) => l.kind === "user")).toMatchObject({ untrusted: true });
+      expect(theirs.find((l) => l.type === "turn-start")).toMatchObject({ untrusted: true });
 
       // The stranger's second message within the minute: told once, no turn.
       const turns = rig.llm.requests.length;

@@ -90,14 +90,17 @@ describe("Transcript", () => {
     t.event({ type: "tool-result", callId: "c1", name: "danger_rm", status: "ok", content: "removed /x" });
     t.event({ type: "text-delta", text: "done" });
     t.event({ type: "text-delta", text: " it" });
-    t.finish({
-      turn: "t",
-      conv: "c",
-      text: "done it",
-      stopReason: "done",
-      iterations: 2,
-      usage: { inputTokens: 3, outputTokens: 4 },
-      conversation: { turns: 1, inputTokens: 3, outputTokens: 4 },
+    t.event({
+      type: "done",
+      result: {
+        turn: "t",
+        conv: "c",
+        text: "done it",
+        stopReason: "done",
+        iterations: 2,
+        usage: { inputTokens: 3, outputTokens: 4 },
+        conversation: { turns: 1, inputTokens: 3, outputTokens: 4 },
+      },
     });
     expect(t.lines(30).map((l) => l.text)).toEqual([
       "› remove it",
@@ -119,14 +122,17 @@ describe("Transcript", () => {
     t.ask({ tool: "a", arguments: {}, callId: "x" });
     t.ask({ tool: "b", arguments: {}, callId: "y" });
     t.event({ type: "approval-answered", callId: "y", approved: true });
-    t.finish({
-      turn: "t",
-      conv: "c",
-      text: "",
-      stopReason: "cancelled",
-      iterations: 1,
-      usage: { inputTokens: 0, outputTokens: 0 },
-      conversation: null,
+    t.event({
+      type: "done",
+      result: {
+        turn: "t",
+        conv: "c",
+        text: "",
+        stopReason: "cancelled",
+        iterations: 1,
+        usage: { inputTokens: 0, outputTokens: 0 },
+        conversation: null,
+      },
     });
     const text = t
       .lines(60)

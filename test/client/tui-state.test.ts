@@ -199,12 +199,11 @@ describe("an approval question", () => {
 });
 
 describe("a turn's end", () => {
-  test("the result finishes the transcript, open questions are answered no, the list is refreshed", () => {
+  test("open questions are answered no and the list is refreshed (the transcript ends with the turn's done event)", () => {
     const { state: s0, turn } = replying();
     const s1 = feed(s0, { type: "approval-asked", ask: 3, q: question("call-9") }).state;
     const { state, effects } = feed(s1, { type: "turn-end", turn, result });
     expect(without(effects, "draw")).toEqual([
-      { type: "transcript", change: { op: "finish", result } },
       { type: "answer", ask: 3, answer: false },
       { type: "refresh", thenFollow: false },
     ]);

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { startAgentRig, type AgentRig } from "./agent-daemon.ts";
 import { webUrlOf } from "./daemon.ts";
 import { poll } from "./poll.ts";
+import { type Said, transcriptAt } from "./transcript.ts";
 
 /** A port nobody listens on right now (for a listener the plugin opens). */
 export function freePort(): number {
@@ -28,7 +29,7 @@ export interface QqRig extends AgentRig {
   /** The conversation list entry of `conv` (null when absent). */
   conversation(conv: string): Promise<{ id: string; channel: string; scene: string; turns: number } | null>;
   /** The conversation's transcript as the web UI reads it. */
-  transcript(conv: string): Promise<{ kind: string; text: string; untrusted: boolean }[]>;
+  transcript(conv: string): Promise<Said[]>;
   qqPlugin(): Promise<{ state: string; pid: number | null; restarts: number }>;
 }
 
@@ -52,11 +53,7 @@ export async function startQqRig(
       return list.find((c) => c.id === conv) ?? null;
     },
     async transcript(conv: string) {
-      return (await (await fetch(`${web}/api/conversations/${encodeURIComponent(conv)}`)).json()) as {
-        kind: string;
-        text: string;
-        untrusted: boolean;
-      }[];
+      return await transcriptAt(`${web}/`, conv);
     },
     async qqPlugin() {
       const st = await rig.status();

@@ -8,6 +8,7 @@ import { describe, expect, test } from "bun:test";
 import { HOMED, run, tempDir } from "../harness/binary.ts";
 import { startAgentRig } from "../harness/agent-daemon.ts";
 import { webUrlOf } from "../harness/daemon.ts";
+import { transcriptAt } from "../harness/transcript.ts";
 
 describe("cached input tokens", () => {
   for (const kind of ["openai", "anthropic"] as const) {
@@ -24,11 +25,9 @@ describe("cached input tokens", () => {
       );
 
       const url = await webUrlOf(rig.daemon);
-      const items = (await (await fetch(`${url}api/conversations/c`)).json()) as {
-        kind: string;
-        usage?: { cachedInputTokens?: number };
-      }[];
-      expect(items.filter((i) => i.kind === "assistant").map((i) => i.usage?.cachedInputTokens)).toEqual([0, 1024]);
+      const replies = (await transcriptAt(url, "c")).filter((i) => i.type === "done");
+      const cached = replies.map((i) => (i.event.result as { usage: { cachedInputTokens?: number } }).usage);
+      expect(cached.map((u) => u.cachedInputTokens)).toEqual([0, 1024]);
       const list = (await (await fetch(`${url}api/conversations`)).json()) as {
         id: string;
         cachedInputTokens: number;

@@ -18,6 +18,7 @@ import { startAgentRig } from "../harness/agent-daemon.ts";
 import { tempDir } from "../harness/binary.ts";
 import { startDaemon, webUrlOf } from "../harness/daemon.ts";
 import { textOf, userMessage } from "../harness/a2a.ts";
+import { transcriptAt } from "../harness/transcript.ts";
 
 const PEER_TOKEN = "laptop-token-0123456789abcdef";
 const OTHER_TOKEN = "phone-token-0123456789abcdef";
@@ -101,13 +102,9 @@ describe("A2A beyond loopback", () => {
     const scenes = Object.fromEntries(convs.map((c) => [c.id, c.scene]));
     expect(scenes[`a2a:${owner.contextId}`]).toBe("chan:a2a/peer:owner");
     expect(scenes[`a2a:${fromLaptop.contextId}`]).toBe("chan:a2a/peer:laptop");
-    const linesOf = async (ctx: string) =>
-      (await (await fetch(`${url}api/conversations/a2a:${ctx}`, { headers: auth })).json()) as {
-        kind: string;
-        untrusted: boolean;
-      }[];
-    expect((await linesOf(fromLaptop.contextId)).find((l) => l.kind === "user")?.untrusted).toBe(false);
-    expect((await linesOf(owner.contextId)).find((l) => l.kind === "user")?.untrusted).toBe(true);
+    const linesOf = async (ctx: string) => await transcriptAt(url, `a2a:${ctx}`, auth);
+    expect((await linesOf(fromLaptop.contextId)).find((l) => l.type === "turn-start")?.untrusted).toBe(false);
+    expect((await linesOf(owner.contextId)).find((l) => l.type === "turn-start")?.untrusted).toBe(true);
   }, 30_000);
 });
 

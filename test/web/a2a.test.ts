@@ -20,6 +20,7 @@ import { type AgentRig, startAgentRig } from "../harness/agent-daemon.ts";
 import { tempDir } from "../harness/binary.ts";
 import { textOf, userMessage } from "../harness/a2a.ts";
 import { webUrlOf } from "../harness/daemon.ts";
+import { transcriptAt } from "../harness/transcript.ts";
 
 function asTask(r: unknown): Task {
   expect(r).toHaveProperty("status");
@@ -32,8 +33,7 @@ async function v1Client(rig: AgentRig) {
 }
 
 async function conversation(url: string, conv: string) {
-  const res = await fetch(`${url}api/conversations/${encodeURIComponent(conv)}`);
-  return (await res.json()) as { kind: string; text: string; untrusted: boolean }[];
+  return await transcriptAt(url, conv);
 }
 
 describe("A2A 1.0 with @a2a-js/sdk", () => {
@@ -88,7 +88,7 @@ describe("A2A 1.0 with @a2a-js/sdk", () => {
 
     const conv = `a2a:${first.contextId}`;
     const lines = await conversation(url, conv);
-    expect(lines.filter((l) => l.kind === "user").map((l) => [l.text, l.untrusted])).toEqual([
+    expect(lines.filter((l) => l.type === "turn-start").map((l) => [l.text, l.untrusted])).toEqual([
       ["hi, who are you?", true],
       ["what did I ask?", true],
     ]);

@@ -18,6 +18,7 @@ import { tempDir } from "../harness/binary.ts";
 import { startAgentRig } from "../harness/agent-daemon.ts";
 import { webUrlOf } from "../harness/daemon.ts";
 import { installBunPlugin } from "../harness/plugins.ts";
+import { transcriptAt } from "../harness/transcript.ts";
 
 const TOKEN = "tok-attach-test-0123456789abcdef";
 const auth = { authorization: `Bearer ${TOKEN}` };
@@ -190,11 +191,10 @@ describe("attachments", () => {
     }
 
     // The transcript the UI reloads names the attachments (not their text).
-    const items = (await (await fetch(`${web}api/conversations/web-attach-1`, { headers: auth })).json()) as {
-      kind: string;
-      attachments?: { name: string; kind: string; text?: string }[];
-    }[];
-    const said = items.find((i) => i.kind === "user");
+    const items = await transcriptAt(web, "web-attach-1", auth);
+    const said = items.find((i) => i.type === "turn-start")?.event as
+      | { attachments?: { name: string; kind: string; text?: string }[] }
+      | undefined;
     expect(said?.attachments?.map((a) => [a.name, a.kind])).toEqual([
       ["IMG_0001.jpg", "image"],
       ["notes.md", "file"],

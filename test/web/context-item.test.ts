@@ -1,7 +1,7 @@
 /**
  * A turn's `context` event (what memory put before the model) is kept with the turn: the
- * transcript a page reads after a reload has a `context` item carrying the figures the live
- * stream sent, before the reply it belongs to.
+ * transcript a page reads after a reload has the same `context` event the live stream sent,
+ * before the reply it belongs to.
  */
 import { describe, expect, test } from "bun:test";
 import { tempDir } from "../harness/binary.ts";
@@ -22,14 +22,9 @@ describe("the context of a turn", () => {
     const live = second.events.find((e) => e.type === "context") as Record<string, unknown>;
     expect(live).toMatchObject({ type: "context", messages: 2 });
 
-    const items = (await (await fetch(`${url}api/conversations/ctx`)).json()) as {
-      kind: string;
-      text: string;
-      context?: Record<string, unknown>;
-    }[];
-    expect(items.map((i) => i.kind)).toEqual(["user", "context", "assistant", "user", "context", "assistant"]);
-    const { type: _type, ...figures } = live;
-    expect(items[4]?.context).toEqual(figures);
-    expect(items[4]?.text).toBe("");
+    // The stored turn is the live one's events: the same kinds, the context event as it streamed.
+    const items = (await (await fetch(`${url}api/conversations/ctx`)).json()) as { event: Record<string, unknown> }[];
+    expect(items.map((i) => i.event.type)).toEqual(["turn-start", "context", "done", "turn-start", "context", "done"]);
+    expect(items[4]?.event).toEqual(live);
   }, 30_000);
 });

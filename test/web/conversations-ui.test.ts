@@ -128,9 +128,9 @@ describe("conversations", () => {
     expect(md.text).toContain("Noted, a red Brompton.");
     const json = (await page.evaluate(async () =>
       (await fetch("/api/conversations/cli-bike/export?format=json")).json(),
-    )) as { conversation: { title: string }; messages: { kind: string }[] };
+    )) as { conversation: { title: string }; events: { event: { type: string } }[] };
     expect(json.conversation.title).toBe("Bike notes");
-    expect(json.messages.map((m) => m.kind)).toEqual(["user", "context", "assistant"]);
+    expect(json.events.map((m) => m.event.type)).toEqual(["turn-start", "context", "done"]);
     expect(await page.getAttribute("#export-md", "href")).toBe("/api/conversations/cli-bike/export?format=md");
 
     // Before forgetting, another conversation recalls the bike (so the checks below can fail).

@@ -75,9 +75,13 @@ describe("turns that outlive the page", () => {
     const log = await page.evaluate(async () => (await fetch("/api/conversations/live-reload")).json());
     expect(log).toContainEqual(
       expect.objectContaining({
-        kind: "assistant",
-        text: "The first part arrives now and the rest only much later.",
-        status: "done",
+        event: expect.objectContaining({
+          type: "done",
+          result: expect.objectContaining({
+            text: "The first part arrives now and the rest only much later.",
+            stopReason: "done",
+          }),
+        }),
       }),
     );
     await shot(other, "live-02-second-tab-done");
@@ -172,7 +176,9 @@ describe("turns that outlive the page", () => {
     expect(llm.requests.length).toBe(2);
     expect(JSON.stringify(llm.requests[1]!.body.messages)).toContain("cancelled: the turn was stopped");
     const log = await page.evaluate(async () => (await fetch("/api/conversations/live-stop")).json());
-    expect(log).toContainEqual(expect.objectContaining({ kind: "tool-result", status: "cancelled" }));
+    expect(log).toContainEqual(
+      expect.objectContaining({ event: expect.objectContaining({ type: "tool-result", status: "cancelled" }) }),
+    );
     expect(errors).toEqual([]);
   }, 60_000);
 

@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { type AgentRig, startAgentRig } from "../harness/agent-daemon.ts";
 import { tempDir } from "../harness/binary.ts";
 import { startDaemon, webUrlOf } from "../harness/daemon.ts";
+import { transcriptAt } from "../harness/transcript.ts";
 
 type Sent = { role: string; content: string | null; tool_call_id?: string; tool_calls?: { id: string }[] }[];
 const sentOf = (rig: AgentRig, i = -1) => (rig.llm.requests.at(i)!.body as { messages: Sent }).messages;
@@ -31,8 +32,7 @@ async function clientOf(rig: AgentRig, headers: Record<string, string> = {}) {
 }
 
 async function transcriptOf(url: string, conv: string) {
-  const res = await fetch(`${url}api/conversations/${encodeURIComponent(conv)}`);
-  return (await res.json()) as { kind: string; text: string }[];
+  return await transcriptAt(url, conv);
 }
 
 async function listed(url: string) {
@@ -92,11 +92,11 @@ describe("/v1/chat/completions follows the API's semantics", () => {
     // The log of api:boats: each request's last user message and reply, never its history
     // (and what memory put before the model for each, which has no text).
     const log = await transcriptOf(url, "api:boats");
-    expect(log.filter((i) => i.kind !== "context").map((i) => [i.kind, i.text])).toEqual([
-      ["user", "what is my sailing boat named?"],
-      ["assistant", "Arr, Albatross it be."],
-      ["user", "a fresh start"],
-      ["assistant", "Second reply."],
+    expect(log.filter((i) => i.type !== "context").map((i) => [i.type, i.text])).toEqual([
+      ["turn-start", "what is my sailing boat named?"],
+      ["done", "Arr, Albatross it be."],
+      ["turn-start", "a fresh start"],
+      ["done", "Second reply."],
     ]);
 
     // `user` names the conversation when there is no header; neither: an unlisted one-off.
@@ -120,7 +120,7 @@ describe("/v1/chat/completions follows the API's semantics", () => {
     // The response says where the turn went; a one-off's transcript is there, unlisted.
     const where = oneOff.response.headers.get("x-homed-conversation") ?? "";
     expect(where).toMatch(/^unlisted:api:[0-9a-f-]{36}$/);
-    expect((await transcriptOf(url, where)).filter((i) => i.kind !== "context").map((i) => i.text)).toEqual([
+    expect((await transcriptOf(url, where)).filter((i) => i.type !== "context").map((i) => i.text)).toEqual([
       "nobody",
       "one-off",
     ]);

@@ -12,6 +12,7 @@ import { copyText, copyButton, flash, usageText, bubble, toolCard } from "./chat
 import { AttachTray, type AttachmentView } from "./attach.ts";
 import type { TranscriptItem } from "../../../src/protocol/channel.ts";
 import type { ApproveBody, PageEvent, StreamBody } from "../../../src/protocol/web.ts";
+import type { StreamEvent } from "../../../src/protocol/turn-stream.ts";
 import type { ContextFigures } from "../../../src/protocol/context-figures.ts";
 
 /** How the kernel's notice that untrusted text is in view begins (src/agent/turn-steps.ts). */
@@ -27,14 +28,15 @@ function streamInto(answer: HTMLElement): MarkdownStream {
 
 export class ChatPane {
   readonly el: HTMLElement;
-  private readonly list: HTMLElement;
+  /** The drawn conversation (TurnView appends to it). */
+  readonly list: HTMLElement;
   private readonly input: HTMLTextAreaElement;
   private readonly send: HTMLButtonElement;
   private readonly stop: HTMLButtonElement;
   /** Files attached to the message being written (attach.ts). */
   private readonly tray = new AttachTray();
   /** The files of the person's last message, which Retry sends again with its words. */
-  private lastFiles: AttachmentView[] = [];
+  lastFiles: AttachmentView[] = [];
   private running: { abort: AbortController; stream: string | null } | null = null;
   /** Settles when the turn in flight (if any) has finished and the pane is ready for the next. */
   private finished: Promise<void> = Promise.resolve();
@@ -90,7 +92,7 @@ export class ChatPane {
    * Copy on every message; Edit on the person's, Retry on a reply that failed (`clean`: the
    * failed turn did nothing, see retryButton).
    */
-  private actions(msg: HTMLElement, retryWith: string | null, clean = true): void {
+  actions(msg: HTMLElement, retryWith: string | null, clean = true): void {
     const bar = h(
       "div",
       { class: "msg-actions" },
@@ -120,7 +122,7 @@ export class ChatPane {
    * and as the model reads it (a failed turn without output is never replayed). A turn that
    * did something stays: its tool calls happened.
    */
-  private retryButton(text: string, clean: boolean): HTMLButtonElement {
+  retryButton(text: string, clean: boolean): HTMLButtonElement {
     const files = this.lastFiles;
     return h(
       "button",
@@ -172,45 +174,20 @@ export class ChatPane {
     area.focus();
   }
 
+  /** Draw the conversation from its stored turns: their events, folded as a live turn's are. */
   async load(): Promise<void> {
     clear(this.list);
     const items = await api<TranscriptItem[]>(`/api/conversations/${encodeURIComponent(this.conv)}`).catch(() => []);
-    const cards = new Map<string, ReturnType<typeof toolCard>>();
-    let lastUser = "";
-    // What memory put before the model for the turn being read: said with its reply, as live.
-    let context: ContextFigures | null = null;
-    // The turn since the last message of the person wrote text or called a tool.
-    let produced = false;
+    let turn = new TurnView(this, null, false);
     for (const it of items) {
-      if (it.kind === "user") produced = false;
-      else if (it.kind === "tool-call" || (it.kind === "assistant" && it.status === undefined && it.text))
-        produced = true;
-      if (it.kind === "context") context = it.context ?? null;
-      else if (it.kind === "user" || it.kind === "assistant") {
-        const b = bubble(it.kind, it.text, it.attachments);
-        if (it.kind === "user") [lastUser, this.lastFiles] = [it.text, it.attachments ?? []];
-        // A reply says what it cost, and how it ended when not normally (stopped, error, limit…).
-        const status = it.status || "done";
-        if (it.kind === "assistant" && (it.usage || status !== "done"))
-          b.append(
-            h(
-              "div",
-              { class: "meta" },
-              it.usage ? usageText(it.usage, status) : status === "cancelled" ? "stopped" : status.replace(/_/g, " "),
-              contextText(context),
-            ),
-          );
-        if (it.kind === "assistant" && it.status !== undefined) context = null;
-        const again = lastUser || this.lastFiles.length;
-        this.actions(b, it.kind === "assistant" && status === "error" && again ? lastUser : null, !produced);
-        this.list.append(b);
-      } else if (it.kind === "tool-call") {
-        const c = toolCard(it.name ?? "tool", it.text);
-        c.el.removeAttribute("open");
-        cards.set(it.callId ?? "", c);
-        this.list.append(c.el);
-      } else cards.get(it.callId ?? "")?.result(it.status ?? "", it.text, it.images ?? []);
+      const e = it.event as StreamEvent;
+      if (e.type === "turn-start") {
+        turn.end();
+        turn = new TurnView(this, null, false);
+      }
+      turn.apply(e);
     }
+    turn.end();
     if (!items.length)
       this.list.append(h("div", { class: "empty" }, "Ask anything. Tools the agent uses show up here as they run."));
     this.scroll();
@@ -218,7 +195,7 @@ export class ChatPane {
     void this.attach();
   }
 
-  private scroll(): void {
+  scroll(): void {
     this.list.scrollTop = this.list.scrollHeight;
   }
 
@@ -265,21 +242,14 @@ export class ChatPane {
   }
 
   /**
-   * Draw a turn's events as they come: `text` is the person's message (for Retry), null when
-   * attaching to a live turn, whose first event says what it was.
+   * Draw a turn's events as they come: `sent` is the person's message when this page sent it
+   * (drawn already), null when attaching to a live turn, whose header and start say what it was.
    */
   private async follow(
     open: (conv: string, onEvent: (e: PageEvent) => void, signal: AbortSignal) => Promise<boolean>,
     sent: string | null,
   ): Promise<void> {
-    let text = sent ?? "";
-    let answer = bubble("assistant", "");
-    answer.classList.add("streaming");
-    let reply = streamInto(answer);
-    /** The turn wrote text or called a tool: a Retry after its failure keeps it in view. */
-    let produced = false;
-    let prompt: ContextFigures | null = null;
-    const cards = new Map<string, ReturnType<typeof toolCard>>();
+    const turn = new TurnView(this, sent, true);
     const running = { abort: new AbortController(), stream: null as string | null };
     this.running = running;
     let settle = () => {};
@@ -287,148 +257,42 @@ export class ChatPane {
       settle = resolve;
     });
     const begin = () => {
-      this.list.append(answer);
       this.send.hidden = true;
       this.stop.hidden = false;
     };
     if (sent !== null) begin();
-    const paint = () => {
-      answer.hidden = false;
-      this.scroll();
-    };
     let attached = false;
     let listed = false;
     try {
       attached = await open(
         this.conv,
         (e) => {
-          switch (e.type) {
-            case "stream": {
-              const header = e;
-              running.stream = header.stream;
-              if (sent === null) {
-                text = header.text;
-                // The log already holds the turn's start (its message, tool calls so far): drop
-                // that copy from the view, the replay that follows draws it again.
-                if (header.started) this.dropFromLast(text);
-                this.list.querySelector(".empty")?.remove();
-                this.lastFiles = header.attachments;
-                const mine = bubble("user", text, this.lastFiles);
-                this.actions(mine, null);
-                this.list.append(mine);
-                begin();
-              }
-              break;
+          if (e.type === "stream") {
+            running.stream = e.stream;
+            if (sent === null) {
+              // The log already holds the turn's start (its message, tool calls so far): drop
+              // that copy from the view, the replay that follows draws it again.
+              if (e.started) this.dropFromLast(e.text);
+              this.list.querySelector(".empty")?.remove();
+              begin();
             }
-            case "text-delta":
-              if (e.text) produced = true;
-              reply.append(e.text);
-              paint();
-              break;
-            case "text-replace":
-              reply.set(e.text);
-              paint();
-              break;
-            case "tool-call": {
-              produced = true;
-              if (!reply.value) answer.remove();
-              answer.classList.remove("streaming");
-              const c = toolCard(e.name, e.arguments);
-              cards.set(e.callId, c);
-              this.list.append(c.el);
-              // The next model call's reply; shown once it has text.
-              answer = bubble("assistant", "");
-              answer.classList.add("streaming");
-              answer.hidden = true;
-              this.list.append(answer);
-              reply = streamInto(answer);
-              this.scroll();
-              break;
-            }
-            case "tool-result":
-              cards.get(e.callId)?.result(e.status, e.content, e.images ?? []);
-              break;
-            case "approval": {
-              // A new chat waiting on its first approval belongs in the sidebar already.
-              if (!listed) {
-                listed = true;
-                this.onTurnDone();
-              }
-              const card = cards.get(e.callId);
-              const answerWith =
-                (approved: boolean, scope: "call" | "conversation" = "call") =>
-                () => {
-                  if (running.stream)
-                    void api("/api/approve", {
-                      stream: running.stream,
-                      callId: e.callId,
-                      approved,
-                      scope,
-                    } satisfies ApproveBody);
-                  card?.result(approved ? "approved" : "denied", "");
-                };
-              card?.approval(
-                h(
-                  "div",
-                  { class: "approval" },
-                  h("span", {}, `Allow ${e.tool} to run?`),
-                  ...(e.note !== undefined ? [h("span", { class: "approval-note" }, e.note)] : []),
-                  h("button", { class: "primary approve", onclick: answerWith(true) }, "Allow"),
-                  h(
-                    "button",
-                    {
-                      class: "approve-conversation",
-                      title: `Allow ${e.tool} for the rest of this conversation, untrusted text in view or not`,
-                      onclick: answerWith(true, "conversation"),
-                    },
-                    "Allow in this conversation",
-                  ),
-                  alwaysAllowButton(e.tool, answerWith(true)),
-                  h("button", { class: "deny", onclick: answerWith(false) }, "Deny"),
-                ),
-              );
-              this.scroll();
-              break;
-            }
-            case "approval-answered":
-              // Answered here or on another page.
-              cards.get(e.callId)?.result(e.approved ? "approved" : "denied", "");
-              break;
-            case "notice":
-              this.list.append(this.notice(e.text));
-              break;
-            case "context":
-              prompt = e;
-              break;
-            case "done": {
-              const r = e.result;
-              if (r.text !== reply.value) reply.set(r.text);
-              reply.finish();
-              paint();
-              // A turn stopped before any text: no empty bubble, just how it ended.
-              if (!r.text) answer.querySelector(".body")?.remove();
-              answer.dataset.source = r.text;
-              answer.append(h("div", { class: "meta" }, usageText(r.usage, r.stopReason), contextText(prompt)));
-              this.actions(answer, r.stopReason === "error" ? text : null, !produced);
-              break;
-            }
-            case "error":
-              this.list.append(h("div", { class: "notice error" }, e.message, " ", this.retryButton(text, !produced)));
-              break;
+            return;
           }
+          // A new chat waiting on its first approval belongs in the sidebar already.
+          if (e.type === "approval" && !listed) {
+            listed = true;
+            this.onTurnDone();
+          }
+          turn.apply(e, running.stream);
         },
         running.abort.signal,
       );
     } catch (err) {
       attached = true;
-      if (!running.abort.signal.aborted)
-        this.list.append(
-          h("div", { class: "notice error" }, (err as Error).message, " ", this.retryButton(text, !produced)),
-        );
+      if (!running.abort.signal.aborted) turn.failed((err as Error).message);
       else this.list.append(h("div", { class: "notice" }, "stopped"));
     } finally {
-      answer.classList.remove("streaming");
-      if (!reply.value && !answer.querySelector(".meta")) answer.remove();
+      turn.end();
       this.running = null;
       settle();
       this.send.hidden = false;
@@ -444,7 +308,7 @@ export class ChatPane {
    * A notice of the turn; the one that says untrusted text is in view (src/agent/turn-steps.ts
    * markFromContext) offers to trust it: the conversation's mark is cleared, and the log says so.
    */
-  private notice(text: string): HTMLElement {
+  notice(text: string): HTMLElement {
     const el = h("div", { class: "notice" }, text);
     if (!text.startsWith(MARK_NOTICE)) return el;
     const trust = h(
@@ -476,6 +340,185 @@ export class ChatPane {
     mine.remove();
   }
 }
+
+/**
+ * One turn as the pane draws it: its events folded into the person's message, the reply (as it
+ * streams, or whole from history), tool cards with their approvals and results, notices, and the
+ * line that says what the reply cost and what memory brought. The same fold draws a live turn
+ * and a stored one (`live`: the reply streams, a card stays open while it runs); a kind it does
+ * not know is skipped.
+ */
+class TurnView {
+  /** The person's message, for Retry. */
+  private text: string;
+  /** The reply being written, once there is one: its bubble and its body; a tool call closes it. */
+  private answer: HTMLElement | null = null;
+  private reply: MarkdownStream | null = null;
+  /** The turn wrote text or called a tool: a Retry after its failure keeps it in view. */
+  private produced = false;
+  private prompt: ContextFigures | null = null;
+  private readonly cards = new Map<string, ReturnType<typeof toolCard>>();
+
+  /** `sent`: the person's message when this page sent it and drew it already. */
+  constructor(
+    private readonly pane: ChatPane,
+    private sent: string | null,
+    private readonly live: boolean,
+  ) {
+    this.text = sent ?? "";
+  }
+
+  /** The reply's bubble, made at the end of the pane when the first of its text comes. */
+  private replying(): { answer: HTMLElement; reply: MarkdownStream } {
+    if (!this.answer || !this.reply) {
+      this.answer = bubble("assistant", "");
+      if (this.live) this.answer.classList.add("streaming");
+      this.pane.list.append(this.answer);
+      this.reply = streamInto(this.answer);
+    }
+    return { answer: this.answer, reply: this.reply };
+  }
+
+  /** The reply so far ("" before any). */
+  private get written(): string {
+    return this.reply?.value ?? "";
+  }
+
+  /** The reply is complete: the next text is another model call's, in a bubble of its own. */
+  private closeReply(): void {
+    this.reply?.finish();
+    if (this.answer && !this.written) this.answer.remove();
+    this.answer?.classList.remove("streaming");
+    [this.answer, this.reply] = [null, null];
+  }
+
+  apply(e: StreamEvent, stream: string | null = null): void {
+    switch (e.type) {
+      case "turn-start": {
+        const words = e.text ?? "";
+        const files = e.attachments ?? [];
+        this.text = words;
+        this.pane.lastFiles = files;
+        // This page drew the message when it sent it.
+        if (this.sent !== null && this.sent === words) break;
+        this.sent = null;
+        if (!words && !files.length) break;
+        this.pane.list.querySelector(".empty")?.remove();
+        const mine = bubble("user", words, files);
+        this.pane.actions(mine, null);
+        this.pane.list.append(mine);
+        break;
+      }
+      case "text-delta":
+        if (!e.text) break;
+        this.produced = true;
+        this.replying().reply.append(e.text);
+        this.pane.scroll();
+        break;
+      case "text-replace":
+        this.replying().reply.set(e.text);
+        this.pane.scroll();
+        break;
+      case "tool-call": {
+        this.produced = true;
+        this.closeReply();
+        const c = toolCard(e.name, e.arguments);
+        if (!this.live) c.el.removeAttribute("open");
+        this.cards.set(e.callId, c);
+        this.pane.list.append(c.el);
+        this.pane.scroll();
+        break;
+      }
+      case "tool-result":
+        this.cards.get(e.callId)?.result(e.status, e.content, e.images ?? []);
+        break;
+      case "approval":
+        this.ask(e, stream);
+        break;
+      case "approval-answered":
+        // Answered here or on another page.
+        this.cards.get(e.callId)?.result(e.approved ? "approved" : "denied", "");
+        break;
+      case "notice":
+        this.pane.list.append(this.pane.notice(e.text));
+        break;
+      case "context":
+        this.prompt = e;
+        break;
+      case "done": {
+        const r = e.result;
+        const { answer, reply } = this.replying();
+        if (r.text !== reply.value) reply.set(r.text);
+        reply.finish();
+        answer.classList.remove("streaming");
+        // A turn stopped before any text: no empty bubble, just how it ended.
+        if (!r.text) answer.querySelector(".body")?.remove();
+        answer.dataset.source = r.text;
+        // A reply says what it cost (none for one imported from another app), and how it ended when not normally.
+        const spent = r.usage.inputTokens + r.usage.outputTokens > 0;
+        const how = spent ? usageText(r.usage, r.stopReason) : r.stopReason === "done" ? "" : stopped(r.stopReason);
+        const meta = how + contextText(this.prompt);
+        if (meta) answer.append(h("div", { class: "meta" }, meta.replace(/^ · /, "")));
+        const again = this.text || this.pane.lastFiles.length;
+        this.pane.actions(answer, r.stopReason === "error" && again ? this.text : null, !this.produced);
+        // Done: a later event of this turn (none should come) would start a new bubble.
+        [this.answer, this.reply] = [null, null];
+        this.pane.scroll();
+        break;
+      }
+      case "error":
+        this.failed(e.message);
+        break;
+    }
+  }
+
+  /** The turn failed before it had a result: said with a Retry. */
+  failed(message: string): void {
+    this.pane.list.append(
+      h("div", { class: "notice error" }, message, " ", this.pane.retryButton(this.text, !this.produced)),
+    );
+  }
+
+  /** The turn is over (or its history read): no empty reply bubble stays. */
+  end(): void {
+    this.closeReply();
+  }
+
+  /** An approval question on its tool's card, answered from here with `stream`. */
+  private ask(e: Extract<StreamEvent, { type: "approval" }>, stream: string | null): void {
+    const card = this.cards.get(e.callId);
+    const answerWith =
+      (approved: boolean, scope: "call" | "conversation" = "call") =>
+      () => {
+        if (stream) void api("/api/approve", { stream, callId: e.callId, approved, scope } satisfies ApproveBody);
+        card?.result(approved ? "approved" : "denied", "");
+      };
+    card?.approval(
+      h(
+        "div",
+        { class: "approval" },
+        h("span", {}, `Allow ${e.tool} to run?`),
+        ...(e.note !== undefined ? [h("span", { class: "approval-note" }, e.note)] : []),
+        h("button", { class: "primary approve", onclick: answerWith(true) }, "Allow"),
+        h(
+          "button",
+          {
+            class: "approve-conversation",
+            title: `Allow ${e.tool} for the rest of this conversation, untrusted text in view or not`,
+            onclick: answerWith(true, "conversation"),
+          },
+          "Allow in this conversation",
+        ),
+        alwaysAllowButton(e.tool, answerWith(true)),
+        h("button", { class: "deny", onclick: answerWith(false) }, "Deny"),
+      ),
+    );
+    this.pane.scroll();
+  }
+}
+
+/** How a turn ended when not normally, in words. */
+const stopped = (reason: string) => (reason === "cancelled" ? "stopped" : reason.replace(/_/g, " "));
 
 /** What memory put before the model, after a reply's token counts: " · context ~3.1k of 128k tokens · …". */
 function contextText(c: ContextFigures | null): string {
