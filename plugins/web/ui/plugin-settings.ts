@@ -51,16 +51,6 @@ const linesOf = (text: string) =>
     .map((s) => s.trim())
     .filter(Boolean);
 
-/**
- * Lay an element out through the CSSOM: the page's CSP (default-src 'self') refuses style
- * attributes, not this. The parts below carry their own layout so they need no rule of app.css
- * that names a plugin's list.
- */
-function styled<E extends HTMLElement>(el: E, css: Partial<CSSStyleDeclaration>): E {
-  Object.assign(el.style, css);
-  return el;
-}
-
 /** What a control needs to know of its field (settingForm's or itemFields' description). */
 interface ControlSpec {
   kind: PluginSettingView["kind"] | "record";
@@ -140,7 +130,7 @@ export interface PageFieldsPart {
 
 export function pageFieldsPart(fields: PageFieldView[]): PageFieldsPart {
   // Its rows and headings are the form's own children (display: contents), spaced like the others.
-  const el = styled(h("div", { class: "page-fields" }), { display: "contents" });
+  const el = h("div", { class: "page-fields" });
   let readers: { field: PageFieldView; read(): FormValue }[] = [];
   const paint = (next: PageFieldView[]) => {
     readers = [];
@@ -186,13 +176,7 @@ export function itemListPart(
   list: ItemListView,
   edit: (body: ListEditBody) => Promise<boolean>,
 ): { el: HTMLElement; paint(view: ItemListView): void } {
-  const items = styled(h("ul", { class: "item-list", "data-list": list.key }), {
-    margin: "0",
-    paddingLeft: "18px",
-    display: "flex",
-    flexDirection: "column",
-    gap: "4px",
-  });
+  const items = h("ul", { class: "item-list", "data-list": list.key });
   const defaultOf = (f: ItemListView["fields"][number]): FormValue =>
     f.default ??
     (f.kind === "boolean" ? false : f.kind === "list" ? [] : f.kind === "record" ? {} : f.kind === "number" ? 0 : "");
@@ -211,26 +195,23 @@ export function itemListPart(
                   "span",
                   { class: "item-field", "data-key": f.key },
                   h("span", { class: "hint" }, `${f.key} `),
-                  styled(h("code", {}, shown(item[f.key] as FormValue)), { wordBreak: "break-all", fontSize: "12px" }),
+                  h("code", { class: "item-fact" }, shown(item[f.key] as FormValue)),
                 ),
               );
-            return styled(
+            return h(
+              "li",
+              { "data-item": name },
+              h("b", {}, name),
+              ...facts,
               h(
-                "li",
-                { "data-item": name },
-                h("b", {}, name),
-                ...facts,
-                h(
-                  "button",
-                  {
-                    type: "button",
-                    class: "small remove-item",
-                    onclick: () => void edit({ key: view.key, remove: name }),
-                  },
-                  "Remove",
-                ),
+                "button",
+                {
+                  type: "button",
+                  class: "small remove-item",
+                  onclick: () => void edit({ key: view.key, remove: name }),
+                },
+                "Remove",
               ),
-              { display: "flex", gap: "8px", alignItems: "baseline", flexWrap: "wrap" },
             );
           })
         : [h("li", { class: "hint" }, `No ${view.label || "items"} yet.`)]),
@@ -239,12 +220,7 @@ export function itemListPart(
   paint(list);
 
   let readers: { key: string; fallback: FormValue; required: boolean; read(): FormValue }[] = [];
-  const form = styled(h("div", { class: "item-add", "data-list": list.key }), {
-    display: "grid",
-    gridTemplateColumns: "repeat(auto-fill, minmax(240px, 1fr))",
-    gap: "8px",
-    alignItems: "start",
-  });
+  const form = h("div", { class: "item-add", "data-list": list.key });
   const paintForm = () => {
     readers = [];
     form.replaceChildren(
@@ -261,10 +237,7 @@ export function itemListPart(
           ? h("label", { class: "check", for: id, title: f.doc }, c.el, name)
           : h("label", { for: id, title: f.doc }, name, c.el);
       }),
-      styled(h("button", { type: "button", class: "add-item", onclick: () => void add() }, "Add"), {
-        justifySelf: "start",
-        alignSelf: "end",
-      }),
+      h("button", { type: "button", class: "add-item", onclick: () => void add() }, "Add"),
     );
   };
   const add = async () => {
@@ -278,15 +251,12 @@ export function itemListPart(
   };
   paintForm();
 
-  const el = styled(
-    h(
-      "div",
-      { class: "item-list-part", "data-list": list.key },
-      h("h3", {}, `${list.label || list.path} `, source),
-      items,
-      form,
-    ),
-    { display: "flex", flexDirection: "column", gap: "8px" },
+  const el = h(
+    "div",
+    { class: "item-list-part", "data-list": list.key },
+    h("h3", {}, `${list.label || list.path} `, source),
+    items,
+    form,
   );
   return { el, paint };
 }
