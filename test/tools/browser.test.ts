@@ -87,7 +87,7 @@ describe("a private address and the owner", () => {
       const saved = await fetch(`${await webUrlOf(rig.daemon)}api/settings`, {
         method: "POST",
         headers: { "content-type": "application/json", "x-homed": "1" },
-        body: JSON.stringify({ allow_hosts: ["127.0.0.1"] }),
+        body: JSON.stringify({ page: { allow_hosts: ["127.0.0.1"] } }),
       });
       expect(saved.status).toBe(200);
       const reload = ((await saved.json()) as { reload: { applied: string[] } }).reload;
