@@ -96,7 +96,7 @@ describe("plugins under a running daemon", () => {
     expect(body.plugins.filter((p) => !p.lazy).map((p) => [p.name, p.state, p.detail])).toEqual([
       ["mcp", "disabled", "not needed: mcp.servers is empty in config.toml"],
       ["qq", "disabled", "off until channels.qq.enabled = true in config.toml"],
-      ["web", "ready", "provides channel.web, channel.api, channel.a2a"],
+      ["web", "ready", "provides channel.web, channel.api, channel.a2a, http.listen, http.login"],
     ]);
     const page = await (await fetch(url)).text();
     expect(page).toContain("<title>homed</title>");
