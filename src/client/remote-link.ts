@@ -8,7 +8,7 @@
 import * as v from "valibot";
 import { ConversationSummary, TranscriptItem } from "../protocol/channel.ts";
 import { StatusResult, TurnResultSchema, type TurnResultView } from "../protocol/control.ts";
-import { ApprovalQuestion, StreamEvent } from "../protocol/turn-stream.ts";
+import { knownEvent } from "../protocol/turn-stream.ts";
 import { HomedError } from "../protocol/errors.ts";
 import { describeIssues } from "../protocol/jsonrpc.ts";
 import type { ChatHandlers } from "./chat-connection.ts";
@@ -104,15 +104,21 @@ export function remoteLink(base: URL, token: string | null): OpenLink {
               stream = h.output.stream;
               streams.add(stream);
             }
-          } else if (ev.type === "approval") {
-            const q = v.safeParse(ApprovalQuestion, ev);
+            continue;
+          }
+          // Every event the waiter knows reaches the renderer, as on the control socket; a kind
+          // it does not know (a newer server) is skipped.
+          const known = knownEvent(ev);
+          if (known) handlers.event(known);
+          if (known?.type === "approval") {
+            const { type: _, ...q } = known;
             const s = stream;
-            if (!q.success || s === null) continue;
-            void handlers.approve(q.output).then((answer) => {
+            if (s === null) continue;
+            void handlers.approve(q).then((answer) => {
               // A yes for the rest of the conversation goes as one, not as a no.
               const body: ApproveBody = {
                 stream: s,
-                callId: q.output.callId,
+                callId: q.callId,
                 approved: answer !== false,
                 ...(answer === "conversation" ? { scope: "conversation" } : {}),
               };
@@ -128,10 +134,6 @@ export function remoteLink(base: URL, token: string | null): OpenLink {
               "upstream",
               `${where}: ${typeof ev.message === "string" ? ev.message : "the turn failed"}`,
             );
-          } else {
-            // A kind this waiter does not know (a newer server) is skipped.
-            const known = v.safeParse(StreamEvent, ev);
-            if (known.success) handlers.event(known.output);
           }
         }
       } catch (err) {
