@@ -1,7 +1,8 @@
 /**
  * homed's own export of a conversation (the web UI's "Export JSON": `{conversation, exportedAt,
- * messages}`, messages as the transcript shows them) read back: the person's messages and the
- * replies, each with its time and its id in the source. Text that came from outside the
+ * events}`, the transcript's events: its turns as their streams carried them; exports before that
+ * held `messages`, the transcript's lines, and read the same) read back: the person's messages
+ * and the replies, each with its time and its id in the source. Text that came from outside the
  * person's own words keeps its mark: a message the export says was untrusted (from an untrusted
  * source) or marked (written with such text in view) is imported marked, so a page's
  * instruction that rode in a reply does not become the person's own by a round trip. Tool calls
@@ -12,7 +13,8 @@ import { MAX_MARK_CHARS } from "../protocol/agent.ts";
 import { MAX_IMPORTED_TITLE_CHARS } from "../protocol/import.ts";
 import { conversationTitle, firstWords, type ImportRecord, issuesAt, type LeftOut, leave } from "./import-record.ts";
 
-const Item = v.object({
+/** A line of an older export: kind user, assistant, tool-call, tool-result or context. */
+const Line = v.object({
   id: v.number(),
   ts: v.number(),
   kind: v.string(),
@@ -21,10 +23,39 @@ const Item = v.object({
   mark: v.optional(v.string()),
 });
 
-const HomedExport = v.object({
-  conversation: v.object({ id: v.pipe(v.string(), v.minLength(1)), title: v.optional(v.nullable(v.string())) }),
-  messages: v.array(Item),
+/** An event of an export (TranscriptItem): only what it says is read. */
+const Event = v.object({
+  id: v.number(),
+  ts: v.number(),
+  untrusted: v.optional(v.boolean(), false),
+  mark: v.optional(v.string()),
+  event: v.looseObject({ type: v.string() }),
 });
+
+const Conversation = v.object({ id: v.pipe(v.string(), v.minLength(1)), title: v.optional(v.nullable(v.string())) });
+const HomedExport = v.union([
+  v.object({ conversation: Conversation, events: v.array(Event) }),
+  v.object({ conversation: Conversation, messages: v.array(Line) }),
+]);
+
+type Item = v.InferOutput<typeof Line>;
+
+/** An event as an older export's line: the person's message, a reply's words, or what is left out. */
+function lineOf(e: v.InferOutput<typeof Event>): Item {
+  const ev = e.event;
+  const str = (x: unknown) => (typeof x === "string" ? x : "");
+  const [kind, text] =
+    ev.type === "turn-start"
+      ? ["user", str(ev.text)]
+      : ev.type === "text-delta"
+        ? ["assistant", str(ev.text)]
+        : ev.type === "done"
+          ? ["assistant", str((ev.result as { text?: unknown } | undefined)?.text)]
+          : ev.type === "context"
+            ? ["context", ""]
+            : ["tool", ""];
+  return { id: e.id, ts: e.ts, kind, text, untrusted: e.untrusted, ...(e.mark ? { mark: e.mark } : {}) };
+}
 
 /** Whether the start of a file reads as homed's export (a JSON object whose first key is "conversation"). */
 export function looksLikeHomedExport(head: string): boolean {
@@ -32,7 +63,7 @@ export function looksLikeHomedExport(head: string): boolean {
 }
 
 /** The mark an exported message keeps, or undefined for the person's own words. */
-function markOf(item: v.InferOutput<typeof Item>, conv: string): string | undefined {
+function markOf(item: Item, conv: string): string | undefined {
   const where = item.mark ?? (item.untrusted ? "an untrusted source" : undefined);
   if (where === undefined) return undefined;
   const mark = `imported from homed's export of ${conv}, where it came from ${where}`;
@@ -42,7 +73,8 @@ function markOf(item: v.InferOutput<typeof Item>, conv: string): string | undefi
 export function homedConversation(value: unknown, line: number): ImportRecord {
   const p = v.safeParse(HomedExport, value);
   if (!p.success) return { kind: "bad", line, reason: issuesAt("", p.issues) };
-  const { conversation, messages } = p.output;
+  const { conversation } = p.output;
+  const messages = "events" in p.output ? p.output.events.map(lineOf) : p.output.messages;
   const left: LeftOut = {};
   const kept: { role: "user" | "assistant"; text: string; time: number; ref: string; mark?: string }[] = [];
   for (const m of messages) {

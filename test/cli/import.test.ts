@@ -12,6 +12,7 @@ import { HOMED, run, tempDir } from "../harness/binary.ts";
 import { startDaemon, webUrlOf } from "../harness/daemon.ts";
 import { startAgentRig } from "../harness/agent-daemon.ts";
 import { branchingChatgpt, chatgptConversation, claudeConversation, elementLines, pretty } from "../import/fixtures.ts";
+import { transcriptAt } from "../harness/transcript.ts";
 
 interface Summary {
   format: string;
@@ -54,7 +55,6 @@ function chatgptFile(dir: string, later = false): string {
 }
 
 type Listed = { id: string; title: string; channel: string; createdAt: number; updatedAt: number; turns: number };
-type Item = { kind: string; text: string; ts: number; untrusted: boolean };
 
 describe("homed import", () => {
   test("into a data dir: a ChatGPT export, again adding nothing; the daemon then lists it with titles and original times", async () => {
@@ -103,12 +103,12 @@ describe("homed import", () => {
       ["chatgpt-conv-branch", "Kayak trip planning", "import", T, T + 70_000, 2],
       ["chatgpt-conv-gym", "Gym", "import", 1_690_000_100_000, 1_690_000_110_000, 1],
     ]);
-    const items = (await (await fetch(`${web}/api/conversations/chatgpt-conv-branch`)).json()) as Item[];
-    expect(items.map((i) => [i.kind, i.text, i.ts, i.untrusted])).toEqual([
-      ["user", "Where should I kayak in June, near Oslo?", T + 30_000, false],
-      ["assistant", "Try the Oslofjord islands.\nBring a spray skirt.", T + 50_000, false],
-      ["user", "Is this boat fine?", T, false],
-      ["assistant", "Yes, a sea kayak is fine.", T + 70_000, false],
+    const items = await transcriptAt(web, "chatgpt-conv-branch");
+    expect(items.map((i) => [i.type, i.text, i.ts, i.untrusted])).toEqual([
+      ["turn-start", "Where should I kayak in June, near Oslo?", T + 30_000, false],
+      ["done", "Try the Oslofjord islands.\nBring a spray skirt.", T + 50_000, false],
+      ["turn-start", "Is this boat fine?", T, false],
+      ["done", "Yes, a sea kayak is fine.", T + 70_000, false],
     ]);
     // A person's rename stays when a later export is imported: only what is new comes in.
     const renamed = await fetch(`${web}/api/conversations/chatgpt-conv-gym/rename`, {

@@ -53,7 +53,7 @@ export async function startQqRig(
       return list.find((c) => c.id === conv) ?? null;
     },
     async transcript(conv: string) {
-      return await transcriptAt(`${web}/`, conv);
+      return await transcriptAt(web, conv);
     },
     async qqPlugin() {
       const st = await rig.status();

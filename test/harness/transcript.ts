@@ -6,6 +6,8 @@
 import type { TranscriptItem } from "../../src/protocol/channel.ts";
 
 export interface Said {
+  id: number;
+  ts: number;
   type: string;
   text: string;
   untrusted: boolean;
@@ -31,6 +33,8 @@ function wordsOf(e: Record<string, unknown>): string {
 
 export function saidIn(items: readonly TranscriptItem[]): Said[] {
   return items.map((it) => ({
+    id: it.id,
+    ts: it.ts,
     type: it.event.type,
     text: wordsOf(it.event),
     untrusted: it.untrusted,
@@ -38,9 +42,9 @@ export function saidIn(items: readonly TranscriptItem[]): Said[] {
   }));
 }
 
-/** The transcript of `conv` from the web listener at `url` (ending in /). */
+/** The transcript of `conv` from the web listener at `url`. */
 export async function transcriptAt(url: string, conv: string, headers: Record<string, string> = {}): Promise<Said[]> {
-  const res = await fetch(`${url}api/conversations/${encodeURIComponent(conv)}`, { headers });
+  const res = await fetch(`${url.replace(/\/$/, "")}/api/conversations/${encodeURIComponent(conv)}`, { headers });
   if (!res.ok) throw new Error(`GET transcript of ${conv}: ${res.status} ${await res.text()}`);
   return saidIn((await res.json()) as TranscriptItem[]);
 }

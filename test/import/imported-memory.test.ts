@@ -15,9 +15,9 @@ import { type AgentRig, startAgentRig } from "../harness/agent-daemon.ts";
 import { webUrlOf } from "../harness/daemon.ts";
 import { connectUnixRpc } from "../../src/ipc/unix-rpc.ts";
 import { chatgptConversation, pretty } from "./fixtures.ts";
+import { transcriptAt } from "../harness/transcript.ts";
 
 type Listed = { id: string; title: string; channel: string };
-type Item = { id: number; kind: string; text: string; ts: number };
 type Summary = { added: number; already: number; leftOut: Record<string, number>; bad: number };
 
 const at = (iso: string) => Date.parse(iso);
@@ -184,12 +184,12 @@ describe("imported chats in the daemon", () => {
     expect(summary).toMatchObject({ added: 7, bad: 0, leftOut: { empty: 1 } });
 
     const web = await webUrlOf(rig.daemon);
-    const items = (await (await fetch(`${web}/api/conversations/claude-0b1d7c1e-reading`)).json()) as Item[];
-    expect(items.map((i) => [i.kind, i.ts])).toEqual([
-      ["user", at("2024-03-01T10:00:00.000Z")],
-      ["assistant", at("2024-03-01T10:00:09.000Z")],
-      ["user", at("2024-03-01T10:05:00.000Z")],
-      ["assistant", at("2024-03-01T10:05:07.000Z")],
+    const items = await transcriptAt(web, "claude-0b1d7c1e-reading");
+    expect(items.map((i) => [i.type, i.ts])).toEqual([
+      ["turn-start", at("2024-03-01T10:00:00.000Z")],
+      ["done", at("2024-03-01T10:00:09.000Z")],
+      ["turn-start", at("2024-03-01T10:05:00.000Z")],
+      ["done", at("2024-03-01T10:05:07.000Z")],
     ]);
     expect(items[0]?.text).toContain("The book I love the most is Piranesi by Susanna Clarke");
     expect(items[2]?.text).toBe("I reread it every winter on my Kobo.");
@@ -262,8 +262,8 @@ describe("imported chats in the daemon", () => {
     writeFileSync(file, pretty(chatgptTitles()));
     expect((await importFile(dir.path, file)).added).toBe(7);
     const web = await webUrlOf(rig.daemon);
-    const before = (await (await fetch(`${web}/api/conversations/chatgpt-cg-bike`)).json()) as Item[];
-    const said = before.find((i) => i.kind === "user");
+    const before = await transcriptAt(web, "chatgpt-cg-bike");
+    const said = before.find((i) => i.type === "turn-start");
     expect(said?.text).toBe("My bike's rear derailleur skips on the 3rd gear.");
 
     const asked = rig.llm.requests.length;
@@ -297,7 +297,7 @@ describe("imported chats in the daemon", () => {
       ["the 3rd gear", t, [["chatgpt-cg-bike", t]]],
     ]);
     // The log keeps every word at its original time; a second run finds nothing left.
-    expect((await (await fetch(`${web}/api/conversations/chatgpt-cg-bike`)).json()) as Item[]).toEqual(before);
+    expect(await transcriptAt(web, "chatgpt-cg-bike")).toEqual(before);
     expect(((await (await post("/api/facts/distill")).json()) as { turns: number }).turns).toBe(0);
   }, 60_000);
 });

@@ -392,3 +392,64 @@ describe("format", () => {
     expect((notArray as HomedError).message).toContain("not a JSON array");
   });
 });
+
+describe("homed's own export", () => {
+  const conversation = { id: "page", title: "A page" };
+  const expected = [
+    { role: "user" as const, text: "what does my page say?", time: 1_000, ref: "homed:1" },
+    { role: "assistant" as const, text: "It says hello.", time: 4_000, ref: "homed:4" },
+  ];
+
+  test("the transcript's events (today's export) read as the person's messages and the replies; tools left out", async () => {
+    const events = [
+      {
+        id: 1,
+        ts: 1_000,
+        untrusted: false,
+        event: { type: "turn-start", turn: "t", conv: "page", text: "what does my page say?" },
+      },
+      {
+        id: 2,
+        ts: 2_000,
+        untrusted: false,
+        event: { type: "tool-call", callId: "c", name: "fetch_url", arguments: "{}" },
+      },
+      {
+        id: 3,
+        ts: 3_000,
+        untrusted: true,
+        event: { type: "tool-result", callId: "c", name: "fetch_url", status: "ok", content: "hello" },
+      },
+      {
+        id: 5,
+        ts: 3_500,
+        untrusted: false,
+        event: { type: "context", messages: 0, recalled: false, across: false, tokens: 9, window: 9 },
+      },
+      {
+        id: 4,
+        ts: 4_000,
+        untrusted: false,
+        event: { type: "done", result: { text: "It says hello.", stopReason: "done" } },
+      },
+    ];
+    const { format, records } = await readText(JSON.stringify({ conversation, exportedAt: 5_000, events }));
+    expect(format).toBe("homed");
+    const r = records[0] as Extract<ImportRecord, { kind: "conversation" }>;
+    expect(r.conversation.messages).toEqual(expected);
+    expect(r.left).toEqual({ tool: 2 });
+  });
+
+  test("an export from before (the transcript's lines) reads the same", async () => {
+    const messages = [
+      { id: 1, ts: 1_000, kind: "user", text: "what does my page say?", untrusted: false },
+      { id: 2, ts: 2_000, kind: "tool-call", text: "{}", untrusted: false },
+      { id: 3, ts: 3_000, kind: "tool-result", text: "hello", untrusted: true },
+      { id: 4, ts: 4_000, kind: "assistant", text: "It says hello.", untrusted: false },
+    ];
+    const { records } = await readText(JSON.stringify({ conversation, exportedAt: 5_000, messages }));
+    const r = records[0] as Extract<ImportRecord, { kind: "conversation" }>;
+    expect(r.conversation.messages).toEqual(expected);
+    expect(r.left).toEqual({ tool: 2 });
+  });
+});

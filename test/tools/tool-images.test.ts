@@ -17,6 +17,7 @@ import { startAgentRig, type AgentRig } from "../harness/agent-daemon.ts";
 import { webUrlOf } from "../harness/daemon.ts";
 import { installBunPlugin } from "../harness/plugins.ts";
 import { poll } from "../harness/poll.ts";
+import { transcriptAt } from "../harness/transcript.ts";
 
 const TOKEN = "tok-images-test-0123456789abcdef";
 const PNG_MAGIC = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
@@ -108,12 +109,9 @@ describe("tool-result images", () => {
     const conv = (await (
       await fetch(`${web}api/conversations`, { headers: { authorization: `Bearer ${TOKEN}` } })
     ).json()) as { id: string }[];
-    const items = (await (
-      await fetch(`${web}api/conversations/${encodeURIComponent(conv[0]?.id ?? "")}`, {
-        headers: { authorization: `Bearer ${TOKEN}` },
-      })
-    ).json()) as { kind: string; images?: Img[] }[];
-    expect(items.find((i) => i.kind === "tool-result")?.images?.[0]?.sha256).toBe(img.sha256);
+    const items = await transcriptAt(web, conv[0]?.id ?? "", { authorization: `Bearer ${TOKEN}` });
+    const stored = items.find((i) => i.type === "tool-result")?.event as { images?: Img[] } | undefined;
+    expect(stored?.images?.[0]?.sha256).toBe(img.sha256);
   }, 60_000);
 
   test("Anthropic: image blocks inside the tool_result, after its text", async () => {
