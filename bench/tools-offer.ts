@@ -1,11 +1,15 @@
 /**
- * tools.offer_hit_pct: how often the first model call of a turn is offered the tools the request
- * needs, through the daemon as a person meets it — each request of bench/data/tool-requests (181
+ * tools.reach_pct, tools.find_hit_pct: whether the tools a request needs are within the model's
+ * reach, through the daemon as a person meets it — each request of bench/data/tool-requests (181
  * requests written from the tools' descriptions alone, blind to their examples; 161 need tools,
- * 20 need none) sent with `chat.send` in a fresh conversation of a default install, and the tools
- * of the model call read from the scripted provider's record. A request is met when its tools are
- * offered (all of them; any one of them for `any`). Also by language, and how many tools a
- * request that needs none is offered (the core alone is 3).
+ * 20 need none) sent with `chat.send` in a fresh conversation of a default install, read from the
+ * scripted provider's record.
+ *   - tools.reach_pct: the first model call carries the needed tools or names them, by their
+ *     exact names, at the end of its system prompt (src/agent/tool-offer.ts);
+ *   - tools.find_hit_pct (and _en, _zh): the model asks tools_find with the person's own words,
+ *     and the answer (its best 5) holds the needed tools (all of them; any one for `any`);
+ *   - tools.carried_plain: the tools a call carries with their schemas in a fresh install (the
+ *     core).
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -34,20 +38,30 @@ export async function benchToolsOffer(): Promise<void> {
     await using rig = await startAgentRig(data, { plugin: false });
     const c = await connectUnixRpc(rig.daemon.socket, { warn: () => {}, debug: () => {} });
     const met: Record<"en" | "zh", { hits: number; n: number }> = { en: { hits: 0, n: 0 }, zh: { hits: 0, n: 0 } };
-    const idle: number[] = [];
+    let reached = 0;
+    let carried = 0;
     const misses: string[] = [];
     try {
       for (const r of requests) {
+        if (r.tools.length === 0) continue;
         const from = rig.llm.requests.length;
-        rig.llm.script([{ text: "ok" }]);
+        rig.llm.script([{ toolCalls: [{ name: "tools_find", arguments: { query: r.text } }] }, { text: "ok" }]);
         await c.peer.request("chat.send", { conv: `offer-${r.id}`, text: r.text });
-        const body = rig.llm.requests[from]?.body as { tools?: { function: { name: string } }[] } | undefined;
-        const offered = new Set((body?.tools ?? []).map((t) => t.function.name));
-        if (r.tools.length === 0) {
-          idle.push(offered.size);
-          continue;
-        }
-        const hit = r.any ? r.tools.some((t) => offered.has(t)) : r.tools.every((t) => offered.has(t));
+        type Body = {
+          tools?: { function: { name: string; description: string } }[];
+          messages?: { role: string; content: string }[];
+        };
+        const first = rig.llm.requests[from]?.body as Body | undefined;
+        const names = new Set((first?.tools ?? []).map((t) => t.function.name));
+        carried = names.size;
+        const catalog = first?.messages?.find((m) => m.role === "system")?.content ?? "";
+        const within = (t: string) => names.has(t) || catalog.includes(`\n${t}: `);
+        if (r.tools.every(within)) reached++;
+        const answer = (rig.llm.requests[from + 1]?.body as Body | undefined)?.messages?.findLast(
+          (m) => m.role === "tool",
+        );
+        const found = new Set([...(answer?.content ?? "").matchAll(/^- ([a-z0-9_]+): /gm)].map((m) => m[1] as string));
+        const hit = r.any ? r.tools.some((t) => found.has(t)) : r.tools.every((t) => found.has(t));
         met[r.lang].hits += hit ? 1 : 0;
         met[r.lang].n += 1;
         if (!hit && process.env.OFFER_MISSES) misses.push(`${r.id} ${r.text.slice(0, 70)} → ${r.tools.join("/")}`);
@@ -57,10 +71,12 @@ export async function benchToolsOffer(): Promise<void> {
     }
     if (misses.length) console.error(misses.join("\n"));
     const pct = (hits: number, n: number) => (n ? (100 * hits) / n : 0);
-    report("tools.offer_hit_pct", pct(met.en.hits + met.zh.hits, met.en.n + met.zh.n), "%", 1);
-    report("tools.offer_hit_pct_en", pct(met.en.hits, met.en.n), "%", 1);
-    report("tools.offer_hit_pct_zh", pct(met.zh.hits, met.zh.n), "%", 1);
-    report("tools.offered_no_tool", idle.reduce((a, b) => a + b, 0) / Math.max(1, idle.length), "tools", 1);
+    const n = met.en.n + met.zh.n;
+    report("tools.reach_pct", pct(reached, n), "%", 1);
+    report("tools.find_hit_pct", pct(met.en.hits + met.zh.hits, n), "%", 1);
+    report("tools.find_hit_pct_en", pct(met.en.hits, met.en.n), "%", 1);
+    report("tools.find_hit_pct_zh", pct(met.zh.hits, met.zh.n), "%", 1);
+    report("tools.carried_plain", carried, "tools", 0);
   } finally {
     rmSync(data, { recursive: true, force: true });
   }

@@ -32,7 +32,7 @@ import { ConversationQueue } from "./conversation-queue.ts";
 import { type ToolDoc, ToolIndex, type WeightedText } from "../memory/tool-index.ts";
 import { TOOLS_FIND_TOOL, toolsFindTool } from "./tools-find.ts";
 import { runTurn, type TurnConfig, type TurnInput, type TurnResult, type TurnSink } from "./turn.ts";
-import type { KeptOffer } from "./tool-offer.ts";
+import { HABIT_DAYS, standingOffer } from "./tool-offer.ts";
 import type { SkillCatalog } from "../skills/skill-catalog.ts";
 import {
   SKILL,
@@ -78,7 +78,9 @@ export interface AgentDeps {
 const UNRANKED = new Set([SKILL, SKILL_FILE_TOOL]);
 /** Distinct words a skill's name and description must share with the input for it to ride along. */
 const MIN_SKILL_WORDS = 2;
-/** Every usable skill is listed when a turn is offered every tool; past this many, tools_find finds the rest. */
+/** A day, in ms: the habits behind the standing tool offer are counted per day. */
+const DAY_MS = 86_400_000;
+/** Every usable skill is listed in `skill`'s description; past this many, tools_find finds the rest. */
 const LISTED_SKILLS_WHOLE = 40;
 
 /** What the last model call of a conversation was sent, and what memory knows of it. */
@@ -113,8 +115,8 @@ export class Agent {
   private readonly queue = new ConversationQueue();
   /** The registered tools as memory indexes them, and the registry generation it was made at. */
   private toolIndex: { generation: number; han: boolean; index: ToolIndex } | null = null;
-  /** Each conversation's tool offer, kept from turn to turn (src/agent/tool-offer.ts nextOffer). */
-  private readonly offers = new KeptOffers();
+  /** The standing tool offer, and what it was made from (src/agent/tool-offer.ts). */
+  private standingOffer: { day: number; generation: number; skills: boolean; offer: Set<string> } | null = null;
   /** The usable skills as memory indexes them, and the catalog generation it was made at. */
   private skillIndex: { generation: number; index: ToolIndex; words: Map<string, Set<string>> } | null = null;
 
@@ -177,7 +179,10 @@ export class Agent {
         TOOLS_FIND_TOOL,
         toolsFindTool({
           rank: (query, k, among) => this.rankTools([{ text: query, weight: 1 }], k, among),
-          describe: (name) => this.tools.get(name)?.def.description,
+          describe: (name) => {
+            const def = this.tools.get(name)?.def;
+            return def ? { description: def.description, parameters: def.parameters } : undefined;
+          },
           names: () => this.tools.list().map((t) => t.def.name),
           ...(skills
             ? {
@@ -249,6 +254,25 @@ export class Agent {
     if (names === null && usable.length === 0) return null;
     const listed = names === null ? usable.slice(0, LISTED_SKILLS_WHOLE) : usable.filter((s) => names.includes(s.name));
     return skillToolDescription(listed);
+  }
+
+  /**
+   * The tools every model call carries with their schemas (src/agent/tool-offer.ts
+   * standingOffer): made again when a tool comes or goes, a skill becomes loadable or not, or the
+   * day changes (the habits are counted per day, so the tools block moves at most once a day).
+   */
+  private standing(): ReadonlySet<string> {
+    const now = Date.now();
+    const day = Math.floor(now / DAY_MS);
+    const generation = this.tools.generation;
+    const skills = (this.d.skills?.catalog.usable().length ?? 0) > 0;
+    const kept = this.standingOffer;
+    if (kept?.day === day && kept.generation === generation && kept.skills === skills) return kept.offer;
+    // The days before today: today's calls join tomorrow, so the block stands still all day.
+    const use = this.d.store.toolUse((day - HABIT_DAYS) * DAY_MS, day * DAY_MS);
+    const offer = standingOffer(this.tools.list(), use, (p) => this.d.caller.isBuiltin?.(p) ?? false, skills);
+    this.standingOffer = { day, generation, skills, offer };
+    return offer;
   }
 
   /**
@@ -346,10 +370,9 @@ export class Agent {
         remember: (id) => this.remember(id),
         readBlock: this.d.blocks ? (sha) => this.d.blocks?.read(sha) ?? null : undefined,
         sceneBoost: boost,
-        rankTools: this.d.memory ? (texts, limit, among) => this.rankTools(texts, limit, among) : undefined,
-        rankSkills: this.d.skills ? (texts, limit, among) => this.rankSkills(texts, limit, among) : undefined,
+        // Without memory there is no tools_find to reach the rest: every tool is offered.
+        standing: this.d.memory ? () => this.standing() : undefined,
         describeSkills: this.d.skills ? (names) => this.describeSkills(names) : undefined,
-        offers: this.offers,
         recallAcross: (req) => {
           const memory = this.d.memory;
           if (!memory || !this.search) return null;
@@ -517,21 +540,4 @@ function toolDoc(def: ToolDefinition, han: boolean): ToolDoc {
     description: def.description,
     examples: han ? def.examples : def.examples.filter((e) => !HAN.test(e)),
   };
-}
-
-/** Conversations whose tool offer is kept, the most recently used last; the oldest go first. */
-const KEPT_OFFERS = 256;
-
-class KeptOffers {
-  private readonly byConv = new Map<string, KeptOffer>();
-
-  get(conv: string): KeptOffer | undefined {
-    return this.byConv.get(conv);
-  }
-
-  set(conv: string, offer: KeptOffer): void {
-    this.byConv.delete(conv);
-    this.byConv.set(conv, offer);
-    if (this.byConv.size > KEPT_OFFERS) this.byConv.delete(this.byConv.keys().next().value as string);
-  }
 }

@@ -1,6 +1,7 @@
 /**
- * `skill` and `skill_file`: the model loads an Agent Skill it was told of (src/agent/tool-offer.ts
- * offers the names and descriptions that fit the conversation, in `skill`'s own description) and
+ * `skill` and `skill_file`: the model loads an Agent Skill it was told of (`skill`'s own
+ * description names every usable one with what it is for, up to a limit, and tools_find finds
+ * the rest; src/agent/tool-offer.ts carries both tools while there is a skill to load) and
  * reads the files beside it. Both are kernel tools (LocalTool, like tools_find) of risk class
  * `read`: they read the skill's folder and change nothing. They pass the same gate as every
  * tool, so approval rules and a scene's tool list apply to them.
@@ -25,8 +26,6 @@ import type { LocalTool, LocalToolContext } from "./tools.ts";
 
 export const SKILL = "skill";
 export const SKILL_FILE_TOOL = "skill_file";
-/** How a skill is named in a turn's offer (src/agent/tool-offer.ts), beside the tools' names. */
-export const SKILL_OFFER_PREFIX = "skill:";
 /** A skill's files listed with its body, at most; the rest are counted. */
 const LISTED_FILES = 60;
 /** How deep the listing looks (scripts/, references/, assets/ and one level under them). */

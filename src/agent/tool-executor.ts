@@ -92,8 +92,6 @@ export interface ExecContext {
    * call writes (its event) carries the same mark.
    */
   tainted?: string | null;
-  /** Offer tools on the turn's later model calls (LocalToolContext.offer). */
-  offer?: (names: readonly string[]) => void;
   /** The Agent Skills this turn may load (a scene's list); absent or null: every usable one. */
   skills?: ReadonlySet<string> | null;
   /**
@@ -441,7 +439,6 @@ export class ToolExecutor {
             signal: ctx.signal,
             notice: ctx.notice,
             tainted: ctx.tainted ?? null,
-            offer: ctx.offer,
             skills: ctx.skills ?? null,
           })
         : this.d.caller.call(

@@ -1,8 +1,10 @@
 /**
- * `tools_find`: the model asks for a tool it was not offered. A turn is offered a few tools, not
- * all of them (src/agent/tool-offer.ts); `{query}` ranks every tool the turn may use by the same
- * index that chose those (src/memory/tool-index.ts) and answers with the best ones' names and
- * descriptions. Those are offered, with their full specs, on every later model call of the turn.
+ * `tools_find`: the schema of a tool a call does not carry. A model call carries a few tools
+ * with their full specs (src/agent/tool-offer.ts) and names every other one at the end of the
+ * system prompt (`name: what it does`); `{query}` — words, or a tool's exact name — ranks every
+ * tool the turn may use by memory's tool index (src/memory/tool-index.ts) and answers with the
+ * best ones' descriptions and argument schemas, so the model calls one by its name on its next
+ * step. The tools block itself does not change: what this returns travels in the messages.
  * Risk class `read`: it reads the tool registry and changes nothing. Its results describe tools,
  * not the person's world, so they are not indexed for memory.
  */
@@ -11,21 +13,23 @@ import { kernelTool } from "./kernel-tool.ts";
 import type { RunToolResult, ToolDefinition } from "../protocol/agent.ts";
 import { describeIssues } from "../protocol/jsonrpc.ts";
 import type { LocalTool, LocalToolContext } from "./tools.ts";
-import { SKILL, SKILL_OFFER_PREFIX } from "./skill-tools.ts";
+import { SKILL } from "./skill-tools.ts";
 
 export const TOOLS_FIND = "tools_find";
 
 /** Tools a call returns unless it asks for another number: enough for a task and its neighbours. */
 const DEFAULT_K = 5;
-/** A description in a result is cut here: the full one comes with the spec on the next call. */
-const DESCRIPTION_CHARS = 300;
+/** A description in a result is cut here. */
+const DESCRIPTION_CHARS = 600;
 
 const ToolsFindArgs = v.strictObject({
   query: v.pipe(
     v.string(),
     v.minLength(1),
     v.maxLength(300),
-    v.description('What you want to do, in a few words ("screenshot of a web page", "add a calendar event").'),
+    v.description(
+      'What you want to do, in a few words ("screenshot of a web page", "add a calendar event"), or a tool\'s name.',
+    ),
   ),
   k: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(10), v.description("Tools to return."))),
 });
@@ -33,8 +37,8 @@ const ToolsFindArgs = v.strictObject({
 export const TOOLS_FIND_TOOL: ToolDefinition = kernelTool({
   name: TOOLS_FIND,
   description:
-    "Find a tool you were not offered: each turn offers only the tools it seems to need, and more exist (web, browser, files, notes, calendar, schedule, shell, media, music, feeds...). " +
-    "Returns the best matching tools' names and descriptions; from your next step on you can call them.",
+    "Get the arguments of a tool you were not given: more tools exist than are sent with their schemas, each named in the system prompt with what it does. " +
+    "Call tools_find with a tool's name, or with what you want to do; it answers with the best matching tools' descriptions and arguments, and from your next step you call the one you need by its name.",
   args: ToolsFindArgs,
   risk: "read",
   own: "the daemon's list of the tools it has",
@@ -44,8 +48,8 @@ export const TOOLS_FIND_TOOL: ToolDefinition = kernelTool({
 export interface ToolsFindDeps {
   /** Tools matching `query` best first, at most `k`, among `among` when given (the turn's narrowed set). */
   rank(query: string, k: number, among: ReadonlySet<string> | null): string[];
-  /** A registered tool's description, or undefined. */
-  describe(name: string): string | undefined;
+  /** A registered tool's description and argument schema, or undefined. */
+  describe(name: string): { description: string; parameters: Record<string, unknown> } | undefined;
   /** Every tool's name (what is listed when nothing matches). */
   names(): string[];
   /** Usable Agent Skills matching `query` best first, at most `k` (absent: no skills). */
@@ -68,11 +72,13 @@ export function toolsFindTool(d: ToolsFindDeps): LocalTool {
       const p = v.safeParse(ToolsFindArgs, raw);
       if (!p.success) return fail(`invalid arguments for ${TOOLS_FIND}: ${describeIssues(p.issues)}`);
       const { query, k } = p.output;
-      const found = d.rank(query, k ?? DEFAULT_K, ctx.allowed).filter((n) => n !== TOOLS_FIND);
-      // Skills are found by the same words; they ride along in `skill`'s description from the next step on.
+      const may = (n: string) => n !== TOOLS_FIND && (!ctx.allowed || ctx.allowed.has(n));
+      // A tool asked for by its exact name comes first, whatever the words rank.
+      const named = d.names().find((n) => n === query.trim() && may(n));
+      const ranked = d.rank(query, k ?? DEFAULT_K, ctx.allowed).filter((n) => may(n) && n !== named);
+      const found = [...(named ? [named] : []), ...ranked].slice(0, k ?? DEFAULT_K);
       const skills =
         !ctx.allowed || ctx.allowed.has(SKILL) ? (d.rankSkills?.(query, SKILLS_K, ctx.skills ?? null) ?? []) : [];
-      if (skills.length) ctx.offer?.([SKILL, ...skills.map((n) => `${SKILL_OFFER_PREFIX}${n}`)]);
       const skillLines = skills.length
         ? `\n${skills.length} skills match; load one with ${SKILL} {"name": ...}:\n${skills
             .map((n) => `- ${n}: ${cut(oneLine(d.describeSkill?.(n) ?? ""), DESCRIPTION_CHARS)}`)
@@ -81,16 +87,19 @@ export function toolsFindTool(d: ToolsFindDeps): LocalTool {
       if (found.length === 0 && skills.length)
         return { content: `No tool matches "${query}".${skillLines}`, isError: false };
       if (found.length === 0) {
-        const all = d.names().filter((n) => n !== TOOLS_FIND && (!ctx.allowed || ctx.allowed.has(n)));
+        const all = d.names().filter(may);
         return {
           content: `No tool matches "${query}". The tools you may use: ${all.join(", ") || "none"}.`,
           isError: false,
         };
       }
-      ctx.offer?.(found);
-      const lines = found.map((n) => `- ${n}: ${cut(oneLine(d.describe(n) ?? ""), DESCRIPTION_CHARS)}`);
+      const lines = found.map((n) => {
+        const t = d.describe(n);
+        const args = JSON.stringify(t?.parameters ?? {});
+        return `- ${n}: ${cut(oneLine(t?.description ?? ""), DESCRIPTION_CHARS)}\n  arguments: ${args}`;
+      });
       return {
-        content: `${found.length} tools match "${query}", best first; you can call them from your next step:\n${lines.join("\n")}${skillLines}`,
+        content: `${found.length} tools match "${query}", best first; call the one you need by its name:\n${lines.join("\n")}${skillLines}`,
         isError: false,
       };
     },

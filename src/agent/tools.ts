@@ -27,8 +27,6 @@ export interface LocalToolContext {
   notice?: (text: string) => void;
   /** Where the untrusted text in the calling turn's view came from, or null (a sub-agent inherits it). */
   tainted?: string | null;
-  /** Offer these tools on the calling turn's later model calls (tools_find); absent: no turn to offer to. */
-  offer?: (names: readonly string[]) => void;
   /** The Agent Skills the calling turn may load (a scene's list); null or absent: every usable one. */
   skills?: ReadonlySet<string> | null;
 }
@@ -68,6 +66,9 @@ export class ToolRegistry {
     if (existing && existing.plugin !== plugin) {
       throw new HomedError("conflict", `tool ${def.name} is already registered by plugin ${existing.plugin}`);
     }
+    // The same tool again (a lazy plugin registering what its manifest declared): nothing changed,
+    // and what is derived from the registry (the tools block, the index) stays as it is.
+    if (existing && existing.local === local && JSON.stringify(existing.def) === JSON.stringify(def)) return;
     if (def.parameters.type !== undefined && def.parameters.type !== "object") {
       throw new HomedError("invalid_params", `tool ${def.name}: parameters must be an object schema`);
     }

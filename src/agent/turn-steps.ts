@@ -12,7 +12,8 @@ import type { TextMark } from "../memory/turn-log.ts";
 import { estimateTokens } from "../memory/tokens.ts";
 import { attachmentChunkEvents } from "../memory/attachment-chunks.ts";
 import { type FoldStep, foldStage, runStage } from "./stages.ts";
-import { offeredSkills, offeredSpecs } from "./tool-offer.ts";
+import { offeredSpecs, toolCatalog } from "./tool-offer.ts";
+import { TOOLS_FIND } from "./tools-find.ts";
 import { SKILL, SKILL_FILE_TOOL } from "./skill-tools.ts";
 import { inputMessages, inputQuery, withImageData } from "./prompt-images.ts";
 import { type Attachment, attachmentLine, userMessageText } from "../protocol/attachments.ts";
@@ -40,8 +41,8 @@ export interface TurnScope {
   /** The Agent Skills the turn may be offered and load (a scene's list); null: every usable one. */
   skills: ReadonlySet<string> | null;
   /**
-   * Homed's tools offered to the model (src/agent/tool-offer.ts), growing as tools_find finds
-   * more; null: every tool the turn may use. What it may call is `allowed`, offered or not.
+   * Homed's tools a model call carries with their schemas (src/agent/tool-offer.ts); null: every
+   * tool the turn may use. What it may call is `allowed`, carried or not.
    */
   offered: Set<string> | null;
   /**
@@ -193,7 +194,8 @@ const PROMPT_MARGIN_TOKENS = 256;
 /**
  * The prompt, laid out so that it extends the previous request of the conversation (providers
  * read a repeated prefix from their cache, billed at a fraction):
- *   1. homed's system prompt, the same on every turn;
+ *   1. homed's system prompt, the same on every turn, ending with the tools the turn may call by
+ *      name that its calls do not carry (src/agent/tool-offer.ts);
  *   2. the conversation so far as memory planned it (src/memory/context.ts: between plans it only
  *      grows at its end) — or a stateless client's own history (`input.history`, the /v1 API),
  *      its leading system messages first;
@@ -208,7 +210,8 @@ export async function assembleContext(
   text: string,
   input: Pick<TurnInput, "history" | "toolResults" | "subAgent" | "attachments"> = {},
 ): Promise<PromptEntry[]> {
-  const { contextWindow, outputReserve, systemPrompt } = s.cfg;
+  const { contextWindow, outputReserve } = s.cfg;
+  const systemPrompt = withCatalog(s.cfg.systemPrompt, uncarried(s));
   const persona = s.cfg.persona ?? [];
   const given = input.history ?? null;
   const tail = inputMessages(text, input);
@@ -337,16 +340,41 @@ function cacheKeyOf(conv: string): string {
   return `homed-${new Bun.CryptoHasher("sha256").update(conv).digest("hex").slice(0, 24)}`;
 }
 
+/** The tools the turn may use (its list, less the client's own names): what its calls carry, or name. */
+function usable(s: TurnScope) {
+  const allowed = s.allowed;
+  return s.d.tools.specs().filter((t) => !s.clientTools.has(t.name) && (!allowed || allowed.has(t.name)));
+}
+
 /**
- * The skills `skill`'s description lists on this call: those the offer holds (null: every
- * usable one), within the scene's list when it narrows them — a kept offer may hold skills an
- * earlier turn's scene allowed.
+ * The tools the turn may use that its calls do not carry, as toolCatalog lines: named in the
+ * system prompt, so the model calls them by name (tools_find gives their arguments). "" when the
+ * calls carry every tool.
  */
+function uncarried(s: TurnScope): string {
+  const carried = s.offered;
+  if (!carried) return "";
+  const skills = s.d.describeSkills?.(skillsOf(s)) ?? null;
+  return toolCatalog(
+    usable(s).filter(
+      (t) => !carried.has(t.name) && !((t.name === SKILL || t.name === SKILL_FILE_TOOL) && skills === null),
+    ),
+  );
+}
+
+/**
+ * The system prompt with the tools named after it. Apart from the owner's words, so a prompt the
+ * owner left empty still names them.
+ */
+function withCatalog(prompt: string, catalog: string): string {
+  if (!catalog) return prompt;
+  const named = `Besides the tools you were given, you can call these by their names; ${TOOLS_FIND} gives a tool's arguments:\n${catalog}`;
+  return prompt ? `${prompt}\n\n${named}` : named;
+}
+
+/** The skills `skill`'s description lists: every usable one (null), or the scene's list when it narrows them. */
 function skillsOf(s: TurnScope): string[] | null {
-  const offered = offeredSkills(s.offered);
-  const only = s.skills;
-  if (!only) return offered;
-  return (offered ?? [...only]).filter((n) => only.has(n));
+  return s.skills ? [...s.skills] : null;
 }
 
 /** One model call, streamed to the channel as it comes, and recorded whatever its end. */
@@ -357,16 +385,14 @@ export async function callModel(
 ): Promise<ModelOutput> {
   const out: ModelOutput = { text: "", calls: [], end: "finished", failure: "" };
   // A client's tool of the same name as one of homed's is the one offered: the client asked for it.
-  const allowed = s.allowed;
   const messages = prompt.map((e) => e.message);
-  const mayUse = s.d.tools.specs().filter((t) => !s.clientTools.has(t.name) && (!allowed || allowed.has(t.name)));
-  // `skill` carries the names and descriptions of the skills the offer holds: the same offer, the
-  // same text. Offered every tool with no skill to list, skill and skill_file are left out (unless called).
+  const mayUse = usable(s);
+  // `skill` carries the names and descriptions of the skills the turn may load; with none to list,
+  // skill and skill_file are left out. It changes only when a skill comes or goes.
   const described = s.d.describeSkills?.(skillsOf(s));
-  const called = new Set(messages.flatMap((m) => (m.role === "tool" ? [m.name] : [])));
-  const own = offeredSpecs(mayUse, s.offered, messages).flatMap((t) => {
+  const own = offeredSpecs(mayUse, s.offered).flatMap((t) => {
     if (t.name === SKILL && described) return [{ ...t, description: described }];
-    if ((t.name === SKILL || t.name === SKILL_FILE_TOOL) && described === null && !called.has(t.name)) return [];
+    if ((t.name === SKILL || t.name === SKILL_FILE_TOOL) && described === null) return [];
     return [t];
   });
   const tools = [...own, ...s.clientTools.values()];
@@ -500,9 +526,6 @@ export async function runTools(
       notice: (text) => s.sink.event({ type: "notice", text }),
       tainted: s.tainted,
       given: () => givenText(prompt),
-      offer: (names) => {
-        for (const n of names) s.offered?.add(n);
-      },
       skills: s.skills,
     });
     if (r.mark) s.tainted ??= r.mark;

@@ -23,8 +23,7 @@ import type { StageLog, StageRegistry } from "./stages.ts";
 import type { ApprovalQuestion, ToolExecutor } from "./tool-executor.ts";
 import type { ApprovalAnswer } from "../protocol/turn-stream.ts";
 import type { ToolRegistry } from "./tools.ts";
-import { coreTools, type KeptOffer, nextOffer, type RankSkills, type RankTools } from "./tool-offer.ts";
-import { estimateTokens } from "../memory/tokens.ts";
+import { turnOffer } from "./tool-offer.ts";
 import {
   assembleContext,
   beginTurn,
@@ -184,19 +183,15 @@ export interface TurnDeps {
     items: readonly (ContextItem | null)[],
   ) => void;
   /**
-   * Ranks homed's tools for a turn (src/agent/tool-offer.ts): only the core and the best matches
-   * are offered. Absent: every tool is.
+   * The tools every model call carries with their schemas (src/agent/tool-offer.ts); the rest are
+   * named in tools_find's description. Absent: every tool is carried.
    */
-  rankTools?: RankTools;
-  /** Ranks the usable Agent Skills the same way, among `among` when given; absent: no skill rides along. */
-  rankSkills?: (texts: Parameters<RankSkills>[0], limit: number, among: ReadonlySet<string> | null) => string[];
+  standing?: () => ReadonlySet<string>;
   /**
    * `skill`'s description with the skills named (null: every usable skill), when the turn sends
    * `skill` (src/agent/skill-tools.ts skillToolDescription); null when every usable skill is none.
    */
   describeSkills?: (names: readonly string[] | null) => string | null;
-  /** Each conversation's offer, kept from turn to turn (src/agent/tool-offer.ts nextOffer). */
-  offers?: { get(conv: string): KeptOffer | undefined; set(conv: string, offer: KeptOffer): void };
   /** The configured model (or `id` of its provider), or an error message saying why there is none. */
   model(id?: string): LanguageModel | string;
   config(): TurnConfig;
@@ -211,33 +206,9 @@ export async function runTurn(d: TurnDeps, input: TurnInput, sink: TurnSink, sig
   if (gate.stop) return await finish(s, gate.reply, gate.stop, false);
   const model = d.model(input.model);
   if (typeof model === "string") return await finish(s, model, "error", false, { message: model, kind: "no_model" });
+  // What the calls carry first: the system prompt names the rest.
+  s.offered = d.standing ? turnOffer(d.standing(), s.allowed) : null;
   const prompt = await assembleContext(s, gate.text, input);
-  // A sub-agent's offer is its own: it does not replace its parent conversation's.
-  const offers = input.subAgent ? undefined : d.offers;
-  const now = Date.now();
-  const kept = offers?.get(s.conv);
-  // What the last request could have had cached: the tools it was offered, the system prompt and
-  // what is now the history (its input and reply included).
-  const toolTokens = kept
-    ? d.tools
-        .specs()
-        .filter((t) => kept.offer.has(t.name))
-        .reduce((n, t) => n + estimateTokens(JSON.stringify(t)), 0)
-    : 0;
-  s.offered = nextOffer(
-    coreTools(d.tools.list(), (plugin) => d.caller.isBuiltin?.(plugin) ?? false),
-    kept,
-    now,
-    s.prefixTokens + toolTokens,
-    s.replanned,
-    gate.text,
-    prompt.map((e) => e.message),
-    s.allowed,
-    d.rankTools,
-    d.rankSkills ? (texts, limit) => d.rankSkills?.(texts, limit, s.skills) ?? [] : undefined,
-  );
-  // Kept as the turn's own set: what tools_find adds during the turn stays offered after it.
-  if (offers && s.offered) offers.set(s.conv, { offer: s.offered, at: now });
 
   let lastText = "";
   for (;;) {

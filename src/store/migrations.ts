@@ -337,6 +337,15 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE conversations ADD COLUMN cached_tokens INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 15,
+    name: "tool calls by time",
+    sql: `
+      -- The person's habits: which tools they called in the last weeks (Store.toolUse), read
+      -- without walking the log. Partial: only tool calls, a small share of the events.
+      CREATE INDEX events_tool_calls ON events(ts) WHERE kind = 'tool-call';
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -462,6 +462,20 @@ export class Store {
     return this.bounds;
   }
 
+  /**
+   * How often each tool was called from `from` until (not at) `until` (ms), by name: the person's
+   * habits, which decide the tools a model call carries with their full schemas
+   * (src/agent/tool-offer.ts).
+   */
+  toolUse(from: number, until: number): Map<string, number> {
+    const rows = this.db
+      .query<{ name: string | null; n: number }, [number, number]>(
+        "SELECT json_extract(body, '$.name') AS name, count(*) AS n FROM events WHERE kind = 'tool-call' AND ts >= ? AND ts < ? GROUP BY name",
+      )
+      .all(from, until);
+    return new Map(rows.flatMap((r) => (typeof r.name === "string" ? [[r.name, r.n] as const] : [])));
+  }
+
   /** Tokens each of `turns` used, by turn id (turns not finished or unknown are absent). */
   turnUsage(
     turns: readonly string[],

@@ -50,8 +50,8 @@ describe("agent_spawn", () => {
     expect(r.stdout).toContain("Done: hello");
 
     const [parent, child, childAgain, parentAgain] = rig.llm.requests.slice(before);
-    // The parent may keep its conversation's offer (src/agent/tool-offer.ts nextOffer); a call to
-    // a tool it was not offered passes the same gate, and agent_spawn is allowed here.
+    // The parent's calls carry the standing offer (src/agent/tool-offer.ts); a call to a tool it
+    // was not carried passes the same gate, and agent_spawn is allowed here.
     expect(toolNames(parent!)).not.toContain("echo_text");
     expect(toolNames(child!)).toEqual(["echo_text"]);
     expect(toolNames(childAgain!)).toEqual(["echo_text"]);
@@ -88,7 +88,8 @@ describe("agent_spawn", () => {
     const r = await rig.chat("nest: hand the task to a sub-agent");
     expect(r.stdout).toContain("top");
     const [top, one, two, twoAgain, oneAgain] = rig.llm.requests.slice(before);
-    expect(toolNames(top!)).toContain("agent_spawn");
+    // The person's turn names agent_spawn among the tools it can call by name (the system prompt).
+    expect(JSON.stringify(top?.body.messages)).toContain("\\nagent_spawn: ");
     expect(toolNames(one!)).toContain("agent_spawn");
     expect(toolNames(one!)).toContain("echo_text");
     expect(toolNames(two!)).not.toContain("agent_spawn");

@@ -64,7 +64,7 @@ async function skillsList(data: string, env: Record<string, string> = {}) {
 }
 
 describe("agent skills", () => {
-  test("a skill of DATA/skills is listed, offered when it fits, loaded, its files read inside its folder, its script asked about", async () => {
+  test("a skill of DATA/skills is listed in every call's skill tool, loaded, its files read inside its folder, its script asked about", async () => {
     using dir = tempDir();
     const skillDir = pdfSkill(dir.path);
     // A malformed one beside it: listed with the reason, never offered.
@@ -79,15 +79,14 @@ describe("agent skills", () => {
     const status = await run([HOMED, "status", "-data", dir.path]);
     expect(status.stdout).toContain("skills   1 valid, 1 invalid");
 
-    // Not offered to an input it does not fit: no skill tool, and the skill's words are nowhere in the request.
+    // Listed in `skill` on every call, whatever the input: the tools block stands still from
+    // prompt to prompt (src/agent/tool-offer.ts); the broken one is not listed.
     rig.llm.script([{ text: "I can help." }]);
     await rig.chat("Hello, what can you do?", { conv: "plain" });
-    expect(skillSpec(rig.llm.requests[0])).toBeUndefined();
-    expect(JSON.stringify(rig.llm.requests[0]?.body)).not.toContain("pdf-forms");
-    // One word in common ("form") is not enough for a skill to ride along.
+    expect(skillSpec(rig.llm.requests[0])?.function.description).toContain("- pdf-forms: ");
     rig.llm.script([{ text: "Bubbly." }]);
     await rig.chat("what form should my sourdough starter have?", { conv: "bread" });
-    expect(skillSpec(rig.llm.requests[1])).toBeUndefined();
+    expect(JSON.stringify(rig.llm.requests[1]?.body.tools)).toBe(JSON.stringify(rig.llm.requests[0]?.body.tools));
 
     // Offered to one it fits; loaded; a reference read; a path out of the folder refused; the
     // script asked about and declined, so it does not run.
@@ -123,14 +122,13 @@ describe("agent skills", () => {
     expect(toolMessages(rig.llm.requests.at(-1)).at(-1)?.content).toContain("filled tax.pdf");
     expect(existsSync(join(dir.path, "workspace", "filled.txt"))).toBe(true);
 
-    // tools_find finds skills too: what it finds rides along from the next step on.
+    // tools_find finds skills too.
     const asked = rig.llm.requests.length;
     rig.llm.script([
       { toolCalls: [{ name: "tools_find", arguments: { query: "fill in pdf forms" } }] },
       { text: "ok" },
     ]);
     await rig.chat("hello again", { conv: "find" });
-    expect(skillSpec(rig.llm.requests[asked])).toBeUndefined();
     expect(toolMessages(rig.llm.requests[asked + 1]).at(-1)?.content).toContain(`- pdf-forms: ${PDF_DESCRIPTION}`);
     expect(skillSpec(rig.llm.requests[asked + 1])?.function.description).toContain("- pdf-forms:");
 
@@ -185,7 +183,8 @@ describe("agent skills", () => {
     const listed = skillSpec(rig.llm.requests[1])?.function.description ?? "";
     expect(listed).toContain("- release-notes: Write release notes");
     expect(listed.length).toBeLessThanOrEqual(1024);
-    expect(listed.match(/\n- release-/g)).toHaveLength(3);
+    // Every usable skill is listed, each description cut to share the tool description's room.
+    expect(listed.match(/\n- release-/g)).toHaveLength(4);
     // Homed does not delete the owner's own folders.
     const rm = await run([HOMED, "skills", "remove", "release-notes", "-data", data], { env });
     expect(rm.exitCode).not.toBe(0);

@@ -1,79 +1,67 @@
 /**
- * Tools by relevance (src/agent/tool-offer.ts), through dist/homed with the scripted model: what
- * each model call is offered is in the fake LLM's record. A plain hello is offered the core only;
- * an input that names a task is offered its tool; tools_find offers what it finds for the rest of
- * the turn; the conversation keeps its offer, finds included, while the provider keeps its cache;
- * a call to a tool that was not offered meets the same gate as any other.
+ * The standing tool offer (src/agent/tool-offer.ts), through dist/homed with the scripted model:
+ * what each model call carries is in the fake LLM's record. Every call of a fresh install carries
+ * the core and names every other tool at the end of the system prompt; tools_find answers with a
+ * tool's arguments and the call by name runs; the tools block does not change from turn to turn,
+ * whatever the prompts ask for. A call to a tool that was not carried meets the same gate as any
+ * other.
  */
 import { describe, expect, test } from "bun:test";
 import { tempDir } from "../harness/binary.ts";
 import { startAgentRig } from "../harness/agent-daemon.ts";
 import type { RecordedRequest } from "../harness/fake-llm.ts";
-import {
-  CACHE_LIFETIME_MS,
-  coreTools,
-  MIN_CACHED_TOKENS,
-  nextOffer,
-  type RankTools,
-} from "../../src/agent/tool-offer.ts";
+import { coreTools, gloss, HABIT_TOOLS, standingOffer, turnOffer } from "../../src/agent/tool-offer.ts";
 import type { RegisteredTool } from "../../src/agent/tools.ts";
 
 const offered = (r: RecordedRequest | undefined) =>
   ((r?.body.tools as { function: { name: string } }[] | undefined) ?? []).map((t) => t.function.name).sort();
+/** The system prompt: it ends with the tools the call does not carry. */
+const systemPrompt = (r: RecordedRequest | undefined) =>
+  ((r?.body.messages as { role: string; content: string }[] | undefined) ?? []).find((m) => m.role === "system")
+    ?.content ?? "";
 
-describe("tools by relevance", () => {
-  test("a plain hello in a fresh default install is offered the core only, in a body under 12,000 bytes", async () => {
+describe("the standing offer", () => {
+  test("a plain hello in a fresh default install carries the core, names every other tool, in a body under 8,000 bytes", async () => {
     using dir = tempDir();
     await using rig = await startAgentRig(dir.path, { plugin: false });
-    // Every built-in tool is registered (61 of them): offering is what changed, not registering.
-    expect((await rig.status()).tools.length).toBeGreaterThan(50);
+    // Every built-in tool is registered: carrying is what changed, not registering.
+    const tools = (await rig.status()).tools;
+    expect(tools.length).toBeGreaterThan(50);
     rig.llm.script([{ text: "I can read files, search memory and find tools for a task." }]);
     const r = await rig.chat("Hello, what can you do?");
     expect(r.exitCode).toBe(0);
     const req = rig.llm.requests[0];
     expect(offered(req)).toEqual(["files_read", "memory_search", "tools_find"]);
-    expect(JSON.stringify(req?.body).length).toBeLessThanOrEqual(12_000);
+    // Every other tool is named in the system prompt, by its exact name, with what it does.
+    const catalog = systemPrompt(req);
+    for (const name of ["shell_run", "schedule_create", "files_grep", "files_write", "browser_screenshot"])
+      expect(catalog).toContain(`\n${name}: `);
+    expect(catalog).not.toContain("\nfiles_read: ");
+    expect(JSON.stringify(req?.body).length).toBeLessThanOrEqual(8_000);
   }, 60_000);
 
-  test("an input that names a task is offered its tool beside the core, a dozen at most", async () => {
-    using dir = tempDir();
-    await using rig = await startAgentRig(dir.path, { plugin: false });
-    rig.llm.script([{ text: "ok" }]);
-    await rig.chat("take a screenshot of example page");
-    const names = offered(rig.llm.requests[0]);
-    expect(names).toContain("browser_screenshot");
-    expect(names).toEqual(expect.arrayContaining(["files_read", "memory_search", "tools_find"]));
-    expect(names.length).toBeLessThanOrEqual(12);
-    expect(names).not.toContain("music_play");
-  }, 60_000);
-
-  test("tools_find offers what it finds for the rest of the turn, and a tool used stays offered on the next", async () => {
+  test("tools_find gives a tool's arguments, the call by its name runs, and the tools block never moves", async () => {
     using dir = tempDir();
     await using rig = await startAgentRig(dir.path, { plugin: false });
     rig.llm.script([
-      { toolCalls: [{ name: "tools_find", arguments: { query: "list my notes" } }] },
+      { toolCalls: [{ name: "tools_find", arguments: { query: "notes_list" } }] },
       { toolCalls: [{ name: "notes_list", arguments: {} }] },
       { text: "Done." },
     ]);
-    // Long enough for a provider to cache (MIN_CACHED_TOKENS): the next turn keeps the offer.
-    const r = await rig.chat(`hello there; my diary, for the record: ${"a quiet day at home. ".repeat(250)}`);
+    const r = await rig.chat("list my notes");
     expect(r.stdout).toContain("Done.");
     expect(r.stderr).toContain("← notes_list [ok]");
     const [first, second, third] = rig.llm.requests;
-    expect(offered(first)).not.toContain("notes_list");
     const sent = (second?.body.messages ?? []) as { role: string; content: string }[];
     const found = sent.findLast((m) => m.role === "tool");
     expect(found?.content).toContain("- notes_list: ");
-    expect(offered(second)).toContain("notes_list");
-    expect(offered(third)).toContain("notes_list");
-
-    // The next turn keeps the offer as the turn left it, finds included, byte for byte: the tool
-    // definitions come first in what the provider caches.
+    expect(found?.content).toContain("arguments: {");
+    // Neither the find nor the call changed what the calls carry.
+    expect(JSON.stringify(second?.body.tools)).toBe(JSON.stringify(first?.body.tools));
+    expect(JSON.stringify(third?.body.tools)).toBe(JSON.stringify(first?.body.tools));
     rig.llm.script([{ text: "You're welcome." }]);
-    await rig.chat("thanks");
-    const next = rig.llm.requests[3];
-    expect(offered(next)).toEqual(offered(third));
-    expect(JSON.stringify(next?.body.tools)).toBe(JSON.stringify(third?.body.tools));
+    await rig.chat("thanks, and take a screenshot of example.com next time");
+    expect(JSON.stringify(rig.llm.requests[3]?.body.tools)).toBe(JSON.stringify(first?.body.tools));
   }, 60_000);
 
   test("a call to a tool that was not offered passes the same gate: asked, declined, then allowed", async () => {
@@ -95,36 +83,77 @@ describe("tools by relevance", () => {
   }, 60_000);
 });
 
-describe("a conversation's offer from turn to turn", () => {
-  // Ranks the input's words that are tool names: enough to tell one offer from another.
-  const rank: RankTools = (texts, limit) =>
-    (texts[0]?.text.split(" ") ?? []).filter((w) => w.includes("_")).slice(0, limit);
-  const kept = { offer: new Set(["memory_search", "tools_find", "files_read", "notes_list"]), at: 1_000 };
-  const CORE = ["memory_search", "tools_find", "files_read"];
-
-  test("is kept while the provider keeps its cache, and chosen afresh after a new plan or a quiet spell", () => {
-    const now = kept.at + 60_000;
-    const long = MIN_CACHED_TOKENS;
-    expect(nextOffer(CORE, kept, now, long, false, "play music_play", [], null, rank)).toBe(kept.offer);
-    expect([...(nextOffer(CORE, kept, now, long, true, "play music_play", [], null, rank) ?? [])]).toContain(
+describe("what the standing offer is made of", () => {
+  const tool = (plugin: string, name: string, core = false, local = false) =>
+    ({
+      plugin,
+      def: { name, ...(core ? { core } : {}) },
+      ...(local ? { local: {} } : {}),
+    }) as unknown as RegisteredTool;
+  const tools = [
+    tool("kernel", "memory_search", true, true),
+    tool("kernel", "tools_find", true, true),
+    tool("kernel", "skill", false, true),
+    tool("kernel", "skill_file", false, true),
+    tool("files", "files_read", true),
+    ...[
+      "files_write",
+      "files_grep",
+      "shell_run",
+      "notes_list",
+      "notes_add",
       "music_play",
-    );
-    const later = kept.at + CACHE_LIFETIME_MS + 1;
-    const fresh = nextOffer(CORE, kept, later, long, false, "play music_play", [], null, rank);
-    expect([...(fresh ?? [])].sort()).toEqual(["files_read", "memory_search", "music_play", "tools_find"]);
-    expect(nextOffer(CORE, undefined, now, long, false, "hi", [], null, rank)).toEqual(
-      new Set(["memory_search", "tools_find", "files_read"]),
-    );
+      "rss_list",
+      "calendar_add",
+    ].map((n) => tool(n.split("_")[0] as string, n)),
+  ];
+  const builtin = () => true;
+
+  test("the core, then the tools the person called most (ties by name), the skill tools while a skill can be loaded", () => {
+    const use = new Map([
+      ["shell_run", 9],
+      ["notes_list", 3],
+      ["files_read", 40],
+      ["music_play", 3],
+      ["gone_tool", 50],
+      ["rss_list", 0],
+    ]);
+    expect([...standingOffer(tools, use, builtin, false)]).toEqual([
+      "memory_search",
+      "tools_find",
+      "files_read",
+      "shell_run",
+      "music_play",
+      "notes_list",
+    ]);
+    expect([...standingOffer(tools, new Map(), builtin, true)]).toEqual([
+      "memory_search",
+      "tools_find",
+      "files_read",
+      "skill",
+      "skill_file",
+    ]);
+    const many = new Map(tools.map((t, i) => [t.def.name, i + 1]));
+    expect(standingOffer(tools, many, builtin, false).size).toBe(3 + HABIT_TOOLS);
   });
 
-  test("is chosen afresh while the conversation is too short for a provider to cache", () => {
-    const now = kept.at + 60_000;
-    const short = nextOffer(CORE, kept, now, MIN_CACHED_TOKENS - 1, false, "play music_play", [], null, rank);
-    expect([...(short ?? [])]).toContain("music_play");
+  test("a scene's or sub-agent's list narrows it; a short one is carried whole", () => {
+    const standing = new Set(["memory_search", "tools_find", "files_read", "shell_run"]);
+    expect(turnOffer(standing, null)).toEqual(standing);
+    expect(turnOffer(standing, new Set(["echo_text"]))).toBeNull();
+    const long = new Set(["tools_find", ...Array.from({ length: 20 }, (_, i) => `t${i}`)]);
+    expect(turnOffer(standing, long)).toEqual(new Set(["tools_find"]));
   });
 
-  test("a short narrowed list is offered whole, kept or not", () => {
-    expect(nextOffer(CORE, kept, kept.at, MIN_CACHED_TOKENS, false, "x", [], new Set(["echo_text"]), rank)).toBeNull();
+  test("a catalog line is what a description says first, cut at a word", () => {
+    expect(gloss("Read a text file, with line numbers. Large files come a page at a time.")).toBe("Read a text file");
+    expect(gloss("Run a shell command (bash -c) in a sandbox: the workspace is the working directory.")).toBe(
+      "Run a shell command",
+    );
+    expect(gloss("Read a note: its Markdown text.")).toBe("Read a note");
+    const long = gloss(`Do ${"very ".repeat(30)}much.`);
+    expect(long).toEndWith("very…");
+    expect(long.length).toBeLessThanOrEqual(41);
   });
 });
 

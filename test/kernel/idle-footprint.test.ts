@@ -14,7 +14,7 @@ const addons = (pid: number) =>
   new Set(readFileSync(`/proc/${pid}/maps`, "utf8").match(/\/tmp\/\.bun-[^\s]+\.(?:so|node)/g) ?? []);
 
 describe("the daemon's idle footprint", () => {
-  test("jieba is not loaded until a Chinese text comes; then a Chinese request is offered tools by Chinese examples", async () => {
+  test("jieba is not loaded until a Chinese text comes; then tools_find finds tools by their Chinese examples", async () => {
     using dir = tempDir();
     await using rig = await startAgentRig(dir.path, { plugin: false });
     await rig.daemon.waitFor(/msg="first turn prepared"/);
@@ -23,13 +23,12 @@ describe("the daemon's idle footprint", () => {
     await rig.chat("hello there", { conv: "en" });
     expect(addons(rig.daemon.proc.pid)).toEqual(before);
 
-    rig.llm.script([{ text: "好的" }]);
+    rig.llm.script([{ toolCalls: [{ name: "tools_find", arguments: { query: "网页截图" } }] }, { text: "好的" }]);
     await rig.chat("网页截图", { conv: "zh" });
     // jieba's addon, and only it, came with the Chinese text.
     expect(addons(rig.daemon.proc.pid).size).toBe(before.size + 1);
-    const offered = (rig.llm.requests.at(-1)?.body.tools ?? []) as { function: { name: string } }[];
-    const tools = offered.map((t) => t.function.name);
+    const sent = (rig.llm.requests.at(-1)?.body.messages ?? []) as { role: string; content: string }[];
     // "网页截图" is one of browser_screenshot's examples: nothing else in its spec is Chinese.
-    expect(tools).toContain("browser_screenshot");
+    expect(sent.findLast((m) => m.role === "tool")?.content).toContain("- browser_screenshot: ");
   }, 60_000);
 });

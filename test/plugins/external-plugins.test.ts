@@ -43,11 +43,6 @@ function toolResultsSent(rig: AgentRig): string[] {
   return messages.filter((m) => m.role === "tool").map((m) => JSON.stringify(m.content));
 }
 
-function offeredTools(rig: AgentRig, index: number): string[] {
-  const req = rig.llm.requests[index];
-  return ((req?.body.tools as { function: { name: string } }[] | undefined) ?? []).map((t) => t.function.name);
-}
-
 function environOf(pid: number): Record<string, string> {
   const out: Record<string, string> = {};
   for (const entry of readFileSync(`/proc/${pid}/environ`, "utf8").split("\0")) {
@@ -87,7 +82,8 @@ describe("homed plugin new", () => {
     expect(first.exitCode).toBe(0);
     expect(first.stderr).not.toContain("? allow");
     expect(first.stdout).toContain("greeted");
-    expect(offeredTools(rig, 0)).toContain("demo_hello");
+    // Named, with what it does, among the tools the model can call by name (the system prompt).
+    expect(JSON.stringify(rig.llm.requests[0]?.body.messages)).toContain("\\ndemo_hello: ");
     expect(toolResultsSent(rig).join("\n")).toContain("Hello, Ada! homed has sent 0 answers since demo started.");
     // The after_output handler counted the first answer; the tool says so on the next call.
     const second = await rig.chat("say hello to Grace");
