@@ -11,8 +11,10 @@
  *     `skill_file` while there is a skill to load;
  *   - every other tool the turn may use is named, with a line of what it does, at the end of the
  *     system prompt (toolCatalog, sorted by name; a tool's description may hold no more than
- *     OpenAI's 1,024 characters); tools_find gives its schema; a call by its name runs as if it
- *     had been offered (src/agent/tool-executor.ts asks the same of it).
+ *     OpenAI's 1,024 characters), within CATALOG_SHARE of the model's window (a small window
+ *     gets the names alone, or only how many there are); tools_find gives a tool's schema; a
+ *     call by its name runs as if it had been offered (src/agent/tool-executor.ts asks the same
+ *     of it).
  * The block changes when a tool is installed or removed, or when the habits move (at most once
  * a day). Nothing a turn adds goes into it: what tools_find returns and the memory note travel
  * in the messages, after the cached prefix.
@@ -21,6 +23,7 @@
  * (src/agent/turn-steps.ts callModel).
  */
 import type { ToolSpec } from "../llm/types.ts";
+import { estimateTokens } from "../memory/tokens.ts";
 import type { RegisteredTool } from "./tools.ts";
 import { SKILL, SKILL_FILE_TOOL } from "./skill-tools.ts";
 
@@ -96,10 +99,23 @@ export function gloss(description: string): string {
   return `${(space > GLOSS_CHARS / 2 ? cut.slice(0, space) : cut).replace(/[,;:]$/, "")}…`;
 }
 
-/** The tools a call does not carry, one line each (`name: what it does`), sorted by name; "" for none. */
-export function toolCatalog(specs: readonly ToolSpec[]): string {
-  return [...specs]
-    .sort((a, b) => a.name.localeCompare(b.name))
-    .map((t) => `${t.name}: ${gloss(t.description)}`)
-    .join("\n");
+/**
+ * The share of the model's window the catalog may take: a small model's few thousand tokens are
+ * the conversation's before they are the tools'.
+ */
+export const CATALOG_SHARE = 0.08;
+
+/**
+ * The tools a call does not carry, as the system prompt names them, within `budgetTokens`: one
+ * line each (`name: what it does`), sorted by name; where that does not fit, their names alone;
+ * where neither fits, how many there are (tools_find lists them). "" for none.
+ */
+export function toolCatalog(specs: readonly ToolSpec[], budgetTokens = Number.POSITIVE_INFINITY): string {
+  if (specs.length === 0) return "";
+  const sorted = [...specs].sort((a, b) => a.name.localeCompare(b.name));
+  const lines = sorted.map((t) => `${t.name}: ${gloss(t.description)}`).join("\n");
+  if (estimateTokens(lines) <= budgetTokens) return lines;
+  const names = sorted.map((t) => t.name).join(", ");
+  if (estimateTokens(names) <= budgetTokens) return names;
+  return `${sorted.length} more; ask tools_find for the one you need.`;
 }

@@ -12,7 +12,7 @@ import type { TextMark } from "../memory/turn-log.ts";
 import { estimateTokens } from "../memory/tokens.ts";
 import { attachmentChunkEvents } from "../memory/attachment-chunks.ts";
 import { type FoldStep, foldStage, runStage } from "./stages.ts";
-import { offeredSpecs, toolCatalog } from "./tool-offer.ts";
+import { CATALOG_SHARE, offeredSpecs, toolCatalog } from "./tool-offer.ts";
 import { TOOLS_FIND } from "./tools-find.ts";
 import { SKILL, SKILL_FILE_TOOL } from "./skill-tools.ts";
 import { inputMessages, inputQuery, withImageData } from "./prompt-images.ts";
@@ -359,6 +359,7 @@ function uncarried(s: TurnScope): string {
     usable(s).filter(
       (t) => !carried.has(t.name) && !((t.name === SKILL || t.name === SKILL_FILE_TOOL) && skills === null),
     ),
+    s.cfg.contextWindow * CATALOG_SHARE,
   );
 }
 

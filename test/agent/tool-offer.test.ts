@@ -10,7 +10,7 @@ import { describe, expect, test } from "bun:test";
 import { tempDir } from "../harness/binary.ts";
 import { startAgentRig } from "../harness/agent-daemon.ts";
 import type { RecordedRequest } from "../harness/fake-llm.ts";
-import { coreTools, gloss, HABIT_TOOLS, standingOffer, turnOffer } from "../../src/agent/tool-offer.ts";
+import { coreTools, gloss, HABIT_TOOLS, standingOffer, toolCatalog, turnOffer } from "../../src/agent/tool-offer.ts";
 import type { RegisteredTool } from "../../src/agent/tools.ts";
 
 const offered = (r: RecordedRequest | undefined) =>
@@ -143,6 +143,20 @@ describe("what the standing offer is made of", () => {
     expect(turnOffer(standing, new Set(["echo_text"]))).toBeNull();
     const long = new Set(["tools_find", ...Array.from({ length: 20 }, (_, i) => `t${i}`)]);
     expect(turnOffer(standing, long)).toEqual(new Set(["tools_find"]));
+  });
+
+  test("the catalog fits the share of the window it is given: lines, else names, else how many", () => {
+    const specs = ["shell_run", "notes_list", "files_write"].map((name) => ({
+      name,
+      description: `Does what ${name} does. More words follow.`,
+      parameters: {},
+    }));
+    expect(toolCatalog(specs)).toBe(
+      "files_write: Does what files_write does\nnotes_list: Does what notes_list does\nshell_run: Does what shell_run does",
+    );
+    expect(toolCatalog(specs, 12)).toBe("files_write, notes_list, shell_run");
+    expect(toolCatalog(specs, 4)).toBe("3 more; ask tools_find for the one you need.");
+    expect(toolCatalog([], 4)).toBe("");
   });
 
   test("a catalog line is what a description says first, cut at a word", () => {

@@ -72,14 +72,8 @@ describe("mcp plugin", () => {
       { untrusted: 1, mark: "everything_echo" },
       { untrusted: 1, mark: "everything_get-sum" },
     ]);
-    const tools = (
-      rig.llm.requests[0]!.body as {
-        tools: { function: { name: string; parameters: { properties?: Record<string, unknown> } } }[];
-      }
-    ).tools;
-    expect(
-      Object.keys(tools.find((t) => t.function.name === "everything_echo")!.function.parameters.properties ?? {}),
-    ).toEqual(["message"]);
+    // Named to the model among the tools it can call by name (the system prompt).
+    expect(JSON.stringify(rig.llm.requests[0]?.body.messages)).toContain("\\neverything_echo: ");
 
     // A bad call is the model's to correct, checked by the kernel against the server's schema.
     rig.llm.script([{ toolCalls: [{ name: "everything_get-sum", arguments: { a: "two" } }] }, { text: "ok" }]);
@@ -87,6 +81,13 @@ describe("mcp plugin", () => {
     expect(
       (rig.llm.requests[3]!.body as { messages: { role: string; content: string }[] }).messages.at(-1)!.content,
     ).toContain("invalid arguments");
+
+    // tools_find gives the server's own schema for the tool.
+    rig.llm.script([{ toolCalls: [{ name: "tools_find", arguments: { query: "everything_echo" } }] }, { text: "ok" }]);
+    await rig.chat("how do I echo?");
+    const found = (rig.llm.requests.at(-1)!.body as { messages: { role: string; content: string }[] }).messages.at(-1)!;
+    expect(found.content).toContain("- everything_echo: ");
+    expect(found.content).toMatch(/arguments: \{[^\n]*"message"/);
 
     const pid = Number(readFileSync(pidFile, "utf8").trim());
     process.kill(pid, "SIGKILL");
