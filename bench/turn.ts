@@ -41,7 +41,10 @@ export async function turnRun(history: number, turns: number, warmup = WARMUP_TU
     model,
     web: false,
     bin: bin ? [bin] : undefined,
-    // stages/register is a kernel.agent method: an external plugin declares it.
+    // stages/register is a kernel.agent method: an external plugin declares it. It is a file of
+    // this repository, outside any room, so it runs unconfined (what the room costs at start is
+    // bench/external-plugins.ts's figure; a frame costs the same in or out of it).
+    env: { HOMED_PLUGINS_SANDBOX: "none" },
     plugins: {
       stages: { requires: ["kernel.agent"], exec: process.execPath, args: [join(ROOT, "bench/plugins/stages.ts")] },
     },
