@@ -85,11 +85,11 @@ export const GOALS: Record<string, Goal> = {
   "blocks.property_violations": { goal: "= 0", source: "issue 15" },
 
   // Cost per turn
-  "cost.request_bytes_plain": { goal: "≤ 6,000 B", source: "issue 44 (12,000 in issue 30)" },
+  "cost.request_bytes_plain": { goal: "≤ 6,000 B", source: "issue 44; 12,000 in issue 30" },
   "cost.tools_offered_plain": { goal: "≤ 12", source: "issue 30" },
   "cost.prefix_reuse_pct": { goal: "≥ 85 %", source: "issue 30" },
   "cost.cached_tokens_reported": { goal: "= cost.cached_tokens_provider", source: "issue 30" },
-  "cost.tools_reach": { goal: "= cost.tools_needed", source: "issue 44 (9 of 9)" },
+  "cost.tools_reach": { goal: "= cost.tools_needed", source: "issue 44" },
   "cost.prefix_kept_pct": { goal: "≥ 99 %", source: "issue 44" },
   "cost.uncached_bytes": { goal: "≤ 20,000 B", source: "issue 44" },
 
