@@ -69,7 +69,7 @@ function realTurns(n: number, skip: number): ScriptedTurn[] {
 }
 
 /** Length of the longest common prefix of two strings. */
-function commonPrefix(a: string, b: string): number {
+export function commonPrefix(a: string, b: string): number {
   const n = Math.min(a.length, b.length);
   let i = 0;
   while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;

@@ -16,6 +16,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startAgentRig } from "../test/harness/agent-daemon.ts";
+import { commonPrefix } from "./cost.ts";
 import { report } from "./report.ts";
 
 interface Prompt {
@@ -71,14 +72,6 @@ function prompts(): Prompt[] {
     { said: "Which of those is quickest?" },
     { said: "Thanks for everything, good night." },
   ];
-}
-
-/** Length of the longest common prefix of two strings. */
-function commonPrefix(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  let i = 0;
-  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
-  return i;
 }
 
 /** What the 21-prompt conversation cost and reached. */
