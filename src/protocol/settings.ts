@@ -98,16 +98,21 @@ export type SettingsPatch = v.InferOutput<typeof SettingsPatch>;
 
 const Source = v.picklist(["settings.json", "config.toml", "default"]);
 
+/** What a control's schema bounds (settingForm's integer, min, max and choices), on every kind of field the page shows. */
+const FormBounds = {
+  integer: v.optional(v.boolean()),
+  min: v.optional(v.number()),
+  max: v.optional(v.number()),
+  choices: v.optional(v.array(v.union([v.string(), v.number()]))),
+};
+
 /** One field of a plugin's section as the page shows it: the control (settingForm) and the values. */
 export const PluginSettingView = v.object({
   key: v.string(),
   /** The field's doc (fieldDoc). */
   doc: v.string(),
   kind: v.picklist(SETTING_KINDS),
-  integer: v.optional(v.boolean()),
-  min: v.optional(v.number()),
-  max: v.optional(v.number()),
-  choices: v.optional(v.array(v.union([v.string(), v.number()]))),
+  ...FormBounds,
   /** What config.toml and settings.json say now. */
   value: PluginValue,
   /** The value in force, when it is not `value` yet (the change waits for a restart). */
@@ -124,10 +129,7 @@ export const PageFieldView = v.object({
   label: v.string(),
   heading: v.string(),
   kind: v.picklist(SETTING_KINDS),
-  integer: v.optional(v.boolean()),
-  min: v.optional(v.number()),
-  max: v.optional(v.number()),
-  choices: v.optional(v.array(v.union([v.string(), v.number()]))),
+  ...FormBounds,
   /** What the files say now: a list is every field's items, once each (config.toml may give them different ones). */
   value: PluginValue,
   source: Source,
@@ -141,10 +143,7 @@ export const ItemFieldView = v.object({
   key: v.string(),
   doc: v.string(),
   kind: v.picklist(ITEM_KINDS),
-  integer: v.optional(v.boolean()),
-  min: v.optional(v.number()),
-  max: v.optional(v.number()),
-  choices: v.optional(v.array(v.union([v.string(), v.number()]))),
+  ...FormBounds,
   /** An item must give it (no default). */
   required: v.boolean(),
   default: v.optional(ItemValue),
