@@ -20,13 +20,13 @@ import { startFakeModel } from "../fake-model.ts";
 import { mulberry32 } from "../../test/harness/prng.ts";
 import type { PersonCase, PersonKind } from "./cases-dev.ts";
 
-type Lang = "en" | "zh";
+export type Lang = "en" | "zh";
 export type Channel = "cli" | "web" | "v1";
 const CHANNELS: Channel[] = ["cli", "web", "v1"];
 /** Everyday turns told after the last fact, before the first question. */
 const TAIL_FILLERS = 30;
 
-const REPLIES: Record<Lang, { fact: string[]; filler: string[]; question: string[] }> = {
+export const REPLIES: Record<Lang, { fact: string[]; filler: string[]; question: string[] }> = {
   en: {
     fact: ["ok, noted.", "Got it.", "Thanks for telling me."],
     filler: ["Sure, here is a thought on that.", "Happy to help with that.", "That sounds reasonable to me."],
@@ -88,13 +88,47 @@ function requestText(body: string): { text: string; noteLines: string[] } {
 /** A turn's words are in the request: its first 40 characters (a quote may be cut at its end). */
 const appears = (text: string, turn: string): boolean => text.includes(turn.slice(0, 40));
 
-function shuffled<T>(xs: readonly T[], rand: () => number): T[] {
+export function shuffled<T>(xs: readonly T[], rand: () => number): T[] {
   const out = [...xs];
   for (let i = out.length - 1; i > 0; i--) {
     const j = Math.floor(rand() * (i + 1));
     [out[i], out[j]] = [out[j] as T, out[i] as T];
   }
   return out;
+}
+
+/**
+ * What the person tells before the questions, in order, each turn with its conversation and the
+ * scripted reply: the facts (an update's older half early, its newer half late) among the first
+ * everyday turns, then the rest of the everyday turns, so every fact has TAIL_FILLERS turns after
+ * it; told across eight conversations, a few turns at a time, as days of chatting are.
+ */
+export function tellingOrder(
+  lang: Lang,
+  cases: readonly PersonCase[],
+  fillers: readonly string[],
+  rand: () => number,
+): (Told & { conv: string })[] {
+  const r = REPLIES[lang];
+  const pick = (xs: string[]) => xs[Math.floor(rand() * xs.length)] as string;
+  const head = fillers.slice(0, Math.max(0, fillers.length - TAIL_FILLERS));
+  const tail = fillers.slice(head.length);
+  const early: Told[] = [];
+  const late: Told[] = [];
+  for (const c of cases) {
+    if (c.kind === "update") {
+      early.push({ text: c.told[0] as string, reply: pick(r.fact) });
+      late.push({ text: c.told[1] as string, reply: pick(r.fact) });
+    } else for (const t of c.told) early.push({ text: t, reply: pick(r.fact) });
+  }
+  const filler = (text: string): Told => ({ text, reply: pick(r.filler) });
+  const half = Math.floor(head.length / 2);
+  const order = [
+    ...shuffled([...early, ...head.slice(0, half).map(filler)], rand),
+    ...shuffled([...late, ...head.slice(half).map(filler)], rand),
+    ...tail.map(filler),
+  ];
+  return order.map((t, i) => ({ ...t, conv: `talk-${lang}-${Math.floor(i / 4) % 8}` }));
 }
 
 /** Run one language's cases through a fresh daemon; outcomes in the order asked. */
@@ -112,31 +146,10 @@ export async function runPersonLanguage(
     const client = await daemon.connect();
     const r = REPLIES[lang];
     const pick = (xs: string[]) => xs[Math.floor(rand() * xs.length)] as string;
-    // Facts (an update's older half early, its newer half late) among the first everyday turns,
-    // then the rest of the everyday turns, so every fact has TAIL_FILLERS turns after it.
-    const head = fillers.slice(0, Math.max(0, fillers.length - TAIL_FILLERS));
-    const tail = fillers.slice(head.length);
-    const early: Told[] = [];
-    const late: Told[] = [];
-    for (const c of cases) {
-      if (c.kind === "update") {
-        early.push({ text: c.told[0] as string, reply: pick(r.fact) });
-        late.push({ text: c.told[1] as string, reply: pick(r.fact) });
-      } else for (const t of c.told) early.push({ text: t, reply: pick(r.fact) });
-    }
-    const filler = (text: string): Told => ({ text, reply: pick(r.filler) });
-    const half = Math.floor(head.length / 2);
-    const order = [
-      ...shuffled([...early, ...head.slice(0, half).map(filler)], rand),
-      ...shuffled([...late, ...head.slice(half).map(filler)], rand),
-      ...tail.map(filler),
-    ];
-    // Told across eight conversations, a few turns at a time, as days of chatting are.
     const said: string[] = [];
-    for (let i = 0; i < order.length; i++) {
-      const t = order[i] as Told;
+    for (const t of tellingOrder(lang, cases, fillers, rand)) {
       reply = t.reply;
-      await client.peer.request("chat.send", { conv: `talk-${lang}-${Math.floor(i / 4) % 8}`, text: t.text });
+      await client.peer.request("chat.send", { conv: t.conv, text: t.text });
       said.push(t.text);
     }
     const web = daemon.webUrl().replace(/\/?$/, "/");

@@ -13,7 +13,8 @@ import { type FoundEvent, formatTime, type MemorySearch, sourceOf } from "./memo
 import type { RecallScope } from "./recall-scope.ts";
 import { cutToTokens, estimateTokens } from "./tokens.ts";
 import type { TextMark } from "./turn-log.ts";
-import { onlyAsks, tellsNothing } from "./past-askings.ts";
+import { asks, onlyAsks, tellsNothing } from "./past-askings.ts";
+import type { Coverage } from "./coverage.ts";
 
 /**
  * A quoted event's own words say at least this share of what the question asks
@@ -21,20 +22,70 @@ import { onlyAsks, tellsNothing } from "./past-askings.ts";
  * nowhere) would be answered with turns that only share its other words.
  */
 export const CROSS_RECALL_MIN_COVERAGE = 0.55;
-/** What a quote's head says when a later quote tells of the same (a fact that may have been updated). */
+/** What a quote's head says when a later quote is the newer word on the same thing (a fact that was updated). */
 export const EARLIER = "earlier than a line below on the same";
 
 /**
- * Whether a later quote of the same speaker says something of at least half the words of the
- * question that quote `i` does (quotes oldest first): "I ride the tram to work" then "now I ride
- * my bike to work" are two words on one thing, and the model should know which is the newer.
+ * A later turn of the same speaker that tells of a change (CHANGES) and says at least this share
+ * of what an earlier turn said (by the earlier turn's own words and weights,
+ * src/memory/coverage.ts) is the newer word on the same thing: "I take the 7:40 bus to work", then
+ * "I don't take the bus to work anymore; I cycle". What changed is seldom said twice (the 7:40),
+ * so the share is low; the change is what tells it from another turn that shares words by chance
+ * ("I take levothyroxine every morning").
  */
-function superseded(quotes: readonly (FoundEvent & { said: readonly string[] })[], i: number): boolean {
-  const q = quotes[i] as FoundEvent & { said: readonly string[] };
-  if (q.said.length === 0) return false;
-  return quotes
-    .slice(i + 1)
-    .some((later) => later.role === q.role && 2 * q.said.filter((w) => later.said.includes(w)).length >= q.said.length);
+export const LATER_WORD_MIN_COVERAGE = 0.25;
+/** Candidates looked at for each quoted statement's later word. */
+const LATER_CANDIDATES = 10;
+/**
+ * Words that tell of a change: no longer, switched, moved, from now on; 现在, 换成, 搬到, 不再, 改.
+ * A closed class in either language, not a topic.
+ */
+const CHANGES =
+  /\b(?:now|anymore|any more|no longer|no more|from now on|as of|starting|these days|new|switched|switch|changed|change|moved|move|replaced|instead|upgraded|quit|stopped|left|started|bumped|went up|went down|raised|lowered|sold)\b|现在|如今|目前|不再|不.{0,6}了|换|改|搬|调到|调整|变成|变了|离职|辞职|跳槽|卖了|涨|降|升|新的|从.{1,12}到/iu;
+
+/** Whether `later` is the same speaker's newer word on what `earlier` said (`cover`: what `earlier` says, read once). */
+function saysAgain(earlier: FoundEvent, later: FoundEvent, cover: (text: string) => Coverage): boolean {
+  return (
+    later.id > earlier.id &&
+    later.role === earlier.role &&
+    !asks(later.text) &&
+    CHANGES.test(later.text) &&
+    cover(later.text).share >= LATER_WORD_MIN_COVERAGE
+  );
+}
+
+/**
+ * The newer word on what a quoted statement of the person's says, when they said one later: "We
+ * rent an apartment in Wangjing" is quoted for "Where do I live now?", and "we moved from Wangjing
+ * to Tongzhou" comes with it, though it says nothing of living. One search for all the quoted
+ * statements together (each search costs as much as the note's own); the newest later word of
+ * each is quoted once.
+ */
+function laterWords(
+  search: MemorySearch,
+  req: CrossRecallRequest,
+  quotes: readonly FoundEvent[],
+  known: ReadonlySet<string>,
+  coverOf: (q: FoundEvent) => (text: string) => Coverage,
+): FoundEvent[] {
+  const statements = quotes.filter((q) => q.role === "user" && !asks(q.text));
+  if (statements.length === 0) return [];
+  const taken = new Set(quotes.map((q) => q.id));
+  const found = search.find(req.scope, statements.map((q) => q.text).join("\n"), LATER_CANDIDATES * statements.length, {
+    excludeTurn: req.turn,
+    accept: req.includeOwn ? undefined : (conv) => conv !== req.conv,
+  });
+  const out: FoundEvent[] = [];
+  for (const q of statements) {
+    let newest: FoundEvent | null = null;
+    for (const f of found)
+      if (!taken.has(f.id) && !known.has(f.text) && f.id > (newest?.id ?? 0) && saysAgain(q, f, coverOf(q))) newest = f;
+    if (newest) {
+      taken.add(newest.id);
+      out.push(newest);
+    }
+  }
+  return out;
 }
 
 /** Events quoted at most. */
@@ -88,7 +139,7 @@ export function crossRecallNote(
   if (room < 32) return null;
   const known = req.known ?? new Set<string>();
   // Asked for more, so up to MAX_QUOTES remain when some are known already, said twice or do not cover the question.
-  const kept = new Map<string, FoundEvent & { said: readonly string[] }>();
+  const kept = new Map<string, FoundEvent>();
   const found = search.find(req.scope, req.input, CANDIDATES + Math.min(known.size, MAX_QUOTES), {
     excludeTurn: req.turn,
     accept: req.includeOwn ? undefined : (conv) => conv !== req.conv,
@@ -105,23 +156,32 @@ export function crossRecallNote(
     const key = `${f.role}\u0000${f.text.trim()}`;
     const same = kept.get(key);
     if (same) {
-      if (f.ts < same.ts) kept.set(key, { ...f, score: same.score, said: same.said });
+      if (f.ts < same.ts) kept.set(key, { ...f, score: same.score });
       continue;
     }
     // Only the first MAX_QUOTES are quoted: a new one past them needs no weighing.
     if (kept.size >= MAX_QUOTES) continue;
     // Nor a turn whose own words say too little of the question.
-    const c = cover(f.text);
-    if (c.share >= CROSS_RECALL_MIN_COVERAGE) kept.set(key, { ...f, said: c.said });
+    if (cover(f.text).share >= CROSS_RECALL_MIN_COVERAGE) kept.set(key, f);
   }
-  const quotes = [...kept.values()].slice(0, MAX_QUOTES).sort((a, b) => a.ts - b.ts || a.id - b.id);
+  const chosen = [...kept.values()].slice(0, MAX_QUOTES);
+  const covers = new Map<number, (text: string) => Coverage>();
+  const coverOf = (q: FoundEvent) => {
+    const c = covers.get(q.id) ?? search.coverage(req.scope, q.text);
+    covers.set(q.id, c);
+    return c;
+  };
+  const quotes = [...chosen, ...laterWords(search, req, chosen, known, coverOf)].sort(
+    (a, b) => a.ts - b.ts || a.id - b.id,
+  );
   const lines: string[] = [];
   const quoted: number[] = [];
   let best = 0;
   let mark: TextMark | null = null;
   for (const [i, f] of quotes.entries()) {
     const where = f.conv === req.conv ? "this conversation" : sourceOf(f);
-    const head = `- [${formatTime(f.ts)} · ${where}${superseded(quotes, i) ? ` · ${EARLIER}` : ""}] ${f.role}: `;
+    const earlier = quotes.slice(i + 1).some((later) => saysAgain(f, later, coverOf(f)));
+    const head = `- [${formatTime(f.ts)} · ${where}${earlier ? ` · ${EARLIER}` : ""}] ${f.role}: `;
     const left = Math.min(QUOTE_TOKENS, room - estimateTokens(head) - 2);
     if (left < 8) continue;
     const text = cutToTokens(f.text, left);

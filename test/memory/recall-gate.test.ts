@@ -105,6 +105,50 @@ describe("the recall note's gate", () => {
     store.close();
   });
 
+  for (const c of [
+    {
+      lang: "en" as const,
+      older: "We rent a flat on Calloway Street, third floor.",
+      newer: "Big news: we moved out of the Calloway Street flat and bought a house in Elmwood.",
+      unrelated: "Calloway Street has a great bakery on the corner.",
+      asked: "Which flat do I rent?",
+    },
+    {
+      lang: "zh" as const,
+      older: "我们家现在租的房子在朝阳区望京。",
+      newer: "我们搬家啦，从望京搬到了通州梨园，这回是自己买的。",
+      unrelated: "望京那边的烤鸭店挺好吃的。",
+      asked: "我租的房子在哪儿？",
+    },
+  ])
+    test(`${c.lang}: a quoted fact brings the person's later word on it, though that shares no word of the question; a later turn that only shares words does not`, () => {
+      using dir = tempDir();
+      const { store, say, note } = rig(dir.path);
+      say("a", c.older, "ok, noted.");
+      for (const [i, t] of EVERYDAY[c.lang].entries()) say(`day-${i % 3}`, t, "ok");
+      say("b", c.unrelated, "ok");
+      say("c", c.newer, "ok");
+      const lines = (note("d", c.asked) ?? "").split("\n");
+      const older = lines.find((l) => l.includes(c.older));
+      const newer = lines.find((l) => l.includes(c.newer));
+      expect(older).toContain(EARLIER);
+      expect(newer).toBeDefined();
+      expect(newer).not.toContain(EARLIER);
+      expect(lines.some((l) => l.includes(c.unrelated))).toBe(false);
+      store.close();
+    });
+
+  test("a later turn that shares words with a quote but tells of no change does not mark it earlier", () => {
+    using dir = tempDir();
+    const { store, say, note } = rig(dir.path);
+    say("a", "My dentist is Dr. Halvorsen on Birch Lane.", "ok, noted.");
+    for (const [i, t] of EVERYDAY.en.entries()) say(`day-${i % 3}`, t, "ok");
+    say("b", "Dr. Halvorsen on Birch Lane says my dentist visits should be twice a year.", "ok");
+    const quoted = note("c", "Who is my dentist?") ?? "";
+    expect(quoted).toContain("My dentist is Dr. Halvorsen");
+    expect(quoted).not.toContain(EARLIER);
+    store.close();
+  });
   test("coverage: the question's words weigh by how rare they are; the answer's kind counts only when said", () => {
     const tk = new Tokenizer();
     const each = (t: string) =>
