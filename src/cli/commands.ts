@@ -49,6 +49,8 @@ export interface Subcommand {
   name: string;
   summary: string;
   flags: FlagSpec[];
+  /** The arguments after the flags, for the usage text (`DEST`). */
+  args?: string;
   /** Flags may follow the arguments (`homed chat hello -conv x`); otherwise they end at the first. */
   flagsAnywhere?: boolean;
   run(values: Record<string, string | boolean>, rest: string[]): Promise<number>;
@@ -458,6 +460,54 @@ export const plugin: Subcommand = {
   },
 };
 
+export const backup: Subcommand = {
+  name: "backup",
+  summary:
+    "copy the whole data folder to DEST (a new or empty folder) while the daemon runs, and check the copy; secrets, logs and models only when asked",
+  args: "DEST",
+  flags: [
+    DATA_FLAG,
+    {
+      name: "secrets",
+      kind: "bool",
+      usage: "backup: take secrets.json (API keys), web-token and the browser profile too",
+    },
+    { name: "models", kind: "bool", usage: "backup: take DATA/models (embedding models) too" },
+    { name: "logs", kind: "bool", usage: "backup: take DATA/logs too" },
+    JSON_FLAG,
+  ],
+  flagsAnywhere: true,
+  async run(values, rest) {
+    const dest = rest[0];
+    if (!dest || rest.length > 1) throw new HomedError("usage", "backup takes one destination folder");
+    const { runBackup } = await import("./backup.ts");
+    return await runBackup(resolveDataDir(values), dest, {
+      secrets: values.secrets === true,
+      models: values.models === true,
+      logs: values.logs === true,
+      json: values.json === true,
+    });
+  },
+};
+
+export const restore: Subcommand = {
+  name: "restore",
+  summary: "check a backup, then copy it into the data folder, which must be empty (-check: only check it)",
+  args: "SRC",
+  flags: [
+    DATA_FLAG,
+    { name: "check", kind: "bool", usage: "restore: only check the backup, write nothing" },
+    JSON_FLAG,
+  ],
+  flagsAnywhere: true,
+  async run(values, rest) {
+    const src = rest[0];
+    if (!src || rest.length > 1) throw new HomedError("usage", "restore takes one backup folder");
+    const { runRestore } = await import("./backup.ts");
+    return await runRestore(resolveDataDir(values), src, { check: values.check === true, json: values.json === true });
+  },
+};
+
 export const SUBCOMMANDS: readonly Subcommand[] = [
   initconfig,
   status,
@@ -466,6 +516,8 @@ export const SUBCOMMANDS: readonly Subcommand[] = [
   acp,
   provider,
   importHistory,
+  backup,
+  restore,
   recall,
   models,
   tools,
@@ -487,7 +539,7 @@ export function usage(): string {
     `  homed ${synopsis(runDaemon)}`,
     `      ${runDaemon.summary}`,
     ...visible.flatMap((c) => [
-      `  homed ${c.name}${c.flags.length ? ` ${synopsis(c)}` : ""}${c === chat ? ' ["message"]' : c === pluginRestart ? " NAME" : c === importHistory ? " FILE" : c === plugin ? " new|add|remove NAME|DIR" : c === skills ? " COMMAND [NAME|DIR|GIT-URL]" : ""}`,
+      `  homed ${c.name}${c.flags.length ? ` ${synopsis(c)}` : ""}${c.args ? ` ${c.args}` : c === chat ? ' ["message"]' : c === pluginRestart ? " NAME" : c === importHistory ? " FILE" : c === plugin ? " new|add|remove NAME|DIR" : c === skills ? " COMMAND [NAME|DIR|GIT-URL]" : ""}`,
       `      ${c.summary}`,
     ]),
     "",

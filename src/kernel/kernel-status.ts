@@ -5,6 +5,7 @@ import type { StatusResult } from "../protocol/control.ts";
 import { declaresOutput, outputIsOwn } from "../protocol/agent.ts";
 import type { Store } from "../store/store.ts";
 import { VERSION } from "../version.ts";
+import { lastBackup } from "./backup.ts";
 import { channelStatus, type ControlClients } from "./channel-status.ts";
 import type { Config } from "./config/config.ts";
 import { type SettingsSection, valueAt } from "./config/sections.ts";
@@ -80,6 +81,7 @@ export function kernelStatus(k: StatusSources): StatusResult {
       off: channelsOff(k.config, k.sections),
     }),
     usage: k.store.totalUsage(),
+    backup: lastBackup(k.paths.dir) ?? undefined,
   };
 }
 

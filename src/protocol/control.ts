@@ -38,6 +38,19 @@ export type ChannelStatus = v.InferOutput<typeof ChannelStatus>;
 export const ClientHelloParams = v.strictObject({ client: v.picklist(["chat", "waiter", "acp"]) });
 export type ControlClientKind = v.InferOutput<typeof ClientHelloParams>["client"];
 
+/** A backup's outcome as `homed status` and the UI show it (src/kernel/backup.ts writes it). */
+export const BackupStateView = v.object({
+  /** When it started, epoch ms. */
+  at: v.number(),
+  ok: v.boolean(),
+  dest: v.string(),
+  bytes: v.optional(v.number()),
+  events: v.optional(v.number()),
+  seconds: v.optional(v.number()),
+  error: v.optional(v.string()),
+});
+export type BackupStateView = v.InferOutput<typeof BackupStateView>;
+
 export const StatusResult = v.object({
   version: v.string(),
   pid: v.number(),
@@ -90,6 +103,8 @@ export const StatusResult = v.object({
   usage: v.optional(
     v.object({ turns: v.number(), inputTokens: v.number(), outputTokens: v.number(), cachedInputTokens: v.number() }),
   ),
+  /** The last backup of this data dir (`homed backup`, or a scheduled one); absent when none was taken. */
+  backup: v.optional(BackupStateView),
 });
 export type StatusResult = v.InferOutput<typeof StatusResult>;
 

@@ -81,6 +81,15 @@ export const PluginManifest = v.strictObject({
    * channels (the `channel.<name>` it provides) and records the pictures. Built-in plugins only.
    */
   image_tags: v.optional(v.boolean(), false),
+  /**
+   * Files or folders of the data folder where the plugin keeps secrets (a browser profile with its
+   * cookies, a session): `homed backup` leaves them out unless asked (`-secrets`). Built-in
+   * plugins only.
+   */
+  secret_data: v.optional(
+    v.array(v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9._-]*$/, "must be one name at the top of the data folder"))),
+    [],
+  ),
   /** Arguments after the executable (`exec`) or the entry file (`main`). */
   args: v.optional(v.array(v.string()), []),
 });

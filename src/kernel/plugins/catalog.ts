@@ -49,6 +49,11 @@ export function imageTagChannels(): string[] {
   );
 }
 
+/** What built-in plugins keep secrets in (manifest `secret_data`): names at the top of the data folder. */
+export function secretDataNames(): string[] {
+  return BUILTIN_PLUGINS.flatMap((m) => m.secret_data);
+}
+
 /**
  * A `main` plugin runs on the Bun runtime this binary carries: the compiled homed behaves as
  * `bun` when BUN_BE_BUN=1 is in its environment (under `bun run src/main.ts` the executable is
