@@ -1,5 +1,6 @@
 /** The human form of a daemon's status, shared by `homed status` and `waiter status`. */
-import type { BackupStateView, ChannelStatus, StatusResult } from "../protocol/control.ts";
+import type { ChannelStatus, StatusResult } from "../protocol/control.ts";
+import { formatBackup, NO_BACKUP } from "../protocol/backup-state.ts";
 import type { PluginInfo } from "../protocol/plugin.ts";
 import { formatUsage } from "../protocol/usage.ts";
 
@@ -19,14 +20,6 @@ export function formatBytes(n: number): string {
   return `${(n / 1024 / 1024 / 1024).toFixed(2)} GiB`;
 }
 
-/** The last backup on one line: when, where, and how it went. */
-export function formatBackup(b: BackupStateView): string {
-  const when = new Date(b.at).toISOString().replace("T", " ").slice(0, 16);
-  return b.ok
-    ? `last backup: ${when} UTC to ${b.dest}, ok (${b.events ?? "?"} events, ${formatBytes(b.bytes ?? 0)}, ${(b.seconds ?? 0).toFixed(1)} s)`
-    : `last backup: ${when} UTC to ${b.dest}, FAILED: ${b.error ?? "unknown error"}`;
-}
-
 export function formatStatus(st: StatusResult): string {
   return [
     `homed ${st.version} running (pid ${st.pid}, up ${formatDuration(st.uptimeMs)}, ${st.arch})`,
@@ -36,7 +29,7 @@ export function formatStatus(st: StatusResult): string {
     `  model    ${st.llm.configured ? `${st.llm.provider} ${st.llm.model} at ${st.llm.baseURL} (key ${st.llm.hasKey ? st.llm.keyHint : "none"})` : "not configured (homed provider, or the web UI)"}`,
     `  memory   ${st.memory.embedder ? `dense model ${st.memory.embedder} (${st.memory.vectorsMade} vectors made${st.memory.imageVectorsMade ? `, ${st.memory.imageVectorsMade} of images` : ""}${st.memory.audioVectorsMade ? `, ${st.memory.audioVectorsMade} of audio` : ""}, ${st.memory.pending} queued) + words and concepts` : "words and concepts (no dense model)"}${st.memory.l3 ? `; L3 ${st.memory.l3.current} current facts (${st.memory.l3.facts} in all), ${st.memory.l3.nodes} nodes` : ""}`,
     ...(st.usage ? [`  tokens   ${formatUsage(st.usage)}`] : []),
-    `  backup   ${st.backup ? formatBackup(st.backup) : "none yet (homed backup DEST, or [backup] in config.toml)"}`,
+    `  backup   ${st.backup ? formatBackup(st.backup, `${new Date(st.backup.at).toISOString().replace("T", " ").slice(0, 16)} UTC`) : NO_BACKUP}`,
     `  tools    ${formatTools(st.tools)}`,
     ...(st.skills ? [`  skills   ${formatSkillCounts(st.skills)}`] : []),
     `  stages   ${st.stages.length ? st.stages.map((h) => `${h.stage}:${h.plugin}`).join(", ") : "none"}`,

@@ -60,6 +60,7 @@ import { kernelScenes } from "./config/scenes.ts";
 import { Tokenizer } from "../embed/tokenizer.ts";
 import { processRss, processTreeRss } from "../shared/idle-trim.ts";
 import { RssWatchdog } from "./rss-watchdog.ts";
+import { BackupSchedule } from "./backup-schedule.ts";
 import { KernelL3 } from "./distill-runner.ts";
 import { SkillCatalog } from "../skills/skill-catalog.ts";
 import { mkdirSync } from "node:fs";
@@ -91,6 +92,8 @@ export class Kernel {
   private readonly webLogin = new WebLogin();
   readonly agent: Agent;
   private watchdog: RssWatchdog | null = null;
+  /** Scheduled backups ([backup]). */
+  private backups: BackupSchedule | null = null;
   /** DATA/blocks: tool-result images and images received on channels. */
   private readonly blocks: BlockStore;
   private readonly bulk = pluginBulk((plugin) => this.supervisor.process(plugin)?.link);
@@ -248,6 +251,12 @@ export class Kernel {
     kernel.watchdog = kernel.createWatchdog(opts.clock ?? realClock);
     kernel.watchdog.start();
     kernel.l3.start();
+    kernel.backups = new BackupSchedule({
+      dataDir: paths.dir,
+      config: () => kernel.config.backup,
+      log: log.with({ component: "backup" }),
+    });
+    kernel.backups.start();
     kernel.settled = Promise.all([
       config.memory.model ? kernel.loadDenseModel(config.memory.model) : undefined,
       kernel.prepareFirstTurn(),
@@ -524,6 +533,7 @@ export class Kernel {
     this.stopped = true;
     this.log.info("homed stopping", { reason });
     this.watchdog?.stop();
+    this.backups?.stop();
     this.l3.stop();
     await this.supervisor.stopAll();
     this.control?.stop();

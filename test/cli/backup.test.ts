@@ -59,7 +59,7 @@ test("a running daemon's folder is backed up, checked, restored into an empty fo
     expect(over.stderr).toContain("restore never overwrites one");
     // `homed status` tells of the last backup.
     const st = await run([HOMED, "status", "-data", data.path]);
-    expect(st.stdout).toMatch(/last backup: .*backup-1.*ok/);
+    expect(st.stdout).toMatch(/backup {3}last backup .* UTC to .*backup-1: ok \(\d+ events/);
   }
 
   const check = await run([HOMED, "restore", "-check", dest]);

@@ -172,6 +172,16 @@ export const KernelConfigSchema = v.strictObject({
     }),
     {},
   ),
+  /** Scheduled backups of the data folder (src/kernel/backup-schedule.ts); off until `dir` is set. */
+  backup: v.optional(
+    v.strictObject({
+      dir: v.optional(v.string("must be a folder path"), ""),
+      every_hours: v.optional(wholeNumber(1, 24 * 365), 24),
+      keep: v.optional(wholeNumber(1, 1000), 7),
+      secrets: v.optional(v.boolean("must be true or false"), false),
+    }),
+    {},
+  ),
 });
 
 /**

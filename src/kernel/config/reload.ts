@@ -2,7 +2,7 @@
  * What a configuration reload (SIGHUP, a Save in the web UI) changes without a restart.
  *
  * The kernel's own: [llm], [agent] but its tool timeout, [approval], [trust], memory's
- * recall_untrusted and [memory.scenes] half-life.
+ * recall_untrusted, [memory.scenes] half-life and [backup] (read when the next one is due).
  *
  * A plugin's section: what its settings' `reload` says (src/protocol/plugin-settings.ts).
  * `live`: the new section is in force at once and the running plugin is told (config/changed);
@@ -46,7 +46,8 @@ function kernelLive(p: string): boolean {
     (p.startsWith("agent.") && p !== "agent.tool_timeout_ms") ||
     p === "memory.recall_untrusted" ||
     p === "skills.paths" ||
-    p === "memory.scenes.half_life_days"
+    p === "memory.scenes.half_life_days" ||
+    p.startsWith("backup.")
   );
 }
 
@@ -70,6 +71,7 @@ export function applyLiveChanges(
   // The skills' folders are looked at on each turn: the next one sees the new list.
   c.skills.paths = next.skills.paths;
   c.memory.scenes.half_life_days = next.memory.scenes.half_life_days;
+  Object.assign(c.backup, next.backup);
 
   const claimed = new Set<string>(applied);
   for (const s of deps.sections) {

@@ -178,6 +178,17 @@ rss_check_ms = 10000
 # How long a write waits for a busy database (milliseconds) before it fails.
 busy_timeout_ms = 5000
 
+[backup]
+# Scheduled backups of the whole data folder, as \`homed backup\` makes them: every every_hours
+# into a new folder homed-YYYYMMDD-HHMMSS under dir, an absolute path outside the data folder
+# (~ for your home folder), keeping the newest keep there. Empty dir: none. secrets = true takes
+# secrets.json (API keys), web-token and the browser profile too. \`homed status\` shows the
+# last one; a reload (SIGHUP, Save in the web UI) applies changes.
+dir = ""
+every_hours = 24
+keep = 7
+secrets = false
+
 [tools.agent]
 # agent_spawn: how deep child agents may nest, and model calls per child.
 max_depth = 2
