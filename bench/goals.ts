@@ -70,6 +70,10 @@ export const GOALS: Record<string, Goal> = {
   "import.turns_s": { goal: "≥ 2,000 turns/s", source: "issue 29" },
   "import.recall_ok": { goal: "= 1", source: "issue 29" },
   "import.again_added": { goal: "= 0", source: "issue 29" },
+
+  // Backups taken while the daemon works (issue 45 sets no speed)
+  "backup.lost_turns": { goal: "= 0 turns", source: "issue 45" },
+  "backup.recall_same": { goal: "= 1", source: "issue 45" },
   // Issue 41 set these on a person set kept from the project; here they judge ours, which guides.
   "memory.person_hit_en": { goal: "≥ 80 %", source: "issue 41" },
   "memory.person_hit_zh": { goal: "≥ 80 %", source: "issue 41" },
