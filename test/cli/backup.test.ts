@@ -2,14 +2,17 @@
  * `homed backup` and `homed restore` (src/kernel/backup.ts) as a person runs them: a backup of a
  * data folder whose daemon is running, checked; secrets left out unless asked; a damaged copy
  * refused with what is wrong; a restore only into an empty folder, never over a live one; and the
- * restored folder's daemon recalls what was told before the backup, across conversations.
+ * restored folder's daemon recalls what was told before the backup, across conversations; a backup
+ * of an older schema is migrated by the daemon that starts on it.
  */
+import { Database } from "bun:sqlite";
 import { expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { HOMED, run, tempDir } from "../harness/binary.ts";
 import { startAgentRig } from "../harness/agent-daemon.ts";
+import { MIGRATIONS, SCHEMA_VERSION } from "../../src/store/migrations.ts";
 
 const sent = (body: Record<string, unknown>) => JSON.stringify(body.messages ?? []);
 
@@ -91,4 +94,41 @@ test("a running daemon's folder is backed up, checked, restored into an empty fo
   rig.llm.script([{ text: "I don't know." }]);
   expect((await rig.chat("What colour is my bicycle?", { conv: "later" })).exitCode).toBe(0);
   expect(sent(rig.llm.requests.at(-1)?.body ?? {})).toContain("red Gazelle");
+});
+
+test("a backup from an older homed (an older schema) restores, and the daemon migrates it when it starts", async () => {
+  using data = tempDir();
+  using out = tempDir();
+  using restored = tempDir();
+  // A data folder as the homed before the last migration left it, with a turn in it.
+  const db = new Database(join(data.path, "homed.db"), { create: true });
+  for (const m of MIGRATIONS.slice(0, -1)) {
+    db.exec(m.sql);
+    m.run?.(db, { imageTagChannels: [] });
+    db.exec(`PRAGMA user_version = ${m.version}`);
+  }
+  db.query("INSERT INTO events (ts, conv, kind, actor, untrusted, mark, body) VALUES (?, ?, ?, ?, 0, NULL, ?)").run(
+    Date.now(),
+    "old",
+    "user-message",
+    "user",
+    JSON.stringify({ turn: "t1", text: "The spare key is under the blue flowerpot." }),
+  );
+  db.close();
+  const older = SCHEMA_VERSION - 1;
+
+  const dest = join(out.path, "old");
+  expect((await run([HOMED, "backup", "-data", data.path, dest])).exitCode).toBe(0);
+  expect(JSON.parse(readFileSync(join(dest, "homed-backup.json"), "utf8")).schemaVersion).toBe(older);
+  const r = await run([HOMED, "restore", "-data", join(restored.path, "home"), dest]);
+  expect(r.exitCode).toBe(0);
+  expect(r.stdout).toContain(
+    `its database (schema ${older}) is brought up to schema ${SCHEMA_VERSION} when the daemon starts`,
+  );
+
+  await using rig = await startAgentRig(join(restored.path, "home"), { plugin: false });
+  const st = await rig.status();
+  expect((st.store as { schemaVersion: number }).schemaVersion).toBe(SCHEMA_VERSION);
+  const found = await run([HOMED, "status", "-data", join(restored.path, "home")]);
+  expect(found.stdout).toContain(`schema v${SCHEMA_VERSION}, 1 events`);
 });
