@@ -3,7 +3,7 @@
  * HomedError and mapped to a message and status by src/main.ts.
  */
 import * as v from "valibot";
-import { existsSync, writeFileSync } from "node:fs";
+import { accessSync, constants, existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   ControlMethod,
@@ -61,6 +61,30 @@ export function resolveDataDir(values: Record<string, string | boolean>): string
   const flag = values.data;
   if (typeof flag === "string" && flag !== "") return flag;
   return process.env.HOMED_DATA || defaultDataDir();
+}
+
+/** Where the packaged system service keeps its data ($HOMED_SERVICE_DATA overrides, for tests and other layouts). */
+export function serviceDataDir(): string {
+  return process.env.HOMED_SERVICE_DATA || "/var/lib/homed";
+}
+
+/**
+ * The data dir of the daemon a client command talks to: -data and $HOMED_DATA as for any
+ * command; without them, the default one when a daemon listens there, else the system service's
+ * when one listens there and this user may reach it (root, or the `homed` user: `sudo homed
+ * status` finds the service), else the default (whose "not running" names the service's folder).
+ */
+export function resolveRunningDataDir(values: Record<string, string | boolean>): string {
+  if ((typeof values.data === "string" && values.data !== "") || process.env.HOMED_DATA) return resolveDataDir(values);
+  const own = defaultDataDir();
+  if (existsSync(dataPaths(own).socket)) return own;
+  const service = serviceDataDir();
+  try {
+    accessSync(dataPaths(service).socket, constants.R_OK | constants.W_OK);
+    return service;
+  } catch {
+    return own;
+  }
 }
 
 function noArgs(name: string, rest: string[]): void {
@@ -121,8 +145,23 @@ export const status: Subcommand = {
   flags: [DATA_FLAG, JSON_FLAG],
   async run(values, rest) {
     noArgs("status", rest);
-    const paths = dataPaths(resolveDataDir(values));
-    const st = await callDaemon(paths.socket, ControlMethod.Status, {}, StatusResult);
+    const paths = dataPaths(resolveRunningDataDir(values));
+    const st = await callDaemon(paths.socket, ControlMethod.Status, {}, StatusResult).catch((err: unknown) => {
+      // Not running here, while the system service runs (and this user may not reach it): say where.
+      const service = dataPaths(serviceDataDir());
+      if (
+        err instanceof HomedError &&
+        err.code === "not_running" &&
+        paths.dir !== service.dir &&
+        existsSync(service.socket)
+      )
+        throw new HomedError(
+          "not_running",
+          `${err.message}; the system service runs on ${service.dir}: sudo homed status`,
+          err.data,
+        );
+      throw err;
+    });
     process.stdout.write(values.json ? `${JSON.stringify(st)}\n` : `${formatStatus(st)}\n`);
     return 0;
   },
@@ -134,7 +173,7 @@ export const open: Subcommand = {
   flags: [DATA_FLAG, { name: "print", kind: "bool", usage: "only print the link, open no browser" }],
   async run(values, rest) {
     noArgs("open", rest);
-    const paths = dataPaths(resolveDataDir(values));
+    const paths = dataPaths(resolveRunningDataDir(values));
     const r = await callDaemon(paths.socket, ControlMethod.LoginUrl, {}, LoginUrlResult);
     process.stdout.write(`${r.url}\n`);
     // A desktop session opens it in the person's browser; over ssh the printed link is the way.
@@ -165,7 +204,7 @@ export const pluginRestart: Subcommand = {
   async run(values, rest) {
     const name = rest[0];
     if (!name || rest.length > 1) throw new HomedError("usage", "plugin-restart takes one plugin name");
-    const paths = dataPaths(resolveDataDir(values));
+    const paths = dataPaths(resolveRunningDataDir(values));
     const info = await callDaemon(paths.socket, ControlMethod.PluginRestart, { name }, PluginInfo);
     process.stdout.write(values.json ? `${JSON.stringify(info)}\n` : `${formatPlugin(info)}\n`);
     return 0;
@@ -187,7 +226,7 @@ export const chat: Subcommand = {
   flagsAnywhere: true,
   async run(values, rest) {
     const { runChat } = await import("./chat-command.ts");
-    return await runChat(dataPaths(resolveDataDir(values)), values, rest);
+    return await runChat(dataPaths(resolveRunningDataDir(values)), values, rest);
   },
 };
 
