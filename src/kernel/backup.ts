@@ -53,7 +53,7 @@ const NEVER = new Set([
   BACKUP_STATE,
 ]);
 /** What holds secrets: copied only with `secrets` (and what plugins say they keep secrets in). */
-const SECRETS = new Set(["secrets.json", "web-token"]);
+const SECRETS = new Set(["secrets.json", "web-token", "login-link"]);
 
 export interface BackupOptions {
   /** Copy secrets.json, web-token and the browser profile too. */

@@ -89,7 +89,7 @@ export class Kernel {
   /** The login token of the web UI and HTTP APIs (config.toml, or DATA/web-token). */
   loginToken = "";
   /** Where the web UI listens and its one-time login links. */
-  private readonly webLogin = new WebLogin();
+  private webLogin = new WebLogin();
   readonly agent: Agent;
   private watchdog: RssWatchdog | null = null;
   /** Scheduled backups ([backup]). */
@@ -227,6 +227,9 @@ export class Kernel {
     kernel.sections = sections;
     kernel.page = page;
     kernel.loadOptions = opts;
+    // Under systemd, stderr is the journal, which others read: the login link goes to a file of the owner's.
+    if ((opts.env ?? process.env).JOURNAL_STREAM)
+      kernel.webLogin = new WebLogin(undefined, join(paths.dir, "login-link"));
     kernel.loginToken = ensureWebToken(
       paths.dir,
       String(declaredValue(config, sections, KERNEL_READS.loginToken) ?? ""),

@@ -5,7 +5,7 @@
  * `homed open` makes another; `[web] auth = "none"` is the owner's opt-out.
  */
 import { describe, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { HOMED, run, tempDir } from "../harness/binary.ts";
 import { spawnDaemon, startDaemon, webUrlOf } from "../harness/daemon.ts";
@@ -60,6 +60,19 @@ describe("loopback login", () => {
     // A made-up code is a wrong guess like any other.
     expect((await fetch(`${url}login?code=AAAAAAAAAAAAAAAAAAAAAA`, { redirect: "manual" })).status).toBe(401);
   }, 60_000);
+
+  test("under systemd (stderr is the journal) the link goes to DATA/login-link, 0600, and the journal only says where", async () => {
+    using dir = tempDir();
+    await using d = await startDaemon(dir.path, { loopbackLogin: true, env: { JOURNAL_STREAM: "8:12345" } });
+    const url = await webUrlOf(d);
+    const file = join(dir.path, "login-link");
+    await d.waitFor(/a one-time login link is in \S+login-link/);
+    expect(d.stderr()).not.toContain("login?code=");
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const link = readFileSync(file, "utf8").trim();
+    expect(link.startsWith(`${url}login?code=`)).toBe(true);
+    expect((await fetch(link, { redirect: "manual" })).status).toBe(303);
+  });
 
   test('[web] auth = "none" trusts local clients as before, and says so', async () => {
     using dir = tempDir();
