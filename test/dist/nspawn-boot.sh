@@ -34,11 +34,27 @@ SuccessAction=poweroff-force
 FailureAction=poweroff-force
 [Service]
 Type=oneshot
-StandardOutput=file:/var/log/homed-check.log
-StandardError=file:/var/log/homed-check.log
+StandardOutput=append:/var/log/homed-check.log
+StandardError=append:/var/log/homed-check.log
 ExecStart=/bin/sh -c 'for i in $(seq 150); do /usr/bin/homed status -data /var/lib/homed -json && exit 0; sleep 0.2; done; exit 1'
 ExecStartPost=/bin/sh -c 'stat -c "%%U %%a" /var/lib/homed; systemctl show -p MainPID -p User homed.service'
+ExecStartPost=/bin/sh /usr/local/lib/homed-check-more.sh
 UNIT
+# What an administrator meets next: root's `homed status` without -data, the login link kept out
+# of the journal, `systemctl reload homed`.
+mkdir -p "$root/usr/local/lib"
+cat > "$root/usr/local/lib/homed-check-more.sh" <<'CHECK'
+echo "nodata $(/usr/bin/homed status -json | grep -o '"dataDir":"[^"]*"')"
+stat -c "login-link %a %U" /var/lib/homed/login-link
+echo "journal-codes $(journalctl -u homed.service --no-pager | grep -c 'login?code=')"
+echo "journal-where $(journalctl -u homed.service --no-pager | grep -c 'login link is in /var/lib/homed/login-link')"
+systemctl reload homed.service
+for i in $(seq 50); do
+  if grep -q "configuration reloaded" /var/lib/homed/logs/homed.log; then echo "reload ok"; exit 0; fi
+  sleep 0.2
+done
+echo "reload not seen"
+CHECK
 ln -sf /etc/systemd/system/homed-probe.service "$units/multi-user.target.wants/homed-probe.service"
 ln -sf /etc/systemd/system/homed-check.service "$units/multi-user.target.wants/homed-check.service"
 # No bus and no machined here: keep nspawn from registering or asking for a scope.

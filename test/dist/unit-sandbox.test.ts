@@ -4,7 +4,8 @@
  * machine). homed.service is enabled there as a person would, and must answer `homed status`
  * as user homed with a 0700 state dir; a probe unit with homed.service's own hardening (every
  * line but ExecStart) runs the shell tool's bubblewrap call as it would be made, and the
- * sandbox must come up. This is the check that the SystemCallFilter and the Protect* lines
+ * sandbox must come up. Root's `homed status` finds the service without -data, the login link is
+ * in /var/lib/homed/login-link and not in the journal, and `systemctl reload homed` reloads. This is the check that the SystemCallFilter and the Protect* lines
  * leave bubblewrap its namespaces and mounts (drop @mount from the filter and it fails:
  * "bwrap: Failed to make / slave: Operation not permitted").
  *
@@ -84,4 +85,12 @@ test("homed.service runs as user homed under systemd, and bubblewrap works insid
   expect(dataDir).toBe("/var/lib/homed");
   expect(statusOut).toContain('"path":"/var/lib/homed/homed.db"');
   expect(statusOut).toMatch(/"name":"web","builtin":true,"transport":"shm","state":"(starting|ready)"/);
+  // Root's `homed status` without -data finds the service (issue 45).
+  expect(statusOut).toContain('nodata "dataDir":"/var/lib/homed"');
+  // The login link is in a file of the homed user's, and the journal says only where.
+  expect(statusOut).toContain("login-link 600 homed\n");
+  expect(statusOut).toContain("journal-codes 0\n");
+  expect(statusOut).toContain("journal-where 1\n");
+  // `systemctl reload homed` is SIGHUP, and the daemon reloads.
+  expect(statusOut).toContain("reload ok\n");
 }, 120_000);
