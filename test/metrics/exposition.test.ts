@@ -6,6 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { escapeHelp, escapeLabelValue, formatValue, renderText } from "../../src/metrics/exposition.ts";
 import { MAX_SERIES, MetricsRegistry, OVERFLOW_LABEL } from "../../src/metrics/registry.ts";
+import { methodFacility, PluginMethod } from "../../src/protocol/plugin.ts";
 
 /** promtool's verdict on a body: what it printed and its exit status. */
 async function promtool(body: string): Promise<{ out: string; code: number }> {
@@ -121,4 +122,8 @@ describe("the registry", () => {
     bad.counter("homed_things", "No _total.").inc();
     expect((await promtool(renderText(bad.collect()))).out).toContain('should have "_total" suffix');
   });
+});
+
+test("kernel/metrics is no method an external plugin may call, whatever it requires", () => {
+  expect(methodFacility(PluginMethod.KernelMetrics)).toBeNull();
 });
