@@ -88,7 +88,7 @@ describe("GET /metrics", () => {
     using dir = tempDir();
     // memory_search (a read) is asked about, so the turn has a question a person answers.
     writeFileSync(join(dir.path, "config.toml"), '[approval]\nask = ["memory_search"]\n');
-    const llm = await startFakeLlm();
+    await using llm = await startFakeLlm();
     await using d = await startDaemon(dir.path, { loopbackLogin: true });
     const url = await webUrlOf(d);
     const token = readFileSync(join(dir.path, "web-token"), "utf8").trim();
@@ -185,7 +185,6 @@ describe("GET /metrics", () => {
     expect(graphed.size).toBeGreaterThan(10);
     for (const name of graphed)
       expect(served.has(name.replace(/_(bucket|sum|count)$/, "")) || served.has(name)).toBe(true);
-    await llm.stop();
   }, 90_000);
 
   test("[web] metrics_token opens GET /metrics and nothing else", async () => {
