@@ -10,7 +10,10 @@
 # poppler-utils (PDF text and pages), and the fonts the media tests draw text with (DejaVu,
 # WenQuanYi Micro Hei for Chinese) and Xvfb (an X display for media_screenshot); for make dist and the
 # packaging tests: rsvg-convert (the icon's PNG sizes), desktop-file-validate, man (rendering the man pages),
-# gpg/gpgv (signing and checking the release), apt-ftparchive and createrepo_c (the APT and dnf repositories).
+# gpg/gpgv (signing and checking the release), apt-ftparchive and createrepo_c (the APT and dnf repositories),
+# and promtool (the prometheus package: `promtool check metrics` reads GET /metrics as Prometheus would;
+# installed without its recommends, so no node exporter comes with it. On a machine that runs systemd the
+# package enables its own prometheus.service, listening on :9090: `systemctl disable --now prometheus` if unwanted).
 # Only possible as root with apt; otherwise say what is missing and let the tests report it.
 set -euo pipefail
 need=()
@@ -39,9 +42,11 @@ command -v man >/dev/null || need+=(man-db)
 command -v gpgv >/dev/null && command -v gpg >/dev/null || need+=(gnupg gpgv)
 command -v apt-ftparchive >/dev/null || need+=(apt-utils)
 command -v createrepo_c >/dev/null || need+=(createrepo-c)
-[ ${#need[@]} -eq 0 ] && exit 0
+bare=()
+command -v promtool >/dev/null || bare+=(prometheus)
+[ ${#need[@]} -eq 0 ] && [ ${#bare[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-  echo "installing ${need[*]}" >&2
+  echo "installing ${need[*]} ${bare[*]}" >&2
   # Another apt run (unattended-upgrades, a second terminal) may hold a lock: wait for it, up to
   # ten minutes, rather than fail at once. dpkg's lock is waited for by apt itself
   # (DPkg::Lock::Timeout); the package lists' lock is not, so a held one is retried here.
@@ -60,7 +65,8 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     done
   }
   apt_waiting update -qq
-  apt_waiting install -y -qq "${need[@]}"
+  [ ${#need[@]} -eq 0 ] || apt_waiting install -y -qq "${need[@]}"
+  [ ${#bare[@]} -eq 0 ] || apt_waiting install -y -qq --no-install-recommends "${bare[@]}"
 else
-  echo "missing Debian packages for the tests: ${need[*]} (install them with apt-get)" >&2
+  echo "missing Debian packages for the tests: ${need[*]} ${bare[*]} (install them with apt-get)" >&2
 fi

@@ -1,4 +1,4 @@
-/** The HTTP surface of the web plugin: UI shell and assets, /api, /v1, A2A, /healthz. */
+/** The HTTP surface of the web plugin: UI shell and assets, /api, /v1, A2A, /healthz, /metrics. */
 import * as v from "valibot";
 import { type Context, Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -6,7 +6,12 @@ import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import { StatusResult } from "../../src/protocol/control.ts";
 import { ERROR_MAPPING, errorCodeOf, HomedError, RpcError } from "../../src/protocol/errors.ts";
-import { PluginMethod, LoginRedeemResult } from "../../src/protocol/plugin.ts";
+import {
+  KernelMetricsResult,
+  PluginMethod,
+  LoginRedeemResult,
+  PROMETHEUS_TEXT_TYPE,
+} from "../../src/protocol/plugin.ts";
 import type { A2aChannelConfig } from "../a2a/config.ts";
 import type { Plugin } from "../sdk/index.ts";
 import { a2aRoutes } from "./a2a-routes.ts";
@@ -56,6 +61,12 @@ export function createApp(
       },
       ok ? 200 : 503,
     );
+  });
+
+  // The daemon's metrics for a Prometheus scraper (docs/metrics.md), behind the API's login (security.ts).
+  app.get("/metrics", async (c) => {
+    const { text } = await plugin.call(PluginMethod.KernelMetrics, {}, KernelMetricsResult);
+    return c.body(text, 200, { "content-type": PROMETHEUS_TEXT_TYPE, "cache-control": "no-store" });
   });
 
   app.route("/api", apiRoutes(plugin, hub, security));

@@ -24,6 +24,7 @@ const channels = await plugin.call(PluginMethod.ConfigGet, { section: "channels"
 const addresses = new WeakMap<Request, string>();
 const security = createSecurity({
   token: web.token,
+  metricsToken: web.metrics_token,
   tokenSet: web.token_set,
   auth: web.auth,
   bindHost: host,

@@ -7,11 +7,13 @@
  * - Any bind: a malformed or repeated Host header is refused.
  * - Any other bind, or a token the owner set ([web] token, HOMED_WEB_TOKEN) on any bind:
  *   everything but the page shell (which is the login page) and a bare /healthz needs the
- *   token — `Authorization: Bearer <token>` (API clients) or the session cookie that
- *   POST /api/login sets (the browser). No default password exists anywhere. Wrong tokens are
+ *   token (/api, /v1, /metrics) — `Authorization: Bearer <token>` (API clients) or the session
+ *   cookie that POST /api/login sets (the browser). No default password exists anywhere. Wrong tokens are
  *   rate-limited per client (plugins/sdk/guess-limiter.ts: 429 with Retry-After), together with
  *   every other secret this listener checks (A2A peer tokens, through `guard`). When no token is required
  *   credentials are not looked at, so a client's made-up API key neither counts nor matters.
+ * - GET /metrics is the API's to read, with one more way in: `[web] metrics_token`, a bearer token
+ *   that opens it and nothing else (a scraper need not hold the token that opens every API).
  * - CSRF: a request that changes something and is not authenticated by a bearer token must carry
  *   `X-Homed: 1` (/api) or `Content-Type: application/json` (/v1) — neither can be sent cross-site
  *   without a CORS preflight, which we never answer — and a foreign Origin is refused outright.
@@ -94,6 +96,8 @@ const mutating = (method: string) => !["GET", "HEAD", "OPTIONS"].includes(method
 
 export interface SecurityOptions {
   token: string;
+  /** A bearer token for GET /metrics alone ("" for none): `[web] metrics_token`. */
+  metricsToken?: string;
   /** The owner set the token; it is then required on a loopback bind too. */
   tokenSet: boolean;
   /**
@@ -125,12 +129,18 @@ export function createSecurity(opts: SecurityOptions): Security {
     const cookie = getCookie(c, SESSION_COOKIE);
     return cookie === undefined ? null : { kind: "cookie", value: cookie };
   };
-  /** Every credential check goes through here, so each one counts against the client's limit. */
-  const check = async (c: Context, cred: Credential | null): Promise<CredentialCheck> => {
+  const metricsToken = opts.metricsToken ?? "";
+  /**
+   * Every credential check goes through here, so each one counts against the client's limit.
+   * `metrics`: the request is for GET /metrics, which the metrics token opens too.
+   */
+  const check = async (c: Context, cred: Credential | null, metrics = false): Promise<CredentialCheck> => {
     if (cred === null) return { result: "none" };
-    return await limiter.check(opts.clientAddress(c.req.raw), async () =>
-      cred.kind === "cookie" ? sameBytes(cred.value, await sessionValue) : sameBytes(cred.value, token),
-    );
+    return await limiter.check(opts.clientAddress(c.req.raw), async () => {
+      if (cred.kind === "cookie") return sameBytes(cred.value, await sessionValue);
+      if (sameBytes(cred.value, token)) return true;
+      return metrics && cred.kind === "bearer" && metricsToken !== "" && sameBytes(cred.value, metricsToken);
+    });
   };
 
   const startSession = async (c: Context) => {
@@ -168,11 +178,13 @@ export function createSecurity(opts: SecurityOptions): Security {
     const api = path.startsWith("/api/");
     const v1 = path.startsWith("/v1/");
     const open = path === "/api/login" || path === "/api/session";
-    if ((api || v1) && !open) {
+    // The metrics (counts of turns, tools, channels) are the API's to read: the same login, or the metrics token.
+    const metrics = path === "/metrics" && c.req.method === "GET";
+    if ((api || v1 || path === "/metrics") && !open) {
       let viaBearer = false;
       if (loginRequired) {
         const cred = credential(c);
-        const r = await check(c, cred);
+        const r = await check(c, cred, metrics);
         if (r.result === "blocked") return tooManyAttempts(c, r.retryAfter);
         if (r.result !== "ok") {
           // A stale cookie (the token changed) would otherwise be sent, and counted, again and again.

@@ -31,6 +31,15 @@ local client (a machine nobody else uses). Beyond loopback the token is always r
 here (or by HOMED_WEB_TOKEN), or empty: one is generated at first start into DATA/web-token
 (0600), printed once when listen is not a loopback address.`,
   ),
+  metrics_token: setting(
+    v.pipe(
+      v.string(),
+      v.check((t) => t === "" || t.length >= 16, "must be at least 16 characters (or empty for none)"),
+    ),
+    "",
+    `A second bearer token that opens GET /metrics and nothing else, for a Prometheus scraper that
+should not hold the login token (which opens every API). Empty: only the login token reads the metrics.`,
+  ),
   allowed_hosts: setting(
     v.array(
       v.pipe(
@@ -61,6 +70,7 @@ export const WebConfig = v.object({
   token: v.string(),
   token_set: v.boolean(),
   auth: v.picklist(["token", "none"]),
+  metrics_token: v.string(),
   max_body_kb: v.number(),
   allowed_hosts: v.array(v.string()),
   request_timeout_s: v.number(),

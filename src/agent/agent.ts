@@ -34,6 +34,7 @@ import { TOOLS_FIND_TOOL, toolsFindTool } from "./tools-find.ts";
 import { runTurn, type TurnConfig, type TurnInput, type TurnResult, type TurnSink } from "./turn.ts";
 import { HABIT_DAYS, standingOffer } from "./tool-offer.ts";
 import type { SkillCatalog } from "../skills/skill-catalog.ts";
+import type { AgentMetrics } from "./agent-metrics.ts";
 import {
   SKILL,
   SKILL_FILE_TOOL,
@@ -72,6 +73,8 @@ export interface AgentDeps {
    * `skill_file` up to `maxReadBytes` ([tools.files] max_read_kb). Absent: no skills.
    */
   skills?: { catalog: SkillCatalog; maxReadBytes: () => number; unconfined: () => boolean };
+  /** Told of turns, recall times, tool decisions and approval waits (the daemon's metrics); absent: nobody is. */
+  metrics?: AgentMetrics;
 }
 
 /** Tools the tool index leaves out: `skill` rides along with the skills that rank, never on its own words. */
@@ -139,6 +142,7 @@ export class Agent {
       toolTimeoutMs: d.toolTimeoutMs,
       remember: (id) => this.remember(id),
       blocks: d.blocks,
+      metrics: d.metrics,
     });
     const subAgents = d.subAgents;
     if (subAgents)
@@ -366,6 +370,8 @@ export class Agent {
         log: this.d.log,
         model: this.d.model,
         config: this.d.config,
+        metrics: this.d.metrics,
+        startedAt: t0,
         onContext: (conv, turn, messages, tools, items) => this.rememberContext(conv, turn, messages, tools, items),
         remember: (id) => this.remember(id),
         readBlock: this.d.blocks ? (sha) => this.d.blocks?.read(sha) ?? null : undefined,

@@ -30,6 +30,7 @@ import type { PluginCaller } from "./plugin-caller.ts";
 import { runStage, type StageLog, type StageRegistry } from "./stages.ts";
 import type { RegisteredTool, ToolRegistry } from "./tools.ts";
 import { type BlockSink, releaseToolImages, storeToolImages } from "./tool-images.ts";
+import type { AgentMetrics, ApprovalAnswerKind, ToolDecision } from "./agent-metrics.ts";
 
 /** How a denial reads, in the reply and the audit event, when "ask" met nobody to ask. */
 export const NO_ONE_TO_ASK = "denied by policy (no one to ask)";
@@ -120,6 +121,10 @@ export interface ToolExecution {
   mark?: string;
   /** A built-in plugin said why this result is the person's own (RunToolResult.own): no mark. */
   own?: string;
+  /** The gate's decision, when it reached one (absent: derived from the status; see decideAndRun). */
+  decision?: ToolDecision;
+  /** Time spent waiting on others, in ms: the tool's run and a person's answer (not the gate's own work). */
+  waitedMs?: number;
 }
 
 /** A call on its way through the gate: what the steps so far have established of it. */
@@ -129,6 +134,8 @@ interface GateCall {
   tool: RegisteredTool;
   /** Its arguments, parsed (and perhaps rewritten by a before_toolcall handler). */
   args: unknown;
+  /** A person was asked about it and said yes, after this many ms. */
+  asked?: number;
 }
 
 function isExecution(g: GateCall | ToolExecution): g is ToolExecution {
@@ -152,6 +159,8 @@ export interface ToolExecutorDeps {
   remember?: (eventId: number) => void;
   /** Where tool-result images are stored; without it images are dropped with a note. */
   blocks?: BlockSink;
+  /** Told each call's decision and each question's wait (the daemon's metrics). */
+  metrics?: Pick<AgentMetrics, "toolCall" | "approvalWait">;
 }
 
 /** Conversations kept with their "Allow in this conversation" grants, at most (the oldest go first). */
@@ -264,10 +273,14 @@ export class ToolExecutor {
     ];
     let g: GateCall | ToolExecution = this.known(call, ctx);
     for (const step of steps) {
-      if (isExecution(g)) return g;
+      if (isExecution(g)) break;
       g = await step(g);
     }
-    return isExecution(g) ? g : await this.run(g);
+    const done = isExecution(g) ? g : await this.run(g);
+    // Stopped before a decision: refused (denied) or not runnable as made (invalid, the tool's own error).
+    const decision = done.decision ?? (done.status === "denied" ? "denied" : "invalid");
+    this.d.metrics?.toolCall(this.d.tools.get(call.name) ? call.name : null, decision);
+    return done;
   }
 
   /** Step 1: the tool exists, this turn may use it, and its arguments parse and fit its schema. */
@@ -413,16 +426,28 @@ export class ToolExecutor {
       );
     }
     if (this.grantedIn(ctx.conv, call.name)) return g;
+    const t0 = performance.now();
     const yes = await this.askPerson(call, args, ctx, ctx.ask, note);
-    if (!yes.approved) return ended(call, "denied", `denied: ${yes.why}`, args);
+    const waited = performance.now() - t0;
+    this.d.metrics?.approvalWait(yes.answer, waited / 1000);
+    if (!yes.approved)
+      return { ...ended(call, "denied", `denied: ${yes.why}`, args), decision: "asked", waitedMs: waited };
     if (yes.conversation) this.grant(ctx.conv, call.name);
-    return g;
+    return { ...g, asked: waited };
   }
 
   /** Step 6: run the tool (in the kernel or its plugin), then after_toolcall. */
   private async run(g: GateCall): Promise<ToolExecution> {
     const { call, ctx, tool, args } = g;
-    const out = (status: ExecStatus, content: string, a: unknown = null) => ended(call, status, content, a);
+    const decided: { decision: ToolDecision; waitedMs: number } = {
+      decision: g.asked === undefined ? "allowed" : "asked",
+      waitedMs: g.asked ?? 0,
+    };
+    const out = (status: ExecStatus, content: string, a: unknown = null) => ({
+      ...ended(call, status, content, a),
+      ...decided,
+    });
+    const t0 = performance.now();
     const view: ToolCallView = { id: call.id, name: call.name, arguments: args };
     if (ctx.signal?.aborted) return out("cancelled", CANCELLED, args);
     let raw: unknown;
@@ -454,7 +479,9 @@ export class ToolExecutor {
             },
             this.d.toolTimeoutMs,
           );
-      const stopped = await untilAborted(ctx.signal, Promise.resolve(running));
+      const stopped = await untilAborted(ctx.signal, Promise.resolve(running)).finally(() => {
+        decided.waitedMs += performance.now() - t0;
+      });
       if (stopped === ABORTED) {
         // The turn is not held up by a tool that ignores the request: the plugin is told, and
         // its answer, when it comes, is not waited for.
@@ -538,7 +565,7 @@ export class ToolExecutor {
     ctx: ExecContext,
     ask: NonNullable<ExecContext["ask"]>,
     note?: string,
-  ): Promise<{ approved: boolean; why: string; conversation?: boolean }> {
+  ): Promise<{ approved: boolean; why: string; answer: ApprovalAnswerKind; conversation?: boolean }> {
     const timeoutMs = this.d.policy.config.timeout_ms;
     const ac = new AbortController();
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -556,10 +583,17 @@ export class ToolExecutor {
         cancelled,
       ]);
       if (answer === "timeout")
-        return { approved: false, why: `nobody approved ${call.name} within ${Math.round(timeoutMs / 1000)} s` };
-      if (answer === "cancelled") return { approved: false, why: "the turn was cancelled before anyone answered" };
-      if (answer === "conversation") return { approved: true, why: "", conversation: true };
-      return answer ? { approved: true, why: "" } : { approved: false, why: `the user declined ${call.name}` };
+        return {
+          approved: false,
+          why: `nobody approved ${call.name} within ${Math.round(timeoutMs / 1000)} s`,
+          answer: "timeout",
+        };
+      if (answer === "cancelled")
+        return { approved: false, why: "the turn was cancelled before anyone answered", answer: "cancelled" };
+      if (answer === "conversation") return { approved: true, why: "", answer: "approved", conversation: true };
+      return answer
+        ? { approved: true, why: "", answer: "approved" }
+        : { approved: false, why: `the user declined ${call.name}`, answer: "declined" };
     } finally {
       clearTimeout(timer);
       ac.abort();

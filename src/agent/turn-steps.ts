@@ -62,6 +62,10 @@ export interface TurnScope {
   prefixTokens: number;
   /** The reply's max tokens on this turn's calls: what the prompt leaves of the window, capped (assembleContext). */
   replyTokens: number;
+  /** When the turn began (performance.now()): its overhead counts from here (src/agent/agent-metrics.ts). */
+  startedAt: number;
+  /** Ms the turn spent waiting on others so far: the model's streams, the tools' runs, a person's answers. */
+  waitedMs: number;
 }
 
 /** One message the model is sent, with what memory knows of it (null: system, input, this turn's own). */
@@ -93,6 +97,8 @@ export function beginTurn(d: TurnDeps, input: TurnInput, sink: TurnSink, signal:
     replanned: false,
     prefixTokens: 0,
     replyTokens: 0,
+    startedAt: d.startedAt ?? performance.now(),
+    waitedMs: 0,
     // Untrusted input counts from its first word; a sub-agent starts with its parent's mark; an
     // API client's own tools brought their results from outside (pages, files), as ours do.
     // An attachment's text (a document's, an image's by OCR, a recording's transcript) is its
@@ -228,6 +234,7 @@ export async function assembleContext(
   const query = inputQuery(text, input.attachments, given);
   // Other conversations' matches are quoted first, within a share of the budget; the rest is this conversation's.
   const known = given ? new Set(given.map((m) => m.content).filter(Boolean)) : undefined;
+  const t0 = performance.now();
   // A sub-agent's context is its task: no quotes from the person's other conversations.
   const across = input.subAgent
     ? null
@@ -242,6 +249,8 @@ export async function assembleContext(
         includeOwn: given !== null,
         askedFrom: s.firstEvent,
       }) ?? null);
+  const t1 = performance.now();
+  if (!input.subAgent && s.d.recallAcross) s.d.metrics?.recall("across", (t1 - t0) / 1000);
   const context = given
     ? null
     : await s.d.context.assemble({
@@ -251,6 +260,7 @@ export async function assembleContext(
         excludeTurn: s.turn,
         boost: s.d.sceneBoost,
       });
+  if (!given) s.d.metrics?.recall("conversation", (performance.now() - t1) / 1000);
   const history = context?.history.length ?? given?.length ?? 0;
   const payload = { conv: s.conv, channel: s.channel, input: query, messages: history + 1 };
   const injected = await fold(s, "pre_action", payload, [] as string[], (o, p, acc) => ({
@@ -413,6 +423,7 @@ export async function callModel(
     prefix: s.prefix,
     cacheKey: cacheKeyOf(s.conv),
   };
+  const t0 = performance.now();
   for await (const ev of model.stream(request, s.signal)) {
     if (ev.type === "text-delta") {
       out.text += ev.text;
@@ -432,6 +443,7 @@ export async function callModel(
       }
     }
   }
+  s.waitedMs += performance.now() - t0;
   append(
     s,
     eventOf("model-output", {
@@ -529,6 +541,7 @@ export async function runTools(
       given: () => givenText(prompt),
       skills: s.skills,
     });
+    s.waitedMs += r.waitedMs ?? 0;
     if (r.mark) s.tainted ??= r.mark;
     const images = r.images?.length ? { images: r.images } : {};
     s.sink.event({
@@ -583,6 +596,12 @@ export async function finish(
   );
   const { inputTokens, outputTokens, cachedInputTokens } = s.usage;
   s.d.store.finishTurn(s.turn, { iterations: s.iterations, inputTokens, outputTokens, cachedInputTokens, stopReason });
+  s.d.metrics?.turnFinished({
+    channel,
+    outcome: stopReason,
+    usage: s.usage,
+    overheadSeconds: Math.max(0, performance.now() - s.startedAt - s.waitedMs) / 1000,
+  });
   // Statistics, after the reply is sent: the reply does not wait for it.
   const after = { conv, channel, text: shaped.text, usage: s.usage };
   void runStage(s.d.stages, s.d.caller, s.d.log, "after_output", after).catch((err: unknown) =>

@@ -23,6 +23,7 @@ import type { StageLog, StageRegistry } from "./stages.ts";
 import type { ApprovalQuestion, ToolExecutor } from "./tool-executor.ts";
 import type { ApprovalAnswer } from "../protocol/turn-stream.ts";
 import type { ToolRegistry } from "./tools.ts";
+import type { AgentMetrics } from "./agent-metrics.ts";
 import { turnOffer } from "./tool-offer.ts";
 import {
   assembleContext,
@@ -36,16 +37,19 @@ import {
   type TurnScope,
 } from "./turn-steps.ts";
 
-export type TurnStopReason =
-  | "done"
-  | "blocked"
-  | "short_circuit"
-  | "denied"
-  | "iteration_limit"
-  | "error"
-  | "cancelled"
+/** How a turn ended; every value is a turn's outcome in the daemon's metrics (docs/metrics.md). */
+export const TURN_STOP_REASONS = [
+  "done",
+  "blocked",
+  "short_circuit",
+  "denied",
+  "iteration_limit",
+  "error",
+  "cancelled",
   /** The model called a client's tool: the calls go back to the client, who runs them. */
-  | "tool_calls";
+  "tool_calls",
+] as const;
+export type TurnStopReason = (typeof TURN_STOP_REASONS)[number];
 
 /** What a turn streams as it runs (its schema, with the rest of the stream: src/protocol/turn-stream.ts). */
 export type { TurnEvent } from "../protocol/turn-stream.ts";
@@ -195,6 +199,10 @@ export interface TurnDeps {
   /** The configured model (or `id` of its provider), or an error message saying why there is none. */
   model(id?: string): LanguageModel | string;
   config(): TurnConfig;
+  /** Told of the turn's end, its recall times and (through the executor) its tool calls; absent: nobody is. */
+  metrics?: AgentMetrics;
+  /** When the turn began (performance.now(), before its scenes were looked up); absent: when runTurn was called. */
+  startedAt?: number;
 }
 
 export async function runTurn(d: TurnDeps, input: TurnInput, sink: TurnSink, signal: AbortSignal): Promise<TurnResult> {

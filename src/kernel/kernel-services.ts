@@ -101,6 +101,8 @@ export interface KernelServices {
   /** DATA/secrets.json's named values (an MCP server's header_secrets), read now. */
   secretValues(): Record<string, string>;
   status(): StatusResult;
+  /** The daemon's metrics in Prometheus's text format (src/kernel/metrics.ts). */
+  metrics(): string;
   /** The control socket's clients that said what they are (`client.hello`), for the status. */
   readonly clients: Pick<ControlClients, "hello">;
   /** Agent Skills found (src/skills), for the Skills page. */

@@ -62,6 +62,7 @@ import { processRss, processTreeRss } from "../shared/idle-trim.ts";
 import { RssWatchdog } from "./rss-watchdog.ts";
 import { BackupSchedule } from "./backup-schedule.ts";
 import { KernelL3 } from "./distill-runner.ts";
+import { KernelMetrics } from "./metrics.ts";
 import { SkillCatalog } from "../skills/skill-catalog.ts";
 import { mkdirSync } from "node:fs";
 
@@ -103,6 +104,10 @@ export class Kernel {
   private readonly tokenizer: Tokenizer;
   /** Agent Skills: DATA/skills and `[skills] paths`, looked at again on each turn when they changed. */
   readonly skills: SkillCatalog;
+  /** Events in the log when the daemon opened it (the ready line and the metrics' count of the log). */
+  private readonly eventsAtOpen: number;
+  /** Counters and histograms the agent and the providers report into; read by kernel/metrics. */
+  private readonly metrics: KernelMetrics;
 
   private constructor(
     readonly paths: DataPaths,
@@ -113,10 +118,18 @@ export class Kernel {
     clock: Clock,
   ) {
     this.blocks = new BlockStore(paths.dir);
+    this.eventsAtOpen = store.eventCount();
+    this.metrics = new KernelMetrics({
+      rss: () => this.rssSample(),
+      // Made after this constructor: a scrape comes once the plugins run.
+      plugins: () => this.supervisor?.list() ?? [],
+      store: () => ({ atOpen: this.eventsAtOpen, appended: store.appended, sizeBytes: store.sizeBytes() }),
+      startedAt: this.startedAt,
+    });
     this.skills = new SkillCatalog({ dataDir: paths.dir, paths: () => config.skills.paths });
     // Made at start, so the owner finds where their skills go.
     mkdirSync(this.skills.ownRoot, { recursive: true, mode: 0o700 });
-    this.llm = new LlmSettings(paths.dir, config, log.with({ component: "llm" }));
+    this.llm = new LlmSettings(paths.dir, config, log.with({ component: "llm" }), this.metrics);
     this.models = new ProviderModels(this.llm, log.with({ component: "llm" }));
     const tokenizer = new Tokenizer();
     this.tokenizer = tokenizer;
@@ -170,6 +183,7 @@ export class Kernel {
       get recallUntrusted() {
         return config.memory.recall_untrusted;
       },
+      metrics: this.metrics,
     });
   }
 
@@ -247,7 +261,7 @@ export class Kernel {
       data: paths.dir,
       listen: config.listen,
       socket: paths.socket,
-      events: store.eventCount(),
+      events: kernel.eventsAtOpen,
       boot_ms: Math.round(performance.now() - t0),
     });
     kernel.supervisor.start();
@@ -403,18 +417,21 @@ export class Kernel {
       intervalMs: this.config.limits.rss_check_ms,
       clock,
       log: this.log.with({ component: "limits" }),
-      sample: () => {
-        const plugins: Record<string, number> = {};
-        for (const p of this.supervisor.list()) {
-          if (p.pid === null) continue;
-          const confined = this.supervisor.spec(p.name)?.room?.sandbox === "bwrap";
-          plugins[p.name] = confined ? processTreeRss(p.pid) : processRss(p.pid);
-        }
-        return { kernel: process.memoryUsage.rss(), plugins };
-      },
+      sample: () => this.rssSample(),
       shedLazy: () => this.supervisor.stopIdleLazy("stopped to give memory back ([limits] rss_mb)"),
       gc: () => Bun.gc(true),
     });
+  }
+
+  /** Resident memory of the daemon and each running plugin (a confined one with its bwrap processes), from /proc. */
+  private rssSample(): { kernel: number; plugins: Record<string, number> } {
+    const plugins: Record<string, number> = {};
+    for (const p of this.supervisor?.list() ?? []) {
+      if (p.pid === null) continue;
+      const confined = this.supervisor.spec(p.name)?.room?.sandbox === "bwrap";
+      plugins[p.name] = confined ? processTreeRss(p.pid) : processRss(p.pid);
+    }
+    return { kernel: process.memoryUsage.rss(), plugins };
   }
 
   private createSupervisor(clock: Clock, env: Record<string, string | undefined>): Supervisor {
@@ -508,6 +525,7 @@ export class Kernel {
       },
       plugins: pluginServices(() => this.supervisor),
       status: () => this.status(),
+      metrics: () => this.metrics.text(),
       clients: this.clients,
       skills: this.skills,
     };

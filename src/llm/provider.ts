@@ -5,20 +5,23 @@
 import { createAnthropic } from "./anthropic.ts";
 import { createOpenAI } from "./openai.ts";
 import { type ImageMode, type ImageRefusals, withImageFallback } from "./image-fallback.ts";
+import { type ProviderMetrics, withMetrics } from "./metered.ts";
 import { withRetry, type RetryOptions } from "./retry.ts";
 import type { LanguageModel, ProviderSettings } from "./types.ts";
 
 /**
  * A retrying `LanguageModel` for `settings.kind`; `retry` tunes or (maxRetries: 0) disables
- * retries; `images` applies `[llm] images` (src/llm/image-fallback.ts) — without it images are sent.
+ * retries; `images` applies `[llm] images` (src/llm/image-fallback.ts) — without it images are sent;
+ * `metrics` is told of every request, each retry its own (src/llm/metered.ts).
  */
 export function createLanguageModel(
   settings: ProviderSettings,
   retry?: RetryOptions,
   images?: { mode: ImageMode; refusals: ImageRefusals },
+  metrics?: ProviderMetrics,
 ): LanguageModel {
   const wire = settings.kind === "openai" ? createOpenAI(settings) : createAnthropic(settings);
-  const model = withRetry(wire, retry);
+  const model = withRetry(metrics ? withMetrics(wire, metrics) : wire, retry);
   if (!images) return model;
   return withImageFallback(
     model,

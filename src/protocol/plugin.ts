@@ -22,6 +22,11 @@ export const PluginMethod = {
   List: "plugins/list",
   Restart: "plugins/restart",
   KernelStatus: "kernel/status",
+  /**
+   * The daemon's metrics in Prometheus's text format (KernelMetricsResult; docs/metrics.md):
+   * built-in plugins only — the web plugin serves them at GET /metrics behind its login.
+   */
+  KernelMetrics: "kernel/metrics",
   /** A section of the daemon's configuration a plugin needs (e.g. mcp). */
   ConfigGet: "config/get",
   /**
@@ -89,6 +94,11 @@ export const UNGATED_METHODS: readonly string[] = [
   "kernel/status",
   "config/get",
 ];
+
+/** kernel/metrics: every series, as one scrape's body in Prometheus's text format. */
+export const KernelMetricsResult = v.object({ text: v.string() });
+/** The Content-Type of that body: version 0.0.4 of the text format, what every Prometheus reads. */
+export const PROMETHEUS_TEXT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
 /** The facility `method` needs ("" for none), or null when it is no method of the table. */
 export function methodFacility(method: string): string | null {

@@ -102,11 +102,17 @@ export class Store {
     return userVersion(this.db);
   }
 
+  /** Events appended since the store was opened (the daemon's metrics: a counter, not a query). */
+  get appended(): number {
+    return this.appendedCount;
+  }
+  private appendedCount = 0;
+
   /** Append one event, its layer-1 state and its block records in one transaction; returns id and timestamp. */
   append(ev: AppendEvent): { id: number; ts: number } {
     const ts = ev.ts ?? Date.now();
     const body = JSON.stringify(ev.body ?? null);
-    return this.db.transaction(() => {
+    const stored = this.db.transaction(() => {
       const mark = ev.mark ?? (ev.untrusted ? "untrusted input" : null);
       const row = this.insertEvent.get(ts, ev.conv, ev.kind, ev.actor, ev.untrusted ? 1 : 0, mark, body);
       if (!row) throw new HomedError("store", "insert returned no id");
@@ -114,6 +120,8 @@ export class Store {
       insertBlocks(this.db, row.id, blocksOfEvent(ev.kind, body, this.imageTagChannels));
       return { id: row.id, ts };
     })();
+    this.appendedCount++;
+    return stored;
   }
 
   /**

@@ -22,6 +22,7 @@ import type {
 import { createLanguageModel, maskKey } from "../../llm/provider.ts";
 import { ImageRefusals } from "../../llm/image-fallback.ts";
 import type { LanguageModel, ProviderKind } from "../../llm/types.ts";
+import type { ProviderMetrics } from "../../llm/metered.ts";
 import { ConfigSchema, type Config } from "./config.ts";
 import type { Logger } from "../log.ts";
 
@@ -66,6 +67,8 @@ export class LlmSettings {
     dataDir: string,
     private readonly config: Config,
     private readonly log: Logger,
+    /** Told of every request the models built here make (the daemon's metrics); absent: nobody is. */
+    private readonly metrics?: ProviderMetrics,
   ) {
     this.runtimeFile = join(dataDir, "llm.json");
     this.secretsFile = join(dataDir, "secrets.json");
@@ -273,6 +276,7 @@ export class LlmSettings {
       { kind: c.kind, baseURL: c.baseURL, model: name, apiKey: c.apiKey, idleTimeoutMs: this.config.llm.timeout_ms },
       { maxRetries: this.config.llm.max_retries },
       { mode: images, refusals: this.imageRefusals },
+      this.metrics,
     );
     // Only the configured model is kept: another one is built per turn (cheap: no connection).
     if (modelId === undefined) this.cached = { key: id, model };
@@ -304,6 +308,7 @@ export class LlmSettings {
       // One try: a test says what happens now, not after the retries a turn would make.
       { maxRetries: 0 },
       { mode: this.config.llm.images, refusals: this.imageRefusals },
+      this.metrics,
     );
   }
 

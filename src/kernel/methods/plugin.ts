@@ -4,7 +4,7 @@
  * | methods | answered by |
  * |---|---|
  * | plugin/hello, facility/ready, plugin/ready, plugins/list, plugins/restart, plugin/keep-running | the supervisor's plugin RPC (src/kernel/plugins/rpc.ts; restarting another plugin: built-in plugins only), before this table |
- * | kernel/status, config/get, records/append, records/list, login/listening, login/redeem | this file |
+ * | kernel/status, kernel/metrics (built-in plugins only), config/get, records/append, records/list, login/listening, login/redeem | this file |
  * | blocks/put, blocks/get | blocks.ts |
  * | tools/register, tools/unregister, stages/register (AgentMethod) | `Agent.pluginMethods` (src/agent/agent.ts) |
  * | chat/send, chat/cancel, conversations/*, context/get, llm/* (ChannelMethod) | channel.ts |
@@ -47,6 +47,8 @@ function loginPlugin(k: KernelServices, plugin: string): void {
 function kernelMethods(k: KernelServices): PluginMethodTable {
   return {
     [PluginMethod.KernelStatus]: () => k.status(),
+    // Not in METHOD_FACILITIES: an external plugin is refused it before this runs (src/kernel/plugins/rpc.ts).
+    [PluginMethod.KernelMetrics]: () => ({ text: k.metrics() }),
     [PluginMethod.RecordsAppend]: (params, plugin) => {
       const p = parseParams(RecordsAppendParams, params);
       return k.store.appendPluginRecord(plugin, p.type, p.data ?? null);
