@@ -11,9 +11,9 @@
 # WenQuanYi Micro Hei for Chinese) and Xvfb (an X display for media_screenshot); for make dist and the
 # packaging tests: rsvg-convert (the icon's PNG sizes), desktop-file-validate, man (rendering the man pages),
 # gpg/gpgv (signing and checking the release), apt-ftparchive and createrepo_c (the APT and dnf repositories),
-# and promtool (the prometheus package: `promtool check metrics` reads GET /metrics as Prometheus would;
-# installed without its recommends, so no node exporter comes with it. On a machine that runs systemd the
-# package enables its own prometheus.service, listening on :9090: `systemctl disable --now prometheus` if unwanted).
+# and promtool (`promtool check metrics` reads GET /metrics as Prometheus would): taken out of Debian's
+# prometheus package into dist/tools/bin, not installed, since the package would also enable a Prometheus
+# server on :9090.
 # Only possible as root with apt; otherwise say what is missing and let the tests report it.
 set -euo pipefail
 need=()
@@ -42,11 +42,27 @@ command -v man >/dev/null || need+=(man-db)
 command -v gpgv >/dev/null && command -v gpg >/dev/null || need+=(gnupg gpgv)
 command -v apt-ftparchive >/dev/null || need+=(apt-utils)
 command -v createrepo_c >/dev/null || need+=(createrepo-c)
-bare=()
-command -v promtool >/dev/null || bare+=(prometheus)
-[ ${#need[@]} -eq 0 ] && [ ${#bare[@]} -eq 0 ] && exit 0
+root=$(cd "$(dirname "$0")/.." && pwd)
+promtool_local=$root/dist/tools/bin/promtool
+# promtool alone, from the package's files: apt-get download needs no root, only the package lists.
+extract_promtool() {
+  command -v promtool >/dev/null || [ -x "$promtool_local" ] && return 0
+  local tmp
+  tmp=$(mktemp -d)
+  if (cd "$tmp" && apt-get download -qq prometheus >/dev/null 2>&1) && dpkg-deb -x "$tmp"/prometheus_*.deb "$tmp/x"; then
+    mkdir -p "$(dirname "$promtool_local")"
+    cp "$tmp/x/usr/bin/promtool" "$promtool_local"
+  else
+    echo "promtool: could not download Debian's prometheus package to take it from (apt-get download prometheus)" >&2
+  fi
+  rm -rf "$tmp"
+}
+if [ ${#need[@]} -eq 0 ]; then
+  extract_promtool
+  exit 0
+fi
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-  echo "installing ${need[*]} ${bare[*]}" >&2
+  echo "installing ${need[*]}" >&2
   # Another apt run (unattended-upgrades, a second terminal) may hold a lock: wait for it, up to
   # ten minutes, rather than fail at once. dpkg's lock is waited for by apt itself
   # (DPkg::Lock::Timeout); the package lists' lock is not, so a held one is retried here.
@@ -65,8 +81,9 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     done
   }
   apt_waiting update -qq
-  [ ${#need[@]} -eq 0 ] || apt_waiting install -y -qq "${need[@]}"
-  [ ${#bare[@]} -eq 0 ] || apt_waiting install -y -qq --no-install-recommends "${bare[@]}"
+  apt_waiting install -y -qq "${need[@]}"
+  extract_promtool
 else
-  echo "missing Debian packages for the tests: ${need[*]} ${bare[*]} (install them with apt-get)" >&2
+  echo "missing Debian packages for the tests: ${need[*]} (install them with apt-get)" >&2
+  extract_promtool
 fi

@@ -6,19 +6,13 @@
 import { describe, expect, test } from "bun:test";
 import { escapeHelp, escapeLabelValue, formatValue, renderText } from "../../src/metrics/exposition.ts";
 import { MAX_SERIES, MetricsRegistry, OVERFLOW_LABEL } from "../../src/metrics/registry.ts";
+import { promtoolCheck } from "../harness/promtool.ts";
 import { methodFacility, PluginMethod } from "../../src/protocol/plugin.ts";
 
 /** promtool's verdict on a body: what it printed and its exit status. */
 async function promtool(body: string): Promise<{ out: string; code: number }> {
-  if (!Bun.which("promtool"))
-    throw new Error(
-      "promtool is missing: make test installs Debian's prometheus package (scripts/ensure-test-tools.sh)",
-    );
-  const p = Bun.spawn(["promtool", "check", "metrics"], { stdin: "pipe", stdout: "pipe", stderr: "pipe" });
-  p.stdin.write(body);
-  await p.stdin.end();
-  const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
-  return { out: out + err, code };
+  const r = await promtoolCheck(body);
+  return { out: r.out + r.err, code: r.code };
 }
 
 describe("the text format", () => {

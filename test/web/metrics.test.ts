@@ -12,6 +12,7 @@ import { HOMED, ROOT, run, tempDir } from "../harness/binary.ts";
 import { spawnDaemon, startDaemon, webUrlOf } from "../harness/daemon.ts";
 import { startFakeLlm } from "../harness/fake-llm.ts";
 import { poll } from "../harness/poll.ts";
+import { promtoolCheck } from "../harness/promtool.ts";
 
 /** Every family docs/metrics.md lists, with the type its # TYPE line says. */
 const FAMILIES: Record<string, "counter" | "gauge" | "histogram"> = {
@@ -81,10 +82,6 @@ function bearerTurn(url: string, token: string, conv: string, text: string) {
 
 describe("GET /metrics", () => {
   test("401 without the login; with the API's bearer token every series is there after a turn, and promtool finds nothing", async () => {
-    if (!Bun.which("promtool"))
-      throw new Error(
-        "promtool is missing: make test installs Debian's prometheus package (scripts/ensure-test-tools.sh)",
-      );
     using dir = tempDir();
     // memory_search (a read) is asked about, so the turn has a question a person answers.
     writeFileSync(join(dir.path, "config.toml"), '[approval]\nask = ["memory_search"]\n');
@@ -161,14 +158,7 @@ describe("GET /metrics", () => {
     expect(sample(body, "homed_start_time_seconds")).toBeLessThanOrEqual(Date.now() / 1000);
 
     // promtool reads the body as Prometheus would and lints its names: nothing to say.
-    const check = Bun.spawn(["promtool", "check", "metrics"], { stdin: "pipe", stdout: "pipe", stderr: "pipe" });
-    check.stdin.write(body);
-    await check.stdin.end();
-    const [out, err, code] = await Promise.all([
-      new Response(check.stdout).text(),
-      new Response(check.stderr).text(),
-      check.exited,
-    ]);
+    const { out, err, code } = await promtoolCheck(body);
     expect({ out, err, code }).toEqual({ out: "", err: "", code: 0 });
 
     // What the docs promise is what the daemon says: every family is in docs/metrics.md's
