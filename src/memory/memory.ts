@@ -11,6 +11,7 @@ import { askedOf, DEFAULT_PARAMS, rankEvents, type IdSet, type LexicalParams, ty
 import { type Coverage, coverageOf, markSlot, questionWords } from "./coverage.ts";
 import type { DenseIndex } from "./dense-index.ts";
 import { PersonIndex } from "./person-index.ts";
+import type { IndexSnapshots } from "./index-snapshot.ts";
 import type { RecallScope } from "./recall-scope.ts";
 
 export { eventText } from "./event-text.ts";
@@ -69,9 +70,11 @@ export class Memory {
   constructor(
     private readonly store: Store,
     tokenizer: Tokenizer,
+    /** Where the person-wide index is kept between starts (none: made from the rows on first use). */
+    snapshots: IndexSnapshots | null = null,
   ) {
     this.index = new LexicalIndex(store.eventTerms, tokenizer);
-    this.person = new PersonIndex(store.eventTerms, this.index);
+    this.person = new PersonIndex(store.eventTerms, this.index, snapshots);
   }
 
   /**
