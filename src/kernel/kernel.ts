@@ -69,6 +69,11 @@ import { indexFiles } from "./index-files.ts";
 const INDEX_SLICE_MS = 15;
 /** Events read into the person-wide index since its snapshot before a new one is written. */
 const SNAPSHOT_MIN_EVENTS = 10_000;
+/**
+ * An index this large is worth warming up after a start (Memory.warmUpSteps): below it the first
+ * search is quick anyway, and small data dirs (and the test suites) do not pay for it.
+ */
+const WARM_UP_EVENTS = 50_000;
 /** Quiet after the last `homed import` call before the index catches up with what it brought. */
 const INDEX_AFTER_IMPORT_MS = 1000;
 
@@ -292,7 +297,11 @@ export class Kernel {
   }
 
   private indexing: Promise<void> | null = null;
+  /** The ranking ran its warm-up searches (once a start). */
+  private warmed = false;
   private indexTimer: ReturnType<typeof setTimeout> | null = null;
+  /** `homed import` calls are coming (the store's bulk page cache is on, Store.bulk). */
+  private importing = false;
 
   /**
    * Bring the person-wide index (the recall note's and memory searches', src/memory/person-index.ts)
@@ -321,6 +330,19 @@ export class Kernel {
         }
         const { documents, restoredAt } = person.figures(this.config.memory.recall_untrusted);
         this.log.info("memory index ready", { ms: ready, events: documents, snapshot_upto: restoredAt });
+        if (!this.warmed && documents >= WARM_UP_EVENTS) {
+          this.warmed = true;
+          const w0 = performance.now();
+          for (const step of this.memory.warmUpSteps({
+            kind: "person",
+            includeUntrusted: this.config.memory.recall_untrusted,
+          })) {
+            await new Promise<void>((resolve) => setImmediate(resolve));
+            if (this.stopped) return;
+            step();
+          }
+          this.log.info("memory ranking warmed up", { ms: Math.round(performance.now() - w0) });
+        }
       } catch (err) {
         this.log.warn("bringing the memory index up to date failed", { err: (err as Error).message });
       }
@@ -337,7 +359,13 @@ export class Kernel {
     if (this.indexTimer !== null) clearTimeout(this.indexTimer);
     this.indexTimer = setTimeout(() => {
       this.indexTimer = null;
-      if (!this.stopped) void this.catchUpPersonIndex();
+      if (this.stopped) return;
+      // The import is over: the page cache it had goes back.
+      if (this.importing) {
+        this.importing = false;
+        this.store.bulk(false);
+      }
+      void this.catchUpPersonIndex();
     }, INDEX_AFTER_IMPORT_MS);
   }
 
@@ -530,8 +558,12 @@ export class Kernel {
       store: this.store,
       memory: this.memory,
       importConversations: (channel, conversations) => {
+        if (!this.importing) {
+          this.importing = true;
+          this.store.bulk(true);
+        }
         const r = importConversations(this.store, this.memory, channel, conversations);
-        if (r.added > 0) this.indexSoon();
+        this.indexSoon();
         return r;
       },
       agent: this.agent,

@@ -17,11 +17,12 @@
 import type { ImportedConversation, ImportedMessage, MemoryImportResult } from "../protocol/import.ts";
 import { eventOf } from "../protocol/event-bodies.ts";
 import type { Store } from "../store/store.ts";
+import type { AppendEvent } from "../store/rows.ts";
 import { messageEvent } from "./ingest.ts";
 import type { Memory } from "./memory.ts";
 
 /** The cold layer (src/memory/memory.ts): turns that no context holds. */
-const COLD = 2;
+const COLD = 2 as const;
 
 /**
  * The turn each of `messages` belongs to, in order: a person's message starts one, and the
@@ -86,7 +87,11 @@ export function importConversations(
       for (const [i, m] of fresh.entries()) {
         const time = m.time ?? now;
         const turn = turns[i];
-        const ids: number[] = [];
+        // Cold since it was said: the state's times are the original one (the log is not touched).
+        const append = (ev: Omit<AppendEvent, "conv" | "ts" | "layer">) => {
+          const r = store.append({ ...ev, conv: c.conv, ts: time, layer: COLD });
+          memory.addLogged({ id: r.id, ts: r.ts, conv: c.conv, kind: ev.kind, actor: ev.actor, body: r.body });
+        };
         if (m.role === "tool" && m.tool) {
           // As a chat turn logs a call: the call, then its result (memory indexes the result). A
           // marked result is untrusted, as a live one is; the model never reads either again as
@@ -94,20 +99,16 @@ export function importConversations(
           // only as what memory quotes.
           const { name, arguments: args, status } = m.tool;
           const callId = `import:${m.ref}`;
-          const call = eventOf("tool-call", { turn, callId, name, risk: null, arguments: args, origin: "import" });
-          ids.push(store.append({ conv: c.conv, actor: "agent", ts: time, ...call }).id);
-          const result = eventOf("tool-result", { turn, callId, name, status: status ?? "ok", content: m.text });
-          const marked = m.mark !== undefined;
-          ids.push(
-            store.append({
-              conv: c.conv,
-              actor: "import",
-              ts: time,
-              untrusted: marked,
-              mark: m.mark ?? null,
-              ...result,
-            }).id,
-          );
+          append({
+            actor: "agent",
+            ...eventOf("tool-call", { turn, callId, name, risk: null, arguments: args, origin: "import" }),
+          });
+          append({
+            actor: "import",
+            untrusted: m.mark !== undefined,
+            mark: m.mark ?? null,
+            ...eventOf("tool-result", { turn, callId, name, status: status ?? "ok", content: m.text }),
+          });
         } else {
           const { kind, body, actor } = messageEvent({
             ...m,
@@ -116,11 +117,8 @@ export function importConversations(
             time,
             turn,
           });
-          ids.push(store.append({ conv: c.conv, actor, kind, body, ts: time, mark: m.mark ?? null }).id);
+          append({ actor, kind, body, mark: m.mark ?? null });
         }
-        // Cold since it was said: the state's times are the original one (the log is not touched).
-        store.setLayer(ids, COLD, time);
-        for (const id of ids) memory.add(id);
       }
       added += fresh.length;
     }
