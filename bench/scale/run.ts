@@ -75,6 +75,9 @@ const TOOL_QUERIES = ["sailboat sister", "climbing gym locker", "护照 签证",
 /** What every daemon of the run is started with: one bounded "Distill now" (see scale.distill_s). */
 const DAEMON_ENV = { HOMED_MEMORY_DISTILL_RUN_BUDGET_TOKENS: String(DISTILL_BUDGET_TOKENS) };
 
+/** Conversations of this run are new ones, whatever an earlier run on the same data dir left. */
+const RUN = Date.now().toString(36);
+
 const t0 = performance.now();
 const elapsed = () => ((performance.now() - t0) / 1000).toFixed(0);
 const say = (s: string) => console.error(`bench-scale: ${s} (${elapsed()} s)`);
@@ -208,7 +211,7 @@ async function main(): Promise<void> {
         report("scale.import_s", imp.seconds, "s");
         report("scale.import_rss_peak_mb", await rss.stop(), "MiB");
         const fact = PLANTED_FACTS[0] as (typeof PLANTED_FACTS)[number];
-        const first = await ask(daemon, model, "scale-after-import", fact.question);
+        const first = await ask(daemon, model, `scale-after-import-${RUN}`, fact.question);
         report("scale.first_recall_after_import_ms", first.ms - first.modelMs, "ms");
         say(
           `first question after the import ${first.sent.includes(fact.expect) ? "recalled" : "did not recall"} the fact`,
@@ -245,7 +248,12 @@ async function main(): Promise<void> {
       });
       const url = proc.daemon.webUrl();
       const turn = await timed(() =>
-        streamTurn(url, proc.daemon.bearer(), `scale-first-${i}`, "What should I plant in the raised bed this spring?"),
+        streamTurn(
+          url,
+          proc.daemon.bearer(),
+          `scale-first-${RUN}-${i}`,
+          "What should I plant in the raised bed this spring?",
+        ),
       );
       firsts.push(turn.ms);
       say(
@@ -257,8 +265,11 @@ async function main(): Promise<void> {
     report("scale.start_ms_1m", median(starts), "ms");
     report("scale.first_turn_ms_1m", median(firsts), "ms");
     if (!daemon) throw new Error("no daemon");
-    await measureUse(daemon, model);
-    await daemon.stop();
+    try {
+      await measureUse(daemon, model);
+    } finally {
+      await daemon.stop();
+    }
   } finally {
     model.stop();
     if (!keep) rmSync(data, { recursive: true, force: true });
@@ -303,7 +314,7 @@ async function measureUse(daemon: BenchDaemon, model: FakeModel): Promise<void> 
   const turns: number[] = [];
   let hits = 0;
   for (const [i, f] of PLANTED_FACTS.entries()) {
-    const conv = `scale-recall-${i}`;
+    const conv = `scale-recall-${RUN}-${i}`;
     const r = await ask(daemon, model, conv, f.question);
     turns.push(r.ms - r.modelMs);
     notes.push(await recallMsOf(daemon, conv));
@@ -325,7 +336,7 @@ async function measureUse(daemon: BenchDaemon, model: FakeModel): Promise<void> 
   for (const [i, q] of TOOL_QUERIES.entries()) {
     events.length = 0;
     await client.peer.request("chat.send", {
-      conv: `scale-tool-${i}`,
+      conv: `scale-tool-${RUN}-${i}`,
       channel: "cli",
       text: `Look up in memory: ${q}`,
     });
