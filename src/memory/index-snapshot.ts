@@ -6,9 +6,12 @@
  * database, is ignored and the index made from the rows.
  *
  * Layout: 8 bytes of magic, the header's length (u32, little-endian), the header as JSON, then,
- * each at a multiple of 8 bytes, the per-document columns and the postings' bytes one list after
- * the other. The columns are written with room for more documents, so a restored index takes new
- * events without copying them; the arrays it is given are views of the snapshot's bytes.
+ * each at a multiple of 8 bytes, the per-document columns, each list's documents, length and last
+ * document (three Int32 a term, in the order the header names the terms), and the postings' bytes
+ * one list after the other. The columns are written with room for more documents, so a restored
+ * index takes new events without copying them; the arrays it is given are views of the
+ * snapshot's bytes. The header holds strings only: as [term, n, len, last] tuples, reading and
+ * checking 50k of them was most of a restore's 250 ms.
  */
 import * as v from "valibot";
 import { ConvIndex, Postings } from "./conv-index.ts";
@@ -32,7 +35,7 @@ export interface ScopeState {
 }
 
 const MAGIC = "homedpi1";
-const VERSION = 1;
+const VERSION = 2;
 
 /** The per-document columns, in the order they are written. */
 const COLUMNS = [
@@ -53,7 +56,6 @@ const COLUMNS = [
 type Column = (typeof COLUMNS)[number][0];
 type TypedColumn = Float64Array | Int32Array | Uint8Array;
 
-const List = v.tuple([v.string(), v.number(), v.number(), v.number()]);
 const Header = v.object({
   version: v.literal(VERSION),
   /** The layout of the `event_terms` rows it was made of (src/memory/lexical-index.ts FORMAT). */
@@ -71,21 +73,20 @@ const Header = v.object({
   speakers: v.array(v.string()),
   names: v.array(v.string()),
   hanChars: v.array(v.tuple([v.string(), v.array(v.string())])),
-  /** term, documents, bytes, last document — the bytes follow the columns in this order. */
-  words: v.array(List),
-  concepts: v.array(List),
-  speakerTerms: v.array(List),
+  /** The terms of each map; their figures and bytes follow the columns in this order. */
+  words: v.array(v.string()),
+  concepts: v.array(v.string()),
+  speakerTerms: v.array(v.string()),
+  /** Bytes of postings, all lists together. */
+  postingBytes: v.number(),
 });
 
 const pad8 = (n: number) => (n + 7) & ~7;
 
-function lists(map: Map<string, Postings>): [string, number, number, number][] {
-  return [...map].map(([t, p]) => [t, p.n, p.len, p.lastDoc]);
-}
-
 /** The scope's index as snapshot bytes, for rows of layout `format`. */
 export function encodeScope(s: ScopeState, format: string): Uint8Array {
   const ci = s.index;
+  const maps = [ci.words, ci.concepts, ci.speakers];
   const capacity = ci.size + Math.max(1024, Math.ceil(ci.size * 0.05));
   const { sessions, speakers } = ci.keys();
   const header = new TextEncoder().encode(
@@ -104,15 +105,26 @@ export function encodeScope(s: ScopeState, format: string): Uint8Array {
       speakers,
       names: [...ci.names],
       hanChars: [...ci.hanChars],
-      words: lists(ci.words),
-      concepts: lists(ci.concepts),
-      speakerTerms: lists(ci.speakers),
+      words: [...ci.words.keys()],
+      concepts: [...ci.concepts.keys()],
+      speakerTerms: [...ci.speakers.keys()],
+      postingBytes: maps.reduce((n, m) => n + [...m.values()].reduce((k, p) => k + p.len, 0), 0),
     } satisfies v.InferInput<typeof Header>),
   );
   const columns: TypedColumn[] = [...COLUMNS.map(([name]) => ci[name] as TypedColumn), s.convOfDoc];
+  const terms = ci.words.size + ci.concepts.size + ci.speakers.size;
+  const figures = new Int32Array(terms * 3);
+  let i = 0;
+  for (const map of maps)
+    for (const p of map.values()) {
+      figures[i++] = p.n;
+      figures[i++] = p.len;
+      figures[i++] = p.lastDoc;
+    }
   let size = pad8(12 + header.length);
   for (const c of columns) size += pad8(capacity * c.BYTES_PER_ELEMENT);
-  for (const map of [ci.words, ci.concepts, ci.speakers]) for (const p of map.values()) size += p.len;
+  size += pad8(figures.byteLength);
+  for (const map of maps) for (const p of map.values()) size += p.len;
   const out = new Uint8Array(size);
   out.set(new TextEncoder().encode(MAGIC), 0);
   new DataView(out.buffer).setUint32(8, header.length, true);
@@ -123,7 +135,9 @@ export function encodeScope(s: ScopeState, format: string): Uint8Array {
     out.set(new Uint8Array(c.buffer, c.byteOffset, n * c.BYTES_PER_ELEMENT), at);
     at += pad8(capacity * c.BYTES_PER_ELEMENT);
   }
-  for (const map of [ci.words, ci.concepts, ci.speakers])
+  out.set(new Uint8Array(figures.buffer), at);
+  at += pad8(figures.byteLength);
+  for (const map of maps)
     for (const p of map.values()) {
       out.set(p.bytes.subarray(0, p.len), at);
       at += p.len;
@@ -150,12 +164,16 @@ export function decodeScope(bytes: Uint8Array<ArrayBuffer>, format: string): Sco
   const h = v.safeParse(Header, raw);
   if (!h.success || h.output.format !== format) return null;
   const hd = h.output;
+  const terms = hd.words.length + hd.concepts.length + hd.speakerTerms.length;
   let need = pad8(12 + headerLen);
   const widths = [...COLUMNS.map(([, T]) => T.BYTES_PER_ELEMENT), 4];
   for (const w of widths) need += pad8(hd.capacity * w);
+  const figuresAt = need;
+  need += pad8(terms * 3 * 4);
   const postingsStart = need;
-  for (const l of [...hd.words, ...hd.concepts, ...hd.speakerTerms]) need += l[2];
+  need += hd.postingBytes;
   if (need !== buf.length || hd.capacity < hd.size) return null;
+  const figures = new Int32Array(buf.buffer, buf.byteOffset + figuresAt, terms * 3);
 
   const ci = new ConvIndex(hd.minId);
   let at = buf.byteOffset + pad8(12 + headerLen);
@@ -172,19 +190,23 @@ export function decodeScope(bytes: Uint8Array<ArrayBuffer>, format: string): Sco
   for (const n of hd.names) ci.names.add(n);
   for (const [ch, words] of hd.hanChars) ci.hanChars.set(ch, words);
   let p = postingsStart;
+  let f = 0;
   for (const [map, ls] of [
     [ci.words, hd.words],
     [ci.concepts, hd.concepts],
     [ci.speakers, hd.speakerTerms],
   ] as const)
-    for (const [term, n, len, lastDoc] of ls) {
+    for (const term of ls) {
       const list = new Postings();
-      list.n = n;
+      list.n = figures[f++] as number;
+      const len = figures[f++] as number;
       list.len = len;
-      list.lastDoc = lastDoc;
+      list.lastDoc = figures[f++] as number;
+      if (p + len > postingsStart + hd.postingBytes) return null;
       list.bytes = buf.subarray(p, p + len);
       map.set(term, list);
       p += len;
     }
+  if (p !== postingsStart + hd.postingBytes) return null;
   return { index: ci, convOfDoc, convs: hd.convs, lastSeen: hd.lastSeen, lastConv: hd.lastConv };
 }
