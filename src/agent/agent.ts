@@ -343,7 +343,11 @@ export class Agent {
    * Run a turn once the conversation's earlier turns are done: two turns of one conversation
    * interleaved would each be answered without the other's reply. Other conversations do not wait.
    */
+  /** Turns run since the start (what waits for quiet, like the kernel's warm-up, looks at). */
+  turnsStarted = 0;
+
   run(input: TurnInput, sink: TurnSink, signal: AbortSignal): Promise<TurnResult> {
+    this.turnsStarted++;
     return this.queue.run(input.conv, () => this.runNow(input, sink, signal));
   }
 

@@ -333,15 +333,17 @@ export class Kernel {
         if (!this.warmed && documents >= WARM_UP_EVENTS) {
           this.warmed = true;
           const w0 = performance.now();
-          for (const step of this.memory.warmUpSteps({
-            kind: "person",
-            includeUntrusted: this.config.memory.recall_untrusted,
-          })) {
+          const turns = this.agent.turnsStarted;
+          let steps = 0;
+          const scope = { kind: "person", includeUntrusted: this.config.memory.recall_untrusted } as const;
+          for (const step of this.memory.warmUpSteps(scope, (t) => this.agent.searchMemory(t, 10))) {
             await new Promise<void>((resolve) => setImmediate(resolve));
-            if (this.stopped) return;
+            // A turn warms the ranking up itself: no step of ours in its way.
+            if (this.stopped || this.agent.turnsStarted !== turns) break;
             step();
+            steps++;
           }
-          this.log.info("memory ranking warmed up", { ms: Math.round(performance.now() - w0) });
+          this.log.info("memory ranking warmed up", { ms: Math.round(performance.now() - w0), steps });
         }
       } catch (err) {
         this.log.warn("bringing the memory index up to date failed", { err: (err as Error).message });

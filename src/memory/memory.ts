@@ -192,7 +192,11 @@ export class Memory {
    * Chinese in memory, a Chinese one too, which loads jieba's dictionary (~150 ms) now rather than
    * in that turn. Nothing is touched: a search counts no access.
    */
-  warmUpSteps(scope: RecallScope): (() => void)[] {
+  warmUpSteps(
+    scope: RecallScope,
+    /** How a turn searches (src/memory/memory-search.ts find: the ranking, then the events read back). */
+    find: (text: string) => void = (t) => this.search(scope, t, { limit: 10 }),
+  ): (() => void)[] {
     const texts = [
       "What did I tell you about the weather and my plans last week?",
       "How many people did I invite, and what did they bring?",
@@ -201,7 +205,7 @@ export class Memory {
     if (scope.kind === "person" && this.person.scope(scope.includeUntrusted).index.hanChars.size > 0)
       texts.push("上周我跟你说过什么计划？");
     return texts.map((t) => () => {
-      this.search(scope, t, { limit: 10 });
+      find(t);
       this.coverage(scope, t)(t);
     });
   }
