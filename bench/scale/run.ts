@@ -9,7 +9,9 @@
  *                                   spawn to exit (a tool line counts one message, two events)
  *   scale.import_rss_peak_mb        the daemon and its plugins during the import
  *   scale.first_recall_after_import_ms  the first question after the import, on the daemon that
- *                                   imported (what memory makes on first use, it makes here)
+ *                                   imported, asked at once: the person-wide index is made in the
+ *                                   background after an import, and this turn finishes it
+ *   scale.index_save_ms             the daemon saving that index (its "memory index saved" line)
  *   scale.db_mb_1m                  homed.db with its WAL, the daemon stopped
  *   scale.start_ms_1m               spawn to the control socket answering `status` (median of 3)
  *   scale.first_turn_ms_1m          the first /v1 turn after a start, web listening and the model
@@ -216,6 +218,10 @@ async function main(): Promise<void> {
         say(
           `first question after the import ${first.sent.includes(fact.expect) ? "recalled" : "did not recall"} the fact`,
         );
+        // The index made after the import is saved for the next start (the daemon's own timing).
+        await daemon.waitFor(/msg="memory index saved"/, 600_000);
+        const saved = /msg="memory index saved".* ms=(\d+)/.exec(daemon.stderr());
+        if (saved) report("scale.index_save_ms", Number(saved[1]), "ms", 0);
       } finally {
         await daemon.stop();
       }
@@ -302,9 +308,19 @@ async function startAndTime(data: string): Promise<{ daemon: BenchDaemon; readyM
   return { daemon: await starting, readyMs };
 }
 
+/** The resident memory of the daemon and of each plugin now, on stderr (what scale.rss_mb_1m is made of). */
+async function sayRss(daemon: BenchDaemon, when: string): Promise<void> {
+  const r = await daemon.rss();
+  const plugins = Object.entries(r.plugins)
+    .map(([name, mb]) => `${name} ${mb.toFixed(0)}`)
+    .join(", ");
+  say(`RSS ${when}: kernel ${r.kernel.toFixed(0)} MiB, plugins: ${plugins || "none"}`);
+}
+
 async function measureUse(daemon: BenchDaemon, model: FakeModel): Promise<void> {
   const st = await daemon.status();
   report("scale.rss_idle_mb_1m", daemonRssMiB(daemon.pid, st.plugins), "MiB");
+  await sayRss(daemon, "after the start and the first turn");
   const rss = rssSampler(daemon);
   const url = daemon.webUrl();
   const auth = daemon.bearer();
@@ -323,6 +339,7 @@ async function measureUse(daemon: BenchDaemon, model: FakeModel): Promise<void> 
   report("scale.recall_ms_1m", median(notes), "ms");
   report("scale.recall_turn_ms_1m", median(turns), "ms");
   report("scale.recall_hits", hits, `of ${PLANTED_FACTS.length}`, 0);
+  await sayRss(daemon, "after recall");
 
   // memory_search as the model calls it: from the tool call to its result in the turn's stream.
   const events: { t: number; type: string }[] = [];
@@ -354,6 +371,7 @@ async function measureUse(daemon: BenchDaemon, model: FakeModel): Promise<void> 
   report("scale.search_tool_ms_1m", median(tool), "ms");
   report("scale.search_page_ms_1m", median(page), "ms");
   report("scale.search_ms_1m", Math.max(median(tool), median(page)), "ms");
+  await sayRss(daemon, "after searches");
 
   // The conversation list, its search box, one long conversation opened and exported.
   const list: number[] = [];
@@ -369,6 +387,7 @@ async function measureUse(daemon: BenchDaemon, model: FakeModel): Promise<void> 
   for (const q of LIST_QUERIES)
     boxed.push((await timed(() => getJson(`${url}/api/memory/search?q=${encodeURIComponent(q)}`, auth))).ms);
   report("scale.conversations_search_ms_1m", median(boxed), "ms");
+  await sayRss(daemon, "after conversation list");
   const longest = (
     await Bun.$`sqlite3 ${join(daemon.data, "homed.db")} "SELECT conv FROM events GROUP BY conv ORDER BY count(*) DESC LIMIT 1"`.text()
   ).trim();
@@ -386,6 +405,7 @@ async function measureUse(daemon: BenchDaemon, model: FakeModel): Promise<void> 
     return (await res.text()).length;
   });
   report("scale.export_md_ms_1m", md.ms, "ms");
+  await sayRss(daemon, "after export");
 
   // The Knowledge page, after one bounded "Distill now" over the cold history.
   const distill = await timed(async () => {
@@ -403,6 +423,7 @@ async function measureUse(daemon: BenchDaemon, model: FakeModel): Promise<void> 
   }
   report("scale.knowledge_facts", count, "facts", 0);
   report("scale.knowledge_ms_1m", median(facts), "ms");
+  await sayRss(daemon, "after knowledge");
   report("scale.rss_mb_1m", await rss.stop(), "MiB");
 }
 
