@@ -15,7 +15,9 @@
  *   scale.db_mb_1m                  homed.db with its WAL, the daemon stopped
  *   scale.start_ms_1m               spawn to the control socket answering `status` (median of 3)
  *   scale.first_turn_ms_1m          the first /v1 turn after a start, web listening and the model
- *                                   set: a question in a new conversation (median of the 3 starts)
+ *                                   set: a question in a new conversation (median of the 3 starts);
+ *                                   scale.first_turn_warm_ms_1m the same once the daemon has said
+ *                                   "memory ranking warmed up" (a fourth start)
  *   scale.recall_ms_1m              the note from other conversations, as the daemon timed it in its
  *                                   "turn finished" line (`recall_ms`), median over the planted
  *                                   facts asked in new conversations; scale.recall_turn_ms_1m the
@@ -33,7 +35,7 @@
  *   scale.distill_s                 one "Distill now" (POST /api/facts/distill) over the cold
  *                                   history with a bounded budget; scale.knowledge_facts facts made
  *   scale.knowledge_ms_1m           the Knowledge page, GET /api/facts (and with a query)
- *   scale.rss_idle_mb_1m            the daemon and its plugins after the start
+ *   scale.rss_idle_mb_1m            the daemon and its plugins after the start and the first turn
  *   scale.rss_mb_1m                 their peak while all of the above ran on the last start
  *
  * The history is generated (bench/scale/history.ts) and cached in bench/out/scale/.
@@ -241,7 +243,6 @@ async function main(): Promise<void> {
     // 2. Starts: to the control socket answering, then the first turn.
     const starts: number[] = [];
     const firsts: number[] = [];
-    let daemon: BenchDaemon | null = null;
     for (let i = 0; i < STARTS; i++) {
       const s0 = performance.now();
       const proc = await startAndTime(data);
@@ -265,13 +266,25 @@ async function main(): Promise<void> {
       say(
         `start ${i + 1}: ready ${proc.readyMs.toFixed(0)} ms, first turn ${turn.ms.toFixed(0)} ms (${((performance.now() - s0) / 1000).toFixed(1)} s)`,
       );
-      if (i < STARTS - 1) await proc.daemon.stop();
-      else daemon = proc.daemon;
+      await proc.daemon.stop();
     }
     report("scale.start_ms_1m", median(starts), "ms");
     report("scale.first_turn_ms_1m", median(firsts), "ms");
-    if (!daemon) throw new Error("no daemon");
+    // A first turn that comes once the daemon has warmed its ranking up (a person typing their
+    // first question), on a start of its own; then every other measure on that daemon.
+    const daemon = await BenchDaemon.start({ data, web: true, env: DAEMON_ENV });
     try {
+      await daemon.waitFor(/msg="memory ranking warmed up"/, 120_000);
+      await daemon.request("llm.set", { provider: "openai", baseURL: model.url, model: "bench", apiKey: "k" });
+      const turn = await timed(() =>
+        streamTurn(
+          daemon.webUrl(),
+          daemon.bearer(),
+          `scale-warm-${RUN}`,
+          "What should I plant in the raised bed this spring?",
+        ),
+      );
+      report("scale.first_turn_warm_ms_1m", turn.ms, "ms");
       await measureUse(daemon, model);
     } finally {
       await daemon.stop();
