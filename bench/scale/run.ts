@@ -274,7 +274,10 @@ async function main(): Promise<void> {
     // first question), on a start of its own; then every other measure on that daemon.
     const daemon = await BenchDaemon.start({ data, web: true, env: DAEMON_ENV });
     try {
-      await daemon.waitFor(/msg="memory ranking warmed up"/, 120_000);
+      await daemon.waitFor(/msg="memory index ready"/, 120_000);
+      // The daemon warms up only an index of 50,000 events or more (src/kernel/kernel.ts WARM_UP_EVENTS).
+      const indexed = Number(/msg="memory index ready".* events=(\d+)/.exec(daemon.stderr())?.[1] ?? 0);
+      if (indexed >= 50_000) await daemon.waitFor(/msg="memory ranking warmed up"/, 120_000);
       await daemon.request("llm.set", { provider: "openai", baseURL: model.url, model: "bench", apiKey: "k" });
       const turn = await timed(() =>
         streamTurn(
