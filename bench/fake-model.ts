@@ -9,8 +9,13 @@ export interface FakeModelOptions {
   chunks?: number;
   /** Pause between chunks; > 0 keeps each turn in flight for about chunks × this long. */
   chunkDelayMs?: number;
-  /** The reply's text (one chunk), asked for each request; default "ok" (or `chunks` words). */
-  reply?: () => string;
+  /** The reply's text (one chunk), asked for each request with its body; default "ok" (or `chunks` words). */
+  reply?: (body: string) => string;
+  /**
+   * A tool call to answer this request with instead of text (asked with the request's body);
+   * null: answer with text. The call streams as one chunk, then finish_reason "tool_calls".
+   */
+  toolCall?: (body: string) => { name: string; arguments: string } | null;
 }
 
 export interface FakeModel {
@@ -36,10 +41,33 @@ export function startFakeModel(opts: FakeModelOptions = {}): FakeModel {
   let spentMs = 0;
   let requests = 0;
   let lastBody = "";
+  const callFrames = (call: { name: string; arguments: string }): string[] => [
+    sse({
+      choices: [
+        {
+          index: 0,
+          delta: {
+            role: "assistant",
+            tool_calls: [
+              {
+                index: 0,
+                id: `call_${requests}`,
+                type: "function",
+                function: { name: call.name, arguments: call.arguments },
+              },
+            ],
+          },
+        },
+      ],
+    }),
+    sse({ choices: [{ index: 0, delta: {}, finish_reason: "tool_calls" }] }),
+    sse({ choices: [], usage: { prompt_tokens: 10, completion_tokens: 1 } }),
+    "data: [DONE]\n\n",
+  ];
   const frames = (): string[] => {
     const out: string[] = [];
     for (let i = 0; i < chunks; i++) {
-      const content = opts.reply ? opts.reply() : chunks === 1 ? "ok" : `${i === 0 ? "" : " "}w${i}`;
+      const content = opts.reply ? opts.reply(lastBody) : chunks === 1 ? "ok" : `${i === 0 ? "" : " "}w${i}`;
       out.push(sse({ choices: [{ index: 0, delta: i === 0 ? { role: "assistant", content } : { content } }] }));
     }
     out.push(sse({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }));
@@ -55,8 +83,9 @@ export function startFakeModel(opts: FakeModelOptions = {}): FakeModel {
       const t0 = performance.now();
       requests++;
       lastBody = await req.text();
-      const parts = frames();
-      if (chunks === 1 && delay === 0) {
+      const call = opts.toolCall?.(lastBody) ?? null;
+      const parts = call ? callFrames(call) : frames();
+      if (call || (chunks === 1 && delay === 0)) {
         const res = new Response(parts.join(""), { headers: { "content-type": "text/event-stream" } });
         spentMs += performance.now() - t0;
         return res;

@@ -88,6 +88,15 @@ export const GOALS: Record<string, Goal> = {
   "scenes.recall_r10": { goal: "≥ scenes.recall_r10_base", source: "issue 15" },
   "blocks.property_violations": { goal: "= 0", source: "issue 15" },
 
+  // Ten years on one machine (`make bench-scale`, about a million events)
+  "scale.start_ms_1m": { goal: "≤ 1,500 ms", source: "issue 44" },
+  "scale.first_turn_ms_1m": { goal: "≤ 100 ms", source: "issue 44" },
+  "scale.recall_ms_1m": { goal: "≤ 50 ms", source: "issue 44" },
+  "scale.search_ms_1m": { goal: "≤ 100 ms", source: "issue 44" },
+  "scale.conversations_list_ms_1m": { goal: "≤ 100 ms", source: "issue 44" },
+  "scale.rss_mb_1m": { goal: "≤ 300 MiB", source: "issue 44" },
+  "scale.import_turns_s": { goal: "≥ 10,000 turns/s", source: "issue 44" },
+
   // Cost per turn
   "cost.request_bytes_plain": { goal: "≤ 6,000 B", source: "issue 44; 12,000 in issue 30" },
   "cost.tools_offered_plain": { goal: "≤ 12", source: "issue 30" },

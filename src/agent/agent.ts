@@ -347,12 +347,18 @@ export class Agent {
    * Run a turn once the conversation's earlier turns are done: two turns of one conversation
    * interleaved would each be answered without the other's reply. Other conversations do not wait.
    */
+  /** Turns run since the start (what waits for quiet, like the kernel's warm-up, looks at). */
+  turnsStarted = 0;
+
   run(input: TurnInput, sink: TurnSink, signal: AbortSignal): Promise<TurnResult> {
+    this.turnsStarted++;
     return this.queue.run(input.conv, () => this.runNow(input, sink, signal));
   }
 
   private async runNow(input: TurnInput, sink: TurnSink, signal: AbortSignal): Promise<TurnResult> {
     const t0 = performance.now();
+    /** Time spent making the note from the person's other conversations (a figure of the log line). */
+    let recallMs = 0;
     const scene = this.sceneOf(input);
     // No active scene, no boost (and no wider candidate list to rank for one).
     const boost = scene?.turn.scenes.length ? scene.turn.memoryOf : undefined;
@@ -382,9 +388,12 @@ export class Agent {
         recallAcross: (req) => {
           const memory = this.d.memory;
           if (!memory || !this.search) return null;
+          const r0 = performance.now();
           const scope = this.scopeOf(req.conv, req.untrusted);
           const across = crossRecallNote(this.search, memory, { ...req, scope, boost });
-          return withFacts(across, this.d.l3, { ...req, scope }, this.d.log);
+          const note = withFacts(across, this.d.l3, { ...req, scope }, this.d.log);
+          recallMs += performance.now() - r0;
+          return note;
         },
       },
       scene ? { ...input, sceneSettings: scene.turn } : input,
@@ -411,6 +420,7 @@ export class Agent {
       tokens_in: r.usage.inputTokens,
       tokens_out: r.usage.outputTokens,
       ms: Math.round(performance.now() - t0),
+      recall_ms: Math.round(recallMs * 10) / 10,
       ...(r.error ? { error: r.error } : {}),
     });
     return r;

@@ -47,6 +47,8 @@ export function openLocalImport(paths: DataPaths): LocalImport {
     throw err;
   }
   const memory = new Memory(store, new Tokenizer());
+  // The command's own connection, for the import alone: the larger page cache throughout.
+  store.bulk(true);
   return {
     send: async (conversations) => importConversations(store, memory, IMPORT_CHANNEL, conversations),
     close() {

@@ -22,7 +22,15 @@ import {
   MAX_IMPORTED_TEXT_CHARS,
   MAX_IMPORTED_TITLE_CHARS,
 } from "../protocol/import.ts";
-import { conversationTitle, firstWords, type ImportRecord, issuesAt, type LeftOut, leave } from "./import-record.ts";
+import {
+  attachedText,
+  conversationTitle,
+  firstWords,
+  type ImportRecord,
+  issuesAt,
+  type LeftOut,
+  leave,
+} from "./import-record.ts";
 import { epochMs } from "./times.ts";
 
 /** The conversation id prefix: Claude's ids stay apart from every other source's. */
@@ -56,11 +64,8 @@ const ROLE_OF: Record<string, "user" | "assistant"> = { human: "user", assistant
 
 const hasWords = (s: string) => s.trim() !== "";
 
-/** An attachment's text as it follows the message's words (as src/protocol/attachments.ts shows a chat's). */
-function attachmentText(a: v.InferOutput<typeof Attachment>): string {
-  const name = (a.file_name ?? "").trim();
-  return `[attached document${name ? ` "${name}"` : ""}]\nits text:\n${a.extracted_content ?? ""}`;
-}
+/** An attachment's text as it follows the message's words. */
+const attachmentText = (a: v.InferOutput<typeof Attachment>) => attachedText(a.file_name, a.extracted_content ?? "");
 
 /**
  * A message's text: its words (text blocks, else `text`), then each attachment's extracted text,

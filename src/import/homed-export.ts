@@ -6,7 +6,7 @@
  * person's own words keeps its mark: a message the export says was untrusted (from an untrusted
  * source) or marked (written with such text in view) is imported marked, so a page's
  * instruction that rode in a reply does not become the person's own by a round trip. Tool calls
- * and results are left out (counted), as the other formats leave them.
+ * and results are left out (counted), as ChatGPT's and Claude's are; only JSON lines carry them.
  */
 import * as v from "valibot";
 import { MAX_MARK_CHARS } from "../protocol/agent.ts";

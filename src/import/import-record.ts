@@ -69,3 +69,12 @@ export function issuesAt(prefix: string, issues: readonly v.BaseIssue<unknown>[]
     })
     .join("; ");
 }
+
+/**
+ * A document's text as it follows a message's words (as src/protocol/attachments.ts shows a
+ * chat's attachment to the model): its name, then what it says.
+ */
+export function attachedText(name: string | null | undefined, text: string): string {
+  const n = (name ?? "").trim();
+  return `[attached document${n ? ` "${n}"` : ""}]\nits text:\n${text}`;
+}

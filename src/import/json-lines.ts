@@ -2,7 +2,11 @@
  * JSON lines, one message per line, for histories from anywhere else (a script's output, another
  * tool's export): `{conv, role, text, time?, session?, id?}`, where `role` is "user" or
  * "assistant" — or instead `speaker`, a name: someone in a dialogue, taken as a person speaking
- * ("user" and "assistant" as a speaker mean those roles). `time` is ISO 8601 or epoch seconds or
+ * ("user" and "assistant" as a speaker mean those roles) — or "tool": a tool the assistant called,
+ * `{conv, role: "tool", name, arguments?, status?, text}`, `text` being what it returned
+ * (`arguments` JSON text or any JSON value; a line for each call, before the reply of its turn).
+ * A message may carry the documents attached to it, `attachments: [{name?, text}]`, whose text
+ * follows its words. `time` is ISO 8601 or epoch seconds or
  * milliseconds. `conv` is the conversation's id as it is (lines of one conversation need not be
  * together). `id` is the message's id in the source; without one, a hash of the conversation and
  * the line stands for it, so importing the same file again adds nothing (and the same line twice
@@ -10,13 +14,13 @@
  */
 import * as v from "valibot";
 import { createHash } from "node:crypto";
-import { ImportedConversation } from "../protocol/import.ts";
-import { type ImportRecord, issuesAt, type LeftOut } from "./import-record.ts";
+import { ImportedConversation, MAX_IMPORTED_TEXT_CHARS } from "../protocol/import.ts";
+import { attachedText, type ImportRecord, issuesAt, type LeftOut } from "./import-record.ts";
 import { epochMs } from "./times.ts";
 
 const Line = v.object({
   conv: v.string(),
-  role: v.optional(v.picklist(["user", "assistant"], 'must be "user" or "assistant"')),
+  role: v.optional(v.picklist(["user", "assistant", "tool"], 'must be "user", "assistant" or "tool"')),
   speaker: v.optional(v.string()),
   text: v.string(),
   time: v.optional(v.nullable(v.union([v.string(), v.number()]))),
@@ -25,6 +29,11 @@ const Line = v.object({
   /** Where the text came from when it is not the person's own words; `untrusted: true` says only that it is not. */
   mark: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200))),
   untrusted: v.optional(v.boolean()),
+  /** A tool line's tool, its arguments and how it ended. */
+  name: v.optional(v.string()),
+  arguments: v.optional(v.unknown()),
+  status: v.optional(v.string()),
+  attachments: v.optional(v.array(v.object({ name: v.optional(v.nullable(v.string())), text: v.string() }))),
 });
 
 /** The ref of a line without an id: stable across imports of the same file. */
@@ -47,7 +56,9 @@ export function jsonLine(text: string, line: number): ImportRecord | null {
   const l = p.output;
   let role = l.role;
   let speaker: string | undefined;
-  if (l.speaker !== undefined && l.speaker !== "user" && l.speaker !== "assistant") {
+  if (role === "tool") {
+    if (!l.name) return { kind: "bad", line, reason: 'name: a line of role "tool" names its tool' };
+  } else if (l.speaker !== undefined && l.speaker !== "user" && l.speaker !== "assistant") {
     if (role !== "assistant") speaker = l.speaker;
   } else role ??= l.speaker as "user" | "assistant" | undefined;
   if (role === undefined && speaker === undefined) return { kind: "bad", line, reason: "role or speaker: missing" };
@@ -57,7 +68,26 @@ export function jsonLine(text: string, line: number): ImportRecord | null {
     if (t === null) return { kind: "bad", line, reason: `time: not a time: ${JSON.stringify(l.time)}` };
     time = t;
   }
-  const empty = !l.text.trim();
+  const attached = (l.attachments ?? []).filter((a) => a.text.trim());
+  const joined = [l.text, ...attached.map((a) => attachedText(a.name, a.text))].filter((t) => t.trim()).join("\n\n");
+  const said = joined.length > MAX_IMPORTED_TEXT_CHARS ? `${joined.slice(0, MAX_IMPORTED_TEXT_CHARS - 1)}…` : joined;
+  // A call that returned nothing is still a call.
+  const empty = role !== "tool" && !said.trim();
+  const tool =
+    role === "tool"
+      ? {
+          tool: {
+            name: l.name,
+            arguments:
+              typeof l.arguments === "string"
+                ? l.arguments
+                : l.arguments === undefined
+                  ? "{}"
+                  : JSON.stringify(l.arguments),
+            ...(l.status !== undefined ? { status: l.status } : {}),
+          },
+        }
+      : {};
   const conv = v.safeParse(ImportedConversation, {
     conv: l.conv,
     messages: empty
@@ -66,7 +96,8 @@ export function jsonLine(text: string, line: number): ImportRecord | null {
           {
             role: role ?? "user",
             ...(speaker !== undefined ? { speaker } : {}),
-            text: l.text,
+            ...tool,
+            text: said,
             ...(time !== undefined ? { time } : {}),
             ...(l.session !== undefined ? { session: l.session } : {}),
             ref: l.id ?? lineRef(l.conv, trimmed),

@@ -65,6 +65,19 @@ import { KernelL3 } from "./distill-runner.ts";
 import { KernelMetrics } from "./metrics.ts";
 import { SkillCatalog } from "../skills/skill-catalog.ts";
 import { mkdirSync } from "node:fs";
+import { indexFiles } from "./index-files.ts";
+
+/** A slice of bringing the person-wide index up to date between other work (a turn waits at most this). */
+const INDEX_SLICE_MS = 15;
+/** Events read into the person-wide index since its snapshot before a new one is written. */
+const SNAPSHOT_MIN_EVENTS = 10_000;
+/**
+ * An index this large is worth warming up after a start (Memory.warmUpSteps): below it the first
+ * search is quick anyway, and small data dirs (and the test suites) do not pay for it.
+ */
+const WARM_UP_EVENTS = 50_000;
+/** Quiet after the last `homed import` call before the index catches up with what it brought. */
+const INDEX_AFTER_IMPORT_MS = 1000;
 
 export interface KernelOptions {
   dataDir: string;
@@ -133,7 +146,7 @@ export class Kernel {
     this.models = new ProviderModels(this.llm, log.with({ component: "llm" }));
     const tokenizer = new Tokenizer();
     this.tokenizer = tokenizer;
-    this.memory = new Memory(store, tokenizer);
+    this.memory = new Memory(store, tokenizer, indexFiles(paths.dir, log.with({ component: "memory" })));
     this.l3 = new KernelL3({
       store,
       tokenizer,
@@ -276,7 +289,7 @@ export class Kernel {
     kernel.backups.start();
     kernel.settled = Promise.all([
       config.memory.model ? kernel.loadDenseModel(config.memory.model) : undefined,
-      kernel.prepareFirstTurn(),
+      kernel.prepareFirstTurn().then(() => kernel.catchUpPersonIndex()),
     ]).then(() => {});
     return kernel;
   }
@@ -307,6 +320,81 @@ export class Kernel {
       // Nothing is lost: the turn that needs it loads it again and reports a failure there.
       this.log.warn("preparing the first turn failed", { err: (err as Error).message });
     }
+  }
+
+  private indexing: Promise<void> | null = null;
+  /** The ranking ran its warm-up searches (once a start). */
+  private warmed = false;
+  private indexTimer: ReturnType<typeof setTimeout> | null = null;
+  /** `homed import` calls are coming (the store's bulk page cache is on, Store.bulk). */
+  private importing = false;
+
+  /**
+   * Bring the person-wide index (the recall note's and memory searches', src/memory/person-index.ts)
+   * up to date in the background: restored from its snapshot on the first slice, then the events
+   * since, a slice of INDEX_SLICE_MS at a time, so a turn meanwhile waits for one slice, not for
+   * the whole. Saved again once it holds SNAPSHOT_MIN_EVENTS more than its snapshot. Never
+   * rejects; a turn that comes first brings the index up to date itself.
+   */
+  catchUpPersonIndex(): Promise<void> {
+    if (this.indexing) return this.indexing;
+    const run = async () => {
+      const t0 = performance.now();
+      const person = this.memory.person;
+      try {
+        // Restored (or made) in the first slice, whatever its length: one step a turn may wait for.
+        while (!person.catchUp(this.config.memory.recall_untrusted, INDEX_SLICE_MS)) {
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          if (this.stopped) return;
+        }
+        const unsaved = person.unsaved();
+        const ready = Math.round(performance.now() - t0);
+        if (unsaved >= SNAPSHOT_MIN_EVENTS) {
+          const s0 = performance.now();
+          person.save();
+          this.log.info("memory index saved", { events: unsaved, ms: Math.round(performance.now() - s0) });
+        }
+        const { documents, restoredAt } = person.figures(this.config.memory.recall_untrusted);
+        this.log.info("memory index ready", { ms: ready, events: documents, snapshot_upto: restoredAt });
+        if (!this.warmed && documents >= WARM_UP_EVENTS) {
+          this.warmed = true;
+          const w0 = performance.now();
+          const turns = this.agent.turnsStarted;
+          let steps = 0;
+          const scope = { kind: "person", includeUntrusted: this.config.memory.recall_untrusted } as const;
+          for (const step of this.memory.warmUpSteps(scope, (t) => this.agent.searchMemory(t, 10))) {
+            await new Promise<void>((resolve) => setImmediate(resolve));
+            // A turn warms the ranking up itself: no step of ours in its way.
+            if (this.stopped || this.agent.turnsStarted !== turns) break;
+            step();
+            steps++;
+          }
+          this.log.info("memory ranking warmed up", { ms: Math.round(performance.now() - w0), steps });
+        }
+      } catch (err) {
+        this.log.warn("bringing the memory index up to date failed", { err: (err as Error).message });
+      }
+    };
+    // Cleared once settled (never synchronously: an index already up to date finishes at once).
+    this.indexing = run().finally(() => {
+      this.indexing = null;
+    });
+    return this.indexing;
+  }
+
+  /** After an import call: the index catches up once the calls have stopped coming for a moment. */
+  private indexSoon(): void {
+    if (this.indexTimer !== null) clearTimeout(this.indexTimer);
+    this.indexTimer = setTimeout(() => {
+      this.indexTimer = null;
+      if (this.stopped) return;
+      // The import is over: the page cache it had goes back.
+      if (this.importing) {
+        this.importing = false;
+        this.store.bulk(false);
+      }
+      void this.catchUpPersonIndex();
+    }, INDEX_AFTER_IMPORT_MS);
   }
 
   /** config.toml's configuration (with environment and flags), before settings.json. */
@@ -500,8 +588,15 @@ export class Kernel {
     return {
       store: this.store,
       memory: this.memory,
-      importConversations: (channel, conversations) =>
-        importConversations(this.store, this.memory, channel, conversations),
+      importConversations: (channel, conversations) => {
+        if (!this.importing) {
+          this.importing = true;
+          this.store.bulk(true);
+        }
+        const r = importConversations(this.store, this.memory, channel, conversations);
+        this.indexSoon();
+        return r;
+      },
       agent: this.agent,
       l3: this.l3,
       streams: this.streams,
@@ -548,6 +643,21 @@ export class Kernel {
     });
   }
 
+  /** At stop: a snapshot of the person-wide index when it holds much that its last does not. */
+  private savePersonIndex(): void {
+    const unsaved = this.memory.person.unsaved();
+    if (unsaved < SNAPSHOT_MIN_EVENTS) return;
+    try {
+      const t0 = performance.now();
+      this.memory.person.save();
+      this.log.info("memory index saved", { events: unsaved, ms: Math.round(performance.now() - t0) });
+    } catch (err) {
+      this.log.warn("saving the memory index failed; the next start makes it from the log", {
+        err: (err as Error).message,
+      });
+    }
+  }
+
   /** Stop plugins, stop accepting requests, close the store cleanly, release the lock. Idempotent. */
   async stop(reason: string): Promise<void> {
     if (this.stopped) return;
@@ -556,8 +666,10 @@ export class Kernel {
     this.watchdog?.stop();
     this.backups?.stop();
     this.l3.stop();
+    if (this.indexTimer !== null) clearTimeout(this.indexTimer);
     await this.supervisor.stopAll();
     this.control?.stop();
+    this.savePersonIndex();
     this.store.close();
     this.lock.release();
     this.log.info("homed stopped");

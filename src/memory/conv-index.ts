@@ -6,11 +6,14 @@
  */
 
 /**
- * Events that hold a term, and how often each holds it: per document, varint(document − the
- * previous one) then varint(count), documents ascending, in one byte array. An index holds a
- * posting for every word of every event of its conversation, and the words a conversation
- * repeats hold nearly every event: a posting takes 2 bytes here (small gaps, counts of 1), 8 as
- * two Int32 and 16 as two numbers. Every reader walks a list from the start (`PostingsCursor`).
+ * Events that hold a term, and how often each holds it: per document, varint(2 × (document − the
+ * previous one) + 1 if it holds the term more than once), then, only then, varint(count);
+ * documents ascending, in one byte array. An index holds a posting for every word and concept of
+ * every event of its conversation, and the terms it repeats hold nearly every event: a posting
+ * with a small gap and a count of 1 — nearly all of them, and every concept's and speaker's —
+ * takes 1 byte here (2 with the count always written: a person-wide index of a million events
+ * held 140 MB of postings that way, docs/BENCHMARKS.md, make bench-scale), 8 as two Int32 and 16
+ * as two numbers. Every reader walks a list from the start (`PostingsCursor`).
  */
 export class Postings {
   /** How many documents hold the term. */
@@ -18,15 +21,22 @@ export class Postings {
   /** Bytes used in `bytes`; the rest is room to grow. */
   len = 0;
   bytes = new Uint8Array(4);
-  private lastDoc = 0;
+  /** The newest document (a list restored from a snapshot sets it, src/memory/index-snapshot.ts). */
+  lastDoc = 0;
 
   add(doc: number, tf: number): void {
-    const need = this.len + varintBytes(doc - this.lastDoc) + varintBytes(tf);
+    const head = (doc - this.lastDoc) * 2 + (tf > 1 ? 1 : 0);
+    const need = this.len + varintBytes(head) + (tf > 1 ? varintBytes(tf) : 0);
     if (need > this.bytes.length) this.bytes = grown(this.bytes, need);
-    this.len = putVarint(this.bytes, this.len, doc - this.lastDoc);
-    this.len = putVarint(this.bytes, this.len, tf);
+    this.len = putVarint(this.bytes, this.len, head);
+    if (tf > 1) this.len = putVarint(this.bytes, this.len, tf);
     this.lastDoc = doc;
     this.n++;
+  }
+
+  /** Give back the room left to grow (an index loaded in bulk keeps only what it holds). */
+  trim(): void {
+    if (this.bytes.length > this.len) this.bytes = this.bytes.slice(0, this.len);
   }
 }
 
@@ -58,8 +68,10 @@ export class PostingsCursor {
 
   next(): boolean {
     if (this.at >= this.p.len) return false;
-    this.doc += this.varint();
-    this.tf = this.varint();
+    const head = this.varint();
+    const more = head % 2;
+    this.doc += (head - more) / 2;
+    this.tf = more ? this.varint() : 1;
     return true;
   }
 
@@ -137,6 +149,22 @@ function post(map: Map<string, Postings>, term: string, doc: number, tf: number)
   }
   p.add(doc, tf);
   return first;
+}
+
+/**
+ * Adds a posting of count 1 unless `doc` holds the term already (a term repeated in a list of
+ * concepts or a name's words counts once: documents come in ascending order, so it is the last
+ * one posted); true when added. A Set of each event's concepts did the same at a quarter of the
+ * cost of indexing a million events.
+ */
+function postOnce(map: Map<string, Postings>, term: string, doc: number): boolean {
+  let p = map.get(term);
+  if (!p) {
+    p = new Postings();
+    map.set(term, p);
+  } else if (p.n > 0 && p.lastDoc === doc) return false;
+  p.add(doc, 1);
+  return true;
 }
 
 /**
@@ -272,16 +300,30 @@ export class ConvIndex {
         }
     this.postings += counts.size;
 
-    for (const t of new Set(e.concepts))
-      if (!counts.has(t)) {
-        post(this.concepts, t, doc, 1);
+    for (const t of e.concepts) if (!counts.has(t) && postOnce(this.concepts, t, doc)) this.postings++;
+    for (const t of e.speaker)
+      if (postOnce(this.speakers, t, doc)) {
         this.postings++;
+        if (e.named) this.names.add(t);
       }
-    for (const t of new Set(e.speaker)) {
-      post(this.speakers, t, doc, 1);
-      this.postings++;
-      if (e.named) this.names.add(t);
-    }
+  }
+
+  /**
+   * Its session and speaker keys in ordinal order (what a snapshot writes,
+   * src/memory/index-snapshot.ts), and putting them back into an index restored from one.
+   */
+  keys(): { sessions: string[]; speakers: string[] } {
+    return { sessions: [...this.sessionIds.keys()], speakers: [...this.speakerIds.keys()] };
+  }
+
+  restoreKeys(sessions: readonly string[], speakers: readonly string[]): void {
+    for (const [i, k] of sessions.entries()) this.sessionIds.set(k, i);
+    for (const [i, k] of speakers.entries()) this.speakerIds.set(k, i);
+  }
+
+  /** Give back the room each list and column keeps to grow (after loading many events at once). */
+  trim(): void {
+    for (const map of [this.words, this.concepts, this.speakers]) for (const p of map.values()) p.trim();
   }
 
   private scoreA = new Float64Array(0);

@@ -1,7 +1,8 @@
 /**
  * A person's past conversations brought into memory (`homed import`: the daemon's
  * `memory.import`, or the command itself on a data dir no daemon holds). Every message becomes
- * the ordinary message event a chat turn writes, with the source's id as its `ref`, indexed by
+ * the ordinary message event a chat turn writes (a tool the assistant called, the call and
+ * result events a turn writes), with the source's id as its `ref`, indexed by
  * the same code (messageEvent, Memory.add), trusted like anything the person says themselves —
  * so it is recalled across conversations, searched and listed exactly like a chat of theirs.
  *
@@ -14,17 +15,20 @@
  * as any cold turn does.
  */
 import type { ImportedConversation, ImportedMessage, MemoryImportResult } from "../protocol/import.ts";
+import { eventOf } from "../protocol/event-bodies.ts";
 import type { Store } from "../store/store.ts";
+import type { AppendEvent } from "../store/rows.ts";
 import { messageEvent } from "./ingest.ts";
 import type { Memory } from "./memory.ts";
 
 /** The cold layer (src/memory/memory.ts): turns that no context holds. */
-const COLD = 2;
+const COLD = 2 as const;
 
 /**
  * The turn each of `messages` belongs to, in order: a person's message starts one, and the
  * assistant's reply that follows joins it; an assistant message with no person's message before
- * it in its turn starts one of its own. One reply per turn, as a chat turn has: a turn's messages
+ * it in its turn starts one of its own; a tool the assistant called joins the turn it is in, before
+ * its reply (after a reply, it starts the next turn). One reply per turn, as a chat turn has: a turn's messages
  * are rebuilt from its events with one reply (src/memory/turn-log.ts). A turn is named after the
  * `ref` of its first message, unique within the conversation (refs are), and apart from every
  * chat turn's id (a UUID).
@@ -82,11 +86,39 @@ export function importConversations(
       const turns = importedTurns(fresh);
       for (const [i, m] of fresh.entries()) {
         const time = m.time ?? now;
-        const { kind, body, actor } = messageEvent({ ...m, conv: c.conv, time, turn: turns[i] });
-        const { id } = store.append({ conv: c.conv, actor, kind, body, ts: time, mark: m.mark ?? null });
+        const turn = turns[i];
         // Cold since it was said: the state's times are the original one (the log is not touched).
-        store.setLayer([id], COLD, time);
-        memory.add(id);
+        const append = (ev: Omit<AppendEvent, "conv" | "ts" | "layer">) => {
+          const r = store.append({ ...ev, conv: c.conv, ts: time, layer: COLD });
+          memory.addLogged({ id: r.id, ts: r.ts, conv: c.conv, kind: ev.kind, actor: ev.actor, body: r.body });
+        };
+        if (m.role === "tool" && m.tool) {
+          // As a chat turn logs a call: the call, then its result (memory indexes the result). A
+          // marked result is untrusted, as a live one is; the model never reads either again as
+          // a tool message (no model output of the turn asked for it, src/memory/turn-log.ts),
+          // only as what memory quotes.
+          const { name, arguments: args, status } = m.tool;
+          const callId = `import:${m.ref}`;
+          append({
+            actor: "agent",
+            ...eventOf("tool-call", { turn, callId, name, risk: null, arguments: args, origin: "import" }),
+          });
+          append({
+            actor: "import",
+            untrusted: m.mark !== undefined,
+            mark: m.mark ?? null,
+            ...eventOf("tool-result", { turn, callId, name, status: status ?? "ok", content: m.text }),
+          });
+        } else {
+          const { kind, body, actor } = messageEvent({
+            ...m,
+            role: m.role === "user" ? "user" : "assistant",
+            conv: c.conv,
+            time,
+            turn,
+          });
+          append({ actor, kind, body, mark: m.mark ?? null });
+        }
       }
       added += fresh.length;
     }

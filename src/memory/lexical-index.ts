@@ -42,7 +42,7 @@ export interface EventMeta {
  * only acknowledges tells nothing, like one that says it does not know); rows of another
  * layout are re-made from the log.
  */
-const FORMAT = "10";
+export const LEXICAL_FORMAT = "10";
 
 interface StoredTerms {
   /** Words, space-separated (no term holds a space). */
@@ -87,7 +87,7 @@ export class LexicalIndex {
     private readonly maxPostings = CACHED_POSTINGS,
   ) {
     this.sessions = new SessionClock(terms);
-    if (terms.format() !== FORMAT) this.rebuild();
+    if (terms.format() !== LEXICAL_FORMAT) this.rebuild();
   }
 
   /**
@@ -96,7 +96,7 @@ export class LexicalIndex {
    * emptied, nothing reads them any more.
    */
   private rebuild(): void {
-    this.terms.rebuild(FORMAT, (rows) => {
+    this.terms.rebuild(LEXICAL_FORMAT, (rows) => {
       this.sessions.clear();
       this.previous.clear();
       for (const r of rows) this.addEvent(r);
@@ -214,7 +214,7 @@ export class LexicalIndex {
       id,
       words: words ?? (s.w ? s.w.split(" ") : []),
       concepts: concepts ?? (s.c ? s.c.split(" ") : []),
-      speaker: s.sp ? this.tokenizer.tokens(s.sp) : [],
+      speaker: s.sp ? this.speakerTerms(s.sp) : [],
       named: s.nm === 1,
       session: s.se ?? null,
       time: s.t ?? null,
@@ -223,6 +223,19 @@ export class LexicalIndex {
       abstains: s.ab === 1,
       echoesBefore: s.eo === 1,
     };
+  }
+
+  /** Speakers' names as terms, by name: a few names say every event's speaker ("user", "assistant"). */
+  private readonly speakers = new Map<string, string[]>();
+
+  private speakerTerms(name: string): string[] {
+    let t = this.speakers.get(name);
+    if (!t) {
+      t = this.tokenizer.tokens(name);
+      // Names of a dialogue between many people: kept while they are few.
+      if (this.speakers.size < 4096) this.speakers.set(name, t);
+    }
+    return t;
   }
 
   /** The in-memory index of `conv`'s events with id >= minId, brought up to date. */

@@ -5,12 +5,14 @@
  * moving anything) then Remove (the caller confirms, and the events go back to L1).
  */
 import type { Store } from "../store/store.ts";
+import type { LoggedEvent } from "../store/event-terms.ts";
 import type { Tokenizer } from "../embed/tokenizer.ts";
 import { LexicalIndex } from "./lexical-index.ts";
 import { askedOf, DEFAULT_PARAMS, rankEvents, type IdSet, type LexicalParams, type ScorerName } from "./relevance.ts";
 import { type Coverage, coverageOf, markSlot, questionWords } from "./coverage.ts";
 import type { DenseIndex } from "./dense-index.ts";
 import { PersonIndex } from "./person-index.ts";
+import type { IndexSnapshots } from "./index-snapshot.ts";
 import type { RecallScope } from "./recall-scope.ts";
 
 export { eventText } from "./event-text.ts";
@@ -69,9 +71,11 @@ export class Memory {
   constructor(
     private readonly store: Store,
     tokenizer: Tokenizer,
+    /** Where the person-wide index is kept between starts (none: made from the rows on first use). */
+    snapshots: IndexSnapshots | null = null,
   ) {
     this.index = new LexicalIndex(store.eventTerms, tokenizer);
-    this.person = new PersonIndex(store.eventTerms, this.index);
+    this.person = new PersonIndex(store.eventTerms, this.index, snapshots);
   }
 
   /**
@@ -81,8 +85,13 @@ export class Memory {
    */
   add(eventId: number): void {
     const e = this.store.event(eventId);
-    const full = e ? this.index.addEvent(e) : null;
-    if (e && full !== null) this.dense?.enqueue(eventId, e.conv, full);
+    if (e) this.addLogged(e);
+  }
+
+  /** As `add`, for an event the caller has just appended (its row is not read back). */
+  addLogged(e: LoggedEvent): void {
+    const full = this.index.addEvent(e);
+    if (full !== null) this.dense?.enqueue(e.id, e.conv, full);
   }
 
   /** Before scoring for `text`: embed it once, if a dense model is in use. */
@@ -174,6 +183,31 @@ export class Memory {
         conv: convOf(s.id) ?? "",
       }),
     );
+  }
+
+  /**
+   * Searches to run once the person-wide index is ready, one step at a time, so the first turn
+   * after a start does not compile the ranking over a million events on its way: its first
+   * search took 4–5 times as long as the later ones (docs/BENCHMARKS.md, make bench-scale). With
+   * Chinese in memory, a Chinese one too, which loads jieba's dictionary (~150 ms) now rather than
+   * in that turn. Nothing is touched: a search counts no access.
+   */
+  warmUpSteps(
+    scope: RecallScope,
+    /** How a turn searches (src/memory/memory-search.ts find: the ranking, then the events read back). */
+    find: (text: string) => void = (t) => this.search(scope, t, { limit: 10 }),
+  ): (() => void)[] {
+    const texts = [
+      "What did I tell you about the weather and my plans last week?",
+      "How many people did I invite, and what did they bring?",
+      "Do you remember what I asked you about the kitchen?",
+    ];
+    if (scope.kind === "person" && this.person.scope(scope.includeUntrusted).index.hanChars.size > 0)
+      texts.push("上周我跟你说过什么计划？");
+    return texts.map((t) => () => {
+      find(t);
+      this.coverage(scope, t)(t);
+    });
   }
 
   /**

@@ -81,6 +81,17 @@ const DENSE_SHARE = 0.5;
 /** Dense candidates considered beside the lexical ones. */
 const DENSE_CANDIDATES = 200;
 
+/**
+ * The largest of `a` (0 for none above it). An indexed loop: `for (const x of a)` over a typed
+ * array goes through the iterator protocol, and over a person-wide index's million documents
+ * those loops were a quarter of a query's time (docs/BENCHMARKS.md, make bench-scale).
+ */
+function maxOf(a: Float64Array): number {
+  let max = 0;
+  for (let i = 0; i < a.length; i++) if ((a[i] as number) > max) max = a[i] as number;
+  return max;
+}
+
 /** Adds `weight` × BM25 term weight of every posting into `into`. */
 function accumulate(
   ci: ConvIndex,
@@ -118,7 +129,7 @@ function sessionScores(
     if (s >= 0) len[s] = (len[s] as number) + (ci.lens[d] as number);
   }
   let total = 0;
-  for (const l of len) total += l;
+  for (let i = 0; i < n; i++) total += len[i] as number;
   const avg = Math.max(total / n, 1);
   const tf = new Float64Array(n);
   for (const t of terms) {
@@ -203,10 +214,8 @@ export function lexicalScores(
     // assistant) are about one thing; sessions of short chat turns wander. The session's weight
     // grows from `session` to twice that as the average turn grows from sessionLen words to twice.
     const weight = p.sessionLen > 0 ? p.session * Math.min(2, Math.max(1, ci.avgLen / p.sessionLen)) : p.session;
-    let maxS = 0;
-    for (const x of sess) if (x > maxS) maxS = x;
-    let maxT = 0;
-    for (const x of out) if (x > maxT) maxT = x;
+    const maxS = maxOf(sess);
+    const maxT = maxOf(out);
     if (maxS > 0 && maxT > 0) {
       for (let d = 0; d < n; d++) {
         const g = ci.sessions[d] as number;
@@ -270,8 +279,7 @@ export function rankEvents(index: LexicalIndex, conv: string, text: string, opts
     // A turn said then counts even when it shares no word with the question ("What did I do in
     // the garden two weeks ago?" — "I planted tomatoes today"): a floor of a share of the best,
     // or the whole score when no word matched at all.
-    let top = 0;
-    for (const x of scores) if (x > top) top = x;
+    const top = maxOf(scores);
     const add = params.timeFloor * (top > 0 ? top : 1);
     for (let d = 0; d < ci.size; d++) {
       const at = ci.times[d] as number;
@@ -284,10 +292,9 @@ export function rankEvents(index: LexicalIndex, conv: string, text: string, opts
   // ("how many eggs did you say?") is not.
   if (query.asksQuantity && !query.asksWhatAssistantSaid) spreadSessions(ci, scores, params.spread);
   const among = opts.among;
-  let max = 0;
   // Normalised by the best of the whole conversation, `among` or not: a cold event scores 1 only
   // when nothing in the conversation matches better (cold recall's threshold relies on that).
-  for (const x of scores) if (x > max) max = x;
+  const max = maxOf(scores);
   const dense = opts.dense && scorer === "hybrid" ? opts.dense : null;
   const limit = dense ? undefined : opts.limit;
   const lexical = max > 0 ? best(ci, scores, max, among, limit) : [];

@@ -32,25 +32,48 @@ export const ImportedConvId = v.pipe(
 /** The source's own id of a message: importing the same message again adds nothing. */
 export const ImportedRef = v.union([v.pipe(v.string(), v.minLength(1), v.maxLength(200)), v.number()]);
 
-/** One message, as the log will keep it (src/memory/ingest.ts IncomingMessage without `conv`). */
-export const ImportedMessage = v.strictObject({
-  /** The person ("user", or with `speaker` someone in a dialogue), or the assistant. */
-  role: v.picklist(["user", "assistant"]),
-  speaker: v.optional(v.pipe(v.string(), v.maxLength(200))),
-  text: v.pipe(
-    v.string(),
-    v.maxLength(MAX_IMPORTED_TEXT_CHARS, `text is longer than ${MAX_IMPORTED_TEXT_CHARS} characters`),
-  ),
-  /** When it was said, epoch milliseconds; absent: the time of the import. */
-  time: v.optional(v.pipe(v.number(), v.finite())),
-  session: v.optional(v.union([v.string(), v.number()])),
-  ref: ImportedRef,
-  /**
-   * Where its text came from when it is not the person's own words (a page's text in a reply, an
-   * untrusted source): it is logged with this mark, and what quotes it is marked in turn.
-   */
-  mark: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(MAX_MARK_CHARS))),
+/**
+ * A tool the assistant called, for a message of role "tool" (its `text` is what the tool
+ * returned): logged as the call and its result, as a chat turn logs them.
+ */
+export const ImportedToolCall = v.strictObject({
+  name: v.pipe(v.string(), v.minLength(1, "tool name is empty"), v.maxLength(200)),
+  /** The call's arguments as the model wrote them (JSON text, not checked). */
+  arguments: v.pipe(v.string(), v.maxLength(MAX_IMPORTED_TEXT_CHARS)),
+  /** "ok", or what went wrong ("error", "denied"); absent: "ok". */
+  status: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(64))),
 });
+export type ImportedToolCall = v.InferOutput<typeof ImportedToolCall>;
+
+/** One message, as the log will keep it (src/memory/ingest.ts IncomingMessage without `conv`). */
+export const ImportedMessage = v.pipe(
+  v.strictObject({
+    /**
+     * The person ("user", or with `speaker` someone in a dialogue), the assistant, or a tool the
+     * assistant called ("tool", with `tool`; `text` is its result).
+     */
+    role: v.picklist(["user", "assistant", "tool"]),
+    speaker: v.optional(v.pipe(v.string(), v.maxLength(200))),
+    text: v.pipe(
+      v.string(),
+      v.maxLength(MAX_IMPORTED_TEXT_CHARS, `text is longer than ${MAX_IMPORTED_TEXT_CHARS} characters`),
+    ),
+    /** When it was said, epoch milliseconds; absent: the time of the import. */
+    time: v.optional(v.pipe(v.number(), v.finite())),
+    session: v.optional(v.union([v.string(), v.number()])),
+    ref: ImportedRef,
+    /**
+     * Where its text came from when it is not the person's own words (a page's text in a reply, an
+     * untrusted source): it is logged with this mark, and what quotes it is marked in turn.
+     */
+    mark: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(MAX_MARK_CHARS))),
+    tool: v.optional(ImportedToolCall),
+  }),
+  v.check(
+    (m) => (m.role === "tool") === (m.tool !== undefined),
+    'a message of role "tool", and only one, names its tool',
+  ),
+);
 export type ImportedMessage = v.InferOutput<typeof ImportedMessage>;
 
 /** A conversation's messages in the order they were said (or a part of them: a long one comes in several calls). */

@@ -30,16 +30,18 @@ export class EventTerms {
   private readonly lastRow;
   private readonly insert;
   private readonly afterRows;
+  private readonly convRow;
 
   constructor(private readonly db: Database) {
     this.lastRow = db.query<{ terms: string }, [string]>(
       "SELECT terms FROM event_terms WHERE conv = ? ORDER BY event_id DESC LIMIT 1",
     );
     this.insert = db.query("INSERT OR REPLACE INTO event_terms (event_id, conv, tokens, terms) VALUES (?, ?, ?, ?)");
-    this.afterRows = db.query<TermsRow, [number]>(
+    this.afterRows = db.query<TermsRow, [number, number]>(
       `SELECT t.event_id, t.conv, t.terms, e.untrusted FROM event_terms t JOIN events e ON e.id = t.event_id
-       WHERE t.event_id > ? AND e.kind != 'recall-turn' ORDER BY t.event_id`,
+       WHERE t.event_id > ? AND e.kind != 'recall-turn' ORDER BY t.event_id LIMIT ?`,
     );
+    this.convRow = db.query<{ conv: string }, [number]>("SELECT conv FROM events WHERE id = ?");
   }
 
   /** The layout the rows were written in (meta `lexical_format`); undefined before any. */
@@ -88,9 +90,17 @@ export class EventTerms {
       .all(conv, fromId);
   }
 
-  /** Every row after event `id` but `homed recall`'s turns, in id order, with whether its event is untrusted. */
-  after(id: number): TermsRow[] {
-    return this.afterRows.all(id);
+  /**
+   * The rows after event `id` but `homed recall`'s turns, at most `limit`, in id order, with
+   * whether its event is untrusted: read a page at a time, never a million rows at once.
+   */
+  after(id: number, limit: number): TermsRow[] {
+    return this.afterRows.all(id, limit);
+  }
+
+  /** The conversation of event `id`, if the log holds it. */
+  conversationOf(id: number): string | undefined {
+    return this.convRow.get(id)?.conv;
   }
 
   /** The texts an event's blocks carry (captions, file names, alt text), to index with its own. */

@@ -15,6 +15,11 @@ export interface AppendEvent {
   body: unknown;
   /** Defaults to now. */
   ts?: number;
+  /**
+   * 2: the event starts in cold memory, gone cold when it was said (`ts`): an imported message
+   * (src/memory/import-conversations.ts). Absent: in context (1).
+   */
+  layer?: 2;
 }
 
 export interface StoredEvent {

@@ -44,6 +44,9 @@ export function titleFrom(text: string): string {
 
 const fromRow = (r: EventRow): StoredEvent => ({ ...r, untrusted: r.untrusted === 1, layer: r.layer ?? 1 });
 
+/** The page cache while importing (KiB): SQLite's default is 2,000. */
+const BULK_CACHE_KIB = 65_536;
+
 export class Store {
   /**
    * The connection itself, for tests and benchmarks that inspect the file. Code outside
@@ -68,8 +71,8 @@ export class Store {
     this.insertEvent = db.prepare<{ id: number }, [number, string, string, string, number, string | null, string]>(
       "INSERT INTO events (ts, conv, kind, actor, untrusted, mark, body) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
     );
-    this.insertState = db.prepare<unknown, [number, number]>(
-      "INSERT INTO event_state (event_id, layer, changed_at) VALUES (?, 1, ?)",
+    this.insertState = db.prepare<unknown, [number, number, number, number | null]>(
+      "INSERT INTO event_state (event_id, layer, changed_at, last_access) VALUES (?, ?, ?, ?)",
     );
   }
 
@@ -108,20 +111,35 @@ export class Store {
   }
   private appendedCount = 0;
 
-  /** Append one event, its layer-1 state and its block records in one transaction; returns id and timestamp. */
-  append(ev: AppendEvent): { id: number; ts: number } {
+  /**
+   * Append one event, its state (layer 1, or `ev.layer`) and its block records in one
+   * transaction; returns id, timestamp and the body as stored (what memory indexes, Memory.add).
+   */
+  append(ev: AppendEvent): { id: number; ts: number; body: string } {
     const ts = ev.ts ?? Date.now();
     const body = JSON.stringify(ev.body ?? null);
     const stored = this.db.transaction(() => {
       const mark = ev.mark ?? (ev.untrusted ? "untrusted input" : null);
       const row = this.insertEvent.get(ts, ev.conv, ev.kind, ev.actor, ev.untrusted ? 1 : 0, mark, body);
       if (!row) throw new HomedError("store", "insert returned no id");
-      this.insertState.run(row.id, ts);
+      // Cold from the start is what setLayer(2, ts) made of it: changed and last looked at then.
+      if (ev.layer === 2) this.insertState.run(row.id, 2, ts, ts);
+      else this.insertState.run(row.id, 1, ts, null);
       insertBlocks(this.db, row.id, blocksOfEvent(ev.kind, body, this.imageTagChannels));
-      return { id: row.id, ts };
+      return { id: row.id, ts, body };
     })();
     this.appendedCount++;
     return stored;
+  }
+
+  /**
+   * While many events are appended (an import): a larger page cache for this connection, so a
+   * million-event database is not read back from the file for every index it updates (a quarter
+   * of an import's time at a million events, docs/BENCHMARKS.md); `false` gives the memory back.
+   */
+  bulk(on: boolean): void {
+    if (on) this.db.exec(`PRAGMA cache_size = -${BULK_CACHE_KIB}`);
+    else this.db.exec("PRAGMA cache_size = -2000; PRAGMA shrink_memory");
   }
 
   /**
@@ -350,12 +368,16 @@ export class Store {
         },
         [number]
       >(
+        // The newest `limit` first, then the first message of those alone: asked of every
+        // conversation before the sort, it read the log of each (130 ms at 22k conversations,
+        // 10 ms this way; docs/BENCHMARKS.md, make bench-scale).
         `SELECT c.*, (SELECT body FROM events e WHERE e.conv = c.id AND e.kind = 'user-message'
                         AND e.id > COALESCE(c.forgotten_upto, 0) ORDER BY e.id LIMIT 1) AS first
-         FROM conversations c
-         WHERE c.id NOT LIKE '${UNLISTED_CONV_PREFIX}%'
-           AND (c.forgotten_upto IS NULL OR EXISTS (SELECT 1 FROM events e WHERE e.conv = c.id AND e.id > c.forgotten_upto))
-         ORDER BY c.updated_at DESC LIMIT ?`,
+         FROM (SELECT * FROM conversations c
+               WHERE c.id NOT LIKE '${UNLISTED_CONV_PREFIX}%'
+                 AND (c.forgotten_upto IS NULL OR EXISTS (SELECT 1 FROM events e WHERE e.conv = c.id AND e.id > c.forgotten_upto))
+               ORDER BY c.updated_at DESC LIMIT ?) c
+         ORDER BY c.updated_at DESC`,
       )
       .all(limit);
     return rows.map((r) => {

@@ -216,6 +216,78 @@ describe("imported chats in the daemon", () => {
     ]);
   }, 60_000);
 
+  test("JSON lines' tool calls are logged as a turn logs them, a page's text marked; an attached document's text is the person's", async () => {
+    using dir = tempDir();
+    await using rig = await startAgentRig(dir.path, { plugin: false });
+    const file = join(dir.path, "history.jsonl");
+    const lines = [
+      {
+        conv: "trip",
+        role: "user",
+        text: "When does the ferry leave?",
+        time: "2024-06-01T10:00:00Z",
+        id: "u1",
+        attachments: [{ name: "plan.txt", text: "Day one: the Seixal boatyard at noon." }],
+      },
+      {
+        conv: "trip",
+        role: "tool",
+        name: "fetch_url",
+        arguments: { url: "https://ferry.example/times" },
+        text: "Ferries to Cacilhas leave every twenty minutes.",
+        time: "2024-06-01T10:00:02Z",
+        id: "t1",
+        untrusted: true,
+      },
+      {
+        conv: "trip",
+        role: "tool",
+        name: "notes_search",
+        arguments: { query: "ferry" },
+        text: "- Tagus crossing: bring the bikes.",
+        time: "2024-06-01T10:00:03Z",
+        id: "t2",
+      },
+      { conv: "trip", role: "assistant", text: "Every twenty minutes.", time: "2024-06-01T10:00:05Z", id: "a1" },
+    ];
+    writeFileSync(file, lines.map((l) => JSON.stringify(l)).join("\n"));
+    expect(await importFile(dir.path, file)).toMatchObject({ added: 4, bad: 0 });
+
+    const web = await webUrlOf(rig.daemon);
+    const items = await transcriptAt(web, "trip");
+    expect(items.map((i) => [i.type, i.ts, i.untrusted])).toEqual([
+      ["turn-start", at("2024-06-01T10:00:00Z"), false],
+      ["tool-call", at("2024-06-01T10:00:02Z"), false],
+      ["tool-result", at("2024-06-01T10:00:02Z"), true],
+      ["tool-call", at("2024-06-01T10:00:03Z"), false],
+      ["tool-result", at("2024-06-01T10:00:03Z"), false],
+      ["done", at("2024-06-01T10:00:05Z"), false],
+    ]);
+    expect(items[0]?.text).toContain("Day one: the Seixal boatyard at noon.");
+    expect(items[1]?.text).toBe('{"url":"https://ferry.example/times"}');
+    expect(items[2]?.text).toBe("Ferries to Cacilhas leave every twenty minutes.");
+
+    // A tool's result is memory, as a live one is: found by its own words — and a fetched page's,
+    // marked, only where untrusted text may be recalled (not the memory page's trusted scope).
+    const search = async (q: string) =>
+      (await (await fetch(`${web}/api/memory/search?q=${encodeURIComponent(q)}`)).json()) as {
+        role: string;
+        untrusted: boolean;
+      }[];
+    expect((await search("Tagus crossing")).find((h) => h.role.startsWith("tool"))).toEqual(
+      expect.objectContaining({ role: "tool notes_search", untrusted: false }),
+    );
+    expect((await search("Cacilhas")).filter((h) => h.role.startsWith("tool"))).toEqual([]);
+
+    // Continued, the turn comes back as the person's message and the reply: no tool message
+    // without the call that asked for it (every provider refuses one).
+    rig.llm.script([{ text: "At noon." }]);
+    expect((await rig.chat("When do we meet at the boatyard?", { conv: "trip" })).exitCode).toBe(0);
+    const history = lastAsked(rig).filter((m) => m.role !== "system");
+    expect(history.map((m) => m.role)).toEqual(["user", "assistant", "user"]);
+    expect(history[0]?.content).toContain("Seixal boatyard");
+  }, 60_000);
+
   test("imported conversations are listed by their titles, never by their ids", async () => {
     using dir = tempDir();
     await using rig = await startAgentRig(dir.path, { plugin: false });

@@ -359,13 +359,73 @@ describe("JSON lines", () => {
     expect(bad(records)).toEqual([
       { line: 2, reason: expect.stringContaining("not JSON") },
       { line: 3, reason: "role or speaker: missing" },
-      { line: 4, reason: 'role: must be "user" or "assistant"' },
+      { line: 4, reason: 'role: must be "user", "assistant" or "tool"' },
       { line: 6, reason: 'time: not a time: "someday"' },
       { line: 7, reason: expect.stringContaining('may not start with "plugin:"') },
     ]);
     const read = records.filter((r) => r.kind === "conversation");
     expect(read.map((r) => r.line)).toEqual([1, 8, 9]);
     expect(read.map((r) => (r.kind === "conversation" ? r.conversation.messages.length : -1))).toEqual([1, 0, 1]);
+  });
+
+  test("a tool line is the assistant's call and what it returned; attached documents' text follows a message's words", async () => {
+    const text = [
+      {
+        conv: "trip",
+        role: "user",
+        text: "Check the ferry times.",
+        id: "u1",
+        attachments: [{ name: "plan.txt", text: "Day 1: Lisbon." }],
+      },
+      {
+        conv: "trip",
+        role: "tool",
+        name: "fetch_url",
+        arguments: { url: "https://ferry.example" },
+        text: "08:10, 09:40",
+        id: "t1",
+        untrusted: true,
+      },
+      {
+        conv: "trip",
+        role: "tool",
+        name: "notes_add",
+        arguments: '{"text":"ferry"}',
+        status: "error",
+        text: "",
+        id: "t2",
+      },
+      { conv: "trip", role: "assistant", text: "The first ferry is at 08:10.", id: "a1" },
+      { conv: "trip", role: "user", text: "", id: "u2", attachments: [{ text: "only a document" }] },
+      { conv: "trip", role: "tool", text: "no name", id: "t3" },
+    ]
+      .map((l) => JSON.stringify(l))
+      .join("\n");
+    const { records } = await readText(text);
+    expect(bad(records)).toEqual([{ line: 6, reason: 'name: a line of role "tool" names its tool' }]);
+    expect(conversations(records).flatMap((c) => c.messages)).toEqual([
+      {
+        role: "user",
+        text: 'Check the ferry times.\n\n[attached document "plan.txt"]\nits text:\nDay 1: Lisbon.',
+        ref: "u1",
+      },
+      {
+        role: "tool",
+        tool: { name: "fetch_url", arguments: '{"url":"https://ferry.example"}' },
+        text: "08:10, 09:40",
+        ref: "t1",
+        mark: "imported, from an untrusted source (line 2)",
+      },
+      // A call that returned nothing is kept: it was made.
+      {
+        role: "tool",
+        tool: { name: "notes_add", arguments: '{"text":"ferry"}', status: "error" },
+        text: "",
+        ref: "t2",
+      },
+      { role: "assistant", text: "The first ferry is at 08:10.", ref: "a1" },
+      { role: "user", text: "[attached document]\nits text:\nonly a document", ref: "u2" },
+    ]);
   });
 });
 
