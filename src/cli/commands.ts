@@ -17,6 +17,7 @@ import {
 } from "../protocol/control.ts";
 import { stdinLines } from "../client/stdin-lines.ts";
 import { PluginInfo } from "../protocol/plugin.ts";
+import { ReloadResult } from "../protocol/settings.ts";
 import { BUILTIN_ENTRIES } from "../generated/builtin-plugins.ts";
 import { HomedError } from "../protocol/errors.ts";
 import { callDaemon } from "../client/control-client.ts";
@@ -164,6 +165,24 @@ export const status: Subcommand = {
     });
     process.stdout.write(values.json ? `${JSON.stringify(st)}\n` : `${formatStatus(st)}\n`);
     return 0;
+  },
+};
+
+export const reload: Subcommand = {
+  name: "reload",
+  summary: "make the running daemon re-read config.toml and settings.json (as SIGHUP does) and say what changed",
+  flags: [DATA_FLAG, JSON_FLAG],
+  async run(values, rest) {
+    noArgs("reload", rest);
+    const paths = dataPaths(resolveRunningDataDir(values));
+    const r = await callDaemon(paths.socket, ControlMethod.ConfigReload, {}, ReloadResult);
+    if (values.json) process.stdout.write(`${JSON.stringify(r)}\n`);
+    else if (r.error) process.stderr.write(`homed: the configuration was not reloaded: ${r.error}\n`);
+    else
+      process.stdout.write(
+        `reloaded: ${r.applied.length ? `${r.applied.join(", ")} in force now` : "nothing changed that applies now"}${r.restartNeeded.length ? `; needs a restart: ${r.restartNeeded.join(", ")}` : ""}\n`,
+      );
+    return r.error ? 1 : 0;
   },
 };
 
@@ -550,6 +569,7 @@ export const restore: Subcommand = {
 export const SUBCOMMANDS: readonly Subcommand[] = [
   initconfig,
   status,
+  reload,
   open,
   chat,
   acp,

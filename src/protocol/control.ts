@@ -289,6 +289,8 @@ export const ControlMethod = {
   ClientHello: "client.hello",
   /** A link that logs a browser into the web UI once (`homed open`). */
   LoginUrl: "login.url",
+  /** Re-read config.toml and settings.json, as SIGHUP does: `homed reload`, the units' ExecReload. */
+  ConfigReload: "config.reload",
   /** daemon → client: one frame of a turn the client sent or follows */
   ChatEvent: ChatStreamMethods.event,
 } as const;

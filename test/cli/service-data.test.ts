@@ -6,6 +6,8 @@
  * socket is there but out of reach, where the service runs.
  */
 import { expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { HOMED, run, tempDir } from "../harness/binary.ts";
 import { startDaemon } from "../harness/daemon.ts";
 
@@ -35,4 +37,21 @@ test("with no daemon anywhere, status says the default folder's daemon is not ru
   expect(st.exitCode).not.toBe(0);
   expect(st.stderr).toContain(`no control socket at ${home.path}/.local/share/homed/homed.sock`);
   expect(st.stderr).not.toContain("system service");
+});
+
+test("homed reload re-reads config.toml and says what is in force now and what needs a restart", async () => {
+  using dir = tempDir();
+  await using d = await startDaemon(dir.path);
+  const same = await run([HOMED, "reload", "-data", dir.path]);
+  expect(same.exitCode).toBe(0);
+  expect(same.stdout).toBe("reloaded: nothing changed that applies now\n");
+  writeFileSync(join(dir.path, "config.toml"), "[agent]\nmax_iterations = 7\n[store]\nbusy_timeout_ms = 9000\n");
+  const changed = await run([HOMED, "reload", "-data", dir.path]);
+  expect(changed.stdout).toBe("reloaded: agent.max_iterations in force now; needs a restart: store.busy_timeout_ms\n");
+  writeFileSync(join(dir.path, "config.toml"), "[agent]\nmax_iterations = -1\n");
+  const bad = await run([HOMED, "reload", "-data", dir.path]);
+  expect(bad.exitCode).toBe(1);
+  expect(bad.stderr).toContain("the configuration was not reloaded");
+  expect(bad.stderr).toContain("max_iterations");
+  void d;
 });

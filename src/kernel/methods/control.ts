@@ -131,6 +131,10 @@ export function controlMethods(k: KernelServices): ControlMethods {
       const p = parseParams(ConversationsMessagesParams, params);
       return conversationTranscript(k, p.conv, p.limit);
     },
+    [ControlMethod.ConfigReload]: (params) => {
+      parseParams(StatusParams, params);
+      return k.settings.reload("homed reload");
+    },
     [ControlMethod.ApprovalAllow]: (params) => {
       return allowToolAlways(k, parseParams(ApprovalAllowParams, params).tool);
     },
