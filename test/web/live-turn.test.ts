@@ -3,7 +3,8 @@
  * reload mid-reply re-attaches to the live stream and the reply completes there and in the log;
  * a second tab sees the same stream and the approval still open; Stop during a slow tool ends
  * the tool's process (SIGTERM, then SIGKILL), every page shows the card cancelled, and the next
- * message runs only after the stopped turn ended. Screenshots land in dist/screenshots.
+ * message runs only after the stopped turn ended; a message sent while a freshly opened page
+ * still looks for a live turn is sent, not dropped. Screenshots land in dist/screenshots.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
@@ -179,6 +180,35 @@ describe("turns that outlive the page", () => {
     expect(log).toContainEqual(
       expect.objectContaining({ event: expect.objectContaining({ type: "tool-result", status: "cancelled" }) }),
     );
+    expect(errors).toEqual([]);
+  }, 60_000);
+
+  test("a message sent while the page still looks for a live turn is sent when the look is over, not dropped", async () => {
+    await using ui = await openUi();
+    const { llm, url, page, errors } = ui;
+    // Every look for a live turn (GET /api/chat/live, which an opened conversation makes) is
+    // held back 1.5 s on its way to the daemon: Send is pressed while it is still under way, as
+    // it can be on a busy machine.
+    let looks = 0;
+    await page.route(/\/api\/chat\/live\?/, async (route) => {
+      looks++;
+      await Bun.sleep(1500);
+      await route.continue();
+    });
+    await page.goto(`${url}#/chat/look-first`);
+    await poll(
+      () => looks,
+      (n) => n > 0,
+      { what: "the pane's look for a live turn" },
+    );
+    llm.script([{ text: "Heard you." }]);
+    await page.fill("#prompt", "are you there?");
+    await page.click("#send");
+    await page.waitForSelector(".msg.assistant .meta");
+    expect((await page.textContent(".msg.assistant .body"))?.trim()).toBe("Heard you.");
+    expect(await page.locator(".msg.user").count()).toBe(1);
+    expect(await page.inputValue("#prompt")).toBe("");
+    expect(llm.requests.length).toBe(1);
     expect(errors).toEqual([]);
   }, 60_000);
 

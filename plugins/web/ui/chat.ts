@@ -37,7 +37,11 @@ export class ChatPane {
   private readonly tray = new AttachTray();
   /** The files of the person's last message, which Retry sends again with its words. */
   lastFiles: AttachmentView[] = [];
-  private running: { abort: AbortController; stream: string | null } | null = null;
+  /**
+   * The turn this pane follows; `shown` once it is drawn as running (Stop in place of Send). Until
+   * then it is only a look for a live turn (attach): one round trip, with Send still offered.
+   */
+  private running: { abort: AbortController; stream: string | null; shown: boolean } | null = null;
   /** Settles when the turn in flight (if any) has finished and the pane is ready for the next. */
   private finished: Promise<void> = Promise.resolve();
   private idle(): Promise<void> {
@@ -216,6 +220,9 @@ export class ChatPane {
 
   /** Send `resend` (Retry, Edit) or what the composer holds. */
   private async submit(resend?: string, again: AttachmentView[] = []): Promise<void> {
+    // Send pressed while the pane still looks for a live turn (on opening, after each turn)
+    // waits for the answer: the message goes after a turn found running, or now, never lost.
+    while (this.running && !this.running.shown) await this.idle();
     const text = resend ?? this.input.value.trim();
     // Uploads still running are waited for: the person pressed Send with them in the tray.
     if (this.running || (resend === undefined && this.tray.busy())) return;
@@ -250,13 +257,14 @@ export class ChatPane {
     sent: string | null,
   ): Promise<void> {
     const turn = new TurnView(this, sent, true);
-    const running = { abort: new AbortController(), stream: null as string | null };
+    const running = { abort: new AbortController(), stream: null as string | null, shown: false };
     this.running = running;
     let settle = () => {};
     this.finished = new Promise((resolve) => {
       settle = resolve;
     });
     const begin = () => {
+      running.shown = true;
       this.send.hidden = true;
       this.stop.hidden = false;
     };

@@ -135,6 +135,9 @@ export class PluginProcess {
       let extra: number[] = [];
       if (shm) {
         this.segment = SharedSegment.create(`homed-${name}`, launch.segmentBytes);
+        // The header is in place before the child exists: reading it is the plugin's first act
+        // on the segment, and a child on a busy machine can get there before the spawn returns.
+        writeLayout(this.segment.buffer, planLayout(this.segment.size));
         bell = socketPair({ nonBlockingFirst: true });
         extra = [this.segment.fd, bell[1]];
       }
@@ -180,7 +183,6 @@ export class PluginProcess {
     });
     if (this.segment && bell) {
       const layout = planLayout(this.segment.size);
-      writeLayout(this.segment.buffer, layout);
       const shmLink = new ShmLink({
         buffer: this.segment.buffer,
         layout,
