@@ -329,11 +329,13 @@ describe("openai failures end the stream, never throw", () => {
   test("a caller slow to pull is not an idle server", async () => {
     llm.script([{ text: "slow reader here", stall: true }]);
     const events: StreamEvent[] = [];
-    for await (const ev of model({ idleTimeoutMs: 100 }).stream(hello)) {
+    // The idle timeout leaves the first chunk room to arrive on a loaded machine (at 100 ms it came
+    // late under a full parallel test run, and the stream ended as a timeout before any text).
+    for await (const ev of model({ idleTimeoutMs: 500 }).stream(hello)) {
       events.push(ev);
       if (events.length === 1) {
         // Longer than the idle timeout, on the caller's side: the whole point of this test.
-        await Bun.sleep(250);
+        await Bun.sleep(1000);
         llm.resume();
       }
     }
