@@ -137,8 +137,6 @@ typecheck: node_modules/.installed src/generated/builtin-plugins.ts src/generate
 	node_modules/.bin/tsc --noEmit
 	node_modules/.bin/tsc --noEmit -p plugins/web/ui
 
-# bun test's summary goes to stderr as " N pass" / " N fail"; print the plain line CI reads too,
-# and keep bun's exit status.
 # Biome (format and lint, its recommended rules; biome.json): the check make test runs first.
 lint: node_modules/.installed
 	node_modules/.bin/biome check
@@ -147,8 +145,15 @@ lint: node_modules/.installed
 format: node_modules/.installed
 	node_modules/.bin/biome check --write
 
+# Test files run TEST_JOBS at a time (default: one per core), each in a fresh global
+# in one of bun's worker processes, the slowest first by test/timings.json (a stale entry only
+# changes the order). TEST_JOBS=1 runs them one after another.
+TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+
+# bun test's summary goes to stderr as " N pass" / " N fail"; print the plain line CI reads too,
+# and keep bun's exit status.
 test: test-tools lint typecheck dist/homed dist/waiter build-arm64 build-cross
-	@set -o pipefail; $(BUN) test --timeout 60000 2>&1 | tee .test.log; rc=$${PIPESTATUS[0]}; \
+	@set -o pipefail; $(BUN) test --parallel=$(TEST_JOBS) --timings=test/timings.json --timeout 60000 2>&1 | tee .test.log; rc=$${PIPESTATUS[0]}; \
 	  pass=$$(grep -E '^ *[0-9]+ pass$$' .test.log | tail -1 | grep -oE '[0-9]+'); \
 	  fail=$$(grep -E '^ *[0-9]+ fail$$' .test.log | tail -1 | grep -oE '[0-9]+'); \
 	  echo "$${pass:-0} passed, $${fail:-0} failed"; exit $$rc

@@ -49,7 +49,13 @@ describe("waiter, the full-screen chat", () => {
     rig.llm.script([{ toolCalls: [{ name: "danger_rm", arguments: { path: "/tmp/x" } }] }, { text: "removed it" }]);
     await t.type("remove /tmp/x");
     await t.press("Enter");
-    s = await t.waitFor("? allow this call — y yes · n no · a always", "the approval on the card");
+    // The card's question comes with the stream's approval event and the hint line's with the
+    // approval question, two draws apart (a screen caught between them still says "replying…"):
+    // wait for both.
+    s = await t.waitFor(
+      /\? allow this call — y yes · n no · a always[\s\S]*allow danger_rm\? y yes · n no · a always/,
+      "the approval on the card and in the hint line",
+    );
     expect(s).toContain("┌─ danger_rm");
     expect(s).toContain('{"path":"/tmp/x"}');
     expect(s).toContain("allow danger_rm? y yes · n no · a always");
