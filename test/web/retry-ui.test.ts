@@ -36,6 +36,16 @@ describe("Retry", () => {
     });
     llm.script([{ text: "A small wallaby." }]);
     await page.click(".msg-retry");
+    // The reply itself, not any reply's line: the failed one's may still be on the page while
+    // the retried turn runs (seen when the suite ran two files at a time).
+    const answered = () =>
+      page.waitForFunction(() => {
+        const d = (globalThis as unknown as { document: { querySelectorAll(s: string): { textContent: string }[] } })
+          .document;
+        const bodies = d.querySelectorAll(".msg.assistant .body");
+        return bodies.length > 0 && bodies[bodies.length - 1]?.textContent.trim() === "A small wallaby.";
+      });
+    await answered();
     await page.waitForSelector(".msg.assistant .meta");
     const shown = async () => ({
       asked: await page.locator(".msg.user").count(),
@@ -45,6 +55,7 @@ describe("Retry", () => {
     });
     expect(await shown()).toEqual({ asked: 1, retries: 0, errors: 0, reply: "A small wallaby." });
     await page.reload();
+    await answered();
     await page.waitForSelector(".msg.assistant .meta");
     expect(await shown()).toEqual({ asked: 1, retries: 0, errors: 0, reply: "A small wallaby." });
     // The model read the question once in the request that answered it.
