@@ -224,7 +224,13 @@ export class BrowserSession {
   /** Number the page anew and return its text. */
   async read(page?: Page): Promise<PageSnapshot> {
     const p = page ?? (await this.opened("browser_read"));
-    const snap = await p.evaluate(snapshotInPage, { marker: this.marker, max: MAX_ELEMENTS });
+    const snap = await p.evaluate(snapshotInPage, { marker: this.marker, max: MAX_ELEMENTS }).catch(async (err) => {
+      // A navigation that was just refused or redirected can replace the page's context under the
+      // reading (seen right after a refused click): read again once the page has settled.
+      if (!/Execution context was destroyed/.test(String(err))) throw err;
+      await settle(p);
+      return await p.evaluate(snapshotInPage, { marker: this.marker, max: MAX_ELEMENTS });
+    });
     this.numbered.set(p, new Map(snap.elements.map((e) => [e.n, e])));
     return Object.keys(this.blocked).length ? { ...snap, blocked: { ...this.blocked } } : snap;
   }
