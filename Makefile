@@ -150,11 +150,12 @@ format: node_modules/.installed
 # by default: two at a time on a loaded 2-core machine still failed a timing-bound test
 # (files_grep's stop after its time); `make test TEST_JOBS=2` runs two.
 TEST_JOBS ?= 1
+TEST_PARALLEL := $(if $(filter 1,$(TEST_JOBS)),,--parallel=$(TEST_JOBS) --timings=test/timings.json)
 
 # bun test's summary goes to stderr as " N pass" / " N fail"; print the plain line CI reads too,
 # and keep bun's exit status.
 test: test-tools lint typecheck dist/homed dist/waiter build-arm64 build-cross
-	@set -o pipefail; $(BUN) test --parallel=$(TEST_JOBS) --timings=test/timings.json --timeout 60000 2>&1 | tee .test.log; rc=$${PIPESTATUS[0]}; \
+	@set -o pipefail; $(BUN) test $(TEST_PARALLEL) --timeout 60000 2>&1 | tee .test.log; rc=$${PIPESTATUS[0]}; \
 	  pass=$$(grep -E '^ *[0-9]+ pass$$' .test.log | tail -1 | grep -oE '[0-9]+'); \
 	  fail=$$(grep -E '^ *[0-9]+ fail$$' .test.log | tail -1 | grep -oE '[0-9]+'); \
 	  echo "$${pass:-0} passed, $${fail:-0} failed"; exit $$rc
